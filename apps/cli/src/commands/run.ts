@@ -1,0 +1,107 @@
+/**
+ * `sluice run [FILE]`: runs a pipeline on a Docker engine, no server needed. Live output, a
+ * summary table, exit 0 only when the build succeeded. SIGINT/SIGTERM terminate the build
+ * cleanly; a second signal exits at once.
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { dirname } from 'node:path';
+import { parsePipeline } from '@sluice/pipeline';
+import { DockerClient } from '@sluice/docker';
+import { runBuild } from '@sluice/engine';
+import { InputError } from '@sluice/errors';
+import type { BuildSummary } from '@sluice/engine';
+import { dockerEndpoint, parsePairs } from '../config.js';
+import type { CliConfig } from '../config.js';
+import { readGitFacts } from '../git-facts.js';
+import { readPipelineFile } from '../pipeline-file.js';
+import { createBuildReporter, printSummary } from '../ui/build-reporter.js';
+import { printIssues } from '../ui/print-issues.js';
+import type { Terminal } from '../ui/terminal.js';
+
+export interface RunOptions {
+  cwd: string;
+  branch?: string;
+  revision?: string;
+  var: string[];
+  secret: string[];
+  volumeKey?: string;
+  dockerHost?: string;
+  gitImage?: string;
+  buildId?: string;
+  output?: 'text' | 'json';
+}
+
+export const EXIT = { success: 0, failure: 1, invalid: 2, SIGINT: 130, SIGTERM: 143 } as const;
+
+export async function runCommand(
+  term: Terminal,
+  config: CliConfig,
+  file: string | undefined,
+  options: RunOptions,
+): Promise<number> {
+  const variables = parsePairs('--var', options.var);
+  const secrets = parsePairs('--secret', options.secret);
+  const source = readPipelineFile(file, options.cwd);
+  const parsed = parsePipeline(source.text, { file: source.display });
+  if (parsed.issues.length > 0) printIssues(term, parsed.issues, source.text);
+  if (!parsed.ok) return EXIT.invalid;
+
+  const docker = DockerClient.create(dockerEndpoint(config, options.dockerHost));
+  await docker.ping();
+  const git = await readGitFacts(dirname(source.path));
+  const buildId = options.buildId ?? newBuildId();
+  const controller = new AbortController();
+  let signalName: 'SIGINT' | 'SIGTERM' | undefined;
+  const onSignal = (name: 'SIGINT' | 'SIGTERM') => {
+    if (signalName !== undefined) process.exit(EXIT[name]);
+    signalName = name;
+    term.err(
+      term.paint('yellow', `\n${name} received: stopping the build (again to exit at once)`),
+    );
+    controller.abort();
+  };
+  const onInt = () => onSignal('SIGINT');
+  const onTerm = () => onSignal('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  let summary: BuildSummary;
+  try {
+    summary = await runBuild(parsed.pipeline, {
+      docker,
+      buildId,
+      facts: {
+        ...git,
+        branch: options.branch ?? git.branch,
+        revision: options.revision ?? git.revision,
+        pipelineName: source.name,
+        initiator: 'sluice run',
+      },
+      variables: { ...config.proxy, ...variables },
+      secrets,
+      volumeKey: options.volumeKey ?? source.name,
+      gitImage: options.gitImage ?? config.gitImage,
+      onEvent:
+        options.output === 'json'
+          ? (e) => term.out(JSON.stringify(e))
+          : createBuildReporter(term, parsed.pipeline.steps.length),
+      signal: controller.signal,
+    });
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  }
+  if (options.output !== 'json') printSummary(term, summary);
+  if (summary.result === 'success') return EXIT.success;
+  if (summary.result === 'terminated') return EXIT[signalName ?? 'SIGTERM'];
+  return EXIT.failure;
+}
+
+function newBuildId(): string {
+  return `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+}
+
+export function parseOutput(value: string): 'text' | 'json' {
+  if (value === 'text' || value === 'json') return value;
+  throw new InputError('SLUICE_CLI_BAD_OUTPUT', `--output must be text or json, got "${value}"`);
+}

@@ -1,0 +1,83 @@
+/**
+ * The CLI's configuration from the environment: read once, validated, frozen. The only module
+ * that reads process.env. Flags override these values in the commands.
+ * @module
+ */
+import { InputError } from '@sluice/errors';
+import { DEFAULT_DOCKER_HOST, loadTlsFiles } from '@sluice/docker';
+import type { DockerEndpoint } from '@sluice/docker';
+
+export interface CliConfig {
+  /** DOCKER_HOST, or the local socket. */
+  dockerHost: string;
+  /** DOCKER_CERT_PATH, used when DOCKER_TLS_VERIFY is set (or when the host is https). */
+  dockerCertPath: string | undefined;
+  dockerTlsVerify: boolean;
+  /** SLUICE_GIT_IMAGE: the image git-clone steps run in. */
+  gitImage: string | undefined;
+  /** NO_COLOR / FORCE_COLOR, on top of whether stdout is a terminal. */
+  color: boolean;
+  /** HTTP_PROXY / HTTPS_PROXY / NO_PROXY, passed to steps that opt in with use_proxy. */
+  proxy: Record<string, string>;
+}
+
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  isTty = Boolean(process.stdout.isTTY),
+): Readonly<CliConfig> {
+  const proxy: Record<string, string> = {};
+  for (const name of [
+    'HTTP_PROXY',
+    'HTTPS_PROXY',
+    'NO_PROXY',
+    'http_proxy',
+    'https_proxy',
+    'no_proxy',
+  ]) {
+    const value = env[name];
+    if (value) proxy[name] = value;
+  }
+  return Object.freeze({
+    dockerHost: env.DOCKER_HOST || DEFAULT_DOCKER_HOST,
+    dockerCertPath: env.DOCKER_CERT_PATH || undefined,
+    dockerTlsVerify:
+      env.DOCKER_TLS_VERIFY !== undefined &&
+      env.DOCKER_TLS_VERIFY !== '' &&
+      env.DOCKER_TLS_VERIFY !== '0',
+    gitImage: env.SLUICE_GIT_IMAGE || undefined,
+    color: env.NO_COLOR ? false : env.FORCE_COLOR ? true : isTty,
+    proxy,
+  });
+}
+
+/** The Docker endpoint from `--docker-host` (if given) and the environment. */
+export function dockerEndpoint(config: CliConfig, flag: string | undefined): DockerEndpoint {
+  const host = flag ?? config.dockerHost;
+  const wantsTls = config.dockerTlsVerify || host.startsWith('https://');
+  if (!wantsTls) return { host };
+  if (config.dockerCertPath === undefined) {
+    throw new InputError(
+      'SLUICE_DOCKER_TLS_FILES',
+      `TLS is required for ${host} but DOCKER_CERT_PATH is not set`,
+      {
+        hint: 'Set DOCKER_CERT_PATH to the directory holding ca.pem, cert.pem and key.pem',
+      },
+    );
+  }
+  return { host, tls: loadTlsFiles(config.dockerCertPath) };
+}
+
+/** `K=V` pairs from repeated flags; a pair without `=` names the flag that carried it. */
+export function parsePairs(flag: string, values: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of values) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) {
+      throw new InputError('SLUICE_CLI_BAD_PAIR', `${flag} expects KEY=value, got "${pair}"`, {
+        hint: `Write ${flag} NAME=value`,
+      });
+    }
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}

@@ -1,0 +1,48 @@
+/**
+ * Branch, revision, repository and last commit of the git checkout a pipeline file lives in,
+ * for the CF_* variables of a local run. Not a git checkout: nothing is known, which is fine.
+ * @module
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { repoFromUrl } from '@sluice/pipeline';
+
+const run = promisify(execFile);
+
+export interface GitFacts {
+  branch?: string;
+  revision?: string;
+  repoOwner?: string;
+  repoName?: string;
+  commitAuthor?: string;
+  commitMessage?: string;
+}
+
+async function git(dir: string, args: string[]): Promise<string | undefined> {
+  try {
+    const { stdout } = await run('git', ['-C', dir, ...args], { timeout: 5000 });
+    return stdout.trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function readGitFacts(dir: string): Promise<GitFacts> {
+  const revision = await git(dir, ['rev-parse', 'HEAD']);
+  if (revision === undefined) return {};
+  const [branch, remote, author, message] = await Promise.all([
+    git(dir, ['rev-parse', '--abbrev-ref', 'HEAD']),
+    git(dir, ['config', '--get', 'remote.origin.url']),
+    git(dir, ['log', '-1', '--format=%an']),
+    git(dir, ['log', '-1', '--format=%B']),
+  ]);
+  const repo = remote ? repoFromUrl(remote) : {};
+  return {
+    branch: branch === 'HEAD' ? undefined : branch,
+    revision,
+    repoOwner: repo.owner,
+    repoName: repo.name,
+    commitAuthor: author,
+    commitMessage: message,
+  };
+}

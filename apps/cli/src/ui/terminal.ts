@@ -1,0 +1,65 @@
+/**
+ * The single module that writes to the terminal for people: colours when the output is a TTY,
+ * plain text otherwise. Everything the CLI shows goes through a `Terminal`.
+ * @module
+ */
+
+export interface Terminal {
+  out(text: string): void;
+  err(text: string): void;
+  readonly color: boolean;
+  paint(style: Style, text: string): string;
+}
+
+export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan' | 'magenta';
+
+const CODES: Record<Style, [number, number]> = {
+  bold: [1, 22],
+  dim: [2, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  cyan: [36, 39],
+  magenta: [35, 39],
+};
+
+export interface CreateTerminalOptions {
+  stdout?: NodeJS.WritableStream;
+  stderr?: NodeJS.WritableStream;
+  color: boolean;
+}
+
+export function createTerminal(options: CreateTerminalOptions): Terminal {
+  const stdout = options.stdout ?? process.stdout;
+  const stderr = options.stderr ?? process.stderr;
+  return {
+    color: options.color,
+    out: (text) => void stdout.write(`${text}\n`),
+    err: (text) => void stderr.write(`${text}\n`),
+    paint: (style, text) => {
+      if (!options.color) return text;
+      const [open, close] = CODES[style];
+      return `\u001b[${open}m${text}\u001b[${close}m`;
+    },
+  };
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const minutes = Math.floor(ms / 60_000);
+  return `${minutes}m${Math.round((ms % 60_000) / 1000)}s`;
+}
+
+/** Columns padded to their widest cell. */
+export function formatTable(rows: readonly (readonly string[])[]): string[] {
+  const widths: number[] = [];
+  for (const row of rows)
+    row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
+}

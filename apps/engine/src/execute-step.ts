@@ -1,0 +1,185 @@
+/**
+ * Runs one step's container: image present (or pulled), output attached and masked, exit code
+ * read, `cf_export` values collected, container removed. Stopping on cancel lives here too.
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { interpolate } from '@sluice/pipeline';
+import { describeError, isSluiceError } from '@sluice/errors';
+import type { Step } from '@sluice/pipeline';
+import type { ContainerSpec, DockerClient, OutputStream } from '@sluice/docker';
+import type { Logger } from '@sluice/log';
+import type { BuildEventSink, StepResult } from './build-events.js';
+import type { BuildScope } from './build-scope.js';
+import type { SecretMasker } from './secret-masker.js';
+import { EXPORTS_FILE, maskMarker, parseExportsFile } from './exports-file.js';
+import { cloneTarget, freestyleContainer, gitCloneContainer } from './step-containers.js';
+import type { StepContainerContext } from './step-containers.js';
+import { containerNameFor, LABELS } from './resource-names.js';
+
+export interface StepRuntime {
+  docker: DockerClient;
+  buildId: string;
+  volumeName: string;
+  volumeMountpoint: string;
+  networkName: string;
+  labels: Record<string, string>;
+  gitImage: string;
+  scope: BuildScope;
+  masker: SecretMasker;
+  emit: BuildEventSink;
+  clock: () => number;
+  signal: AbortSignal | undefined;
+  stopGraceSeconds: number;
+  log: Logger;
+}
+
+export interface StepOutcome {
+  result: StepResult;
+  exitCode?: number;
+  reason?: string;
+}
+
+const markerNonce = randomBytes(8).toString('hex');
+
+export async function executeStep(step: Step, runtime: StepRuntime): Promise<StepOutcome> {
+  const resolved = interpolateStep(step, runtime.scope);
+  if (resolved.type === 'git-clone') return runGitClone(resolved, runtime);
+  const spec = freestyleContainer(resolved, containerContext(step, runtime));
+  return runContainer(spec, step, runtime, { readExports: resolved.commands !== undefined });
+}
+
+async function runGitClone(
+  step: Extract<Step, { type: 'git-clone' }>,
+  runtime: StepRuntime,
+): Promise<StepOutcome> {
+  if (step.credentials?.password) runtime.masker.add(step.credentials.password);
+  const target = cloneTarget(step);
+  const spec = gitCloneContainer(step, target, runtime.gitImage, containerContext(step, runtime));
+  const outcome = await runContainer(spec, step, runtime, { readExports: false });
+  if (outcome.result === 'success') {
+    runtime.scope.setStep(step.name, {
+      workingDirectory: target.directory,
+      members: { repo: step.repo, revision: step.revision ?? '' },
+    });
+    if (step.name === 'main_clone') runtime.scope.defaultWorkingDirectory = target.directory;
+  }
+  return outcome;
+}
+
+function containerContext(step: Step, runtime: StepRuntime): StepContainerContext {
+  return {
+    containerName: containerNameFor(runtime.buildId, step.name, 1),
+    volumeName: runtime.volumeName,
+    volumeMountpoint: runtime.volumeMountpoint,
+    networkName: runtime.networkName,
+    labels: { ...runtime.labels, [LABELS.step]: step.name },
+    environment: [
+      ...runtime.scope.environment(),
+      `CF_STEP_NAME=${step.name}`,
+      `SLUICE_MASK_MARKER=${maskMarker(markerNonce)}`,
+    ],
+    defaultWorkingDirectory: runtime.scope.defaultWorkingDirectory,
+  };
+}
+
+/** Every string of the step with `${{…}}` resolved; conditions are evaluated separately. */
+function interpolateStep<T extends Step>(step: T, scope: BuildScope): T {
+  const lookup = (name: string) => scope.lookup(name);
+  const walk = (value: unknown): unknown => {
+    if (typeof value === 'string') return interpolate(value, lookup);
+    if (Array.isArray(value)) return value.map(walk);
+    if (value !== null && typeof value === 'object') {
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, k === 'when' || k === 'position' ? v : walk(v)]),
+      );
+    }
+    return value;
+  };
+  return { ...(walk(step) as T), name: step.name };
+}
+
+async function runContainer(
+  spec: ContainerSpec,
+  step: Step,
+  runtime: StepRuntime,
+  options: { readExports: boolean },
+): Promise<StepOutcome> {
+  const missing = await ensureImage(spec.image, step, runtime);
+  if (missing !== undefined) return missing;
+  if (runtime.signal?.aborted)
+    return { result: 'terminated', reason: 'The build was cancelled before the step started' };
+  const started = await runtime.docker.start(spec, (stream, line) =>
+    onOutput(step.name, stream, line, runtime),
+  );
+  const stop = () =>
+    void started
+      .stop(runtime.stopGraceSeconds)
+      .catch((err: unknown) =>
+        runtime.log.warn('could not stop step container', { error: describeError(err) }),
+      );
+  runtime.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    const exitCode = await started.wait();
+    if (runtime.signal?.aborted)
+      return {
+        result: 'terminated',
+        exitCode,
+        reason: 'The step was stopped because the build was cancelled',
+      };
+    if (options.readExports) await collectExports(started.id, runtime);
+    if (exitCode === 0) return { result: 'success', exitCode };
+    return { result: 'failure', exitCode, reason: `The step exited with code ${exitCode}` };
+  } finally {
+    runtime.signal?.removeEventListener('abort', stop);
+    await runtime.docker.removeContainer(started.id);
+  }
+}
+
+async function ensureImage(
+  image: string,
+  step: Step,
+  runtime: StepRuntime,
+): Promise<StepOutcome | undefined> {
+  if (await runtime.docker.imageExists(image)) return undefined;
+  runtime.emit({
+    type: 'step-log',
+    step: step.name,
+    stream: 'system',
+    line: `Pulling image ${image}`,
+    at: runtime.clock(),
+  });
+  try {
+    await runtime.docker.pullImage(image);
+    return undefined;
+  } catch (err) {
+    if (isSluiceError(err) && err.category === 'not-found')
+      return { result: 'failure', reason: err.message };
+    throw err;
+  }
+}
+
+function onOutput(
+  stepName: string,
+  stream: OutputStream,
+  line: string,
+  runtime: StepRuntime,
+): void {
+  const marker = maskMarker(markerNonce);
+  if (line.startsWith(marker)) {
+    runtime.masker.add(line.slice(marker.length));
+    return;
+  }
+  runtime.emit({
+    type: 'step-log',
+    step: stepName,
+    stream,
+    line: runtime.masker.mask(line),
+    at: runtime.clock(),
+  });
+}
+
+async function collectExports(containerId: string, runtime: StepRuntime): Promise<void> {
+  const content = await runtime.docker.readFile(containerId, EXPORTS_FILE);
+  if (content !== undefined) runtime.scope.addExports(parseExportsFile(content.toString('utf8')));
+}

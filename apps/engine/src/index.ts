@@ -1,0 +1,12 @@
+export { runBuild, DEFAULT_GIT_IMAGE } from './run-build.js';
+export type { RunBuildOptions } from './run-build.js';
+export type {
+  BuildEvent,
+  BuildEventSink,
+  BuildResult,
+  BuildSummary,
+  StepResult,
+  StepSummary,
+} from './build-events.js';
+export { SecretMasker, MASK } from './secret-masker.js';
+export { LABELS, volumeNameFor, networkNameFor } from './resource-names.js';

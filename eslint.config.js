@@ -1,0 +1,73 @@
+// Flat config: typescript-eslint type-checked rules plus the house rules of STYLE.md §11.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import nodePlugin from 'eslint-plugin-n';
+
+const ISOMORPHIC = ['packages/pipeline/src/**/*.ts', 'packages/errors/src/**/*.ts'];
+
+export default tseslint.config(
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'scripts/**',
+      'bench/**/*.mjs',
+      'apps/cli/bin/**',
+      'eslint.config.js',
+    ],
+  },
+  { linterOptions: { reportUnusedDisableDirectives: 'error' } },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { n: nodePlugin },
+    rules: {
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] },
+          ],
+        },
+      ],
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      'n/prefer-node-protocol': 'error',
+      'no-console': 'error',
+      'max-lines': ['warn', { max: 400, skipBlankLines: true, skipComments: true }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportDefaultDeclaration', message: 'Use named exports' },
+        { selector: 'TSEnumDeclaration', message: 'Use an `as const` object instead of enum' },
+      ],
+    },
+  },
+  {
+    files: ISOMORPHIC,
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'pipeline and errors are pure: no Node built-ins' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.test.ts'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+);

@@ -1,0 +1,73 @@
+/**
+ * Where the Docker engine is: `DOCKER_HOST` style addresses (unix socket or tcp, TLS when
+ * certificates are given), turned into dockerode options. Parsing is pure; reading the
+ * certificate files happens in `loadTlsFiles`.
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InputError } from '@sluice/errors';
+
+export interface TlsMaterial {
+  ca: Buffer | string;
+  cert: Buffer | string;
+  key: Buffer | string;
+}
+
+export interface DockerEndpoint {
+  /** `unix:///var/run/docker.sock`, `tcp://10.0.0.5:1300`, ... */
+  host: string;
+  tls?: TlsMaterial;
+}
+
+export type DockerodeConnection =
+  | { socketPath: string }
+  | {
+      protocol: 'http' | 'https';
+      host: string;
+      port: number;
+      ca?: TlsMaterial['ca'];
+      cert?: TlsMaterial['cert'];
+      key?: TlsMaterial['key'];
+    };
+
+export const DEFAULT_DOCKER_HOST = 'unix:///var/run/docker.sock';
+
+export function toDockerodeOptions(endpoint: DockerEndpoint): DockerodeConnection {
+  const { host, tls } = endpoint;
+  if (host.startsWith('unix://')) return { socketPath: host.slice('unix://'.length) };
+  if (host.startsWith('/')) return { socketPath: host };
+  const match = /^(tcp|https?):\/\/\[?([^\]/]+?)\]?(?::(\d+))?\/?$/.exec(host);
+  if (match === null) {
+    throw new InputError(
+      'SLUICE_DOCKER_HOST_INVALID',
+      `Docker host "${host}" is not a unix:// or tcp:// address`,
+      {
+        hint: 'Use unix:///var/run/docker.sock or tcp://HOST:PORT',
+      },
+    );
+  }
+  const secure = tls !== undefined || match[1] === 'https';
+  const port = Number(match[3] ?? (secure ? 2376 : 2375));
+  return { protocol: secure ? 'https' : 'http', host: match[2] ?? '', port, ...(tls ?? {}) };
+}
+
+/** Reads ca.pem, cert.pem and key.pem from a directory (the DOCKER_CERT_PATH convention). */
+export function loadTlsFiles(certPath: string): TlsMaterial {
+  try {
+    return {
+      ca: readFileSync(join(certPath, 'ca.pem')),
+      cert: readFileSync(join(certPath, 'cert.pem')),
+      key: readFileSync(join(certPath, 'key.pem')),
+    };
+  } catch (err) {
+    throw new InputError(
+      'SLUICE_DOCKER_TLS_FILES',
+      `Cannot read ca.pem, cert.pem and key.pem from ${certPath}`,
+      {
+        cause: err,
+        hint: 'Point DOCKER_CERT_PATH at the directory holding the client certificate',
+      },
+    );
+  }
+}

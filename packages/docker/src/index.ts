@@ -1,0 +1,10 @@
+export { DockerClient, messageOf } from './docker-client.js';
+export type {
+  ContainerSpec,
+  OutputHandler,
+  OutputStream,
+  StartedContainer,
+} from './container-run.js';
+export { toDockerodeOptions, loadTlsFiles, DEFAULT_DOCKER_HOST } from './docker-endpoint.js';
+export type { DockerEndpoint, TlsMaterial } from './docker-endpoint.js';
+export { LineSplitter } from './line-splitter.js';

@@ -1,0 +1,14 @@
+export {
+  SluiceError,
+  InputError,
+  AuthenticationError,
+  NotAllowedError,
+  NotFoundError,
+  ConflictError,
+  UnavailableError,
+  InternalError,
+  isSluiceError,
+  exitCodeFor,
+  describeError,
+} from './sluice-error.js';
+export type { ErrorCategory, ErrorDetails, SluiceErrorOptions } from './sluice-error.js';

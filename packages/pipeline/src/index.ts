@@ -1,0 +1,34 @@
+export { parsePipeline } from './parse-pipeline.js';
+export type { ParsePipelineOptions, ParsePipelineResult } from './parse-pipeline.js';
+export { formatIssue, formatPath, ISSUE_CODES } from './pipeline-issue.js';
+export type { PipelineIssue, IssuePath, IssueSeverity } from './pipeline-issue.js';
+export type {
+  Pipeline,
+  Step,
+  FreestyleStep,
+  GitCloneStep,
+  StepWhen,
+  BranchFilter,
+  ConditionExpression,
+  Position,
+} from './model.js';
+export { interpolate, referencedVariables } from './interpolate.js';
+export type { VariableLookup } from './interpolate.js';
+export { branchAllowed, compileBranchPattern } from './branch-filter.js';
+export { BUILT_IN_STEP_TYPES, RUNNABLE_STEP_TYPES } from './schema/step-schemas.js';
+export {
+  systemVariables,
+  normalizeBranchTag,
+  repoFromUrl,
+  VOLUME_PATH,
+} from './system-variables.js';
+export type { BuildFacts } from './system-variables.js';
+export { parseExpression, evaluateExpression, isTruthy } from './expression/index.js';
+export type {
+  ExprValue,
+  ExprNode,
+  ExprIssue,
+  ExpressionContext,
+  EvaluateResult,
+  ParseExpressionResult,
+} from './expression/index.js';

@@ -1,0 +1,32 @@
+/**
+ * The one place the testkit reads the environment (see STYLE.md §6): every other module asks
+ * here, so the variables it honours are listed in one file.
+ *
+ * - `SLUICE_TEST_DATABASE_URL`: use this PostgreSQL server instead of a throwaway cluster.
+ * - `DOCKER_HOST`: the engine the `docker` CLI talks to; when set, the testkit never starts one.
+ * @module
+ */
+
+export interface TestkitEnv {
+  databaseUrl: string | undefined;
+  dockerHost: string | undefined;
+  /** PATH entries, in order. */
+  path: string[];
+}
+
+export function readTestkitEnv(): TestkitEnv {
+  return {
+    databaseUrl: nonEmpty(process.env['SLUICE_TEST_DATABASE_URL']),
+    dockerHost: nonEmpty(process.env['DOCKER_HOST']),
+    path: (process.env['PATH'] ?? '').split(':').filter((dir) => dir !== ''),
+  };
+}
+
+/** The environment for a child process: ours plus `extra`, so PATH and DOCKER_HOST carry over. */
+export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, ...extra };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}

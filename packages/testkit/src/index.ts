@@ -1,0 +1,29 @@
+export { ensureDockerEngine, socketPathFor, DOCKER_UNAVAILABLE } from './docker-engine.js';
+export type { DockerEngine, EnsureDockerEngineOptions } from './docker-engine.js';
+export {
+  ensureTestImages,
+  imageExists,
+  TEST_IMAGES,
+  TEST_IMAGES_UNAVAILABLE,
+} from './test-images.js';
+export type { EnsureTestImagesOptions, TestImage, TestImagesResult } from './test-images.js';
+export {
+  startPostgres,
+  createTestDatabase,
+  runPsql,
+  freeLoopbackPort,
+  POSTGRES_UNAVAILABLE,
+} from './postgres.js';
+export type {
+  CreateTestDatabaseOptions,
+  PostgresServer,
+  StartPostgresOptions,
+} from './postgres.js';
+export { createGitRepo, DEFAULT_BRANCH } from './git-repo.js';
+export type { CreateGitRepoOptions, GitRepo } from './git-repo.js';
+export { makeTempDir } from './temp-dir.js';
+export type { TempDir } from './temp-dir.js';
+export { findRepoRoot, REPO_ROOT_MARKER } from './repo-root.js';
+export type { FindRepoRootOptions } from './repo-root.js';
+export { runCommand } from './run-command.js';
+export type { CommandResult, RunCommandOptions } from './run-command.js';

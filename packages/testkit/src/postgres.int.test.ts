@@ -1,0 +1,38 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { InputError } from '@sluice/errors';
+import { createTestDatabase, runPsql, startPostgres } from './postgres.js';
+import { runCommand } from './run-command.js';
+
+test(
+  'a throwaway cluster answers psql, creates databases and is removed by stop',
+  { timeout: 120_000 },
+  async () => {
+    const server = await startPostgres({ local: true });
+    const dir = server.dir;
+    assert.ok(dir !== undefined && existsSync(dir));
+    try {
+      assert.match(server.url, /^postgresql:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/);
+      const selectOne = await runCommand('psql', ['-X', '-At', '-d', server.url, '-c', 'select 1']);
+      assert.equal(selectOne.code, 0, selectOne.stderr);
+      assert.equal(selectOne.stdout, '1\n');
+      assert.equal(await runPsql(server.url, 'show fsync'), 'off');
+
+      const url = await createTestDatabase(server.url, 'sluice_test_one');
+      assert.equal(await runPsql(url, 'select current_database()'), 'sluice_test_one');
+      await runPsql(url, 'create table marker (id int); insert into marker values (42)');
+      const copy = await createTestDatabase(server.url, 'sluice_test_copy', {
+        template: 'sluice_test_one',
+      });
+      assert.equal(await runPsql(copy, 'select id from marker'), '42');
+      await assert.rejects(createTestDatabase(server.url, 'bad-name; drop'), InputError);
+    } finally {
+      await server.stop();
+    }
+    assert.equal(existsSync(dir), false);
+    const after = await runCommand('psql', ['-X', '-At', '-d', server.url, '-c', 'select 1']);
+    assert.notEqual(after.code, 0);
+    await server.stop();
+  },
+);

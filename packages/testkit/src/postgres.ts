@@ -1,0 +1,215 @@
+/**
+ * PostgreSQL for tests. Uses SLUICE_TEST_DATABASE_URL when set; otherwise starts a throwaway
+ * cluster in a temp dir with the machine's `initdb`/`pg_ctl` on a free loopback port, with
+ * fsync off (the data dies with the test anyway). Tests then create cheap logical databases with
+ * `createTestDatabase`, as Backstage's TestDatabases does.
+ * @module
+ */
+import { chown, readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { InputError, UnavailableError } from '@sluice/errors';
+import { childEnv, readTestkitEnv } from './config.js';
+import {
+  findServerBinDir,
+  POSTGRES_UNAVAILABLE,
+  postgresSearchDirs,
+  serverOwner,
+} from './postgres-binaries.js';
+import type { UserIds } from './postgres-binaries.js';
+import { findExecutable, runCommand, tailLines } from './run-command.js';
+import type { CommandResult } from './run-command.js';
+import { makeTempDir } from './temp-dir.js';
+import type { TempDir } from './temp-dir.js';
+
+export { POSTGRES_UNAVAILABLE } from './postgres-binaries.js';
+
+export interface StartPostgresOptions {
+  log?: (line: string) => void;
+  /** Start a throwaway cluster even when SLUICE_TEST_DATABASE_URL is set. */
+  local?: boolean;
+}
+
+export interface PostgresServer {
+  /** Connection URL for the `postgres` superuser's `postgres` database. */
+  url: string;
+  /** The cluster's temp dir (data, socket, log); undefined when SLUICE_TEST_DATABASE_URL is used. */
+  dir: string | undefined;
+  /** Stops the cluster and removes its dir; a no-op for SLUICE_TEST_DATABASE_URL. */
+  stop(): Promise<void>;
+}
+
+interface Cluster {
+  bin: string;
+  temp: TempDir;
+  data: string;
+  logFile: string;
+  owner: UserIds | undefined;
+}
+
+export async function startPostgres(options: StartPostgresOptions = {}): Promise<PostgresServer> {
+  const { databaseUrl } = readTestkitEnv();
+  if (databaseUrl !== undefined && options.local !== true) {
+    return { url: databaseUrl, dir: undefined, stop: () => Promise.resolve() };
+  }
+  const bin = await findServerBinDir(options.log ?? (() => undefined));
+  const owner = serverOwner();
+  const temp = await makeTempDir('sluice-pg-');
+  const cluster: Cluster = {
+    bin,
+    temp,
+    data: join(temp.path, 'data'),
+    logFile: join(temp.path, 'postgres.log'),
+    owner,
+  };
+  try {
+    if (owner !== undefined) await chown(temp.path, owner.uid, owner.gid);
+    await pg(cluster, 'initdb', [
+      '-D',
+      cluster.data,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      '--no-sync',
+    ]);
+    const port = await startCluster(cluster);
+    let stopped: Promise<void> | undefined;
+    const stop = (): Promise<void> => (stopped ??= stopCluster(cluster));
+    return { url: `postgresql://postgres@127.0.0.1:${port}/postgres`, dir: temp.path, stop };
+  } catch (err) {
+    await temp.cleanup();
+    throw err;
+  }
+}
+
+async function startCluster(cluster: Cluster): Promise<number> {
+  // A free port can be taken between probing and binding; try a few.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freeLoopbackPort();
+    const settings = `-p ${port} -k '${cluster.temp.path}' -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+    const args = [
+      '-D',
+      cluster.data,
+      '-l',
+      cluster.logFile,
+      '-w',
+      '-t',
+      '60',
+      '-o',
+      settings,
+      'start',
+    ];
+    const result = await runPg(cluster, 'pg_ctl', args);
+    if (result.code === 0) return port;
+    const log = await readFile(cluster.logFile, 'utf8').catch(() => '');
+    if (attempt < 3 && /could not bind|already in use/i.test(log)) continue;
+    throw pgFailed('pg_ctl start', result, tailLines(log, 20));
+  }
+}
+
+async function stopCluster(cluster: Cluster): Promise<void> {
+  const result = await runPg(cluster, 'pg_ctl', ['-D', cluster.data, '-m', 'fast', '-w', 'stop']);
+  const log = await readFile(cluster.logFile, 'utf8').catch(() => '');
+  await cluster.temp.cleanup();
+  if (result.code !== 0) throw pgFailed('pg_ctl stop', result, tailLines(log, 20));
+}
+
+function runPg(cluster: Cluster, program: string, args: readonly string[]): Promise<CommandResult> {
+  return runCommand(join(cluster.bin, program), args, {
+    cwd: cluster.temp.path,
+    env: childEnv({ LC_ALL: 'C' }),
+    uid: cluster.owner?.uid,
+    gid: cluster.owner?.gid,
+  });
+}
+
+async function pg(cluster: Cluster, program: string, args: readonly string[]): Promise<void> {
+  const result = await runPg(cluster, program, args);
+  if (result.code !== 0) throw pgFailed(program, result, undefined);
+}
+
+function pgFailed(
+  step: string,
+  result: CommandResult,
+  serverLog: string | undefined,
+): UnavailableError {
+  const output = result.spawnError?.message ?? tailLines(result.stderr + result.stdout, 10);
+  return new UnavailableError(
+    POSTGRES_UNAVAILABLE,
+    `PostgreSQL test cluster failed: ${step}: ${output}`,
+    {
+      details: { step, serverLog },
+      hint: 'check the server log in the details, or set SLUICE_TEST_DATABASE_URL to a server you run',
+    },
+  );
+}
+
+/** A port nobody listens on right now, chosen by the kernel. */
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface CreateTestDatabaseOptions {
+  /** Copy this database (e.g. a migrated template) instead of template1. */
+  template?: string;
+}
+
+/** Runs `CREATE DATABASE name` on the server at `baseUrl`; returns the new database's URL. */
+export async function createTestDatabase(
+  baseUrl: string,
+  name: string,
+  options: CreateTestDatabaseOptions = {},
+): Promise<string> {
+  checkIdentifier(name);
+  let sql = `CREATE DATABASE "${name}"`;
+  if (options.template !== undefined) sql += ` TEMPLATE "${checkIdentifier(options.template)}"`;
+  await runPsql(baseUrl, sql);
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Runs SQL with the `psql` CLI and returns its unaligned, tuples-only output. */
+export async function runPsql(url: string, sql: string): Promise<string> {
+  const psql = findExecutable('psql', postgresSearchDirs());
+  if (psql === undefined) {
+    throw new UnavailableError(
+      POSTGRES_UNAVAILABLE,
+      'psql not found on PATH or in /usr/lib/postgresql',
+      {
+        hint: 'apt-get install -y postgresql-client',
+      },
+    );
+  }
+  const args = ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', url, '-c', sql];
+  const result = await runCommand(psql, args, { env: childEnv({ PGCONNECT_TIMEOUT: '10' }) });
+  if (result.code === 0) return result.stdout.trim();
+  throw new UnavailableError(
+    POSTGRES_UNAVAILABLE,
+    `psql failed for ${JSON.stringify(sql)}: ${result.stderr.trim()}`,
+    {
+      details: { sql },
+    },
+  );
+}
+
+function checkIdentifier(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(name)) {
+    throw new InputError(
+      'SLUICE_TEST_DATABASE_NAME_INVALID',
+      `Database name ${JSON.stringify(name)} must match [A-Za-z_][A-Za-z0-9_]* (at most 63 characters)`,
+    );
+  }
+  return name;
+}
