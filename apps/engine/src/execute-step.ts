@@ -7,7 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { interpolate } from '@sluice/pipeline';
 import { describeError, isSluiceError } from '@sluice/errors';
 import type { Step } from '@sluice/pipeline';
-import type { ContainerSpec, DockerClient, OutputStream } from '@sluice/docker';
+import type {
+  ContainerSpec,
+  DockerClient,
+  OutputStream,
+  StartedContainer,
+} from '@sluice/docker';
 import type { Logger } from '@sluice/log';
 import type { BuildEventSink, StepResult } from './build-events.js';
 import type { BuildScope } from './build-scope.js';
@@ -109,9 +114,8 @@ async function runContainer(
   if (missing !== undefined) return missing;
   if (runtime.signal?.aborted)
     return { result: 'terminated', reason: 'The build was cancelled before the step started' };
-  const started = await runtime.docker.start(spec, (stream, line) =>
-    onOutput(step.name, stream, line, runtime),
-  );
+  const started = await startContainer(spec, step, runtime);
+  if (!('id' in started)) return started;
   const stop = () =>
     void started
       .stop(runtime.stopGraceSeconds)
@@ -119,6 +123,8 @@ async function runContainer(
         runtime.log.warn('could not stop step container', { error: describeError(err) }),
       );
   runtime.signal?.addEventListener('abort', stop, { once: true });
+  // A cancel that arrived while the container was being created fired no listener.
+  if (runtime.signal?.aborted) stop();
   try {
     const exitCode = await started.wait();
     if (runtime.signal?.aborted)
@@ -133,6 +139,23 @@ async function runContainer(
   } finally {
     runtime.signal?.removeEventListener('abort', stop);
     await runtime.docker.removeContainer(started.id);
+  }
+}
+
+/** The started container, or a failed outcome when the engine refused the step's settings. */
+async function startContainer(
+  spec: ContainerSpec,
+  step: Step,
+  runtime: StepRuntime,
+): Promise<StartedContainer | StepOutcome> {
+  try {
+    return await runtime.docker.start(spec, (stream, line) =>
+      onOutput(step.name, stream, line, runtime),
+    );
+  } catch (err) {
+    if (isSluiceError(err) && err.category === 'input')
+      return { result: 'failure', reason: err.message };
+    throw err;
   }
 }
 

@@ -168,7 +168,8 @@ async function runOneStep(step: Step, file: string, runtime: StepRuntime): Promi
   emit({
     type: 'step-started',
     step: step.name,
-    title: step.title && interpolate(step.title, (n) => scope.lookup(n)),
+    // A title may interpolate a secret (`Deploy with ${{TOKEN}}`); events are shown to people.
+    title: step.title && runtime.masker.mask(interpolate(step.title, (n) => scope.lookup(n))),
     at: started,
   });
   scope.setStep(step.name, { result: 'running' });

@@ -31,7 +31,10 @@ const PREAMBLE =
     '    __sluice_value="${__sluice_arg#*=}"',
     '    if [ -n "$__sluice_mask" ]; then',
     '      printf \'%s\\n\' "$__sluice_value" | while IFS= read -r __sluice_line; do',
+    // On both streams: Docker copies stdout and stderr separately, so a marker on stdout alone
+    // can arrive after the value is printed on stderr.
     '        printf \'%s%s\\n\' "$SLUICE_MASK_MARKER" "$__sluice_line"',
+    '        printf \'%s%s\\n\' "$SLUICE_MASK_MARKER" "$__sluice_line" >&2',
     '      done',
     '    fi',
     '    printf \'%s=%s\\n\' "$__sluice_name" "$__sluice_value" >> /codefresh/volume/env_vars_to_export',

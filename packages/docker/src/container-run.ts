@@ -56,7 +56,13 @@ export async function startContainer(
       : undefined,
   });
   const { drained } = await attachOutput(docker, container, onOutput);
-  await container.start();
+  try {
+    await container.start();
+  } catch (err) {
+    // A container that never started (no such executable, say) would otherwise stay behind.
+    await container.remove({ force: true }).catch(() => undefined);
+    throw err;
+  }
   return {
     id: container.id,
     async wait() {

@@ -5,7 +5,7 @@
  * @module
  */
 import Docker from 'dockerode';
-import { InternalError, NotFoundError, UnavailableError } from '@sluice/errors';
+import { InputError, InternalError, NotFoundError, UnavailableError } from '@sluice/errors';
 import { firstFileFromTar } from './tar-file.js';
 import { startContainer } from './container-run.js';
 import { toDockerodeOptions } from './docker-endpoint.js';
@@ -91,9 +91,22 @@ export class DockerClient {
     await this.#ignore404('remove network', () => this.#docker.getNetwork(name).remove());
   }
 
-  /** Creates the container, attaches its output, starts it. */
+  /**
+   * Creates the container, attaches its output, starts it. A container the engine refuses
+   * (HTTP 400: no such executable, a working directory that is a file, a bad mount) is the
+   * step's own doing, so it is an InputError naming the image, not an engine failure.
+   */
   async start(spec: ContainerSpec, onOutput: OutputHandler): Promise<StartedContainer> {
-    return this.#call('run container', () => startContainer(this.#docker, spec, onOutput));
+    try {
+      return await startContainer(this.#docker, spec, onOutput);
+    } catch (err) {
+      if (statusOf(err) !== 400) throw this.#translate('run container', err);
+      throw new InputError(
+        'SLUICE_DOCKER_CONTAINER_REJECTED',
+        `Container for image "${spec.image}" could not start: ${runtimeReason(err)}`,
+        { cause: err, details: { image: spec.image, name: spec.name } },
+      );
+    }
   }
 
   async removeContainer(id: string): Promise<void> {
@@ -188,6 +201,13 @@ function isConnectionError(err: unknown): boolean {
     'ECONNRESET',
     'EPIPE',
   ].includes(code);
+}
+
+/** The runtime's own words, without the OCI/runc prefixes that bury them. */
+function runtimeReason(err: unknown): string {
+  return messageOf(err)
+    .replace(/^.*unable to start container process: /, '')
+    .replace(/: unknown$/, '');
 }
 
 export function messageOf(err: unknown): string {

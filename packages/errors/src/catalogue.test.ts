@@ -1,0 +1,46 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('../../../', import.meta.url).pathname;
+
+/** Environment variable names look like codes; they are documented in docs/config instead. */
+const ENVIRONMENT_NAMES = new Set(['SLUICE_TEST_DATABASE_URL']);
+
+function sourceFiles(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name === 'dist') continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) sourceFiles(path, out);
+    else if (name.endsWith('.ts') && !name.includes('.test.')) out.push(path);
+  }
+  return out;
+}
+
+function codesInSources(): Map<string, string> {
+  const codes = new Map<string, string>();
+  for (const group of ['packages', 'apps']) {
+    for (const file of sourceFiles(join(root, group))) {
+      for (const match of readFileSync(file, 'utf8').matchAll(/'(SLUICE_[A-Z0-9_]+)'/g)) {
+        const code = match[1] ?? '';
+        if (!ENVIRONMENT_NAMES.has(code)) codes.set(code, file.slice(root.length));
+      }
+    }
+  }
+  return codes;
+}
+
+const catalogue = readFileSync(join(root, 'docs/errors.md'), 'utf8');
+const documented = new Set([...catalogue.matchAll(/^\| `(SLUICE_[A-Z0-9_]+)` \|/gm)].map((m) => m[1] ?? ''));
+
+test('every error code used in the sources is in docs/errors.md', () => {
+  const missing = [...codesInSources()].filter(([code]) => !documented.has(code)).map(([code, file]) => `${code} (${file})`);
+  assert.deepEqual(missing, []);
+});
+
+test('every code in docs/errors.md is still used', () => {
+  const used = codesInSources();
+  assert.ok(documented.size > 10, 'the catalogue table was not found');
+  assert.deepEqual([...documented].filter((code) => !used.has(code)), []);
+});

@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+// Asserts the who-imports-whom table of ARCHITECTURE.md: every `@sluice/*` import in a
+// workspace's sources is declared in its package.json and allowed below, and the graph has no
+// cycles. Pure packages (no I/O) may import only other pure packages.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ALLOWED = {
+  '@sluice/errors': [],
+  '@sluice/pipeline': ['@sluice/errors'],
+  '@sluice/log': ['@sluice/errors'],
+  '@sluice/docker': ['@sluice/errors'],
+  '@sluice/testkit': ['@sluice/errors'],
+  '@sluice/engine': ['@sluice/errors', '@sluice/pipeline', '@sluice/docker', '@sluice/log'],
+  // The CLI is the single `sluice` binary: the one place allowed to compose other apps.
+  '@sluice/cli': ['@sluice/errors', '@sluice/pipeline', '@sluice/docker', '@sluice/log', '@sluice/engine'],
+};
+const TEST_ONLY = ['@sluice/testkit'];
+const PURE = new Set(['@sluice/errors', '@sluice/pipeline']);
+
+const root = new URL('..', import.meta.url).pathname;
+const problems = [];
+const workspaces = ['packages', 'apps'].flatMap((group) =>
+  readdirSync(join(root, group)).map((name) => join(root, group, name)),
+);
+
+function sources(dir, out = []) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) sources(path, out);
+    else if (name.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+const graph = new Map();
+for (const dir of workspaces) {
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const allowed = ALLOWED[pkg.name];
+  if (allowed === undefined) {
+    problems.push(`${pkg.name} is not in the boundaries table of scripts/check-boundaries.mjs`);
+    continue;
+  }
+  const declared = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})]);
+  const edges = new Set();
+  for (const file of sources(join(dir, 'src'))) {
+    const isTest = /\.(int\.|e2e\.)?test\.ts$/.test(file);
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/from '(@sluice\/[\w-]+)/g)) {
+      const target = match[1];
+      if (target === pkg.name) continue;
+      const where = file.slice(root.length);
+      if (!declared.has(target)) problems.push(`${where}: imports ${target}, which ${pkg.name}'s package.json does not declare`);
+      const ok = allowed.includes(target) || (isTest && TEST_ONLY.includes(target));
+      if (!ok) problems.push(`${where}: ${pkg.name} may not import ${target}`);
+      if (PURE.has(pkg.name) && !PURE.has(target)) problems.push(`${where}: pure ${pkg.name} imports ${target}, which does I/O`);
+      if (!isTest) edges.add(target);
+    }
+  }
+  graph.set(pkg.name, edges);
+}
+
+function findCycle(node, stack = []) {
+  if (stack.includes(node)) return [...stack.slice(stack.indexOf(node)), node];
+  for (const next of graph.get(node) ?? []) {
+    const cycle = findCycle(next, [...stack, node]);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}
+for (const node of graph.keys()) {
+  const cycle = findCycle(node);
+  if (cycle) {
+    problems.push(`import cycle: ${cycle.join(' -> ')}`);
+    break;
+  }
+}
+
+if (problems.length > 0) {
+  console.error(problems.join('\n'));
+  console.error(`${problems.length} boundary problem(s)`);
+  process.exit(1);
+}
+console.log(`boundaries ok: ${graph.size} workspaces`);
