@@ -1,0 +1,29 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { dockerEndpoint, loadConfig, parsePairs } from './config.js';
+
+test('DOCKER_HOST, colour and proxy settings come from the environment', () => {
+  const config = loadConfig({ DOCKER_HOST: 'tcp://10.1.2.3:2375', NO_COLOR: '1', HTTPS_PROXY: 'http://proxy:3128' }, true);
+  assert.equal(config.dockerHost, 'tcp://10.1.2.3:2375');
+  assert.equal(config.color, false);
+  assert.deepEqual(config.proxy, { HTTPS_PROXY: 'http://proxy:3128' });
+  assert.ok(Object.isFrozen(config));
+});
+
+test('the local socket is the default and a TTY gets colour', () => {
+  const config = loadConfig({}, true);
+  assert.equal(config.dockerHost, 'unix:///var/run/docker.sock');
+  assert.equal(config.color, true);
+});
+
+test('the --docker-host flag wins, and TLS without certificates is a clear error', () => {
+  const config = loadConfig({ DOCKER_TLS_VERIFY: '1' }, false);
+  assert.throws(() => dockerEndpoint(config, 'tcp://dind:1300'), /TLS is required for tcp:\/\/dind:1300 but DOCKER_CERT_PATH is not set/);
+  assert.deepEqual(dockerEndpoint(loadConfig({}, false), 'unix:///tmp/d.sock'), { host: 'unix:///tmp/d.sock' });
+});
+
+test('--var pairs keep = in values and reject a pair without a name', () => {
+  assert.deepEqual(parsePairs('--var', ['A=1', 'B=x=y', 'C=']), { A: '1', B: 'x=y', C: '' });
+  assert.throws(() => parsePairs('--secret', ['TOKEN']), /--secret expects KEY=value, got "TOKEN"/);
+  assert.throws(() => parsePairs('--var', ['=v']), /--var expects KEY=value/);
+});
