@@ -22,7 +22,10 @@ export interface RunningCli {
   done: Promise<CliResult>;
 }
 
-export function startSluice(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): RunningCli {
+export function startSluice(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): RunningCli {
   const child = spawn(process.execPath, [SLUICE_BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, NO_COLOR: '1', ...options.env },
@@ -35,20 +38,33 @@ export function startSluice(args: string[], options: { cwd?: string; env?: NodeJ
     for (const waiter of waiters.filter((w) => stdout.includes(w.text))) waiter.resolve();
   });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const done = new Promise<CliResult>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
   return {
     child,
     done,
     waitForOutput(text, timeoutMs = 60_000) {
       if (stdout.includes(text)) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`"${text}" did not appear within ${timeoutMs} ms; output so far:\n${stdout}\n${stderr}`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `"${text}" did not appear within ${timeoutMs} ms; output so far:\n${stdout}\n${stderr}`,
+              ),
+            ),
+          timeoutMs,
+        );
         waiters.push({ text, resolve: () => (clearTimeout(timer), resolve()) });
       });
     },
   };
 }
 
-export function runSluice(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+export function runSluice(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliResult> {
   return startSluice(args, options).done;
 }

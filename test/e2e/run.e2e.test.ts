@@ -36,7 +36,14 @@ function docker(args: string[]): string {
 }
 
 test('the hello example runs, streams its logs, masks the exported token and exits 0', async () => {
-  const result = await runSluice(['run', 'examples/hello/codefresh.yml', '--branch', 'main', '--volume-key', uniqueKey('hello')]);
+  const result = await runSluice([
+    'run',
+    'examples/hello/codefresh.yml',
+    '--branch',
+    'main',
+    '--volume-key',
+    uniqueKey('hello'),
+  ]);
   assert.equal(result.code, 0, result.stdout + result.stderr);
   assert.match(result.stdout, /━━ \[1\/3\] prepare · Prepare the workspace on main/);
   assert.match(result.stdout, /hello from step build, writing out\/app.txt/);
@@ -47,7 +54,14 @@ test('the hello example runs, streams its logs, masks the exported token and exi
 });
 
 test('a failing step exits 1, shows its exit code and skips what follows', async () => {
-  const file = pipelineFile('fail.yml', ['  first:', '    image: sluice/busybox:1', '    commands: ["echo before", "exit 4"]', '  second:', '    image: sluice/busybox:1', '    commands: ["echo never"]']);
+  const file = pipelineFile('fail.yml', [
+    '  first:',
+    '    image: sluice/busybox:1',
+    '    commands: ["echo before", "exit 4"]',
+    '  second:',
+    '    image: sluice/busybox:1',
+    '    commands: ["echo never"]',
+  ]);
   const result = await runSluice(['run', file, '--volume-key', uniqueKey('fail')]);
   assert.equal(result.code, 1);
   assert.match(result.stdout, /✖ first failure in \S+ \(exit code 4\)/);
@@ -56,29 +70,60 @@ test('a failing step exits 1, shows its exit code and skips what follows', async
 });
 
 test('--secret and --var reach the steps and the secret is masked', async () => {
-  const file = pipelineFile('vars.yml', ['  show:', '    image: sluice/busybox:1', '    commands: ["echo user=${{USER_NAME}} pass=$DB_PASSWORD"]']);
-  const result = await runSluice(['run', file, '--var', 'USER_NAME=ada', '--secret', 'DB_PASSWORD=hunter2-secret', '--volume-key', uniqueKey('vars')]);
+  const file = pipelineFile('vars.yml', [
+    '  show:',
+    '    image: sluice/busybox:1',
+    '    commands: ["echo user=${{USER_NAME}} pass=$DB_PASSWORD"]',
+  ]);
+  const result = await runSluice([
+    'run',
+    file,
+    '--var',
+    'USER_NAME=ada',
+    '--secret',
+    'DB_PASSWORD=hunter2-secret',
+    '--volume-key',
+    uniqueKey('vars'),
+  ]);
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stdout, /user=ada pass=\*\*\*\*/);
   assert.ok(!(result.stdout + result.stderr).includes('hunter2-secret'));
 });
 
 test('an invalid pipeline exits 2 before anything runs', async () => {
-  const file = pipelineFile('invalid.yml', ['  a:', '    image: sluice/busybox:1', '    timeout: 5m']);
+  const file = pipelineFile('invalid.yml', [
+    '  a:',
+    '    image: sluice/busybox:1',
+    '    timeout: 5m',
+  ]);
   const result = await runSluice(['run', file]);
   assert.equal(result.code, 2);
-  assert.match(result.stderr, /invalid.yml:5:5: error: Field "timeout" of freestyle step is not supported by Sluice yet/);
+  assert.match(
+    result.stderr,
+    /invalid.yml:5:5: error: Field "timeout" of freestyle step "a" is not supported by Sluice yet/,
+  );
 });
 
 test('a missing image fails its step with a message naming the image', async () => {
-  const file = pipelineFile('missing.yml', ['  a:', '    image: sluice/no-such-image:9', '    commands: ["true"]']);
+  const file = pipelineFile('missing.yml', [
+    '  a:',
+    '    image: sluice/no-such-image:9',
+    '    commands: ["true"]',
+  ]);
   const result = await runSluice(['run', file, '--volume-key', uniqueKey('missing')]);
   assert.equal(result.code, 1);
-  assert.match(result.stdout, /Image "sluice\/no-such-image:9" is not on the Docker engine and could not be pulled/);
+  assert.match(
+    result.stdout,
+    /Image "sluice\/no-such-image:9" is not on the Docker engine and could not be pulled/,
+  );
 });
 
 test('an unreachable Docker engine exits 69 with what to do', async () => {
-  const file = pipelineFile('unreachable.yml', ['  a:', '    image: sluice/busybox:1', '    commands: ["true"]']);
+  const file = pipelineFile('unreachable.yml', [
+    '  a:',
+    '    image: sluice/busybox:1',
+    '    commands: ["true"]',
+  ]);
   const result = await runSluice(['run', file, '--docker-host', `unix://${dir.path}/no.sock`]);
   assert.equal(result.code, 69);
   assert.match(result.stderr, /Cannot reach the Docker engine at unix:\/\/.*no\.sock/);
@@ -86,7 +131,14 @@ test('an unreachable Docker engine exits 69 with what to do', async () => {
 });
 
 test('SIGTERM during a long step stops it, exits 143 and leaves only the volume', async () => {
-  const file = pipelineFile('long.yml', ['  long:', '    image: sluice/busybox:1', '    commands: ["echo started", "sleep 600"]', '  after:', '    image: sluice/busybox:1', '    commands: ["echo never"]']);
+  const file = pipelineFile('long.yml', [
+    '  long:',
+    '    image: sluice/busybox:1',
+    '    commands: ["echo started", "sleep 600"]',
+    '  after:',
+    '    image: sluice/busybox:1',
+    '    commands: ["echo never"]',
+  ]);
   const buildId = `e2e-term-${process.pid}`;
   const key = uniqueKey('term');
   const run = startSluice(['run', file, '--build-id', buildId, '--volume-key', key]);
@@ -98,20 +150,38 @@ test('SIGTERM during a long step stops it, exits 143 and leaves only the volume'
   assert.match(result.stdout, /Build e2e-term-\S+ was terminated/);
   assert.equal(docker(['ps', '-aq', '--filter', `label=io.sluice.build-id=${buildId}`]), '');
   assert.equal(docker(['network', 'ls', '-q', '--filter', `name=sluice-build-${buildId}`]), '');
-  assert.equal(docker(['volume', 'ls', '-q', '--filter', `name=sluice-volume-${key}`]), `sluice-volume-${key}`);
+  assert.equal(
+    docker(['volume', 'ls', '-q', '--filter', `name=sluice-volume-${key}`]),
+    `sluice-volume-${key}`,
+  );
 });
 
 test('-o json prints one event per line, in order', async () => {
-  const file = pipelineFile('json.yml', ['  a:', '    image: sluice/busybox:1', '    commands: ["echo one", "echo two >&2"]']);
+  const file = pipelineFile('json.yml', [
+    '  a:',
+    '    image: sluice/busybox:1',
+    '    commands: ["echo one", "echo two >&2"]',
+  ]);
   const result = await runSluice(['run', file, '-o', 'json', '--volume-key', uniqueKey('json')]);
   assert.equal(result.code, 0, result.stderr);
-  const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; line?: string; stream?: string });
-  assert.deepEqual(events.map((e) => e.type), ['build-started', 'step-started', 'step-log', 'step-log', 'step-finished', 'build-finished']);
-  assert.deepEqual(events.filter((e) => e.type === 'step-log').map((e) => [e.stream, e.line]), [['stdout', 'one'], ['stderr', 'two']]);
+  const events = result.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { type: string; line?: string; stream?: string });
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['build-started', 'step-started', 'step-log', 'step-log', 'step-finished', 'build-finished'],
+  );
+  // Docker copies stdout and stderr separately: order holds within a stream, not across them.
+  const logs = events.filter((e) => e.type === 'step-log').map((e) => `${e.stream}:${e.line}`);
+  assert.deepEqual(logs.sort(), ['stderr:two', 'stdout:one']);
 });
 
 test('npx sluice works from the repository root', () => {
-  const out = spawnSync('npx', ['--no-install', 'sluice', '--help'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  const out = spawnSync('npx', ['--no-install', 'sluice', '--help'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+  });
   assert.equal(out.status, 0, out.stderr);
   assert.match(out.stdout, /run \[options\] \[file\]/);
   assert.match(out.stdout, /validate \[options\] \[file\]/);

@@ -23,12 +23,33 @@ test('a valid example validates with exit code 0', async () => {
 test('every problem is printed with file:line:column, a suggestion and a caret', async () => {
   const file = write(
     'broken.yml',
-    ['version: "1.0"', 'steps:', '  build:', '    image: alpine', '    comands:', '      - make', '  deploy:', '    type: freestle', '    image: alpine', ''].join('\n'),
+    [
+      'version: "1.0"',
+      'steps:',
+      '  build:',
+      '    image: alpine',
+      '    comands:',
+      '      - make',
+      '  deploy:',
+      '    type: freestle',
+      '    image: alpine',
+      '',
+    ].join('\n'),
   );
   const result = await runSluice(['validate', file]);
   assert.equal(result.code, 1);
-  assert.ok(result.stderr.includes(`${file}:5:5: error: Unknown field "comands" in freestyle step "build"; did you mean "commands"? (at steps.build.comands)`), result.stderr);
-  assert.ok(result.stderr.includes(`${file}:8:11: error: Unknown step type "freestle"; did you mean "freestyle"? (at steps.deploy.type)`), result.stderr);
+  assert.ok(
+    result.stderr.includes(
+      `${file}:5:5: error: Unknown field "comands" in freestyle step "build"; did you mean "commands"? (at steps.build.comands)`,
+    ),
+    result.stderr,
+  );
+  assert.ok(
+    result.stderr.includes(
+      `${file}:8:11: error: Unknown step type "freestle"; did you mean "freestyle"? (at steps.deploy.type)`,
+    ),
+    result.stderr,
+  );
   assert.match(result.stderr, /5 \|     comands:\n\s+\|     \^/);
   assert.match(result.stderr, /2 errors, 0 warnings/);
 });
@@ -37,9 +58,15 @@ test('-o json lists the issues for tools', async () => {
   const file = write('bad-version.yml', 'version: "2.0"\nsteps:\n  a:\n    image: x\n');
   const result = await runSluice(['validate', file, '-o', 'json']);
   assert.equal(result.code, 1);
-  const report = JSON.parse(result.stdout) as { valid: boolean; issues: { line: number; column: number; message: string }[] };
+  const report = JSON.parse(result.stdout) as {
+    valid: boolean;
+    issues: { line: number; column: number; message: string }[];
+  };
   assert.equal(report.valid, false);
-  assert.deepEqual(report.issues.map((i) => [i.line, i.column]), [[1, 10]]);
+  assert.deepEqual(
+    report.issues.map((i) => [i.line, i.column]),
+    [[1, 10]],
+  );
   assert.match(report.issues[0]?.message ?? '', /"version" must be "1.0"/);
 });
 
@@ -49,7 +76,7 @@ test('a missing file names the file and exits 66', async () => {
   assert.match(result.stderr, /Pipeline file no\/such\/file.yml does not exist/);
 });
 
-test('an unknown command exits 2 with commander\'s message', async () => {
+test("an unknown command exits 2 with commander's message", async () => {
   const result = await runSluice(['frobnicate']);
   assert.equal(result.code, 2);
   assert.match(result.stderr, /unknown command 'frobnicate'/);

@@ -6,20 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import { interpolate } from '@sluice/pipeline';
 import { describeError, isSluiceError } from '@sluice/errors';
-import type { Step } from '@sluice/pipeline';
-import type {
-  ContainerSpec,
-  DockerClient,
-  OutputStream,
-  StartedContainer,
-} from '@sluice/docker';
+import type { GitCloneStep, Step } from '@sluice/pipeline';
+import type { ContainerSpec, DockerClient, OutputStream, StartedContainer } from '@sluice/docker';
 import type { Logger } from '@sluice/log';
 import type { BuildEventSink, StepResult } from './build-events.js';
 import type { BuildScope } from './build-scope.js';
 import type { SecretMasker } from './secret-masker.js';
 import { EXPORTS_FILE, maskMarker, parseExportsFile } from './exports-file.js';
 import { cloneTarget, freestyleContainer, gitCloneContainer } from './step-containers.js';
-import type { StepContainerContext } from './step-containers.js';
+import type { CloneTarget, StepContainerContext } from './step-containers.js';
 import { containerNameFor, LABELS } from './resource-names.js';
 
 export interface StepRuntime {
@@ -28,6 +23,7 @@ export interface StepRuntime {
   volumeName: string;
   volumeMountpoint: string;
   networkName: string;
+  sandboxId: string | undefined;
   labels: Record<string, string>;
   gitImage: string;
   scope: BuildScope;
@@ -54,14 +50,17 @@ export async function executeStep(step: Step, runtime: StepRuntime): Promise<Ste
   return runContainer(spec, step, runtime, { readExports: resolved.commands !== undefined });
 }
 
-async function runGitClone(
-  step: Extract<Step, { type: 'git-clone' }>,
-  runtime: StepRuntime,
-): Promise<StepOutcome> {
+async function runGitClone(step: GitCloneStep, runtime: StepRuntime): Promise<StepOutcome> {
   if (step.credentials?.password) runtime.masker.add(step.credentials.password);
   const target = cloneTarget(step);
   const spec = gitCloneContainer(step, target, runtime.gitImage, containerContext(step, runtime));
-  const outcome = await runContainer(spec, step, runtime, { readExports: false });
+  let lastError: string | undefined;
+  const outcome = await runContainer(spec, step, runtime, {
+    readExports: false,
+    onStderr: (line) => (lastError = line),
+  });
+  if (outcome.result === 'failure' && outcome.exitCode !== undefined)
+    return { ...outcome, reason: cloneFailureReason(step, target, outcome.exitCode, lastError) };
   if (outcome.result === 'success') {
     runtime.scope.setStep(step.name, {
       workingDirectory: target.directory,
@@ -72,12 +71,25 @@ async function runGitClone(
   return outcome;
 }
 
+/** "exited with code 128" says nothing; git's last complaint names what was wrong. */
+function cloneFailureReason(
+  step: GitCloneStep,
+  target: CloneTarget,
+  exitCode: number,
+  lastError: string | undefined,
+): string {
+  const what = step.revision ? `revision "${step.revision}"` : 'the default branch';
+  const detail = lastError ? `: ${lastError}` : ` (exit code ${exitCode})`;
+  return `Could not check out ${what} of ${target.displayUrl}${detail}`;
+}
+
 function containerContext(step: Step, runtime: StepRuntime): StepContainerContext {
   return {
     containerName: containerNameFor(runtime.buildId, step.name, 1),
     volumeName: runtime.volumeName,
     volumeMountpoint: runtime.volumeMountpoint,
     networkName: runtime.networkName,
+    sandboxId: runtime.sandboxId,
     labels: { ...runtime.labels, [LABELS.step]: step.name },
     environment: [
       ...runtime.scope.environment(),
@@ -104,18 +116,25 @@ function interpolateStep<T extends Step>(step: T, scope: BuildScope): T {
   return { ...(walk(step) as T), name: step.name };
 }
 
+interface RunContainerOptions {
+  /** Read cf_export values after the step: only shell steps define cf_export. */
+  readExports: boolean;
+  /** Sees each stderr line as shown (masked), e.g. to quote git's error in the reason. */
+  onStderr?: (line: string) => void;
+}
+
 async function runContainer(
   spec: ContainerSpec,
   step: Step,
   runtime: StepRuntime,
-  options: { readExports: boolean },
+  options: RunContainerOptions,
 ): Promise<StepOutcome> {
   const missing = await ensureImage(spec.image, step, runtime);
   if (missing !== undefined) return missing;
   if (runtime.signal?.aborted)
     return { result: 'terminated', reason: 'The build was cancelled before the step started' };
-  const started = await startContainer(spec, step, runtime);
-  if (!('id' in started)) return started;
+  const started = await startContainer(spec, step, runtime, options.onStderr);
+  if ('result' in started) return started;
   const stop = () =>
     void started
       .stop(runtime.stopGraceSeconds)
@@ -147,11 +166,13 @@ async function startContainer(
   spec: ContainerSpec,
   step: Step,
   runtime: StepRuntime,
+  onStderr: ((line: string) => void) | undefined,
 ): Promise<StartedContainer | StepOutcome> {
   try {
-    return await runtime.docker.start(spec, (stream, line) =>
-      onOutput(step.name, stream, line, runtime),
-    );
+    return await runtime.docker.start(spec, (stream, line) => {
+      const shown = onOutput(step.name, stream, line, runtime);
+      if (shown !== undefined && stream === 'stderr') onStderr?.(shown);
+    });
   } catch (err) {
     if (isSluiceError(err) && err.category === 'input')
       return { result: 'failure', reason: err.message };
@@ -169,7 +190,8 @@ async function ensureImage(
     type: 'step-log',
     step: step.name,
     stream: 'system',
-    line: `Pulling image ${image}`,
+    // The image name may come from a secret variable (a private registry host, say).
+    line: runtime.masker.mask(`Pulling image ${image}`),
     at: runtime.clock(),
   });
   try {
@@ -187,19 +209,15 @@ function onOutput(
   stream: OutputStream,
   line: string,
   runtime: StepRuntime,
-): void {
+): string | undefined {
   const marker = maskMarker(markerNonce);
   if (line.startsWith(marker)) {
     runtime.masker.add(line.slice(marker.length));
-    return;
+    return undefined;
   }
-  runtime.emit({
-    type: 'step-log',
-    step: stepName,
-    stream,
-    line: runtime.masker.mask(line),
-    at: runtime.clock(),
-  });
+  const shown = runtime.masker.mask(line);
+  runtime.emit({ type: 'step-log', step: stepName, stream, line: shown, at: runtime.clock() });
+  return shown;
 }
 
 async function collectExports(containerId: string, runtime: StepRuntime): Promise<void> {

@@ -1,8 +1,7 @@
 /**
  * The `cf_export` contract: `${CF_VOLUME_PATH}/env_vars_to_export` holds `NAME=value` lines
  * (later lines win), and `cf_export --mask` announces the value on a marker line, on stdout and
- * stderr alike, that the
- * engine swallows before any output is shown.
+ * stderr alike, that the engine swallows before any output is shown.
  * @module
  */
 

@@ -10,3 +10,4 @@ export type {
 } from './build-events.js';
 export { SecretMasker, MASK } from './secret-masker.js';
 export { LABELS, volumeNameFor, networkNameFor } from './resource-names.js';
+export { DEFAULT_SANDBOX_IMAGE } from './build-sandbox.js';

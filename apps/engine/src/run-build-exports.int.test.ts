@@ -1,7 +1,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { BuildHarness, pipelineFrom, SHELL_IMAGE, stepLines, stepSummary } from './build-harness.js';
+import {
+  BuildHarness,
+  pipelineFrom,
+  SHELL_IMAGE,
+  stepLines,
+  stepSummary,
+} from './build-harness.test-support.js';
 import { MASK } from './secret-masker.js';
 
 let harness: BuildHarness;
@@ -86,10 +92,14 @@ steps:
   later:
     title: 'Later \${{MASKED}}'
     image: ${SHELL_IMAGE}
+    fail_fast: false
     commands:
       - echo "later:$MASKED|\${{MASKED}}|$API_TOKEN"
       - echo "fail with $API_TOKEN" >&2
       - exit 4
+  private_image:
+    image: '\${{API_TOKEN}}/app:1'
+    commands: [echo unreachable]
 `);
   const build = await harness.run(pipeline, {
     secrets: { API_TOKEN: token, CERT: multi.join('\n') },
@@ -97,6 +107,8 @@ steps:
 
   assert.equal(build.summary.result, 'failure');
   assert.equal(stepSummary(build, 'leak').result, 'success');
+  assert.equal(stepSummary(build, 'later').exitCode, 4);
+  assert.match(stepSummary(build, 'private_image').reason ?? '', /could not be pulled/);
   const serialized = JSON.stringify({ events: build.events, summary: build.summary });
   for (const secret of [token, ...multi, masked, ...maskedLines]) {
     const leaks = build.events.filter((e) => JSON.stringify(e).includes(secret));

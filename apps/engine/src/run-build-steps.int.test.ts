@@ -2,13 +2,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   BuildHarness,
+  outline,
   pipelineFrom,
   SHELL_IMAGE,
   stepFinished,
   stepLines,
   stepSummary,
-} from './build-harness.js';
-import type { BuildEvent } from './build-events.js';
+} from './build-harness.test-support.js';
 
 let harness: BuildHarness;
 
@@ -19,21 +19,6 @@ before(async () => {
 after(async () => {
   await harness.close();
 });
-
-/** Event types with each step's consecutive log lines collapsed into one `log` entry. */
-function outline(events: readonly BuildEvent[]): string[] {
-  const out: string[] = [];
-  for (const e of events) {
-    const entry =
-      e.type === 'step-log'
-        ? `log:${e.step}`
-        : 'step' in e
-          ? `${e.type}:${e.step}`
-          : e.type;
-    if (out[out.length - 1] !== entry) out.push(entry);
-  }
-  return out;
-}
 
 test('a multi-step build succeeds and streams every line in order, per step and stream', async () => {
   const pipeline = pipelineFrom(`

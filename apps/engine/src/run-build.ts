@@ -15,7 +15,8 @@ import { BuildScope } from './build-scope.js';
 import { SecretMasker } from './secret-masker.js';
 import { evaluateWhen } from './step-conditions.js';
 import { executeStep } from './execute-step.js';
-import { LABELS, networkNameFor, volumeNameFor } from './resource-names.js';
+import { containerNameFor, LABELS, networkNameFor, volumeNameFor } from './resource-names.js';
+import { DEFAULT_SANDBOX_IMAGE, startSandbox } from './build-sandbox.js';
 import type { BuildEventSink, BuildResult, BuildSummary, StepSummary } from './build-events.js';
 import type { StepOutcome, StepRuntime } from './execute-step.js';
 
@@ -31,6 +32,8 @@ export interface RunBuildOptions {
   /** Builds with the same key share /codefresh/volume (the cache). */
   volumeKey: string;
   gitImage?: string;
+  /** Image of the network sandbox the steps share (needs `sh` and `sleep`). */
+  sandboxImage?: string;
   onEvent: BuildEventSink;
   signal?: AbortSignal;
   logger?: Logger;
@@ -75,6 +78,7 @@ export async function runBuild(
     volumeName,
     volumeMountpoint: '',
     networkName,
+    sandboxId: undefined,
     labels,
     gitImage: options.gitImage ?? DEFAULT_GIT_IMAGE,
     scope,
@@ -94,6 +98,14 @@ export async function runBuild(
     });
     runtime.volumeMountpoint = volume.mountpoint;
     await options.docker.createNetwork(networkName, labels);
+    runtime.sandboxId = await startSandbox(options.docker, {
+      buildId: options.buildId,
+      containerName: containerNameFor(options.buildId, 'sandbox', 0),
+      networkName,
+      image: options.sandboxImage ?? DEFAULT_SANDBOX_IMAGE,
+      labels,
+      log,
+    });
     ({ result, reason } = await runSteps(pipeline, runtime, steps));
   } catch (err) {
     result = 'error';
@@ -105,7 +117,6 @@ export async function runBuild(
   } finally {
     await cleanUp(runtime, log);
   }
-  if (options.signal?.aborted && result !== 'error') result = 'terminated';
   const durationMs = clock() - startedAt;
   emit({ type: 'build-finished', result, reason, durationMs, at: clock() });
   const exported = Object.fromEntries([...scope.exported].filter(([, v]) => masker.mask(v) === v));
@@ -122,12 +133,8 @@ async function runSteps(
     if (runtime.signal?.aborted)
       stopped ??= { result: 'terminated', reason: 'The build was cancelled' };
     if (stopped !== undefined) {
-      summaries.push(
-        notRun(
-          step,
-          stopped.result === 'terminated' ? 'build terminated' : 'an earlier step failed',
-        ),
-      );
+      const why = stopped.result === 'terminated' ? 'build terminated' : 'an earlier step failed';
+      summaries.push(skipStep(step, why, runtime));
       continue;
     }
     const outcome = await runOneStep(step, pipeline.file, runtime);
@@ -146,24 +153,7 @@ async function runSteps(
 async function runOneStep(step: Step, file: string, runtime: StepRuntime): Promise<StepSummary> {
   const { emit, clock, scope } = runtime;
   const decision = evaluateWhen(step.when, scope, file);
-  if (!decision.run && 'reason' in decision) {
-    scope.setStep(step.name, { result: 'skipped' });
-    emit({
-      type: 'step-finished',
-      step: step.name,
-      result: 'skipped',
-      reason: decision.reason,
-      durationMs: 0,
-      at: clock(),
-    });
-    return {
-      name: step.name,
-      title: step.title,
-      result: 'skipped',
-      reason: decision.reason,
-      durationMs: 0,
-    };
-  }
+  if (!decision.run && 'reason' in decision) return skipStep(step, decision.reason, runtime);
   const started = clock();
   emit({
     type: 'step-started',
@@ -203,7 +193,18 @@ async function runOneStep(step: Step, file: string, runtime: StepRuntime): Promi
   };
 }
 
-function notRun(step: Step, reason: string): StepSummary {
+/** A step that does not run still gets its result, in the scope and as an event. */
+function skipStep(step: Step, reason: string, runtime: StepRuntime): StepSummary {
+  runtime.scope.setStep(step.name, { result: 'skipped' });
+  const at = runtime.clock();
+  runtime.emit({
+    type: 'step-finished',
+    step: step.name,
+    result: 'skipped',
+    reason,
+    durationMs: 0,
+    at,
+  });
   return { name: step.name, title: step.title, result: 'skipped', reason, durationMs: 0 };
 }
 

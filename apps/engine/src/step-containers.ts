@@ -15,6 +15,8 @@ export interface StepContainerContext {
   /** Where the volume lives on the Docker daemon's host. */
   volumeMountpoint: string;
   networkName: string;
+  /** The build's network sandbox, when it runs: steps share its network namespace. */
+  sandboxId: string | undefined;
   labels: Record<string, string>;
   environment: string[];
   defaultWorkingDirectory: string;
@@ -40,8 +42,7 @@ export function freestyleContainer(step: FreestyleStep, ctx: StepContainerContex
       `${ctx.volumeName}:${VOLUME_PATH}`,
       ...step.volumes.map((v) => volumeBind(v, ctx.volumeMountpoint)),
     ],
-    networkName: ctx.networkName,
-    networkAliases: [step.name],
+    ...networkOf(ctx, [step.name]),
     labels: ctx.labels,
   };
   if (step.commands !== undefined) {
@@ -65,8 +66,18 @@ export function volumeBind(entry: string, volumeMountpoint: string): string {
   return [posix.join(volumeMountpoint, relative), ...rest].join(':');
 }
 
+function networkOf(
+  ctx: StepContainerContext,
+  aliases: string[],
+): Pick<ContainerSpec, 'networkName' | 'networkAliases' | 'networkMode'> {
+  if (ctx.sandboxId !== undefined) return { networkMode: `container:${ctx.sandboxId}` };
+  return { networkName: ctx.networkName, networkAliases: aliases };
+}
+
 export interface CloneTarget {
   url: string;
+  /** The URL without credentials, for output and reasons. */
+  displayUrl: string;
   directory: string;
   repoName: string;
 }
@@ -79,7 +90,8 @@ export function cloneTarget(step: GitCloneStep): CloneTarget {
   const parent = step.workingDirectory
     ? (resolveWorkingDirectory(step.workingDirectory, VOLUME_PATH) ?? VOLUME_PATH)
     : VOLUME_PATH;
-  return { url, directory: posix.join(parent, repoName), repoName };
+  const displayUrl = url.replace(/\/\/[^@/]*@/, '//');
+  return { url, displayUrl, directory: posix.join(parent, repoName), repoName };
 }
 
 export function gitCloneContainer(
@@ -97,7 +109,7 @@ export function gitCloneContainer(
   const env = [
     ...ctx.environment,
     `SLUICE_CLONE_URL=${target.url}`,
-    `SLUICE_CLONE_DISPLAY_URL=${target.url.replace(/\/\/[^@/]*@/, '//')}`,
+    `SLUICE_CLONE_DISPLAY_URL=${target.displayUrl}`,
     `SLUICE_CLONE_DIR=${target.directory}`,
     `SLUICE_CLONE_REVISION=${step.revision ?? ''}`,
     `SLUICE_CLONE_DEPTH=${step.depth ?? ''}`,
@@ -113,7 +125,7 @@ export function gitCloneContainer(
     env: proxied,
     workingDir: VOLUME_PATH,
     binds,
-    networkName: ctx.networkName,
+    ...networkOf(ctx, []),
     labels: ctx.labels,
   };
 }

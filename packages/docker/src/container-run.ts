@@ -18,6 +18,8 @@ export interface ContainerSpec {
   binds: string[];
   networkName?: string;
   networkAliases?: string[];
+  /** `container:<id>`: share that container's network namespace instead of joining a network. */
+  networkMode?: string;
   labels: Record<string, string>;
 }
 
@@ -50,10 +52,11 @@ export async function startContainer(
     AttachStdout: true,
     AttachStderr: true,
     Tty: false,
-    HostConfig: { Binds: spec.binds, NetworkMode: spec.networkName },
-    NetworkingConfig: spec.networkName
-      ? { EndpointsConfig: { [spec.networkName]: { Aliases: spec.networkAliases ?? [] } } }
-      : undefined,
+    HostConfig: { Binds: spec.binds, NetworkMode: spec.networkMode ?? spec.networkName },
+    NetworkingConfig:
+      spec.networkName && spec.networkMode === undefined
+        ? { EndpointsConfig: { [spec.networkName]: { Aliases: spec.networkAliases ?? [] } } }
+        : undefined,
   });
   const { drained } = await attachOutput(docker, container, onOutput);
   try {

@@ -13,7 +13,11 @@ function tarEntry(name: string, content: string, type = '0'): Buffer {
 }
 
 test('returns the content of the first regular file, skipping directories', () => {
-  const archive = Buffer.concat([tarEntry('dir/', '', '5'), tarEntry('dir/f', 'A=1\nB=2\n'), Buffer.alloc(1024)]);
+  const archive = Buffer.concat([
+    tarEntry('dir/', '', '5'),
+    tarEntry('dir/f', 'A=1\nB=2\n'),
+    Buffer.alloc(1024),
+  ]);
   assert.equal(firstFileFromTar(archive)?.toString(), 'A=1\nB=2\n');
 });
 

@@ -13,11 +13,22 @@ export function compileBranchPattern(pattern: string): BranchPatternResult {
   const literal = REGEX_LITERAL.exec(pattern);
   if (literal === null) return { ok: true, test: (branch) => branch === pattern };
   try {
-    const regex = new RegExp(literal[1] ?? '', (literal[2] ?? '').replace('g', ''));
+    // `g` and `y` make `test` remember where it stopped; a branch filter must not.
+    const regex = new RegExp(literal[1] ?? '', (literal[2] ?? '').replace(/[gy]/g, ''));
     return { ok: true, test: (branch) => regex.test(branch) };
   } catch (err) {
-    return { ok: false, message: `Invalid branch pattern ${pattern}: ${(err as Error).message}` };
+    return {
+      ok: false,
+      message: `Branch pattern "${pattern}" is not a valid regular expression: ${reason(err)}`,
+    };
   }
+}
+
+/** `Invalid regular expression: /[/: Unterminated character class` → `unterminated character class`. */
+function reason(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const last = message.split(': ').pop() ?? message;
+  return last.charAt(0).toLowerCase() + last.slice(1);
 }
 
 function matchesAny(patterns: readonly string[], branch: string): boolean {

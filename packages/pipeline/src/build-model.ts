@@ -16,8 +16,13 @@ import { scalarText } from './schema/validators.js';
 
 type Raw = Record<string, unknown>;
 
+/** `fail_fast` and friends: a boolean or its string; the map form keeps the default. */
 const asBool = (value: unknown, fallback: boolean) =>
-  value === undefined ? fallback : value === true || value === 'true';
+  typeof value === 'boolean'
+    ? value
+    : value === 'true' || value === 'false'
+      ? value === 'true'
+      : fallback;
 
 const asList = (value: unknown): string[] | undefined =>
   value === undefined
@@ -52,7 +57,7 @@ function buildStep(name: string, raw: Raw, rootFailFast: boolean, source: YamlSo
     stage: optionalString(raw.stage),
     workingDirectory: optionalString(raw.working_directory),
     failFast: asBool(raw.fail_fast, rootFailFast),
-    when: buildWhen(raw.when as Raw | undefined, [...path, 'when'], source),
+    when: buildWhen(raw.when as Raw | null | undefined, [...path, 'when'], source),
     position: source.locate(path, 'key'),
   };
   if (raw.type === 'git-clone') return buildGitClone(base, raw);
@@ -105,11 +110,11 @@ export function environmentPairs(value: unknown): [string, string][] {
 }
 
 function buildWhen(
-  raw: Raw | undefined,
+  raw: Raw | null | undefined,
   path: (string | number)[],
   source: YamlSource,
 ): StepWhen | undefined {
-  if (raw === undefined) return undefined;
+  if (raw === undefined || raw === null) return undefined;
   const when: StepWhen = {};
   const branch = raw.branch as Raw | undefined;
   if (branch) when.branch = { only: asList(branch.only), ignore: asList(branch.ignore) };

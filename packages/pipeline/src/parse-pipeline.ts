@@ -6,7 +6,7 @@ import { buildPipeline } from './build-model.js';
 import { compareIssues, ISSUE_CODES } from './pipeline-issue.js';
 import { checkSemantics } from './semantic-checks.js';
 import { pipelineSchema } from './schema/pipeline-schema.js';
-import { isPlainMap } from './schema/validators.js';
+import { isPlainMap, typeName } from './schema/validators.js';
 import { parseYamlSource } from './yaml-source.js';
 import type { Pipeline } from './model.js';
 import type { IssuePath, PipelineIssue } from './pipeline-issue.js';
@@ -45,23 +45,26 @@ export function parsePipeline(
   };
   const ctx: SemanticContext = {
     report,
-    reportInScalar(path, line, column, message, code) {
-      const start = source.scalarStart(path) ?? { ...source.locate(path), quoted: false };
-      const at =
-        line === 1
-          ? { line: start.line, column: start.column + column - 1 }
-          : { line: start.line + line - 1, column };
+    reportInScalar(path, offset, message, code) {
+      const at = source.locateInScalar(path, offset) ?? source.locate(path);
       issues.push({ severity: 'error', code, message, path, file: source.file, ...at });
     },
   };
 
   const root = source.value;
   if (!isPlainMap(root)) {
-    report([], 'A pipeline must be a map with "version" and "steps"');
+    report([], rootMessage(root));
     return { ok: false, issues: done() };
   }
   pipelineSchema.check(root, [], ctx);
   checkSemantics(root, ctx);
   if (issues.some((i) => i.severity === 'error')) return { ok: false, issues: done() };
   return { ok: true, pipeline: buildPipeline(root, source), issues: done() };
+}
+
+function rootMessage(root: unknown): string {
+  if (root === null || root === undefined) {
+    return 'The pipeline file is empty; it needs "version" and "steps"';
+  }
+  return `A pipeline must be a map with "version" and "steps", got ${typeName(root)}`;
 }

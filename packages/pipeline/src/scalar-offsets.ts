@@ -5,7 +5,8 @@
  * @module
  */
 
-export type ScalarStyle = 'PLAIN' | 'QUOTE_SINGLE' | 'QUOTE_DOUBLE' | 'BLOCK_LITERAL' | 'BLOCK_FOLDED';
+export type ScalarStyle =
+  'PLAIN' | 'QUOTE_SINGLE' | 'QUOTE_DOUBLE' | 'BLOCK_LITERAL' | 'BLOCK_FOLDED';
 
 export interface ScalarSource {
   /** The whole YAML text. */
@@ -62,16 +63,9 @@ function isBreak(ch: string | undefined): boolean {
   return ch === '\n' || ch === '\r';
 }
 
+const ESCAPE_LENGTHS: Partial<Record<string, number>> = { x: 4, u: 6, U: 10 };
+
 /** Length of the escape sequence at `j` in a double-quoted scalar (`\n`, `\x41`, `\u263A`…). */
 function escapeLength(text: string, j: number): number {
-  switch (text[j + 1]) {
-    case 'x':
-      return 4;
-    case 'u':
-      return 6;
-    case 'U':
-      return 10;
-    default:
-      return 2;
-  }
+  return ESCAPE_LENGTHS[text[j + 1] ?? ''] ?? 2;
 }

@@ -10,18 +10,13 @@ import { parseExpression } from './expression/index.js';
 import { ISSUE_CODES } from './pipeline-issue.js';
 import { didYouMean } from './suggest.js';
 import { isPlainMap, scalarText } from './schema/validators.js';
+import { VOLUME_PATH } from './system-variables.js';
 import type { IssuePath } from './pipeline-issue.js';
 import type { SchemaContext } from './schema/validators.js';
 
 export interface SemanticContext extends SchemaContext {
-  /** Report at a line/column inside the string scalar found at `path` (1-based, relative). */
-  reportInScalar(
-    path: IssuePath,
-    line: number,
-    column: number,
-    message: string,
-    code: string,
-  ): void;
+  /** Report at character `offset` (0-based) of the string value found at `path`. */
+  reportInScalar(path: IssuePath, offset: number, message: string, code: string): void;
 }
 
 export function checkSemantics(root: Record<string, unknown>, ctx: SemanticContext): void {
@@ -59,7 +54,7 @@ function checkStage(
   stages: string[] | undefined,
   ctx: SchemaContext,
 ): void {
-  if (step.stage === undefined) return;
+  if (typeof step.stage !== 'string' && typeof step.stage !== 'number') return;
   const stage = scalarText(step.stage);
   if (stages === undefined) {
     ctx.report(
@@ -92,7 +87,8 @@ function checkWhen(
       const patterns = when.branch[key];
       if (!Array.isArray(patterns)) continue;
       patterns.forEach((pattern, index) => {
-        const compiled = compileBranchPattern(String(pattern));
+        if (typeof pattern !== 'string') return; // reported by the schema
+        const compiled = compileBranchPattern(pattern);
         if (!compiled.ok) ctx.report([...path, 'branch', key, index], compiled.message);
       });
     }
@@ -102,7 +98,8 @@ function checkWhen(
       const expressions = when.condition[mode];
       if (!isPlainMap(expressions)) continue;
       for (const [name, source] of Object.entries(expressions)) {
-        checkExpression(String(source), [...path, 'condition', mode, name], stepNames, ctx);
+        if (typeof source !== 'string') continue; // numbers are valid; others reported already
+        checkExpression(source, [...path, 'condition', mode, name], stepNames, ctx);
       }
     }
   }
@@ -114,39 +111,45 @@ function checkExpression(
   stepNames: string[],
   ctx: SemanticContext,
 ): void {
-  const masked = maskPlaceholders(source);
+  // Trailing whitespace (the newline a `|` block keeps) would move "unexpected end" off the text.
+  const masked = maskPlaceholders(source).trimEnd();
   const parsed = parseExpression(masked);
   if (!parsed.ok) {
     for (const issue of parsed.issues) {
-      ctx.reportInScalar(path, issue.line, issue.column, issue.message, ISSUE_CODES.expression);
+      ctx.reportInScalar(path, issue.offset, issue.message, ISSUE_CODES.expression);
     }
     return;
   }
   for (const ref of stepReferences(masked)) {
-    if (stepNames.includes(ref.name)) continue;
+    // `steps.${{NAME}}.result` or `steps.deploy_${{ENV}}` is only known at run time.
+    const written = source.slice(ref.nameOffset, ref.nameOffset + ref.name.length);
+    if (stepNames.includes(ref.name) || written.includes('${{')) continue;
     ctx.reportInScalar(
       path,
-      ref.line,
-      ref.column,
+      ref.offset,
       `Condition refers to unknown step "${ref.name}"${didYouMean(ref.name, stepNames)}`,
       ISSUE_CODES.unknownStep,
     );
   }
 }
 
-/** `steps.NAME` outside string literals, with 1-based positions. */
-function stepReferences(source: string): { name: string; line: number; column: number }[] {
+interface StepReference {
+  name: string;
+  /** Of `steps.NAME` and of `NAME`, 0-based. */
+  offset: number;
+  nameOffset: number;
+}
+
+/** `steps.NAME` outside string literals. */
+function stepReferences(source: string): StepReference[] {
   const blanked = source.replace(/'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"/g, (s) =>
     ' '.repeat(s.length),
   );
-  const refs: { name: string; line: number; column: number }[] = [];
-  for (const match of blanked.matchAll(/(?<![\w.])steps\.([A-Za-z0-9_-]+)/g)) {
-    const before = blanked.slice(0, match.index);
-    const line = before.split('\n').length;
-    const column = match.index - before.lastIndexOf('\n');
-    refs.push({ name: match[1] ?? '', line, column });
-  }
-  return refs;
+  return [...blanked.matchAll(/(?<![\w.])steps\.([A-Za-z0-9_-]+)/g)].map((match) => ({
+    name: match[1] ?? '',
+    offset: match.index,
+    nameOffset: match.index + 'steps.'.length,
+  }));
 }
 
 function checkFreestyle(step: Record<string, unknown>, path: IssuePath, ctx: SchemaContext): void {
@@ -154,24 +157,39 @@ function checkFreestyle(step: Record<string, unknown>, path: IssuePath, ctx: Sch
   if (step.cmd !== undefined && step.commands !== undefined) {
     ctx.report([...path, 'cmd'], 'A step takes "commands" or "cmd", not both', { at: 'key' });
   }
-  if (Array.isArray(step.volumes)) {
-    step.volumes.forEach((volume, index) => {
-      const text = String(volume);
-      const [source, target] = text.split(':');
-      if (!source || !target || !target.startsWith('/')) {
-        ctx.report(
-          [...path, 'volumes', index],
-          `Volume "${text}" must be written SOURCE:/absolute/target`,
-        );
-      } else if (
-        !source.startsWith('/codefresh/volume') &&
-        !source.startsWith('${{CF_VOLUME_PATH}}')
-      ) {
-        ctx.report(
-          [...path, 'volumes', index],
-          `Volume source "${source}" must be under /codefresh/volume`,
-        );
-      }
-    });
+  if (step.cmd !== undefined && step.shell !== undefined) {
+    const message = '"shell" runs "commands"; a step with "cmd" cannot set it';
+    ctx.report([...path, 'shell'], message, { at: 'key' });
   }
+  if (!Array.isArray(step.volumes)) return;
+  step.volumes.forEach((volume, index) => {
+    if (typeof volume !== 'string' && typeof volume !== 'number') return; // reported already
+    const message = volumeProblem(String(volume));
+    if (message !== undefined) ctx.report([...path, 'volumes', index], message);
+  });
+}
+
+/** `SOURCE:/target[:mode]` with SOURCE inside the shared volume; `..` may not climb out of it. */
+function volumeProblem(text: string): string | undefined {
+  const [source, target] = text.split(':');
+  if (!source || !target || !target.startsWith('/')) {
+    return `Volume "${text}" must be written SOURCE:/absolute/target`;
+  }
+  const normalized = normalizePath(source.replace(/^\$\{\{\s*CF_VOLUME_PATH\s*\}\}/, VOLUME_PATH));
+  if (normalized !== VOLUME_PATH && !normalized.startsWith(`${VOLUME_PATH}/`)) {
+    return `Volume source "${source}" must be under ${VOLUME_PATH}`;
+  }
+  return undefined;
+}
+
+/** Resolves `.` and `..` in an absolute path; a relative path is returned unchanged. */
+function normalizePath(path: string): string {
+  if (!path.startsWith('/')) return path;
+  const parts: string[] = [];
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') parts.pop();
+    else parts.push(part);
+  }
+  return `/${parts.join('/')}`;
 }

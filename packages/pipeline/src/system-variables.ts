@@ -54,7 +54,7 @@ export function systemVariables(facts: BuildFacts): Record<string, string> {
     CF_REPO_NAME: facts.repoName,
     CF_COMMIT_AUTHOR: facts.commitAuthor,
     CF_COMMIT_MESSAGE: facts.commitMessage,
-    CF_COMMIT_MESSAGE_ESCAPED: facts.commitMessage?.replace(/\n/g, '\\n').replace(/"/g, '\\"'),
+    CF_COMMIT_MESSAGE_ESCAPED: facts.commitMessage && escapeMessage(facts.commitMessage),
     CF_COMMIT_URL: facts.commitUrl,
     CF_BUILD_URL: facts.buildUrl,
     CF_BUILD_INITIATOR: facts.initiator,
@@ -63,11 +63,39 @@ export function systemVariables(facts: BuildFacts): Record<string, string> {
   return vars;
 }
 
-/** `owner` and `name` from a git remote URL (https, ssh or file), when it has that shape. */
+/** Backslashes first, so an escaped `\\n` and a real line break stay distinguishable. */
+function escapeMessage(message: string): string {
+  return message
+    .replace(/\\/g, '\\\\')
+    .replace(/\r/g, '\\r')
+    .replace(/\n/g, '\\n')
+    .replace(/"/g, '\\"');
+}
+
+/**
+ * `owner` and `name` from a git remote: `https://host/owner/repo.git`,
+ * `git@host:owner/repo.git`, `ssh://git@host:22/owner/repo`, `file:///srv/owner/repo.git` or a
+ * plain path. Either is absent when the URL has too few path segments to hold it.
+ */
 export function repoFromUrl(url: string): { owner?: string; name?: string } {
-  const cleaned = url.replace(/\.git\/?$/, '').replace(/\/+$/, '');
-  const parts = cleaned.split(/[/:]/).filter(Boolean);
+  const parts = repoPath(url.trim())
+    .replace(/\.git\/?$/, '')
+    .split('/')
+    .filter(Boolean);
   const name = parts[parts.length - 1];
   const owner = parts.length >= 2 ? parts[parts.length - 2] : undefined;
   return { owner, name };
+}
+
+/** The path part of a remote, without scheme, credentials, host or port. */
+function repoPath(url: string): string {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url);
+  if (scheme !== null) {
+    const rest = url.slice(scheme[0].length);
+    const slash = rest.indexOf('/');
+    return slash === -1 ? '' : rest.slice(slash);
+  }
+  // scp-like `user@host:path`; a colon after a slash belongs to the path.
+  const scp = /^[^/:]+:/.exec(url);
+  return scp === null ? url : url.slice(scp[0].length);
 }

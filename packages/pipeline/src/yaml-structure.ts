@@ -40,7 +40,7 @@ interface Walk {
 }
 
 export function checkYamlStructure(doc: Document): StructureProblem[] {
-  const root = doc.contents as Node | null;
+  const root = doc.contents;
   if (root === null) return [];
   const walk: Walk = {
     stack: [],
@@ -81,7 +81,10 @@ function enter(item: Item, walk: Walk): boolean {
 function leave(frame: Frame, walk: Walk): void {
   walk.stack.pop();
   walk.open.delete(frame.item);
-  walk.sizes.set(frame.item, frame.kids.reduce((n, k) => n + size(walk, k), 1));
+  walk.sizes.set(
+    frame.item,
+    frame.kids.reduce((n, k) => n + size(walk, k), 1),
+  );
   // After both halves were walked, every anchor the pair may use is known.
   if (isPair(frame.item)) visitPair(frame.item, walk);
 }
@@ -101,17 +104,16 @@ function visitAlias(alias: Node & { source: string }, walk: Walk): void {
   } else {
     const expanded = size(walk, target);
     walk.sizes.set(alias, expanded);
-    if (expanded > (walk.biggestAlias?.size ?? 0)) walk.biggestAlias = { node: alias, size: expanded };
+    if (expanded > (walk.biggestAlias?.size ?? 0))
+      walk.biggestAlias = { node: alias, size: expanded };
   }
 }
 
 function visitPair(pair: Pair<Node | null, Node | null>, walk: Walk): void {
   const key = target(walk, pair.key);
-  if (key !== null && (isMap(key) || isSeq(key))) {
-    walk.problems.push({
-      offset: start(pair.key),
-      message: `A key must be a name, got ${isMap(key) ? 'a map' : 'a list'}`,
-    });
+  const kind = key === null ? undefined : keyKind(key);
+  if (kind !== undefined) {
+    walk.problems.push({ offset: start(pair.key), message: `A key must be a name, got ${kind}` });
   }
   if (!isScalar(pair.key) || typeof pair.key.value !== 'symbol') return;
   // `<<: *defaults` or `<<: [*a, *b]`: every source must be a map.
@@ -139,6 +141,14 @@ function expansionProblem(walk: Walk, total: number): StructureProblem[] {
   ];
 }
 
+/** What a key that cannot be a name is: a collection, or bytes and dates from a tag. */
+function keyKind(key: Node): string | undefined {
+  if (isMap(key)) return 'a map';
+  if (isSeq(key)) return 'a list';
+  if (!isScalar(key) || typeof key.value !== 'object' || key.value === null) return undefined;
+  return key.value instanceof Uint8Array ? 'binary data' : 'a tagged value';
+}
+
 function children(item: Item): (Item | null)[] {
   if (isPair(item)) return [item.key, item.value];
   if (isMap(item) || isSeq(item)) return item.items as (Item | null)[];
@@ -161,6 +171,6 @@ function start(node: Node | null | undefined): number {
 
 function describe(node: Node): string {
   if (isSeq(node)) return 'a list';
-  if (isScalar(node)) return node.value === null ? 'nothing' : `"${String(node.value)}"`;
+  if (isScalar(node)) return node.value === null ? 'nothing' : JSON.stringify(node.source);
   return 'a value that is not a map';
 }

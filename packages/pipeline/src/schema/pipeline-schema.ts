@@ -3,16 +3,19 @@
  * @module
  */
 import { ISSUE_CODES } from '../pipeline-issue.js';
-import { checkStep, hooks } from './step-schemas.js';
+import { hooks } from './common-fields.js';
+import { checkStep } from './step-schemas.js';
 import {
   any,
   bool,
+  isPlainMap,
   list,
   object,
   oneOf,
   record,
   required,
   str,
+  typeName,
   unsupported,
 } from './validators.js';
 import type { Schema } from './validators.js';
@@ -21,14 +24,13 @@ const version: Schema = {
   describe: '"1.0"',
   check(value, path, ctx) {
     if (value === '1.0') return;
+    // YAML reads an unquoted `1.0` as the number 1; Codefresh accepts it, so only warn.
     if (value === 1 || value === '1') {
-      ctx.report(path, 'Version should be the string "1.0"; the number is read as "1.0"', {
-        code: ISSUE_CODES.deprecated,
-        severity: 'warning',
-      });
+      const message = `"version" should be the string "1.0", got ${typeName(value)}; quote it`;
+      ctx.report(path, message, { code: ISSUE_CODES.deprecated, severity: 'warning' });
       return;
     }
-    ctx.report(path, `"version" must be "1.0", got ${JSON.stringify(value)}`);
+    ctx.report(path, `"version" must be "1.0", got ${typeName(value)}`);
   },
 };
 
@@ -36,8 +38,10 @@ const steps: Schema = {
   describe: 'a map of steps',
   check(value, path, ctx) {
     record({ describe: 'a step', check: checkStep }, 'a map of steps').check(value, path, ctx);
-    if (value !== null && typeof value === 'object' && Object.keys(value).length === 0) {
-      ctx.report(path, '"steps" must hold at least one step');
+    if (!isPlainMap(value)) return;
+    if (Object.keys(value).length === 0) ctx.report(path, '"steps" must hold at least one step');
+    if (Object.hasOwn(value, '')) {
+      ctx.report([...path, ''], 'A step needs a name; this one has an empty key', { at: 'key' });
     }
   },
 };

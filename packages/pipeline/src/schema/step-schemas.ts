@@ -4,8 +4,9 @@
  * unsupported rather than ignored. `RUNNABLE_STEP_TYPES` lists what the engine executes today.
  * @module
  */
-import { didYouMean, closest } from '../suggest.js';
+import { didYouMean } from '../suggest.js';
 import { ISSUE_CODES } from '../pipeline-issue.js';
+import { commandText, common, environment, isString } from './common-fields.js';
 import {
   any,
   bool,
@@ -17,100 +18,19 @@ import {
   record,
   required,
   str,
+  typeName,
   union,
   unsupported,
 } from './validators.js';
 import type { Fields, Schema, SchemaContext } from './validators.js';
 import type { IssuePath } from '../pipeline-issue.js';
 
-const isString = (v: unknown) => typeof v === 'string' || typeof v === 'number';
-const isList = (v: unknown) => Array.isArray(v);
-const isBoolish = (v: unknown) => typeof v === 'boolean' || v === 'true' || v === 'false';
-
-export const stringOrList: Schema = union([
-  { when: isString, schema: str },
-  { when: isList, schema: list(str) },
-]);
-
-/** `KEY=value` entries, or a map of KEY: value (compose style). */
-const envEntry: Schema = {
-  describe: 'a KEY=value string',
-  check(value, path, ctx) {
-    if (typeof value !== 'string' || !/^[^=\s]+=/.test(value)) {
-      ctx.report(path, `Environment entry ${JSON.stringify(value)} must be written KEY=value`);
-    }
-  },
-};
-const scalar = union([
-  { when: (v) => isString(v) || typeof v === 'boolean' || v === null, schema: any },
-]);
-export const environment: Schema = union([
-  { when: isList, schema: list(envEntry) },
-  { when: isPlainMap, schema: record(scalar, 'a map of values') },
-]);
-
-const hookBody = object('hook', {
-  exec: object('hook exec', { image: str, commands: stringOrList, environment, shell: str }),
-  steps: record(any, 'a map of steps'),
-  mode: oneOf(['sequential', 'parallel']),
-  fail_fast: bool,
-  metadata: any,
-  annotations: any,
-});
-export const hooks = object('hooks', {
-  on_elected: hookBody,
-  on_success: hookBody,
-  on_fail: hookBody,
-  on_finish: hookBody,
-});
-
-const when = object('when', {
-  branch: object('when.branch', { only: list(str), ignore: list(str) }),
-  condition: object('when.condition', {
-    all: record(str, 'a map of expressions'),
-    any: record(str, 'a map of expressions'),
-  }),
-  steps: unsupported(),
-});
-
-const failFast = union([
-  { when: isBoolish, schema: bool },
-  {
-    when: isPlainMap,
-    schema: object('fail_fast', { onFailure: unsupported(), ignore: unsupported() }),
-  },
-]);
-
-/** Fields every step type accepts. */
-const common: Fields = {
-  type: str,
-  title: str,
-  description: str,
-  stage: str,
-  working_directory: str,
-  fail_fast: failFast,
-  when,
-  strict_fail_fast: unsupported(bool),
-  timeout: unsupported(str),
-  retry: unsupported(object('retry', { maxAttempts: num, delay: num, exponentialFactor: num })),
-  on_success: unsupported(),
-  on_fail: unsupported(),
-  on_finish: unsupported(),
-  hooks: unsupported(hooks),
-  registry_context: unsupported(str),
-  registry_contexts: unsupported(list(str)),
-  metadata: unsupported(),
-  annotations: unsupported(),
-  arguments: unsupported(),
-  docker_machine: unsupported(),
-};
-
 const freestyle: Fields = {
   ...common,
   image: required(str),
-  commands: stringOrList,
-  cmd: stringOrList,
-  entry_point: stringOrList,
+  commands: commandText,
+  cmd: commandText,
+  entry_point: commandText,
   shell: oneOf(['sh', 'bash']),
   environment,
   volumes: list(str),
@@ -265,16 +185,15 @@ const schemas = new Map<string, Schema>(
 );
 
 export function checkStep(value: unknown, path: IssuePath, ctx: SchemaContext): void {
+  const name = String(path[path.length - 1]);
   if (!isPlainMap(value)) {
-    ctx.report(
-      path,
-      `Step "${String(path[path.length - 1])}" must be a map of fields, got ${describeValue(value)}`,
-    );
+    ctx.report(path, `Step "${name}" must be a map of fields, got ${typeName(value)}`);
     return;
   }
-  const rawType = value.type ?? 'freestyle';
-  if (typeof rawType !== 'string') {
-    ctx.report([...path, 'type'], `"type" must be a step type name, got ${describeValue(rawType)}`);
+  const rawType = value.type === undefined ? 'freestyle' : value.type;
+  if (typeof rawType !== 'string' || rawType.trim() === '') {
+    const message = `"type" of step "${name}" must be a step type name, got ${typeName(rawType)}`;
+    ctx.report([...path, 'type'], message);
     return;
   }
   const schema = schemas.get(rawType);
@@ -288,22 +207,14 @@ export function checkStep(value: unknown, path: IssuePath, ctx: SchemaContext): 
     return;
   }
   // A bare name close to a built-in is a typo; anything else is a typed (plugin) step.
-  if (!rawType.includes('/') && closest(rawType, BUILT_IN_STEP_TYPES) !== undefined) {
-    ctx.report(
-      [...path, 'type'],
-      `Unknown step type "${rawType}"${didYouMean(rawType, BUILT_IN_STEP_TYPES)}`,
-      {
-        code: ISSUE_CODES.unknownStepType,
-      },
-    );
+  const hint = rawType.includes('/') ? '' : didYouMean(rawType, BUILT_IN_STEP_TYPES);
+  if (hint !== '') {
+    ctx.report([...path, 'type'], `Unknown step type "${rawType}"${hint}`, {
+      code: ISSUE_CODES.unknownStepType,
+    });
     return;
   }
   ctx.report([...path, 'type'], `Typed step "${rawType}" is not supported by Sluice yet`, {
     code: ISSUE_CODES.unsupported,
   });
-}
-
-function describeValue(value: unknown): string {
-  if (value === null || value === undefined) return 'nothing';
-  return Array.isArray(value) ? 'a list' : `${typeof value} ${JSON.stringify(value)}`;
 }

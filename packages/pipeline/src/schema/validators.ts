@@ -41,35 +41,58 @@ export function scalarText(value: unknown): string {
   return value === null || value === undefined ? '' : JSON.stringify(value);
 }
 
+/** The value as a message names it: `the string "zsh"`, `the number 5`, `a list`. */
 export function typeName(value: unknown): string {
   if (value === null || value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
+  // What the !!set, !!omap, !!binary and !!timestamp tags produce.
+  if (value instanceof Set) return 'a !!set';
+  if (value instanceof Map) return 'an !!omap';
+  if (value instanceof Uint8Array) return 'binary data';
+  if (value instanceof Date) return 'a date';
   if (typeof value === 'object') return 'a map';
-  if (typeof value === 'string') return `the string "${truncate(value)}"`;
-  return `${typeof value === 'number' ? 'the number' : 'the boolean'} ${scalarText(value)}`;
+  if (typeof value === 'string') return `the string ${JSON.stringify(truncate(value))}`;
+  if (typeof value === 'number') return `the number ${scalarText(value)}`;
+  if (typeof value === 'boolean') return `the boolean ${scalarText(value)}`;
+  return `a ${typeof value}`;
 }
 
 function truncate(text: string): string {
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
-function leaf(path: IssuePath): string {
+/** How a message names the field at `path`: `"image"`, `Item 2 of "commands"`. */
+export function leaf(path: IssuePath): string {
   const last = path[path.length - 1];
-  return typeof last === 'number' ? `Item ${last}` : `"${last ?? 'document'}"`;
+  if (typeof last !== 'number') return `"${last ?? 'document'}"`;
+  const parent = path[path.length - 2];
+  return parent === undefined ? `Item ${last}` : `Item ${last} of "${parent}"`;
 }
 
 function simple(describe: string, accepts: (value: unknown) => boolean): Schema {
   return {
     describe,
     check(value, path, ctx) {
-      if (!accepts(value))
-        ctx.report(path, `${leaf(path)} must be ${describe}, got ${typeName(value)}`);
+      if (accepts(value)) return;
+      ctx.report(
+        path,
+        `${leaf(path)} must be ${describe}, got ${typeName(value)}${colonHint(value)}`,
+      );
     },
   };
 }
 
+/** `- echo "a: b"` is read as a one-entry map: the commonest YAML surprise in a pipeline. */
+function colonHint(value: unknown): string {
+  return isPlainMap(value) && Object.keys(value).length === 1
+    ? '; quote text that holds ": " or write it as a block scalar (|-)'
+    : '';
+}
+
 /** Strings; numbers are accepted too, as YAML turns `tag: 1.0` into a number. */
 export const str = simple('a string', (v) => typeof v === 'string' || typeof v === 'number');
+/** Strings only, for text where a number is certainly a mistake (`commands: 5`). */
+export const text = simple('a string', (v) => typeof v === 'string');
 export const num = simple(
   'a number',
   (v) => typeof v === 'number' || (typeof v === 'string' && /^\d+(\.\d+)?$/.test(v)),
@@ -125,8 +148,8 @@ export function record(
 /** The first option whose `accepts` matches checks the value; otherwise one combined message. */
 export function union(
   options: readonly { when: (v: unknown) => boolean; schema: Schema }[],
+  describe = options.map((o) => o.schema.describe).join(' or '),
 ): Schema {
-  const describe = options.map((o) => o.schema.describe).join(' or ');
   return {
     describe,
     check(value, path, ctx) {
@@ -137,39 +160,26 @@ export function union(
   };
 }
 
+/**
+ * A map with known fields. `name` says what it is in messages ("freestyle step"); for a step
+ * the step's own name is added from the path.
+ */
 export function object(name: string, fields: Fields, extraCheck?: Schema['check']): Schema {
-  const specs = Object.entries(fields).map(([key, spec]) => [key, toSpec(spec)] as const);
-  const known = new Map(specs);
+  const known = new Map(Object.entries(fields).map(([key, spec]) => [key, toSpec(spec)] as const));
   return {
-    describe: `a map (${name})`,
+    describe: 'a map',
     check(value, path, ctx) {
       if (!isPlainMap(value)) {
-        ctx.report(path, `${leaf(path)} must be a map (${name}), got ${typeName(value)}`);
+        ctx.report(path, `${leaf(path)} must be a map, got ${typeName(value)}`);
         return;
       }
+      const what = name.endsWith(' step') ? `${name} "${String(path[path.length - 1])}"` : name;
       for (const [key, entry] of Object.entries(value)) {
-        const spec = known.get(key);
-        if (spec === undefined) {
-          ctx.report(
-            [...path, key],
-            `Unknown field "${key}" in ${name}${didYouMean(key, known.keys())}`,
-            {
-              code: ISSUE_CODES.unknownField,
-              at: 'key',
-            },
-          );
-        } else if (spec.unsupported) {
-          ctx.report([...path, key], `Field "${key}" of ${name} is not supported by Sluice yet`, {
-            code: ISSUE_CODES.unsupported,
-            at: 'key',
-          });
-        } else {
-          spec.schema.check(entry, [...path, key], ctx);
-        }
+        checkField(known, key, entry, [...path, key], what, ctx);
       }
-      for (const [key, spec] of specs) {
-        if (spec.required && !(key in value)) {
-          ctx.report(path, `Missing required field "${key}" in ${name}`, {
+      for (const [key, spec] of known) {
+        if (spec.required && !Object.hasOwn(value, key)) {
+          ctx.report(path, `Missing required field "${key}" in ${what}`, {
             code: ISSUE_CODES.missingField,
             at: 'key',
           });
@@ -180,12 +190,40 @@ export function object(name: string, fields: Fields, extraCheck?: Schema['check'
   };
 }
 
+function checkField(
+  known: Map<string, FieldSpec>,
+  key: string,
+  entry: unknown,
+  path: IssuePath,
+  what: string,
+  ctx: SchemaContext,
+): void {
+  const spec = known.get(key);
+  if (spec === undefined) {
+    const hint = didYouMean(key, known.keys());
+    ctx.report(path, `Unknown field "${key}" in ${what}${hint}`, {
+      code: ISSUE_CODES.unknownField,
+      at: 'key',
+    });
+  } else if (spec.unsupported) {
+    ctx.report(path, `Field "${key}" of ${what} is not supported by Sluice yet`, {
+      code: ISSUE_CODES.unsupported,
+      at: 'key',
+    });
+  } else {
+    spec.schema.check(entry, path, ctx);
+  }
+}
+
 function toSpec(spec: FieldSpec | Schema): FieldSpec {
   return 'check' in spec ? { schema: spec } : spec;
 }
 
+/** A YAML map; not a list, and not the Set, Map, Date or bytes that `!!set` and friends make. */
 export function isPlainMap(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
 }
 
 export const required = (schema: Schema): FieldSpec => ({ schema, required: true });

@@ -1,7 +1,8 @@
 /**
  * Test-only support for the engine's integration tests: the real Docker engine and test images,
  * pipelines from YAML text, builds run with every event recorded, and removal of the volumes a
- * test created. Not exported from the package; it imports the testkit, a devDependency.
+ * test created. It holds no tests itself: the `.int.test.ts` name marks it test-only, for the
+ * boundary check (the testkit is a devDependency) and the package's `files`.
  * @module
  */
 import assert from 'node:assert/strict';
@@ -100,6 +101,17 @@ export function stepLines(
       ? [e.line]
       : [],
   );
+}
+
+/** Event types with each step's consecutive log lines collapsed into one `log` entry. */
+export function outline(events: readonly BuildEvent[]): string[] {
+  const out: string[] = [];
+  for (const e of events) {
+    const entry =
+      e.type === 'step-log' ? `log:${e.step}` : 'step' in e ? `${e.type}:${e.step}` : e.type;
+    if (out[out.length - 1] !== entry) out.push(entry);
+  }
+  return out;
 }
 
 export function stepFinished(

@@ -1,0 +1,210 @@
+/**
+ * Deterministic fuzzing of `parsePipeline`: valid pipelines are cut, shuffled and sprinkled with
+ * YAML punctuation, and whatever comes out must be a result, never an exception: either a
+ * pipeline, or issues that each point at a real line and column with a message. The PRNG is
+ * seeded, so a failure names the iteration and reproduces exactly.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parsePipeline } from './parse-pipeline.js';
+import type { ParsePipelineResult } from './parse-pipeline.js';
+
+const ITERATIONS = 3000;
+const SEED = 0x5eed;
+
+/** mulberry32: tiny, fast and good enough to pick mutations. */
+function createRandom(seed: number): { int(max: number): number; pick<T>(items: T[]): T } {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (max: number) => Math.floor(next() * max);
+  return { int, pick: (items) => items[int(items.length)] as (typeof items)[number] };
+}
+
+const SEEDS = [
+  `version: '1.0'
+stages: [clone, test]
+steps:
+  main_clone:
+    type: git-clone
+    stage: clone
+    repo: acme/app
+    revision: \${{CF_BRANCH}}
+    depth: 1
+  test:
+    stage: test
+    image: node:20
+    working_directory: \${{main_clone}}
+    environment:
+      - CI=true
+    commands:
+      - npm ci
+      - npm test
+`,
+  `version: '1.0'
+indicators:
+  - base: &base
+      image: alpine
+      shell: bash
+      environment: {A: 1, B: two}
+steps:
+  one:
+    <<: *base
+    commands: [echo one]
+  two:
+    <<: *base
+    title: Two
+    fail_fast: false
+    when:
+      branch:
+        only: [main, /^release-.*/i]
+      condition:
+        all:
+          passed: "steps.one.result == 'success'"
+          set: includes("\${{X}}", "{{X}}") == false
+`,
+  `version: "1.0"
+fail_fast: false
+steps:
+  script:
+    image: busybox
+    commands: |-
+      echo "a: b"
+      exit 0
+    volumes:
+      - /codefresh/volume/cache:/cache
+  after:
+    image: busybox
+    cmd: ["--flag", "value"]
+    when:
+      condition:
+        any:
+          block: >
+            workflow.result == 'success' ||
+            steps.script.result == 'failure'
+`,
+  `{version: '1.0', steps: {a: {image: alpine, commands: ['true']}, b: {image: alpine}}}
+`,
+];
+
+const PUNCTUATION = [':', ': ', '-', '- ', '[', ']', '{', '}', ',', '*', '&', '<<', '<<: '];
+const ANCHORS = ['*base', '&base ', '<<: *base ', '*a', '&a '];
+const MORE = ['!!', '!!str ', '!!binary ', '!!set ', '\t', '"', "'", '|', '>', '#', '? ', '---\n'];
+const TOKENS = [
+  ...PUNCTUATION,
+  ...ANCHORS,
+  ...MORE,
+  '\n',
+  '  ',
+  '${{',
+  '}}',
+  '%YAML 1.2\n',
+  '\u0000',
+];
+
+type Mutation = (text: string, random: ReturnType<typeof createRandom>) => string;
+
+const mutations: Mutation[] = [
+  (text, r) => text.slice(0, r.int(text.length + 1)),
+  (text, r) => withLines(text, (lines) => lines.splice(r.int(lines.length), 1)),
+  (text, r) =>
+    withLines(text, (lines) => {
+      const i = r.int(lines.length);
+      lines.splice(i, 0, lines[i] ?? '');
+    }),
+  (text, r) =>
+    withLines(text, (lines) => {
+      const [i, j] = [r.int(lines.length), r.int(lines.length)];
+      [lines[i], lines[j]] = [lines[j] ?? '', lines[i] ?? ''];
+    }),
+  (text, r) => {
+    const i = r.int(text.length);
+    return text.slice(0, i) + String.fromCharCode(32 + r.int(95)) + text.slice(i + 1);
+  },
+  (text, r) => {
+    const i = r.int(text.length + 1);
+    return text.slice(0, i) + r.pick(TOKENS) + text.slice(i);
+  },
+];
+
+function withLines(text: string, change: (lines: string[]) => void): string {
+  const lines = text.split('\n');
+  change(lines);
+  return lines.join('\n');
+}
+
+function checkResult(text: string, result: ParsePipelineResult): void {
+  const lines = text.split('\n');
+  for (const issue of result.issues) {
+    assert.ok(issue.message.trim().length > 0, 'an issue has an empty message');
+    assert.ok(Number.isInteger(issue.line) && issue.line >= 1, `line ${issue.line}`);
+    assert.ok(Number.isInteger(issue.column) && issue.column >= 1, `column ${issue.column}`);
+    const line = lines[issue.line - 1];
+    assert.ok(line !== undefined, `line ${issue.line} is past the end`);
+    assert.ok(
+      issue.column <= line.length + 1,
+      `column ${issue.column} is past the end of its line`,
+    );
+  }
+  if (result.ok) {
+    assert.ok(result.pipeline.steps.length > 0, 'a valid pipeline has steps');
+    assert.ok(result.issues.every((i) => i.severity === 'warning'));
+  } else {
+    assert.ok(
+      result.issues.some((i) => i.severity === 'error'),
+      'rejected without an error',
+    );
+  }
+}
+
+// The timeout only guards against a hang; the run takes a few seconds.
+test(`parsePipeline survives ${ITERATIONS} mutated pipelines`, { timeout: 60_000 }, async () => {
+  // The package is pure: nothing it parses may reach the process as a warning.
+  const warnings: Error[] = [];
+  const onWarning = (w: Error) => warnings.push(w);
+  process.on('warning', onWarning);
+  try {
+    const outcomes = runMutations();
+    // Both outcomes occur, so the mutations neither always break nor never break a file.
+    assert.ok(outcomes.ok > 100 && outcomes.rejected > 100, JSON.stringify(outcomes));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(
+      warnings.map((w) => w.message),
+      [],
+    );
+  } finally {
+    process.off('warning', onWarning);
+  }
+});
+
+function runMutations(): { ok: number; rejected: number } {
+  const random = createRandom(SEED);
+  const outcomes = { ok: 0, rejected: 0 };
+  for (let iteration = 0; iteration < ITERATIONS; iteration++) {
+    let text = SEEDS[iteration % SEEDS.length] ?? '';
+    const count = 1 + random.int(4);
+    for (let m = 0; m < count; m++) text = random.pick(mutations)(text, random);
+    let result: ParsePipelineResult;
+    try {
+      result = parsePipeline(text);
+      checkResult(text, result);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      assert.fail(`iteration ${iteration}: ${message}\n--- input ---\n${text}`);
+    }
+    outcomes[result.ok ? 'ok' : 'rejected']++;
+  }
+  return outcomes;
+}
+
+test('every seed pipeline is valid before it is mutated', () => {
+  for (const seed of SEEDS) {
+    const result = parsePipeline(seed);
+    assert.ok(result.ok, JSON.stringify(result.issues));
+  }
+});

@@ -1,0 +1,281 @@
+/**
+ * The second half of the table of broken pipelines (see parse-pipeline.test.ts): step types and
+ * fields Sluice does not run yet, stages, conditions, branch patterns, volumes, several problems
+ * at once, and problems reached through a merge key. Positions counted by hand: line = index in
+ * the fixture array + 1; the comment above a row names the character meant.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parsePipeline } from './parse-pipeline.js';
+
+interface Row {
+  name: string;
+  yaml: string[];
+  /** `line:column code-suffix message`, e.g. `4:11 UNSUPPORTED Step type "build" is not…`. */
+  issues: string[];
+}
+
+const HEAD = ["version: '1.0'", 'steps:'];
+const rows: Row[] = [
+  {
+    name: 'a misspelt step type, at the type value',
+    // "    type: " is 10 characters, so every type value below starts at column 11.
+    yaml: [...HEAD, '  build:', '    type: freestle', '    image: alpine'],
+    issues: ['4:11 UNKNOWN_STEP_TYPE Unknown step type "freestle"; did you mean "freestyle"?'],
+  },
+  {
+    name: 'a typed (marketplace) step',
+    yaml: [...HEAD, '  notify:', '    type: codefresh/slack:1.0', '    arguments:', '      x: 1'],
+    issues: ['4:11 UNSUPPORTED Typed step "codefresh/slack:1.0" is not supported by Sluice yet'],
+  },
+  {
+    name: 'built-in step types Sluice does not run',
+    yaml: [
+      ...HEAD,
+      '  image:',
+      '    type: build',
+      '    image_name: acme/app',
+      '  publish:',
+      '    type: push',
+      '    candidate: ${{image}}',
+      '  checks:',
+      '    type: parallel',
+      '    steps:',
+      '      lint:',
+      '        image: alpine',
+      '  approve:',
+      '    type: pending-approval',
+    ],
+    issues: [
+      '4:11 UNSUPPORTED Step type "build" is not supported by Sluice yet',
+      '7:11 UNSUPPORTED Step type "push" is not supported by Sluice yet',
+      '10:11 UNSUPPORTED Step type "parallel" is not supported by Sluice yet',
+      '15:11 UNSUPPORTED Step type "pending-approval" is not supported by Sluice yet',
+    ],
+  },
+  {
+    name: 'step fields Sluice does not run, at the key',
+    yaml: [
+      ...HEAD,
+      '  build:',
+      '    image: alpine',
+      '    retry:',
+      '      maxAttempts: 3',
+      '    timeout: 10m',
+      '    hooks:',
+      '      on_fail:',
+      '        exec:',
+      '          image: alpine',
+    ],
+    issues: [
+      '5:5 UNSUPPORTED Field "retry" of freestyle step "build" is not supported by Sluice yet',
+      '7:5 UNSUPPORTED Field "timeout" of freestyle step "build" is not supported by Sluice yet',
+      '8:5 UNSUPPORTED Field "hooks" of freestyle step "build" is not supported by Sluice yet',
+    ],
+  },
+  {
+    name: 'mode: parallel',
+    yaml: ["version: '1.0'", 'mode: parallel', 'steps:', '  build:', '    image: alpine'],
+    issues: ['2:7 UNSUPPORTED Pipeline mode "parallel" is not supported by Sluice yet'],
+  },
+  {
+    name: 'a stage that is not declared',
+    // "    stage: " is 11 characters.
+    yaml: [
+      "version: '1.0'",
+      'stages: [build, test]',
+      'steps:',
+      '  compile:',
+      '    image: alpine',
+      '    stage: biuld',
+    ],
+    issues: ['6:12 UNKNOWN_STAGE Stage "biuld" is not declared in "stages"; did you mean "build"?'],
+  },
+  {
+    name: 'a stage without any "stages"',
+    yaml: [...HEAD, '  compile:', '    image: alpine', '    stage: build'],
+    issues: ['5:12 UNKNOWN_STAGE Step uses stage "build" but the pipeline declares no "stages"'],
+  },
+  {
+    name: 'condition syntax errors, at the column inside the quoted scalar',
+    // Line 8: the opening quote is column 23, "1 +" is 24-26, so the end is column 27.
+    // Line 9: the quote is column 21, "a ==" is 22-25; the end of the expression is column 26.
+    // Line 10: the quote is column 18, the second "==" starts at column 24.
+    // Line 11: \" counts two characters in the file but one in the value: "=" is column 33.
+    yaml: [
+      ...HEAD,
+      '  build:',
+      '    image: alpine',
+      '    when:',
+      '      condition:',
+      '        all:',
+      "          incomplete: '1 +'",
+      '          dangling: "a == "',
+      "          twice: 'a == == b'",
+      '          escaped: "\\"main\\" == = 1"',
+    ],
+    issues: [
+      '8:27 EXPRESSION Unexpected end of expression',
+      '9:26 EXPRESSION Unexpected end of expression',
+      '10:24 EXPRESSION Unexpected "=="',
+      '11:33 EXPRESSION Unexpected "="; did you mean "=="?',
+    ],
+  },
+  {
+    name: 'a condition error on the second line of a block scalar',
+    // Line 9 is "            steps.build.result ==": 12 spaces and 21 characters end at 33.
+    yaml: [
+      ...HEAD,
+      '  build:',
+      '    image: alpine',
+      '    when:',
+      '      condition:',
+      '        any:',
+      '          both: |',
+      "            steps.build.result == 'success' &&",
+      '            steps.build.result ==',
+    ],
+    issues: ['10:34 EXPRESSION Unexpected end of expression'],
+  },
+  {
+    name: 'a condition naming an unknown step',
+    // Line 10: "built: " ends at column 17. Line 11: in the file, the value starts at column 21
+    // and each \" before "steps" adds a character: "steps" starts at column 55.
+    yaml: [
+      ...HEAD,
+      '  build:',
+      '    image: alpine',
+      '  test:',
+      '    image: alpine',
+      '    when:',
+      '      condition:',
+      '        all:',
+      "          built: steps.bulid.result == 'success'",
+      '          escaped: "\\"${{CF_BRANCH}}\\" == \\"main\\" && steps.bulid.result == \\"success\\""',
+      "          dynamic: steps.${{NAME}}.result == 'success'",
+      "          partly: steps.deploy_${{ENV}}.result == 'success'",
+    ],
+    issues: [
+      '10:18 UNKNOWN_STEP Condition refers to unknown step "bulid"; did you mean "build"?',
+      '11:55 UNKNOWN_STEP Condition refers to unknown step "bulid"; did you mean "build"?',
+    ],
+  },
+  {
+    name: 'an invalid branch regex',
+    yaml: [
+      ...HEAD,
+      '  build:',
+      '    image: alpine',
+      '    when:',
+      '      branch:',
+      '        only:',
+      '          - main',
+      '          - /[/',
+    ],
+    issues: [
+      '9:13 INVALID_VALUE Branch pattern "/[/" is not a valid regular expression: unterminated character class',
+    ],
+  },
+  {
+    name: 'cmd together with commands or shell, at the key that conflicts',
+    yaml: [
+      ...HEAD,
+      '  build:',
+      '    image: alpine',
+      '    commands: [make]',
+      '    shell: bash',
+      '    cmd: [--help]',
+    ],
+    issues: [
+      '6:5 INVALID_VALUE "shell" runs "commands"; a step with "cmd" cannot set it',
+      '7:5 INVALID_VALUE A step takes "commands" or "cmd", not both',
+    ],
+  },
+  {
+    name: 'volumes from outside /codefresh/volume, including through ".."',
+    yaml: [
+      ...HEAD,
+      '  build:',
+      '    image: alpine',
+      '    volumes:',
+      '      - /var/run/docker.sock:/var/run/docker.sock',
+      '      - /codefresh/volume/../etc:/host-etc',
+      '      - /codefresh/volume/cache:/cache',
+      '      - cache',
+    ],
+    issues: [
+      '6:9 INVALID_VALUE Volume source "/var/run/docker.sock" must be under /codefresh/volume',
+      '7:9 INVALID_VALUE Volume source "/codefresh/volume/../etc" must be under /codefresh/volume',
+      '9:9 INVALID_VALUE Volume "cache" must be written SOURCE:/absolute/target',
+    ],
+  },
+  {
+    name: 'several problems in one file, all reported, in line order',
+    yaml: [
+      "version: '1.0'",
+      'stages: [build]',
+      'steps:',
+      '  clone:',
+      '    type: git-clone',
+      '    repo: acme/app',
+      '    depth: shallow',
+      '  build:',
+      '    image: alpine',
+      '    stage: biuld',
+      '    comands: [make]',
+      '    when:',
+      '      condition:',
+      '        all:',
+      "          ok: steps.clon.result == 'success'",
+      '  deploy:',
+      '    type: deploy',
+      '    cluster: prod',
+    ],
+    issues: [
+      '7:12 INVALID_VALUE "depth" must be a number, got the string "shallow"',
+      '10:12 UNKNOWN_STAGE Stage "biuld" is not declared in "stages"; did you mean "build"?',
+      '11:5 UNKNOWN_FIELD Unknown field "comands" in freestyle step "build"; did you mean "commands"?',
+      '15:15 UNKNOWN_STEP Condition refers to unknown step "clon"; did you mean "clone"?',
+      '17:11 UNSUPPORTED Step type "deploy" is not supported by Sluice yet',
+    ],
+  },
+  {
+    name: 'problems brought in by a merge key, at the anchored fields',
+    // Line 5: six spaces, "shell" (7-11), ": ", so "zsh" starts at column 14.
+    yaml: [
+      "version: '1.0'",
+      'indicators:',
+      '  - defaults: &defaults',
+      '      image: alpine',
+      '      shell: zsh',
+      '      comands: [make]',
+      'steps:',
+      '  build:',
+      '    <<: *defaults',
+      '    title: Build',
+    ],
+    issues: [
+      '5:14 INVALID_VALUE "shell" must be one of "sh", "bash", got the string "zsh"; did you mean "sh"?',
+      '6:7 UNKNOWN_FIELD Unknown field "comands" in freestyle step "build"; did you mean "commands"?',
+    ],
+  },
+  {
+    name: 'an empty "when"',
+    yaml: [...HEAD, '  build:', '    image: alpine', '    when:'],
+    issues: ['5:10 INVALID_VALUE "when" must be a map, got nothing'],
+  },
+];
+
+function describeIssues(text: string): string[] {
+  const result = parsePipeline(text);
+  assert.equal(result.ok, false, 'expected the pipeline to be rejected');
+  return result.issues.map(
+    (i) => `${i.line}:${i.column} ${i.code.replace('SLUICE_PIPELINE_', '')} ${i.message}`,
+  );
+}
+
+for (const row of rows) {
+  test(`rejects ${row.name}`, () => {
+    assert.deepEqual(describeIssues(row.yaml.join('\n') + '\n'), row.issues);
+  });
+}
