@@ -6,7 +6,9 @@ import { spawnSync } from 'node:child_process';
 
 const root = new URL('..', import.meta.url).pathname;
 const names = process.argv.slice(2);
-const available = readdirSync(`${root}bench`).filter((n) => existsSync(`${root}bench/${n}/run.mjs`));
+const available = readdirSync(`${root}bench`).filter((n) =>
+  existsSync(`${root}bench/${n}/run.mjs`),
+);
 if (names.length === 0) {
   console.error(`usage: npm run bench -- <name>   (available: ${available.join(', ')})`);
   process.exit(2);
@@ -16,6 +18,8 @@ for (const name of names) {
     console.error(`no benchmark "${name}" (available: ${available.join(', ')})`);
     process.exit(2);
   }
-  const result = spawnSync(process.execPath, [`${root}bench/${name}/run.mjs`], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [`${root}bench/${name}/run.mjs`], {
+    stdio: 'inherit',
+  });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

@@ -13,7 +13,13 @@ const ALLOWED = {
   '@sluice/testkit': ['@sluice/errors'],
   '@sluice/engine': ['@sluice/errors', '@sluice/pipeline', '@sluice/docker', '@sluice/log'],
   // The CLI is the single `sluice` binary: the one place allowed to compose other apps.
-  '@sluice/cli': ['@sluice/errors', '@sluice/pipeline', '@sluice/docker', '@sluice/log', '@sluice/engine'],
+  '@sluice/cli': [
+    '@sluice/errors',
+    '@sluice/pipeline',
+    '@sluice/docker',
+    '@sluice/log',
+    '@sluice/engine',
+  ],
 };
 const TEST_ONLY = ['@sluice/testkit'];
 const PURE = new Set(['@sluice/errors', '@sluice/pipeline']);
@@ -41,7 +47,10 @@ for (const dir of workspaces) {
     problems.push(`${pkg.name} is not in the boundaries table of scripts/check-boundaries.mjs`);
     continue;
   }
-  const declared = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})]);
+  const declared = new Set([
+    ...Object.keys(pkg.dependencies ?? {}),
+    ...Object.keys(pkg.devDependencies ?? {}),
+  ]);
   const edges = new Set();
   for (const file of sources(join(dir, 'src'))) {
     const isTest = /\.(int\.|e2e\.)?test\.ts$|\.test-support\.ts$/.test(file);
@@ -50,10 +59,14 @@ for (const dir of workspaces) {
       const target = match[1];
       if (target === pkg.name) continue;
       const where = file.slice(root.length);
-      if (!declared.has(target)) problems.push(`${where}: imports ${target}, which ${pkg.name}'s package.json does not declare`);
+      if (!declared.has(target))
+        problems.push(
+          `${where}: imports ${target}, which ${pkg.name}'s package.json does not declare`,
+        );
       const ok = allowed.includes(target) || (isTest && TEST_ONLY.includes(target));
       if (!ok) problems.push(`${where}: ${pkg.name} may not import ${target}`);
-      if (PURE.has(pkg.name) && !PURE.has(target)) problems.push(`${where}: pure ${pkg.name} imports ${target}, which does I/O`);
+      if (PURE.has(pkg.name) && !PURE.has(target))
+        problems.push(`${where}: pure ${pkg.name} imports ${target}, which does I/O`);
       if (!isTest) edges.add(target);
     }
   }

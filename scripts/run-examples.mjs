@@ -7,8 +7,14 @@ const root = new URL('..', import.meta.url).pathname;
 const sluice = `${root}apps/cli/bin/sluice.js`;
 const examples = [
   { file: 'examples/hello/codefresh.yml', args: ['--branch', 'main'] },
-  { file: 'examples/git-clone/codefresh.yml', args: ['--var', `REPO_URL=file://${root}`, '--var', `REVISION=${headRevision()}`] },
-  { file: 'examples/conditional/codefresh.yml', args: ['--branch', 'main', '--var', 'FILES_CHANGED=12'] },
+  {
+    file: 'examples/git-clone/codefresh.yml',
+    args: ['--var', `REPO_URL=file://${root}`, '--var', `REVISION=${headRevision()}`],
+  },
+  {
+    file: 'examples/conditional/codefresh.yml',
+    args: ['--branch', 'main', '--var', 'FILES_CHANGED=12'],
+  },
 ];
 
 function headRevision() {
@@ -20,7 +26,10 @@ function headRevision() {
 let failed = 0;
 for (const example of examples) {
   console.log(`\n\u001b[1m$ sluice run ${example.file} ${example.args.join(' ')}\u001b[0m`);
-  const result = spawnSync(process.execPath, [sluice, 'run', example.file, ...example.args], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [sluice, 'run', example.file, ...example.args], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   if (result.status !== 0) {
     failed += 1;
     console.error(`example ${example.file} exited with ${result.status ?? result.signal}`);

@@ -10,17 +10,31 @@ import { runBuild } from '@sluice/engine';
 const STEPS = 10;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const IMAGE = 'sluice/busybox:1';
-const docker = DockerClient.create({ host: process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock' });
+const docker = DockerClient.create({
+  host: process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock',
+});
 
 const yaml = ['version: "1.0"', 'steps:'];
-for (let i = 0; i < STEPS; i++) yaml.push(`  step_${i}:`, `    image: ${IMAGE}`, '    commands:', `      - echo step ${i}`);
+for (let i = 0; i < STEPS; i++)
+  yaml.push(`  step_${i}:`, `    image: ${IMAGE}`, '    commands:', `      - echo step ${i}`);
 const parsed = parsePipeline(yaml.join('\n'), { file: 'bench.yml' });
 if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
 
 async function bare() {
   const start = performance.now();
   for (let i = 0; i < STEPS; i++) {
-    const c = await docker.start({ name: `bench-bare-${process.pid}-${i}`, image: IMAGE, entrypoint: ['sh', '-c'], cmd: [`echo step ${i}`], env: [], binds: [], labels: {} }, () => {});
+    const c = await docker.start(
+      {
+        name: `bench-bare-${process.pid}-${i}`,
+        image: IMAGE,
+        entrypoint: ['sh', '-c'],
+        cmd: [`echo step ${i}`],
+        env: [],
+        binds: [],
+        labels: {},
+      },
+      () => {},
+    );
     const code = await c.wait();
     if (code !== 0) throw new Error(`bare run exited ${code}`);
     await docker.removeContainer(c.id);
@@ -31,9 +45,14 @@ async function bare() {
 async function pipeline(round) {
   const start = performance.now();
   const summary = await runBuild(parsed.pipeline, {
-    docker, buildId: `bench-${process.pid}-${round}`, facts: { pipelineName: 'bench' }, volumeKey: 'bench-engine-overhead', onEvent: () => {},
+    docker,
+    buildId: `bench-${process.pid}-${round}`,
+    facts: { pipelineName: 'bench' },
+    volumeKey: 'bench-engine-overhead',
+    onEvent: () => {},
   });
-  if (summary.result !== 'success') throw new Error(`pipeline ${summary.result}: ${summary.reason}`);
+  if (summary.result !== 'success')
+    throw new Error(`pipeline ${summary.result}: ${summary.reason}`);
   return performance.now() - start;
 }
 
@@ -45,14 +64,22 @@ const pipelineTimes = [];
 for (let round = 0; round < ROUNDS; round++) {
   bareTimes.push(await bare());
   pipelineTimes.push(await pipeline(round));
-  console.log(`round ${round + 1}/${ROUNDS}: bare ${bareTimes.at(-1).toFixed(0)} ms, pipeline ${pipelineTimes.at(-1).toFixed(0)} ms`);
+  console.log(
+    `round ${round + 1}/${ROUNDS}: bare ${bareTimes.at(-1).toFixed(0)} ms, pipeline ${pipelineTimes.at(-1).toFixed(0)} ms`,
+  );
 }
 await docker.removeVolume('sluice-volume-bench-engine-overhead');
 const bareMs = median(bareTimes);
 const pipelineMs = median(pipelineTimes);
-console.log(JSON.stringify({
-  bench: 'engine-overhead', steps: STEPS, rounds: ROUNDS,
-  pipeline_ms: Math.round(pipelineMs), baseline_ms: Math.round(bareMs),
-  per_step_overhead_ms: Math.round((pipelineMs - bareMs) / STEPS),
-  ratio: Number((pipelineMs / bareMs).toFixed(3)), goal: { ratio: 1.3 },
-}));
+console.log(
+  JSON.stringify({
+    bench: 'engine-overhead',
+    steps: STEPS,
+    rounds: ROUNDS,
+    pipeline_ms: Math.round(pipelineMs),
+    baseline_ms: Math.round(bareMs),
+    per_step_overhead_ms: Math.round((pipelineMs - bareMs) / STEPS),
+    ratio: Number((pipelineMs / bareMs).toFixed(3)),
+    goal: { ratio: 1.3 },
+  }),
+);

@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { dockerEndpoint, loadConfig, parsePairs } from './config.js';
 
 test('DOCKER_HOST, colour and proxy settings come from the environment', () => {
-  const config = loadConfig({ DOCKER_HOST: 'tcp://10.1.2.3:2375', NO_COLOR: '1', HTTPS_PROXY: 'http://proxy:3128' }, true);
+  const config = loadConfig(
+    { DOCKER_HOST: 'tcp://10.1.2.3:2375', NO_COLOR: '1', HTTPS_PROXY: 'http://proxy:3128' },
+    true,
+  );
   assert.equal(config.dockerHost, 'tcp://10.1.2.3:2375');
   assert.equal(config.color, false);
   assert.deepEqual(config.proxy, { HTTPS_PROXY: 'http://proxy:3128' });
@@ -18,8 +21,13 @@ test('the local socket is the default and a TTY gets colour', () => {
 
 test('the --docker-host flag wins, and TLS without certificates is a clear error', () => {
   const config = loadConfig({ DOCKER_TLS_VERIFY: '1' }, false);
-  assert.throws(() => dockerEndpoint(config, 'tcp://dind:1300'), /TLS is required for tcp:\/\/dind:1300 but DOCKER_CERT_PATH is not set/);
-  assert.deepEqual(dockerEndpoint(loadConfig({}, false), 'unix:///tmp/d.sock'), { host: 'unix:///tmp/d.sock' });
+  assert.throws(
+    () => dockerEndpoint(config, 'tcp://dind:1300'),
+    /TLS is required for tcp:\/\/dind:1300 but DOCKER_CERT_PATH is not set/,
+  );
+  assert.deepEqual(dockerEndpoint(loadConfig({}, false), 'unix:///tmp/d.sock'), {
+    host: 'unix:///tmp/d.sock',
+  });
 });
 
 test('--var pairs keep = in values and reject a pair without a name', () => {

@@ -32,15 +32,22 @@ function codesInSources(): Map<string, string> {
 }
 
 const catalogue = readFileSync(join(root, 'docs/errors.md'), 'utf8');
-const documented = new Set([...catalogue.matchAll(/^\| `(SLUICE_[A-Z0-9_]+)` \|/gm)].map((m) => m[1] ?? ''));
+const documented = new Set(
+  [...catalogue.matchAll(/^\| `(SLUICE_[A-Z0-9_]+)` \|/gm)].map((m) => m[1] ?? ''),
+);
 
 test('every error code used in the sources is in docs/errors.md', () => {
-  const missing = [...codesInSources()].filter(([code]) => !documented.has(code)).map(([code, file]) => `${code} (${file})`);
+  const missing = [...codesInSources()]
+    .filter(([code]) => !documented.has(code))
+    .map(([code, file]) => `${code} (${file})`);
   assert.deepEqual(missing, []);
 });
 
 test('every code in docs/errors.md is still used', () => {
   const used = codesInSources();
   assert.ok(documented.size > 10, 'the catalogue table was not found');
-  assert.deepEqual([...documented].filter((code) => !used.has(code)), []);
+  assert.deepEqual(
+    [...documented].filter((code) => !used.has(code)),
+    [],
+  );
 });

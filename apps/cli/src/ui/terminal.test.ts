@@ -9,7 +9,14 @@ test('durations read naturally at every scale', () => {
 });
 
 test('tables pad every column but the last to its widest cell', () => {
-  assert.deepEqual(formatTable([['STEP', 'RESULT'], ['clone', 'success'], ['a', 'skipped']]), ['STEP   RESULT', 'clone  success', 'a      skipped']);
+  assert.deepEqual(
+    formatTable([
+      ['STEP', 'RESULT'],
+      ['clone', 'success'],
+      ['a', 'skipped'],
+    ]),
+    ['STEP   RESULT', 'clone  success', 'a      skipped'],
+  );
 });
 
 test('paint adds ANSI codes only when colour is on', () => {
