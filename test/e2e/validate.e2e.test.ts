@@ -50,7 +50,7 @@ test('every problem is printed with file:line:column, a suggestion and a caret',
     ),
     result.stderr,
   );
-  assert.match(result.stderr, /5 \|     comands:\n\s+\|     \^/);
+  assert.match(result.stderr, /5 \| {5}comands:\n\s+\| {5}\^/);
   assert.match(result.stderr, /2 errors, 0 warnings/);
 });
 
