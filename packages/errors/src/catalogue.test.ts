@@ -33,7 +33,7 @@ function codesInSources(): Map<string, string> {
 
 const catalogue = readFileSync(join(root, 'docs/errors.md'), 'utf8');
 const documented = new Set(
-  [...catalogue.matchAll(/^\| `(SLUICE_[A-Z0-9_]+)` \|/gm)].map((m) => m[1] ?? ''),
+  [...catalogue.matchAll(/^\|\s*`(SLUICE_[A-Z0-9_]+)`\s*\|/gm)].map((m) => m[1] ?? ''),
 );
 
 test('every error code used in the sources is in docs/errors.md', () => {
