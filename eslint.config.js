@@ -3,7 +3,11 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import nodePlugin from 'eslint-plugin-n';
 
-const ISOMORPHIC = ['packages/pipeline/src/**/*.ts', 'packages/errors/src/**/*.ts'];
+const ISOMORPHIC = [
+  'packages/pipeline/src/**/*.ts',
+  'packages/errors/src/**/*.ts',
+  'packages/runtime-spec/src/**/*.ts',
+];
 
 export default tseslint.config(
   {
@@ -59,9 +63,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            { group: ['node:*'], message: 'pipeline and errors are pure: no Node built-ins' },
-          ],
+          patterns: [{ group: ['node:*'], message: 'Pure packages do no I/O: no Node built-ins' }],
         },
       ],
     },

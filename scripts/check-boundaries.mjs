@@ -8,10 +8,24 @@ import { join } from 'node:path';
 const ALLOWED = {
   '@sluice/errors': [],
   '@sluice/pipeline': ['@sluice/errors'],
+  '@sluice/pki': ['@sluice/errors'],
+  '@sluice/triggers': ['@sluice/errors', '@sluice/pipeline'],
+  '@sluice/runtime-spec': ['@sluice/errors'],
+  '@sluice/protocol': ['@sluice/errors'],
   '@sluice/log': ['@sluice/errors'],
   '@sluice/docker': ['@sluice/errors'],
+  '@sluice/db': ['@sluice/errors'],
   '@sluice/testkit': ['@sluice/errors'],
   '@sluice/engine': ['@sluice/errors', '@sluice/pipeline', '@sluice/docker', '@sluice/log'],
+  '@sluice/server': [
+    '@sluice/errors',
+    '@sluice/log',
+    '@sluice/pipeline',
+    '@sluice/protocol',
+    '@sluice/db',
+    '@sluice/pki',
+    '@sluice/runtime-spec',
+  ],
   // The CLI is the single `sluice` binary: the one place allowed to compose other apps.
   '@sluice/cli': [
     '@sluice/errors',
@@ -19,10 +33,16 @@ const ALLOWED = {
     '@sluice/docker',
     '@sluice/log',
     '@sluice/engine',
+    '@sluice/server',
   ],
 };
 const TEST_ONLY = ['@sluice/testkit'];
-const PURE = new Set(['@sluice/errors', '@sluice/pipeline']);
+const PURE = new Set([
+  '@sluice/errors',
+  '@sluice/pipeline',
+  '@sluice/protocol',
+  '@sluice/runtime-spec',
+]);
 
 const root = new URL('..', import.meta.url).pathname;
 const problems = [];

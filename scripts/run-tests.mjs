@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Runs the test tiers on the compiled output (tsc -b first), one tier after another, and closes
 // with a plain "N passed, N failed" line that CI reads.
-//   unit: **/dist/**/*.test.js without .int./.e2e.     int: **/dist/**/*.int.test.js
-//   e2e:  test/dist/e2e/*.e2e.test.js
+//   unit: **/dist/**/*.test.js without .int./.e2e./.kube.  int: **/dist/**/*.int.test.js
+//   e2e:  test/dist/e2e/*.e2e.test.js                kube: **/dist/**/*.kube.test.js (a real cluster)
 // Filter with SLUICE_TEST_FILTER=<substring of the path>.
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -38,7 +38,8 @@ function filesFor(tier) {
     .filter((p) => {
       if (tier === 'int') return p.endsWith('.int.test.js');
       if (tier === 'e2e') return p.endsWith('.e2e.test.js');
-      return !p.endsWith('.int.test.js') && !p.endsWith('.e2e.test.js');
+      if (tier === 'kube') return p.endsWith('.kube.test.js');
+      return !/\.(int|e2e|kube)\.test\.js$/.test(p);
     })
     .filter((p) => p.includes(filter))
     .sort();
@@ -52,7 +53,9 @@ for (const tier of tiers) {
   console.log(`\n== ${tier}: ${files.length} test files ==`);
   if (files.length === 0) continue;
   const counts = { passed: 0, failed: 0, skipped: 0 };
-  const stream = run({ files, concurrency: tier === 'unit' ? 2 : 1, timeout: 15 * 60_000 });
+  // A kube file may build the Kubernetes binaries on a fresh machine (about 12 minutes).
+  const timeout = (tier === 'kube' ? 40 : 15) * 60_000;
+  const stream = run({ files, concurrency: tier === 'unit' ? 2 : 1, timeout });
   stream.on('test:pass', (e) => {
     if (e.details.type === 'suite') return;
     if (e.skip || e.todo) counts.skipped++;

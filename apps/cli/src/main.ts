@@ -8,6 +8,7 @@ import { describeError, exitCodeFor, isSluiceError } from '@sluice/errors';
 import { loadConfig } from './config.js';
 import { parseOutput, runCommand } from './commands/run.js';
 import { validateCommand } from './commands/validate.js';
+import { serverCommand } from './commands/server.js';
 import { printError } from './ui/print-issues.js';
 import { createTerminal } from './ui/terminal.js';
 import type { RunOptions } from './commands/run.js';
@@ -64,6 +65,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('-o, --output <format>', 'text or json', parseOutput, 'text')
     .action((file: string | undefined, opts: { output: 'text' | 'json' }) => {
       exitCode = validateCommand(term, file, { cwd: process.cwd(), output: opts.output });
+    });
+
+  program
+    .command('server')
+    .description('Run the control plane (PGlite in --data-dir, or PostgreSQL with DATABASE_URL)')
+    .option('--port <port>', 'port to listen on (default 8080)', (v) => Number(v))
+    .option('--host <host>', 'address to listen on (default 127.0.0.1)')
+    .option('--data-dir <dir>', 'data directory for the embedded database and the server key')
+    .action(async (opts: { port?: number; host?: string; dataDir?: string }) => {
+      exitCode = await serverCommand(term, opts);
     });
 
   try {

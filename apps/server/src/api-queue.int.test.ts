@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { useTestDatabases } from '@sluice/db/testing';
+import { isSluiceError } from '@sluice/errors';
+import { LOCAL_RUNTIME, SIMPLE_PIPELINE, startTestServer } from './server-harness.test-support.js';
+
+const databases = useTestDatabases();
+
+databases.test('several agents polling at once never receive the same task', async (database) => {
+  const t = await startTestServer(database);
+  try {
+    await t.admin.call('createRuntimeEnvironment', {
+      body: { name: 'local', spec: LOCAL_RUNTIME },
+    });
+    await t.admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
+    await t.admin.call('createProject', { body: { name: 'web' } });
+    const pipeline = await t.admin.call('createPipeline', {
+      params: { project: 'web' },
+      body: { name: 'app', yaml: SIMPLE_PIPELINE },
+    });
+    const agents = await Promise.all(
+      ['a1', 'a2', 'a3', 'a4'].map(async (name) =>
+        t.client(
+          (await t.admin.call('createAgent', { body: { name, runtimes: ['local'] } })).token,
+        ),
+      ),
+    );
+    const builds = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        t.admin.call('createBuild', { params: { pipelineId: pipeline.id }, body: {} }),
+      ),
+    );
+    const seen: string[] = [];
+    for (let round = 0; round < 10 && seen.length < builds.length; round++) {
+      const results = await Promise.all(
+        agents.map((agent) => agent.call('pollTasks', { query: { wait: 0, max: 3 } })),
+      );
+      for (const result of results) seen.push(...result.tasks.map((task) => task.id));
+    }
+    assert.equal(seen.length, builds.length, 'every task delivered');
+    assert.equal(new Set(seen).size, seen.length, 'no task delivered twice');
+  } finally {
+    await t.close();
+  }
+});
+
+databases.test(
+  'a retriable failure is retried with backoff; a final failure fails the build with its reason',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      await t.admin.call('createRuntimeEnvironment', {
+        body: { name: 'local', spec: LOCAL_RUNTIME },
+      });
+      await t.admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
+      await t.admin.call('createProject', { body: { name: 'web' } });
+      const pipeline = await t.admin.call('createPipeline', {
+        params: { project: 'web' },
+        body: { name: 'app', yaml: SIMPLE_PIPELINE },
+      });
+      const agent = t.client(
+        (await t.admin.call('createAgent', { body: { name: 'a1', runtimes: ['local'] } })).token,
+      );
+      const build = await t.admin.call('createBuild', {
+        params: { pipelineId: pipeline.id },
+        body: {},
+      });
+      const first = (await agent.call('pollTasks', { query: { wait: 0 } })).tasks[0]!;
+      await agent.call('reportTaskStatus', {
+        params: { taskId: first.id },
+        body: {
+          status: 'Error',
+          statusRevision: first.statusRevision + 1,
+          isRetriable: true,
+          reason: 'API server busy',
+        },
+      });
+      await assert.rejects(
+        agent.call('reportTaskStatus', {
+          params: { taskId: first.id },
+          body: { status: 'Success', statusRevision: first.statusRevision + 1 },
+        }),
+        (err: unknown) => isSluiceError(err) && err.code === 'SLUICE_TASK_STALE_REVISION',
+      );
+      assert.deepEqual(
+        (await agent.call('pollTasks', { query: { wait: 0 } })).tasks,
+        [],
+        'not before its backoff',
+      );
+      const second = (await agent.call('pollTasks', { query: { wait: 5 } })).tasks[0]!;
+      assert.equal(second.id, first.id);
+      assert.equal(second.attempt, 2);
+      await agent.call('reportTaskStatus', {
+        params: { taskId: second.id },
+        body: {
+          status: 'Error',
+          statusRevision: second.statusRevision + 1,
+          isRetriable: false,
+          reason: 'pods "engine-x" is forbidden',
+        },
+      });
+      const failed = await t.admin.call('getBuild', { params: { buildId: build.id } });
+      assert.equal(failed.status, 'error');
+      assert.equal(
+        failed.reason,
+        'Task RunEngine failed after 2 attempt(s): pods "engine-x" is forbidden',
+      );
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+databases.test(
+  'runtime environments: 422 naming the bad field, versions on patch, history, default, extends merged',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const bad = await fetch(`${t.url}/api/v1/runtime-environments`, {
+        method: 'POST',
+        headers: {
+          authorization: 'Bearer slu_u_test-bootstrap-token-0123456789',
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({
+          name: 'k8s',
+          spec: {
+            metadata: { name: 'k8s' },
+            runtimeScheduler: { type: 'KubernetesPod', terminationGracePeriodSecond: 30 },
+          },
+        }),
+      });
+      assert.equal(bad.status, 422);
+      assert.match(await bad.text(), /terminationGracePeriodSecond/);
+      const created = await t.admin.call('createRuntimeEnvironment', {
+        body: { name: 'local', spec: LOCAL_RUNTIME },
+      });
+      assert.equal(created.version, 1);
+      const patched = await t.admin.call('patchRuntimeEnvironment', {
+        params: { name: 'local' },
+        body: { patch: { description: 'laptop' } },
+      });
+      assert.equal(patched.version, 2);
+      assert.equal(patched.spec.description, 'laptop');
+      const history = await t.admin.call('runtimeEnvironmentHistory', {
+        params: { name: 'local' },
+      });
+      assert.deepEqual(
+        history.items.map((i) => i.version),
+        [2, 1],
+      );
+      assert.equal(
+        (
+          await t.admin.call('getRuntimeEnvironment', {
+            params: { name: 'local' },
+            query: { version: 1 },
+          })
+        ).spec.description,
+        undefined,
+      );
+      const withDefault = await t.admin.call('setDefaultRuntimeEnvironment', {
+        params: { name: 'local' },
+      });
+      assert.equal(withDefault.isDefault, true);
+      await assert.rejects(
+        t.admin.call('createRuntimeEnvironment', { body: { name: 'local', spec: LOCAL_RUNTIME } }),
+        /already exists/,
+      );
+    } finally {
+      await t.close();
+    }
+  },
+);

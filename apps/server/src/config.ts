@@ -1,0 +1,83 @@
+/**
+ * The server's configuration: defaults < environment < flags, validated once, frozen. The only
+ * module of the server that reads process.env.
+ * @module
+ */
+import { InputError } from '@sluice/errors';
+
+export interface ServerConfig {
+  /** Port to listen on; 0 picks a free one (tests). */
+  port: number;
+  host: string;
+  /** PGlite data directory (also holds the server key when SLUICE_SECRET_KEY is unset). */
+  dataDir: string | undefined;
+  /** PostgreSQL instead of PGlite. */
+  databaseUrl: string | undefined;
+  /** The first admin token, for automation; random and printed once otherwise. */
+  bootstrapToken: string | undefined;
+  /** 32-byte key (base64) for secrets at rest. */
+  secretKey: string | undefined;
+  /** The URL agents and engines use to reach this server. */
+  publicUrl: string | undefined;
+  /** An agent without a heartbeat for this long is offline. */
+  agentOfflineAfterMs: number;
+  /** A running build whose engine is silent this long fails as an infrastructure error. */
+  engineSilentAfterMs: number;
+  /** How long a leased task stays with an agent before it may be handed out again. */
+  taskLeaseMs: number;
+}
+
+export interface ServerFlags {
+  port?: number;
+  host?: string;
+  dataDir?: string;
+}
+
+function numberFrom(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  problems: string[],
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0)
+    problems.push(`${name} must be a non-negative number, got "${raw}"`);
+  return value;
+}
+
+export function loadServerConfig(
+  flags: ServerFlags = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Readonly<ServerConfig> {
+  const problems: string[] = [];
+  const config: ServerConfig = {
+    port: flags.port ?? numberFrom(env, 'SLUICE_PORT', 8080, problems),
+    host: flags.host ?? env.SLUICE_HOST ?? '127.0.0.1',
+    dataDir: flags.dataDir ?? env.SLUICE_DATA_DIR ?? undefined,
+    databaseUrl: env.DATABASE_URL || undefined,
+    bootstrapToken: env.SLUICE_BOOTSTRAP_TOKEN || undefined,
+    secretKey: env.SLUICE_SECRET_KEY || undefined,
+    publicUrl: env.SLUICE_PUBLIC_URL || undefined,
+    agentOfflineAfterMs: numberFrom(env, 'SLUICE_AGENT_OFFLINE_AFTER_MS', 60_000, problems),
+    engineSilentAfterMs: numberFrom(env, 'SLUICE_ENGINE_SILENT_AFTER_MS', 300_000, problems),
+    taskLeaseMs: numberFrom(env, 'SLUICE_TASK_LEASE_MS', 60_000, problems),
+  };
+  if (config.databaseUrl === undefined && config.dataDir === undefined) {
+    problems.push(
+      'Give a data directory (--data-dir or SLUICE_DATA_DIR) for the embedded database, or DATABASE_URL for PostgreSQL',
+    );
+  }
+  if (config.bootstrapToken !== undefined && config.bootstrapToken.length < 20) {
+    problems.push('SLUICE_BOOTSTRAP_TOKEN must be at least 20 characters');
+  }
+  if (problems.length > 0) {
+    throw new InputError(
+      'SLUICE_SERVER_CONFIG_INVALID',
+      `Invalid server configuration:\n  ${problems.join('\n  ')}`,
+      { details: { problems } },
+    );
+  }
+  return Object.freeze(config);
+}

@@ -1,0 +1,72 @@
+/**
+ * Registers contract routes on Fastify: the request is authenticated and checked against the
+ * route's scope, params, query and body are parsed with the route's zod schemas (every problem
+ * reported at once, with its path), and the handler's result is sent with the route's status.
+ * @module
+ */
+import { InputError } from '@sluice/errors';
+import type { RouteDef } from '@sluice/protocol';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { bearerToken, requireScope } from './auth.js';
+import type { Principal } from './auth.js';
+
+export interface HandlerContext<D extends RouteDef> {
+  params: z.output<D['params']>;
+  query: z.output<D['query']>;
+  body: z.output<D['body']>;
+  principal: Principal;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+export type Handler<D extends RouteDef> = (
+  ctx: HandlerContext<D>,
+) => Promise<z.input<D['response']> | undefined>;
+
+export type Authenticate = (token: string) => Promise<Principal>;
+
+function parsePart(schema: z.ZodType, value: unknown, where: string): unknown {
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => ({
+    path: [where, ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
+  throw new InputError(
+    'SLUICE_REQUEST_INVALID',
+    `Invalid request: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+    { details: { problems } },
+  );
+}
+
+export function registerRoute<D extends RouteDef>(
+  app: FastifyInstance,
+  route: D,
+  authenticate: Authenticate,
+  handler: Handler<D>,
+): void {
+  app.route({
+    method: route.method,
+    url: route.path,
+    handler: async (request, reply) => {
+      const token = bearerToken(request.headers.authorization);
+      const principal = token === undefined ? undefined : await authenticate(token);
+      requireScope(principal, route.scope);
+      const ctx = {
+        params: parsePart(route.params, request.params, 'params'),
+        query: parsePart(route.query, request.query, 'query'),
+        body:
+          route.method === 'GET' || route.method === 'DELETE'
+            ? {}
+            : parsePart(route.body, request.body, 'body'),
+        principal: principal,
+        request,
+        reply,
+      } as HandlerContext<D>;
+      const result = await handler(ctx);
+      if (route.raw || reply.sent) return reply;
+      return reply.status(route.status).send(route.status === 204 ? undefined : result);
+    },
+  });
+}

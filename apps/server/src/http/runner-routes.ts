@@ -1,0 +1,74 @@
+/**
+ * `/api/agent/v1` (agent tokens: only the agent's own runtimes) and `/api/engine/v1` (engine
+ * tokens: only their own build). The subject comes from the token, never from the request.
+ * @module
+ */
+import { routes } from '@sluice/protocol';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Services } from '../services/services.js';
+import { registerRoute } from './register-routes.js';
+import type { Authenticate } from './register-routes.js';
+
+/** Aborts when the client goes away, so a long-poll stops holding its slot. */
+function disconnectSignal(request: FastifyRequest): AbortSignal {
+  const controller = new AbortController();
+  request.raw.on('close', () => controller.abort());
+  return controller.signal;
+}
+
+export function registerRunnerRoutes(app: FastifyInstance, s: Services, auth: Authenticate): void {
+  registerRoute(app, routes.pollTasks, auth, async ({ principal, query, request }) => ({
+    tasks: await s.tasks.poll({
+      agentId: principal.agentId ?? '',
+      accountId: principal.accountId,
+      waitMs: query.wait * 1000,
+      max: query.max,
+      signal: disconnectSignal(request),
+    }),
+  }));
+  registerRoute(
+    app,
+    routes.reportTaskStatus,
+    auth,
+    async ({ principal, params, body }) =>
+      void (await s.tasks.report(principal.agentId ?? '', params.taskId, body)),
+  );
+  registerRoute(
+    app,
+    routes.agentHeartbeat,
+    auth,
+    async ({ principal, body }) =>
+      void (await s.agents.heartbeat(principal.agentId ?? '', body.health, body.version)),
+  );
+
+  registerRoute(app, routes.engineBuild, auth, ({ principal }) =>
+    s.engine.build(principal.buildId ?? ''),
+  );
+  registerRoute(
+    app,
+    routes.engineEvents,
+    auth,
+    async ({ principal, body }) =>
+      void (await s.engine.events(principal.buildId ?? '', body.events)),
+  );
+  registerRoute(
+    app,
+    routes.engineLog,
+    auth,
+    async ({ principal, body }) => void (await s.logs.append(principal.buildId ?? '', body)),
+  );
+  registerRoute(
+    app,
+    routes.engineHeartbeat,
+    auth,
+    async ({ principal }) => void (await s.engine.heartbeat(principal.buildId ?? '')),
+  );
+  registerRoute(app, routes.engineControl, auth, async ({ principal, query, request }) => ({
+    messages: await s.engine.control(
+      principal.buildId ?? '',
+      query.after,
+      query.wait * 1000,
+      disconnectSignal(request),
+    ),
+  }));
+}

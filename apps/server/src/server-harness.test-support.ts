@@ -1,0 +1,79 @@
+/**
+ * A real server on a real port for tests, on a database from `@sluice/db/testing`, with a
+ * capturing logger so tests can check what was logged.
+ * @module
+ */
+import { PassThrough } from 'node:stream';
+import { exportSecretKey, generateSecretKey } from '@sluice/pki';
+import { createClient } from '@sluice/protocol';
+import type { SluiceClient } from '@sluice/protocol';
+import type { Database } from '@sluice/db';
+import { createLogger } from '@sluice/log';
+import { createServer } from './server.js';
+import type { SluiceServer } from './server.js';
+import type { ServerConfig } from './config.js';
+
+export const ADMIN_TOKEN = 'slu_u_test-bootstrap-token-0123456789';
+
+export interface TestServer {
+  server: SluiceServer;
+  url: string;
+  admin: SluiceClient;
+  client(token: string): SluiceClient;
+  logs(): string;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(
+  database: Database,
+  overrides: Partial<ServerConfig> = {},
+): Promise<TestServer> {
+  const output = new PassThrough();
+  let captured = '';
+  output.on('data', (chunk: Buffer) => (captured += chunk.toString()));
+  const config: ServerConfig = {
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: undefined,
+    databaseUrl: undefined,
+    bootstrapToken: ADMIN_TOKEN,
+    secretKey: exportSecretKey(generateSecretKey()),
+    publicUrl: 'http://control-plane.test',
+    agentOfflineAfterMs: 60_000,
+    engineSilentAfterMs: 300_000,
+    taskLeaseMs: 60_000,
+    ...overrides,
+  };
+  const server = await createServer({
+    config,
+    database,
+    logger: createLogger({ destination: output, level: 'debug' }),
+  });
+  const url = await server.listen();
+  return {
+    server,
+    url,
+    admin: createClient({ baseUrl: url, token: ADMIN_TOKEN }),
+    client: (token) => createClient({ baseUrl: url, token }),
+    logs: () => captured,
+    close: () => server.close(),
+  };
+}
+
+export const SIMPLE_PIPELINE = [
+  'version: "1.0"',
+  'steps:',
+  '  build:',
+  '    image: alpine',
+  '    commands: ["make"]',
+  '  test:',
+  '    image: alpine',
+  '    commands: ["make test"]',
+  '',
+].join('\n');
+
+export const LOCAL_RUNTIME = {
+  metadata: { name: 'local' },
+  runtimeScheduler: { type: 'LocalDocker' },
+  dockerDaemonScheduler: { type: 'LocalDocker' },
+};

@@ -1,0 +1,96 @@
+/**
+ * `createServer` builds the control plane (database, services, HTTP routes) without listening,
+ * so tests can listen on port 0; `close` stops everything in order.
+ * @module
+ */
+import { mkdirSync } from 'node:fs';
+import Fastify from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { openDatabase } from '@sluice/db';
+import type { Database } from '@sluice/db';
+import { buildOpenApiDocument, routes } from '@sluice/protocol';
+import { silentLogger } from '@sluice/log';
+import type { Logger } from '@sluice/log';
+import type { ServerConfig } from './config.js';
+import { createErrorHandler } from './http/error-handler.js';
+import { registerRoute } from './http/register-routes.js';
+import { registerRunnerRoutes } from './http/runner-routes.js';
+import { registerUserRoutes } from './http/user-routes.js';
+import { createIdGenerator } from './ids.js';
+import { loadSecretKey } from './secret-key-file.js';
+import { createServices } from './services/services.js';
+import type { Services } from './services/services.js';
+import { Signals } from './services/signals.js';
+import type { TaskPlanner } from './services/task-planner.js';
+
+export const SERVER_VERSION = '0.1.0';
+
+export interface CreateServerOptions {
+  config: Readonly<ServerConfig>;
+  logger?: Logger;
+  clock?: () => number;
+  /** An open database (tests); opened from the config otherwise. */
+  database?: Database;
+  planner?: TaskPlanner;
+}
+
+export interface SluiceServer {
+  app: FastifyInstance;
+  services: Services;
+  /** The admin token when this start created the admin; shown once. */
+  bootstrapToken: string | undefined;
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function createServer(options: CreateServerOptions): Promise<SluiceServer> {
+  const { config } = options;
+  const log = (options.logger ?? silentLogger).child({ component: 'server' });
+  if (config.dataDir !== undefined) mkdirSync(config.dataDir, { recursive: true });
+  const database =
+    options.database ??
+    (await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, logger: log }));
+  const clock = options.clock ?? Date.now;
+  const secretKey = loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir });
+  const signals = await Signals.create(database);
+  const services = createServices(
+    { config, database, clock, ids: createIdGenerator(clock), log, secretKey, signals },
+    options.planner,
+  );
+  const bootstrap = await services.identity.bootstrap(config.bootstrapToken);
+
+  const app = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });
+  app.setErrorHandler(createErrorHandler(log));
+  const auth = (token: string) => services.identity.authenticate(token);
+  registerRoute(app, routes.health, auth, () =>
+    Promise.resolve({ ok: true, database: database.kind }),
+  );
+  app.get('/api/openapi.json', () => buildOpenApiDocument({ version: SERVER_VERSION }));
+  registerUserRoutes(app, services, auth);
+  registerRunnerRoutes(app, services, auth);
+
+  const reaper = setInterval(
+    () => {
+      services.engine
+        .reapSilentEngines()
+        .catch((err: unknown) => log.warn('reaping silent engines failed', { error: String(err) }));
+    },
+    Math.max(1000, Math.min(10_000, config.engineSilentAfterMs / 3)),
+  );
+  reaper.unref();
+
+  return {
+    app,
+    services,
+    bootstrapToken: bootstrap?.token,
+    async listen() {
+      return app.listen({ port: config.port, host: config.host });
+    },
+    async close() {
+      clearInterval(reaper);
+      await app.close();
+      await signals.close();
+      if (options.database === undefined) await database.close();
+    },
+  };
+}

@@ -1,0 +1,250 @@
+/**
+ * Builds: created `pending` (manual, webhook, cron or restart), then queued under the
+ * concurrency limits by the scheduler; listed with filters and pages; cancelled (at once while
+ * nothing runs, through the engine's control channel once it does) and restarted.
+ * @module
+ */
+import { parsePipeline } from '@sluice/pipeline';
+import { decryptSecret, encryptSecret } from '@sluice/pki';
+import { jsonb, sql } from '@sluice/db';
+import type { Executor } from '@sluice/db';
+import type { Build, BuildStatus } from '@sluice/protocol';
+import { ConflictError } from '@sluice/errors';
+import { FINISHED, loadBuild } from './build-rows.js';
+import { mergeTiming } from './json-columns.js';
+import { CHANNELS } from './signals.js';
+import type { ProjectService } from './project-service.js';
+import type { Scheduler } from './scheduler.js';
+import type { ServerContext } from './server-context.js';
+
+export interface CreateBuildInput {
+  accountId: string;
+  pipelineId: string;
+  trigger: Build['trigger'];
+  initiator?: string;
+  branch?: string;
+  revision?: string;
+  facts?: Record<string, string>;
+  variables?: Record<string, string>;
+  secrets?: Record<string, string>;
+  retryOf?: string;
+}
+
+export interface ListBuildsInput {
+  accountId: string;
+  pipelineId?: string;
+  status?: BuildStatus;
+  branch?: string;
+  limit: number;
+  cursor?: string;
+}
+
+export class BuildService {
+  readonly #ctx: ServerContext;
+  readonly #projects: ProjectService;
+  readonly #scheduler: Scheduler;
+
+  constructor(ctx: ServerContext, projects: ProjectService, scheduler: Scheduler) {
+    this.#ctx = ctx;
+    this.#projects = projects;
+    this.#scheduler = scheduler;
+  }
+
+  async create(input: CreateBuildInput): Promise<Build> {
+    const pipeline = await this.#projects.pipelineRow(input.accountId, input.pipelineId);
+    const parsed = parsePipeline(pipeline.yaml, { file: pipeline.name });
+    const stepNames = parsed.ok ? parsed.pipeline.steps.map((s) => s.name) : [];
+    const id = this.#ctx.ids.next('bld');
+    const now = new Date(this.#ctx.clock());
+    await this.#ctx.database.db.transaction().execute(async (trx) => {
+      // Numbers are per pipeline: lock its row so concurrent builds take turns.
+      await trx
+        .selectFrom('pipelines')
+        .select('id')
+        .where('id', '=', pipeline.id)
+        .forUpdate()
+        .executeTakeFirst();
+      const last = await trx
+        .selectFrom('builds')
+        .select(sql<number>`coalesce(max(number), 0)`.as('n'))
+        .where('pipeline_id', '=', pipeline.id)
+        .executeTakeFirst();
+      const secrets = input.secrets ?? {};
+      await trx
+        .insertInto('builds')
+        .values({
+          id,
+          account_id: input.accountId,
+          pipeline_id: pipeline.id,
+          number: Number(last?.n ?? 0) + 1,
+          status: 'pending',
+          trigger: input.trigger,
+          initiator: input.initiator ?? null,
+          branch: input.branch ?? null,
+          revision: input.revision ?? null,
+          facts: jsonb(input.facts ?? {}),
+          variables: jsonb(input.variables ?? {}),
+          secret_variables_encrypted: Object.keys(secrets).length
+            ? encryptSecret(JSON.stringify(secrets), this.#ctx.secretKey, { associatedData: id })
+            : null,
+          retry_of: input.retryOf ?? null,
+          timing: jsonb({ queuedAt: now.toISOString() }),
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      if (stepNames.length > 0) {
+        await trx
+          .insertInto('build_steps')
+          .values(
+            stepNames.map((name, position) => ({
+              build_id: id,
+              name,
+              position,
+              status: 'pending',
+            })),
+          )
+          .execute();
+      }
+    });
+    await this.#scheduler.schedule(input.accountId);
+    return loadBuild(this.#ctx.database.db, input.accountId, id);
+  }
+
+  get(accountId: string, buildId: string): Promise<Build> {
+    return loadBuild(this.#ctx.database.db, accountId, buildId);
+  }
+
+  async list(input: ListBuildsInput): Promise<{ items: Build[]; nextCursor: string | null }> {
+    let query = this.#ctx.database.db
+      .selectFrom('builds')
+      .select('id')
+      .where('account_id', '=', input.accountId);
+    if (input.pipelineId) query = query.where('pipeline_id', '=', input.pipelineId);
+    if (input.status) query = query.where('status', '=', input.status);
+    if (input.branch) query = query.where('branch', '=', input.branch);
+    if (input.cursor) query = query.where('id', '<', input.cursor);
+    const rows = await query
+      .orderBy('id', 'desc')
+      .limit(input.limit + 1)
+      .execute();
+    const page = rows.slice(0, input.limit);
+    const items = await Promise.all(
+      page.map((r) => loadBuild(this.#ctx.database.db, input.accountId, r.id)),
+    );
+    return { items, nextCursor: rows.length > input.limit ? (page.at(-1)?.id ?? null) : null };
+  }
+
+  /** Not yet handed to an agent: terminated at once. Otherwise its engine is told to stop. */
+  async cancel(accountId: string, buildId: string): Promise<Build> {
+    const build = await loadBuild(this.#ctx.database.db, accountId, buildId);
+    if (FINISHED.includes(build.status))
+      throw new ConflictError(
+        'SLUICE_BUILD_FINISHED',
+        `Build ${buildId} already finished (${build.status})`,
+      );
+    await this.#ctx.database.db.transaction().execute(async (trx) => {
+      const dispatched = await trx
+        .selectFrom('tasks')
+        .select('id')
+        .where('build_id', '=', buildId)
+        .where('status', '!=', 'queued')
+        .executeTakeFirst();
+      if (build.status === 'pending' || dispatched === undefined) {
+        await trx
+          .deleteFrom('tasks')
+          .where('build_id', '=', buildId)
+          .where('status', '=', 'queued')
+          .execute();
+        await this.finish(trx, buildId, 'terminated', 'Cancelled before it started');
+      } else {
+        await trx
+          .insertInto('build_control')
+          .values({ build_id: buildId, kind: 'cancel' })
+          .execute();
+        await this.#ctx.signals.publish(trx, CHANNELS.control, buildId);
+      }
+    });
+    await this.#scheduler.schedule(accountId);
+    return loadBuild(this.#ctx.database.db, accountId, buildId);
+  }
+
+  async restart(accountId: string, buildId: string, initiator: string | undefined): Promise<Build> {
+    const build = await loadBuild(this.#ctx.database.db, accountId, buildId);
+    const row = await this.#ctx.database.db
+      .selectFrom('builds')
+      .select(['facts', 'secret_variables_encrypted'])
+      .where('id', '=', buildId)
+      .executeTakeFirstOrThrow();
+    return this.create({
+      accountId,
+      pipelineId: build.pipelineId,
+      trigger: 'restart',
+      initiator,
+      branch: build.branch ?? undefined,
+      revision: build.revision ?? undefined,
+      facts: row.facts as Record<string, string>,
+      variables: build.variables,
+      secrets:
+        row.secret_variables_encrypted === null
+          ? undefined
+          : decryptBuildSecrets(this.#ctx, buildId, row.secret_variables_encrypted),
+      retryOf: buildId,
+    });
+  }
+
+  /** Final state, step states closed, timing stamped; wakes log followers. */
+  async finish(
+    executor: Executor,
+    buildId: string,
+    status: BuildStatus,
+    reason: string | null,
+  ): Promise<void> {
+    const now = new Date(this.#ctx.clock());
+    await executor
+      .updateTable('builds')
+      .set({
+        status,
+        reason,
+        finished_at: now,
+        updated_at: now,
+        timing: mergeTiming({ finishedAt: now.toISOString() }),
+      })
+      .where('id', '=', buildId)
+      .where('status', 'not in', FINISHED)
+      .execute();
+    await executor
+      .updateTable('build_steps')
+      .set({ status: 'skipped' })
+      .where('build_id', '=', buildId)
+      .where('status', '=', 'pending')
+      .execute();
+    await executor
+      .updateTable('build_steps')
+      .set({ status: 'terminated', finished_at: now })
+      .where('build_id', '=', buildId)
+      .where('status', '=', 'running')
+      .execute();
+    await executor
+      .updateTable('api_tokens')
+      .set({ revoked_at: now })
+      .where('kind', '=', 'engine')
+      .where('subject_id', '=', buildId)
+      .where('revoked_at', 'is', null)
+      .execute();
+    await this.#ctx.signals.publish(executor, CHANNELS.logs, buildId);
+    await this.#ctx.signals.publish(executor, CHANNELS.builds, buildId);
+  }
+}
+
+/** A build's secrets, encrypted with the build id as associated data. */
+export function decryptBuildSecrets(
+  ctx: ServerContext,
+  buildId: string,
+  encrypted: string,
+): Record<string, string> {
+  return JSON.parse(decryptSecret(encrypted, ctx.secretKey, { associatedData: buildId })) as Record<
+    string,
+    string
+  >;
+}

@@ -1,0 +1,190 @@
+/**
+ * The engine's side of a build: what to run (pipeline, variables, decrypted secrets), state
+ * changes of steps and the build, heartbeats, and the control channel (cancel, approvals).
+ * A build whose engine goes silent is failed as an infrastructure error by `reapSilentEngines`.
+ * @module
+ */
+import { NotFoundError } from '@sluice/errors';
+import type { Executor } from '@sluice/db';
+import type { EngineBuild, EngineEvent } from '@sluice/protocol';
+import type { BuildService } from './build-service.js';
+import { decryptBuildSecrets } from './build-service.js';
+import type { ProjectService } from './project-service.js';
+import type { Scheduler } from './scheduler.js';
+import { CHANNELS } from './signals.js';
+import { keepFirstTiming, mergeTiming } from './json-columns.js';
+import { isoTime } from './server-context.js';
+import type { ServerContext } from './server-context.js';
+
+export class EngineService {
+  readonly #ctx: ServerContext;
+  readonly #projects: ProjectService;
+  readonly #builds: BuildService;
+  readonly #scheduler: Scheduler;
+
+  constructor(
+    ctx: ServerContext,
+    projects: ProjectService,
+    builds: BuildService,
+    scheduler: Scheduler,
+  ) {
+    this.#ctx = ctx;
+    this.#projects = projects;
+    this.#builds = builds;
+    this.#scheduler = scheduler;
+  }
+
+  async build(buildId: string): Promise<EngineBuild> {
+    const db = this.#ctx.database.db;
+    const row = await db
+      .selectFrom('builds')
+      .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
+      .innerJoin('projects', 'projects.id', 'pipelines.project_id')
+      .selectAll('builds')
+      .select([
+        'pipelines.yaml',
+        'pipelines.name as pipeline_name',
+        'projects.name as project_name',
+      ])
+      .where('builds.id', '=', buildId)
+      .executeTakeFirst();
+    if (row === undefined)
+      throw new NotFoundError('SLUICE_BUILD_NOT_FOUND', `Build ${buildId} does not exist`);
+    const stored = await this.#projects.variablesForBuild(row.pipeline_id);
+    const runSecrets =
+      row.secret_variables_encrypted === null
+        ? {}
+        : decryptBuildSecrets(this.#ctx, buildId, row.secret_variables_encrypted);
+    const facts: Record<string, string> = { ...(row.facts as Record<string, string>) };
+    if (row.branch !== null) facts.branch = row.branch;
+    if (row.revision !== null) facts.revision = row.revision;
+    return {
+      buildId,
+      number: row.number,
+      pipelineName: row.pipeline_name,
+      projectName: row.project_name,
+      yaml: row.yaml,
+      status: row.status,
+      facts,
+      variables: { ...stored.variables, ...row.variables },
+      secrets: { ...stored.secrets, ...runSecrets },
+      volumeKey: `${row.project_name}-${row.pipeline_name}`,
+      runtimeEnvironment: row.runtime_environment,
+    };
+  }
+
+  async events(buildId: string, events: EngineEvent[]): Promise<void> {
+    let finished = false;
+    await this.#ctx.database.db.transaction().execute(async (trx) => {
+      for (const event of events) finished = (await this.#apply(trx, buildId, event)) || finished;
+      await this.#touch(trx, buildId);
+    });
+    if (finished) {
+      const build = await this.#ctx.database.db
+        .selectFrom('builds')
+        .select('account_id')
+        .where('id', '=', buildId)
+        .executeTakeFirstOrThrow();
+      await this.#scheduler.schedule(build.account_id);
+    }
+  }
+
+  async #apply(trx: Executor, buildId: string, event: EngineEvent): Promise<boolean> {
+    switch (event.type) {
+      case 'build-started':
+        await trx
+          .updateTable('builds')
+          .set({ status: 'running', timing: mergeTiming({ engineStartedAt: event.at }) })
+          .where('id', '=', buildId)
+          .where('status', 'in', ['elected', 'pending'])
+          .execute();
+        return false;
+      case 'step-started':
+        await trx
+          .updateTable('build_steps')
+          .set({ status: 'running', started_at: event.at })
+          .where('build_id', '=', buildId)
+          .where('name', '=', event.step)
+          .execute();
+        await trx
+          .updateTable('builds')
+          .set({ timing: keepFirstTiming({ firstStepStartedAt: event.at }) })
+          .where('id', '=', buildId)
+          .execute();
+        return false;
+      case 'step-finished':
+        await trx
+          .updateTable('build_steps')
+          .set({
+            status: event.status,
+            exit_code: event.exitCode ?? null,
+            reason: event.reason ?? null,
+            finished_at: event.at,
+          })
+          .where('build_id', '=', buildId)
+          .where('name', '=', event.step)
+          .execute();
+        return false;
+      case 'build-finished':
+        await this.#builds.finish(trx, buildId, event.status, event.reason ?? null);
+        return true;
+    }
+  }
+
+  async heartbeat(buildId: string): Promise<void> {
+    await this.#touch(this.#ctx.database.db, buildId);
+  }
+
+  async #touch(executor: Executor, buildId: string): Promise<void> {
+    await executor
+      .updateTable('builds')
+      .set({ engine_heartbeat_at: new Date(this.#ctx.clock()) })
+      .where('id', '=', buildId)
+      .execute();
+  }
+
+  async control(buildId: string, after: number, waitMs: number, signal?: AbortSignal) {
+    const deadline = this.#ctx.clock() + waitMs;
+    for (;;) {
+      const rows = await this.#ctx.database.db
+        .selectFrom('build_control')
+        .selectAll()
+        .where('build_id', '=', buildId)
+        .where('seq', '>', after)
+        .orderBy('seq')
+        .execute();
+      const left = deadline - this.#ctx.clock();
+      if (rows.length > 0 || left <= 0 || signal?.aborted)
+        return rows.map((r) => ({ seq: r.seq, kind: r.kind, at: isoTime(r.created_at) ?? '' }));
+      await this.#ctx.signals.wait(CHANNELS.control, buildId, left, signal);
+    }
+  }
+
+  /** Fails builds whose engine stopped heartbeating, and asks their agents to stop them. */
+  async reapSilentEngines(): Promise<number> {
+    const cutoff = new Date(this.#ctx.clock() - this.#ctx.config.engineSilentAfterMs);
+    const silent = await this.#ctx.database.db
+      .selectFrom('builds')
+      .select(['id', 'account_id'])
+      .where('status', '=', 'running')
+      .where((eb) =>
+        eb.or([eb('engine_heartbeat_at', '<', cutoff), eb('engine_heartbeat_at', 'is', null)]),
+      )
+      .execute();
+    const seconds = Math.round(this.#ctx.config.engineSilentAfterMs / 1000);
+    for (const build of silent) {
+      await this.#ctx.database.db
+        .transaction()
+        .execute((trx) =>
+          this.#builds.finish(
+            trx,
+            build.id,
+            'error',
+            `The engine stopped sending heartbeats for ${seconds}s`,
+          ),
+        );
+      await this.#scheduler.schedule(build.account_id);
+    }
+    return silent.length;
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * Accounts, users and API tokens. Tokens are random, shown once, stored as a SHA-256 hash and
+ * scoped by kind: a user token acts for its user, an agent token for one agent's runtimes, an
+ * engine token for one build. The first start creates the admin and prints its token once.
+ * @module
+ */
+import { AuthenticationError, NotFoundError } from '@sluice/errors';
+import type { Executor } from '@sluice/db';
+import type { TokenInfo, TokenKind } from '@sluice/protocol';
+import { hashToken, newTokenValue, tokenDisplayPrefix } from '../ids.js';
+import type { Principal } from '../http/auth.js';
+import { isoTime } from './server-context.js';
+import type { ServerContext } from './server-context.js';
+
+export interface IssueTokenOptions {
+  accountId: string;
+  kind: TokenKind;
+  subjectId: string;
+  name: string;
+  expiresAt?: Date;
+  /** A chosen value (SLUICE_BOOTSTRAP_TOKEN); random otherwise. */
+  value?: string;
+}
+
+/** Do not write last_used_at more often than this per token: reads stay reads. */
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+export class IdentityService {
+  readonly #ctx: ServerContext;
+
+  constructor(ctx: ServerContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Creates the default account and its admin on an empty database; the token once, or undefined. */
+  async bootstrap(value: string | undefined): Promise<{ token: string } | undefined> {
+    const db = this.#ctx.database.db;
+    const existing = await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
+    if (existing !== undefined) return undefined;
+    const accountId = this.#ctx.ids.next('acc');
+    const userId = this.#ctx.ids.next('usr');
+    return db.transaction().execute(async (trx) => {
+      await trx.insertInto('accounts').values({ id: accountId, name: 'default' }).execute();
+      await trx
+        .insertInto('users')
+        .values({ id: userId, account_id: accountId, name: 'admin', is_admin: true })
+        .execute();
+      const { token } = await this.issueToken(
+        { accountId, kind: 'user', subjectId: userId, name: 'bootstrap', value },
+        trx,
+      );
+      return { token };
+    });
+  }
+
+  async issueToken(
+    options: IssueTokenOptions,
+    executor: Executor = this.#ctx.database.db,
+  ): Promise<{ token: string; info: TokenInfo }> {
+    const token = options.value ?? newTokenValue(options.kind);
+    const id = this.#ctx.ids.next('tok');
+    const row = await executor
+      .insertInto('api_tokens')
+      .values({
+        id,
+        account_id: options.accountId,
+        kind: options.kind,
+        subject_id: options.subjectId,
+        name: options.name,
+        token_hash: hashToken(token),
+        token_prefix: tokenDisplayPrefix(token),
+        expires_at: options.expiresAt ?? null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { token, info: toTokenInfo(row) };
+  }
+
+  async authenticate(token: string): Promise<Principal> {
+    const db = this.#ctx.database.db;
+    const row = await db
+      .selectFrom('api_tokens')
+      .leftJoin('users', 'users.id', 'api_tokens.subject_id')
+      .select([
+        'api_tokens.id',
+        'api_tokens.kind',
+        'api_tokens.account_id',
+        'api_tokens.subject_id',
+        'api_tokens.expires_at',
+        'api_tokens.revoked_at',
+        'api_tokens.last_used_at',
+        'users.is_admin',
+      ])
+      .where('api_tokens.token_hash', '=', hashToken(token))
+      .executeTakeFirst();
+    const now = this.#ctx.clock();
+    if (
+      row === undefined ||
+      row.revoked_at !== null ||
+      (row.expires_at !== null && row.expires_at.getTime() <= now)
+    ) {
+      throw new AuthenticationError(
+        'SLUICE_AUTH_INVALID_TOKEN',
+        'The token is unknown, revoked or expired',
+        { hint: 'Create a new token' },
+      );
+    }
+    if (row.last_used_at === null || now - row.last_used_at.getTime() > LAST_USED_GRANULARITY_MS) {
+      await db
+        .updateTable('api_tokens')
+        .set({ last_used_at: new Date(now) })
+        .where('id', '=', row.id)
+        .execute();
+    }
+    return {
+      kind: row.kind,
+      tokenId: row.id,
+      accountId: row.account_id,
+      userId: row.kind === 'user' ? row.subject_id : undefined,
+      isAdmin: row.kind === 'user' && row.is_admin === true,
+      agentId: row.kind === 'agent' ? row.subject_id : undefined,
+      buildId: row.kind === 'engine' ? row.subject_id : undefined,
+    };
+  }
+
+  async me(principal: Principal) {
+    const db = this.#ctx.database.db;
+    const account = await db
+      .selectFrom('accounts')
+      .select(['id', 'name'])
+      .where('id', '=', principal.accountId)
+      .executeTakeFirstOrThrow();
+    const user = await db
+      .selectFrom('users')
+      .select(['id', 'name', 'is_admin'])
+      .where('id', '=', principal.userId ?? '')
+      .executeTakeFirstOrThrow();
+    return { account, user: { id: user.id, name: user.name, isAdmin: user.is_admin } };
+  }
+
+  async listTokens(principal: Principal): Promise<TokenInfo[]> {
+    const rows = await this.#ctx.database.db
+      .selectFrom('api_tokens')
+      .selectAll()
+      .where('account_id', '=', principal.accountId)
+      .where('subject_id', '=', principal.userId ?? '')
+      .orderBy('id')
+      .execute();
+    return rows.map(toTokenInfo);
+  }
+
+  async revokeToken(principal: Principal, tokenId: string): Promise<void> {
+    const result = await this.#ctx.database.db
+      .updateTable('api_tokens')
+      .set({ revoked_at: new Date(this.#ctx.clock()) })
+      .where('id', '=', tokenId)
+      .where('account_id', '=', principal.accountId)
+      .where('subject_id', '=', principal.userId ?? '')
+      .executeTakeFirst();
+    if (result.numUpdatedRows === 0n)
+      throw new NotFoundError('SLUICE_TOKEN_NOT_FOUND', `Token ${tokenId} does not exist`);
+  }
+
+  /** Revokes every token of a subject (an agent deleted, a build finished). */
+  async revokeSubject(executor: Executor, subjectId: string): Promise<void> {
+    await executor
+      .updateTable('api_tokens')
+      .set({ revoked_at: new Date(this.#ctx.clock()) })
+      .where('subject_id', '=', subjectId)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+}
+
+interface TokenRow {
+  id: string;
+  name: string;
+  kind: TokenKind;
+  token_prefix: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+function toTokenInfo(row: TokenRow): TokenInfo {
+  return {
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    prefix: row.token_prefix,
+    createdAt: isoTime(row.created_at) ?? '',
+    lastUsedAt: isoTime(row.last_used_at),
+    expiresAt: isoTime(row.expires_at),
+    revokedAt: isoTime(row.revoked_at),
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * Build logs: chunks stored in the database as the engine posts them (sequence-numbered; a
+ * repeated chunk is ignored, so retries are safe), followed live over Server-Sent Events with
+ * `Last-Event-ID` resume, and downloadable whole.
+ * @module
+ */
+import { jsonb } from '@sluice/db';
+import type { LogChunk, LogLine } from '@sluice/protocol';
+import { FINISHED } from './build-rows.js';
+import { CHANNELS } from './signals.js';
+import type { ServerContext } from './server-context.js';
+
+export class LogHub {
+  readonly #ctx: ServerContext;
+
+  constructor(ctx: ServerContext) {
+    this.#ctx = ctx;
+  }
+
+  async append(buildId: string, chunk: LogChunk): Promise<void> {
+    const lines = chunk.lines.map((l) => ({
+      step: l.step ?? '',
+      stream: l.stream,
+      line: l.line,
+      at: l.at,
+    }));
+    const size = lines.reduce((n, l) => n + l.line.length, 0);
+    await this.#ctx.database.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('build_log_chunks')
+        .values({ build_id: buildId, seq: chunk.seq, lines: jsonb(lines), byte_size: size })
+        .onConflict((oc) => oc.columns(['build_id', 'seq']).doNothing())
+        .execute();
+      await this.#ctx.signals.publish(trx, CHANNELS.logs, buildId);
+    });
+  }
+
+  async chunksAfter(buildId: string, afterSeq: number): Promise<LogChunk[]> {
+    const rows = await this.#ctx.database.db
+      .selectFrom('build_log_chunks')
+      .select(['seq', 'lines'])
+      .where('build_id', '=', buildId)
+      .where('seq', '>', afterSeq)
+      .orderBy('seq')
+      .limit(500)
+      .execute();
+    return rows.map((r) => ({
+      seq: r.seq,
+      lines: r.lines.map((l) => ({
+        step: l.step === '' ? null : l.step,
+        stream: l.stream as LogLine['stream'],
+        line: l.line,
+        at: l.at,
+      })),
+    }));
+  }
+
+  async text(buildId: string): Promise<string> {
+    const out: string[] = [];
+    let after = -1;
+    for (;;) {
+      const chunks = await this.chunksAfter(buildId, after);
+      if (chunks.length === 0) return out.join('');
+      for (const chunk of chunks) {
+        for (const l of chunk.lines) out.push(`${l.step ? `[${l.step}] ` : ''}${l.line}\n`);
+        after = chunk.seq;
+      }
+    }
+  }
+
+  /**
+   * Writes SSE to `write` from after `lastEventId` until the build has finished and every chunk
+   * was sent, or `signal` aborts (the client went away).
+   */
+  async follow(
+    buildId: string,
+    lastEventId: number,
+    write: (text: string) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    let after = lastEventId;
+    while (!signal.aborted) {
+      const chunks = await this.chunksAfter(buildId, after);
+      for (const chunk of chunks) {
+        write(`id: ${chunk.seq}\nevent: log\ndata: ${JSON.stringify(chunk)}\n\n`);
+        after = chunk.seq;
+      }
+      if (chunks.length > 0) continue;
+      const build = await this.#ctx.database.db
+        .selectFrom('builds')
+        .select(['status', 'reason'])
+        .where('id', '=', buildId)
+        .executeTakeFirst();
+      if (build === undefined || FINISHED.includes(build.status)) {
+        write(
+          `event: end\ndata: ${JSON.stringify({ status: build?.status ?? 'unknown', reason: build?.reason ?? null })}\n\n`,
+        );
+        return;
+      }
+      write(': keep-alive\n\n');
+      await this.#ctx.signals.wait(CHANNELS.logs, buildId, 15_000, signal);
+    }
+  }
+}

@@ -1,0 +1,262 @@
+/**
+ * Projects and pipelines. A pipeline's YAML is validated with @sluice/pipeline when saved and
+ * refused with 422 listing every problem with line:column. Secret variables are encrypted at
+ * rest with the server key and never returned.
+ * @module
+ */
+import { InputError, NotFoundError } from '@sluice/errors';
+import { parsePipeline } from '@sluice/pipeline';
+import { decryptSecret, encryptSecret } from '@sluice/pki';
+import type { Executor } from '@sluice/db';
+import type { Pipeline, Project } from '@sluice/protocol';
+import type { z } from 'zod';
+import type { CreatePipeline, UpdatePipeline } from '@sluice/protocol';
+import { isoTime } from './server-context.js';
+import type { ServerContext } from './server-context.js';
+
+type CreatePipelineInput = z.output<typeof CreatePipeline>;
+type UpdatePipelineInput = z.output<typeof UpdatePipeline>;
+
+export class ProjectService {
+  readonly #ctx: ServerContext;
+
+  constructor(ctx: ServerContext) {
+    this.#ctx = ctx;
+  }
+
+  async listProjects(accountId: string): Promise<Project[]> {
+    const rows = await this.#ctx.database.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('name')
+      .execute();
+    return rows.map((r) => ({ id: r.id, name: r.name, createdAt: isoTime(r.created_at) ?? '' }));
+  }
+
+  async createProject(accountId: string, name: string): Promise<Project> {
+    const row = await this.#ctx.database.db
+      .insertInto('projects')
+      .values({ id: this.#ctx.ids.next('prj'), account_id: accountId, name })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { id: row.id, name: row.name, createdAt: isoTime(row.created_at) ?? '' };
+  }
+
+  async getProject(accountId: string, name: string): Promise<Project> {
+    const row = await this.#projectRow(this.#ctx.database.db, accountId, name);
+    return { id: row.id, name: row.name, createdAt: isoTime(row.created_at) ?? '' };
+  }
+
+  async deleteProject(accountId: string, name: string): Promise<void> {
+    const project = await this.#projectRow(this.#ctx.database.db, accountId, name);
+    await this.#ctx.database.db.deleteFrom('projects').where('id', '=', project.id).execute();
+  }
+
+  async #projectRow(executor: Executor, accountId: string, name: string) {
+    const row = await executor
+      .selectFrom('projects')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('name', '=', name)
+      .executeTakeFirst();
+    if (row === undefined)
+      throw new NotFoundError('SLUICE_PROJECT_NOT_FOUND', `Project "${name}" does not exist`);
+    return row;
+  }
+
+  async listPipelines(accountId: string, project: string): Promise<Pipeline[]> {
+    const projectRow = await this.#projectRow(this.#ctx.database.db, accountId, project);
+    const ids = await this.#ctx.database.db
+      .selectFrom('pipelines')
+      .select('id')
+      .where('project_id', '=', projectRow.id)
+      .orderBy('name')
+      .execute();
+    return Promise.all(ids.map((r) => this.getPipeline(accountId, r.id)));
+  }
+
+  async createPipeline(
+    accountId: string,
+    project: string,
+    input: CreatePipelineInput,
+  ): Promise<Pipeline> {
+    assertValidYaml(input.yaml, `${project}/${input.name}`);
+    const id = this.#ctx.ids.next('pip');
+    await this.#ctx.database.db.transaction().execute(async (trx) => {
+      const projectRow = await this.#projectRow(trx, accountId, project);
+      await trx
+        .insertInto('pipelines')
+        .values({
+          id,
+          account_id: accountId,
+          project_id: projectRow.id,
+          name: input.name,
+          yaml: input.yaml,
+          runtime_environment: input.runtimeEnvironment ?? null,
+          max_concurrent_builds: input.maxConcurrentBuilds ?? null,
+        })
+        .execute();
+      for (const [name, variable] of Object.entries(input.variables ?? {}))
+        await this.#writeVariable(trx, id, name, variable);
+    });
+    return this.getPipeline(accountId, id);
+  }
+
+  async updatePipeline(
+    accountId: string,
+    pipelineId: string,
+    input: UpdatePipelineInput,
+  ): Promise<Pipeline> {
+    const current = await this.pipelineRow(accountId, pipelineId);
+    if (input.yaml !== undefined) assertValidYaml(input.yaml, current.name);
+    await this.#ctx.database.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('pipelines')
+        .set({
+          yaml: input.yaml ?? current.yaml,
+          runtime_environment:
+            input.runtimeEnvironment === undefined
+              ? current.runtime_environment
+              : input.runtimeEnvironment,
+          max_concurrent_builds:
+            input.maxConcurrentBuilds === undefined
+              ? current.max_concurrent_builds
+              : input.maxConcurrentBuilds,
+          updated_at: new Date(this.#ctx.clock()),
+        })
+        .where('id', '=', pipelineId)
+        .execute();
+      for (const [name, variable] of Object.entries(input.variables ?? {}))
+        await this.#writeVariable(trx, pipelineId, name, variable);
+    });
+    return this.getPipeline(accountId, pipelineId);
+  }
+
+  async setVariable(
+    accountId: string,
+    pipelineId: string,
+    name: string,
+    variable: { value: string; secret: boolean },
+  ): Promise<Pipeline> {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new InputError(
+        'SLUICE_VARIABLE_NAME_INVALID',
+        `Variable name "${name}" must be letters, digits and "_", not starting with a digit`,
+      );
+    await this.pipelineRow(accountId, pipelineId);
+    await this.#writeVariable(this.#ctx.database.db, pipelineId, name, variable);
+    return this.getPipeline(accountId, pipelineId);
+  }
+
+  async #writeVariable(
+    executor: Executor,
+    pipelineId: string,
+    name: string,
+    variable: { value: string; secret: boolean },
+  ): Promise<void> {
+    const row = {
+      pipeline_id: pipelineId,
+      name,
+      is_secret: variable.secret,
+      value: variable.secret ? null : variable.value,
+      encrypted_value: variable.secret
+        ? encryptSecret(variable.value, this.#ctx.secretKey, {
+            associatedData: `${pipelineId}/${name}`,
+          })
+        : null,
+    };
+    await executor
+      .insertInto('pipeline_variables')
+      .values(row)
+      .onConflict((oc) => oc.columns(['pipeline_id', 'name']).doUpdateSet(row))
+      .execute();
+  }
+
+  async deletePipeline(accountId: string, pipelineId: string): Promise<void> {
+    await this.pipelineRow(accountId, pipelineId);
+    await this.#ctx.database.db.deleteFrom('pipelines').where('id', '=', pipelineId).execute();
+  }
+
+  async pipelineRow(accountId: string, pipelineId: string) {
+    const row = await this.#ctx.database.db
+      .selectFrom('pipelines')
+      .innerJoin('projects', 'projects.id', 'pipelines.project_id')
+      .selectAll('pipelines')
+      .select('projects.name as project_name')
+      .where('pipelines.id', '=', pipelineId)
+      .where('pipelines.account_id', '=', accountId)
+      .executeTakeFirst();
+    if (row === undefined)
+      throw new NotFoundError('SLUICE_PIPELINE_NOT_FOUND', `Pipeline ${pipelineId} does not exist`);
+    return row;
+  }
+
+  async getPipeline(accountId: string, pipelineId: string): Promise<Pipeline> {
+    const row = await this.pipelineRow(accountId, pipelineId);
+    const variables = await this.#ctx.database.db
+      .selectFrom('pipeline_variables')
+      .selectAll()
+      .where('pipeline_id', '=', pipelineId)
+      .orderBy('name')
+      .execute();
+    return {
+      id: row.id,
+      project: row.project_name,
+      name: row.name,
+      yaml: row.yaml,
+      runtimeEnvironment: row.runtime_environment,
+      maxConcurrentBuilds: row.max_concurrent_builds,
+      variables: variables.map((v) => ({
+        name: v.name,
+        value: v.is_secret ? null : v.value,
+        secret: v.is_secret,
+      })),
+      createdAt: isoTime(row.created_at) ?? '',
+      updatedAt: isoTime(row.updated_at) ?? '',
+    };
+  }
+
+  /** Plain variables and decrypted secrets, for a build's engine only. */
+  async variablesForBuild(
+    pipelineId: string,
+  ): Promise<{ variables: Record<string, string>; secrets: Record<string, string> }> {
+    const rows = await this.#ctx.database.db
+      .selectFrom('pipeline_variables')
+      .selectAll()
+      .where('pipeline_id', '=', pipelineId)
+      .execute();
+    const variables: Record<string, string> = {};
+    const secrets: Record<string, string> = {};
+    for (const row of rows) {
+      if (row.is_secret && row.encrypted_value !== null)
+        secrets[row.name] = decryptSecret(row.encrypted_value, this.#ctx.secretKey, {
+          associatedData: `${pipelineId}/${row.name}`,
+        });
+      else if (row.value !== null) variables[row.name] = row.value;
+    }
+    return { variables, secrets };
+  }
+}
+
+/** 422 with every problem of the YAML, each with line and column. */
+export function assertValidYaml(yaml: string, file: string): void {
+  const parsed = parsePipeline(yaml, { file });
+  if (parsed.ok) return;
+  const issues = parsed.issues.map(({ severity, code, message, path, line, column }) => ({
+    severity,
+    code,
+    message,
+    path: [...path],
+    line,
+    column,
+  }));
+  const first = issues.find((i) => i.severity === 'error');
+  throw new InputError(
+    'SLUICE_PIPELINE_INVALID',
+    `The pipeline YAML has ${issues.filter((i) => i.severity === 'error').length} problem(s); first at ${first?.line}:${first?.column}: ${first?.message}`,
+    {
+      details: { unprocessable: true, issues },
+    },
+  );
+}

@@ -1,0 +1,150 @@
+/**
+ * Moves pending builds to `elected` under the concurrency limits (per pipeline and per account),
+ * picks each one's runtime environment (the pipeline's override, else the account default), and
+ * turns it into tasks for the agent that serves that runtime, in the same transaction. Builds
+ * that cannot run yet stay pending with the reason.
+ * @module
+ */
+import { sql } from '@sluice/db';
+import { json, mergeTiming } from './json-columns.js';
+import type { Executor } from '@sluice/db';
+import { ACTIVE_STATUSES } from './build-rows.js';
+import { CHANNELS } from './signals.js';
+import type { ServerContext } from './server-context.js';
+import type { TaskPlanner } from './task-planner.js';
+
+interface PendingBuild {
+  id: string;
+  pipeline_id: string;
+  pipeline_runtime: string | null;
+  pipeline_limit: number | null;
+  reason: string | null;
+}
+
+export class Scheduler {
+  readonly #ctx: ServerContext;
+  readonly #planner: TaskPlanner;
+
+  constructor(ctx: ServerContext, planner: TaskPlanner) {
+    this.#ctx = ctx;
+    this.#planner = planner;
+  }
+
+  async schedule(accountId: string): Promise<void> {
+    await this.#ctx.database.db.transaction().execute(async (trx) => {
+      // One scheduler pass per account at a time, across server processes.
+      await sql`select pg_advisory_xact_lock(hashtext(${accountId}))`.execute(trx);
+      const account = await trx
+        .selectFrom('accounts')
+        .select(['default_runtime', 'max_concurrent_builds'])
+        .where('id', '=', accountId)
+        .executeTakeFirstOrThrow();
+      const pending = await trx
+        .selectFrom('builds')
+        .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
+        .select([
+          'builds.id',
+          'builds.pipeline_id',
+          'builds.reason',
+          'pipelines.runtime_environment as pipeline_runtime',
+          'pipelines.max_concurrent_builds as pipeline_limit',
+        ])
+        .where('builds.account_id', '=', accountId)
+        .where('builds.status', '=', 'pending')
+        .orderBy('builds.id')
+        .execute();
+      if (pending.length === 0) return;
+      const active = await activeCounts(trx, accountId);
+      for (const build of pending) {
+        const runtime = build.pipeline_runtime ?? account.default_runtime;
+        const wait = waitingReason(build, runtime, active, account.max_concurrent_builds);
+        if (wait !== undefined) {
+          if (build.reason !== wait)
+            await trx
+              .updateTable('builds')
+              .set({ reason: wait })
+              .where('id', '=', build.id)
+              .execute();
+          continue;
+        }
+        await this.#elect(trx, accountId, build.id, runtime as string);
+        active.total += 1;
+        active.byPipeline.set(
+          build.pipeline_id,
+          (active.byPipeline.get(build.pipeline_id) ?? 0) + 1,
+        );
+      }
+    });
+  }
+
+  async #elect(trx: Executor, accountId: string, buildId: string, runtime: string): Promise<void> {
+    const now = new Date(this.#ctx.clock());
+    await trx
+      .updateTable('builds')
+      .set({
+        status: 'elected',
+        runtime_environment: runtime,
+        reason: null,
+        updated_at: now,
+        timing: mergeTiming({ electedAt: now.toISOString() }),
+      })
+      .where('id', '=', buildId)
+      .execute();
+    const tasks = this.#planner.planStart({ buildId, runtime });
+    for (const [position, task] of tasks.entries()) {
+      await trx
+        .insertInto('tasks')
+        .values({
+          id: this.#ctx.ids.next('tsk'),
+          account_id: accountId,
+          build_id: buildId,
+          runtime,
+          type: task.type,
+          spec: json(task.spec),
+          position,
+          status: 'queued',
+          available_at: now,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+    }
+    await this.#ctx.signals.publish(trx, CHANNELS.tasks, runtime);
+  }
+}
+
+interface ActiveCounts {
+  total: number;
+  byPipeline: Map<string, number>;
+}
+
+async function activeCounts(trx: Executor, accountId: string): Promise<ActiveCounts> {
+  const rows = await trx
+    .selectFrom('builds')
+    .select(['pipeline_id', sql<number>`count(*)`.as('n')])
+    .where('account_id', '=', accountId)
+    .where('status', 'in', ACTIVE_STATUSES)
+    .groupBy('pipeline_id')
+    .execute();
+  const byPipeline = new Map(rows.map((r) => [r.pipeline_id, Number(r.n)]));
+  return { total: [...byPipeline.values()].reduce((a, b) => a + b, 0), byPipeline };
+}
+
+function waitingReason(
+  build: PendingBuild,
+  runtime: string | null,
+  active: ActiveCounts,
+  accountLimit: number | null,
+): string | undefined {
+  if (runtime === null)
+    return "No runtime environment: set the pipeline's, or an account default (sluice runtime set-default NAME)";
+  if (
+    build.pipeline_limit !== null &&
+    (active.byPipeline.get(build.pipeline_id) ?? 0) >= build.pipeline_limit
+  ) {
+    return `Waiting: the pipeline allows ${build.pipeline_limit} concurrent build(s)`;
+  }
+  if (accountLimit !== null && active.total >= accountLimit)
+    return `Waiting: the account allows ${accountLimit} concurrent build(s)`;
+  return undefined;
+}

@@ -1,0 +1,67 @@
+/**
+ * Wake-ups for long-polls: a change is announced with `pg_notify` inside the transaction that
+ * makes it (so it is delivered only after commit, and to every server process sharing the
+ * database), and waiters in this process are woken by key. A wake-up is a hint: waiters re-read
+ * the database, and always time out.
+ * @module
+ */
+import { notify } from '@sluice/db';
+import type { Database, Executor } from '@sluice/db';
+
+export const CHANNELS = {
+  tasks: 'sluice_tasks',
+  logs: 'sluice_logs',
+  control: 'sluice_control',
+  builds: 'sluice_builds',
+} as const;
+export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];
+
+export class Signals {
+  readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #unsubscribes: (() => Promise<void>)[] = [];
+
+  private constructor() {}
+
+  static async create(database: Database): Promise<Signals> {
+    const signals = new Signals();
+    for (const channel of Object.values(CHANNELS)) {
+      signals.#unsubscribes.push(
+        await database.subscribe(channel, (key) => signals.#wake(`${channel}:${key}`)),
+      );
+    }
+    return signals;
+  }
+
+  /** Announces `key` on `channel` when `executor`'s transaction commits. */
+  async publish(executor: Executor, channel: Channel, key: string): Promise<void> {
+    await notify(executor, channel, { payload: key });
+  }
+
+  /** Resolves on a wake-up for `key`, after `timeoutMs`, or when `signal` aborts. */
+  wait(channel: Channel, key: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    const slot = `${channel}:${key}`;
+    return new Promise((resolve) => {
+      const set = this.#waiters.get(slot) ?? new Set();
+      this.#waiters.set(slot, set);
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        set.delete(done);
+        if (set.size === 0) this.#waiters.delete(slot);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      signal?.addEventListener('abort', done, { once: true });
+      set.add(done);
+    });
+  }
+
+  #wake(slot: string): void {
+    for (const done of [...(this.#waiters.get(slot) ?? [])]) done();
+  }
+
+  async close(): Promise<void> {
+    for (const unsubscribe of this.#unsubscribes) await unsubscribe();
+    for (const set of this.#waiters.values()) for (const done of [...set]) done();
+  }
+}

@@ -1,0 +1,224 @@
+/**
+ * Durable task dispatch. Tasks are rows; an agent's long-poll claims the ready ones of its
+ * runtimes with `FOR UPDATE SKIP LOCKED` (never two agents at once), leased for a while so a
+ * crashed agent's tasks come back; the agent acknowledges with the next status revision.
+ * Retriable failures are retried with backoff, others fail the build with the reason. The
+ * engine token a `RunEngine` task carries is minted when it is handed out, never stored.
+ * @module
+ */
+import { ConflictError, NotFoundError } from '@sluice/errors';
+import { sql } from '@sluice/db';
+import type { Executor } from '@sluice/db';
+import type { Task } from '@sluice/protocol';
+import type { BuildService } from './build-service.js';
+import type { IdentityService } from './identity-service.js';
+import { CHANNELS } from './signals.js';
+import { mergeTiming } from './json-columns.js';
+import { isoTime } from './server-context.js';
+import type { ServerContext } from './server-context.js';
+
+export interface PollOptions {
+  agentId: string;
+  accountId: string;
+  waitMs: number;
+  max: number;
+  signal?: AbortSignal;
+}
+
+export interface StatusReport {
+  status: 'Success' | 'Error';
+  statusRevision: number;
+  isRetriable: boolean;
+  reason?: string;
+}
+
+const BACKOFF_MAX_MS = 60_000;
+
+export class TaskQueue {
+  readonly #ctx: ServerContext;
+  readonly #identity: IdentityService;
+  readonly #builds: BuildService;
+
+  constructor(ctx: ServerContext, identity: IdentityService, builds: BuildService) {
+    this.#ctx = ctx;
+    this.#identity = identity;
+    this.#builds = builds;
+  }
+
+  async poll(options: PollOptions): Promise<Task[]> {
+    const agent = await this.#ctx.database.db
+      .selectFrom('agents')
+      .select(['runtimes', 'account_id'])
+      .where('id', '=', options.agentId)
+      .executeTakeFirst();
+    if (agent === undefined)
+      throw new NotFoundError('SLUICE_AGENT_NOT_FOUND', `Agent ${options.agentId} does not exist`);
+    const runtimes = agent.runtimes;
+    const deadline = this.#ctx.clock() + options.waitMs;
+    for (;;) {
+      const tasks = await this.#claim(options, runtimes);
+      const left = deadline - this.#ctx.clock();
+      if (tasks.length > 0 || left <= 0 || options.signal?.aborted || runtimes.length === 0)
+        return tasks;
+      await Promise.race(
+        runtimes.map((runtime) =>
+          this.#ctx.signals.wait(CHANNELS.tasks, runtime, Math.min(left, 5_000), options.signal),
+        ),
+      );
+    }
+  }
+
+  async #claim(options: PollOptions, runtimes: string[]): Promise<Task[]> {
+    if (runtimes.length === 0) return [];
+    return this.#ctx.database.db.transaction().execute(async (trx) => {
+      const now = new Date(this.#ctx.clock());
+      const leaseUntil = new Date(now.getTime() + this.#ctx.config.taskLeaseMs);
+      const rows = await trx
+        .updateTable('tasks')
+        .set({
+          status: 'leased',
+          leased_by: options.agentId,
+          agent_id: options.agentId,
+          lease_expires_at: leaseUntil,
+          attempts: sql`attempts + 1`,
+          updated_at: now,
+        })
+        .where('id', 'in', (qb) =>
+          qb
+            .selectFrom('tasks')
+            .select('id')
+            .where('account_id', '=', options.accountId)
+            .where('runtime', 'in', runtimes)
+            .where((eb) =>
+              eb.or([
+                eb.and([eb('status', '=', 'queued'), eb('available_at', '<=', now)]),
+                eb.and([eb('status', '=', 'leased'), eb('lease_expires_at', '<', now)]),
+              ]),
+            )
+            .orderBy('created_at')
+            .orderBy('position')
+            .limit(options.max)
+            .forUpdate()
+            .skipLocked(),
+        )
+        .returningAll()
+        .execute();
+      rows.sort(
+        (a, b) => a.created_at.getTime() - b.created_at.getTime() || a.position - b.position,
+      );
+      const tasks: Task[] = [];
+      for (const row of rows) tasks.push(await this.#handOut(trx, row, options.agentId));
+      return tasks;
+    });
+  }
+
+  async #handOut(trx: Executor, row: TaskRow, agentId: string): Promise<Task> {
+    const spec = { ...(row.spec as Record<string, unknown>) };
+    if (row.type === 'RunEngine' && row.build_id !== null) {
+      await this.#identity.revokeSubject(trx, row.build_id);
+      const { token } = await this.#identity.issueToken(
+        {
+          accountId: row.account_id,
+          kind: 'engine',
+          subjectId: row.build_id,
+          name: `engine ${row.build_id}`,
+        },
+        trx,
+      );
+      spec.engineToken = token;
+      spec.serverUrl = this.#ctx.config.publicUrl ?? '';
+      const dispatchedAt = new Date(this.#ctx.clock()).toISOString();
+      await trx
+        .updateTable('builds')
+        .set({ agent_id: agentId, timing: mergeTiming({ dispatchedAt }) })
+        .where('id', '=', row.build_id)
+        .execute();
+    }
+    return {
+      id: row.id,
+      type: row.type as Task['type'],
+      buildId: row.build_id,
+      runtime: row.runtime,
+      position: row.position,
+      statusRevision: row.status_revision,
+      attempt: row.attempts,
+      spec,
+      createdAt: isoTime(row.created_at) ?? '',
+    };
+  }
+
+  async report(agentId: string, taskId: string, report: StatusReport): Promise<void> {
+    const failedBuild = await this.#ctx.database.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom('tasks')
+        .selectAll()
+        .where('id', '=', taskId)
+        .forUpdate()
+        .executeTakeFirst();
+      if (row === undefined || row.agent_id !== agentId)
+        throw new NotFoundError(
+          'SLUICE_TASK_NOT_FOUND',
+          `Task ${taskId} is not one of this agent's tasks`,
+        );
+      if (report.statusRevision !== row.status_revision + 1) {
+        throw new ConflictError(
+          'SLUICE_TASK_STALE_REVISION',
+          `Task ${taskId} is at status revision ${row.status_revision}; report ${row.status_revision + 1}, got ${report.statusRevision}`,
+        );
+      }
+      const now = new Date(this.#ctx.clock());
+      const base = {
+        status_revision: report.statusRevision,
+        updated_at: now,
+        lease_expires_at: null,
+        last_error: report.reason ?? null,
+      };
+      if (report.status === 'Success') {
+        await trx
+          .updateTable('tasks')
+          .set({ ...base, status: 'done' })
+          .where('id', '=', taskId)
+          .execute();
+        return undefined;
+      }
+      if (report.isRetriable && row.attempts < row.max_attempts) {
+        const delay = Math.min(BACKOFF_MAX_MS, 1000 * 2 ** (row.attempts - 1));
+        await trx
+          .updateTable('tasks')
+          .set({ ...base, status: 'queued', available_at: new Date(now.getTime() + delay) })
+          .where('id', '=', taskId)
+          .execute();
+        setTimeout(() => void this.#wakeLater(row.runtime), delay + 10).unref();
+        return undefined;
+      }
+      await trx
+        .updateTable('tasks')
+        .set({ ...base, status: 'failed' })
+        .where('id', '=', taskId)
+        .execute();
+      if (row.build_id === null) return undefined;
+      const why = `Task ${row.type} failed after ${row.attempts} attempt(s): ${report.reason ?? 'no reason given'}`;
+      await this.#builds.finish(trx, row.build_id, 'error', why);
+      return row.account_id;
+    });
+    if (failedBuild !== undefined)
+      this.#ctx.log.warn('build failed: its task could not be carried out', { taskId });
+  }
+
+  async #wakeLater(runtime: string): Promise<void> {
+    await this.#ctx.signals.publish(this.#ctx.database.db, CHANNELS.tasks, runtime);
+  }
+}
+
+interface TaskRow {
+  id: string;
+  account_id: string;
+  build_id: string | null;
+  runtime: string;
+  type: string;
+  spec: unknown;
+  position: number;
+  status_revision: number;
+  attempts: number;
+  created_at: Date;
+}

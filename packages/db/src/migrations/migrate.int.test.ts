@@ -1,0 +1,102 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { InternalError } from '@sluice/errors';
+import { openDatabase } from '../open-database.js';
+import { useTestDatabases } from '../testing/test-databases.test-support.js';
+import { MIGRATIONS, migrateToLatest } from './migrate.js';
+
+const databases = useTestDatabases();
+
+const TABLES = [
+  'accounts',
+  'agents',
+  'api_tokens',
+  'build_control',
+  'build_log_chunks',
+  'build_steps',
+  'builds',
+  'pipeline_variables',
+  'pipelines',
+  'pki',
+  'projects',
+  'runtime_environments',
+  'settings',
+  'tasks',
+  'triggers',
+  'users',
+];
+
+for (const kind of databases.kinds) {
+  test(`migrations apply to an empty database, once (${kind})`, { timeout: 180_000 }, async () => {
+    const logged: unknown[] = [];
+    const logger = {
+      info: (m: string, f?: unknown) => logged.push([m, f]),
+      warn: () => {},
+      debug: () => {},
+    };
+    const target = await databases.prepare(kind, { empty: true });
+    const database = await openDatabase({ ...target, logger });
+    try {
+      assert.deepEqual(logged.at(-1), ['database migrated', { applied: ['001_control_plane'] }]);
+      const { rows } = await sql<{ table_name: string }>`
+        select table_name from information_schema.tables
+        where table_schema = 'public' and table_name not like 'kysely_%'
+        order by table_name`.execute(database.db);
+      assert.deepEqual(
+        rows.map((r) => r.table_name),
+        TABLES,
+      );
+      assert.deepEqual(await migrateToLatest(database.db), { applied: [] });
+    } finally {
+      await database.close();
+    }
+    const reopened = await openDatabase({ ...target, logger });
+    await reopened.close();
+    assert.equal(logged.filter((l) => (l as string[])[0] === 'database migrated').length, 1);
+  });
+}
+
+databases.test('every column is timestamptz, jsonb or a plain type', async ({ db }) => {
+  const { rows } = await sql<{ data_type: string }>`
+    select distinct data_type from information_schema.columns
+    where table_schema = 'public' and table_name not like 'kysely_%' order by data_type`.execute(
+    db,
+  );
+  assert.deepEqual(
+    rows.map((r) => r.data_type),
+    ['boolean', 'integer', 'jsonb', 'text', 'timestamp with time zone'],
+  );
+});
+
+databases.test(
+  'a failing migration rolls back and is SLUICE_DB_MIGRATION_FAILED',
+  async ({ db }) => {
+    const broken = [
+      ...MIGRATIONS,
+      {
+        name: '999_broken',
+        statements: ['create table half (id int)', 'select nope from nowhere'],
+      },
+    ];
+    await assert.rejects(migrateToLatest(db, broken), (err: unknown) => {
+      assert.ok(err instanceof InternalError);
+      assert.equal(err.code, 'SLUICE_DB_MIGRATION_FAILED');
+      assert.match(err.message, /^Migration 999_broken failed: .*nowhere/);
+      return true;
+    });
+    const { rows } = await sql`select to_regclass('half') as t`.execute(db);
+    assert.deepEqual(rows, [{ t: null }]);
+  },
+);
+
+databases.test('a database migrated by a newer Sluice is refused', async ({ db }) => {
+  const newer = [...MIGRATIONS, { name: '999_future', statements: ['select 1'] }];
+  await migrateToLatest(db, newer);
+  await assert.rejects(migrateToLatest(db), (err: unknown) => {
+    assert.ok(err instanceof InternalError);
+    assert.equal(err.code, 'SLUICE_DB_MIGRATION_FAILED');
+    assert.match(err.message, /999_future/);
+    return true;
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * Applies the migrations with Kysely's `Migrator` (its lock table serialises concurrent
+ * servers; PostgreSQL's transactional DDL makes each migration all-or-nothing).
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { Migrator, sql } from 'kysely';
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import { InternalError, isSluiceError } from '@sluice/errors';
+import { messageOf } from '../db-errors.js';
+import type { Schema } from '../schema.js';
+import { controlPlaneMigration } from './001-control-plane.js';
+import type { SqlMigration } from './sql-migration.js';
+
+/** Every migration, in apply order. */
+export const MIGRATIONS: readonly SqlMigration[] = [controlPlaneMigration];
+
+export interface MigrateResult {
+  /** Names applied by this call, in order; empty when the schema was already current. */
+  applied: string[];
+}
+
+/** Brings the schema up to the newest migration; a failure rolls that migration back. */
+export async function migrateToLatest(
+  db: Kysely<Schema>,
+  migrations: readonly SqlMigration[] = MIGRATIONS,
+): Promise<MigrateResult> {
+  const migrator = new Migrator({ db, provider: providerFor(migrations) });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    if (isSluiceError(error) && error.category === 'unavailable') throw error;
+    const failed = results.find((result) => result.status === 'Error')?.migrationName;
+    throw new InternalError(
+      'SLUICE_DB_MIGRATION_FAILED',
+      failed === undefined
+        ? `Migrations could not run: ${messageOf(error)}`
+        : `Migration ${failed} failed: ${messageOf(error)}`,
+      {
+        cause: error,
+        details: { migration: failed },
+        hint: 'a database migrated by a newer Sluice cannot be opened by an older one',
+      },
+    );
+  }
+  return {
+    applied: results.filter((r) => r.status === 'Success').map((r) => r.migrationName),
+  };
+}
+
+/** A hash of the migrations' names and SQL: equal fingerprints mean equal schemas. */
+export function migrationFingerprint(migrations: readonly SqlMigration[] = MIGRATIONS): string {
+  return createHash('sha256').update(JSON.stringify(migrations)).digest('hex').slice(0, 16);
+}
+
+function providerFor(migrations: readonly SqlMigration[]): MigrationProvider {
+  return {
+    getMigrations: () => {
+      const byName: Record<string, Migration> = {};
+      for (const migration of migrations) byName[migration.name] = toKysely(migration);
+      return Promise.resolve(byName);
+    },
+  };
+}
+
+function toKysely(migration: SqlMigration): Migration {
+  return {
+    up: async (db) => {
+      for (const statement of migration.statements) await sql.raw(statement).execute(db);
+    },
+  };
+}

@@ -1,0 +1,273 @@
+/**
+ * The control plane's tables as Kysely sees them, matching the migrations in `migrations/`.
+ * `Generated`/`WithDefault` columns may be left out of inserts; timestamps read as `Date`;
+ * jsonb columns read as their JSON type and are written through `jsonb(value)`, because `pg`
+ * would send a bare JavaScript array as a PostgreSQL array literal, not as JSON.
+ * @module
+ */
+import type { ColumnType, Generated, RawBuilder, Selectable } from 'kysely';
+
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** What a jsonb column accepts on insert and update: build it with `jsonb(value)`. */
+export type JsonbInput<T> = RawBuilder<T>;
+export type Jsonb<T> = ColumnType<T, JsonbInput<T>, JsonbInput<T>>;
+export type JsonbWithDefault<T> = ColumnType<T, JsonbInput<T> | undefined, JsonbInput<T>>;
+
+export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+/** `timestamptz not null default now()`. */
+export type TimestampWithDefault = ColumnType<Date, Date | string | undefined, Date | string>;
+export type NullableTimestamp = ColumnType<
+  Date | null,
+  Date | string | null | undefined,
+  Date | string | null
+>;
+
+export const TOKEN_KINDS = ['user', 'agent', 'engine'] as const;
+export type TokenKind = (typeof TOKEN_KINDS)[number];
+export const TRIGGER_KINDS = ['git', 'cron'] as const;
+export type TriggerKind = (typeof TRIGGER_KINDS)[number];
+export const BUILD_STATUSES = [
+  'pending',
+  'elected',
+  'running',
+  'success',
+  'failure',
+  'terminated',
+  'error',
+  'pending-approval',
+] as const;
+export type BuildStatus = (typeof BUILD_STATUSES)[number];
+export const BUILD_CONTROL_KINDS = ['cancel', 'approve', 'deny'] as const;
+export type BuildControlKind = (typeof BUILD_CONTROL_KINDS)[number];
+export const TASK_STATUSES = ['queued', 'leased', 'done', 'failed'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/** One line of a build's output as stored in `build_log_chunks.lines`. */
+export interface StoredLogLine {
+  step: string;
+  stream: string;
+  line: string;
+  /** ISO 8601 time the line was read. */
+  at: string;
+}
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  default_runtime: string | null;
+  max_concurrent_builds: number | null;
+  created_at: TimestampWithDefault;
+}
+
+export interface UsersTable {
+  id: string;
+  account_id: string;
+  name: string;
+  is_admin: Generated<boolean>;
+  created_at: TimestampWithDefault;
+}
+
+export interface ApiTokensTable {
+  id: string;
+  account_id: string;
+  kind: TokenKind;
+  /** A user id, an agent id or (for engine tokens) a build id. */
+  subject_id: string;
+  name: string;
+  /** sha256 of the token, hex. */
+  token_hash: string;
+  token_prefix: string;
+  created_at: TimestampWithDefault;
+  last_used_at: NullableTimestamp;
+  expires_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface ProjectsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  created_at: TimestampWithDefault;
+}
+
+export interface PipelinesTable {
+  id: string;
+  account_id: string;
+  project_id: string;
+  name: string;
+  yaml: string;
+  runtime_environment: string | null;
+  max_concurrent_builds: number | null;
+  created_at: TimestampWithDefault;
+  updated_at: TimestampWithDefault;
+}
+
+export interface PipelineVariablesTable {
+  pipeline_id: string;
+  name: string;
+  value: string | null;
+  encrypted_value: string | null;
+  is_secret: boolean;
+}
+
+export interface TriggersTable {
+  id: string;
+  account_id: string;
+  pipeline_id: string;
+  kind: TriggerKind;
+  provider: string | null;
+  repo: string | null;
+  events: JsonbWithDefault<string[]>;
+  branch_filter: string | null;
+  secret_encrypted: string | null;
+  cron: string | null;
+  next_run_at: NullableTimestamp;
+  enabled: Generated<boolean>;
+  variables: JsonbWithDefault<Record<string, string>>;
+  created_at: TimestampWithDefault;
+}
+
+export interface BuildsTable {
+  id: string;
+  account_id: string;
+  pipeline_id: string;
+  number: number;
+  status: BuildStatus;
+  trigger: string;
+  initiator: string | null;
+  branch: string | null;
+  revision: string | null;
+  facts: JsonbWithDefault<JsonObject>;
+  variables: JsonbWithDefault<Record<string, string>>;
+  secret_variables_encrypted: string | null;
+  runtime_environment: string | null;
+  agent_id: string | null;
+  reason: string | null;
+  timing: JsonbWithDefault<JsonObject>;
+  retry_of: string | null;
+  engine_heartbeat_at: NullableTimestamp;
+  created_at: TimestampWithDefault;
+  updated_at: TimestampWithDefault;
+  finished_at: NullableTimestamp;
+}
+
+export interface BuildStepsTable {
+  build_id: string;
+  name: string;
+  position: number;
+  status: string;
+  exit_code: number | null;
+  reason: string | null;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+}
+
+export interface BuildLogChunksTable {
+  build_id: string;
+  seq: number;
+  lines: Jsonb<StoredLogLine[]>;
+  byte_size: number;
+  created_at: TimestampWithDefault;
+}
+
+export interface BuildControlTable {
+  build_id: string;
+  seq: Generated<number>;
+  kind: BuildControlKind;
+  created_at: TimestampWithDefault;
+}
+
+export interface RuntimeEnvironmentsTable {
+  account_id: string;
+  name: string;
+  version: number;
+  spec: Jsonb<JsonObject>;
+  description: string | null;
+  created_at: TimestampWithDefault;
+  created_by: string | null;
+}
+
+export interface AgentsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  runtimes: JsonbWithDefault<string[]>;
+  health: JsonbWithDefault<JsonObject>;
+  version: string | null;
+  last_heartbeat_at: NullableTimestamp;
+  created_at: TimestampWithDefault;
+}
+
+export interface TasksTable {
+  id: string;
+  account_id: string;
+  build_id: string | null;
+  agent_id: string | null;
+  runtime: string;
+  type: string;
+  spec: Jsonb<JsonObject>;
+  position: Generated<number>;
+  status: TaskStatus;
+  attempts: Generated<number>;
+  max_attempts: Generated<number>;
+  available_at: TimestampWithDefault;
+  leased_by: string | null;
+  lease_expires_at: NullableTimestamp;
+  status_revision: Generated<number>;
+  last_error: string | null;
+  created_at: TimestampWithDefault;
+  updated_at: TimestampWithDefault;
+}
+
+export interface PkiTable {
+  id: string;
+  kind: string;
+  cert_pem: string;
+  key_encrypted: string;
+  created_at: TimestampWithDefault;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: Jsonb<JsonValue>;
+}
+
+/** Every table, keyed by its SQL name: the type parameter of `Kysely<Schema>`. */
+export interface Schema {
+  accounts: AccountsTable;
+  users: UsersTable;
+  api_tokens: ApiTokensTable;
+  projects: ProjectsTable;
+  pipelines: PipelinesTable;
+  pipeline_variables: PipelineVariablesTable;
+  triggers: TriggersTable;
+  builds: BuildsTable;
+  build_steps: BuildStepsTable;
+  build_log_chunks: BuildLogChunksTable;
+  build_control: BuildControlTable;
+  runtime_environments: RuntimeEnvironmentsTable;
+  agents: AgentsTable;
+  tasks: TasksTable;
+  pki: PkiTable;
+  settings: SettingsTable;
+}
+
+export type AccountRow = Selectable<AccountsTable>;
+export type UserRow = Selectable<UsersTable>;
+export type ApiTokenRow = Selectable<ApiTokensTable>;
+export type ProjectRow = Selectable<ProjectsTable>;
+export type PipelineRow = Selectable<PipelinesTable>;
+export type PipelineVariableRow = Selectable<PipelineVariablesTable>;
+export type TriggerRow = Selectable<TriggersTable>;
+export type BuildRow = Selectable<BuildsTable>;
+export type BuildStepRow = Selectable<BuildStepsTable>;
+export type BuildLogChunkRow = Selectable<BuildLogChunksTable>;
+export type BuildControlRow = Selectable<BuildControlTable>;
+export type RuntimeEnvironmentRow = Selectable<RuntimeEnvironmentsTable>;
+export type AgentRow = Selectable<AgentsTable>;
+export type TaskRow = Selectable<TasksTable>;
+export type PkiRow = Selectable<PkiTable>;
+export type SettingRow = Selectable<SettingsTable>;

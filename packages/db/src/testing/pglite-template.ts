@@ -1,0 +1,91 @@
+/**
+ * Fresh migrated PGlite databases for tests, fast. A new PGlite runs initdb, which takes
+ * 5–10 s and ~750 MB on two cores; loading a dump of an already migrated one takes 2–3 s. The
+ * dump is built once per machine and schema: it is cached in the temp dir under the migrations'
+ * fingerprint and PGlite's build, so every test process after the first skips initdb.
+ * @module
+ */
+import { readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import { PGlite } from '@electric-sql/pglite';
+import type { Database, DbLogger } from '../database.js';
+import { migrateToLatest, migrationFingerprint } from '../migrations/migrate.js';
+import { createPgliteHandle, PGLITE_SUBDIR } from '../pglite-database.js';
+
+const CACHE_PREFIX = 'sluice-pglite-template-';
+
+let template: Promise<Blob> | undefined;
+
+/** The data directory of a migrated PGlite as a tar, from the cache or built now. */
+export function pgliteTemplate(): Promise<Blob> {
+  template ??= loadOrBuild().catch((err: unknown) => {
+    template = undefined;
+    throw err;
+  });
+  return template;
+}
+
+/** A new in-memory PGlite holding the migrated template, as a `Database`. */
+export async function openPgliteFromTemplate(
+  options: { logger?: DbLogger; connectionTimeoutMs?: number } = {},
+): Promise<Database> {
+  const pglite = await PGlite.create({ loadDataDir: await pgliteTemplate() });
+  return createPgliteHandle(pglite, {
+    logger: options.logger,
+    connectionTimeoutMs: options.connectionTimeoutMs ?? 30_000,
+  });
+}
+
+/** Writes the migrated template into `dataDir` as `openDatabase({ dataDir })` expects it. */
+export async function writePgliteDataDir(dataDir: string): Promise<void> {
+  const pglite = await PGlite.create({
+    dataDir: join(dataDir, PGLITE_SUBDIR),
+    loadDataDir: await pgliteTemplate(),
+  });
+  await pglite.close();
+}
+
+/** Builds the template from scratch: initdb plus every migration. */
+export async function buildPgliteTemplate(): Promise<Blob> {
+  const handle = createPgliteHandle(await PGlite.create(), { connectionTimeoutMs: 30_000 });
+  try {
+    await migrateToLatest(handle.db);
+    return await handle.pglite.dumpDataDir('gzip');
+  } finally {
+    await handle.close();
+  }
+}
+
+async function loadOrBuild(): Promise<Blob> {
+  const file = join(tmpdir(), `${CACHE_PREFIX}${await cacheKey()}.tar.gz`);
+  let gzipped = await readFile(file).catch(() => undefined);
+  if (gzipped === undefined) {
+    gzipped = Buffer.from(await (await buildPgliteTemplate()).arrayBuffer());
+    const partial = `${file}.${process.pid}.partial`;
+    await writeFile(partial, gzipped);
+    await rename(partial, file);
+    await removeOtherTemplates(file);
+  }
+  // Kept unpacked in memory: loading a plain tar is ~30% faster than a gzipped one.
+  return new Blob([gunzipSync(gzipped)], { type: 'application/x-tar' });
+}
+
+/** The schema and the PGlite build: a template from either an old schema or PGlite is useless. */
+async function cacheKey(): Promise<string> {
+  const entry = fileURLToPath(import.meta.resolve('@electric-sql/pglite'));
+  const { size } = await stat(entry);
+  return `${migrationFingerprint()}-${size.toString(36)}`;
+}
+
+async function removeOtherTemplates(keep: string): Promise<void> {
+  const dir = tmpdir();
+  for (const name of await readdir(dir)) {
+    const path = join(dir, name);
+    if (name.startsWith(CACHE_PREFIX) && name.endsWith('.tar.gz') && path !== keep) {
+      await unlink(path).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,13 @@
+export { route, fillPath } from './route.js';
+export type { RouteDef, RouteScope, HttpMethod } from './route.js';
+export { routes } from './routes.js';
+export type { Routes, RouteName } from './routes.js';
+export { createClient } from './client.js';
+export type { SluiceClient, ClientOptions, CallInput, CallOutput } from './client.js';
+export { buildOpenApiDocument } from './openapi.js';
+export * from './schemas/common.js';
+export * from './schemas/identity.js';
+export * from './schemas/projects.js';
+export * from './schemas/builds.js';
+export * from './schemas/agents.js';
+export * from './schemas/engine.js';

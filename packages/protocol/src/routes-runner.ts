@@ -1,0 +1,97 @@
+/**
+ * Routes of `/api/agent/v1` (runner agents, agent tokens) and `/api/engine/v1` (one build's
+ * engine, engine tokens).
+ * @module
+ */
+import { z } from 'zod';
+import { route } from './route.js';
+import { Empty, Id } from './schemas/common.js';
+import { AgentHeartbeat, PollTasks, Task, TaskStatusReport } from './schemas/agents.js';
+import {
+  ControlMessage,
+  EngineBuild,
+  PollControl,
+  PostEngineEvents,
+  PostLogChunk,
+} from './schemas/engine.js';
+
+const agent = {
+  pollTasks: route({
+    method: 'GET',
+    path: '/api/agent/v1/tasks',
+    scope: 'agent',
+    tag: 'agent',
+    summary:
+      "Long-poll: returns the moment a task exists for one of the agent's runtimes, or [] after `wait` seconds",
+    query: PollTasks,
+    response: z.object({ tasks: z.array(Task) }),
+  }),
+  reportTaskStatus: route({
+    method: 'POST',
+    path: '/api/agent/v1/tasks/:taskId/status',
+    scope: 'agent',
+    tag: 'agent',
+    summary: "Report a task's outcome with the next status revision",
+    params: z.object({ taskId: Id }),
+    body: TaskStatusReport,
+    status: 204,
+  }),
+  agentHeartbeat: route({
+    method: 'PUT',
+    path: '/api/agent/v1/status',
+    scope: 'agent',
+    tag: 'agent',
+    summary: "Heartbeat with the runtimes' health",
+    body: AgentHeartbeat,
+    status: 204,
+  }),
+};
+
+const engine = {
+  engineBuild: route({
+    method: 'GET',
+    path: '/api/engine/v1/build',
+    scope: 'engine',
+    tag: 'engine',
+    summary: "The engine's build: pipeline, variables, secrets",
+    response: EngineBuild,
+  }),
+  engineEvents: route({
+    method: 'POST',
+    path: '/api/engine/v1/events',
+    scope: 'engine',
+    tag: 'engine',
+    summary: 'Step and build state changes',
+    body: PostEngineEvents,
+    status: 204,
+  }),
+  engineLog: route({
+    method: 'POST',
+    path: '/api/engine/v1/log',
+    scope: 'engine',
+    tag: 'engine',
+    summary: 'A log chunk; a repeated seq is ignored',
+    body: PostLogChunk,
+    status: 204,
+  }),
+  engineHeartbeat: route({
+    method: 'POST',
+    path: '/api/engine/v1/heartbeat',
+    scope: 'engine',
+    tag: 'engine',
+    summary: 'The engine is alive',
+    body: Empty,
+    status: 204,
+  }),
+  engineControl: route({
+    method: 'GET',
+    path: '/api/engine/v1/control',
+    scope: 'engine',
+    tag: 'engine',
+    summary: 'Long-poll for control messages (cancel, approve, deny) after a sequence number',
+    query: PollControl,
+    response: z.object({ messages: z.array(ControlMessage) }),
+  }),
+};
+
+export const runnerRoutes = { ...agent, ...engine };

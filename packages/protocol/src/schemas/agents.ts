@@ -1,0 +1,109 @@
+/**
+ * Runtime environments, agents, and the tasks agents execute (agent protocol).
+ * @module
+ */
+import { z } from 'zod';
+import { Id, Name, Timestamp } from './common.js';
+
+export const RuntimeName = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9][\w./:@-]*$/, 'A runtime name is letters, digits and . _ - / : @')
+  .describe('Runtime environment name, e.g. "my-cluster/ci"');
+
+/** The spec is validated by @sluice/runtime-spec; here it is an object. */
+export const RuntimeSpecBody = z
+  .record(z.string(), z.unknown())
+  .describe('Runtime environment spec (see docs)');
+
+export const RuntimeEnvironment = z.object({
+  name: RuntimeName,
+  version: z.number().int(),
+  description: z.string().nullable(),
+  spec: RuntimeSpecBody,
+  isDefault: z.boolean(),
+  createdAt: Timestamp,
+  createdBy: z.string().nullable(),
+});
+export type RuntimeEnvironment = z.infer<typeof RuntimeEnvironment>;
+
+export const CreateRuntimeEnvironment = z.object({
+  name: RuntimeName,
+  description: z.string().max(1000).optional(),
+  spec: RuntimeSpecBody,
+});
+
+export const PatchRuntimeEnvironment = z.object({
+  patch: RuntimeSpecBody.describe('RFC 7386 merge patch applied to the latest version'),
+  description: z.string().max(1000).optional(),
+});
+
+export const AgentHealth = z.object({
+  healthy: z.boolean(),
+  message: z.string().optional(),
+  checks: z
+    .array(z.object({ name: z.string(), ok: z.boolean(), message: z.string().optional() }))
+    .optional(),
+});
+
+export const Agent = z.object({
+  id: Id,
+  name: Name,
+  runtimes: z.array(RuntimeName),
+  online: z.boolean().describe('A heartbeat arrived recently'),
+  health: AgentHealth.nullable(),
+  version: z.string().nullable(),
+  lastHeartbeatAt: Timestamp.nullable(),
+  createdAt: Timestamp,
+});
+export type Agent = z.infer<typeof Agent>;
+
+export const CreateAgent = z.object({ name: Name, runtimes: z.array(RuntimeName).min(1) });
+export const CreatedAgent = z.object({ agent: Agent, token: z.string().describe('Shown once') });
+
+export const TaskType = z.enum([
+  'CreatePvc',
+  'CreateSecret',
+  'CreatePod',
+  'DeletePod',
+  'DeleteSecret',
+  'DeletePvc',
+  'RunEngine',
+  'StopEngine',
+]);
+export type TaskType = z.infer<typeof TaskType>;
+
+export const Task = z.object({
+  id: Id,
+  type: TaskType,
+  buildId: Id.nullable(),
+  runtime: RuntimeName,
+  position: z.number().int().describe('Order within the build: apply ascending'),
+  statusRevision: z.number().int().describe('Report statusRevision + 1'),
+  attempt: z.number().int(),
+  spec: z.record(z.string(), z.unknown()).describe('Manifest or parameters, by type'),
+  createdAt: Timestamp,
+});
+export type Task = z.infer<typeof Task>;
+
+export const PollTasks = z.object({
+  wait: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60)
+    .default(30)
+    .describe('Seconds to hold the request open when no task is ready'),
+  max: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export const TaskStatusReport = z.object({
+  status: z.enum(['Success', 'Error']),
+  statusRevision: z.number().int(),
+  isRetriable: z.boolean().default(false),
+  reason: z.string().max(4000).optional(),
+  occurredAt: Timestamp.optional(),
+});
+
+export const AgentHeartbeat = z.object({ health: AgentHealth, version: z.string().optional() });

@@ -1,0 +1,65 @@
+/**
+ * The engine protocol: one engine, one build, one token.
+ * @module
+ */
+import { z } from 'zod';
+import { BuildStatus, LogLine, StepStatus } from './builds.js';
+import { Id, Timestamp, Variables } from './common.js';
+
+export const EngineBuild = z.object({
+  buildId: Id,
+  number: z.number().int(),
+  pipelineName: z.string(),
+  projectName: z.string(),
+  yaml: z.string(),
+  status: BuildStatus,
+  facts: z
+    .record(z.string(), z.string())
+    .describe('Branch, revision, repository, commit: CF_* inputs'),
+  variables: Variables,
+  secrets: Variables.describe('Decrypted for the engine only; mask them'),
+  volumeKey: z.string(),
+  runtimeEnvironment: z.string().nullable(),
+});
+export type EngineBuild = z.infer<typeof EngineBuild>;
+
+export const EngineEvent = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('build-started'), at: Timestamp }),
+  z.object({ type: z.literal('step-started'), step: z.string(), at: Timestamp }),
+  z.object({
+    type: z.literal('step-finished'),
+    step: z.string(),
+    status: StepStatus,
+    exitCode: z.number().int().nullable().optional(),
+    reason: z.string().nullable().optional(),
+    at: Timestamp,
+  }),
+  z.object({
+    type: z.literal('build-finished'),
+    status: z.enum(['success', 'failure', 'terminated', 'error']),
+    reason: z.string().nullable().optional(),
+    at: Timestamp,
+  }),
+]);
+export type EngineEvent = z.infer<typeof EngineEvent>;
+
+export const PostEngineEvents = z.object({ events: z.array(EngineEvent).min(1).max(500) });
+
+export const PostLogChunk = z.object({
+  seq: z
+    .number()
+    .int()
+    .min(0)
+    .describe('Chunk number, from 0, no gaps; a repeated seq is ignored (idempotent retry)'),
+  lines: z.array(LogLine).max(5000),
+});
+
+export const ControlMessage = z.object({
+  seq: z.number().int(),
+  kind: z.enum(['cancel', 'approve', 'deny']),
+  at: Timestamp,
+});
+export const PollControl = z.object({
+  after: z.coerce.number().int().min(0).default(0),
+  wait: z.coerce.number().int().min(0).max(60).default(30),
+});
