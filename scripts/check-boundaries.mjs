@@ -25,6 +25,7 @@ const ALLOWED = {
     '@sluice/db',
     '@sluice/pki',
     '@sluice/runtime-spec',
+    '@sluice/triggers',
   ],
   // The CLI is the single `sluice` binary: the one place allowed to compose other apps.
   '@sluice/cli': [

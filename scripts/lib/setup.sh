@@ -28,6 +28,16 @@ sluice_prepare_docker() {
   node packages/testkit/dist/bin/prepare.js
 }
 
+# The kube tier's machine set-up: the Kubernetes binaries (built from Debian's source on the
+# first run, about 12 minutes with progress lines; cached in /var/cache/sluice/kubernetes after
+# that), etcd, containerd, the CNI plugins and the cluster images. A failure is reported and the
+# other tiers still run; the kube tests then fail with the same step and log in their message.
+sluice_prepare_kubernetes() {
+  sluice_step "Kubernetes test cluster: binaries, packages and images"
+  node packages/testkit/dist/kubernetes/bin/prepare-kubernetes.js ||
+    echo "Kubernetes set-up failed (see above); the kube tier will report it"
+}
+
 sluice_setup() {
   sluice_node_deps
   sluice_build

@@ -27,6 +27,8 @@ export interface TestServer {
 export async function startTestServer(
   database: Database,
   overrides: Partial<ServerConfig> = {},
+  /** A fixed or test-driven clock, for time-dependent behaviour such as cron triggers. */
+  options: { clock?: () => number } = {},
 ): Promise<TestServer> {
   const output = new PassThrough();
   let captured = '';
@@ -48,6 +50,7 @@ export async function startTestServer(
     config,
     database,
     logger: createLogger({ destination: output, level: 'debug' }),
+    clock: options.clock,
   });
   const url = await server.listen();
   return {

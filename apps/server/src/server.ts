@@ -15,10 +15,12 @@ import type { ServerConfig } from './config.js';
 import { createErrorHandler } from './http/error-handler.js';
 import { registerRoute } from './http/register-routes.js';
 import { registerRunnerRoutes } from './http/runner-routes.js';
+import { registerTriggerRoutes } from './http/trigger-routes.js';
 import { registerUserRoutes } from './http/user-routes.js';
 import { createIdGenerator } from './ids.js';
 import { loadSecretKey } from './secret-key-file.js';
 import { createServices } from './services/services.js';
+import { startCronLoop } from './services/cron-triggers.js';
 import type { Services } from './services/services.js';
 import { Signals } from './services/signals.js';
 import type { TaskPlanner } from './services/task-planner.js';
@@ -68,6 +70,7 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   app.get('/api/openapi.json', () => buildOpenApiDocument({ version: SERVER_VERSION }));
   registerUserRoutes(app, services, auth);
   registerRunnerRoutes(app, services, auth);
+  registerTriggerRoutes(app, services, auth);
 
   const reaper = setInterval(
     () => {
@@ -78,6 +81,8 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
     Math.max(1000, Math.min(10_000, config.engineSilentAfterMs / 3)),
   );
   reaper.unref();
+  // Fires cron triggers due while the server was down at once, then checks every 15 s.
+  const cron = startCronLoop(services.cron, { intervalMs: 15_000, log });
 
   return {
     app,
@@ -88,6 +93,7 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
     },
     async close() {
       clearInterval(reaper);
+      await cron.stop();
       await app.close();
       await signals.close();
       if (options.database === undefined) await database.close();

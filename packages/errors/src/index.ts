@@ -12,3 +12,4 @@ export {
   describeError,
 } from './sluice-error.js';
 export type { ErrorCategory, ErrorDetails, SluiceErrorOptions } from './sluice-error.js';
+export { closest, didYouMean, editDistance } from './suggest.js';

@@ -8,7 +8,7 @@ import { compileBranchPattern } from './branch-filter.js';
 import { maskPlaceholders } from './interpolate.js';
 import { parseExpression } from './expression/index.js';
 import { ISSUE_CODES } from './pipeline-issue.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '@sluice/errors';
 import { isPlainMap, scalarText } from './schema/validators.js';
 import { VOLUME_PATH } from './system-variables.js';
 import type { IssuePath } from './pipeline-issue.js';

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
@@ -68,6 +68,18 @@ function getVersion(caPem: string, client?: { certPem: string; keyPem: string })
   });
 }
 
+/** A throwaway bridge for the test daemon, on a benchmarking-range address nothing routes to. */
+const BRIDGE = `sltls${process.pid % 100000}`;
+
+function createBridge(): void {
+  execFileSync('ip', ['link', 'add', BRIDGE, 'type', 'bridge']);
+  execFileSync('ip', ['addr', 'add', `198.18.${process.pid % 250}.1/24`, 'dev', BRIDGE]);
+}
+
+function deleteBridge(): void {
+  execFileSync('ip', ['link', 'del', BRIDGE], { stdio: 'ignore' });
+}
+
 async function writeMaterial(dir: string): Promise<string[]> {
   const certs = join(dir, 'certs');
   await mkdir(certs, { mode: 0o700 });
@@ -81,7 +93,9 @@ async function writeMaterial(dir: string): Promise<string[]> {
     `--data-root=${join(dir, 'data')}`,
     `--exec-root=${join(dir, 'exec')}`,
     `--pidfile=${join(dir, 'dockerd.pid')}`,
-    '--bridge=none',
+    // Its own bridge: with --bridge=none dockerd deletes the default docker0 interface, which
+    // would take the host's engine down with it.
+    `--bridge=${BRIDGE}`,
     '--iptables=false',
     '--ip6tables=false',
     '--tlsverify',
@@ -122,6 +136,7 @@ before(async () => {
   dir = temp;
   port = await freeLoopbackPort();
   const args = await writeMaterial(temp);
+  createBridge();
   const log = openSync(join(temp, 'dockerd.log'), 'w');
   dockerd = spawn(DOCKERD, args, { stdio: ['ignore', log, log] });
   closeSync(log);
@@ -140,6 +155,11 @@ after(async () => {
     clearTimeout(timer);
   }
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  try {
+    deleteBridge();
+  } catch {
+    // Not created: before() failed first.
+  }
 });
 
 test('GET /version succeeds over mutual TLS with an issued client certificate', async () => {

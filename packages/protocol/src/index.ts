@@ -11,3 +11,4 @@ export * from './schemas/projects.js';
 export * from './schemas/builds.js';
 export * from './schemas/agents.js';
 export * from './schemas/engine.js';
+export * from './schemas/triggers.js';

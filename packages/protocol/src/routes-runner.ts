@@ -6,13 +6,20 @@
 import { z } from 'zod';
 import { route } from './route.js';
 import { Empty, Id } from './schemas/common.js';
-import { AgentHeartbeat, PollTasks, Task, TaskStatusReport } from './schemas/agents.js';
+import {
+  AgentHeartbeat,
+  PollTasks,
+  RuntimeName,
+  Task,
+  TaskStatusReport,
+} from './schemas/agents.js';
 import {
   ControlMessage,
   EngineBuild,
   PollControl,
   PostEngineEvents,
   PostLogChunk,
+  TlsBundle,
 } from './schemas/engine.js';
 
 const agent = {
@@ -44,6 +51,16 @@ const agent = {
     summary: "Heartbeat with the runtimes' health",
     body: AgentHeartbeat,
     status: 204,
+  }),
+  dindCertificate: route({
+    method: 'GET',
+    path: '/api/agent/v1/runtimes/:name/dind-certificate',
+    scope: 'agent',
+    tag: 'agent',
+    summary:
+      "The dind server certificate of one of the agent's runtimes, issued by the internal CA",
+    params: z.object({ name: RuntimeName }),
+    response: TlsBundle,
   }),
 };
 

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closest, didYouMean, leaf, typeName } from './describe-value.js';
+import { closest, didYouMean } from '@sluice/errors';
+import { leaf, typeName } from './describe-value.js';
 
 test('typeName names the offending value', () => {
   assert.equal(typeName('16GB'), 'the string "16GB"');

@@ -6,7 +6,8 @@
  * @module
  */
 import { z } from 'zod';
-import { didYouMean, leaf, typeName } from './describe-value.js';
+import { didYouMean } from '@sluice/errors';
+import { leaf, typeName } from './describe-value.js';
 import { formatRuntimeSpecPath, RUNTIME_SPEC_ISSUE_CODES } from './runtime-spec-issue.js';
 import type { RuntimeSpecIssue, RuntimeSpecPath } from './runtime-spec-issue.js';
 

@@ -41,6 +41,11 @@ export function registerRunnerRoutes(app: FastifyInstance, s: Services, auth: Au
       void (await s.agents.heartbeat(principal.agentId ?? '', body.health, body.version)),
   );
 
+  registerRoute(app, routes.dindCertificate, auth, async ({ principal, params }) => {
+    const accountId = await s.agents.assertServes(principal.agentId ?? '', params.name);
+    return s.certificates.dindServerCertificate(accountId, params.name);
+  });
+
   registerRoute(app, routes.engineBuild, auth, ({ principal }) =>
     s.engine.build(principal.buildId ?? ''),
   );

@@ -3,7 +3,7 @@
  * their last heartbeat and the health they report, deleted with their tokens revoked.
  * @module
  */
-import { NotFoundError } from '@sluice/errors';
+import { NotAllowedError, NotFoundError } from '@sluice/errors';
 import { jsonb } from '@sluice/db';
 import { json } from './json-columns.js';
 import type { Agent } from '@sluice/protocol';
@@ -86,6 +86,22 @@ export class AgentService {
       })
       .where('id', '=', agentId)
       .execute();
+  }
+
+  /** Refuses a runtime the agent does not serve: an agent sees only its own runtimes. */
+  async assertServes(agentId: string, runtime: string): Promise<string> {
+    const row = await this.#ctx.database.db
+      .selectFrom('agents')
+      .select(['account_id', 'runtimes'])
+      .where('id', '=', agentId)
+      .executeTakeFirst();
+    if (row === undefined || !row.runtimes.includes(runtime)) {
+      throw new NotAllowedError(
+        'SLUICE_AGENT_RUNTIME_FORBIDDEN',
+        `This agent does not serve runtime "${runtime}"`,
+      );
+    }
+    return row.account_id;
   }
 
   async delete(accountId: string, agentId: string): Promise<void> {

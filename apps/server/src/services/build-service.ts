@@ -51,64 +51,77 @@ export class BuildService {
   }
 
   async create(input: CreateBuildInput): Promise<Build> {
-    const pipeline = await this.#projects.pipelineRow(input.accountId, input.pipelineId);
+    const id = await this.#ctx.database.db.transaction().execute((trx) => this.insert(trx, input));
+    await this.#scheduler.schedule(input.accountId);
+    return loadBuild(this.#ctx.database.db, input.accountId, id);
+  }
+
+  /**
+   * Inserts a pending build in the caller's transaction and returns its id; the caller runs
+   * `schedule` after the commit. The cron loop uses it to create a build and advance its trigger
+   * atomically.
+   */
+  async insert(trx: Executor, input: CreateBuildInput): Promise<string> {
+    const pipeline = await this.#projects.pipelineRow(input.accountId, input.pipelineId, trx);
     const parsed = parsePipeline(pipeline.yaml, { file: pipeline.name });
     const stepNames = parsed.ok ? parsed.pipeline.steps.map((s) => s.name) : [];
     const id = this.#ctx.ids.next('bld');
     const now = new Date(this.#ctx.clock());
-    await this.#ctx.database.db.transaction().execute(async (trx) => {
-      // Numbers are per pipeline: lock its row so concurrent builds take turns.
+    // Numbers are per pipeline: lock its row so concurrent builds take turns.
+    await trx
+      .selectFrom('pipelines')
+      .select('id')
+      .where('id', '=', pipeline.id)
+      .forUpdate()
+      .executeTakeFirst();
+    const last = await trx
+      .selectFrom('builds')
+      .select(sql<number>`coalesce(max(number), 0)`.as('n'))
+      .where('pipeline_id', '=', pipeline.id)
+      .executeTakeFirst();
+    const secrets = input.secrets ?? {};
+    await trx
+      .insertInto('builds')
+      .values({
+        id,
+        account_id: input.accountId,
+        pipeline_id: pipeline.id,
+        number: Number(last?.n ?? 0) + 1,
+        status: 'pending',
+        trigger: input.trigger,
+        initiator: input.initiator ?? null,
+        branch: input.branch ?? null,
+        revision: input.revision ?? null,
+        facts: jsonb(input.facts ?? {}),
+        variables: jsonb(input.variables ?? {}),
+        secret_variables_encrypted: Object.keys(secrets).length
+          ? encryptSecret(JSON.stringify(secrets), this.#ctx.secretKey, { associatedData: id })
+          : null,
+        retry_of: input.retryOf ?? null,
+        timing: jsonb({ queuedAt: now.toISOString() }),
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    if (stepNames.length > 0) {
       await trx
-        .selectFrom('pipelines')
-        .select('id')
-        .where('id', '=', pipeline.id)
-        .forUpdate()
-        .executeTakeFirst();
-      const last = await trx
-        .selectFrom('builds')
-        .select(sql<number>`coalesce(max(number), 0)`.as('n'))
-        .where('pipeline_id', '=', pipeline.id)
-        .executeTakeFirst();
-      const secrets = input.secrets ?? {};
-      await trx
-        .insertInto('builds')
-        .values({
-          id,
-          account_id: input.accountId,
-          pipeline_id: pipeline.id,
-          number: Number(last?.n ?? 0) + 1,
-          status: 'pending',
-          trigger: input.trigger,
-          initiator: input.initiator ?? null,
-          branch: input.branch ?? null,
-          revision: input.revision ?? null,
-          facts: jsonb(input.facts ?? {}),
-          variables: jsonb(input.variables ?? {}),
-          secret_variables_encrypted: Object.keys(secrets).length
-            ? encryptSecret(JSON.stringify(secrets), this.#ctx.secretKey, { associatedData: id })
-            : null,
-          retry_of: input.retryOf ?? null,
-          timing: jsonb({ queuedAt: now.toISOString() }),
-          created_at: now,
-          updated_at: now,
-        })
+        .insertInto('build_steps')
+        .values(
+          stepNames.map((name, position) => ({
+            build_id: id,
+            name,
+            position,
+            status: 'pending',
+          })),
+        )
         .execute();
-      if (stepNames.length > 0) {
-        await trx
-          .insertInto('build_steps')
-          .values(
-            stepNames.map((name, position) => ({
-              build_id: id,
-              name,
-              position,
-              status: 'pending',
-            })),
-          )
-          .execute();
-      }
-    });
-    await this.#scheduler.schedule(input.accountId);
-    return loadBuild(this.#ctx.database.db, input.accountId, id);
+    }
+    return id;
+  }
+
+  /** Queues pending builds of the account under its limits; call after committing `insert`. */
+  schedule(accountId: string): Promise<void> {
+    return this.#scheduler.schedule(accountId);
   }
 
   get(accountId: string, buildId: string): Promise<Build> {

@@ -8,6 +8,7 @@ import { NotFoundError } from '@sluice/errors';
 import type { Executor } from '@sluice/db';
 import type { EngineBuild, EngineEvent } from '@sluice/protocol';
 import type { BuildService } from './build-service.js';
+import type { CertificateService } from './certificate-service.js';
 import { decryptBuildSecrets } from './build-service.js';
 import type { ProjectService } from './project-service.js';
 import type { Scheduler } from './scheduler.js';
@@ -21,17 +22,20 @@ export class EngineService {
   readonly #projects: ProjectService;
   readonly #builds: BuildService;
   readonly #scheduler: Scheduler;
+  readonly #certificates: CertificateService;
 
   constructor(
     ctx: ServerContext,
     projects: ProjectService,
     builds: BuildService,
     scheduler: Scheduler,
+    certificates: CertificateService,
   ) {
     this.#ctx = ctx;
     this.#projects = projects;
     this.#builds = builds;
     this.#scheduler = scheduler;
+    this.#certificates = certificates;
   }
 
   async build(buildId: string): Promise<EngineBuild> {
@@ -70,6 +74,7 @@ export class EngineService {
       secrets: { ...stored.secrets, ...runSecrets },
       volumeKey: `${row.project_name}-${row.pipeline_name}`,
       runtimeEnvironment: row.runtime_environment,
+      tls: await this.#certificates.buildClientCertificate(buildId),
     };
   }
 

@@ -178,8 +178,13 @@ export class ProjectService {
     await this.#ctx.database.db.deleteFrom('pipelines').where('id', '=', pipelineId).execute();
   }
 
-  async pipelineRow(accountId: string, pipelineId: string) {
-    const row = await this.#ctx.database.db
+  /** `executor` lets a caller read the pipeline inside its own transaction. */
+  async pipelineRow(
+    accountId: string,
+    pipelineId: string,
+    executor: Executor = this.#ctx.database.db,
+  ) {
+    const row = await executor
       .selectFrom('pipelines')
       .innerJoin('projects', 'projects.id', 'pipelines.project_id')
       .selectAll('pipelines')

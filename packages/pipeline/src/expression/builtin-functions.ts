@@ -6,7 +6,7 @@
  */
 
 import type { ExprValue, ExpressionContext } from './expression-types.js';
-import { closest } from '../suggest.js';
+import { closest } from '@sluice/errors';
 import { describeValue, isTruthy, numericValue, toText } from './values.js';
 
 /** A failure names the argument it is about, so the issue can point at it. */

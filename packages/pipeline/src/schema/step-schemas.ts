@@ -4,7 +4,7 @@
  * unsupported rather than ignored. `RUNNABLE_STEP_TYPES` lists what the engine executes today.
  * @module
  */
-import { didYouMean } from '../suggest.js';
+import { didYouMean } from '@sluice/errors';
 import { ISSUE_CODES } from '../pipeline-issue.js';
 import { commandText, common, environment, isString } from './common-fields.js';
 import {

@@ -4,7 +4,7 @@
  * fields that are valid Codefresh but not yet run by Sluice are reported as unsupported by name.
  * @module
  */
-import { didYouMean } from '../suggest.js';
+import { didYouMean } from '@sluice/errors';
 import { ISSUE_CODES } from '../pipeline-issue.js';
 import type { IssuePath, IssueSeverity } from '../pipeline-issue.js';
 

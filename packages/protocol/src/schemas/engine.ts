@@ -6,6 +6,16 @@ import { z } from 'zod';
 import { BuildStatus, LogLine, StepStatus } from './builds.js';
 import { Id, Timestamp, Variables } from './common.js';
 
+/** Certificate, key and CA for mutual TLS between an engine and its dind. */
+export const TlsBundle = z.object({
+  caPem: z.string(),
+  certPem: z.string(),
+  keyPem: z.string(),
+  serverName: z
+    .string()
+    .describe('The name the dind certificate carries; check it instead of the IP'),
+});
+
 export const EngineBuild = z.object({
   buildId: Id,
   number: z.number().int(),
@@ -20,6 +30,7 @@ export const EngineBuild = z.object({
   secrets: Variables.describe('Decrypted for the engine only; mask them'),
   volumeKey: z.string(),
   runtimeEnvironment: z.string().nullable(),
+  tls: TlsBundle.describe("The engine's client certificate for its dind"),
 });
 export type EngineBuild = z.infer<typeof EngineBuild>;
 

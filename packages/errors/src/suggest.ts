@@ -1,4 +1,8 @@
-/** Closest-name suggestions for typos (`comands` → `commands`). @module */
+/**
+ * Closest-name suggestions for typos (`comands` → `commands`), for every message that names an
+ * unknown field, type or function.
+ * @module
+ */
 
 export function editDistance(a: string, b: string): number {
   const prev = Array.from({ length: b.length + 1 }, (_, i) => i);

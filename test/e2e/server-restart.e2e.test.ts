@@ -1,0 +1,149 @@
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { TestDatabases } from '@sluice/db/testing';
+import { exportSecretKey, generateSecretKey } from '@sluice/pki';
+import { createClient } from '@sluice/protocol';
+import type { SluiceClient } from '@sluice/protocol';
+import { SLUICE_BIN } from './cli-harness.js';
+
+const databases = TestDatabases.create();
+after(() => databases.close());
+const TOKEN = 'slu_u_restart-test-token-0123456789';
+const SECRET_KEY = exportSecretKey(generateSecretKey());
+const PIPELINE = 'version: "1.0"\nsteps:\n  a:\n    image: alpine\n    commands: ["true"]\n';
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+}
+
+/** `sluice server` as a child process; resolves once it prints its URL. */
+function startServer(target: { url?: string; dataDir?: string }): Promise<Running> {
+  const env = {
+    ...process.env,
+    SLUICE_BOOTSTRAP_TOKEN: TOKEN,
+    SLUICE_SECRET_KEY: SECRET_KEY,
+    SLUICE_TASK_LEASE_MS: '1500',
+    DATABASE_URL: target.url ?? '',
+  };
+  const args = [
+    SLUICE_BIN,
+    'server',
+    '--port',
+    '0',
+    ...(target.dataDir ? ['--data-dir', target.dataDir] : []),
+  ];
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 60_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1] ?? '' });
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+  });
+}
+
+async function kill(server: Running): Promise<void> {
+  const exited = new Promise((r) => server.child.once('exit', r));
+  server.child.kill('SIGKILL');
+  await exited;
+}
+
+/** A local runtime as default, one pipeline, one agent, and `builds` queued builds; the agent token. */
+async function seed(admin: SluiceClient, builds: number): Promise<string> {
+  const spec = {
+    metadata: { name: 'local' },
+    runtimeScheduler: { type: 'LocalDocker' },
+    dockerDaemonScheduler: { type: 'LocalDocker' },
+  };
+  await admin.call('createRuntimeEnvironment', { body: { name: 'local', spec } });
+  await admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
+  await admin.call('createProject', { body: { name: 'web' } });
+  const pipeline = await admin.call('createPipeline', {
+    params: { project: 'web' },
+    body: { name: 'app', yaml: PIPELINE },
+  });
+  const { token } = await admin.call('createAgent', { body: { name: 'a1', runtimes: ['local'] } });
+  for (let i = 0; i < builds; i++)
+    await admin.call('createBuild', { params: { pipelineId: pipeline.id }, body: {} });
+  return token;
+}
+
+async function acknowledge(
+  agent: SluiceClient,
+  tasks: { id: string; statusRevision: number }[],
+): Promise<void> {
+  for (const task of tasks) {
+    await agent.call('reportTaskStatus', {
+      params: { taskId: task.id },
+      body: { status: 'Success', statusRevision: task.statusRevision + 1 },
+    });
+  }
+}
+
+for (const kind of databases.kinds) {
+  test(
+    `a server killed with SIGKILL mid-dispatch comes back with its data and delivers every task (${kind})`,
+    { timeout: 180_000 },
+    async () => {
+      const target = await databases.prepare(kind);
+      let server = await startServer(target);
+      let agentToken: string;
+      const acknowledged: string[] = [];
+      const inFlight: string[] = [];
+      try {
+        agentToken = await seed(createClient({ baseUrl: server.url, token: TOKEN }), 10);
+        const agent = createClient({ baseUrl: server.url, token: agentToken });
+        const first = (await agent.call('pollTasks', { query: { wait: 0, max: 3 } })).tasks;
+        await acknowledge(agent, first);
+        acknowledged.push(...first.map((t) => t.id));
+        // Two more are handed out but never acknowledged: the server dies mid-dispatch.
+        inFlight.push(
+          ...(await agent.call('pollTasks', { query: { wait: 0, max: 2 } })).tasks.map((t) => t.id),
+        );
+      } finally {
+        await kill(server);
+      }
+      server = await startServer(target);
+      try {
+        const admin = createClient({ baseUrl: server.url, token: TOKEN });
+        assert.equal(
+          (await admin.call('listBuilds', { query: { limit: 50 } })).items.length,
+          10,
+          'every build survived',
+        );
+        const agent = createClient({ baseUrl: server.url, token: agentToken });
+        const delivered: string[] = [];
+        for (let round = 0; round < 20 && delivered.length < 7; round++) {
+          const { tasks } = await agent.call('pollTasks', { query: { wait: 2, max: 10 } });
+          await acknowledge(agent, tasks);
+          delivered.push(...tasks.map((t) => t.id));
+        }
+        assert.equal(delivered.length, 7, `delivered after the restart: ${delivered.join(', ')}`);
+        assert.equal(new Set(delivered).size, 7, 'no task delivered twice');
+        assert.deepEqual(
+          delivered.filter((id) => acknowledged.includes(id)),
+          [],
+          'an acknowledged task came back',
+        );
+        for (const id of inFlight)
+          assert.ok(
+            delivered.includes(id),
+            `the unacknowledged task ${id} was not handed out again after its lease`,
+          );
+        assert.deepEqual((await agent.call('pollTasks', { query: { wait: 0 } })).tasks, []);
+      } finally {
+        await kill(server);
+      }
+    },
+  );
+}
