@@ -35,6 +35,7 @@ const ALLOWED = {
     '@sluice/log',
     '@sluice/engine',
     '@sluice/server',
+    '@sluice/protocol',
   ],
 };
 const TEST_ONLY = ['@sluice/testkit'];

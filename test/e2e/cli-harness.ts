@@ -68,3 +68,49 @@ export function runSluice(
 ): Promise<CliResult> {
   return startSluice(args, options).done;
 }
+
+export interface RunningServer {
+  child: ChildProcess;
+  url: string;
+}
+
+/** `sluice server` on a free port, on PostgreSQL (`url`) or PGlite (`dataDir`); resolves once it prints its URL. */
+export function startServer(
+  target: { url?: string; dataDir?: string },
+  env: NodeJS.ProcessEnv,
+): Promise<RunningServer> {
+  const args = [
+    SLUICE_BIN,
+    'server',
+    '--port',
+    '0',
+    ...(target.dataDir ? ['--data-dir', target.dataDir] : []),
+  ];
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env, DATABASE_URL: target.url ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 60_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1] ?? '' });
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+  });
+}
+
+export async function kill(
+  server: RunningServer,
+  signal: NodeJS.Signals = 'SIGKILL',
+): Promise<void> {
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill(signal);
+  await exited;
+}

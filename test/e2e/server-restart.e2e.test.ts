@@ -1,62 +1,21 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { TestDatabases } from '@sluice/db/testing';
 import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
-import { SLUICE_BIN } from './cli-harness.js';
+import { kill, startServer } from './cli-harness.js';
 
 const databases = TestDatabases.create();
 after(() => databases.close());
 const TOKEN = 'slu_u_restart-test-token-0123456789';
 const SECRET_KEY = exportSecretKey(generateSecretKey());
+const serverEnv = {
+  SLUICE_BOOTSTRAP_TOKEN: TOKEN,
+  SLUICE_SECRET_KEY: SECRET_KEY,
+  SLUICE_TASK_LEASE_MS: '1500',
+};
 const PIPELINE = 'version: "1.0"\nsteps:\n  a:\n    image: alpine\n    commands: ["true"]\n';
-
-interface Running {
-  child: ChildProcess;
-  url: string;
-}
-
-/** `sluice server` as a child process; resolves once it prints its URL. */
-function startServer(target: { url?: string; dataDir?: string }): Promise<Running> {
-  const env = {
-    ...process.env,
-    SLUICE_BOOTSTRAP_TOKEN: TOKEN,
-    SLUICE_SECRET_KEY: SECRET_KEY,
-    SLUICE_TASK_LEASE_MS: '1500',
-    DATABASE_URL: target.url ?? '',
-  };
-  const args = [
-    SLUICE_BIN,
-    'server',
-    '--port',
-    '0',
-    ...(target.dataDir ? ['--data-dir', target.dataDir] : []),
-  ];
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 60_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1] ?? '' });
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
-}
-
-async function kill(server: Running): Promise<void> {
-  const exited = new Promise((r) => server.child.once('exit', r));
-  server.child.kill('SIGKILL');
-  await exited;
-}
 
 /** A local runtime as default, one pipeline, one agent, and `builds` queued builds; the agent token. */
 async function seed(admin: SluiceClient, builds: number): Promise<string> {
@@ -96,7 +55,7 @@ for (const kind of databases.kinds) {
     { timeout: 180_000 },
     async () => {
       const target = await databases.prepare(kind);
-      let server = await startServer(target);
+      let server = await startServer(target, serverEnv);
       let agentToken: string;
       const acknowledged: string[] = [];
       const inFlight: string[] = [];
@@ -113,7 +72,7 @@ for (const kind of databases.kinds) {
       } finally {
         await kill(server);
       }
-      server = await startServer(target);
+      server = await startServer(target, serverEnv);
       try {
         const admin = createClient({ baseUrl: server.url, token: TOKEN });
         assert.equal(

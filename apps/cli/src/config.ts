@@ -19,6 +19,10 @@ export interface CliConfig {
   color: boolean;
   /** HTTP_PROXY / HTTPS_PROXY / NO_PROXY, passed to steps that opt in with use_proxy. */
   proxy: Record<string, string>;
+  /** SLUICE_SERVER: the control plane the management commands talk to. */
+  server: string | undefined;
+  /** SLUICE_TOKEN: a user token for it. Never printed. */
+  token: string | undefined;
 }
 
 export function loadConfig(
@@ -47,6 +51,8 @@ export function loadConfig(
     gitImage: env.SLUICE_GIT_IMAGE || undefined,
     color: env.NO_COLOR ? false : env.FORCE_COLOR ? true : isTty,
     proxy,
+    server: env.SLUICE_SERVER || undefined,
+    token: env.SLUICE_TOKEN || undefined,
   });
 }
 
@@ -80,4 +86,29 @@ export function parsePairs(flag: string, values: readonly string[]): Record<stri
     out[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
   return out;
+}
+
+/** The control plane and token for management commands: flags first, then the environment. */
+export function serverContext(
+  config: CliConfig,
+  flags: { server?: string; token?: string },
+): { server: string; token: string } {
+  const server = flags.server ?? config.server;
+  const token = flags.token ?? config.token;
+  if (server === undefined || token === undefined) {
+    const missing = [
+      server === undefined ? 'the server URL' : '',
+      token === undefined ? 'a token' : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
+    throw new InputError(
+      'SLUICE_CLI_NO_SERVER',
+      `This command talks to a Sluice server, but ${missing} ${server === undefined && token === undefined ? 'are' : 'is'} not set`,
+      {
+        hint: 'Pass --server URL --token TOKEN, or set SLUICE_SERVER and SLUICE_TOKEN',
+      },
+    );
+  }
+  return { server, token };
 }

@@ -4,16 +4,29 @@
  * @module
  */
 import { Command, CommanderError } from 'commander';
-import { describeError, exitCodeFor, isSluiceError } from '@sluice/errors';
-import { loadConfig } from './config.js';
+import { describeError, exitCodeFor, InputError, isSluiceError } from '@sluice/errors';
+import { loadConfig, serverContext } from './config.js';
 import { parseOutput, runCommand } from './commands/run.js';
 import { validateCommand } from './commands/validate.js';
 import { serverCommand } from './commands/server.js';
+import {
+  getRuntimeEnvironments,
+  patchRuntimeEnvironment,
+} from './commands/runtime-environments.js';
+import type { OutputFormat } from './commands/runtime-environments.js';
 import { printError } from './ui/print-issues.js';
 import { createTerminal } from './ui/terminal.js';
 import type { RunOptions } from './commands/run.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
+
+function parseFormat(value: string): OutputFormat {
+  if (value === 'table' || value === 'yaml' || value === 'json') return value;
+  throw new InputError(
+    'SLUICE_CLI_BAD_OUTPUT',
+    `--output must be table, yaml or json, got "${value}"`,
+  );
+}
 
 export async function main(argv: readonly string[]): Promise<number> {
   const config = loadConfig();
@@ -75,6 +88,50 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--data-dir <dir>', 'data directory for the embedded database and the server key')
     .action(async (opts: { port?: number; host?: string; dataDir?: string }) => {
       exitCode = await serverCommand(term, opts);
+    });
+
+  const withServer = (cmd: Command) =>
+    cmd
+      .option('--server <url>', 'the Sluice server (default: SLUICE_SERVER)')
+      .option('--token <token>', 'a user token (default: SLUICE_TOKEN)');
+  const get = program.command('get').description('Show resources of a Sluice server');
+  withServer(get.command('runtime-environments').alias('re').alias('runtime-environment'))
+    .description('Runtime environments: all, or one by name')
+    .argument('[name]', 'runtime environment name')
+    .option('-o, --output <format>', 'table, yaml or json', parseFormat, 'table')
+    .option('--extend', 'merge its extends parents')
+    .option('--version <n>', 'a past version', (v) => Number(v))
+    .action(
+      async (
+        name: string | undefined,
+        opts: {
+          output: OutputFormat;
+          extend?: boolean;
+          version?: number;
+          server?: string;
+          token?: string;
+        },
+      ) => {
+        exitCode = await getRuntimeEnvironments(term, name, {
+          ...opts,
+          ...serverContext(config, opts),
+        });
+      },
+    );
+  const patch = program
+    .command('patch')
+    .description('Change resources of a Sluice server from a file');
+  withServer(patch.command('runtime-environment').alias('re').alias('runtime-environments'))
+    .description('Apply a merge patch (YAML or JSON) to a runtime environment: a new version')
+    .argument('<name>', 'runtime environment name')
+    .requiredOption('-f, --filename <file>', 'the patch file, or - for standard input')
+    .action(async (name: string, opts: { filename: string; server?: string; token?: string }) => {
+      exitCode = await patchRuntimeEnvironment(
+        term,
+        name,
+        opts.filename,
+        serverContext(config, opts),
+      );
     });
 
   try {

@@ -5,7 +5,14 @@
 import { z } from 'zod';
 import { route } from './route.js';
 import { Id, Name, paged } from './schemas/common.js';
-import { CreatedToken, CreateToken, Me, TokenInfo } from './schemas/identity.js';
+import {
+  Account,
+  CreatedToken,
+  CreateToken,
+  Me,
+  TokenInfo,
+  UpdateAccount,
+} from './schemas/identity.js';
 import {
   CreatePipeline,
   CreateProject,
@@ -32,6 +39,15 @@ const BuildParams = z.object({ buildId: Id });
 const RuntimeParams = z.object({ name: RuntimeName });
 
 const identity = {
+  updateAccount: route({
+    method: 'PATCH',
+    path: `${V1}/account`,
+    scope: 'admin',
+    tag: 'identity',
+    summary: "Change the account's settings (administrators)",
+    body: UpdateAccount,
+    response: Account,
+  }),
   health: route({
     method: 'GET',
     path: '/api/health',

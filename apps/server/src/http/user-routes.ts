@@ -10,6 +10,11 @@ import type { Authenticate } from './register-routes.js';
 
 export function registerUserRoutes(app: FastifyInstance, s: Services, auth: Authenticate): void {
   registerRoute(app, routes.me, auth, ({ principal }) => s.identity.me(principal));
+  registerRoute(app, routes.updateAccount, auth, async ({ principal, body }) => {
+    const account = await s.identity.updateAccount(principal.accountId, body);
+    await s.scheduler.schedule(principal.accountId);
+    return account;
+  });
   registerRoute(app, routes.listTokens, auth, async ({ principal }) => ({
     items: await s.identity.listTokens(principal),
   }));

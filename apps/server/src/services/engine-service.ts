@@ -170,24 +170,28 @@ export class EngineService {
     const cutoff = new Date(this.#ctx.clock() - this.#ctx.config.engineSilentAfterMs);
     const silent = await this.#ctx.database.db
       .selectFrom('builds')
-      .select(['id', 'account_id'])
+      .select(['id', 'account_id', 'runtime_environment'])
       .where('status', '=', 'running')
       .where((eb) =>
         eb.or([eb('engine_heartbeat_at', '<', cutoff), eb('engine_heartbeat_at', 'is', null)]),
       )
       .execute();
-    const seconds = Math.round(this.#ctx.config.engineSilentAfterMs / 1000);
+    const silentMs = this.#ctx.config.engineSilentAfterMs;
+    const seconds = silentMs >= 1000 ? `${Math.round(silentMs / 1000)}s` : `${silentMs}ms`;
     for (const build of silent) {
-      await this.#ctx.database.db
-        .transaction()
-        .execute((trx) =>
-          this.#builds.finish(
-            trx,
-            build.id,
-            'error',
-            `The engine stopped sending heartbeats for ${seconds}s`,
-          ),
+      await this.#ctx.database.db.transaction().execute(async (trx) => {
+        await this.#builds.finish(
+          trx,
+          build.id,
+          'error',
+          `The engine stopped sending heartbeats for ${seconds}`,
         );
+        await this.#scheduler.stop(trx, {
+          accountId: build.account_id,
+          buildId: build.id,
+          runtime: build.runtime_environment,
+        });
+      });
       await this.#scheduler.schedule(build.account_id);
     }
     return silent.length;

@@ -138,6 +138,21 @@ export class IdentityService {
     return { account, user: { id: user.id, name: user.name, isAdmin: user.is_admin } };
   }
 
+  async updateAccount(accountId: string, update: { maxConcurrentBuilds: number | null }) {
+    const row = await this.#ctx.database.db
+      .updateTable('accounts')
+      .set({ max_concurrent_builds: update.maxConcurrentBuilds })
+      .where('id', '=', accountId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return {
+      id: row.id,
+      name: row.name,
+      defaultRuntime: row.default_runtime,
+      maxConcurrentBuilds: row.max_concurrent_builds,
+    };
+  }
+
   async listTokens(principal: Principal): Promise<TokenInfo[]> {
     const rows = await this.#ctx.database.db
       .selectFrom('api_tokens')

@@ -11,7 +11,7 @@ import type { Executor } from '@sluice/db';
 import { ACTIVE_STATUSES } from './build-rows.js';
 import { CHANNELS } from './signals.js';
 import type { ServerContext } from './server-context.js';
-import type { TaskPlanner } from './task-planner.js';
+import type { PlannedTask, TaskPlanner } from './task-planner.js';
 
 interface PendingBuild {
   id: string;
@@ -90,7 +90,33 @@ export class Scheduler {
       })
       .where('id', '=', buildId)
       .execute();
-    const tasks = this.#planner.planStart({ buildId, runtime });
+    await this.#enqueue(
+      trx,
+      accountId,
+      buildId,
+      runtime,
+      this.#planner.planStart({ buildId, runtime }),
+    );
+  }
+
+  /** Queues the tasks that remove a build's objects (engine process, pods, volume claim). */
+  async stop(
+    trx: Executor,
+    build: { accountId: string; buildId: string; runtime: string | null },
+  ): Promise<void> {
+    if (build.runtime === null) return;
+    const tasks = this.#planner.planStop({ buildId: build.buildId, runtime: build.runtime });
+    await this.#enqueue(trx, build.accountId, build.buildId, build.runtime, tasks);
+  }
+
+  async #enqueue(
+    trx: Executor,
+    accountId: string,
+    buildId: string,
+    runtime: string,
+    tasks: PlannedTask[],
+  ): Promise<void> {
+    const now = new Date(this.#ctx.clock());
     for (const [position, task] of tasks.entries()) {
       await trx
         .insertInto('tasks')

@@ -30,6 +30,21 @@ export const CreatedToken = z.object({
   info: TokenInfo,
 });
 
+export const Account = z.object({
+  id: Id,
+  name: Name,
+  defaultRuntime: z.string().nullable(),
+  maxConcurrentBuilds: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Builds running at once across the account; null: no limit'),
+});
+
+export const UpdateAccount = z.object({
+  maxConcurrentBuilds: z.number().int().min(1).max(10_000).nullable(),
+});
+
 export const Me = z.object({
   account: z.object({ id: Id, name: Name }),
   user: z.object({ id: Id, name: z.string(), isAdmin: z.boolean() }),

@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { useTestDatabases } from '@sluice/db/testing';
+import { LOCAL_RUNTIME, SIMPLE_PIPELINE, startTestServer } from './server-harness.test-support.js';
+import type { TestServer } from './server-harness.test-support.js';
+
+const databases = useTestDatabases();
+
+async function setUp(t: TestServer) {
+  await t.admin.call('createRuntimeEnvironment', { body: { name: 'local', spec: LOCAL_RUNTIME } });
+  await t.admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
+  await t.admin.call('createProject', { body: { name: 'web' } });
+  const one = await t.admin.call('createPipeline', {
+    params: { project: 'web' },
+    body: { name: 'one', yaml: SIMPLE_PIPELINE },
+  });
+  const two = await t.admin.call('createPipeline', {
+    params: { project: 'web' },
+    body: { name: 'two', yaml: SIMPLE_PIPELINE },
+  });
+  const { token } = await t.admin.call('createAgent', {
+    body: { name: 'agent-1', runtimes: ['local'] },
+  });
+  return { one, two, agent: t.client(token) };
+}
+
+databases.test(
+  'an account limit holds builds of every pipeline back, and raising it lets them run',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const { one, two } = await setUp(t);
+      const account = await t.admin.call('updateAccount', { body: { maxConcurrentBuilds: 1 } });
+      assert.equal(account.maxConcurrentBuilds, 1);
+      const first = await t.admin.call('createBuild', { params: { pipelineId: one.id }, body: {} });
+      const second = await t.admin.call('createBuild', {
+        params: { pipelineId: two.id },
+        body: {},
+      });
+      assert.equal(first.status, 'elected');
+      assert.equal(second.status, 'pending');
+      assert.match(second.reason ?? '', /the account allows 1 concurrent build/);
+      await t.admin.call('updateAccount', { body: { maxConcurrentBuilds: 2 } });
+      assert.equal(
+        (await t.admin.call('getBuild', { params: { buildId: second.id } })).status,
+        'elected',
+      );
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+databases.test(
+  'a build whose engine goes silent fails as an infrastructure error and its engine is stopped',
+  async (database) => {
+    const t = await startTestServer(database, { engineSilentAfterMs: 300 });
+    try {
+      const { one, agent } = await setUp(t);
+      const build = await t.admin.call('createBuild', { params: { pipelineId: one.id }, body: {} });
+      const run = (await agent.call('pollTasks', { query: { wait: 0 } })).tasks[0]!;
+      await agent.call('reportTaskStatus', {
+        params: { taskId: run.id },
+        body: { status: 'Success', statusRevision: run.statusRevision + 1 },
+      });
+      await t.client(String(run.spec.engineToken)).call('engineEvents', {
+        body: { events: [{ type: 'build-started', at: new Date().toISOString() }] },
+      });
+      // The reaper runs every second here; the next poll returns once it queued the stop task.
+      const { tasks } = await agent.call('pollTasks', { query: { wait: 20 } });
+      assert.deepEqual(
+        tasks.map((task) => [task.type, task.buildId]),
+        [['StopEngine', build.id]],
+      );
+      const failed = await t.admin.call('getBuild', { params: { buildId: build.id } });
+      assert.equal(failed.status, 'error');
+      assert.equal(failed.reason, 'The engine stopped sending heartbeats for 300ms');
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+databases.test(
+  'agents show online once they heartbeat, with the health they report',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const { agent } = await setUp(t);
+      const before = (await t.admin.call('listAgents')).items[0]!;
+      assert.equal(before.online, false);
+      assert.equal(before.health, null);
+      const health = {
+        healthy: false,
+        message: 'missing permission',
+        checks: [{ name: 'create pods', ok: false, message: 'cannot create pods in namespace ci' }],
+      };
+      await agent.call('agentHeartbeat', { body: { health, version: '0.1.0' } });
+      const after = (await t.admin.call('listAgents')).items[0]!;
+      assert.equal(after.online, true);
+      assert.deepEqual(after.health, health);
+      assert.equal(after.version, '0.1.0');
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+databases.test('the OpenAPI document is served and describes the three APIs', async (database) => {
+  const t = await startTestServer(database);
+  try {
+    const response = await fetch(`${t.url}/api/openapi.json`);
+    assert.equal(response.status, 200);
+    const doc = (await response.json()) as { openapi: string; paths: Record<string, unknown> };
+    assert.equal(doc.openapi, '3.1.0');
+    for (const path of [
+      '/api/v1/builds',
+      '/api/v1/pipelines/{pipelineId}/builds',
+      '/api/agent/v1/tasks',
+      '/api/engine/v1/log',
+    ]) {
+      assert.ok(doc.paths[path], `${path} is missing`);
+    }
+  } finally {
+    await t.close();
+  }
+});

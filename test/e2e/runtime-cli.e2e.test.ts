@@ -1,0 +1,100 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { exportSecretKey, generateSecretKey } from '@sluice/pki';
+import { createClient } from '@sluice/protocol';
+import { makeTempDir } from '@sluice/testkit';
+import { kill, runSluice, startServer } from './cli-harness.js';
+import type { RunningServer } from './cli-harness.js';
+
+const TOKEN = 'slu_u_runtime-cli-token-0123456789';
+const dir = await makeTempDir('sluice-e2e-re-');
+let server: RunningServer;
+let env: NodeJS.ProcessEnv;
+
+before(async () => {
+  server = await startServer(
+    { dataDir: join(dir.path, 'data') },
+    { SLUICE_BOOTSTRAP_TOKEN: TOKEN, SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()) },
+  );
+  env = { SLUICE_SERVER: server.url, SLUICE_TOKEN: TOKEN };
+  const spec = {
+    metadata: { name: 'local' },
+    runtimeScheduler: { type: 'LocalDocker' },
+    dockerDaemonScheduler: { type: 'LocalDocker' },
+  };
+  await createClient({ baseUrl: server.url, token: TOKEN }).call('createRuntimeEnvironment', {
+    body: { name: 'local', description: 'laptop', spec },
+  });
+});
+
+after(async () => {
+  await kill(server, 'SIGTERM');
+  await dir.cleanup();
+});
+
+test('sluice get re lists runtime environments as a table, and one as YAML or JSON', async () => {
+  const table = await runSluice(['get', 're'], { env });
+  assert.equal(table.code, 0, table.stderr);
+  assert.match(table.stdout, /^NAME\s+VERSION\s+DEFAULT\s+DESCRIPTION\nlocal\s+1\s+laptop$/m);
+  const yaml = await runSluice(['get', 're', 'local', '-o', 'yaml'], { env });
+  assert.equal(yaml.code, 0, yaml.stderr);
+  const doc = parse(yaml.stdout) as {
+    name: string;
+    version: number;
+    spec: { runtimeScheduler: { type: string } };
+  };
+  assert.equal(doc.name, 'local');
+  assert.equal(doc.spec.runtimeScheduler.type, 'LocalDocker');
+  const json = await runSluice(['get', 'runtime-environment', 'local', '-o', 'json'], { env });
+  assert.equal((JSON.parse(json.stdout) as { version: number }).version, 1);
+});
+
+test('sluice patch re -f applies a YAML merge patch as a new version', async () => {
+  const file = join(dir.path, 'patch.yml');
+  writeFileSync(
+    file,
+    'description: patched from a file\nproxy:\n  httpProxy: http://proxy.internal:3128\n',
+  );
+  const result = await runSluice(['patch', 're', 'local', '-f', file], { env });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /runtime-environment\/local patched \(version 2\)/);
+  const after = JSON.parse(
+    (await runSluice(['get', 're', 'local', '-o', 'json'], { env })).stdout,
+  ) as { spec: { description: string; proxy: { httpProxy: string } } };
+  assert.equal(after.spec.description, 'patched from a file');
+  assert.equal(after.spec.proxy.httpProxy, 'http://proxy.internal:3128');
+});
+
+test('a patch that breaks the spec is refused with the field named, and bad YAML with its position', async () => {
+  const bad = join(dir.path, 'bad.yml');
+  writeFileSync(bad, 'runtimeScheduler:\n  terminationGracePeriodSecond: 30\n');
+  const refused = await runSluice(['patch', 're', 'local', '-f', bad], { env });
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /terminationGracePeriodSecond/);
+  const broken = join(dir.path, 'broken.yml');
+  writeFileSync(broken, 'description: [unclosed\n');
+  const parseError = await runSluice(['patch', 're', 'local', '-f', broken], { env });
+  assert.equal(parseError.code, 2);
+  assert.ok(
+    parseError.stderr.includes(
+      `error: ${broken}:2:1: Flow sequence in block collection must be sufficiently indented and end with a ]\n`,
+    ),
+    parseError.stderr,
+  );
+});
+
+test('without a server the command says what to set', async () => {
+  const result = await runSluice(['get', 're'], { env: { SLUICE_SERVER: '', SLUICE_TOKEN: '' } });
+  assert.equal(result.code, 2);
+  assert.match(
+    result.stderr,
+    /error: This command talks to a Sluice server, but the server URL and a token are not set/,
+  );
+  assert.match(
+    result.stderr,
+    /hint: Pass --server URL --token TOKEN, or set SLUICE_SERVER and SLUICE_TOKEN/,
+  );
+});
