@@ -151,6 +151,7 @@ export class EngineService {
   async control(buildId: string, after: number, waitMs: number, signal?: AbortSignal) {
     const deadline = this.#ctx.clock() + waitMs;
     for (;;) {
+      const since = this.#ctx.signals.generation(CHANNELS.control, buildId);
       const rows = await this.#ctx.database.db
         .selectFrom('build_control')
         .selectAll()
@@ -161,7 +162,7 @@ export class EngineService {
       const left = deadline - this.#ctx.clock();
       if (rows.length > 0 || left <= 0 || signal?.aborted)
         return rows.map((r) => ({ seq: r.seq, kind: r.kind, at: isoTime(r.created_at) ?? '' }));
-      await this.#ctx.signals.wait(CHANNELS.control, buildId, left, signal);
+      await this.#ctx.signals.wait(CHANNELS.control, buildId, left, { signal, since });
     }
   }
 

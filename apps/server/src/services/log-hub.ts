@@ -80,6 +80,7 @@ export class LogHub {
   ): Promise<void> {
     let after = lastEventId;
     while (!signal.aborted) {
+      const since = this.#ctx.signals.generation(CHANNELS.logs, buildId);
       const chunks = await this.chunksAfter(buildId, after);
       for (const chunk of chunks) {
         write(`id: ${chunk.seq}\nevent: log\ndata: ${JSON.stringify(chunk)}\n\n`);
@@ -98,7 +99,7 @@ export class LogHub {
         return;
       }
       write(': keep-alive\n\n');
-      await this.#ctx.signals.wait(CHANNELS.logs, buildId, 15_000, signal);
+      await this.#ctx.signals.wait(CHANNELS.logs, buildId, 15_000, { signal, since });
     }
   }
 }

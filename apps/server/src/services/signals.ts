@@ -2,7 +2,9 @@
  * Wake-ups for long-polls: a change is announced with `pg_notify` inside the transaction that
  * makes it (so it is delivered only after commit, and to every server process sharing the
  * database), and waiters in this process are woken by key. A wake-up is a hint: waiters re-read
- * the database, and always time out.
+ * the database, and always time out. A reader takes the key's `generation` before it reads and
+ * passes it to `wait`: a wake-up that arrived in between then returns at once instead of being
+ * lost (a task would otherwise wait for the next re-check).
  * @module
  */
 import { notify } from '@sluice/db';
@@ -19,6 +21,9 @@ export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];
 export class Signals {
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #unsubscribes: (() => Promise<void>)[] = [];
+  /** Last wake-up per key, bounded: a forgotten key only causes one extra re-read. */
+  readonly #generations = new Map<string, number>();
+  #counter = 0;
 
   private constructor() {}
 
@@ -37,9 +42,25 @@ export class Signals {
     await notify(executor, channel, { payload: key });
   }
 
-  /** Resolves on a wake-up for `key`, after `timeoutMs`, or when `signal` aborts. */
-  wait(channel: Channel, key: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  /** Changes whenever `key` is woken; take it before reading, pass it to `wait`. */
+  generation(channel: Channel, key: string): number {
+    return this.#generations.get(`${channel}:${key}`) ?? 0;
+  }
+
+  /**
+   * Resolves on a wake-up for `key`, after `timeoutMs`, or when `signal` aborts; at once when
+   * `since` (a `generation`) is already out of date.
+   */
+  wait(
+    channel: Channel,
+    key: string,
+    timeoutMs: number,
+    options: { signal?: AbortSignal; since?: number } = {},
+  ): Promise<void> {
     const slot = `${channel}:${key}`;
+    if (options.since !== undefined && (this.#generations.get(slot) ?? 0) !== options.since)
+      return Promise.resolve();
+    const { signal } = options;
     return new Promise((resolve) => {
       const set = this.#waiters.get(slot) ?? new Set();
       this.#waiters.set(slot, set);
@@ -57,6 +78,10 @@ export class Signals {
   }
 
   #wake(slot: string): void {
+    this.#generations.delete(slot);
+    this.#generations.set(slot, ++this.#counter);
+    if (this.#generations.size > 10_000)
+      this.#generations.delete(this.#generations.keys().next().value ?? slot);
     for (const done of [...(this.#waiters.get(slot) ?? [])]) done();
   }
 

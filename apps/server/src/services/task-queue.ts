@@ -56,13 +56,19 @@ export class TaskQueue {
     const runtimes = agent.runtimes;
     const deadline = this.#ctx.clock() + options.waitMs;
     for (;;) {
+      const since = runtimes.map((runtime) =>
+        this.#ctx.signals.generation(CHANNELS.tasks, runtime),
+      );
       const tasks = await this.#claim(options, runtimes);
       const left = deadline - this.#ctx.clock();
       if (tasks.length > 0 || left <= 0 || options.signal?.aborted || runtimes.length === 0)
         return tasks;
       await Promise.race(
-        runtimes.map((runtime) =>
-          this.#ctx.signals.wait(CHANNELS.tasks, runtime, Math.min(left, 5_000), options.signal),
+        runtimes.map((runtime, i) =>
+          this.#ctx.signals.wait(CHANNELS.tasks, runtime, Math.min(left, 5_000), {
+            signal: options.signal,
+            since: since[i],
+          }),
         ),
       );
     }

@@ -1,0 +1,181 @@
+#!/usr/bin/env node
+// Shows the lost wake-up behind the 5 s dispatch and 15 s log outliers of run.mjs (not a
+// benchmark: `node bench/dispatch/race.mjs`, after `npm run build`). On PostgreSQL it holds one
+// read of a long-poll for 300 ms (a query-result plugin on the server's database, no server code
+// changed) and makes the change it should notice during that read:
+// - the agent's claim (`update tasks ... returning`) while a build is created: the task's NOTIFY
+//   arrives before the poll waits for it, so the task waits for the poll's 5 s re-check;
+// - the SSE follower's `chunksAfter` while the engine posts a chunk: the chunk waits for the next
+//   chunk or the follower's 15 s keep-alive.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { openDatabase } from '@sluice/db';
+import { exportSecretKey, generateSecretKey } from '@sluice/pki';
+import { createClient } from '@sluice/protocol';
+import { createServer } from '@sluice/server';
+import { createTestDatabase, startPostgres } from '@sluice/testkit';
+
+const ROUNDS = Number(process.env.RACE_ROUNDS ?? 3);
+const HOLD_MS = 300;
+const ADMIN_TOKEN = 'slu_u_bench-dispatch-token-0123456789';
+const now = () => performance.now();
+const als = new AsyncLocalStorage();
+/** Which query result to hold next: `{ op, kind, skip }` (skip that many matches first). */
+let hold;
+let held; // resolves when the held query has started being held
+const kinds = new Map();
+const plugin = {
+  transformQuery({ node, queryId }) {
+    kinds.set(queryId, node.kind);
+    return node;
+  },
+  async transformResult({ result, queryId }) {
+    const kind = kinds.get(queryId);
+    kinds.delete(queryId);
+    if (hold !== undefined && als.getStore() === hold.op && kind === hold.kind) {
+      if (hold.skip-- > 0) return result;
+      hold = undefined;
+      held?.();
+      await sleep(HOLD_MS);
+    }
+    return result;
+  },
+};
+function tag(obj, name, op) {
+  const original = obj[name].bind(obj);
+  obj[name] = (...args) => als.run(op, () => original(...args));
+}
+
+const pg = await startPostgres();
+const raw = await openDatabase({
+  url: await createTestDatabase(pg.url, `sluice_race_${process.pid}`),
+});
+const database = {
+  db: raw.db.withPlugin(plugin),
+  kind: raw.kind,
+  subscribe: (c, h) => raw.subscribe(c, h),
+  close: () => raw.close(),
+};
+const server = await createServer({
+  config: {
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: undefined,
+    databaseUrl: undefined,
+    bootstrapToken: ADMIN_TOKEN,
+    secretKey: exportSecretKey(generateSecretKey()),
+    publicUrl: 'http://control-plane.bench',
+    agentOfflineAfterMs: 60_000,
+    engineSilentAfterMs: 300_000,
+    taskLeaseMs: 60_000,
+  },
+  database,
+});
+tag(server.services.tasks, 'poll', 'poll');
+tag(server.services.logs, 'chunksAfter', 'chunksAfter');
+const url = await server.listen();
+const admin = createClient({ baseUrl: url, token: ADMIN_TOKEN });
+await admin.call('createRuntimeEnvironment', {
+  body: {
+    name: 'local',
+    spec: {
+      metadata: { name: 'local' },
+      runtimeScheduler: { type: 'LocalDocker' },
+      dockerDaemonScheduler: { type: 'LocalDocker' },
+    },
+  },
+});
+await admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
+await admin.call('createProject', { body: { name: 'bench' } });
+const pipeline = await admin.call('createPipeline', {
+  params: { project: 'bench' },
+  body: {
+    name: 'p',
+    yaml: 'version: "1.0"\nsteps:\n  build:\n    image: alpine\n    commands: ["make"]\n',
+  },
+});
+const { token } = await admin.call('createAgent', { body: { name: 'a', runtimes: ['local'] } });
+const agent = createClient({ baseUrl: url, token });
+const ack = (task) =>
+  agent.call('reportTaskStatus', {
+    params: { taskId: task.id },
+    body: { status: 'Success', statusRevision: task.statusRevision + 1 },
+  });
+
+// Warm-up: the first createBuild is slow enough (cold code) to land after the hold.
+await admin.call('createBuild', { params: { pipelineId: pipeline.id }, body: {} });
+for (const task of (await agent.call('pollTasks', { query: { wait: 5 } })).tasks) await ack(task);
+
+console.log(`dispatch: build created while the poll's claim is held ${HOLD_MS} ms`);
+let engine;
+let buildId;
+for (let i = 0; i < ROUNDS; i++) {
+  const started = new Promise((resolve) => (held = resolve));
+  hold = { op: 'poll', kind: 'UpdateQueryNode', skip: 0 }; // the claim, which finds nothing
+  const poll = agent.call('pollTasks', { query: { wait: 30 } });
+  await started;
+  const t0 = now();
+  const created = await admin.call('createBuild', {
+    params: { pipelineId: pipeline.id },
+    body: {},
+  });
+  const { tasks } = await poll;
+  let task = tasks.find((t) => t.buildId === created.id);
+  if (task === undefined) {
+    // The held claim missed it (its snapshot predates the task): the next poll must find it.
+    const next = await agent.call('pollTasks', { query: { wait: 30 } });
+    task = next.tasks.find((t) => t.buildId === created.id);
+  }
+  console.log(`  round ${i + 1}: task at the agent after ${(now() - t0).toFixed(0)} ms`);
+  await ack(task);
+  engine = createClient({ baseUrl: url, token: String(task.spec.engineToken) });
+  buildId = created.id;
+}
+
+console.log(`log: chunk posted while the follower's read is held ${HOLD_MS} ms`);
+const response = await fetch(`${url}/api/v1/builds/${buildId}/log/stream`, {
+  headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+});
+const arrivals = new Map();
+let attached;
+const attachedP = new Promise((resolve) => (attached = resolve));
+const reading = (async () => {
+  let buffer = '';
+  const decoder = new TextDecoder();
+  for await (const bytes of response.body) {
+    buffer += decoder.decode(bytes, { stream: true });
+    let end;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const event = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      if (event.startsWith(': keep-alive')) attached();
+      const id = /^id: (\d+)$/m.exec(event);
+      if (id !== null) arrivals.get(Number(id[1]))?.();
+    }
+  }
+})();
+await attachedP;
+for (let seq = 0; seq < ROUNDS; seq++) {
+  await sleep(50); // let the follower park
+  // The follower waits now. Wake it with a chunk: it reads that chunk, then reads again, which
+  // finds nothing and is held; our chunk is posted meanwhile.
+  const started = new Promise((resolve) => (held = resolve));
+  hold = { op: 'chunksAfter', kind: 'SelectQueryNode', skip: 1 };
+  const line = (text) => [
+    { step: 'build', stream: 'stdout', line: text, at: new Date().toISOString() },
+  ];
+  const arrived = new Promise((resolve) => arrivals.set(seq * 2 + 1, resolve));
+  await engine.call('engineLog', { body: { seq: seq * 2, lines: line('wake') } });
+  await started;
+  const t0 = now();
+  await engine.call('engineLog', { body: { seq: seq * 2 + 1, lines: line('measured') } });
+  await arrived;
+  console.log(`  round ${seq + 1}: chunk on the stream after ${(now() - t0).toFixed(0)} ms`);
+}
+await engine.call('engineEvents', {
+  body: { events: [{ type: 'build-finished', status: 'success', at: new Date().toISOString() }] },
+});
+await reading;
+await server.close();
+await raw.close();
+await pg.stop();
