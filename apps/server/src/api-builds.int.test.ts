@@ -149,6 +149,7 @@ databases.test(
         'queuedAt',
         'electedAt',
         'dispatchedAt',
+        'objectsCreatedAt',
         'engineStartedAt',
         'firstStepStartedAt',
         'finishedAt',

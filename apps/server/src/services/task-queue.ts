@@ -13,7 +13,7 @@ import type { Task } from '@sluice/protocol';
 import type { BuildService } from './build-service.js';
 import type { IdentityService } from './identity-service.js';
 import { CHANNELS } from './signals.js';
-import { mergeTiming } from './json-columns.js';
+import { keepFirstTiming, mergeTiming } from './json-columns.js';
 import { isoTime } from './server-context.js';
 import type { ServerContext } from './server-context.js';
 
@@ -33,6 +33,9 @@ export interface StatusReport {
 }
 
 const BACKOFF_MAX_MS = 60_000;
+
+/** Tasks whose success means the build's engine (process or pods) exists. */
+const CREATES_OBJECTS = ['RunEngine', 'CreatePod'];
 
 export class TaskQueue {
   readonly #ctx: ServerContext;
@@ -185,6 +188,14 @@ export class TaskQueue {
           .set({ ...base, status: 'done' })
           .where('id', '=', taskId)
           .execute();
+        if (row.build_id !== null && CREATES_OBJECTS.includes(row.type)) {
+          const at = new Date(this.#ctx.clock()).toISOString();
+          await trx
+            .updateTable('builds')
+            .set({ timing: keepFirstTiming({ objectsCreatedAt: at }) })
+            .where('id', '=', row.build_id)
+            .execute();
+        }
         return undefined;
       }
       if (report.isRetriable && row.attempts < row.max_attempts) {

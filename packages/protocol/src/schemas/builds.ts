@@ -46,6 +46,7 @@ export const BuildStep = z.object({
 /** When each phase of a build was reached (RFC 3339); absent until reached. */
 export const BuildTiming = z.object({
   queuedAt: Timestamp.optional(),
+  electedAt: Timestamp.optional(),
   dispatchedAt: Timestamp.optional(),
   objectsCreatedAt: Timestamp.optional(),
   engineStartedAt: Timestamp.optional(),
