@@ -1,28 +1,18 @@
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
 import type { SluiceClient } from '@sluice/protocol';
-import { LOCAL_RUNTIME, SIMPLE_PIPELINE, startTestServer } from './server-harness.test-support.js';
+import { startTestServer, agentClient, seedPipeline } from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
 
 const databases = useTestDatabases();
 
 async function setUp(t: TestServer, options: { maxConcurrentBuilds?: number } = {}) {
-  await t.admin.call('createRuntimeEnvironment', { body: { name: 'local', spec: LOCAL_RUNTIME } });
-  await t.admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
-  await t.admin.call('createProject', { body: { name: 'web' } });
-  const pipeline = await t.admin.call('createPipeline', {
-    params: { project: 'web' },
-    body: {
-      name: 'app',
-      yaml: SIMPLE_PIPELINE,
-      maxConcurrentBuilds: options.maxConcurrentBuilds,
-      variables: { TOKEN: { value: 'pipeline-secret-1', secret: true } },
-    },
+  const variables = { TOKEN: { value: 'pipeline-secret-1', secret: true } };
+  const pipeline = await seedPipeline(t, {
+    maxConcurrentBuilds: options.maxConcurrentBuilds,
+    variables,
   });
-  const { token } = await t.admin.call('createAgent', {
-    body: { name: 'agent-1', runtimes: ['local'] },
-  });
-  return { pipeline, agent: t.client(token) };
+  return { pipeline, agent: await agentClient(t) };
 }
 
 /** Reads an SSE stream to its `end` event; returns the log lines and the final event. */

@@ -6,7 +6,7 @@ import { useTestDatabases } from '@sluice/db/testing';
 import { isSluiceError } from '@sluice/errors';
 import type { TlsBundle } from '@sluice/protocol';
 import type { z } from 'zod';
-import { LOCAL_RUNTIME, SIMPLE_PIPELINE, startTestServer } from './server-harness.test-support.js';
+import { startTestServer, agentClient, seedPipeline } from './server-harness.test-support.js';
 
 const databases = useTestDatabases();
 
@@ -58,18 +58,8 @@ databases.test(
     let t = await startTestServer(database);
     const secretKey = t.server.services.ctx.config.secretKey;
     try {
-      await t.admin.call('createRuntimeEnvironment', {
-        body: { name: 'local', spec: LOCAL_RUNTIME },
-      });
-      await t.admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
-      await t.admin.call('createProject', { body: { name: 'web' } });
-      const pipeline = await t.admin.call('createPipeline', {
-        params: { project: 'web' },
-        body: { name: 'app', yaml: SIMPLE_PIPELINE },
-      });
-      const agent = t.client(
-        (await t.admin.call('createAgent', { body: { name: 'a1', runtimes: ['local'] } })).token,
-      );
+      const pipeline = await seedPipeline(t);
+      const agent = await agentClient(t, 'a1');
       const dind = await agent.call('dindCertificate', { params: { name: 'local' } });
       const ca = new X509Certificate(dind.caPem);
       const serverCert = new X509Certificate(dind.certPem);

@@ -1,26 +1,13 @@
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
-import { LOCAL_RUNTIME, SIMPLE_PIPELINE, startTestServer } from './server-harness.test-support.js';
+import { startTestServer, agentClient, seedPipelines } from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
 
 const databases = useTestDatabases();
 
 async function setUp(t: TestServer) {
-  await t.admin.call('createRuntimeEnvironment', { body: { name: 'local', spec: LOCAL_RUNTIME } });
-  await t.admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
-  await t.admin.call('createProject', { body: { name: 'web' } });
-  const one = await t.admin.call('createPipeline', {
-    params: { project: 'web' },
-    body: { name: 'one', yaml: SIMPLE_PIPELINE },
-  });
-  const two = await t.admin.call('createPipeline', {
-    params: { project: 'web' },
-    body: { name: 'two', yaml: SIMPLE_PIPELINE },
-  });
-  const { token } = await t.admin.call('createAgent', {
-    body: { name: 'agent-1', runtimes: ['local'] },
-  });
-  return { one, two, agent: t.client(token) };
+  const [one, two] = await seedPipelines(t, { pipelines: ['one', 'two'] });
+  return { one: one!, two: two!, agent: await agentClient(t) };
 }
 
 databases.test(

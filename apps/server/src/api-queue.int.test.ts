@@ -1,29 +1,20 @@
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
 import { isSluiceError } from '@sluice/errors';
-import { LOCAL_RUNTIME, SIMPLE_PIPELINE, startTestServer } from './server-harness.test-support.js';
+import {
+  agentClient,
+  LOCAL_RUNTIME,
+  seedPipeline,
+  startTestServer,
+} from './server-harness.test-support.js';
 
 const databases = useTestDatabases();
 
 databases.test('several agents polling at once never receive the same task', async (database) => {
   const t = await startTestServer(database);
   try {
-    await t.admin.call('createRuntimeEnvironment', {
-      body: { name: 'local', spec: LOCAL_RUNTIME },
-    });
-    await t.admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
-    await t.admin.call('createProject', { body: { name: 'web' } });
-    const pipeline = await t.admin.call('createPipeline', {
-      params: { project: 'web' },
-      body: { name: 'app', yaml: SIMPLE_PIPELINE },
-    });
-    const agents = await Promise.all(
-      ['a1', 'a2', 'a3', 'a4'].map(async (name) =>
-        t.client(
-          (await t.admin.call('createAgent', { body: { name, runtimes: ['local'] } })).token,
-        ),
-      ),
-    );
+    const pipeline = await seedPipeline(t);
+    const agents = await Promise.all(['a1', 'a2', 'a3', 'a4'].map((name) => agentClient(t, name)));
     const builds = await Promise.all(
       Array.from({ length: 20 }, () =>
         t.admin.call('createBuild', { params: { pipelineId: pipeline.id }, body: {} }),
@@ -48,18 +39,8 @@ databases.test(
   async (database) => {
     const t = await startTestServer(database);
     try {
-      await t.admin.call('createRuntimeEnvironment', {
-        body: { name: 'local', spec: LOCAL_RUNTIME },
-      });
-      await t.admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
-      await t.admin.call('createProject', { body: { name: 'web' } });
-      const pipeline = await t.admin.call('createPipeline', {
-        params: { project: 'web' },
-        body: { name: 'app', yaml: SIMPLE_PIPELINE },
-      });
-      const agent = t.client(
-        (await t.admin.call('createAgent', { body: { name: 'a1', runtimes: ['local'] } })).token,
-      );
+      const pipeline = await seedPipeline(t);
+      const agent = await agentClient(t, 'a1');
       const build = await t.admin.call('createBuild', {
         params: { pipelineId: pipeline.id },
         body: {},

@@ -80,3 +80,45 @@ export const LOCAL_RUNTIME = {
   runtimeScheduler: { type: 'LocalDocker' },
   dockerDaemonScheduler: { type: 'LocalDocker' },
 };
+
+export interface SeedOptions {
+  /** Pipelines to create in project `web`; `app` by default. */
+  pipelines?: string[];
+  maxConcurrentBuilds?: number;
+  variables?: Record<string, { value: string; secret: boolean }>;
+}
+
+/** The local runtime as the account default, project `web`, and its pipelines (by name). */
+export async function seedPipelines(t: TestServer, options: SeedOptions = {}) {
+  await t.admin.call('createRuntimeEnvironment', { body: { name: 'local', spec: LOCAL_RUNTIME } });
+  await t.admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
+  await t.admin.call('createProject', { body: { name: 'web' } });
+  const pipelines = [];
+  for (const name of options.pipelines ?? ['app']) {
+    const body = {
+      name,
+      yaml: SIMPLE_PIPELINE,
+      maxConcurrentBuilds: options.maxConcurrentBuilds,
+      variables: options.variables,
+    };
+    pipelines.push(await t.admin.call('createPipeline', { params: { project: 'web' }, body }));
+  }
+  return pipelines;
+}
+
+/** A new agent serving `runtimes`, as a client with its token. */
+export async function agentClient(
+  t: TestServer,
+  name = 'agent-1',
+  runtimes = ['local'],
+): Promise<SluiceClient> {
+  const { token } = await t.admin.call('createAgent', { body: { name, runtimes } });
+  return t.client(token);
+}
+
+/** `seedPipelines` with one pipeline: the pipeline. */
+export async function seedPipeline(t: TestServer, options: Omit<SeedOptions, 'pipelines'> = {}) {
+  const [pipeline] = await seedPipelines(t, options);
+  if (pipeline === undefined) throw new Error('seedPipelines created no pipeline');
+  return pipeline;
+}
