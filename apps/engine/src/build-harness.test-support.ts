@@ -5,6 +5,7 @@
  * boundary check (the testkit is a devDependency) and the package's `files`.
  * @module
  */
+import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { DockerClient } from '@sluice/docker';
@@ -134,4 +135,19 @@ export function stepSummary(build: RecordedBuild, step: string): BuildSummary['s
 export async function volumeExists(name: string): Promise<boolean> {
   const result = await runCommand('docker', ['volume', 'inspect', name]);
   return result.code === 0;
+}
+
+/** One harness per test file: created before its tests, closed after; call it inside a test. */
+export function useBuildHarness(): () => BuildHarness {
+  let harness: BuildHarness | undefined;
+  before(async () => {
+    harness = await BuildHarness.create();
+  });
+  after(async () => {
+    await harness?.close();
+  });
+  return () => {
+    if (harness === undefined) throw new Error('The build harness is used outside a test');
+    return harness;
+  };
 }

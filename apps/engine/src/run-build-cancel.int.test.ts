@@ -1,8 +1,8 @@
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
-  BuildHarness,
+  useBuildHarness,
   pipelineFrom,
   SHELL_IMAGE,
   stepSummary,
@@ -11,15 +11,7 @@ import {
 import { LABELS, networkNameFor, volumeNameFor } from './resource-names.js';
 import type { RecordedBuild } from './build-harness.test-support.js';
 
-let harness: BuildHarness;
-
-before(async () => {
-  harness = await BuildHarness.create();
-});
-
-after(async () => {
-  await harness.close();
-});
+const harness = useBuildHarness();
 
 const SLEEPER = pipelineFrom(`
 version: '1.0'
@@ -41,7 +33,7 @@ steps:
 async function cancelSleeper(afterMs: number): Promise<{ build: RecordedBuild; stopMs: number }> {
   const controller = new AbortController();
   let abortedAt = 0;
-  const build = await harness.run(SLEEPER, {
+  const build = await harness().run(SLEEPER, {
     signal: controller.signal,
     stopGraceSeconds: 1,
     onEvent: (event) => {
@@ -58,9 +50,9 @@ async function cancelSleeper(afterMs: number): Promise<{ build: RecordedBuild; s
 
 async function assertOnlyVolumeLeft(build: RecordedBuild): Promise<void> {
   const labels = { [LABELS.build]: build.buildId };
-  assert.deepEqual(await harness.docker.listContainers(labels), []);
-  assert.deepEqual(await harness.docker.listNetworks(labels), []);
-  const networks = await harness.docker.listNetworks({});
+  assert.deepEqual(await harness().docker.listContainers(labels), []);
+  assert.deepEqual(await harness().docker.listNetworks(labels), []);
+  const networks = await harness().docker.listNetworks({});
   assert.ok(!networks.includes(networkNameFor(build.buildId)), 'the build network is gone');
   assert.ok(await volumeExists(volumeNameFor(build.volumeKey)), 'the volume stays');
 }

@@ -1,8 +1,8 @@
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import {
-  BuildHarness,
+  useBuildHarness,
   pipelineFrom,
   SHELL_IMAGE,
   stepLines,
@@ -10,15 +10,7 @@ import {
 } from './build-harness.test-support.js';
 import { MASK } from './secret-masker.js';
 
-let harness: BuildHarness;
-
-before(async () => {
-  harness = await BuildHarness.create();
-});
-
-after(async () => {
-  await harness.close();
-});
+const harness = useBuildHarness();
 
 /** A value that cannot appear in any output by accident. */
 function secretValue(label: string): string {
@@ -49,7 +41,7 @@ steps:
         all:
           exported: '"\${{A}}" == "1"'
 `);
-  const build = await harness.run(pipeline);
+  const build = await harness().run(pipeline);
 
   assert.equal(build.summary.result, 'success', JSON.stringify(build.summary.steps));
   assert.deepEqual(stepLines(build.events, 'export', 'stdout'), ['same step:1|two words|x=y']);
@@ -101,7 +93,7 @@ steps:
     image: '\${{API_TOKEN}}/app:1'
     commands: [echo unreachable]
 `);
-  const build = await harness.run(pipeline, {
+  const build = await harness().run(pipeline, {
     secrets: { API_TOKEN: token, CERT: multi.join('\n') },
   });
 
@@ -135,9 +127,9 @@ steps:
 });
 
 test('the volume persists across steps and builds with the same key, but not other keys', async () => {
-  const key = harness.volumeKey('persist');
+  const key = harness().volumeKey('persist');
   const marker = secretValue('persisted');
-  const first = await harness.run(
+  const first = await harness().run(
     pipelineFrom(`
 version: '1.0'
 steps:
@@ -174,7 +166,7 @@ steps:
       - echo "seen:[$FIRST_BUILD][$SECOND_BUILD]"
       - echo 'interpolated:[\${{FIRST_BUILD}}][\${{SECOND_BUILD}}]'
 `);
-  const second = await harness.run(secondPipeline, { volumeKey: key });
+  const second = await harness().run(secondPipeline, { volumeKey: key });
   assert.equal(second.summary.result, 'success', JSON.stringify(second.summary.steps));
   assert.deepEqual(stepLines(second.events, 'raw_read', 'stdout'), [marker]);
   assert.deepEqual(stepLines(second.events, 'read_again', 'stdout'), [
@@ -187,7 +179,7 @@ steps:
   ]);
   assert.deepEqual(second.summary.exported, { SECOND_BUILD: 'yes' });
 
-  const other = await harness.run(
+  const other = await harness().run(
     pipelineFrom(`
 version: '1.0'
 steps:

@@ -1,7 +1,7 @@
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  BuildHarness,
+  useBuildHarness,
   outline,
   pipelineFrom,
   SHELL_IMAGE,
@@ -10,15 +10,7 @@ import {
   stepSummary,
 } from './build-harness.test-support.js';
 
-let harness: BuildHarness;
-
-before(async () => {
-  harness = await BuildHarness.create();
-});
-
-after(async () => {
-  await harness.close();
-});
+const harness = useBuildHarness();
 
 test('a multi-step build succeeds and streams every line in order, per step and stream', async () => {
   const pipeline = pipelineFrom(`
@@ -40,7 +32,7 @@ steps:
       - echo second-out
       - echo second-err >&2
 `);
-  const build = await harness.run(pipeline);
+  const build = await harness().run(pipeline);
 
   assert.equal(build.summary.result, 'success');
   assert.equal(build.summary.reason, undefined);
@@ -96,7 +88,7 @@ steps:
     image: ${SHELL_IMAGE}
     commands: [echo must-not-run]
 `);
-  const build = await harness.run(pipeline);
+  const build = await harness().run(pipeline);
 
   assert.equal(build.summary.result, 'failure');
   assert.match(build.summary.reason ?? '', /fails/);
@@ -138,7 +130,7 @@ steps:
           failed: workflow.result == 'failure'
           tolerated: steps.tolerated.result == 'failure'
 `);
-  const build = await harness.run(pipeline);
+  const build = await harness().run(pipeline);
 
   assert.equal(build.summary.result, 'success');
   assert.deepEqual(
@@ -194,7 +186,7 @@ steps:
         all:
           ran: steps.main_only.result == 'success'
 `);
-  const build = await harness.run(pipeline, {
+  const build = await harness().run(pipeline, {
     facts: { pipelineName: 'conditions', branch: 'feature/login' },
   });
 
@@ -229,7 +221,7 @@ steps:
     image: ${SHELL_IMAGE}
     commands: [echo must-not-run]
 `);
-  const build = await harness.run(pipeline);
+  const build = await harness().run(pipeline);
 
   assert.equal(build.summary.result, 'failure');
   const missing = stepSummary(build, 'missing');
@@ -271,7 +263,7 @@ steps:
     entry_point: [sh, -c]
     cmd: ['echo "from-entry-point in $(pwd)"; echo to-stderr >&2']
 `);
-  const build = await harness.run(pipeline, {
+  const build = await harness().run(pipeline, {
     facts: { pipelineName: 'shape', branch: 'main' },
   });
 
@@ -301,7 +293,7 @@ steps:
     image: ${SHELL_IMAGE}
     commands: [echo must-not-run]
 `);
-  const build = await harness.run(pipeline);
+  const build = await harness().run(pipeline);
 
   assert.equal(build.summary.result, 'failure', build.summary.reason);
   const step = stepSummary(build, 'needs_bash');
@@ -309,6 +301,6 @@ steps:
   assert.match(step.reason ?? '', /"bash": executable file not found/);
   assert.match(step.reason ?? '', /sluice\/busybox:1/);
   assert.equal(stepSummary(build, 'later').result, 'skipped');
-  const containers = await harness.docker.listContainers({ 'io.sluice.build-id': build.buildId });
+  const containers = await harness().docker.listContainers({ 'io.sluice.build-id': build.buildId });
   assert.deepEqual(containers, []);
 });
