@@ -146,7 +146,7 @@ git_input_files() {
 inputs_hash() {
   local image=$1; shift
   {
-    sha256sum "$SCRIPT_PATH"
+    sha256sum < "$SCRIPT_PATH" # content only, so checkouts elsewhere share the images
     printf 'image=%s\n' "$image"
     /bin/busybox 2>/dev/null | head -n 1 || true
     if [[ "$image" == "$GIT_IMAGE" ]]; then

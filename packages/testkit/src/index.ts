@@ -27,3 +27,4 @@ export { findRepoRoot, REPO_ROOT_MARKER } from './repo-root.js';
 export type { FindRepoRootOptions } from './repo-root.js';
 export { runCommand } from './run-command.js';
 export type { CommandResult, RunCommandOptions } from './run-command.js';
+export * from './kubernetes/index.js';

@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# Builds the images Sluice runs on Kubernetes with `docker import` from root filesystems made on
+# this host, so no registry is needed (the test cluster imports them into its containerd; an
+# air-gapped cluster gets them from your own registry with --registry). The Dockerfiles next to
+# this script describe the same images for machines that can pull base images.
+#
+#   sluice/engine:1   the `sluice` CLI bundled into one file (images/engine/bundle.sh) on this
+#                     host's Node binary plus the shared libraries ldd finds for it, over the
+#                     sluice/busybox:1 root (a shell and the usual tools)
+#   sluice/dind:1     Debian bookworm (debootstrap --variant=minbase) with docker.io, iptables,
+#                     tini, openssl and CA certificates; images/dind/dind-entrypoint.sh serves
+#                     the Docker API on :1300 over mutual TLS
+#   sluice/pause:1    images/pause/pause.c compiled static: the pod sandbox image
+#   sluice/busybox:1  the small test image, built by images/build-local.sh
+#
+# Each image carries the label io.sluice.image-hash (this script, its inputs and their
+# versions); an image whose label matches is left alone, so a second run takes seconds.
+# The dind root filesystem comes from the Debian mirror in this machine's apt sources.
+#
+# Usage: images/build-cluster-images.sh [--only NAME] [--registry HOST[:PORT]] [--force]
+#   --only NAME          build one image: engine, dind, pause or busybox
+#   --registry HOST[:P]  also tag each image as HOST[:P]/sluice/NAME:1 (nothing is pushed)
+#   --force              rebuild even when the label matches (e.g. for Debian security updates)
+set -euo pipefail
+
+readonly SCRIPT_PATH=$(readlink -f "${BASH_SOURCE[0]}")
+readonly HERE=$(dirname "$SCRIPT_PATH")
+readonly ROOT=$(dirname "$HERE")
+readonly LABEL=io.sluice.image-hash
+readonly IMAGE_PATH_ENV=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+readonly SUITE=bookworm
+readonly DIND_PACKAGES=docker.io,iptables,ca-certificates,tini,openssl,procps,hostname
+
+REGISTRY=""
+ONLY=""
+FORCE=0
+WORK_DIR=""
+
+log() { printf '%s\n' "$*"; }
+
+die() {
+  printf 'build-cluster-images: error: %s\n' "$1" >&2
+  if [[ -n "${2:-}" ]]; then printf 'build-cluster-images: hint: %s\n' "$2" >&2; fi
+  exit 1
+}
+
+usage() { sed -n '/^# Usage:/,/^set -euo/p' "$SCRIPT_PATH" | sed '$d; s/^# \{0,1\}//'; }
+
+parse_args() {
+  while (($#)); do
+    case "$1" in
+      --registry) [[ $# -ge 2 ]] || die "--registry needs a value" "e.g. --registry localhost:5000"
+        REGISTRY=$2; shift 2 ;;
+      --registry=*) REGISTRY=${1#*=}; shift ;;
+      --only) [[ $# -ge 2 ]] || die "--only needs a value" "engine, dind, pause or busybox"
+        ONLY=$2; shift 2 ;;
+      --only=*) ONLY=${1#*=}; shift ;;
+      --force) FORCE=1; shift ;;
+      -h | --help) usage; exit 0 ;;
+      *) die "unknown option $1" "run $0 --help" ;;
+    esac
+  done
+  if [[ -n "$REGISTRY" && ! "$REGISTRY" =~ ^[A-Za-z0-9.-]+(:[0-9]+)?$ ]]; then
+    die "invalid --registry $REGISTRY" "give HOST or HOST:PORT, e.g. registry.local:5000"
+  fi
+  ONLY=${ONLY#sluice/}
+  ONLY=${ONLY%%:*}
+  case "$ONLY" in
+    "" | engine | dind | pause | busybox) ;;
+    *) die "unknown image $ONLY for --only" "use engine, dind, pause or busybox" ;;
+  esac
+}
+
+wanted() { [[ -z "$ONLY" || "$ONLY" == "$1" ]]; }
+
+ensure_tool() {
+  command -v "$1" >/dev/null 2>&1 || ensure_package "$2"
+}
+
+ensure_package() {
+  local package=$1
+  [[ $(id -u) -eq 0 ]] || die "$package is missing and installing it needs root" "sudo apt-get install -y $package"
+  log "installing $package with apt-get ..."
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y --no-install-recommends "$package" >/dev/null 2>&1 ||
+    { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends "$package" >/dev/null; } ||
+    die "apt-get install -y $package failed" "run apt-get update && apt-get install -y $package"
+}
+
+check_docker() {
+  command -v docker >/dev/null 2>&1 ||
+    die "the docker CLI is not installed" "apt-get install -y docker.io, or run node packages/testkit/dist/bin/prepare.js"
+  docker version --format '{{.Server.Version}}' >/dev/null 2>&1 ||
+    die "the Docker engine does not answer" "start it: dockerd > /var/log/dockerd.log 2>&1 &"
+}
+
+current_label() {
+  docker image inspect --format "{{ index .Config.Labels \"$LABEL\" }}" "$1" 2>/dev/null || true
+}
+
+# "sha256 name" per file, repository files named relative to the checkout so that every clone
+# of the same commit computes the same hash.
+file_hashes() {
+  local file name
+  for file; do
+    name=${file#"$ROOT"/}
+    printf '%s %s\n' "$(sha256sum <"$file" | cut -d ' ' -f 1)" "${name#"$WORK_DIR"/}"
+  done
+}
+
+# sha256 over the script, the image name and whatever else the caller pipes in.
+inputs_hash() {
+  { file_hashes "$SCRIPT_PATH"; printf 'image=%s\n' "$1"; cat; } | sha256sum | cut -d ' ' -f 1
+}
+
+up_to_date() {
+  [[ $FORCE -eq 0 && "$(current_label "$1")" == "$2" ]]
+}
+
+# import_root ROOT IMAGE HASH [--change ...]: a tar of ROOT becomes IMAGE, labelled with HASH.
+import_root() {
+  local root=$1 image=$2 hash=$3 old_id
+  shift 3
+  old_id=$(docker image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
+  tar --numeric-owner --sort=name --mtime=@0 -C "$root" -cf - . |
+    docker import --change "LABEL $LABEL=$hash" --change "LABEL org.opencontainers.image.title=$image" \
+      --change "ENV PATH=$IMAGE_PATH_ENV" "$@" - "$image" >/dev/null ||
+    die "docker import of $image failed" "check the engine with: docker info"
+  if [[ -n "$old_id" ]]; then docker image rm "$old_id" >/dev/null 2>&1 || true; fi
+  log "built $image ($(docker image inspect --format '{{.Size}}' "$image") bytes)"
+}
+
+tag_for_registry() {
+  [[ -z "$REGISTRY" ]] && return 0
+  docker tag "$1" "$REGISTRY/$1"
+  log "tagged $REGISTRY/$1"
+}
+
+build_busybox() {
+  local args=(--only busybox)
+  [[ -n "$REGISTRY" ]] && args+=(--registry "$REGISTRY")
+  bash "$HERE/build-local.sh" "${args[@]}"
+}
+
+build_pause() {
+  local image=sluice/pause:1 hash
+  ensure_tool gcc gcc
+  hash=$(inputs_hash "$image" < <(file_hashes "$HERE/pause/pause.c"; gcc --version | head -n 1))
+  if up_to_date "$image" "$hash"; then log "$image up to date"; tag_for_registry "$image"; return; fi
+  log "building $image ..."
+  local root=$WORK_DIR/pause
+  mkdir -p "$root"
+  local compile=(gcc -Os -static -Wall -Wextra -o "$root/pause" "$HERE/pause/pause.c")
+  if ! "${compile[@]}" 2>/dev/null; then
+    # A static link needs libc.a, which only libc6-dev ships.
+    ensure_package libc6-dev
+    "${compile[@]}" || die "gcc failed on pause.c" "apt-get install -y gcc libc6-dev"
+  fi
+  strip "$root/pause"
+  import_root "$root" "$image" "$hash" --change 'ENTRYPOINT ["/pause"]'
+  tag_for_registry "$image"
+}
+
+# Shared libraries (and the loader) of an ELF file, as ldd resolves them.
+shared_libraries() {
+  ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u
+}
+
+build_engine() {
+  local image=sluice/engine:1 node hash bundle=$WORK_DIR/sluice.mjs
+  node=$(command -v node) || die "node is not installed" "install Node 20 (see .nvmrc)"
+  node=$(readlink -f "$node")
+  bash "$HERE/engine/bundle.sh" "$bundle" || die "bundling the CLI failed" "npm ci && npm run build, then rerun"
+  local libs=()
+  mapfile -t libs < <(shared_libraries "$node")
+  hash=$(inputs_hash "$image" < <(file_hashes "$bundle" "$HERE/engine/sluice" "$HERE/engine/bundle.sh" "$node" "${libs[@]}"
+    docker image inspect --format '{{.Id}}' sluice/busybox:1))
+  if up_to_date "$image" "$hash"; then log "$image up to date"; tag_for_registry "$image"; return; fi
+  log "building $image (Node $("$node" --version) from this host, CLI bundle $(stat -c %s "$bundle") bytes) ..."
+  local root=$WORK_DIR/engine container file
+  mkdir -p "$root"
+  container=$(docker create sluice/busybox:1 /bin/true)
+  docker export "$container" | tar -x -C "$root"
+  docker rm "$container" >/dev/null
+  for file in "${libs[@]}" /etc/ssl/certs/ca-certificates.crt; do
+    [[ -f "$file" ]] || continue
+    mkdir -p "$root$(dirname "$file")"
+    cp -L "$file" "$root$file"
+  done
+  install -D -m 0755 "$node" "$root/usr/local/bin/node"
+  install -D -m 0644 "$bundle" "$root/usr/local/lib/sluice/sluice.mjs"
+  install -D -m 0755 "$HERE/engine/sluice" "$root/usr/local/bin/sluice"
+  import_root "$root" "$image" "$hash" --change 'ENTRYPOINT ["/usr/local/bin/sluice"]' --change 'CMD ["--help"]'
+  tag_for_registry "$image"
+}
+
+# The Debian mirror for $SUITE from this machine's apt sources (deb822 first, then one-line).
+debian_mirror() {
+  local mirror=""
+  if compgen -G '/etc/apt/sources.list.d/*.sources' >/dev/null; then
+    mirror=$(awk -v suite="$SUITE" '
+      BEGIN { RS = "" }
+      {
+        types = ""; uris = ""; ok = 0
+        n = split($0, lines, "\n")
+        for (i = 1; i <= n; i++) {
+          split(lines[i], f, " ")
+          if (f[1] == "Types:") types = " " lines[i] " "
+          if (f[1] == "URIs:") uris = f[2]
+          if (f[1] == "Enabled:" && f[2] == "no") ok = -1
+          if (f[1] == "Suites:" && ok == 0) for (j = 2; j in f; j++) if (f[j] == suite) ok = 1
+        }
+        if (ok == 1 && uris != "" && types ~ / deb /) { print uris; exit }
+      }' /etc/apt/sources.list.d/*.sources)
+  fi
+  if [[ -z "$mirror" && -f /etc/apt/sources.list ]]; then
+    mirror=$(sed -E 's/\[[^]]*\]//' /etc/apt/sources.list | awk -v suite="$SUITE" '$1 == "deb" && $3 == suite { print $2; exit }')
+  fi
+  [[ -n "$mirror" ]] || die "no Debian $SUITE mirror in /etc/apt/sources.list(.d)" "add Debian $SUITE main to the apt sources"
+  printf '%s\n' "$mirror"
+}
+
+build_dind() {
+  local image=sluice/dind:1 hash
+  hash=$(inputs_hash "$image" < <(file_hashes "$HERE/dind/dind-entrypoint.sh"; printf '%s %s\n' "$SUITE" "$DIND_PACKAGES"))
+  if up_to_date "$image" "$hash"; then log "$image up to date"; tag_for_registry "$image"; return; fi
+  [[ $(id -u) -eq 0 ]] || die "debootstrap for $image needs root" "run this script as root"
+  ensure_tool debootstrap debootstrap
+  local mirror root=$WORK_DIR/dind
+  mirror=$(debian_mirror)
+  log "building $image: debootstrap $SUITE from $mirror (about a minute) ..."
+  debootstrap --variant=minbase --include="$DIND_PACKAGES" "$SUITE" "$root" "$mirror" >"$WORK_DIR/debootstrap.log" 2>&1 || {
+    tail -n 20 "$WORK_DIR/debootstrap.log" >&2
+    die "debootstrap of $SUITE failed (its log is above)" "check that $mirror is reachable, then rerun"
+  }
+  rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/* "$root"/var/log/*.log "$root"/var/cache/apt/*.bin
+  install -D -m 0755 "$HERE/dind/dind-entrypoint.sh" "$root/usr/local/bin/dind-entrypoint"
+  import_root "$root" "$image" "$hash" --change 'ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/dind-entrypoint"]' \
+    --change 'VOLUME /var/lib/docker' --change 'EXPOSE 1300'
+  tag_for_registry "$image"
+}
+
+main() {
+  parse_args "$@"
+  check_docker
+  # Several test processes may call this at once; build one at a time.
+  exec 9>"${TMPDIR:-/tmp}/sluice-build-cluster-images.lock"
+  flock 9
+  WORK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/sluice-cluster-images.XXXXXX")
+  trap 'rm -rf "$WORK_DIR"' EXIT
+  if wanted busybox || wanted engine; then build_busybox; fi
+  if wanted pause; then build_pause; fi
+  if wanted engine; then build_engine; fi
+  if wanted dind; then build_dind; fi
+}
+
+main "$@"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Bundles the built CLI (apps/cli/dist/main.js, after `npm run build`) into one ESM file with
+# esbuild, so the engine image needs Node and this file only, no node_modules.
+#   - a banner gives the CommonJS dependencies (dockerode, commander, pino) `require`,
+#     `__filename` and `__dirname`, which ESM output lacks;
+#   - native addons (`*.node`: ssh2's and cpu-features' optional crypto and CPU probes) stay
+#     out; both packages catch the failed require and fall back to JavaScript.
+# Used by images/build-cluster-images.sh and images/engine/Dockerfile alike.
+#
+# Usage: images/engine/bundle.sh OUT_FILE
+set -euo pipefail
+
+out=${1:?usage: images/engine/bundle.sh OUT_FILE}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+entry=$root/apps/cli/dist/main.js
+esbuild=$root/node_modules/.bin/esbuild
+
+[[ -f "$entry" ]] || { echo "bundle: $entry is missing: run npm run build first" >&2; exit 1; }
+[[ -x "$esbuild" ]] || { echo "bundle: $esbuild is missing: run npm ci first" >&2; exit 1; }
+
+banner="import { createRequire as __sluiceCreateRequire } from 'node:module';"
+banner+=" import { fileURLToPath as __sluiceFileURLToPath } from 'node:url';"
+banner+=" import { dirname as __sluiceDirname } from 'node:path';"
+banner+=" const require = __sluiceCreateRequire(import.meta.url);"
+banner+=" const __filename = __sluiceFileURLToPath(import.meta.url);"
+banner+=" const __dirname = __sluiceDirname(__filename);"
+
+"$esbuild" "$entry" --bundle --platform=node --format=esm --target=node20 \
+  --external:'*.node' --legal-comments=none --log-level=warning \
+  --banner:js="$banner" --outfile="$out"

@@ -1,0 +1,50 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { makeTempDir } from '../temp-dir.js';
+import { acquireLock } from './build-lock.js';
+import { isRunning } from './proc-scan.js';
+
+test('a second caller waits until the first releases the lock', async () => {
+  const temp = await makeTempDir();
+  try {
+    const path = join(temp.path, '.lock');
+    const first = await acquireLock(path);
+    assert.equal(await readFile(path, 'utf8'), `${process.pid}\n`);
+    let waitedFor: number | undefined;
+    let acquired = false;
+    const second = acquireLock(path, { pollMs: 20, onWait: (pid) => (waitedFor = pid) }).then(
+      (lock) => {
+        acquired = true;
+        return lock;
+      },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(acquired, false);
+    assert.equal(waitedFor, process.pid);
+    await first.release();
+    await (await second).release();
+    assert.equal(acquired, true);
+  } finally {
+    await temp.cleanup();
+  }
+});
+
+test('a lock left by a process that died is taken over', async () => {
+  const temp = await makeTempDir();
+  try {
+    const child = spawn('true');
+    const pid = child.pid ?? 0;
+    await new Promise((resolve) => child.on('exit', resolve));
+    assert.equal(isRunning(pid), false);
+    const path = join(temp.path, '.lock');
+    await writeFile(path, `${pid}\n`);
+    const lock = await acquireLock(path, { timeoutMs: 1000 });
+    assert.equal(await readFile(path, 'utf8'), `${process.pid}\n`);
+    await lock.release();
+  } finally {
+    await temp.cleanup();
+  }
+});

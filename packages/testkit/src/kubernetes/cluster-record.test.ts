@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { makeTempDir } from '../temp-dir.js';
+import { findStaleClusters, loadRecord, newRecord, saveRecord } from './cluster-record.js';
+
+async function deadPid(): Promise<number> {
+  const child = spawn('true');
+  await new Promise((resolve) => child.on('exit', resolve));
+  return child.pid ?? 0;
+}
+
+test('a cluster whose owner died is stale; a live one and the logs dirs are not', async () => {
+  const temp = await makeTempDir();
+  try {
+    const live = newRecord('aaaaaa', join(temp.path, 'sluice-kube-aaaaaa'));
+    const dead = {
+      ...newRecord('bbbbbb', join(temp.path, 'sluice-kube-bbbbbb')),
+      ownerPid: await deadPid(),
+    };
+    for (const record of [live, dead]) {
+      await mkdir(record.dir);
+      await mkdir(record.logsDir);
+      await saveRecord(record);
+    }
+    await mkdir(join(temp.path, 'unrelated'));
+    const stale = await findStaleClusters(temp.path);
+    assert.deepEqual(
+      stale.map((s) => s.record?.id),
+      ['bbbbbb'],
+    );
+    assert.deepEqual(await loadRecord(live.dir), live);
+  } finally {
+    await temp.cleanup();
+  }
+});
+
+test('a cluster dir without a record is only stale once it is old', async () => {
+  const temp = await makeTempDir();
+  try {
+    await mkdir(join(temp.path, 'sluice-kube-cccccc'));
+    assert.deepEqual(await findStaleClusters(temp.path), []);
+  } finally {
+    await temp.cleanup();
+  }
+});

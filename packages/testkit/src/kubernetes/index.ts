@@ -1,0 +1,31 @@
+export { useKubernetes } from './use-kubernetes.js';
+export type { UseKubernetesOptions } from './use-kubernetes.js';
+export { startKubernetes } from './kubernetes-cluster.js';
+export type { KubernetesCluster, StartKubernetesOptions } from './kubernetes-cluster.js';
+export { ensureKubernetesBinaries, KUBERNETES_VERSION, KUBE_BINARIES } from './kube-build.js';
+export type {
+  EnsureKubernetesBinariesOptions,
+  KubeBinary,
+  KubernetesBinaries,
+} from './kube-build.js';
+export { CLUSTER_IMAGES, ensureClusterImages } from './cluster-images.js';
+export type { ClusterImage, EnsureClusterImagesOptions } from './cluster-images.js';
+export {
+  clientPod,
+  clientTlsFile,
+  CLIENT_TLS_DIR,
+  createDindTls,
+  dindPod,
+  DIND_PORT,
+  waitForPod,
+} from './test-pods.js';
+export type { ClientPodOptions, DindPodOptions, DindTls, WaitForPodOptions } from './test-pods.js';
+export { createCa, issueCert } from './openssl-certs.js';
+export type { CertFiles, IssueCertOptions } from './openssl-certs.js';
+export {
+  KUBE_BUILD_FAILED,
+  KUBE_IMAGES_UNAVAILABLE,
+  KUBE_NOT_STARTED,
+  KUBE_TEARDOWN_FAILED,
+  KUBE_UNAVAILABLE,
+} from './kube-errors.js';

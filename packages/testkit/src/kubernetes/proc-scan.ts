@@ -1,0 +1,95 @@
+/**
+ * Reads /proc to find what a test cluster left behind: processes whose command line names the
+ * cluster's directory (containerd shims), the unix sockets such a process listens on, and the
+ * mounts under the directory (kubelet volumes, container root filesystems, network namespaces).
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { readdir, readFile, readlink } from 'node:fs/promises';
+
+/** PIDs (other than ours) whose command line contains `needle`. */
+export async function processesMentioning(needle: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    const cmdline = await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.split('\0').some((arg) => arg.includes(needle))) pids.push(Number(name));
+  }
+  return pids;
+}
+
+/** Paths of the named unix sockets the process holds open (from /proc/net/unix). */
+export async function unixSocketPaths(pid: number): Promise<string[]> {
+  const inodes = new Set<string>();
+  const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+  for (const fd of fds) {
+    const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
+    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+    if (inode !== undefined) inodes.add(inode);
+  }
+  const table = await readFile(`/proc/${pid}/net/unix`, 'utf8').catch(() => '');
+  return parseUnixTable(table)
+    .filter((entry) => inodes.has(entry.inode))
+    .map((entry) => entry.path);
+}
+
+/** Rows of /proc/net/unix that have a path: "Num RefCount Protocol Flags Type St Inode Path". */
+export function parseUnixTable(table: string): { inode: string; path: string }[] {
+  const rows: { inode: string; path: string }[] = [];
+  for (const line of table.split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    const inode = fields[6];
+    const path = fields[7];
+    if (inode !== undefined && path !== undefined && path.startsWith('/'))
+      rows.push({ inode, path });
+  }
+  return rows;
+}
+
+/** Mount points at or under `dir`, deepest first (the order to unmount them in). */
+export async function mountsUnder(dir: string): Promise<string[]> {
+  const text = await readFile('/proc/self/mountinfo', 'utf8');
+  return parseMountPoints(text)
+    .filter((point) => point === dir || point.startsWith(`${dir}/`))
+    .sort((a, b) => b.length - a.length);
+}
+
+/** Field 5 of each /proc/self/mountinfo line, with its octal escapes (\040 for space) decoded. */
+export function parseMountPoints(mountinfo: string): string[] {
+  return mountinfo
+    .split('\n')
+    .map((line) => line.split(' ')[4])
+    .filter((point): point is string => point !== undefined && point !== '')
+    .map((point) =>
+      point.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))),
+    );
+}
+
+/** Whether a process with this PID exists (signal 0 checks without sending anything). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether the PID is a process that still runs: a zombie waiting to be reaped does not. */
+export function isRunning(pid: number): boolean {
+  return isAlive(pid) && !isZombie(pid);
+}
+
+/**
+ * A killed process stays a zombie until its parent (Node for our children, init for those of a
+ * test process that died) reaps it.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    // "pid (comm) STATE ...": comm may contain spaces, so read the state after the last ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+}
