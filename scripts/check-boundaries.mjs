@@ -16,7 +16,13 @@ const ALLOWED = {
   '@sluice/docker': ['@sluice/errors'],
   '@sluice/db': ['@sluice/errors'],
   '@sluice/testkit': ['@sluice/errors'],
-  '@sluice/engine': ['@sluice/errors', '@sluice/pipeline', '@sluice/docker', '@sluice/log'],
+  '@sluice/engine': [
+    '@sluice/errors',
+    '@sluice/pipeline',
+    '@sluice/docker',
+    '@sluice/log',
+    '@sluice/protocol',
+  ],
   '@sluice/server': [
     '@sluice/errors',
     '@sluice/log',

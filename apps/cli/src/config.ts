@@ -23,6 +23,10 @@ export interface CliConfig {
   server: string | undefined;
   /** SLUICE_TOKEN: a user token for it. Never printed. */
   token: string | undefined;
+  /** SLUICE_SERVER_URL: the control plane `sluice engine` reports to. */
+  engineServerUrl: string | undefined;
+  /** SLUICE_ENGINE_TOKEN: the engine token of one build (`sluice engine`). Never printed. */
+  engineToken: string | undefined;
 }
 
 export function loadConfig(
@@ -53,6 +57,8 @@ export function loadConfig(
     proxy,
     server: env.SLUICE_SERVER || undefined,
     token: env.SLUICE_TOKEN || undefined,
+    engineServerUrl: env.SLUICE_SERVER_URL || undefined,
+    engineToken: env.SLUICE_ENGINE_TOKEN || undefined,
   });
 }
 

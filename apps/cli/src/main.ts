@@ -9,6 +9,7 @@ import { loadConfig, serverContext } from './config.js';
 import { parseOutput, runCommand } from './commands/run.js';
 import { validateCommand } from './commands/validate.js';
 import { serverCommand } from './commands/server.js';
+import { engineCommand } from './commands/engine.js';
 import {
   getRuntimeEnvironments,
   patchRuntimeEnvironment,
@@ -88,6 +89,19 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--data-dir <dir>', 'data directory for the embedded database and the server key')
     .action(async (opts: { port?: number; host?: string; dataDir?: string }) => {
       exitCode = await serverCommand(term, opts);
+    });
+
+  program
+    .command('engine')
+    .description(
+      'Run one build for the control plane (SLUICE_SERVER_URL, SLUICE_ENGINE_TOKEN); started by a runner agent',
+    )
+    .option(
+      '--docker-host <url>',
+      'Docker engine address (default: DOCKER_HOST or the local socket)',
+    )
+    .action(async (opts: { dockerHost?: string }) => {
+      exitCode = await engineCommand(term, config, opts);
     });
 
   const withServer = (cmd: Command) =>

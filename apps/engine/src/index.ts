@@ -11,3 +11,5 @@ export type {
 export { SecretMasker, MASK } from './secret-masker.js';
 export { LABELS, volumeNameFor, networkNameFor } from './resource-names.js';
 export { DEFAULT_SANDBOX_IMAGE } from './build-sandbox.js';
+export { runRemoteBuild } from './remote-build.js';
+export type { RunRemoteBuildOptions, RemoteBuildResult } from './remote-build.js';

@@ -22,10 +22,11 @@ function codesInSources(): Map<string, string> {
   const codes = new Map<string, string>();
   for (const group of ['packages', 'apps']) {
     for (const file of sourceFiles(join(root, group))) {
-      // A code is the first argument of an error, or a `code:`/constant value; environment
-      // variable names are quoted too, but passed elsewhere.
+      // A code is the first argument of an error, or a `code:`/constant value. Environment
+      // variable names are quoted too, but passed elsewhere or as a Kubernetes env `name:`;
+      // a prefix ends with `_`.
       for (const match of readFileSync(file, 'utf8').matchAll(
-        /(?:Error\(\s*|[=:]\s*)'(SLUICE_[A-Z0-9_]+)'/g,
+        /(?:Error\(\s*|(?<!\bname)[=:]\s*)'(SLUICE_[A-Z0-9_]*[A-Z0-9])'/g,
       )) {
         const code = match[1] ?? '';
         if (!ENVIRONMENT_NAMES.has(code)) codes.set(code, file.slice(root.length));

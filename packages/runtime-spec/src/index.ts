@@ -36,3 +36,22 @@ export {
   systemRuntimeSpec,
   systemRuntimeSpecs,
 } from './system-runtimes.js';
+export {
+  renderBuildObjects,
+  buildNames,
+  volumeLabels,
+  REUSE_ANNOTATIONS,
+} from './render/render-build-objects.js';
+export type { BuildObjects } from './render/render-build-objects.js';
+export {
+  BUILD_LABELS,
+  BUILD_SECRET_KEYS,
+  DIND_PORT,
+  DIND_SERVICE_NAME,
+  dindHostName,
+} from './render/build-context.js';
+export type { BuildRenderInput, BuildTls, BuildNames } from './render/build-context.js';
+export { buildObjectName, labelValue } from './render/build-names.js';
+export { renderDindService, daemonJson } from './render/dind-pod.js';
+export { DOCKER_CLIENT_CERT_DIR, USER_ENV_PREFIX } from './render/engine-pod.js';
+export type { KubeObject, KubeMetadata } from './render/pod-common.js';

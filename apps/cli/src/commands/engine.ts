@@ -1,0 +1,62 @@
+/**
+ * `sluice engine`: the engine of one build, started for the control plane (by a runner agent).
+ * Reads the server URL and the build's engine token from the environment (never printed), runs
+ * the build on a Docker engine and reports it through the engine API. Exit 0 only when the build
+ * succeeded; SIGINT/SIGTERM stop it cleanly (it ends `terminated` and is reported as such).
+ * @module
+ */
+import { DockerClient } from '@sluice/docker';
+import { runRemoteBuild } from '@sluice/engine';
+import { InputError } from '@sluice/errors';
+import { createLogger } from '@sluice/log';
+import { dockerEndpoint } from '../config.js';
+import type { CliConfig } from '../config.js';
+import type { Terminal } from '../ui/terminal.js';
+
+export interface EngineCommandOptions {
+  dockerHost?: string;
+}
+
+export async function engineCommand(
+  term: Terminal,
+  config: CliConfig,
+  options: EngineCommandOptions,
+): Promise<number> {
+  const { engineServerUrl: serverUrl, engineToken: token } = config;
+  if (serverUrl === undefined || token === undefined) {
+    const missing = [
+      ['SLUICE_SERVER_URL', serverUrl],
+      ['SLUICE_ENGINE_TOKEN', token],
+    ].flatMap(([name, value]) => (value === undefined ? [name] : []));
+    throw new InputError(
+      'SLUICE_ENGINE_NO_SERVER',
+      `sluice engine needs ${missing.join(' and ')} to be set`,
+      { hint: 'The runner agent sets SLUICE_SERVER_URL and SLUICE_ENGINE_TOKEN for the engine' },
+    );
+  }
+  const docker = DockerClient.create(dockerEndpoint(config, options.dockerHost));
+  await docker.ping();
+  const controller = new AbortController();
+  const onSignal = (name: NodeJS.Signals) => {
+    term.err(`${name} received: stopping the build`);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const result = await runRemoteBuild({
+      serverUrl,
+      token,
+      docker,
+      gitImage: config.gitImage,
+      logger: createLogger({ level: 'info' }),
+      signal: controller.signal,
+    });
+    const reason = result.reason === undefined ? '' : `: ${result.reason}`;
+    term.out(`Build ${result.buildId} finished: ${result.result}${reason}`);
+    return result.result === 'success' ? 0 : 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

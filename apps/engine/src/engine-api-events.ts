@@ -1,0 +1,66 @@
+/**
+ * Pure translation between the engine's own build events and the engine API: times become ISO
+ * strings, `step-log` becomes a log line, titles and durations stay local. `build-finished` is
+ * not translated here: the remote build posts it last, after the log is flushed.
+ * @module
+ */
+import type { BuildFacts } from '@sluice/pipeline';
+import type { EngineEvent, LogLine } from '@sluice/protocol';
+import type { BuildEvent } from './build-events.js';
+
+export type ApiItem = { kind: 'event'; event: EngineEvent } | { kind: 'line'; line: LogLine };
+
+export function toApiItem(event: BuildEvent): ApiItem | undefined {
+  const at = new Date(event.at).toISOString();
+  switch (event.type) {
+    case 'build-started':
+      return { kind: 'event', event: { type: 'build-started', at } };
+    case 'step-started':
+      return { kind: 'event', event: { type: 'step-started', step: event.step, at } };
+    case 'step-log':
+      return {
+        kind: 'line',
+        line: { step: event.step, stream: event.stream, line: event.line, at },
+      };
+    case 'step-finished':
+      return {
+        kind: 'event',
+        event: {
+          type: 'step-finished',
+          step: event.step,
+          status: event.result,
+          exitCode: event.exitCode ?? null,
+          reason: event.reason ?? null,
+          at,
+        },
+      };
+    case 'build-finished':
+      return undefined;
+  }
+}
+
+type RemoteFacts = Omit<BuildFacts, 'buildId' | 'volumeName' | 'startedAt'>;
+
+const TRIGGERS = new Set(['build', 'webhook', 'cron']);
+
+/** The control plane's string facts as the engine's CF_* inputs; unknown keys are ignored. */
+export function factsFromApi(pipelineName: string, facts: Record<string, string>): RemoteFacts {
+  const trigger = facts.trigger;
+  return {
+    pipelineName,
+    branch: facts.branch,
+    revision: facts.revision,
+    repoOwner: facts.repoOwner,
+    repoName: facts.repoName,
+    commitAuthor: facts.commitAuthor,
+    commitMessage: facts.commitMessage,
+    commitUrl: facts.commitUrl,
+    buildUrl: facts.buildUrl,
+    account: facts.account,
+    initiator: facts.initiator,
+    trigger:
+      trigger !== undefined && TRIGGERS.has(trigger)
+        ? (trigger as RemoteFacts['trigger'])
+        : undefined,
+  };
+}

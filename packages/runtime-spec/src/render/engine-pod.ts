@@ -1,0 +1,95 @@
+/**
+ * The engine pod of a build (reference §2.3): `sluice engine`, told where the control plane is,
+ * its token (by reference to the build Secret, never in the pod spec), and how to reach its
+ * dind over mutual TLS. Settings the engine applies to steps travel as SLUICE_* variables.
+ * @module
+ */
+import type { RuntimeScheduler } from '../schema/runtime-spec-schema.js';
+import { BUILD_LABELS, BUILD_SECRET_KEYS, DIND_PORT } from './build-context.js';
+import type { BuildContext } from './build-context.js';
+import { defined, envList, namedList, placement, podMetadata, proxyEnv } from './pod-common.js';
+import type { EnvVar, KubeObject } from './pod-common.js';
+
+export const DOCKER_CLIENT_CERT_DIR = '/etc/sluice/docker-client';
+/** Each `userEnvVars` entry reaches the engine under this prefix; the engine gives it to steps. */
+export const USER_ENV_PREFIX = 'SLUICE_USER_ENV_';
+const DEFAULT_COMMAND = ['sluice', 'engine'];
+
+function json(name: string, value: unknown): EnvVar[] {
+  return value === undefined ? [] : [{ name, value: JSON.stringify(value) }];
+}
+
+/** What the engine needs to run the build, which a user's `envVars` cannot override. */
+function engineEnv(context: BuildContext): EnvVar[] {
+  const { spec, build, names } = context;
+  const dind = spec.dockerDaemonScheduler;
+  const userMounts = namedList(dind?.userVolumeMounts);
+  return [
+    { name: 'SLUICE_BUILD_ID', value: build.buildId },
+    { name: 'SLUICE_SERVER_URL', value: spec.controlPlaneUrl ?? build.controlPlaneUrl },
+    {
+      name: 'SLUICE_ENGINE_TOKEN',
+      valueFrom: { secretKeyRef: { name: names.secret, key: BUILD_SECRET_KEYS.engineToken } },
+    },
+    { name: 'SLUICE_DIND_POD', value: names.dindPod },
+    { name: 'DOCKER_HOST', value: `tcp://${context.dindHost}:${DIND_PORT}` },
+    { name: 'DOCKER_TLS_VERIFY', value: '1' },
+    { name: 'DOCKER_CERT_PATH', value: DOCKER_CLIENT_CERT_DIR },
+    ...json('SLUICE_WORKFLOW_LIMITS', spec.runtimeScheduler?.workflowLimits),
+    // Paths inside dind that every step container gets too (reference §2.2 userVolumeMounts).
+    ...json('SLUICE_USER_VOLUME_MOUNTS', userMounts.length > 0 ? userMounts : undefined),
+    ...json('SLUICE_DIND_USER_ACCESS', dind?.userAccess),
+  ];
+}
+
+function env(context: BuildContext, engine: RuntimeScheduler): EnvVar[] {
+  const own = engineEnv(context);
+  const taken = new Set(own.map((e) => e.name));
+  const user = (engine.userEnvVars ?? []).map((e) => ({
+    ...e,
+    name: `${USER_ENV_PREFIX}${e.name}`,
+  }));
+  // The engine talks to dind by DNS name; a proxy would see (and fail) that TLS connection.
+  const proxy = proxyEnv(context.spec.proxy, [context.dindHost]);
+  return [...envList(engine.envVars).filter((e) => !taken.has(e.name)), ...own, ...user, ...proxy];
+}
+
+export function renderEnginePod(context: BuildContext, engine: RuntimeScheduler): KubeObject {
+  const labels = { ...context.labels, [BUILD_LABELS.component]: 'engine' };
+  const keys = [BUILD_SECRET_KEYS.ca, BUILD_SECRET_KEYS.clientCert, BUILD_SECRET_KEYS.clientKey];
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: podMetadata(context.names.enginePod, engine, {
+      namespace: context.namespace,
+      labels,
+    }),
+    spec: {
+      restartPolicy: 'Never',
+      ...placement(engine),
+      containers: [
+        {
+          name: 'engine',
+          image: engine.image,
+          ...defined({ imagePullPolicy: engine.imagePullPolicy, resources: engine.resources }),
+          command: engine.command ?? DEFAULT_COMMAND,
+          env: env(context, engine),
+          volumeMounts: [
+            { name: 'docker-client', mountPath: DOCKER_CLIENT_CERT_DIR, readOnly: true },
+          ],
+        },
+      ],
+      volumes: [
+        {
+          name: 'docker-client',
+          // Only the client trio: the daemon's server key stays out of this pod.
+          secret: {
+            secretName: context.names.secret,
+            items: keys.map((key) => ({ key, path: key })),
+            defaultMode: 0o400,
+          },
+        },
+      ],
+    },
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * `sluice engine` against a real `sluice server` (PGlite) and Docker: a build runs its steps,
+ * reports events, timing and the masked log in order; a cancelled build ends `terminated`
+ * promptly and leaves no container.
+ * @module
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { TestDatabases } from '@sluice/db/testing';
+import { exportSecretKey, generateSecretKey } from '@sluice/pki';
+import { createClient } from '@sluice/protocol';
+import type { SluiceClient } from '@sluice/protocol';
+import { ensureDockerEngine, ensureTestImages } from '@sluice/testkit';
+import { kill, runSluice, startServer, startSluice } from './cli-harness.js';
+import type { RunningServer } from './cli-harness.js';
+
+const TOKEN = 'slu_u_engine-remote-token-0123456789';
+const SECRET = 'hunter2-engine-secret';
+const PROJECT = `eng${process.pid}${Date.now().toString(36)}`;
+const STEPS_YAML = [
+  'version: "1.0"',
+  'steps:',
+  '  first:',
+  '    image: sluice/busybox:1',
+  '    commands:',
+  '      - "echo line one"',
+  '      - "echo line two"',
+  '      - "cf_export GREETING=hello"',
+  '      - "echo the token is $TOKEN"',
+  '  second:',
+  '    image: sluice/busybox:1',
+  '    commands:',
+  '      - "echo greeting is $GREETING"',
+  '      - "for i in 1 2 3 4 5; do echo count $i; done"',
+  '',
+].join('\n');
+const SLOW_YAML = [
+  'version: "1.0"',
+  'steps:',
+  '  wait:',
+  '    image: sluice/busybox:1',
+  '    commands:',
+  '      - "echo sleeping"',
+  '      - "sleep 600"',
+  '',
+].join('\n');
+
+const databases = TestDatabases.create();
+let server: RunningServer | undefined;
+let admin: SluiceClient;
+let agent: SluiceClient;
+const pipelines: Record<string, string> = {};
+
+before(async () => {
+  await ensureDockerEngine();
+  await ensureTestImages();
+  const target = await databases.prepare('pglite');
+  server = await startServer(target, {
+    SLUICE_BOOTSTRAP_TOKEN: TOKEN,
+    SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()),
+  });
+  admin = createClient({ baseUrl: server.url, token: TOKEN });
+  const spec = {
+    metadata: { name: 'local' },
+    runtimeScheduler: { type: 'LocalDocker' },
+    dockerDaemonScheduler: { type: 'LocalDocker' },
+  };
+  await admin.call('createRuntimeEnvironment', { body: { name: 'local', spec } });
+  await admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
+  await admin.call('createProject', { body: { name: PROJECT } });
+  for (const [name, yaml] of [
+    ['app', STEPS_YAML],
+    ['slow', SLOW_YAML],
+  ] as const) {
+    const variables = { TOKEN: { value: SECRET, secret: true } };
+    const body = { name, yaml, variables };
+    pipelines[name] = (
+      await admin.call('createPipeline', { params: { project: PROJECT }, body })
+    ).id;
+  }
+  const { token } = await admin.call('createAgent', { body: { name: 'a1', runtimes: ['local'] } });
+  agent = createClient({ baseUrl: server.url, token });
+});
+
+after(async () => {
+  if (server) await kill(server);
+  await databases.close();
+  for (const name of ['app', 'slow'])
+    spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${PROJECT}-${name}`]);
+});
+
+/** Creates a build and takes its RunEngine task as the agent would: the engine token. */
+async function startBuild(pipeline: string): Promise<{ buildId: string; engineToken: string }> {
+  const pipelineId = pipelines[pipeline] ?? '';
+  const build = await admin.call('createBuild', { params: { pipelineId }, body: {} });
+  for (let round = 0; round < 10; round++) {
+    const { tasks } = await agent.call('pollTasks', { query: { wait: 5 } });
+    for (const task of tasks) {
+      await agent.call('reportTaskStatus', {
+        params: { taskId: task.id },
+        body: { status: 'Success', statusRevision: task.statusRevision + 1 },
+      });
+      if (task.type === 'RunEngine' && task.buildId === build.id)
+        return { buildId: build.id, engineToken: String(task.spec.engineToken) };
+    }
+  }
+  throw new Error(`no RunEngine task for build ${build.id}`);
+}
+
+function engineEnv(engineToken: string): NodeJS.ProcessEnv {
+  return { SLUICE_SERVER_URL: server?.url ?? '', SLUICE_ENGINE_TOKEN: engineToken };
+}
+
+test('sluice engine runs a build for the control plane and reports steps, timing and the masked log', async () => {
+  const { buildId, engineToken } = await startBuild('app');
+  const result = await runSluice(['engine'], { env: engineEnv(engineToken) });
+  assert.equal(result.code, 0, result.stdout + result.stderr);
+  assert.ok(!(result.stdout + result.stderr).includes(engineToken), 'the token was printed');
+
+  const build = await admin.call('getBuild', { params: { buildId } });
+  assert.equal(build.status, 'success', JSON.stringify(build));
+  assert.deepEqual(
+    build.steps.map((s) => [s.name, s.status, s.exitCode]),
+    [
+      ['first', 'success', 0],
+      ['second', 'success', 0],
+    ],
+  );
+  for (const step of build.steps) assert.ok(step.startedAt && step.finishedAt, step.name);
+  for (const stamp of ['engineStartedAt', 'firstStepStartedAt', 'finishedAt'] as const)
+    assert.ok(build.timing[stamp], `timing.${stamp}: ${JSON.stringify(build.timing)}`);
+
+  const text = await (await admin.raw('buildLog', { params: { buildId } })).text();
+  assert.ok(!text.includes(SECRET), `the secret leaked:\n${text}`);
+  const expected = [
+    '[first] line one',
+    '[first] line two',
+    '[first] the token is ****',
+    '[second] greeting is hello',
+    ...[1, 2, 3, 4, 5].map((i) => `[second] count ${i}`),
+  ];
+  const lines = text.split('\n');
+  let from = 0;
+  for (const line of expected) {
+    const at = lines.indexOf(line, from);
+    assert.ok(at >= 0, `"${line}" missing or out of order in:\n${text}`);
+    from = at + 1;
+  }
+});
+
+test('a build cancelled through the API stops its engine promptly and leaves no container', async () => {
+  const { buildId, engineToken } = await startBuild('slow');
+  const engine = startSluice(['engine'], { env: engineEnv(engineToken) });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const build = await admin.call('getBuild', { params: { buildId } });
+    if (build.steps[0]?.status === 'running') break;
+    assert.ok(Date.now() < deadline, `the step never started: ${JSON.stringify(build)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const cancelledAt = Date.now();
+  await admin.call('cancelBuild', { params: { buildId } });
+  const result = await engine.done;
+  assert.equal(result.code, 1, result.stdout + result.stderr);
+  assert.ok(Date.now() - cancelledAt < 30_000, 'the engine took too long to stop');
+  const build = await admin.call('getBuild', { params: { buildId } });
+  assert.equal(build.status, 'terminated');
+  assert.equal(build.steps[0]?.status, 'terminated');
+  const left = execFileSync(
+    'docker',
+    ['ps', '-aq', '--filter', `label=io.sluice.build-id=${buildId}`],
+    { encoding: 'utf8' },
+  ).trim();
+  assert.equal(left, '', 'containers of the build were left');
+});
