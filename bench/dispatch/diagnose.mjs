@@ -10,14 +10,13 @@ import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase } from '@sluice/db';
-import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
 import { createServer } from '@sluice/server';
+import { ADMIN_TOKEN, benchConfig, seedBench } from './bench-server.mjs';
 import { createTestDatabase, startPostgres } from '@sluice/testkit';
 
 const DATABASES = (process.env.DIAG_DATABASES ?? 'pglite,postgres').split(',').filter(Boolean);
 const BUILDS = Number(process.env.DIAG_BUILDS ?? 300);
-const ADMIN_TOKEN = 'slu_u_bench-dispatch-token-0123456789';
 const now = () => performance.now();
 const pct = (xs, p) => {
   if (xs.length === 0) return NaN;
@@ -117,18 +116,7 @@ async function diagnose(kind) {
     close: () => raw.close(),
   };
   const server = await createServer({
-    config: {
-      port: 0,
-      host: '127.0.0.1',
-      dataDir: undefined,
-      databaseUrl: undefined,
-      bootstrapToken: ADMIN_TOKEN,
-      secretKey: exportSecretKey(generateSecretKey()),
-      publicUrl: 'http://control-plane.bench',
-      agentOfflineAfterMs: 60_000,
-      engineSilentAfterMs: 300_000,
-      taskLeaseMs: 60_000,
-    },
+    config: benchConfig(),
     database,
   });
   const url = await server.listen();
@@ -172,28 +160,8 @@ async function diagnose(kind) {
     }
   });
 
-  const admin = createClient({ baseUrl: url, token: ADMIN_TOKEN });
-  await admin.call('createRuntimeEnvironment', {
-    body: {
-      name: 'local',
-      spec: {
-        metadata: { name: 'local' },
-        runtimeScheduler: { type: 'LocalDocker' },
-        dockerDaemonScheduler: { type: 'LocalDocker' },
-      },
-    },
-  });
-  await admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
-  await admin.call('createProject', { body: { name: 'bench' } });
-  const pipeline = await admin.call('createPipeline', {
-    params: { project: 'bench' },
-    body: {
-      name: 'p',
-      yaml: 'version: "1.0"\nsteps:\n  build:\n    image: alpine\n    commands: ["make"]\n',
-    },
-  });
-  const { token } = await admin.call('createAgent', { body: { name: 'a', runtimes: ['local'] } });
-  const agent = createClient({ baseUrl: url, token });
+  const { admin, pipeline, newAgent } = await seedBench(url);
+  const agent = await newAgent('a');
 
   const stop = new AbortController();
   const waiters = new Map();

@@ -10,14 +10,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase } from '@sluice/db';
-import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
 import { createServer } from '@sluice/server';
+import { ADMIN_TOKEN, benchConfig, seedBench } from './bench-server.mjs';
 import { createTestDatabase, startPostgres } from '@sluice/testkit';
 
 const ROUNDS = Number(process.env.RACE_ROUNDS ?? 3);
 const HOLD_MS = 300;
-const ADMIN_TOKEN = 'slu_u_bench-dispatch-token-0123456789';
 const now = () => performance.now();
 const als = new AsyncLocalStorage();
 /** Which query result to hold next: `{ op, kind, skip }` (skip that many matches first). */
@@ -57,45 +56,14 @@ const database = {
   close: () => raw.close(),
 };
 const server = await createServer({
-  config: {
-    port: 0,
-    host: '127.0.0.1',
-    dataDir: undefined,
-    databaseUrl: undefined,
-    bootstrapToken: ADMIN_TOKEN,
-    secretKey: exportSecretKey(generateSecretKey()),
-    publicUrl: 'http://control-plane.bench',
-    agentOfflineAfterMs: 60_000,
-    engineSilentAfterMs: 300_000,
-    taskLeaseMs: 60_000,
-  },
+  config: benchConfig(),
   database,
 });
 tag(server.services.tasks, 'poll', 'poll');
 tag(server.services.logs, 'chunksAfter', 'chunksAfter');
 const url = await server.listen();
-const admin = createClient({ baseUrl: url, token: ADMIN_TOKEN });
-await admin.call('createRuntimeEnvironment', {
-  body: {
-    name: 'local',
-    spec: {
-      metadata: { name: 'local' },
-      runtimeScheduler: { type: 'LocalDocker' },
-      dockerDaemonScheduler: { type: 'LocalDocker' },
-    },
-  },
-});
-await admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
-await admin.call('createProject', { body: { name: 'bench' } });
-const pipeline = await admin.call('createPipeline', {
-  params: { project: 'bench' },
-  body: {
-    name: 'p',
-    yaml: 'version: "1.0"\nsteps:\n  build:\n    image: alpine\n    commands: ["make"]\n',
-  },
-});
-const { token } = await admin.call('createAgent', { body: { name: 'a', runtimes: ['local'] } });
-const agent = createClient({ baseUrl: url, token });
+const { admin, pipeline, newAgent } = await seedBench(url);
+const agent = await newAgent('a');
 const ack = (task) =>
   agent.call('reportTaskStatus', {
     params: { taskId: task.id },

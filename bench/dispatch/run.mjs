@@ -22,9 +22,9 @@
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase } from '@sluice/db';
-import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
 import { createServer } from '@sluice/server';
+import { ADMIN_TOKEN, benchConfig, seedBench } from './bench-server.mjs';
 import { createTestDatabase, runPsql, startPostgres } from '@sluice/testkit';
 
 const DATABASES = (process.env.BENCH_DATABASES ?? 'pglite,postgres').split(',').filter(Boolean);
@@ -38,7 +38,6 @@ const LINES_PER_CHUNK = 100;
 const E2E_CHUNKS = Number(process.env.BENCH_LOG_CHUNKS ?? 300);
 /** A chunk not on the stream by then is a stall: the next chunk is posted anyway (it wakes the follower). */
 const E2E_STALL_MS = Number(process.env.BENCH_LOG_STALL_MS ?? 1000);
-const ADMIN_TOKEN = 'slu_u_bench-dispatch-token-0123456789';
 const PIPELINE_YAML = [
   'version: "1.0"',
   'steps:',
@@ -47,11 +46,6 @@ const PIPELINE_YAML = [
   '    commands: ["make"]',
   '',
 ].join('\n');
-const LOCAL_RUNTIME = {
-  metadata: { name: 'local' },
-  runtimeScheduler: { type: 'LocalDocker' },
-  dockerDaemonScheduler: { type: 'LocalDocker' },
-};
 
 const now = () => performance.now();
 const round = (x, digits = 1) => (x === undefined ? null : Number(x.toFixed(digits)));
@@ -74,33 +68,14 @@ const log = (line) => console.log(line);
 /** One server on one database, set up with a runtime, a pipeline and an agent. */
 async function startServer(database) {
   const server = await createServer({
-    config: {
-      port: 0,
-      host: '127.0.0.1',
-      dataDir: undefined,
-      databaseUrl: undefined,
-      bootstrapToken: ADMIN_TOKEN,
-      secretKey: exportSecretKey(generateSecretKey()),
-      publicUrl: 'http://control-plane.bench',
-      agentOfflineAfterMs: 60_000,
-      engineSilentAfterMs: 300_000,
-      taskLeaseMs: 60_000,
-    },
+    config: benchConfig(),
     database,
   });
   const url = await server.listen();
-  const admin = createClient({ baseUrl: url, token: ADMIN_TOKEN });
-  await admin.call('createRuntimeEnvironment', { body: { name: 'local', spec: LOCAL_RUNTIME } });
-  await admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
-  await admin.call('createProject', { body: { name: 'bench' } });
-  const pipeline = await admin.call('createPipeline', {
-    params: { project: 'bench' },
-    body: { name: 'dispatch', yaml: PIPELINE_YAML },
+  const { admin, pipeline, newAgent } = await seedBench(url, {
+    pipelineName: 'dispatch',
+    yaml: PIPELINE_YAML,
   });
-  const newAgent = async (name) => {
-    const { token } = await admin.call('createAgent', { body: { name, runtimes: ['local'] } });
-    return createClient({ baseUrl: url, token });
-  };
   return { server, url, admin, pipeline, newAgent };
 }
 
