@@ -16,6 +16,7 @@ const ALLOWED = {
   '@sluice/docker': ['@sluice/errors'],
   '@sluice/db': ['@sluice/errors'],
   '@sluice/testkit': ['@sluice/errors'],
+  '@sluice/kube': ['@sluice/errors'],
   '@sluice/engine': [
     '@sluice/errors',
     '@sluice/pipeline',
@@ -33,6 +34,13 @@ const ALLOWED = {
     '@sluice/runtime-spec',
     '@sluice/triggers',
   ],
+  '@sluice/runner': [
+    '@sluice/errors',
+    '@sluice/docker',
+    '@sluice/kube',
+    '@sluice/log',
+    '@sluice/protocol',
+  ],
   // The CLI is the single `sluice` binary: the one place allowed to compose other apps.
   '@sluice/cli': [
     '@sluice/errors',
@@ -41,10 +49,14 @@ const ALLOWED = {
     '@sluice/log',
     '@sluice/engine',
     '@sluice/server',
+    '@sluice/runner',
+    '@sluice/runtime-spec',
     '@sluice/protocol',
   ],
 };
-const TEST_ONLY = ['@sluice/testkit'];
+// Tests may also use the internal CA to make real certificates (the docker package's TLS tests)
+// and render real build objects (the runner's Kubernetes tests).
+const TEST_ONLY = ['@sluice/testkit', '@sluice/pki', '@sluice/runtime-spec'];
 const PURE = new Set([
   '@sluice/errors',
   '@sluice/pipeline',

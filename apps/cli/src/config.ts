@@ -27,6 +27,8 @@ export interface CliConfig {
   engineServerUrl: string | undefined;
   /** SLUICE_ENGINE_TOKEN: the engine token of one build (`sluice engine`). Never printed. */
   engineToken: string | undefined;
+  /** How long `sluice engine` waits for its Docker daemon to answer (SLUICE_DOCKER_WAIT_SECONDS). */
+  dockerWaitSeconds: number;
 }
 
 export function loadConfig(
@@ -59,6 +61,7 @@ export function loadConfig(
     token: env.SLUICE_TOKEN || undefined,
     engineServerUrl: env.SLUICE_SERVER_URL || undefined,
     engineToken: env.SLUICE_ENGINE_TOKEN || undefined,
+    dockerWaitSeconds: Number(env.SLUICE_DOCKER_WAIT_SECONDS) || 300,
   });
 }
 

@@ -10,6 +10,10 @@ import { parseOutput, runCommand } from './commands/run.js';
 import { validateCommand } from './commands/validate.js';
 import { serverCommand } from './commands/server.js';
 import { engineCommand } from './commands/engine.js';
+import { addAgentOptions, agentCommand } from './commands/agent.js';
+import { upCommand } from './commands/up.js';
+import type { UpOptions } from './commands/up.js';
+import type { RunnerConfigInput } from '@sluice/runner';
 import {
   getRuntimeEnvironments,
   patchRuntimeEnvironment,
@@ -102,6 +106,30 @@ export async function main(argv: readonly string[]): Promise<number> {
     )
     .action(async (opts: { dockerHost?: string }) => {
       exitCode = await engineCommand(term, config, opts);
+    });
+
+  addAgentOptions(
+    program
+      .command('agent')
+      .description(
+        'Run the runner agent: take the tasks of its runtimes from the control plane and carry them out on Kubernetes or this machine',
+      ),
+  ).action(async (opts: RunnerConfigInput) => {
+    exitCode = await agentCommand(term, opts, process.env);
+  });
+
+  program
+    .command('up')
+    .description(
+      'Run everything on this machine: the control plane (embedded database), a local runtime and its agent',
+    )
+    .option('--demo', 'run a demo pipeline and follow its log')
+    .option('--port <port>', 'port to listen on, 0 for any free one (default 8080)', (v) =>
+      Number(v),
+    )
+    .option('--data-dir <dir>', 'where everything is kept (default $SLUICE_HOME or ~/.sluice)')
+    .action(async (opts: UpOptions) => {
+      exitCode = await upCommand(term, opts, process.env);
     });
 
   const withServer = (cmd: Command) =>

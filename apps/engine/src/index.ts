@@ -13,3 +13,5 @@ export { LABELS, volumeNameFor, networkNameFor } from './resource-names.js';
 export { DEFAULT_SANDBOX_IMAGE } from './build-sandbox.js';
 export { runRemoteBuild } from './remote-build.js';
 export type { RunRemoteBuildOptions, RemoteBuildResult } from './remote-build.js';
+export { waitForDocker } from './wait-for-docker.js';
+export type { WaitForDockerOptions } from './wait-for-docker.js';

@@ -198,8 +198,12 @@ databases.test(
       );
       const next = await agent.call('pollTasks', { query: { wait: 5 } });
       assert.deepEqual(
-        next.tasks.map((x) => x.buildId),
-        [second.id],
+        next.tasks.map((x) => [x.type, x.buildId]).sort(),
+        [
+          ['RunEngine', second.id],
+          ['StopEngine', first.id],
+        ],
+        "the second build's engine, and the end of the first",
       );
     } finally {
       await t.close();

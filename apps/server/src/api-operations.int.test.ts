@@ -76,15 +76,24 @@ databases.test(
       const before = (await t.admin.call('listAgents')).items[0]!;
       assert.equal(before.online, false);
       assert.equal(before.health, null);
+      const check = {
+        name: 'permissions',
+        ok: false,
+        message: 'cannot create pods in namespace ci',
+      };
       const health = {
         healthy: false,
         message: 'missing permission',
-        checks: [{ name: 'create pods', ok: false, message: 'cannot create pods in namespace ci' }],
+        checks: [check],
+        runtimes: [
+          { name: 'local', healthy: true, checks: [{ name: 'docker', ok: true }] },
+          { name: 'k8s', healthy: false, message: 'missing permission', checks: [check] },
+        ],
       };
       await agent.call('agentHeartbeat', { body: { health, version: '0.1.0' } });
       const after = (await t.admin.call('listAgents')).items[0]!;
       assert.equal(after.online, true);
-      assert.deepEqual(after.health, health);
+      assert.deepEqual(after.health, health, 'runtimes included');
       assert.equal(after.version, '0.1.0');
     } finally {
       await t.close();

@@ -85,6 +85,12 @@ databases.test(
         failed.reason,
         'Task RunEngine failed after 2 attempt(s): pods "engine-x" is forbidden',
       );
+      const { tasks } = await agent.call('pollTasks', { query: { wait: 0 } });
+      assert.deepEqual(
+        tasks.map((task) => [task.type, task.buildId]),
+        [['StopEngine', build.id]],
+        'the failed build is stopped',
+      );
     } finally {
       await t.close();
     }

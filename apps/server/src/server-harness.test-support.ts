@@ -81,17 +81,27 @@ export const LOCAL_RUNTIME = {
   dockerDaemonScheduler: { type: 'LocalDocker' },
 };
 
+/** `system/default/k8s` with the namespace it lacks: builds become Kubernetes tasks. */
+export const KUBERNETES_RUNTIME = {
+  metadata: { name: 'k8s' },
+  extends: ['system/default/k8s'],
+  runtimeScheduler: { cluster: { namespace: 'builds' } },
+};
+
 export interface SeedOptions {
+  /** The account default runtime; `local` (LOCAL_RUNTIME) by default. */
+  runtime?: { name: string; spec: Record<string, unknown> };
   /** Pipelines to create in project `web`; `app` by default. */
   pipelines?: string[];
   maxConcurrentBuilds?: number;
   variables?: Record<string, { value: string; secret: boolean }>;
 }
 
-/** The local runtime as the account default, project `web`, and its pipelines (by name). */
+/** A runtime (local by default) as the account default, project `web`, and its pipelines. */
 export async function seedPipelines(t: TestServer, options: SeedOptions = {}) {
-  await t.admin.call('createRuntimeEnvironment', { body: { name: 'local', spec: LOCAL_RUNTIME } });
-  await t.admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
+  const runtime = options.runtime ?? { name: 'local', spec: LOCAL_RUNTIME };
+  await t.admin.call('createRuntimeEnvironment', { body: runtime });
+  await t.admin.call('setDefaultRuntimeEnvironment', { params: { name: runtime.name } });
   await t.admin.call('createProject', { body: { name: 'web' } });
   const pipelines = [];
   for (const name of options.pipelines ?? ['app']) {

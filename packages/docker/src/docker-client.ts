@@ -1,11 +1,12 @@
 /**
  * The one owner of the Docker Engine API (dockerode underneath). Everything above sees
- * `DockerClient` and Sluice errors only: socket failures become `UnavailableError`, a missing
- * image `NotFoundError`.
+ * `DockerClient` and Sluice errors only: socket and TLS failures are translated in
+ * `connection-errors.ts`, a missing image becomes `NotFoundError`.
  * @module
  */
 import Docker from 'dockerode';
-import { InputError, InternalError, NotFoundError, UnavailableError } from '@sluice/errors';
+import { InputError, InternalError, NotFoundError } from '@sluice/errors';
+import { connectionFailure, messageOf } from './connection-errors.js';
 import { firstFileFromTar } from './tar-file.js';
 import { startContainer } from './container-run.js';
 import { toDockerodeOptions } from './docker-endpoint.js';
@@ -53,7 +54,8 @@ export class DockerClient {
         );
       });
     } catch (err) {
-      if (isConnectionError(err)) throw this.#translate('pull image', err);
+      const failure = connectionFailure(this.endpoint, 'pull image', err);
+      if (failure !== undefined) throw failure;
       throw new NotFoundError(
         'SLUICE_DOCKER_IMAGE_NOT_FOUND',
         `Image "${image}" is not on the Docker engine and could not be pulled: ${messageOf(err)}`,
@@ -100,7 +102,8 @@ export class DockerClient {
     try {
       return await startContainer(this.#docker, spec, onOutput);
     } catch (err) {
-      if (statusOf(err) !== 400) throw this.#translate('run container', err);
+      if (statusOf(err) !== 400 || connectionFailure(this.endpoint, 'run', err) !== undefined)
+        throw this.#translate('run container', err);
       throw new InputError(
         'SLUICE_DOCKER_CONTAINER_REJECTED',
         `Container for image "${spec.image}" could not start: ${runtimeReason(err)}`,
@@ -166,16 +169,8 @@ export class DockerClient {
 
   #translate(action: string, err: unknown): Error {
     if (err instanceof Error && 'category' in err) return err;
-    if (isConnectionError(err)) {
-      return new UnavailableError(
-        'SLUICE_DOCKER_UNAVAILABLE',
-        `Cannot reach the Docker engine at ${this.endpoint.host} to ${action}: ${messageOf(err)}`,
-        {
-          cause: err,
-          hint: 'Start the Docker engine (dockerd), or point --docker-host / DOCKER_HOST at a running one',
-        },
-      );
-    }
+    const failure = connectionFailure(this.endpoint, action, err);
+    if (failure !== undefined) return failure;
     return new InternalError(
       'SLUICE_DOCKER_REQUEST_FAILED',
       `Docker engine refused to ${action}: ${messageOf(err)}`,
@@ -190,27 +185,9 @@ function statusOf(err: unknown): number | undefined {
     : undefined;
 }
 
-function isConnectionError(err: unknown): boolean {
-  const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
-  return [
-    'ECONNREFUSED',
-    'ENOENT',
-    'EACCES',
-    'ETIMEDOUT',
-    'EHOSTUNREACH',
-    'ECONNRESET',
-    'EPIPE',
-  ].includes(code);
-}
-
 /** The runtime's own words, without the OCI/runc prefixes that bury them. */
 function runtimeReason(err: unknown): string {
   return messageOf(err)
     .replace(/^.*unable to start container process: /, '')
     .replace(/: unknown$/, '');
-}
-
-export function messageOf(err: unknown): string {
-  const raw = err instanceof Error ? err.message : String(err);
-  return raw.replace(/^\(HTTP code \d+\) [\w ]+ - /, '').trim();
 }

@@ -9,9 +9,14 @@ import { join } from 'node:path';
 import { InputError } from '@sluice/errors';
 
 export interface TlsMaterial {
+  /** The CA the daemon's certificate must chain to. */
   ca: Buffer | string;
-  cert: Buffer | string;
-  key: Buffer | string;
+  /**
+   * The client certificate and key. `loadTlsFiles` always reads both; without them the client
+   * only checks the daemon, and a daemon running with `--tlsverify` refuses it.
+   */
+  cert?: Buffer | string;
+  key?: Buffer | string;
 }
 
 export interface DockerEndpoint {

@@ -6,7 +6,14 @@ import { join } from 'node:path';
 const root = new URL('../../../', import.meta.url).pathname;
 
 /** Environment variable names look like codes; they are documented in docs/config instead. */
-const ENVIRONMENT_NAMES = new Set(['SLUICE_TEST_DATABASE_URL']);
+/** Variables are quoted like codes; docs/config/environment.md names every one of them. */
+const ENVIRONMENT_NAMES = new Set(
+  [
+    ...readFileSync(join(root, 'docs/config/environment.md'), 'utf8').matchAll(
+      /`(SLUICE_[A-Z0-9_]+)`/g,
+    ),
+  ].map((m) => m[1] ?? ''),
+);
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {

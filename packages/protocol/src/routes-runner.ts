@@ -8,6 +8,9 @@ import { route } from './route.js';
 import { Empty, Id } from './schemas/common.js';
 import {
   AgentHeartbeat,
+  AgentRuntime,
+  BuildState,
+  BuildStatesQuery,
   PollTasks,
   RuntimeName,
   Task,
@@ -51,6 +54,24 @@ const agent = {
     summary: "Heartbeat with the runtimes' health",
     body: AgentHeartbeat,
     status: 204,
+  }),
+  agentRuntimes: route({
+    method: 'GET',
+    path: '/api/agent/v1/runtimes',
+    scope: 'agent',
+    tag: 'agent',
+    summary: "The agent's runtimes: kind and the namespace of their build objects",
+    response: z.object({ runtimes: z.array(AgentRuntime) }),
+  }),
+  agentBuildStates: route({
+    method: 'POST',
+    path: '/api/agent/v1/builds/states',
+    scope: 'agent',
+    tag: 'agent',
+    summary:
+      'The states of builds whose objects the agent holds, so it deletes those of finished or unknown builds',
+    body: BuildStatesQuery,
+    response: z.object({ builds: z.array(BuildState) }),
   }),
   dindCertificate: route({
     method: 'GET',

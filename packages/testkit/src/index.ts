@@ -27,4 +27,8 @@ export { findRepoRoot, REPO_ROOT_MARKER } from './repo-root.js';
 export type { FindRepoRootOptions } from './repo-root.js';
 export { runCommand } from './run-command.js';
 export type { CommandResult, RunCommandOptions } from './run-command.js';
+export { startTlsDockerd, writeDockerCertPath, DOCKERD_TLS_UNAVAILABLE } from './dockerd-tls.js';
+export type { DockerCertFiles, StartTlsDockerdOptions, TlsDockerd } from './dockerd-tls.js';
 export * from './kubernetes/index.js';
+export { startRegistry, REGISTRY_UNAVAILABLE } from './registry.js';
+export type { StartRegistryOptions, TestRegistry } from './registry.js';

@@ -6,8 +6,8 @@
  * @module
  */
 import { DockerClient } from '@sluice/docker';
-import { runRemoteBuild } from '@sluice/engine';
-import { InputError } from '@sluice/errors';
+import { runRemoteBuild, waitForDocker } from '@sluice/engine';
+import { describeError, InputError } from '@sluice/errors';
 import { createLogger } from '@sluice/log';
 import { dockerEndpoint } from '../config.js';
 import type { CliConfig } from '../config.js';
@@ -34,8 +34,9 @@ export async function engineCommand(
       { hint: 'The runner agent sets SLUICE_SERVER_URL and SLUICE_ENGINE_TOKEN for the engine' },
     );
   }
-  const docker = DockerClient.create(dockerEndpoint(config, options.dockerHost));
-  await docker.ping();
+  const endpoint = dockerEndpoint(config, options.dockerHost);
+  const docker = DockerClient.create(endpoint);
+  await waitForDaemon(term, docker, endpoint.host, config.dockerWaitSeconds);
   const controller = new AbortController();
   const onSignal = (name: NodeJS.Signals) => {
     term.err(`${name} received: stopping the build`);
@@ -58,5 +59,33 @@ export async function engineCommand(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  }
+}
+
+/**
+ * In a pod the daemon is the build's dind, starting beside the engine. A daemon that never
+ * answers is not fatal here: the build then fails on its first Docker call and is reported
+ * with that reason, rather than leaving the control plane waiting for an engine that exited.
+ */
+async function waitForDaemon(
+  term: Terminal,
+  docker: DockerClient,
+  host: string,
+  seconds: number,
+): Promise<void> {
+  let said = 0;
+  try {
+    await waitForDocker(docker, {
+      timeoutMs: seconds * 1000,
+      onWait: (err, waited) => {
+        if (waited - said < 5000 && said !== 0) return;
+        said = Math.max(waited, 1);
+        term.err(
+          `Waiting for the Docker daemon at ${host} (${Math.round(waited / 1000)} s): ${describeError(err)}`,
+        );
+      },
+    });
+  } catch (err) {
+    term.err(`The Docker daemon at ${host} did not answer: ${describeError(err)}`);
   }
 }

@@ -41,6 +41,13 @@ export function registerRunnerRoutes(app: FastifyInstance, s: Services, auth: Au
       void (await s.agents.heartbeat(principal.agentId ?? '', body.health, body.version)),
   );
 
+  registerRoute(app, routes.agentRuntimes, auth, async ({ principal }) => ({
+    runtimes: await s.agents.runtimesOf(principal.agentId ?? ''),
+  }));
+  registerRoute(app, routes.agentBuildStates, auth, async ({ principal, body }) => ({
+    builds: await s.agents.buildStates(principal.accountId, body.buildIds),
+  }));
+
   registerRoute(app, routes.dindCertificate, auth, async ({ principal, params }) => {
     const accountId = await s.agents.assertServes(principal.agentId ?? '', params.name);
     return s.certificates.dindServerCertificate(accountId, params.name);

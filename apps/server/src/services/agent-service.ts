@@ -1,13 +1,18 @@
 /**
  * Runner agents: created with a token shown once, listed with online/offline from the age of
- * their last heartbeat and the health they report, deleted with their tokens revoked.
+ * their last heartbeat and the health they report (per runtime too), deleted with their tokens
+ * revoked. An agent asks which runtimes it serves (kind and namespace, from the resolved spec)
+ * and which of the builds whose objects it holds have finished, so it can remove those.
  * @module
  */
-import { NotAllowedError, NotFoundError } from '@sluice/errors';
+import { InputError, NotAllowedError, NotFoundError } from '@sluice/errors';
 import { jsonb } from '@sluice/db';
+import { AgentHealth } from '@sluice/protocol';
+import type { Agent, AgentRuntime, BuildState } from '@sluice/protocol';
+import { FINISHED } from './build-rows.js';
 import { json } from './json-columns.js';
-import type { Agent } from '@sluice/protocol';
 import type { IdentityService } from './identity-service.js';
+import type { RuntimeService } from './runtime-service.js';
 import { isoTime } from './server-context.js';
 import type { ServerContext } from './server-context.js';
 
@@ -24,10 +29,12 @@ interface AgentRow {
 export class AgentService {
   readonly #ctx: ServerContext;
   readonly #identity: IdentityService;
+  readonly #runtimes: RuntimeService;
 
-  constructor(ctx: ServerContext, identity: IdentityService) {
+  constructor(ctx: ServerContext, identity: IdentityService, runtimes: RuntimeService) {
     this.#ctx = ctx;
     this.#identity = identity;
+    this.#runtimes = runtimes;
   }
 
   async create(
@@ -74,7 +81,7 @@ export class AgentService {
 
   async heartbeat(
     agentId: string,
-    health: Record<string, unknown>,
+    health: AgentHealth,
     version: string | undefined,
   ): Promise<void> {
     await this.#ctx.database.db
@@ -86,6 +93,60 @@ export class AgentService {
       })
       .where('id', '=', agentId)
       .execute();
+  }
+
+  /**
+   * The agent's runtimes as it needs them. A runtime whose spec cannot be resolved (deleted, or
+   * a broken `extends`) is left out with a warning: the agent cannot serve it either way.
+   */
+  async runtimesOf(agentId: string): Promise<AgentRuntime[]> {
+    const agent = await this.#row(agentId);
+    const runtimes: AgentRuntime[] = [];
+    for (const name of agent.runtimes) {
+      try {
+        const spec = await this.#runtimes.resolve(agent.account_id, name);
+        const engine = spec.runtimeScheduler;
+        runtimes.push(
+          engine?.type === 'KubernetesPod'
+            ? { name, kind: 'kubernetes', namespace: engine.cluster?.namespace ?? null }
+            : { name, kind: 'local', namespace: null },
+        );
+      } catch (err) {
+        if (!(err instanceof InputError)) throw err;
+        this.#ctx.log.warn('agent runtime cannot be resolved', { agentId, runtime: name });
+      }
+    }
+    return runtimes;
+  }
+
+  /** Each build's status in the account, `unknown` when it has no such build. */
+  async buildStates(accountId: string, buildIds: readonly string[]): Promise<BuildState[]> {
+    const rows =
+      buildIds.length === 0
+        ? []
+        : await this.#ctx.database.db
+            .selectFrom('builds')
+            .select(['id', 'status'])
+            .where('account_id', '=', accountId)
+            .where('id', 'in', [...new Set(buildIds)])
+            .execute();
+    const status = new Map(rows.map((r) => [r.id, r.status]));
+    return buildIds.map((buildId) => {
+      const found = status.get(buildId);
+      if (found === undefined) return { buildId, status: 'unknown', finished: true };
+      return { buildId, status: found, finished: FINISHED.includes(found) };
+    });
+  }
+
+  async #row(agentId: string): Promise<{ account_id: string; runtimes: string[] }> {
+    const row = await this.#ctx.database.db
+      .selectFrom('agents')
+      .select(['account_id', 'runtimes'])
+      .where('id', '=', agentId)
+      .executeTakeFirst();
+    if (row === undefined)
+      throw new NotFoundError('SLUICE_AGENT_NOT_FOUND', `Agent ${agentId} does not exist`);
+    return row;
   }
 
   /** Refuses a runtime the agent does not serve: an agent sees only its own runtimes. */
@@ -116,10 +177,9 @@ export class AgentService {
     const last = row.last_heartbeat_at;
     const online =
       last !== null && this.#ctx.clock() - last.getTime() < this.#ctx.config.agentOfflineAfterMs;
-    const health =
-      row.health !== null && typeof row.health === 'object' && 'healthy' in row.health
-        ? (row.health as Agent['health'])
-        : null;
+    // `{}` until the first heartbeat.
+    const parsed = AgentHealth.safeParse(row.health);
+    const health = parsed.success ? parsed.data : null;
     return {
       id: row.id,
       name: row.name,

@@ -1,7 +1,7 @@
 /**
  * Builds: created `pending` (manual, webhook, cron or restart), then queued under the
- * concurrency limits by the scheduler; listed with filters and pages; cancelled (at once while
- * nothing runs, through the engine's control channel once it does) and restarted.
+ * concurrency limits by the scheduler; listed with filters and pages; cancelled (at once until
+ * its engine starts, through the engine's control channel once it has) and restarted.
  * @module
  */
 import { parsePipeline } from '@sluice/pipeline';
@@ -10,8 +10,9 @@ import { jsonb, sql } from '@sluice/db';
 import type { Executor } from '@sluice/db';
 import type { Build, BuildStatus } from '@sluice/protocol';
 import { ConflictError } from '@sluice/errors';
+import { wasHandedOut } from './build-finisher.js';
+import type { BuildFinisher } from './build-finisher.js';
 import { FINISHED, loadBuild } from './build-rows.js';
-import { mergeTiming } from './json-columns.js';
 import { CHANNELS } from './signals.js';
 import type { ProjectService } from './project-service.js';
 import type { Scheduler } from './scheduler.js';
@@ -43,11 +44,18 @@ export class BuildService {
   readonly #ctx: ServerContext;
   readonly #projects: ProjectService;
   readonly #scheduler: Scheduler;
+  readonly #finisher: BuildFinisher;
 
-  constructor(ctx: ServerContext, projects: ProjectService, scheduler: Scheduler) {
+  constructor(
+    ctx: ServerContext,
+    projects: ProjectService,
+    scheduler: Scheduler,
+    finisher: BuildFinisher,
+  ) {
     this.#ctx = ctx;
     this.#projects = projects;
     this.#scheduler = scheduler;
+    this.#finisher = finisher;
   }
 
   async create(input: CreateBuildInput): Promise<Build> {
@@ -148,7 +156,11 @@ export class BuildService {
     return { items, nextCursor: rows.length > input.limit ? (page.at(-1)?.id ?? null) : null };
   }
 
-  /** Not yet handed to an agent: terminated at once. Otherwise its engine is told to stop. */
+  /**
+   * Pending, or elected with no task handed out: terminated at once. Elected and handed out but
+   * its engine not started (pods may still be Pending): terminated, and its objects removed.
+   * Running: its engine is told to stop through the control channel.
+   */
   async cancel(accountId: string, buildId: string): Promise<Build> {
     const build = await loadBuild(this.#ctx.database.db, accountId, buildId);
     if (FINISHED.includes(build.status))
@@ -157,20 +169,18 @@ export class BuildService {
         `Build ${buildId} already finished (${build.status})`,
       );
     await this.#ctx.database.db.transaction().execute(async (trx) => {
-      const dispatched = await trx
-        .selectFrom('tasks')
-        .select('id')
-        .where('build_id', '=', buildId)
-        .where('status', '!=', 'queued')
-        .executeTakeFirst();
-      if (build.status === 'pending' || dispatched === undefined) {
-        await trx
-          .deleteFrom('tasks')
-          .where('build_id', '=', buildId)
-          .where('status', '=', 'queued')
-          .execute();
-        await this.finish(trx, buildId, 'terminated', 'Cancelled before it started');
-      } else {
+      const { status } = await trx
+        .selectFrom('builds')
+        .select('status')
+        .where('id', '=', buildId)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      if (status === 'pending' || status === 'elected') {
+        const reason = (await wasHandedOut(trx, buildId))
+          ? 'Cancelled before the engine started'
+          : 'Cancelled before it started';
+        await this.finish(trx, buildId, 'terminated', reason);
+      } else if (!FINISHED.includes(status)) {
         await trx
           .insertInto('build_control')
           .values({ build_id: buildId, kind: 'cancel' })
@@ -206,47 +216,14 @@ export class BuildService {
     });
   }
 
-  /** Final state, step states closed, timing stamped; wakes log followers. */
-  async finish(
-    executor: Executor,
+  /** Ends the build and queues the removal of its objects (see BuildFinisher); false if it had already ended. */
+  finish(
+    trx: Executor,
     buildId: string,
     status: BuildStatus,
     reason: string | null,
-  ): Promise<void> {
-    const now = new Date(this.#ctx.clock());
-    await executor
-      .updateTable('builds')
-      .set({
-        status,
-        reason,
-        finished_at: now,
-        updated_at: now,
-        timing: mergeTiming({ finishedAt: now.toISOString() }),
-      })
-      .where('id', '=', buildId)
-      .where('status', 'not in', FINISHED)
-      .execute();
-    await executor
-      .updateTable('build_steps')
-      .set({ status: 'skipped' })
-      .where('build_id', '=', buildId)
-      .where('status', '=', 'pending')
-      .execute();
-    await executor
-      .updateTable('build_steps')
-      .set({ status: 'terminated', finished_at: now })
-      .where('build_id', '=', buildId)
-      .where('status', '=', 'running')
-      .execute();
-    await executor
-      .updateTable('api_tokens')
-      .set({ revoked_at: now })
-      .where('kind', '=', 'engine')
-      .where('subject_id', '=', buildId)
-      .where('revoked_at', 'is', null)
-      .execute();
-    await this.#ctx.signals.publish(executor, CHANNELS.logs, buildId);
-    await this.#ctx.signals.publish(executor, CHANNELS.builds, buildId);
+  ): Promise<boolean> {
+    return this.#finisher.finish(trx, buildId, status, reason);
   }
 }
 

@@ -1,9 +1,10 @@
 /**
  * The control plane's internal CA, so an engine and its dind authenticate each other over
  * mutual TLS: one CA per server (its key encrypted at rest), a dind server certificate per
- * runtime (kept, renewed when it nears expiry), and a short-lived client certificate per build.
- * The dind certificate names `DIND_SERVER_NAME`: engines connect to the pod's IP and check that
- * name, since a pod's IP is not known when the certificate is made.
+ * runtime (kept, renewed when it nears expiry), and short-lived certificates per build: the
+ * engine's client certificate and, on Kubernetes, its dind's server certificate. Server
+ * certificates name `DIND_SERVER_NAME`, which an engine that connects by IP checks, since a
+ * pod's IP is not known when the certificate is made; a build's also names its dind's DNS name.
  * @module
  */
 import {
@@ -28,6 +29,8 @@ export interface TlsBundle {
 
 const CA_ID = 'ca';
 const RENEW_BEFORE_MS = 30 * 86_400_000;
+/** A build's certificates outlive its longest allowed age (24 h) with a margin. */
+const BUILD_VALIDITY_DAYS = 2;
 
 export class CertificateService {
   readonly #ctx: ServerContext;
@@ -67,7 +70,22 @@ export class CertificateService {
     const cert = await issueClientCertificate(ca, {
       commonName: `build:${buildId}`,
       organization: 'sluice-engine',
-      validityDays: 2,
+      validityDays: BUILD_VALIDITY_DAYS,
+    });
+    return { caPem: ca.certPem, ...cert, serverName: DIND_SERVER_NAME };
+  }
+
+  /** The server certificate of one build's dind pod, for its DNS name and `DIND_SERVER_NAME`. */
+  async buildDindServerCertificate(options: {
+    buildId: string;
+    hostName: string;
+  }): Promise<TlsBundle> {
+    const ca = await this.ca();
+    const cert = await issueServerCertificate(ca, {
+      commonName: DIND_SERVER_NAME,
+      organization: `build:${options.buildId}`,
+      dnsNames: [options.hostName, DIND_SERVER_NAME],
+      validityDays: BUILD_VALIDITY_DAYS,
     });
     return { caPem: ca.certPem, ...cert, serverName: DIND_SERVER_NAME };
   }

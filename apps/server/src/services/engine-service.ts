@@ -166,12 +166,12 @@ export class EngineService {
     }
   }
 
-  /** Fails builds whose engine stopped heartbeating, and asks their agents to stop them. */
+  /** Fails builds whose engine stopped heartbeating; finishing queues their stop tasks. */
   async reapSilentEngines(): Promise<number> {
     const cutoff = new Date(this.#ctx.clock() - this.#ctx.config.engineSilentAfterMs);
     const silent = await this.#ctx.database.db
       .selectFrom('builds')
-      .select(['id', 'account_id', 'runtime_environment'])
+      .select(['id', 'account_id'])
       .where('status', '=', 'running')
       .where((eb) =>
         eb.or([eb('engine_heartbeat_at', '<', cutoff), eb('engine_heartbeat_at', 'is', null)]),
@@ -179,20 +179,11 @@ export class EngineService {
       .execute();
     const silentMs = this.#ctx.config.engineSilentAfterMs;
     const seconds = silentMs >= 1000 ? `${Math.round(silentMs / 1000)}s` : `${silentMs}ms`;
+    const reason = `The engine stopped sending heartbeats for ${seconds}`;
     for (const build of silent) {
-      await this.#ctx.database.db.transaction().execute(async (trx) => {
-        await this.#builds.finish(
-          trx,
-          build.id,
-          'error',
-          `The engine stopped sending heartbeats for ${seconds}`,
-        );
-        await this.#scheduler.stop(trx, {
-          accountId: build.account_id,
-          buildId: build.id,
-          runtime: build.runtime_environment,
-        });
-      });
+      await this.#ctx.database.db
+        .transaction()
+        .execute((trx) => this.#builds.finish(trx, build.id, 'error', reason));
       await this.#scheduler.schedule(build.account_id);
     }
     return silent.length;

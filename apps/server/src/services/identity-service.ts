@@ -76,6 +76,23 @@ export class IdentityService {
     return { token, info: toTokenInfo(row) };
   }
 
+  /** An engine token for one build: it reaches only that build, and dies when the build ends. */
+  async issueEngineToken(
+    executor: Executor,
+    build: { accountId: string; buildId: string },
+  ): Promise<string> {
+    const { token } = await this.issueToken(
+      {
+        accountId: build.accountId,
+        kind: 'engine',
+        subjectId: build.buildId,
+        name: `engine ${build.buildId}`,
+      },
+      executor,
+    );
+    return token;
+  }
+
   async authenticate(token: string): Promise<Principal> {
     const db = this.#ctx.database.db;
     const row = await db

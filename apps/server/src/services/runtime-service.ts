@@ -14,6 +14,7 @@ import {
   validateRuntimeSpec,
 } from '@sluice/runtime-spec';
 import type { RuntimeSpec } from '@sluice/runtime-spec';
+import type { Executor } from '@sluice/db';
 import type { RuntimeEnvironment } from '@sluice/protocol';
 import { isoTime } from './server-context.js';
 import type { ServerContext } from './server-context.js';
@@ -109,15 +110,24 @@ export class RuntimeService {
         ? await this.#require(accountId, name)
         : await this.#version(accountId, name, options.version);
     const spec = options.extend
-      ? await this.resolve(accountId, name, row.spec as RuntimeSpec)
+      ? await this.resolve(accountId, name, { spec: row.spec as RuntimeSpec })
       : row.spec;
     return this.#toApi(accountId, row, spec, await this.#defaultName(accountId));
   }
 
-  /** The spec merged over its `extends` chain (built-in `system/...` parents included). */
-  async resolve(accountId: string, name: string, spec?: RuntimeSpec): Promise<RuntimeSpec> {
+  /**
+   * The spec merged over its `extends` chain (built-in `system/...` parents included); `spec`
+   * stands in for the stored one of `name`, `executor` is the caller's transaction.
+   * @throws InputError `SLUICE_RUNTIME_EXTENDS_INVALID` naming a missing runtime or parent
+   */
+  async resolve(
+    accountId: string,
+    name: string,
+    options: { spec?: RuntimeSpec; executor?: Executor } = {},
+  ): Promise<RuntimeSpec> {
+    const { spec, executor = this.#ctx.database.db } = options;
     const specs = new Map<string, RuntimeSpec>();
-    const rows = await this.#ctx.database.db
+    const rows = await executor
       .selectFrom('runtime_environments')
       .select(['name', 'spec', 'version'])
       .where('account_id', '=', accountId)

@@ -2,16 +2,18 @@
  * Moves pending builds to `elected` under the concurrency limits (per pipeline and per account),
  * picks each one's runtime environment (the pipeline's override, else the account default), and
  * turns it into tasks for the agent that serves that runtime, in the same transaction. Builds
- * that cannot run yet stay pending with the reason.
+ * that cannot run yet stay pending with the reason; a build its runtime cannot run (a spec that
+ * does not render) ends `error` without holding up the others.
  * @module
  */
 import { sql } from '@sluice/db';
-import { json, mergeTiming } from './json-columns.js';
 import type { Executor } from '@sluice/db';
+import type { BuildFinisher } from './build-finisher.js';
 import { ACTIVE_STATUSES } from './build-rows.js';
-import { CHANNELS } from './signals.js';
+import { mergeTiming } from './json-columns.js';
 import type { ServerContext } from './server-context.js';
-import type { PlannedTask, TaskPlanner } from './task-planner.js';
+import type { TaskPlanner } from './task-planner.js';
+import { insertTasks } from './task-rows.js';
 
 interface PendingBuild {
   id: string;
@@ -24,13 +26,16 @@ interface PendingBuild {
 export class Scheduler {
   readonly #ctx: ServerContext;
   readonly #planner: TaskPlanner;
+  readonly #finisher: BuildFinisher;
 
-  constructor(ctx: ServerContext, planner: TaskPlanner) {
+  constructor(ctx: ServerContext, planner: TaskPlanner, finisher: BuildFinisher) {
     this.#ctx = ctx;
     this.#planner = planner;
+    this.#finisher = finisher;
   }
 
   async schedule(accountId: string): Promise<void> {
+    await this.#planner.prepare();
     await this.#ctx.database.db.transaction().execute(async (trx) => {
       // One scheduler pass per account at a time, across server processes.
       await sql`select pg_advisory_xact_lock(hashtext(${accountId}))`.execute(trx);
@@ -67,7 +72,7 @@ export class Scheduler {
               .execute();
           continue;
         }
-        await this.#elect(trx, accountId, build.id, runtime as string);
+        if (!(await this.#elect(trx, accountId, build.id, runtime as string))) continue;
         active.total += 1;
         active.byPipeline.set(
           build.pipeline_id,
@@ -77,7 +82,8 @@ export class Scheduler {
     });
   }
 
-  async #elect(trx: Executor, accountId: string, buildId: string, runtime: string): Promise<void> {
+  /** Elected with its start tasks, or ended `error` when its runtime cannot run it. */
+  async #elect(trx: Executor, accountId: string, buildId: string, runtime: string) {
     const now = new Date(this.#ctx.clock());
     await trx
       .updateTable('builds')
@@ -90,52 +96,20 @@ export class Scheduler {
       })
       .where('id', '=', buildId)
       .execute();
-    await this.#enqueue(
-      trx,
+    const plan = await this.#planner.planStart(trx, { accountId, buildId, runtime });
+    if (!plan.ok) {
+      this.#ctx.log.warn('build cannot start on its runtime', { buildId, runtime });
+      await this.#finisher.finish(trx, buildId, 'error', plan.reason);
+      return false;
+    }
+    await insertTasks(this.#ctx, trx, {
       accountId,
       buildId,
       runtime,
-      this.#planner.planStart({ buildId, runtime }),
-    );
-  }
-
-  /** Queues the tasks that remove a build's objects (engine process, pods, volume claim). */
-  async stop(
-    trx: Executor,
-    build: { accountId: string; buildId: string; runtime: string | null },
-  ): Promise<void> {
-    if (build.runtime === null) return;
-    const tasks = this.#planner.planStop({ buildId: build.buildId, runtime: build.runtime });
-    await this.#enqueue(trx, build.accountId, build.buildId, build.runtime, tasks);
-  }
-
-  async #enqueue(
-    trx: Executor,
-    accountId: string,
-    buildId: string,
-    runtime: string,
-    tasks: PlannedTask[],
-  ): Promise<void> {
-    const now = new Date(this.#ctx.clock());
-    for (const [position, task] of tasks.entries()) {
-      await trx
-        .insertInto('tasks')
-        .values({
-          id: this.#ctx.ids.next('tsk'),
-          account_id: accountId,
-          build_id: buildId,
-          runtime,
-          type: task.type,
-          spec: json(task.spec),
-          position,
-          status: 'queued',
-          available_at: now,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
-    }
-    await this.#ctx.signals.publish(trx, CHANNELS.tasks, runtime);
+      tasks: plan.tasks,
+      firstPosition: 0,
+    });
+    return true;
   }
 }
 

@@ -15,7 +15,8 @@ import { Scheduler } from './scheduler.js';
 import { TaskQueue } from './task-queue.js';
 import { TriggerService } from './trigger-service.js';
 import { WebhookService } from './webhook-service.js';
-import { engineProcessPlanner } from './task-planner.js';
+import { BuildFinisher } from './build-finisher.js';
+import { createTaskPlanner } from './task-planner.js';
 import type { TaskPlanner } from './task-planner.js';
 import type { ServerContext } from './server-context.js';
 
@@ -36,16 +37,17 @@ export interface Services {
   certificates: CertificateService;
 }
 
-export function createServices(
-  ctx: ServerContext,
-  planner: TaskPlanner = engineProcessPlanner,
-): Services {
+/** `planner` replaces the runtime-driven planner (local engine processes, Kubernetes objects). */
+export function createServices(ctx: ServerContext, planner?: TaskPlanner): Services {
   const identity = new IdentityService(ctx);
   const projects = new ProjectService(ctx);
-  const scheduler = new Scheduler(ctx, planner);
-  const builds = new BuildService(ctx, projects, scheduler);
-  const triggers = new TriggerService(ctx, projects);
+  const runtimes = new RuntimeService(ctx);
   const certificates = new CertificateService(ctx);
+  const plan = planner ?? createTaskPlanner({ ctx, runtimes, identity, certificates });
+  const finisher = new BuildFinisher(ctx, plan);
+  const scheduler = new Scheduler(ctx, plan, finisher);
+  const builds = new BuildService(ctx, projects, scheduler, finisher);
+  const triggers = new TriggerService(ctx, projects);
   return {
     ctx,
     identity,
@@ -55,8 +57,8 @@ export function createServices(
     tasks: new TaskQueue(ctx, identity, builds),
     logs: new LogHub(ctx),
     engine: new EngineService(ctx, projects, builds, scheduler, certificates),
-    runtimes: new RuntimeService(ctx),
-    agents: new AgentService(ctx, identity),
+    runtimes,
+    agents: new AgentService(ctx, identity, runtimes),
     triggers,
     webhooks: new WebhookService(ctx, triggers, builds),
     cron: new CronTriggers(ctx, builds),

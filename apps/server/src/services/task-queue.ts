@@ -3,19 +3,24 @@
  * runtimes with `FOR UPDATE SKIP LOCKED` (never two agents at once), leased for a while so a
  * crashed agent's tasks come back; the agent acknowledges with the next status revision.
  * Retriable failures are retried with backoff, others fail the build with the reason. The
- * engine token a `RunEngine` task carries is minted when it is handed out, never stored.
+ * engine token a `RunEngine` task carries is minted when it is handed out, never stored; sealed
+ * specs (a Kubernetes build's Secret) are decrypted when handed out.
  * @module
  */
 import { ConflictError, NotFoundError } from '@sluice/errors';
 import { sql } from '@sluice/db';
 import type { Executor } from '@sluice/db';
 import type { Task } from '@sluice/protocol';
+import { BUILD_LABELS } from '@sluice/runtime-spec';
 import type { BuildService } from './build-service.js';
 import type { IdentityService } from './identity-service.js';
 import { CHANNELS } from './signals.js';
-import { keepFirstTiming, mergeTiming } from './json-columns.js';
+import { FINISHED } from './build-rows.js';
+import { keepFirstTiming } from './json-columns.js';
 import { isoTime } from './server-context.js';
 import type { ServerContext } from './server-context.js';
+import { START_TASK_TYPES } from './task-planner.js';
+import { unsealTaskSpec } from './task-rows.js';
 
 export interface PollOptions {
   agentId: string;
@@ -33,9 +38,6 @@ export interface StatusReport {
 }
 
 const BACKOFF_MAX_MS = 60_000;
-
-/** Tasks whose success means the build's engine (process or pods) exists. */
-const CREATES_OBJECTS = ['RunEngine', 'CreatePod'];
 
 export class TaskQueue {
   readonly #ctx: ServerContext;
@@ -122,24 +124,19 @@ export class TaskQueue {
   }
 
   async #handOut(trx: Executor, row: TaskRow, agentId: string): Promise<Task> {
-    const spec = { ...(row.spec as Record<string, unknown>) };
-    if (row.type === 'RunEngine' && row.build_id !== null) {
-      await this.#identity.revokeSubject(trx, row.build_id);
-      const { token } = await this.#identity.issueToken(
-        {
-          accountId: row.account_id,
-          kind: 'engine',
-          subjectId: row.build_id,
-          name: `engine ${row.build_id}`,
-        },
-        trx,
-      );
-      spec.engineToken = token;
-      spec.serverUrl = this.#ctx.config.publicUrl ?? '';
+    const spec = unsealTaskSpec(this.#ctx, row);
+    if (row.build_id !== null && START_TASK_TYPES.includes(row.type)) {
+      if (row.type === 'RunEngine') {
+        // Minted at each hand-out and never stored: a re-hand-out revokes the previous one.
+        await this.#identity.revokeSubject(trx, row.build_id);
+        const build = { accountId: row.account_id, buildId: row.build_id };
+        spec.engineToken = await this.#identity.issueEngineToken(trx, build);
+        spec.serverUrl = this.#ctx.config.publicUrl ?? '';
+      }
       const dispatchedAt = new Date(this.#ctx.clock()).toISOString();
       await trx
         .updateTable('builds')
-        .set({ agent_id: agentId, timing: mergeTiming({ dispatchedAt }) })
+        .set({ agent_id: agentId, timing: keepFirstTiming({ dispatchedAt }) })
         .where('id', '=', row.build_id)
         .execute();
     }
@@ -156,75 +153,123 @@ export class TaskQueue {
     };
   }
 
+  /**
+   * Records an agent's report. A start task of a build that already finished (a late report) is
+   * recorded and nothing else: it is not retried, and it fails nothing.
+   */
   async report(agentId: string, taskId: string, report: StatusReport): Promise<void> {
-    const failedBuild = await this.#ctx.database.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .selectFrom('tasks')
-        .selectAll()
-        .where('id', '=', taskId)
-        .forUpdate()
-        .executeTakeFirst();
-      if (row === undefined || row.agent_id !== agentId)
-        throw new NotFoundError(
-          'SLUICE_TASK_NOT_FOUND',
-          `Task ${taskId} is not one of this agent's tasks`,
-        );
-      if (report.statusRevision !== row.status_revision + 1) {
-        throw new ConflictError(
-          'SLUICE_TASK_STALE_REVISION',
-          `Task ${taskId} is at status revision ${row.status_revision}; report ${row.status_revision + 1}, got ${report.statusRevision}`,
-        );
-      }
-      const now = new Date(this.#ctx.clock());
-      const base = {
-        status_revision: report.statusRevision,
-        updated_at: now,
-        lease_expires_at: null,
-        last_error: report.reason ?? null,
-      };
-      if (report.status === 'Success') {
-        await trx
-          .updateTable('tasks')
-          .set({ ...base, status: 'done' })
-          .where('id', '=', taskId)
-          .execute();
-        if (row.build_id !== null && CREATES_OBJECTS.includes(row.type)) {
-          const at = new Date(this.#ctx.clock()).toISOString();
-          await trx
-            .updateTable('builds')
-            .set({ timing: keepFirstTiming({ objectsCreatedAt: at }) })
-            .where('id', '=', row.build_id)
-            .execute();
-        }
-        return undefined;
-      }
-      if (report.isRetriable && row.attempts < row.max_attempts) {
-        const delay = Math.min(BACKOFF_MAX_MS, 1000 * 2 ** (row.attempts - 1));
-        await trx
-          .updateTable('tasks')
-          .set({ ...base, status: 'queued', available_at: new Date(now.getTime() + delay) })
-          .where('id', '=', taskId)
-          .execute();
-        setTimeout(() => void this.#wakeLater(row.runtime), delay + 10).unref();
-        return undefined;
-      }
-      await trx
+    const failed = await this.#ctx.database.db
+      .transaction()
+      .execute((trx) => this.#record(trx, agentId, taskId, report));
+    if (failed === undefined) return;
+    this.#ctx.log.warn('build failed: its task could not be carried out', { taskId });
+    await this.#builds.schedule(failed);
+  }
+
+  /** Writes the report; the account of the build it failed, if it failed one. */
+  async #record(
+    trx: Executor,
+    agentId: string,
+    taskId: string,
+    report: StatusReport,
+  ): Promise<string | undefined> {
+    const row = await this.#reportedRow(trx, agentId, taskId, report);
+    const late = await this.#isLate(trx, row);
+    const now = new Date(this.#ctx.clock());
+    const set = (fields: { status: 'done' | 'queued' | 'failed'; available_at?: Date }) =>
+      trx
         .updateTable('tasks')
-        .set({ ...base, status: 'failed' })
+        .set({
+          status_revision: report.statusRevision,
+          updated_at: now,
+          lease_expires_at: null,
+          last_error: report.reason ?? null,
+          ...fields,
+        })
         .where('id', '=', taskId)
         .execute();
-      if (row.build_id === null) return undefined;
-      const why = `Task ${row.type} failed after ${row.attempts} attempt(s): ${report.reason ?? 'no reason given'}`;
-      await this.#builds.finish(trx, row.build_id, 'error', why);
-      return row.account_id;
-    });
-    if (failedBuild !== undefined)
-      this.#ctx.log.warn('build failed: its task could not be carried out', { taskId });
+    if (report.status === 'Success') {
+      await set({ status: 'done' });
+      if (!late && createsEngine(row)) await this.#stampObjectsCreated(trx, row);
+      return undefined;
+    }
+    if (!late && report.isRetriable && row.attempts < row.max_attempts) {
+      const delay = Math.min(BACKOFF_MAX_MS, 1000 * 2 ** (row.attempts - 1));
+      await set({ status: 'queued', available_at: new Date(now.getTime() + delay) });
+      setTimeout(() => void this.#wakeLater(row.runtime), delay + 10).unref();
+      return undefined;
+    }
+    await set({ status: 'failed' });
+    if (row.build_id === null || late) return undefined;
+    const why = `Task ${row.type} failed after ${row.attempts} attempt(s): ${report.reason ?? 'no reason given'}`;
+    return (await this.#builds.finish(trx, row.build_id, 'error', why))
+      ? row.account_id
+      : undefined;
+  }
+
+  async #reportedRow(
+    trx: Executor,
+    agentId: string,
+    taskId: string,
+    report: StatusReport,
+  ): Promise<ReportedRow> {
+    const row = await trx
+      .selectFrom('tasks')
+      .selectAll()
+      .where('id', '=', taskId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (row === undefined || row.agent_id !== agentId)
+      throw new NotFoundError(
+        'SLUICE_TASK_NOT_FOUND',
+        `Task ${taskId} is not one of this agent's tasks`,
+      );
+    if (report.statusRevision !== row.status_revision + 1) {
+      throw new ConflictError(
+        'SLUICE_TASK_STALE_REVISION',
+        `Task ${taskId} is at status revision ${row.status_revision}; report ${row.status_revision + 1}, got ${report.statusRevision}`,
+      );
+    }
+    return row;
+  }
+
+  /** A start task whose build already finished: its stop tasks are queued or done. */
+  async #isLate(trx: Executor, row: ReportedRow): Promise<boolean> {
+    if (row.build_id === null || !START_TASK_TYPES.includes(row.type)) return false;
+    const build = await trx
+      .selectFrom('builds')
+      .select('status')
+      .where('id', '=', row.build_id)
+      .executeTakeFirst();
+    return build === undefined || FINISHED.includes(build.status);
+  }
+
+  async #stampObjectsCreated(trx: Executor, row: ReportedRow): Promise<void> {
+    const at = new Date(this.#ctx.clock()).toISOString();
+    await trx
+      .updateTable('builds')
+      .set({ timing: keepFirstTiming({ objectsCreatedAt: at }) })
+      .where('id', '=', row.build_id ?? '')
+      .execute();
   }
 
   async #wakeLater(runtime: string): Promise<void> {
     await this.#ctx.signals.publish(this.#ctx.database.db, CHANNELS.tasks, runtime);
   }
+}
+
+/** The task whose success means the build's engine (process or pod) exists. */
+function createsEngine(row: ReportedRow): boolean {
+  if (row.build_id === null) return false;
+  if (row.type === 'RunEngine') return true;
+  if (row.type !== 'CreatePod') return false;
+  const labels = (row.spec as { metadata?: { labels?: Record<string, string> } }).metadata?.labels;
+  return labels?.[BUILD_LABELS.component] === 'engine';
+}
+
+interface ReportedRow extends TaskRow {
+  agent_id: string | null;
+  max_attempts: number;
 }
 
 interface TaskRow {

@@ -3,6 +3,7 @@
  * @module
  */
 import { z } from 'zod';
+import { BuildStatus } from './builds.js';
 import { Id, Name, Timestamp } from './common.js';
 
 export const RuntimeName = z
@@ -39,13 +40,30 @@ export const PatchRuntimeEnvironment = z.object({
   description: z.string().max(1000).optional(),
 });
 
-export const AgentHealth = z.object({
+export const HealthCheck = z.object({
+  name: z.string().describe('What was checked, e.g. "api-server", "permissions", "docker"'),
+  ok: z.boolean(),
+  message: z.string().optional().describe('What is wrong and what to do, when not ok'),
+});
+
+export const RuntimeHealth = z.object({
+  name: RuntimeName,
   healthy: z.boolean(),
   message: z.string().optional(),
-  checks: z
-    .array(z.object({ name: z.string(), ok: z.boolean(), message: z.string().optional() }))
-    .optional(),
+  checks: z.array(HealthCheck).optional(),
 });
+export type RuntimeHealth = z.infer<typeof RuntimeHealth>;
+
+export const AgentHealth = z.object({
+  healthy: z.boolean().describe('Every runtime of the agent is healthy'),
+  message: z.string().optional(),
+  checks: z.array(HealthCheck).optional(),
+  runtimes: z
+    .array(RuntimeHealth)
+    .optional()
+    .describe("Each runtime's health: API server reachable, permissions present"),
+});
+export type AgentHealth = z.infer<typeof AgentHealth>;
 
 export const Agent = z.object({
   id: Id,
@@ -62,11 +80,20 @@ export type Agent = z.infer<typeof Agent>;
 export const CreateAgent = z.object({ name: Name, runtimes: z.array(RuntimeName).min(1) });
 export const CreatedAgent = z.object({ agent: Agent, token: z.string().describe('Shown once') });
 
+/**
+ * Kubernetes tasks: `Create*` carry a complete manifest as their spec (namespace included);
+ * `Delete*` carry `{ name, namespace }`. `CreateService` ensures the namespace's headless dind
+ * Service (never deleted by a build). Local tasks: `RunEngine` `{ buildId, engineToken,
+ * serverUrl }` starts an engine process, `StopEngine` `{ buildId }` stops it.
+ */
 export const TaskType = z.enum([
+  'CreateService',
   'CreatePvc',
   'CreateSecret',
+  'CreateConfigMap',
   'CreatePod',
   'DeletePod',
+  'DeleteConfigMap',
   'DeleteSecret',
   'DeletePvc',
   'RunEngine',
@@ -107,3 +134,27 @@ export const TaskStatusReport = z.object({
 });
 
 export const AgentHeartbeat = z.object({ health: AgentHealth, version: z.string().optional() });
+
+/** A runtime the agent serves, as the agent needs it: where its builds' objects live. */
+export const AgentRuntime = z.object({
+  name: RuntimeName,
+  kind: z.enum(['kubernetes', 'local']),
+  namespace: z
+    .string()
+    .nullable()
+    .describe("The namespace of the runtime's build objects (kubernetes), else null"),
+});
+export type AgentRuntime = z.infer<typeof AgentRuntime>;
+
+export const BuildStatesQuery = z.object({
+  buildIds: z.array(z.string().min(1).max(200)).max(500),
+});
+
+export const BuildState = z.object({
+  buildId: z.string(),
+  status: z
+    .union([BuildStatus, z.literal('unknown')])
+    .describe("`unknown`: no such build in the agent's account"),
+  finished: z.boolean().describe('Finished or unknown: its objects may be deleted'),
+});
+export type BuildState = z.infer<typeof BuildState>;

@@ -1,0 +1,112 @@
+/**
+ * `sluice agent`: the runner agent. Every field of its configuration is a flag and an
+ * environment variable (`RUNNER_ENV`); an invalid configuration lists every problem before
+ * anything starts. A local runtime's engines are this very CLI's `sluice engine`. Runs until
+ * SIGINT/SIGTERM, then stops taking tasks, drains and exits 0 (engines keep running; a
+ * restarted agent finds them again).
+ * @module
+ */
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { createLogger } from '@sluice/log';
+import {
+  createBackend,
+  parseRunnerConfig,
+  RUNNER_DEFAULTS,
+  RUNNER_ENV,
+  startAgent,
+} from '@sluice/runner';
+import type { RunnerConfigInput, RunningAgent } from '@sluice/runner';
+import { SERVER_VERSION } from '@sluice/server';
+import type { Terminal } from '../ui/terminal.js';
+import { waitForStopSignal } from './stop-signal.js';
+
+type AgentFlag = Exclude<keyof typeof RUNNER_ENV, 'dindHostAlias'>;
+
+const D = RUNNER_DEFAULTS;
+const FLAG_HELP: Record<AgentFlag, [placeholder: string, help: string]> = {
+  serverUrl: ['url', 'the control plane URL'],
+  token: ['token', 'the agent token (shown once when the agent was created)'],
+  concurrency: ['n', `builds worked on at once (default ${D.concurrency})`],
+  queueSize: ['n', `tasks held before the agent stops asking for more (default ${D.queueSize})`],
+  pollWait: ['seconds', `seconds the server holds each long-poll (default ${D.pollWaitSeconds})`],
+  heartbeatSeconds: ['seconds', `seconds between heartbeats (default ${D.heartbeatMs / 1000})`],
+  reapSeconds: [
+    'seconds',
+    `seconds between orphan reaper passes, 0 for none (default ${D.reapIntervalMs / 1000})`,
+  ],
+  httpPort: [
+    'port',
+    `port of /healthz and /metrics, 0 for any, -1 for none (default ${D.httpPort})`,
+  ],
+  httpHost: ['address', 'address of /healthz and /metrics (default 0.0.0.0)'],
+  drainSeconds: [
+    'seconds',
+    `seconds a shutdown waits for running tasks (default ${D.drainTimeoutMs / 1000})`,
+  ],
+  kubeQps: ['n', `Kubernetes requests per second, per cluster (default ${D.kubeQps})`],
+  kubeBurst: ['n', `Kubernetes request burst, per cluster (default ${D.kubeBurst})`],
+  inClusterRuntime: ['name', "serve this runtime with the pod's own service account"],
+  configDir: ['dir', 'serve the runtimes of the *.runtime.yaml files in this directory'],
+  kubeRuntime: ['name', 'serve this runtime through --kubeconfig'],
+  kubeconfig: ['file', 'the kubeconfig file of --kube-runtime'],
+  kubeContext: ['name', 'the context of --kubeconfig (default: its current context)'],
+  namespace: ['name', 'namespace of build objects when the control plane does not name one'],
+  localRuntime: [
+    'name',
+    "serve this runtime with engine processes on this machine's Docker engine",
+  ],
+  dockerHost: ['url', 'the Docker engine of --local-runtime (default: the local socket)'],
+  stateDir: ['dir', "where --local-runtime keeps its engines' pid files and logs"],
+  stopGraceSeconds: [
+    'seconds',
+    `seconds an engine gets after SIGTERM before SIGKILL (default ${D.stopGraceSeconds})`,
+  ],
+};
+
+/** Adds one `--kebab-case <value>` option per configuration field, naming its variable. */
+export function addAgentOptions(command: Command): Command {
+  for (const [key, [placeholder, help]] of Object.entries(FLAG_HELP) as [
+    AgentFlag,
+    [string, string],
+  ][]) {
+    const flag = key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    command.option(`--${flag} <${placeholder}>`, `${help} [${RUNNER_ENV[key]}]`);
+  }
+  command.option(
+    '--dind-host-alias',
+    `engine pods reach their dind pod by its IP (a hostAliases entry) instead of cluster DNS [${RUNNER_ENV.dindHostAlias}]`,
+  );
+  return command;
+}
+
+/** argv that starts `sluice engine` with this very CLI (apps/cli/bin/sluice.js). */
+export function localEngineCommand(): string[] {
+  const bin = fileURLToPath(new URL('../../bin/sluice.js', import.meta.url));
+  return [process.execPath, bin, 'engine'];
+}
+
+export async function agentCommand(
+  term: Terminal,
+  flags: RunnerConfigInput,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const config = parseRunnerConfig({ ...flags, engineCommand: localEngineCommand() }, env);
+  const logger = createLogger({ level: 'info' });
+  const agent = await startAgent(config, { logger, version: SERVER_VERSION, createBackend });
+  const signal = await waitUntilStopped(agent);
+  term.err(`Agent stopped (${signal})`);
+  return 0;
+}
+
+/**
+ * Waits for SIGINT/SIGTERM, then stops the agent (it drains). An agent that fails to start
+ * is stopped too, and its error is thrown.
+ */
+export async function waitUntilStopped(agent: RunningAgent): Promise<NodeJS.Signals> {
+  try {
+    return await waitForStopSignal(agent.ready);
+  } finally {
+    await agent.stop();
+  }
+}

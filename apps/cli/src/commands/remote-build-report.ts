@@ -1,0 +1,76 @@
+/**
+ * A control-plane build as people read it: log lines as `[step] line`, then the verdict, each
+ * step's status and duration, and the timing waterfall (queued → elected → dispatched → engine
+ * process started → engine running → first step → finished) with a bar per phase.
+ * @module
+ */
+import type { Build, BuildTiming, LogLine } from '@sluice/protocol';
+import { formatDuration, formatTable } from '../ui/terminal.js';
+import type { Style, Terminal } from '../ui/terminal.js';
+
+const STATUS_STYLE: Record<string, Style> = {
+  success: 'green',
+  failure: 'red',
+  error: 'red',
+  terminated: 'yellow',
+  skipped: 'dim',
+};
+
+const PHASES: [keyof BuildTiming, string][] = [
+  ['queuedAt', 'queued'],
+  ['electedAt', 'elected by the scheduler'],
+  ['dispatchedAt', 'dispatched to the agent'],
+  ['objectsCreatedAt', 'engine process started'],
+  ['engineStartedAt', 'engine running the build'],
+  ['firstStepStartedAt', 'first step started'],
+  ['finishedAt', 'finished'],
+];
+
+const BAR_WIDTH = 30;
+
+export function formatLogLine(term: Terminal, line: LogLine): string {
+  const text = line.stream === 'stderr' ? term.paint('yellow', line.line) : line.line;
+  return line.step === null ? term.paint('magenta', `» ${text}`) : `[${line.step}] ${text}`;
+}
+
+export function printRemoteBuild(term: Terminal, build: Build): void {
+  const style = STATUS_STYLE[build.status] ?? 'bold';
+  const reason = build.reason === null ? '' : `: ${build.reason}`;
+  term.out('');
+  term.out(term.paint(style, `Build ${build.id} ${build.status}${reason}`));
+  const rows = [
+    ['STEP', 'STATUS', 'DURATION'],
+    ...build.steps.map((s) => [s.name, s.status, duration(s.startedAt, s.finishedAt)]),
+  ];
+  for (const [i, line] of formatTable(rows).entries()) {
+    const step = i === 0 ? undefined : build.steps[i - 1];
+    term.out(step === undefined ? term.paint('bold', line) : paintStatus(term, step.status, line));
+  }
+  printWaterfall(term, build.timing);
+}
+
+function printWaterfall(term: Terminal, timing: BuildTiming): void {
+  const start = Date.parse(timing.queuedAt ?? '');
+  const end = Date.parse(timing.finishedAt ?? '');
+  if (Number.isNaN(start)) return;
+  const total = Math.max(1, (Number.isNaN(end) ? Date.now() : end) - start);
+  term.out('');
+  term.out(term.paint('bold', 'Timing (from queued)'));
+  for (const [key, label] of PHASES) {
+    const at = timing[key];
+    if (at === undefined) continue;
+    const offset = Date.parse(at) - start;
+    const bar = '█'.repeat(Math.max(1, Math.round((offset / total) * BAR_WIDTH)));
+    term.out(`  ${`+${formatDuration(offset)}`.padStart(8)}  ${bar.padEnd(BAR_WIDTH)}  ${label}`);
+  }
+}
+
+function paintStatus(term: Terminal, status: string, text: string): string {
+  const style = STATUS_STYLE[status];
+  return style === undefined ? text : term.paint(style, text);
+}
+
+function duration(from: string | null, to: string | null): string {
+  if (from === null || to === null) return '-';
+  return formatDuration(Date.parse(to) - Date.parse(from));
+}

@@ -1,0 +1,166 @@
+/**
+ * `sluice up [--demo] [--port N] [--data-dir DIR]`: the embedded default, everything on one
+ * machine in one process. The control plane on PGlite in DIR (`$SLUICE_HOME` or `~/.sluice`),
+ * its runtime environment `local` and agent `local` (made once, see up-setup.ts), and the agent
+ * itself, whose engines are `sluice engine` processes on this machine's Docker engine. Prints
+ * the URL, the admin token and what to do next; `--demo` then runs a build and follows its
+ * log. SIGINT/SIGTERM stop the agent (running builds end `terminated`), then the server.
+ * @module
+ */
+import { join } from 'node:path';
+import { createLogger } from '@sluice/log';
+import type { Logger } from '@sluice/log';
+import { createClient } from '@sluice/protocol';
+import type { SluiceClient } from '@sluice/protocol';
+import { createBackend, createLocalBackend, parseRunnerConfig, startAgent } from '@sluice/runner';
+import type { BackendFactory, RunningAgent } from '@sluice/runner';
+import { loadServerConfig, SERVER_VERSION } from '@sluice/server';
+import type { ServerConfig } from '@sluice/server';
+import type { Terminal } from '../ui/terminal.js';
+import { localEngineCommand } from './agent.js';
+import { openControlPlane } from './server.js';
+import { waitForStopSignal } from './stop-signal.js';
+import { runDemo } from './up-demo.js';
+import {
+  adminToken,
+  checkAdminToken,
+  ensureLocalAgent,
+  ensureLocalRuntime,
+  LOCAL_RUNTIME,
+  upFiles,
+} from './up-setup.js';
+import type { UpFiles } from './up-setup.js';
+
+export interface UpOptions {
+  demo?: boolean;
+  port?: number;
+  dataDir?: string;
+}
+
+export async function upCommand(
+  term: Terminal,
+  options: UpOptions,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const files = upFiles(options.dataDir, env);
+  // Components log warnings and errors only: the terminal belongs to the URL, token and demo.
+  const logger = createLogger({ level: 'warn' });
+  const progress = (text: string) => term.out(term.paint('dim', `… ${text}`));
+  progress(`starting the control plane (embedded database in ${files.dir})`);
+  const token = adminToken(files);
+  const { config, listening } = upServerConfig(options.port ?? 8080, files, token, env);
+  const { server, url } = await openControlPlane(config, logger);
+  listening(url);
+  let agent: RunningAgent | undefined;
+  try {
+    const admin = createClient({ baseUrl: url, token });
+    if (server.bootstrapToken === undefined) await checkAdminToken(admin, files);
+    agent = await startLocalAgent(admin, url, files, { logger, progress, env });
+    await agent.ready;
+    const stopped = waitForStopSignal(agent.ready);
+    stopped.catch(() => undefined); // Awaited below; a demo failure must not leave it unhandled.
+    printWelcome(term, url, token, files);
+    if (options.demo) await runDemoUntil(term, admin, stopped);
+    const signal = await stopped;
+    term.out(`${signal}: stopping (running builds end terminated)`);
+    return 0;
+  } finally {
+    await agent?.stop();
+    // Nothing is left to answer, but a connection the agent's HTTP client opened and never
+    // used would hold the close for the keep-alive timeout (about 70 s).
+    server.app.server.closeAllConnections();
+    await server.close();
+  }
+}
+
+/**
+ * The control plane of `up`: PGlite in the data directory (whatever DATABASE_URL and
+ * SLUICE_SECRET_KEY say), the saved admin token, and the public URL that engines are given,
+ * which has the real port only once the server listens.
+ */
+function upServerConfig(
+  port: number,
+  files: UpFiles,
+  token: string,
+  env: NodeJS.ProcessEnv,
+): { config: ServerConfig; listening: (url: string) => void } {
+  const address: { url?: string } = {};
+  const flags = { port, host: '127.0.0.1', dataDir: files.dir };
+  const config: ServerConfig = {
+    ...loadServerConfig(flags, { ...env, DATABASE_URL: '', SLUICE_SECRET_KEY: '' }),
+    bootstrapToken: token,
+    get publicUrl() {
+      return address.url;
+    },
+  };
+  return { config, listening: (url) => void (address.url = url) };
+}
+
+async function startLocalAgent(
+  admin: SluiceClient,
+  url: string,
+  files: UpFiles,
+  context: { logger: Logger; progress: (text: string) => void; env: NodeJS.ProcessEnv },
+): Promise<RunningAgent> {
+  const runtime = await ensureLocalRuntime(admin);
+  context.progress(`runtime environment "${LOCAL_RUNTIME}" ${runtime}, the default`);
+  const agentToken = await ensureLocalAgent(admin, url, files);
+  context.progress(
+    `starting the agent (engines on the Docker engine; state in ${files.agentState})`,
+  );
+  const config = parseRunnerConfig(
+    {
+      serverUrl: url,
+      token: agentToken,
+      localRuntime: LOCAL_RUNTIME,
+      stateDir: files.agentState,
+      engineCommand: localEngineCommand(),
+      httpPort: '-1',
+    },
+    { DOCKER_HOST: context.env.DOCKER_HOST },
+  );
+  return startAgent(config, {
+    logger: context.logger,
+    version: SERVER_VERSION,
+    createBackend: stopEnginesOnClose,
+  });
+}
+
+/** The default backends, except that a local one stops its engines when the agent stops. */
+const stopEnginesOnClose: BackendFactory = (target, context) =>
+  target.kind === 'local'
+    ? Promise.resolve(
+        createLocalBackend(target, {
+          logger: context.logger.child({ runtime: target.name }),
+          stopEnginesOnClose: true,
+        }),
+      )
+    : createBackend(target, context);
+
+/** The demo, cut short by Ctrl-C (the build it started is then stopped with the agent). */
+async function runDemoUntil(
+  term: Terminal,
+  admin: SluiceClient,
+  stopped: Promise<unknown>,
+): Promise<void> {
+  const abort = new AbortController();
+  void stopped.finally(() => abort.abort()).catch(() => undefined);
+  await runDemo(term, admin, abort.signal);
+  if (!abort.signal.aborted) term.out('\nThe demo is done; Sluice keeps running until Ctrl-C.');
+}
+
+function printWelcome(term: Terminal, url: string, token: string, files: UpFiles): void {
+  const lines = [
+    '',
+    term.paint('bold', `Sluice is up at ${url}`),
+    `Admin token: ${token}  (kept in ${files.adminToken})`,
+    '',
+    'Next steps:',
+    `  export SLUICE_SERVER=${url} SLUICE_TOKEN=$(cat ${files.adminToken})`,
+    '  npx sluice get re                                  # runtime environments',
+    '  curl -H "Authorization: Bearer $SLUICE_TOKEN" $SLUICE_SERVER/api/v1/builds',
+    `  The API: ${url}/api/openapi.json; engine logs: ${join(files.agentState, '<build>.log')}`,
+    'Ctrl-C stops Sluice (running builds end terminated).',
+  ];
+  for (const line of lines) term.out(line);
+}

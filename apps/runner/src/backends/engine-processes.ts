@@ -1,0 +1,260 @@
+/**
+ * The engine processes of the local runtime, one per build, each found again through its pid
+ * file `<stateDir>/<buildId>.json` (`{ pid, startedAt, command }`), with the engine's own output
+ * in `<buildId>.log`. An engine is detached (its own session and process group): a stop reaches
+ * whatever it started, and an agent that dies does not take its builds down. A pid file is
+ * trusted only while /proc shows that process alive, running the command it was started with,
+ * for that build (`SLUICE_BUILD_ID` in its environment), so a reused pid is never signalled.
+ * @module
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from '@sluice/log';
+import { sleep } from '../sleep.js';
+
+export interface PidFile {
+  pid: number;
+  startedAt: string;
+  command: string[];
+}
+
+export interface EngineProcessesOptions {
+  stateDir: string;
+  /** argv of `sluice engine`. */
+  command: readonly string[];
+  logger: Logger;
+  /** Engine logs of builds that no longer run are deleted after this long; 3 days by default. */
+  logRetentionMs?: number;
+}
+
+/** How a stop went: the engine ended on SIGTERM, needed SIGKILL, or was not running. */
+export type StopOutcome = 'stopped' | 'killed' | 'not-running';
+
+/** A process that ignores SIGKILL this long is stuck in the kernel (uninterruptible I/O). */
+const KILL_WAIT_MS = 10_000;
+const POLL_MS = 100;
+const HAS_PROC = existsSync('/proc/self/stat');
+
+export class EngineProcesses {
+  readonly #options: EngineProcessesOptions;
+  readonly #children = new Map<string, ChildProcess>();
+
+  private constructor(options: EngineProcessesOptions) {
+    this.#options = options;
+  }
+
+  static create(options: EngineProcessesOptions): EngineProcesses {
+    mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
+    return new EngineProcesses(options);
+  }
+
+  pidFilePath(buildId: string): string {
+    return join(this.#options.stateDir, `${buildId}.json`);
+  }
+
+  logPath(buildId: string): string {
+    return join(this.#options.stateDir, `${buildId}.log`);
+  }
+
+  /** The build's engine if it runs; a pid file of anything else is removed. */
+  running(buildId: string): PidFile | undefined {
+    const path = this.pidFilePath(buildId);
+    let file: PidFile;
+    try {
+      file = JSON.parse(readFileSync(path, 'utf8')) as PidFile;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      rmSync(path, { force: true }); // Unreadable: not one we finished writing.
+      return undefined;
+    }
+    if (isEngineOf(file, buildId)) return file;
+    rmSync(path, { force: true });
+    return undefined;
+  }
+
+  /** Every running engine; pid files of dead processes and old logs are removed. */
+  list(): { buildId: string; pid: number }[] {
+    const names = readdirSync(this.#options.stateDir);
+    this.#pruneLogs(names);
+    return names
+      .filter((name) => name.endsWith('.json'))
+      .flatMap((name) => {
+        const buildId = name.slice(0, -'.json'.length);
+        const file = this.running(buildId);
+        return file === undefined ? [] : [{ buildId, pid: file.pid }];
+      });
+  }
+
+  /** Starts the build's engine; resolves once the process exists and its pid file is written. */
+  async start(buildId: string, env: NodeJS.ProcessEnv): Promise<PidFile> {
+    const [program, ...args] = this.#options.command;
+    if (program === undefined) throw new Error('The engine command is empty');
+    const out = openSync(this.logPath(buildId), 'a', 0o600);
+    let child: ChildProcess;
+    try {
+      child = spawn(program, args, {
+        detached: true,
+        stdio: ['ignore', out, out],
+        env: { ...env, SLUICE_BUILD_ID: buildId },
+      });
+    } finally {
+      closeSync(out); // The child has its own copy.
+    }
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', reject);
+    });
+    const file: PidFile = {
+      pid: child.pid ?? 0,
+      startedAt: new Date().toISOString(),
+      command: [...this.#options.command],
+    };
+    writeAtomically(this.pidFilePath(buildId), `${JSON.stringify(file)}\n`);
+    this.#watch(buildId, child, file.pid);
+    return file;
+  }
+
+  /**
+   * SIGTERM to the engine's process group, SIGKILL after `graceMs` (or at once when `signal`
+   * aborts), then its pid file goes. An engine that is not running is already stopped.
+   */
+  async stop(buildId: string, graceMs: number, signal?: AbortSignal): Promise<StopOutcome> {
+    const file = this.running(buildId);
+    if (file === undefined) return 'not-running';
+    let outcome: StopOutcome = 'stopped';
+    signalGroup(file.pid, 'SIGTERM');
+    if (!(await waitForExit(file.pid, graceMs, signal))) {
+      outcome = 'killed';
+      signalGroup(file.pid, 'SIGKILL');
+      if (!(await waitForExit(file.pid, KILL_WAIT_MS)))
+        throw new Error(`Engine process ${file.pid} of build ${buildId} survived SIGKILL`);
+    }
+    // Whatever the engine started and left behind in its group.
+    signalGroup(file.pid, 'SIGKILL');
+    this.#removePidFile(buildId, file.pid);
+    return outcome;
+  }
+
+  /** Stops watching the engines this agent started; they keep running. */
+  release(): void {
+    for (const child of this.#children.values()) child.removeAllListeners('exit');
+    this.#children.clear();
+  }
+
+  #watch(buildId: string, child: ChildProcess, pid: number): void {
+    this.#children.set(buildId, child);
+    child.unref();
+    child.once('exit', (code, signal) => {
+      this.#children.delete(buildId);
+      this.#removePidFile(buildId, pid);
+      this.#options.logger.info('engine exited', {
+        buildId,
+        pid,
+        exitCode: code,
+        signal,
+        log: this.logPath(buildId),
+      });
+    });
+  }
+
+  /** Removes the pid file if it still names `pid` (a newer engine's file stays). */
+  #removePidFile(buildId: string, pid: number): void {
+    const path = this.pidFilePath(buildId);
+    try {
+      if ((JSON.parse(readFileSync(path, 'utf8')) as PidFile).pid !== pid) return;
+    } catch {
+      // Absent or unreadable: removing it is right either way.
+    }
+    rmSync(path, { force: true });
+  }
+
+  #pruneLogs(names: readonly string[]): void {
+    const cutoff = Date.now() - (this.#options.logRetentionMs ?? 3 * 24 * 3600_000);
+    for (const name of names.filter((n) => n.endsWith('.log'))) {
+      const buildId = name.slice(0, -'.log'.length);
+      if (names.includes(`${buildId}.json`)) continue;
+      const path = join(this.#options.stateDir, name);
+      try {
+        if (statSync(path).mtimeMs < cutoff) rmSync(path, { force: true });
+      } catch {
+        // Removed meanwhile.
+      }
+    }
+  }
+}
+
+function writeAtomically(path: string, text: string): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, text, { mode: 0o600 });
+  renameSync(temporary, path);
+}
+
+/** Alive and not a zombie. Without /proc (not Linux), whether the pid exists at all. */
+export function processAlive(pid: number): boolean {
+  if (!HAS_PROC) {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.charAt(stat.lastIndexOf(')') + 2);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+/** The pid file's process is alive, runs the command it was started with, for this build. */
+function isEngineOf(file: PidFile, buildId: string): boolean {
+  if (!Number.isInteger(file.pid) || file.pid <= 1 || !processAlive(file.pid)) return false;
+  if (!HAS_PROC) return true;
+  try {
+    const argv = readFileSync(`/proc/${file.pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+    if (argv.length !== file.command.length || argv.some((a, i) => a !== file.command[i]))
+      return false;
+  } catch {
+    return false;
+  }
+  try {
+    const environ = readFileSync(`/proc/${file.pid}/environ`, 'utf8').split('\0');
+    return environ.includes(`SLUICE_BUILD_ID=${buildId}`);
+  } catch {
+    return true; // Another user's process would not have matched the command line this far.
+  }
+}
+
+/** Signals the process group led by `pid`; false when there is no such group. */
+function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw err;
+  }
+}
+
+/** Polls until `pid` is gone; true if it is, false when `ms` passed or `signal` aborted first. */
+async function waitForExit(pid: number, ms: number, signal?: AbortSignal): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (processAlive(pid) && Date.now() < deadline && !signal?.aborted)
+    await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), signal);
+  return !processAlive(pid);
+}

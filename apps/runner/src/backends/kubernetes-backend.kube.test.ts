@@ -1,0 +1,255 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { AGENT_PERMISSIONS, KubeClient } from '@sluice/kube';
+import {
+  adminSource,
+  createNamespace,
+  createServiceAccount,
+  eventually,
+} from '@sluice/kube/testing';
+import { silentLogger } from '@sluice/log';
+import { useKubernetes } from '@sluice/testkit';
+import type { KubernetesTarget } from '../runner-config.js';
+import { TaskFailure } from '../runtime-backend.js';
+import type { RuntimeBackend } from '../runtime-backend.js';
+import { createKubernetesBackend } from './kubernetes-backend.js';
+import {
+  buildInput,
+  createTasks,
+  deleteTasks,
+  renderBuildObjects,
+  runtimeSpec,
+} from './kubernetes-backend.test-support.js';
+
+// API-only: no node, so the build's pods stay Pending, which is all the agent's side needs.
+const cluster = useKubernetes({ nodes: false });
+const NS = 'builds';
+// A name that is not a valid label value: the objects carry its hashed form.
+const RUNTIME = 'prod-eks/sluice-builds';
+const BUILD = '01j9zk3m8q4v7xw2b5n6c1d0ef';
+const spec = () => runtimeSpec(RUNTIME, NS);
+let prepared: Promise<void> | undefined;
+
+async function admin(): Promise<{ backend: RuntimeBackend; kube: KubeClient }> {
+  prepared ??= (async () => {
+    await createNamespace(cluster(), NS);
+    // The engine pod runs as sluice-engine; pods naming a missing account are refused.
+    await createServiceAccount(cluster(), { namespace: NS, name: 'sluice-engine' });
+  })();
+  await prepared;
+  const target: KubernetesTarget = {
+    kind: 'kubernetes',
+    name: RUNTIME,
+    source: adminSource(cluster()),
+    namespace: NS,
+  };
+  const backend = await createKubernetesBackend(target, {
+    logger: silentLogger,
+    qps: 50,
+    burst: 100,
+  });
+  return { backend, kube: KubeClient.create({ source: adminSource(cluster()), env: {} }) };
+}
+
+async function applyAll(
+  backend: RuntimeBackend,
+  tasks: readonly Parameters<RuntimeBackend['apply']>[0][],
+) {
+  for (const task of tasks) await backend.apply(task, new AbortController().signal);
+}
+
+async function buildObjectNames(kube: KubeClient, buildId: string): Promise<string[]> {
+  const kinds = ['Pod', 'PersistentVolumeClaim', 'Secret', 'ConfigMap'];
+  const lists = await Promise.all(
+    kinds.map((kind) =>
+      kube.list({ kind, namespace: NS, labelSelector: `sluice.io/build-id=${buildId}` }),
+    ),
+  );
+  return lists
+    .flat()
+    .map((o) => `${o.kind}/${o.name}`)
+    .sort();
+}
+
+test("a build's tasks applied twice leave each object exactly once", async () => {
+  const { backend, kube } = await admin();
+  const objects = renderBuildObjects(spec(), buildInput(BUILD, RUNTIME));
+  const tasks = createTasks(BUILD, objects, NS);
+  await applyAll(backend, tasks);
+  await applyAll(backend, tasks);
+  assert.deepEqual(await buildObjectNames(kube, BUILD), [
+    `ConfigMap/dind-config-${BUILD}`,
+    `PersistentVolumeClaim/pvc-dind-${BUILD}`,
+    `Pod/dind-${BUILD}`,
+    `Pod/engine-${BUILD}`,
+    `Secret/sluice-engine-${BUILD}`,
+  ]);
+  const services = await kube.list({ kind: 'Service', namespace: NS });
+  assert.deepEqual(
+    services.map((s) => s.name),
+    ['sluice-dind'],
+  );
+});
+
+test('the reaper lists the runtime’s build objects (not the Service, not another runtime’s) and deletes them all', async () => {
+  const { backend, kube } = await admin();
+  await applyAll(
+    backend,
+    createTasks(BUILD, renderBuildObjects(spec(), buildInput(BUILD, RUNTIME)), NS),
+  );
+  const other = renderBuildObjects(
+    runtimeSpec('other/runtime', NS),
+    buildInput('other-build', 'other/runtime'),
+  );
+  await kube.create(other.configMap);
+  const refs = await backend.listBuildObjects();
+  assert.deepEqual(
+    refs.map((r) => `${r.buildId} ${r.kind}/${r.name} ${r.namespace}`).sort(),
+    (await buildObjectNames(kube, BUILD)).map((name) => `${BUILD} ${name} ${NS}`),
+  );
+  await backend.deleteBuildObjects(refs);
+  const left = await eventually(
+    () => backend.listBuildObjects(),
+    (list) => list.length === 0,
+  );
+  assert.deepEqual(left, []);
+  await backend.deleteBuildObjects(refs);
+  assert.deepEqual(await buildObjectNames(kube, 'other-build'), [
+    'ConfigMap/dind-config-other-build',
+  ]);
+  assert.equal(
+    (await kube.list({ kind: 'Service', namespace: NS })).length,
+    1,
+    'the shared Service stays',
+  );
+});
+
+test('delete tasks remove a build, and applied again find nothing to do', async () => {
+  const { backend, kube } = await admin();
+  const build = 'delete-tasks-build';
+  const objects = renderBuildObjects(spec(), buildInput(build, RUNTIME));
+  await applyAll(backend, createTasks(build, objects, NS));
+  assert.equal((await buildObjectNames(kube, build)).length, 5);
+  await applyAll(backend, deleteTasks(build, objects, NS));
+  await applyAll(backend, deleteTasks(build, objects, NS));
+  const left = await eventually(
+    () => buildObjectNames(kube, build),
+    (names) => names.length === 0,
+  );
+  assert.deepEqual(left, []);
+});
+
+test('a malformed task or a manifest the API server refuses fails for good, with the reason', async () => {
+  const { backend } = await admin();
+  const objects = renderBuildObjects(spec(), buildInput('bad-build', RUNTIME));
+  const [, , secretTask, , podTask] = createTasks('bad-build', objects, NS);
+  assert.ok(secretTask && podTask);
+  const signal = new AbortController().signal;
+  await assert.rejects(
+    backend.apply({ ...podTask, spec: secretTask.spec }, signal),
+    (err: unknown) =>
+      err instanceof TaskFailure &&
+      !err.retriable &&
+      /spec\.kind is "Secret", expected "Pod"/.test(err.message),
+  );
+  const badName = {
+    ...secretTask.spec,
+    metadata: { ...objects.secret.metadata, name: 'Not_A_Name' },
+  };
+  await assert.rejects(
+    backend.apply({ ...secretTask, spec: badName }, signal),
+    (err: unknown) =>
+      err instanceof TaskFailure &&
+      !err.retriable &&
+      err.message.startsWith(
+        `Could not create Secret ${NS}/Not_A_Name: the API server answered HTTP 422 Invalid`,
+      ),
+  );
+});
+
+test('health: ready as admin; an unprivileged service account is told what it lacks', async () => {
+  const { backend } = await admin();
+  const health = await backend.health();
+  assert.equal(health.healthy, true, health.message);
+  assert.equal(health.name, RUNTIME);
+  assert.match(health.checks?.[0]?.message ?? '', /^Kubernetes v1\.20\.2 at https:/);
+  const lacking = [
+    { verb: 'delete', resource: 'pods' },
+    { verb: 'create', resource: 'persistentvolumeclaims' },
+  ];
+  const granted = AGENT_PERMISSIONS.filter(
+    (p) => !lacking.some((l) => l.verb === p.verb && l.resource === p.resource),
+  );
+  const token = await createServiceAccount(cluster(), {
+    namespace: NS,
+    name: 'half-agent',
+    permissions: granted,
+  });
+  const target: KubernetesTarget = {
+    kind: 'kubernetes',
+    name: RUNTIME,
+    source: {
+      type: 'token',
+      host: cluster().server,
+      token,
+      caPem: readFileSync(cluster().caFile, 'utf8'),
+      file: 'half.runtime.yaml',
+    },
+  };
+  const unprivileged = await createKubernetesBackend(target, {
+    logger: silentLogger,
+    qps: 50,
+    burst: 100,
+    namespace: NS,
+  });
+  const report = await unprivileged.health();
+  assert.equal(report.healthy, false);
+  assert.deepEqual(report.checks?.[1], {
+    name: 'permissions',
+    ok: false,
+    message: `missing: delete pods, create persistentvolumeclaims in namespace ${NS}`,
+  });
+  assert.doesNotMatch(JSON.stringify(report), new RegExp(token.slice(0, 24)));
+  const objects = renderBuildObjects(spec(), buildInput('half-build', RUNTIME));
+  const [, pvcTask] = createTasks('half-build', objects, NS);
+  assert.ok(pvcTask);
+  await assert.rejects(
+    unprivileged.apply(pvcTask, new AbortController().signal),
+    (err: unknown) =>
+      err instanceof TaskFailure && !err.retriable && /HTTP 403 Forbidden/.test(err.message),
+  );
+});
+
+test('an API server that does not answer: unhealthy, and tasks are retriable', async () => {
+  const target: KubernetesTarget = {
+    kind: 'kubernetes',
+    name: 'down',
+    source: { type: 'token', host: 'https://127.0.0.1:1', token: 'x', file: 'down.runtime.yaml' },
+    namespace: NS,
+  };
+  const backend = await createKubernetesBackend(target, {
+    logger: silentLogger,
+    qps: 50,
+    burst: 100,
+  });
+  const health = await backend.health();
+  assert.equal(health.healthy, false);
+  assert.match(health.checks?.[0]?.message ?? '', /ECONNREFUSED/);
+  assert.equal(health.checks?.[1]?.message, 'not checked: the API server did not answer');
+  const objects = renderBuildObjects(spec(), buildInput('down-build', 'down'));
+  const [first] = deleteTasks('down-build', objects, NS);
+  assert.ok(first);
+  await assert.rejects(
+    backend.apply(first, new AbortController().signal),
+    (err: unknown) =>
+      err instanceof TaskFailure && err.retriable && /ECONNREFUSED/.test(err.message),
+  );
+  await assert.rejects(
+    createKubernetesBackend(
+      { ...target, source: { type: 'kubeconfig', path: '/nonexistent/kubeconfig' } },
+      { logger: silentLogger, qps: 50, burst: 100 },
+    ),
+    /Kubeconfig \/nonexistent\/kubeconfig could not be read/,
+  );
+});

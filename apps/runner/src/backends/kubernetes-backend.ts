@@ -1,0 +1,167 @@
+/**
+ * The runtime backend of a Kubernetes cluster: applies a build's tasks (create or delete one of
+ * its objects) through @sluice/kube, reports the cluster's health, and lists and removes what
+ * builds left behind for the reaper. It keeps no state of its own: AlreadyExists and NotFound
+ * count as done, so a task applied twice (a restarted agent, a retry) has the same effect.
+ * @module
+ */
+import { classifyKubeError, KubeClient } from '@sluice/kube';
+import type { KubeObjectSummary } from '@sluice/kube';
+import type { Logger } from '@sluice/log';
+import type { Task } from '@sluice/protocol';
+import type { KubernetesTarget } from '../runner-config.js';
+import { TaskFailure } from '../runtime-backend.js';
+import type { BuildObjectRef, RuntimeBackend } from '../runtime-backend.js';
+import { kubeHealth } from './kube-health.js';
+import { BUILD_LABEL_KEYS, runtimeSelector } from './kube-labels.js';
+import { actionTarget, kubeTaskAction } from './kube-task.js';
+import type { KubeTaskAction } from './kube-task.js';
+import { withDindHostAlias } from './dind-host-alias.js';
+
+/** How long an engine pod's task waits for its dind pod's IP with `dindHostAlias`. */
+const DIND_ADDRESS_TIMEOUT_MS = 120_000;
+
+export interface KubernetesBackendOptions {
+  logger: Logger;
+  /** Kubernetes client rate limit: requests per second and burst. */
+  qps: number;
+  burst: number;
+  /** Namespace of the build objects when the target names none. */
+  namespace?: string;
+  /** Patch away the finalizers of a deleted PVC (reference FORCE_DELETE_PVC). */
+  forceDeletePvc?: boolean;
+}
+
+/** The kinds a build owns, in the order they are deleted (the reverse of creation). */
+const DELETE_ORDER = ['Pod', 'ConfigMap', 'Secret', 'PersistentVolumeClaim'] as const;
+
+/**
+ * @throws InputError `SLUICE_KUBE_CONFIG_INVALID` when the target's source cannot be used
+ *   (no service account mounted, an unreadable kubeconfig, an unknown context, a bad URL).
+ */
+export function createKubernetesBackend(
+  target: KubernetesTarget,
+  options: KubernetesBackendOptions,
+): Promise<RuntimeBackend> {
+  return Promise.resolve().then(() => kubernetesBackend(target, options));
+}
+
+function kubernetesBackend(
+  target: KubernetesTarget,
+  options: KubernetesBackendOptions,
+): RuntimeBackend {
+  const kube = KubeClient.create({
+    source: target.source,
+    qps: options.qps,
+    burst: options.burst,
+    forceDeletePvc: options.forceDeletePvc ?? false,
+  });
+  // In-cluster without a namespace of its own, the service account's namespace.
+  const namespace = target.namespace ?? options.namespace ?? kube.defaultNamespace ?? 'default';
+  const logger = options.logger.child({ component: 'kubernetes-backend', runtime: target.name });
+  return {
+    runtime: target.name,
+    kind: 'kubernetes',
+    apply: (task, signal) =>
+      applyTask(kube, logger, task, { signal, hostAlias: target.dindHostAlias }),
+    health: () => kubeHealth(kube, target.name, namespace),
+    listBuildObjects: () => listBuildObjects(kube, target.name, namespace),
+    deleteBuildObjects: (refs) => deleteBuildObjects(kube, logger, refs, namespace),
+    close: () => Promise.resolve(),
+  };
+}
+
+async function applyTask(
+  kube: KubeClient,
+  logger: Logger,
+  task: Task,
+  options: { signal: AbortSignal; hostAlias?: boolean },
+): Promise<void> {
+  const { signal } = options;
+  let action: KubeTaskAction = kubeTaskAction(task);
+  if (options.hostAlias === true && action.action === 'create') {
+    const manifest = await withDindHostAlias(kube, action.manifest, {
+      timeoutMs: DIND_ADDRESS_TIMEOUT_MS,
+      signal,
+    });
+    action = { ...action, manifest };
+  }
+  try {
+    const result =
+      action.action === 'create'
+        ? await kube.create(action.manifest, { signal })
+        : await kube.delete(action.ref, { signal });
+    const object = actionTarget(action);
+    logger.debug('task applied', {
+      taskId: task.id,
+      type: task.type,
+      buildId: task.buildId,
+      ...object,
+      result,
+    });
+  } catch (err) {
+    const { outcome, reason } = classifyKubeError(err, action.action);
+    if (outcome === 'done') return;
+    throw new TaskFailure(reason, { retriable: outcome === 'retry', cause: err });
+  }
+}
+
+async function listBuildObjects(
+  kube: KubeClient,
+  runtime: string,
+  namespace: string,
+): Promise<BuildObjectRef[]> {
+  const labelSelector = runtimeSelector(runtime);
+  const lists = await Promise.all(
+    DELETE_ORDER.map((kind) => kube.list({ kind, namespace, labelSelector })),
+  );
+  return lists.flat().flatMap((object: KubeObjectSummary) => {
+    const buildId = object.labels[BUILD_LABEL_KEYS.buildId];
+    if (buildId === undefined || buildId === '') return [];
+    return [{ buildId, kind: object.kind, name: object.name, namespace: object.namespace }];
+  });
+}
+
+/** Pods first (the engine before its dind), then ConfigMap, Secret, and the PVC last. */
+function deletionRank(ref: BuildObjectRef): number {
+  const kind = (DELETE_ORDER as readonly string[]).indexOf(ref.kind);
+  const rank = kind === -1 ? DELETE_ORDER.length : kind;
+  // Engine pods are named engine-<build>: the engine goes before the daemon it uses.
+  return rank * 2 + (ref.kind === 'Pod' && !ref.name.startsWith('engine') ? 1 : 0);
+}
+
+async function deleteBuildObjects(
+  kube: KubeClient,
+  logger: Logger,
+  refs: BuildObjectRef[],
+  namespace: string,
+): Promise<void> {
+  const ordered = [...refs].sort((a, b) => deletionRank(a) - deletionRank(b));
+  const failures: unknown[] = [];
+  for (const ref of ordered) {
+    const objectNamespace = ref.namespace ?? namespace;
+    try {
+      const result = await kube.delete({
+        kind: ref.kind,
+        namespace: objectNamespace,
+        name: ref.name,
+      });
+      logger.debug('build object deleted', {
+        buildId: ref.buildId,
+        kind: ref.kind,
+        name: ref.name,
+        result,
+      });
+    } catch (err) {
+      failures.push(err);
+      logger.warn('build object not deleted', {
+        buildId: ref.buildId,
+        kind: ref.kind,
+        name: ref.name,
+        reason: classifyKubeError(err, 'delete').reason,
+      });
+    }
+  }
+  // Every object was tried; the first failure tells the reaper to come back for the rest.
+  if (failures.length > 0) throw failures[0];
+}

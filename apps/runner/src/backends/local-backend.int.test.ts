@@ -1,0 +1,231 @@
+/**
+ * The local backend against a real `sluice server` (PGlite) and the real Docker engine: tasks
+ * taken with the agent token start real `sluice engine` processes that run their builds;
+ * starting is idempotent (also for a restarted agent), stopping ends a build `terminated` and
+ * leaves no process or container, the reaper's listing finds live engines and forgets dead ones.
+ * @module
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { silentLogger } from '@sluice/log';
+import type { Task } from '@sluice/protocol';
+import { ensureDockerEngine, ensureTestImages, makeTempDir } from '@sluice/testkit';
+import type { TempDir } from '@sluice/testkit';
+import type { LocalTarget } from '../runner-config.js';
+import type { RuntimeBackend } from '../runtime-backend.js';
+import { TaskFailure } from '../runtime-backend.js';
+import { processAlive } from './engine-processes.js';
+import { createLocalBackend } from './local-backend.js';
+import {
+  reportSuccess,
+  SLUICE_BIN,
+  startControlPlane,
+  takeTask,
+  waitFor,
+  waitForBuild,
+} from './local-backend.test-support.js';
+import type { TestControlPlane } from './local-backend.test-support.js';
+
+const APP_YAML = `version: "1.0"
+steps:
+  hello:
+    image: sluice/busybox:1
+    commands:
+      - echo hello from the local runtime
+      - cf_export GREETING=hi
+  second:
+    image: sluice/busybox:1
+    commands:
+      - echo greeting is $GREETING
+`;
+const SLOW_YAML = `version: "1.0"
+steps:
+  wait:
+    image: sluice/busybox:1
+    commands:
+      - echo sleeping
+      - sleep 30
+`;
+
+let temp: TempDir;
+let plane: TestControlPlane;
+let target: LocalTarget;
+let backend: RuntimeBackend;
+
+before(async () => {
+  await ensureDockerEngine();
+  await ensureTestImages();
+  temp = await makeTempDir('sluice-local-backend-');
+  plane = await startControlPlane(temp.path, { app: APP_YAML, slow: SLOW_YAML });
+  target = {
+    kind: 'local',
+    name: 'local',
+    engineCommand: [process.execPath, SLUICE_BIN, 'engine'],
+    stateDir: join(temp.path, 'state'),
+    stopGraceSeconds: 20,
+  };
+  backend = createLocalBackend(target, { logger: silentLogger, stopEnginesOnClose: true });
+});
+
+after(async () => {
+  await backend?.close();
+  await plane?.stop();
+  for (const name of ['app', 'slow'])
+    spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-lb${process.pid}-${name}`]);
+  await temp?.cleanup();
+});
+
+/** Carries out and reports a task that is not the one a test waits for (e.g. a StopEngine). */
+async function applyOther(task: Task): Promise<void> {
+  await backend.apply(task, new AbortController().signal);
+  await reportSuccess(plane, task);
+}
+
+/** Creates a build of `pipeline` and takes its RunEngine task, as the agent would. */
+async function runEngineTask(pipeline: string): Promise<Task> {
+  const pipelineId = plane.pipelines[pipeline] ?? '';
+  const build = await plane.admin.call('createBuild', { params: { pipelineId }, body: {} });
+  return takeTask(plane, build.id, 'RunEngine', applyOther);
+}
+
+function pidOf(buildId: string): number {
+  const file = join(target.stateDir, `${buildId}.json`);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { pid: number }).pid;
+}
+
+function engineLog(buildId: string): string {
+  const file = join(target.stateDir, `${buildId}.log`);
+  return existsSync(file) ? readFileSync(file, 'utf8') : '(no engine log)';
+}
+
+function containersOf(buildId: string): string {
+  return execFileSync('docker', ['ps', '-aq', '--filter', `label=io.sluice.build-id=${buildId}`], {
+    encoding: 'utf8',
+  }).trim();
+}
+
+async function waitForStepRunning(buildId: string): Promise<void> {
+  await waitFor(
+    () => plane.admin.call('getBuild', { params: { buildId } }),
+    (b) => b.steps[0]?.status === 'running',
+    `the first step of ${buildId} to run`,
+  );
+}
+
+test('RunEngine starts an engine that runs the build to success, then its pid file goes', async () => {
+  const task = await runEngineTask('app');
+  const buildId = task.buildId ?? '';
+  await backend.apply(task, new AbortController().signal);
+  const pidFile = JSON.parse(readFileSync(join(target.stateDir, `${buildId}.json`), 'utf8')) as {
+    pid: number;
+    startedAt: string;
+    command: string[];
+  };
+  assert.deepEqual(pidFile.command, target.engineCommand);
+  assert.ok(Number.isInteger(pidFile.pid) && pidFile.pid > 1);
+  await reportSuccess(plane, task);
+
+  const build = await waitForBuild(plane, buildId);
+  assert.equal(build.status, 'success', `${JSON.stringify(build)}\n${engineLog(buildId)}`);
+  assert.deepEqual(
+    build.steps.map((s) => [s.name, s.status]),
+    [
+      ['hello', 'success'],
+      ['second', 'success'],
+    ],
+  );
+  const log = await (await plane.admin.raw('buildLog', { params: { buildId } })).text();
+  assert.match(log, /\[second\] greeting is hi/);
+  await waitFor(
+    () => existsSync(join(target.stateDir, `${buildId}.json`)),
+    (exists) => !exists,
+    'the pid file to go',
+  );
+  assert.ok(!engineLog(buildId).includes(String(task.spec.engineToken)), 'the token was printed');
+});
+
+test('RunEngine applied twice, or by a restarted agent, starts one engine; StopEngine ends the build terminated', async () => {
+  const task = await runEngineTask('slow');
+  const buildId = task.buildId ?? '';
+  const signal = new AbortController().signal;
+  await Promise.all([backend.apply(task, signal), backend.apply(task, signal)]);
+  const pid = pidOf(buildId);
+  await backend.apply(task, signal);
+  const restarted = createLocalBackend(target, { logger: silentLogger });
+  await restarted.apply(task, signal);
+  assert.equal(pidOf(buildId), pid, 'a second engine was started');
+  const refs = (await restarted.listBuildObjects()).filter((r) => r.buildId === buildId);
+  assert.deepEqual(refs, [{ buildId, kind: 'EngineProcess', name: String(pid) }]);
+  await restarted.close();
+  assert.ok(processAlive(pid), 'closing a backend stopped an engine it was not asked to stop');
+  await reportSuccess(plane, task);
+  await waitForStepRunning(buildId);
+
+  await backend.apply({ ...task, type: 'StopEngine', spec: { buildId } }, signal);
+  assert.ok(!processAlive(pid), 'the engine is still running');
+  assert.ok(!existsSync(join(target.stateDir, `${buildId}.json`)), 'the pid file is left');
+  const build = await waitForBuild(plane, buildId);
+  assert.equal(build.status, 'terminated', `${JSON.stringify(build)}\n${engineLog(buildId)}`);
+  assert.equal(containersOf(buildId), '', 'containers of the build were left');
+  // Stopping what is not running is success.
+  await backend.apply({ ...task, type: 'StopEngine', spec: { buildId } }, signal);
+});
+
+test('listBuildObjects finds a live engine, deleteBuildObjects stops it, dead pid files are dropped', async () => {
+  const task = await runEngineTask('slow');
+  const buildId = task.buildId ?? '';
+  await backend.apply(task, new AbortController().signal);
+  await reportSuccess(plane, task);
+  const pid = pidOf(buildId);
+  const dead = spawnSync('true').pid;
+  writeFileSync(
+    join(target.stateDir, 'bld_gone.json'),
+    JSON.stringify({ pid: dead, startedAt: new Date().toISOString(), command: ['true'] }),
+  );
+  const refs = await backend.listBuildObjects();
+  assert.deepEqual(refs, [{ buildId, kind: 'EngineProcess', name: String(pid) }]);
+  assert.ok(!existsSync(join(target.stateDir, 'bld_gone.json')), 'a dead pid file was kept');
+  await waitForStepRunning(buildId);
+
+  await backend.deleteBuildObjects(refs);
+  assert.ok(!processAlive(pid), 'the engine is still running');
+  assert.deepEqual(await backend.listBuildObjects(), []);
+  const build = await waitForBuild(plane, buildId);
+  assert.equal(build.status, 'terminated', `${JSON.stringify(build)}\n${engineLog(buildId)}`);
+  assert.equal(containersOf(buildId), '', 'containers of the build were left');
+});
+
+test('health checks Docker and the engine command, and says what to do when either is wrong', async () => {
+  const healthy = await backend.health();
+  assert.equal(healthy.healthy, true, healthy.message);
+  assert.deepEqual(
+    healthy.checks?.map((c) => [c.name, c.ok]),
+    [
+      ['docker', true],
+      ['engine-command', true],
+    ],
+  );
+  const broken = createLocalBackend(
+    {
+      ...target,
+      dockerHost: `unix://${join(temp.path, 'no-docker.sock')}`,
+      engineCommand: [join(temp.path, 'no-such-node'), 'engine'],
+    },
+    { logger: silentLogger },
+  );
+  const sick = await broken.health();
+  assert.equal(sick.healthy, false);
+  assert.match(sick.message ?? '', /no-docker\.sock does not answer .*start dockerd/);
+  assert.match(sick.message ?? '', /no-such-node" is not an executable file: reinstall sluice/);
+  await assert.rejects(
+    broken.apply(
+      { ...(await runEngineTask('app')), runtime: 'local' },
+      new AbortController().signal,
+    ),
+    (err) => err instanceof TaskFailure && !err.retriable && /no-such-node/.test(err.message),
+  );
+  await broken.close();
+});

@@ -1,0 +1,231 @@
+/**
+ * The local runtime (`LocalBackend`): each build's engine is a `sluice engine` child process on
+ * this machine, its own failure domain, against this machine's Docker engine. `RunEngine`
+ * starts it (once: a running engine of the build means the task is done), `StopEngine` stops
+ * it (SIGTERM, SIGKILL after the grace period) and removes whatever Docker objects of the
+ * build it left. Engines get the agent's environment without the agent's credentials, plus
+ * their build's server URL and engine token; their output goes to a file, never to the
+ * agent's log.
+ * @module
+ */
+import { DockerClient } from '@sluice/docker';
+import { describeError } from '@sluice/errors';
+import type { Logger } from '@sluice/log';
+import type { RuntimeHealth, Task } from '@sluice/protocol';
+import { RUNNER_ENV } from '../parse-runner-config.js';
+import type { LocalTarget } from '../runner-config.js';
+import { TaskFailure } from '../runtime-backend.js';
+import type { BuildObjectRef, RuntimeBackend } from '../runtime-backend.js';
+import { EngineProcesses } from './engine-processes.js';
+import type { StopOutcome } from './engine-processes.js';
+import { checkDocker, checkEngineCommand, localDockerEndpoint } from './local-health.js';
+
+export interface LocalBackendOptions {
+  logger: Logger;
+  /** Stop every running engine on `close()`: `sluice up` ends its builds `terminated` on Ctrl-C. */
+  stopEnginesOnClose?: boolean;
+  /** The agent's environment, which engines inherit without its credentials; process.env by default. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Credentials of the agent and the control plane that an engine has no business holding. */
+const WITHHELD_ENV = [
+  RUNNER_ENV.token,
+  'SLUICE_TOKEN',
+  'SLUICE_BOOTSTRAP_TOKEN',
+  'SLUICE_SECRET_KEY',
+  'DATABASE_URL',
+];
+/** The label the engine puts on every container and network of a build. */
+const BUILD_LABEL = 'io.sluice.build-id';
+const BUILD_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$/;
+
+export function createLocalBackend(
+  target: LocalTarget,
+  options: LocalBackendOptions,
+): RuntimeBackend {
+  return LocalBackend.create(target, options);
+}
+
+class LocalBackend implements RuntimeBackend {
+  readonly kind = 'local' as const;
+  readonly runtime: string;
+  readonly #target: LocalTarget;
+  readonly #options: LocalBackendOptions;
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #log: Logger;
+  readonly #engines: EngineProcesses;
+  /** Starts in flight per build, so the same task applied twice at once starts one engine. */
+  readonly #starting = new Map<string, Promise<void>>();
+  #docker: DockerClient | undefined;
+  #closed = false;
+
+  private constructor(target: LocalTarget, options: LocalBackendOptions) {
+    this.runtime = target.name;
+    this.#target = target;
+    this.#options = options;
+    this.#env = options.env ?? process.env;
+    this.#log = options.logger.child({ component: 'local-backend' });
+    this.#engines = EngineProcesses.create({
+      stateDir: target.stateDir,
+      command: target.engineCommand,
+      logger: this.#log,
+    });
+  }
+
+  static create(target: LocalTarget, options: LocalBackendOptions): LocalBackend {
+    return new LocalBackend(target, options);
+  }
+
+  async apply(task: Task, signal: AbortSignal): Promise<void> {
+    if (this.#closed)
+      throw new TaskFailure(`The local runtime "${this.runtime}" is shutting down`, {
+        retriable: true,
+      });
+    if (task.type === 'RunEngine') return this.#runEngineOnce(task);
+    if (task.type === 'StopEngine') return this.#stopEngine(buildIdOf(task), signal);
+    throw new TaskFailure(
+      `The local runtime "${this.runtime}" cannot carry out ${task.type} tasks, only RunEngine and StopEngine: the build's runtime environment should extend system/default/local`,
+      { retriable: false },
+    );
+  }
+
+  async health(): Promise<RuntimeHealth> {
+    const checks = [
+      await checkDocker(this.#target, this.#env),
+      checkEngineCommand(this.#target.engineCommand, this.#env),
+    ];
+    const failed = checks.filter((c) => !c.ok);
+    const message =
+      failed.length === 0
+        ? checks.map((c) => c.message).join('; ')
+        : failed.map((c) => c.message).join('; ');
+    return { name: this.runtime, healthy: failed.length === 0, message, checks };
+  }
+
+  listBuildObjects(): Promise<BuildObjectRef[]> {
+    return Promise.resolve(
+      this.#engines
+        .list()
+        .map(({ buildId, pid }) => ({ buildId, kind: 'EngineProcess', name: String(pid) })),
+    );
+  }
+
+  async deleteBuildObjects(refs: BuildObjectRef[]): Promise<void> {
+    const builds = new Set(refs.filter((r) => r.kind === 'EngineProcess').map((r) => r.buildId));
+    for (const buildId of builds) await this.#stopEngine(buildId);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled(this.#starting.values());
+    if (this.#options.stopEnginesOnClose) {
+      const running = this.#engines.list();
+      if (running.length > 0) this.#log.info('stopping engines', { builds: running.length });
+      await Promise.all(running.map(({ buildId }) => this.#stopEngine(buildId).catch(() => {})));
+    }
+    this.#engines.release();
+  }
+
+  async #runEngineOnce(task: Task): Promise<void> {
+    const buildId = buildIdOf(task);
+    const inFlight = this.#starting.get(buildId);
+    if (inFlight !== undefined) return inFlight;
+    const start = this.#runEngine(task, buildId).finally(() => this.#starting.delete(buildId));
+    this.#starting.set(buildId, start);
+    return start;
+  }
+
+  async #runEngine(task: Task, buildId: string): Promise<void> {
+    const running = this.#engines.running(buildId);
+    if (running !== undefined) {
+      this.#log.info('engine already running', { buildId, pid: running.pid });
+      return;
+    }
+    const env = engineEnv(this.#env, {
+      SLUICE_SERVER_URL: specText(task, 'serverUrl'),
+      SLUICE_ENGINE_TOKEN: specText(task, 'engineToken'),
+      DOCKER_HOST: this.#target.dockerHost,
+    });
+    try {
+      const { pid } = await this.#engines.start(buildId, env);
+      this.#log.info('engine started', { buildId, pid, log: this.#engines.logPath(buildId) });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new TaskFailure(
+        `Cannot start the engine of build ${buildId} with "${this.#target.engineCommand.join(' ')}": ${describeError(err)}`,
+        { retriable: code !== 'ENOENT' && code !== 'EACCES', cause: err },
+      );
+    }
+  }
+
+  async #stopEngine(buildId: string, signal?: AbortSignal): Promise<void> {
+    let outcome: StopOutcome;
+    try {
+      const graceMs = this.#target.stopGraceSeconds * 1000;
+      outcome = await this.#engines.stop(buildId, graceMs, signal);
+    } catch (err) {
+      throw new TaskFailure(`Cannot stop the engine of build ${buildId}: ${describeError(err)}`, {
+        retriable: true,
+        cause: err,
+      });
+    }
+    if (outcome !== 'not-running') this.#log.info('engine stopped', { buildId, how: outcome });
+    await this.#removeDockerLeftovers(buildId);
+  }
+
+  /**
+   * An engine cleans up after itself unless it was killed or crashed; whatever it left is
+   * removed here. Best effort: the build is over, so a Docker failure is only logged.
+   */
+  async #removeDockerLeftovers(buildId: string): Promise<void> {
+    try {
+      this.#docker ??= DockerClient.create(localDockerEndpoint(this.#target, this.#env));
+      const labels = { [BUILD_LABEL]: buildId };
+      const containers = await this.#docker.listContainers(labels);
+      for (const c of containers) await this.#docker.removeContainer(c.id);
+      const networks = await this.#docker.listNetworks(labels);
+      for (const name of networks) await this.#docker.removeNetwork(name);
+      if (containers.length + networks.length > 0)
+        this.#log.info('removed what the engine left', {
+          buildId,
+          containers: containers.map((c) => c.name).join(', '),
+          networks: networks.join(', '),
+        });
+    } catch (err) {
+      this.#log.warn("cannot remove the build's containers", {
+        buildId,
+        reason: describeError(err),
+      });
+    }
+  }
+}
+
+function specText(task: Task, key: string): string {
+  const value = task.spec[key];
+  if (typeof value === 'string' && value !== '') return value;
+  throw new TaskFailure(
+    `${task.type} task ${task.id} has no "${key}" in its spec${key === 'serverUrl' ? ': set SLUICE_PUBLIC_URL on the control plane' : ''}`,
+    { retriable: false },
+  );
+}
+
+function buildIdOf(task: Task): string {
+  const buildId = specText(task, 'buildId');
+  if (!BUILD_ID.test(buildId))
+    throw new TaskFailure(`${task.type} task ${task.id} names an invalid build id "${buildId}"`, {
+      retriable: false,
+    });
+  return buildId;
+}
+
+/** The agent's environment without its credentials, with `extra` set (undefined: left as is). */
+function engineEnv(
+  env: NodeJS.ProcessEnv,
+  extra: Record<string, string | undefined>,
+): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  for (const name of WITHHELD_ENV) delete out[name];
+  for (const [name, value] of Object.entries(extra)) if (value !== undefined) out[name] = value;
+  return out;
+}

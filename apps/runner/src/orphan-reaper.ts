@@ -1,0 +1,79 @@
+/**
+ * Zero orphans: every `reapIntervalMs` the agent lists what it made on each runtime (by label,
+ * or pid file for engine processes), asks the control plane for the state of those builds, and
+ * deletes the objects of builds that are finished or unknown — after a crash, a lost task or a
+ * build deleted meanwhile. Builds whose tasks the agent holds right now are left alone.
+ * @module
+ */
+import { describeError } from '@sluice/errors';
+import type { Logger } from '@sluice/log';
+import type { SluiceClient } from '@sluice/protocol';
+import type { AgentMetrics } from './agent-metrics.js';
+import type { BuildObjectRef, RuntimeBackend } from './runtime-backend.js';
+import { sleep } from './sleep.js';
+
+export interface OrphanReaperOptions {
+  client: SluiceClient;
+  backends: readonly RuntimeBackend[];
+  metrics: AgentMetrics;
+  logger: Logger;
+  /** Builds the agent is working on now. */
+  busyBuilds(): Set<string>;
+}
+
+const STATES_PER_REQUEST = 500;
+
+/** One pass over every runtime; returns how many objects it deleted. */
+export async function reapOnce(options: OrphanReaperOptions): Promise<number> {
+  let deleted = 0;
+  for (const backend of options.backends) {
+    try {
+      deleted += await reapRuntime(backend, options);
+    } catch (err) {
+      options.logger.warn('reaper pass failed', {
+        runtime: backend.runtime,
+        reason: describeError(err),
+      });
+    }
+  }
+  return deleted;
+}
+
+async function reapRuntime(backend: RuntimeBackend, options: OrphanReaperOptions) {
+  const byBuild = new Map<string, BuildObjectRef[]>();
+  for (const ref of await backend.listBuildObjects())
+    byBuild.set(ref.buildId, [...(byBuild.get(ref.buildId) ?? []), ref]);
+  const busy = options.busyBuilds();
+  const ids = [...byBuild.keys()].filter((id) => !busy.has(id));
+  let deleted = 0;
+  for (let i = 0; i < ids.length; i += STATES_PER_REQUEST) {
+    const { builds } = await options.client.call('agentBuildStates', {
+      body: { buildIds: ids.slice(i, i + STATES_PER_REQUEST) },
+    });
+    for (const build of builds.filter((b) => b.finished)) {
+      // Taken since the listing: its stop tasks will do it, in order.
+      if (options.busyBuilds().has(build.buildId)) continue;
+      const refs = byBuild.get(build.buildId) ?? [];
+      await backend.deleteBuildObjects(refs);
+      options.logger.info('reaped the objects of a finished build', {
+        runtime: backend.runtime,
+        buildId: build.buildId,
+        status: build.status,
+        objects: refs.map((r) => `${r.kind}/${r.name}`).join(', '),
+      });
+      options.metrics.reaped(backend.runtime, refs.length);
+      deleted += refs.length;
+    }
+  }
+  return deleted;
+}
+
+/** Runs a pass every `intervalMs` until the signal aborts. */
+export async function runReaper(
+  options: OrphanReaperOptions & { intervalMs: number; signal: AbortSignal },
+): Promise<void> {
+  while (!options.signal.aborted) {
+    await reapOnce(options);
+    await sleep(options.intervalMs, options.signal);
+  }
+}

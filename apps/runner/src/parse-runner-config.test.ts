@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { isSluiceError } from '@sluice/errors';
+import { parseRunnerConfig } from './parse-runner-config.js';
+
+const base = { SLUICE_SERVER_URL: 'http://cp:8080/', SLUICE_AGENT_TOKEN: 'sk_agent' };
+
+function problems(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(isSluiceError(err));
+    assert.equal(err.code, 'SLUICE_AGENT_CONFIG_INVALID');
+    return err.details?.problems as string[];
+  }
+  assert.fail('expected the configuration to be refused');
+}
+
+test('flags win over the environment; numbers and defaults are applied', () => {
+  const config = parseRunnerConfig(
+    { concurrency: '3', inClusterRuntime: 'prod/ci', httpPort: '0' },
+    {
+      ...base,
+      SLUICE_AGENT_CONCURRENCY: '9',
+      SLUICE_AGENT_QUEUE_SIZE: '7',
+      SLUICE_NAMESPACE: 'ci',
+    },
+  );
+  assert.equal(config.serverUrl, 'http://cp:8080');
+  assert.equal(config.concurrency, 3);
+  assert.equal(config.queueSize, 7);
+  assert.deepEqual(config.http, { host: '0.0.0.0', port: 0 });
+  assert.deepEqual(config.runtimes, [
+    { kind: 'kubernetes', name: 'prod/ci', source: { type: 'in-cluster' }, namespace: 'ci' },
+  ]);
+});
+
+test('every problem is reported at once, each naming its flag and variable', () => {
+  const found = problems(() =>
+    parseRunnerConfig({ concurrency: 'many', kubeRuntime: 'x' }, { SLUICE_SERVER_URL: 'cp' }),
+  );
+  assert.deepEqual(found, [
+    '--server-url (SLUICE_SERVER_URL) must be an http(s) URL, got "cp"',
+    '--token (SLUICE_AGENT_TOKEN) is not set',
+    '--concurrency (SLUICE_AGENT_CONCURRENCY) must be a number from 1 to 1000, got "many"',
+    '--kube-runtime (SLUICE_KUBE_RUNTIME) needs --kubeconfig (KUBECONFIG)',
+    'No runtime to serve: give --in-cluster-runtime, --config-dir, --kube-runtime with --kubeconfig, or --local-runtime',
+  ]);
+});
+
+test('a config directory gives one runtime per *.runtime.yaml; bad files are named', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'runner-config-'));
+  writeFileSync(
+    join(dir, 'east.runtime.yaml'),
+    'type: runtime\nname: east/ci\nhost: https://east:6443\ntoken: t1\ncrt: PEM\nnamespace: builds\n',
+  );
+  writeFileSync(join(dir, 'notes.txt'), 'ignored');
+  const config = parseRunnerConfig({ configDir: dir }, base);
+  assert.deepEqual(config.runtimes, [
+    {
+      kind: 'kubernetes',
+      name: 'east/ci',
+      source: {
+        type: 'token',
+        host: 'https://east:6443',
+        token: 't1',
+        caPem: 'PEM',
+        file: join(dir, 'east.runtime.yaml'),
+      },
+      namespace: 'builds',
+    },
+  ]);
+  writeFileSync(join(dir, 'west.runtime.yaml'), 'type: cluster\nname: west\nhost: 5\n');
+  const found = problems(() => parseRunnerConfig({ configDir: dir }, base));
+  const file = join(dir, 'west.runtime.yaml');
+  assert.deepEqual(found, [
+    `${file}: field "type" must be "runtime", got "cluster"`,
+    `${file}: field "host" must be a non-empty string`,
+    `${file}: field "token" must be a non-empty string`,
+  ]);
+});
+
+test('a local runtime needs a state directory and the engine command; names are unique', () => {
+  const found = problems(() =>
+    parseRunnerConfig(
+      { localRuntime: 'local', inClusterRuntime: 'local' },
+      { ...base, SLUICE_AGENT_HTTP_PORT: '-1' },
+    ),
+  );
+  assert.deepEqual(found, [
+    '--local-runtime (SLUICE_LOCAL_RUNTIME) needs --state-dir (SLUICE_AGENT_STATE_DIR)',
+    '--local-runtime (SLUICE_LOCAL_RUNTIME) needs the command that starts an engine',
+    'Runtime "local" is configured twice',
+  ]);
+  const ok = parseRunnerConfig(
+    { localRuntime: 'local', stateDir: '/tmp/s', engineCommand: ['node', 'sluice.js', 'engine'] },
+    { ...base, SLUICE_AGENT_HTTP_PORT: '-1' },
+  );
+  assert.equal(ok.http, undefined);
+  assert.equal(ok.runtimes[0]?.kind, 'local');
+});

@@ -1,0 +1,76 @@
+/**
+ * The agent's configuration: where the control plane is, its token, how much it does at once,
+ * and the runtimes it serves with how to reach each (in-cluster service account, a kubeconfig,
+ * a directory of `*.runtime.yaml` files for one agent serving several clusters, or this
+ * machine's Docker engine).
+ * @module
+ */
+
+/** How to reach one Kubernetes cluster. */
+export type KubeSource =
+  | { type: 'in-cluster' }
+  | { type: 'kubeconfig'; path: string; context?: string }
+  /** A `*.runtime.yaml` file: API server URL, service-account token, cluster CA (PEM). */
+  | { type: 'token'; host: string; token: string; caPem?: string; file: string };
+
+export interface KubernetesTarget {
+  kind: 'kubernetes';
+  /** The runtime environment's name. */
+  name: string;
+  source: KubeSource;
+  /** Namespace of the build objects when the control plane does not say (reaper, health). */
+  namespace?: string;
+  /** Give engine pods a hostAliases entry for their dind pod (clusters without DNS). */
+  dindHostAlias?: boolean;
+}
+
+export interface LocalTarget {
+  kind: 'local';
+  name: string;
+  /** The Docker engine the engines use; DOCKER_HOST style. */
+  dockerHost?: string;
+  /** argv that starts `sluice engine` (e.g. [process.execPath, '/…/sluice.js', 'engine']). */
+  engineCommand: string[];
+  /** Where the backend keeps one pid file per running engine, so a restarted agent finds them. */
+  stateDir: string;
+  /** Seconds an engine gets after SIGTERM before SIGKILL. */
+  stopGraceSeconds: number;
+}
+
+export type RuntimeTarget = KubernetesTarget | LocalTarget;
+
+export interface RunnerConfig {
+  serverUrl: string;
+  /** The agent token. Never logged. */
+  token: string;
+  /** Builds worked on at once (each build's tasks in order, by one worker). */
+  concurrency: number;
+  /** Tasks held (queued or running) before the agent stops asking for more. */
+  queueSize: number;
+  /** Seconds each long-poll is held open by the server. */
+  pollWaitSeconds: number;
+  heartbeatMs: number;
+  /** How often the reaper lists build objects; 0 turns it off. */
+  reapIntervalMs: number;
+  /** `/healthz` and `/metrics`; port 0 picks a free one; undefined serves nothing. */
+  http?: { host: string; port: number };
+  /** How long a shutdown waits for running tasks before it gives up on them. */
+  drainTimeoutMs: number;
+  /** Kubernetes client rate limit: requests per second and burst, per cluster. */
+  kubeQps: number;
+  kubeBurst: number;
+  runtimes: RuntimeTarget[];
+}
+
+export const RUNNER_DEFAULTS = {
+  concurrency: 10,
+  queueSize: 100,
+  pollWaitSeconds: 30,
+  heartbeatMs: 10_000,
+  reapIntervalMs: 60_000,
+  drainTimeoutMs: 30_000,
+  kubeQps: 50,
+  kubeBurst: 100,
+  stopGraceSeconds: 15,
+  httpPort: 8080,
+} as const;

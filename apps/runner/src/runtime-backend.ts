@@ -1,0 +1,48 @@
+/**
+ * What the agent needs from the place builds run: a Kubernetes cluster (`KubernetesBackend`,
+ * through @sluice/kube) or this machine's Docker engine (`LocalBackend`, engine child
+ * processes). The task loop hands each backend the tasks of its runtime, one build at a time
+ * and in order; the heartbeat asks for health; the reaper lists what a build left and removes it.
+ * @module
+ */
+import type { RuntimeHealth, Task } from '@sluice/protocol';
+
+/** One object (or process) the agent made for a build, as the reaper sees it. */
+export interface BuildObjectRef {
+  buildId: string;
+  /** `Pod`, `Secret`, `PersistentVolumeClaim`, `ConfigMap`, or `EngineProcess` for the local backend. */
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+export interface RuntimeBackend {
+  /** The runtime environment's name, as tasks carry it in `runtime`. */
+  readonly runtime: string;
+  readonly kind: 'kubernetes' | 'local';
+  /**
+   * Carries out one task. Resolves when it is done, including when there was nothing to do
+   * (AlreadyExists on create, NotFound on delete). Throws `TaskFailure` with the retriable flag
+   * of the reference's classification; any other error is reported as retriable.
+   */
+  apply(task: Task, signal: AbortSignal): Promise<void>;
+  /** Health of the runtime: its API server (or Docker engine) reachable, permissions present. */
+  health(): Promise<RuntimeHealth>;
+  /** Every object or process this agent made for any build, found by label (or pid file). */
+  listBuildObjects(): Promise<BuildObjectRef[]>;
+  /** Removes what `listBuildObjects` returned for one build; absent objects are not an error. */
+  deleteBuildObjects(refs: BuildObjectRef[]): Promise<void>;
+  /** Lets go of connections and child processes' handles; does not stop running builds. */
+  close(): Promise<void>;
+}
+
+/** A task that could not be carried out, with whether the control plane should try again. */
+export class TaskFailure extends Error {
+  readonly retriable: boolean;
+
+  constructor(message: string, options: { retriable: boolean; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.name = 'TaskFailure';
+    this.retriable = options.retriable;
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The one place a build ends, whatever ended it (its engine, a cancel, a task that failed for
+ * good, the silent-engine reaper, a runtime that cannot run it): the final state, its steps
+ * closed, its engine token revoked, and its objects removed. Start tasks still queued are
+ * dropped and leased ones are never handed out again, so nothing is created after the stop
+ * tasks; the stop tasks are queued when any start task reached an agent, so a build's pods and
+ * volume claim never outlive it.
+ * @module
+ */
+import { sql } from '@sluice/db';
+import type { Executor } from '@sluice/db';
+import type { BuildStatus } from '@sluice/protocol';
+import { FINISHED } from './build-rows.js';
+import { mergeTiming } from './json-columns.js';
+import type { ServerContext } from './server-context.js';
+import { CHANNELS } from './signals.js';
+import type { TaskPlanner } from './task-planner.js';
+import { insertTasks } from './task-rows.js';
+
+/** Whether any of the build's tasks ever reached an agent (claiming counts an attempt). */
+export async function wasHandedOut(trx: Executor, buildId: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('tasks')
+    .select('id')
+    .where('build_id', '=', buildId)
+    .where('attempts', '>', 0)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+interface FinishedBuild {
+  accountId: string;
+  buildId: string;
+  runtime: string | null;
+}
+
+export class BuildFinisher {
+  readonly #ctx: ServerContext;
+  readonly #planner: TaskPlanner;
+
+  constructor(ctx: ServerContext, planner: TaskPlanner) {
+    this.#ctx = ctx;
+    this.#planner = planner;
+  }
+
+  /** Ends the build; false (and nothing done) when it had already finished. */
+  async finish(
+    trx: Executor,
+    buildId: string,
+    status: BuildStatus,
+    reason: string | null,
+  ): Promise<boolean> {
+    const now = new Date(this.#ctx.clock());
+    const row = await trx
+      .updateTable('builds')
+      .set({
+        status,
+        reason,
+        finished_at: now,
+        updated_at: now,
+        timing: mergeTiming({ finishedAt: now.toISOString() }),
+      })
+      .where('id', '=', buildId)
+      .where('status', 'not in', FINISHED)
+      .returning(['account_id', 'runtime_environment'])
+      .executeTakeFirst();
+    if (row === undefined) return false;
+    await this.#closeSteps(trx, buildId, now);
+    await trx
+      .updateTable('api_tokens')
+      .set({ revoked_at: now })
+      .where('kind', '=', 'engine')
+      .where('subject_id', '=', buildId)
+      .where('revoked_at', 'is', null)
+      .execute();
+    await this.#stopObjects(trx, {
+      accountId: row.account_id,
+      buildId,
+      runtime: row.runtime_environment,
+    });
+    await this.#ctx.signals.publish(trx, CHANNELS.logs, buildId);
+    await this.#ctx.signals.publish(trx, CHANNELS.builds, buildId);
+    return true;
+  }
+
+  async #closeSteps(trx: Executor, buildId: string, now: Date): Promise<void> {
+    await trx
+      .updateTable('build_steps')
+      .set({ status: 'skipped' })
+      .where('build_id', '=', buildId)
+      .where('status', '=', 'pending')
+      .execute();
+    await trx
+      .updateTable('build_steps')
+      .set({ status: 'terminated', finished_at: now })
+      .where('build_id', '=', buildId)
+      .where('status', '=', 'running')
+      .execute();
+  }
+
+  async #stopObjects(trx: Executor, build: FinishedBuild): Promise<void> {
+    const runtime = build.runtime;
+    const stop =
+      runtime !== null && (await wasHandedOut(trx, build.buildId))
+        ? await this.#planner.planStop(trx, { ...build, runtime })
+        : [];
+    const { last } = await trx
+      .selectFrom('tasks')
+      .select(sql<number>`coalesce(max(position), -1)`.as('last'))
+      .where('build_id', '=', build.buildId)
+      .executeTakeFirstOrThrow();
+    // Delete before clearing leases: a claim that holds a queued row commits it as leased first.
+    await trx
+      .deleteFrom('tasks')
+      .where('build_id', '=', build.buildId)
+      .where('status', '=', 'queued')
+      .execute();
+    await trx
+      .updateTable('tasks')
+      .set({ lease_expires_at: null })
+      .where('build_id', '=', build.buildId)
+      .where('status', '=', 'leased')
+      .execute();
+    if (runtime === null || stop.length === 0) return;
+    await insertTasks(this.#ctx, trx, {
+      accountId: build.accountId,
+      buildId: build.buildId,
+      runtime,
+      tasks: stop,
+      firstPosition: Number(last) + 1,
+    });
+  }
+}

@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+// agent: what the runner agent costs, against a real API server (the test kit's API-only
+// Kubernetes) and a real control plane (`sluice server` on PGlite). The agent is the built
+// `sluice agent` process; its memory is read from /proc (resident set).
+//   rss_mib_idle      polling, nothing to do (after 5 s)
+//   rss_mib_busy      the most while 100 builds (600 tasks: Service, PVC, Secret, ConfigMap,
+//                     2 pods each) are carried out with --concurrency 100
+//   tasks_per_s       those 600 tasks from the first build's creation to the last report
+//   baseline_rss_mib  a bare `node` process idling, in the same run: the floor any Node agent pays
+//   ratio_busy        rss_mib_busy / baseline_rss_mib
+// Goal: rss_mib_busy at most 100 (what Codefresh requests for its runner pod).
+import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { makeTempDir, startKubernetes } from '@sluice/testkit';
+import {
+  createAgentToken,
+  createKubeRuntime,
+  createNamespace,
+  startAgentProcess,
+  startControlPlane,
+  waitFor,
+} from '../../test/dist/e2e/cluster-fixture.js';
+
+const BUILDS = Number(process.env.BENCH_BUILDS ?? 100);
+const NS = 'bench';
+const mib = (kib) => Math.round((kib / 1024) * 10) / 10;
+const rssKib = (pid) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function baselineRss() {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  await sleep(2000);
+  const kib = rssKib(child.pid);
+  child.kill();
+  return mib(kib);
+}
+
+const temp = await makeTempDir('sluice-bench-agent-');
+const cluster = await startKubernetes({ nodes: false });
+let plane;
+let agent;
+try {
+  plane = await startControlPlane({
+    database: { dataDir: join(temp.path, 'data') },
+    logPath: join(temp.path, 'server.log'),
+  });
+  const admin = plane.admin;
+  await createNamespace(cluster.kubeConfig, NS);
+  await createKubeRuntime(admin, { name: 'bench/ci', namespace: NS });
+  await admin.call('setDefaultRuntimeEnvironment', { params: { name: 'bench/ci' } });
+  await admin.call('createProject', { body: { name: 'bench' } });
+  const yaml =
+    'version: "1.0"\nsteps:\n  s:\n    image: sluice/busybox:1\n    commands: ["true"]\n';
+  const { id: pipelineId } = await admin.call('createPipeline', {
+    params: { project: 'bench' },
+    body: { name: 'p', yaml },
+  });
+  const { token } = await createAgentToken(admin, 'bench-agent', ['bench/ci']);
+  agent = await startAgentProcess({
+    serverUrl: plane.url,
+    token,
+    logPath: join(temp.path, 'agent.log'),
+    args: [
+      '--kube-runtime',
+      'bench/ci',
+      '--kubeconfig',
+      cluster.kubeconfigPath,
+      '--concurrency',
+      String(BUILDS),
+      '--queue-size',
+      String(BUILDS * 10),
+      '--kube-qps',
+      '1000',
+      '--kube-burst',
+      '1000',
+      '--reap-seconds',
+      '0',
+    ],
+    env: { SLUICE_LOG_LEVEL: 'warn' },
+  });
+  await sleep(5000);
+  const idle = mib(rssKib(agent.child.pid));
+  let most = 0;
+  const sampler = setInterval(() => (most = Math.max(most, rssKib(agent.child.pid))), 100);
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: BUILDS }, () =>
+      admin.call('createBuild', { params: { pipelineId }, body: {} }),
+    ),
+  );
+  const tasks = BUILDS * 6;
+  await waitFor(
+    `${tasks} tasks`,
+    async () => (await agent.metric('sluice_agent_tasks_total', { outcome: 'success' })) >= tasks,
+    600_000,
+    100,
+  );
+  const seconds = (Date.now() - started) / 1000;
+  clearInterval(sampler);
+  const busy = mib(most);
+  const baseline = await baselineRss();
+  console.log(
+    JSON.stringify({
+      bench: 'agent',
+      builds: BUILDS,
+      rss_mib_idle: idle,
+      rss_mib_busy: busy,
+      baseline_rss_mib: baseline,
+      ratio_busy: Math.round((busy / baseline) * 100) / 100,
+      tasks,
+      tasks_per_s: Math.round((tasks / seconds) * 10) / 10,
+      goal_mib: 100,
+      met: busy <= 100,
+    }),
+  );
+} finally {
+  await agent?.stop('SIGKILL');
+  await plane?.stop();
+  await cluster.stop();
+  await temp.cleanup();
+}

@@ -1,0 +1,96 @@
+/**
+ * A real Docker registry for tests (Debian's `docker-registry`, installed when missing):
+ * started on a free port with its storage in a temporary directory, stopped and removed after.
+ * Listening on all addresses lets pods of the test cluster pull through it (as a registry
+ * mirror), so images built on this machine reach a dind pod with no internet.
+ * @module
+ */
+import { spawn } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { UnavailableError } from '@sluice/errors';
+import { aptInstall } from './apt-install.js';
+import { freeLoopbackPort } from './postgres.js';
+import { findExecutable, runCommand, SYSTEM_BIN_DIRS } from './run-command.js';
+import { makeTempDir } from './temp-dir.js';
+
+export const REGISTRY_UNAVAILABLE = 'SLUICE_TEST_REGISTRY_UNAVAILABLE';
+
+export interface StartRegistryOptions {
+  /** Address to listen on; `0.0.0.0` (default) so pods can reach it. */
+  host?: string;
+  log?: (line: string) => void;
+}
+
+export interface TestRegistry {
+  /** `127.0.0.1:<port>`: the address this machine's Docker engine pushes to (insecure by default). */
+  address: string;
+  port: number;
+  logPath: string;
+  stop(): Promise<void>;
+}
+
+async function registryBinary(log?: (line: string) => void): Promise<string> {
+  const find = () => findExecutable('docker-registry', SYSTEM_BIN_DIRS);
+  const found = find();
+  if (found !== undefined) return found;
+  const installed = await aptInstall(['docker-registry'], { log });
+  const binary = find();
+  if (binary !== undefined) return binary;
+  throw new UnavailableError(REGISTRY_UNAVAILABLE, "Debian's docker-registry is not installed", {
+    hint: `Run: apt-get install -y docker-registry${installed.ok ? '' : ` (${installed.step} failed)`}`,
+  });
+}
+
+export async function startRegistry(options: StartRegistryOptions = {}): Promise<TestRegistry> {
+  const binary = await registryBinary(options.log);
+  const dir = await makeTempDir('sluice-registry-');
+  const port = await freeLoopbackPort();
+  const config = join(dir.path, 'config.yml');
+  await writeFile(
+    config,
+    [
+      'version: 0.1',
+      'log: { level: warn }',
+      `storage: { filesystem: { rootdirectory: ${join(dir.path, 'data')} }, delete: { enabled: true } }`,
+      `http: { addr: "${options.host ?? '0.0.0.0'}:${port}" }`,
+      '',
+    ].join('\n'),
+  );
+  const logPath = join(dir.path, 'registry.log');
+  const out = openSync(logPath, 'a');
+  const child = spawn(binary, ['serve', config], { stdio: ['ignore', out, out] });
+  closeSync(out);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const address = `127.0.0.1:${port}`;
+  await waitForRegistry(address, exited, logPath);
+  return {
+    address,
+    port,
+    logPath,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+      await dir.cleanup();
+    },
+  };
+}
+
+async function waitForRegistry(address: string, exited: Promise<void>, logPath: string) {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  for (let i = 0; i < 100 && !gone; i += 1) {
+    try {
+      const response = await fetch(`http://${address}/v2/`);
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const tail = await runCommand('tail', ['-n', '20', logPath]);
+  throw new UnavailableError(REGISTRY_UNAVAILABLE, `docker-registry did not answer on ${address}`, {
+    hint: `Read its log:\n${tail.stdout}`,
+  });
+}

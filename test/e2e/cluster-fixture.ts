@@ -1,0 +1,266 @@
+/**
+ * What the runner's cluster tests share: a control plane (`sluice server`, reachable from pods
+ * when asked), a Kubernetes runtime environment for a namespace, an agent identity, a `sluice
+ * agent` process with its metrics port, and small readers of the cluster and the database.
+ * @module
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { exportSecretKey, generateSecretKey } from '@sluice/pki';
+import { createClient } from '@sluice/protocol';
+import type { SluiceClient } from '@sluice/protocol';
+import { buildObjectName } from '@sluice/runtime-spec';
+import { freeLoopbackPort } from '@sluice/testkit';
+import { SLUICE_BIN } from './cli-harness.js';
+
+export const ADMIN_TOKEN = 'slu_u_runner-cluster-admin-0123456789';
+
+export interface ControlPlane {
+  child: ChildProcess;
+  /** The URL the test and the agent use (loopback). */
+  url: string;
+  port: number;
+  admin: SluiceClient;
+  stop(): Promise<void>;
+}
+
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 120_000,
+  intervalMs = 250,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `Timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** `sluice server` on all addresses (pods reach it through the node's bridge). */
+export async function startControlPlane(options: {
+  database: { url?: string; dataDir?: string };
+  logPath: string;
+  env?: NodeJS.ProcessEnv;
+}): Promise<ControlPlane> {
+  const port = await freeLoopbackPort();
+  const args = [SLUICE_BIN, 'server', '--port', String(port), '--host', '0.0.0.0'];
+  if (options.database.dataDir) args.push('--data-dir', options.database.dataDir);
+  const child = spawn(process.execPath, args, {
+    env: {
+      ...process.env,
+      DATABASE_URL: options.database.url ?? '',
+      SLUICE_BOOTSTRAP_TOKEN: ADMIN_TOKEN,
+      SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()),
+      SLUICE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const log = createWriteStream(options.logPath);
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const url = `http://127.0.0.1:${port}`;
+  const admin = createClient({ baseUrl: url, token: ADMIN_TOKEN });
+  await waitFor('the control plane', async () => (await fetch(`${url}/api/health`)).ok, 60_000);
+  return { child, url, port, admin, stop: () => stopChild(child) };
+}
+
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM') {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  await exited;
+}
+
+export interface KubeRuntimeOptions {
+  name: string;
+  namespace: string;
+  controlPlaneUrl?: string;
+  storageClassName?: string;
+  /** `host:port` of a plain-HTTP registry dind pulls docker.io images through. */
+  registryMirror?: string;
+}
+
+/** A runtime environment extending `system/default/k8s` on the local test images. */
+export async function createKubeRuntime(admin: SluiceClient, options: KubeRuntimeOptions) {
+  const mirror = options.registryMirror;
+  const spec = {
+    metadata: { name: options.name },
+    extends: ['system/default/k8s'],
+    ...(options.controlPlaneUrl ? { controlPlaneUrl: options.controlPlaneUrl } : {}),
+    runtimeScheduler: {
+      type: 'KubernetesPod',
+      image: 'sluice/engine:1',
+      imagePullPolicy: 'Never',
+      cluster: { namespace: options.namespace, serviceAccount: 'default' },
+      resources: { requests: { cpu: '50m', memory: '64Mi' } },
+      terminationGracePeriodSeconds: 10,
+    },
+    dockerDaemonScheduler: {
+      type: 'DindKubernetesPod',
+      dindImage: 'sluice/dind:1',
+      imagePullPolicy: 'Never',
+      cluster: { namespace: options.namespace },
+      defaultDindResources: { requests: { cpu: '100m', memory: '128Mi' } },
+      terminationGracePeriodSeconds: 10,
+      pvcs: {
+        dind: { volumeSize: '1Gi', storageClassName: options.storageClassName ?? 'sluice-test' },
+      },
+      ...(mirror
+        ? { daemonConfig: { registryMirrors: [`http://${mirror}`], insecureRegistries: [mirror] } }
+        : {}),
+    },
+  };
+  await admin.call('createRuntimeEnvironment', { body: { name: options.name, spec } });
+}
+
+export async function createAgentToken(admin: SluiceClient, name: string, runtimes: string[]) {
+  const { agent, token } = await admin.call('createAgent', { body: { name, runtimes } });
+  return { agentId: agent.id, token };
+}
+
+export interface AgentProcess {
+  child: ChildProcess;
+  metricsUrl: string;
+  /** The value of one Prometheus sample, summed over its label sets. */
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function startAgentProcess(options: {
+  serverUrl: string;
+  token: string;
+  args: string[];
+  logPath: string;
+  env?: NodeJS.ProcessEnv;
+}): Promise<AgentProcess> {
+  const port = await freeLoopbackPort();
+  const args = [
+    SLUICE_BIN,
+    'agent',
+    '--server-url',
+    options.serverUrl,
+    '--http-port',
+    String(port),
+  ];
+  args.push('--http-host', '127.0.0.1', ...options.args);
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, SLUICE_AGENT_TOKEN: options.token, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const log = createWriteStream(options.logPath, { flags: 'a' });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const metricsUrl = `http://127.0.0.1:${port}/metrics`;
+  await waitFor(`the agent's /metrics (log: ${options.logPath})`, async () => {
+    if (child.exitCode !== null) throw new Error(`the agent exited with ${child.exitCode}`);
+    return (await fetch(metricsUrl)).ok;
+  });
+  return {
+    child,
+    metricsUrl,
+    async metric(name, labels = {}) {
+      const text = await (await fetch(metricsUrl)).text();
+      return sumSamples(text, name, labels);
+    },
+    stop: (signal = 'SIGTERM') => stopChild(child, signal),
+  };
+}
+
+export function sumSamples(text: string, name: string, labels: Record<string, string>): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
+    if (match?.[1] !== name) continue;
+    const set = match[2] ?? '';
+    if (Object.entries(labels).every(([k, v]) => set.includes(`${k}="${v}"`)))
+      sum += Number(match[3]);
+  }
+  return sum;
+}
+
+export interface BuildObjects {
+  pods: string[];
+  secrets: string[];
+  configMaps: string[];
+  pvcs: string[];
+}
+
+/** Every object carrying the build's label in `namespace`. */
+export async function buildObjects(
+  kubeConfig: KubeConfig,
+  namespace: string,
+  buildId?: string,
+): Promise<BuildObjects> {
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const labelSelector = buildId
+    ? `sluice.io/build-id=${buildId}`
+    : 'app.kubernetes.io/managed-by=sluice';
+  const names = (list: { items: { metadata?: { name?: string } }[] }) =>
+    list.items.map((i) => i.metadata?.name ?? '').sort();
+  const [pods, secrets, configMaps, pvcs] = await Promise.all([
+    core.listNamespacedPod({ namespace, labelSelector }),
+    core.listNamespacedSecret({ namespace, labelSelector }),
+    core.listNamespacedConfigMap({ namespace, labelSelector }),
+    core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
+  ]);
+  return {
+    pods: names(pods),
+    secrets: names(secrets),
+    configMaps: names(configMaps),
+    pvcs: names(pvcs),
+  };
+}
+
+/** The objects the agent makes for one build on the fixture's runtime, by name. */
+export function expectedObjects(buildId: string): BuildObjects {
+  return {
+    pods: [buildObjectName('dind', buildId), buildObjectName('engine', buildId)],
+    secrets: [buildObjectName('sluice-engine', buildId)],
+    configMaps: [buildObjectName('dind-config', buildId)],
+    pvcs: [buildObjectName('pvc-dind', buildId)],
+  };
+}
+
+export function objectCount(objects: BuildObjects): number {
+  return (
+    objects.pods.length + objects.secrets.length + objects.configMaps.length + objects.pvcs.length
+  );
+}
+
+export async function createNamespace(kubeConfig: KubeConfig, name: string): Promise<void> {
+  await kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name } } });
+}
+
+/**
+ * Resolves once `useKubernetes`'s cluster is up: node:test may run a file's root `before`
+ * hooks side by side, so a hook of the test file cannot count on the cluster's being first.
+ */
+export function clusterReady<T>(cluster: () => T): Promise<T> {
+  return waitFor(
+    'the test cluster',
+    () => {
+      try {
+        return Promise.resolve(cluster());
+      } catch {
+        return Promise.resolve(undefined);
+      }
+    },
+    40 * 60_000,
+    500,
+  );
+}

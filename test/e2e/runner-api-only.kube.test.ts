@@ -1,0 +1,289 @@
+/**
+ * The runner agent against a real API server (no node: pods stay Pending, which is all these
+ * tests need): a SIGKILL in the middle of a batch loses and duplicates nothing; objects of
+ * finished builds are reclaimed, by stop tasks or, when those are lost, by the reaper; a burst
+ * of 200 builds stays within the concurrency bound; a runtime whose service account lacks a
+ * permission is reported unhealthy with the verb and resource.
+ * @module
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { openDatabase, sql } from '@sluice/db';
+import type { Database } from '@sluice/db';
+import { TestDatabases } from '@sluice/db/testing';
+import type { SluiceClient } from '@sluice/protocol';
+import { buildObjectName } from '@sluice/runtime-spec';
+import { makeTempDir, useKubernetes } from '@sluice/testkit';
+import type { TempDir } from '@sluice/testkit';
+import {
+  buildObjects,
+  createAgentToken,
+  createKubeRuntime,
+  clusterReady,
+  createNamespace,
+  expectedObjects,
+  objectCount,
+  startAgentProcess,
+  startControlPlane,
+  waitFor,
+} from './cluster-fixture.js';
+import type { AgentProcess, ControlPlane } from './cluster-fixture.js';
+
+const cluster = useKubernetes({ nodes: false });
+const NS = 'sluice-builds';
+const RUNTIME = 'api/ci';
+const YAML =
+  'version: "1.0"\nsteps:\n  hello:\n    image: sluice/busybox:1\n    commands: ["echo hi"]\n';
+
+const databases = TestDatabases.create();
+let temp: TempDir;
+let plane: ControlPlane;
+let db: Database;
+let admin: SluiceClient;
+let agentToken: string;
+let pipelineId: string;
+const agents: AgentProcess[] = [];
+
+before(async () => {
+  await clusterReady(cluster);
+  temp = await makeTempDir('sluice-runner-api-');
+  const target = await databases.prepare('postgres');
+  db = await openDatabase(target);
+  plane = await startControlPlane({
+    database: target,
+    logPath: join(temp.path, 'server.log'),
+    env: { SLUICE_TASK_LEASE_MS: '10000' },
+  });
+  admin = plane.admin;
+  await createNamespace(cluster().kubeConfig, NS);
+  await createKubeRuntime(admin, { name: RUNTIME, namespace: NS });
+  await admin.call('setDefaultRuntimeEnvironment', { params: { name: RUNTIME } });
+  await admin.call('createProject', { body: { name: 'runner' } });
+  const pipeline = await admin.call('createPipeline', {
+    params: { project: 'runner' },
+    body: { name: 'hello', yaml: YAML },
+  });
+  pipelineId = pipeline.id;
+  agentToken = (await createAgentToken(admin, 'cluster-agent', [RUNTIME])).token;
+});
+
+after(async () => {
+  for (const agent of agents) await agent.stop('SIGKILL');
+  await plane?.stop();
+  await db?.close();
+  await databases.close();
+  await temp?.cleanup();
+});
+
+function startAgent(args: string[], name: string): Promise<AgentProcess> {
+  return startAgentProcess({
+    serverUrl: plane.url,
+    token: agentToken,
+    logPath: join(temp.path, `${name}.log`),
+    args: [
+      '--kube-runtime',
+      RUNTIME,
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+      '--poll-wait',
+      '5',
+      '--heartbeat-seconds',
+      '2',
+      ...args,
+    ],
+  }).then((agent) => {
+    agents.push(agent);
+    return agent;
+  });
+}
+
+async function createBuilds(count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 1)
+    ids.push((await admin.call('createBuild', { params: { pipelineId }, body: {} })).id);
+  return ids;
+}
+
+async function taskCounts(buildIds: string[]): Promise<Record<string, number>> {
+  const rows = await db.db
+    .selectFrom('tasks')
+    .select(['status', sql<number>`count(*)`.as('n')])
+    .where('build_id', 'in', buildIds)
+    .groupBy('status')
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+async function allTasksDone(buildIds: string[], expected: number): Promise<boolean> {
+  const counts = await taskCounts(buildIds);
+  assert.equal(counts.failed ?? 0, 0, `failed tasks: ${JSON.stringify(counts)}`);
+  return counts.done === expected;
+}
+
+async function cancelAll(buildIds: string[]): Promise<void> {
+  for (const buildId of buildIds) await admin.call('cancelBuild', { params: { buildId } });
+}
+
+test('an agent killed mid-batch and restarted leaves every object exactly once and every task reported', async () => {
+  const agent = await startAgent(['--concurrency', '3', '--reap-seconds', '0'], 'kill-1');
+  const builds = await createBuilds(30);
+  await waitFor('some tasks done', async () =>
+    (await agent.metric('sluice_agent_tasks_total', { outcome: 'success' })) >= 40
+      ? true
+      : undefined,
+  );
+  await agent.stop('SIGKILL');
+  const midway = await taskCounts(builds);
+  assert.ok((midway.done ?? 0) < 180, `the batch was already finished: ${JSON.stringify(midway)}`);
+
+  await startAgent(['--concurrency', '3', '--reap-seconds', '0'], 'kill-2');
+  // Leased tasks come back when their lease ends (SLUICE_TASK_LEASE_MS on the server).
+  await waitFor('every task reported', () => allTasksDone(builds, 180), 240_000, 1000);
+  for (const buildId of builds) {
+    const objects = await buildObjects(cluster().kubeConfig, NS, buildId);
+    assert.deepEqual(objects, expectedObjects(buildId));
+  }
+  assert.equal(objectCount(await buildObjects(cluster().kubeConfig, NS)), 30 * 5);
+
+  await cancelAll(builds);
+  await waitFor(
+    "the cancelled builds' objects deleted",
+    async () => objectCount(await buildObjects(cluster().kubeConfig, NS)) === 0,
+  );
+  await waitFor('stop tasks reported', () => allTasksDone(builds, 180 + 30 * 5), 60_000, 500);
+});
+
+test('the reaper deletes the objects of finished builds whose stop tasks were lost, and of unknown builds', async () => {
+  for (const agent of agents.splice(0)) await agent.stop('SIGKILL');
+  const agent = await startAgent(['--reap-seconds', '0'], 'reap-1');
+  const [buildId = ''] = await createBuilds(1);
+  await waitFor(
+    "the build's objects",
+    async () => objectCount(await buildObjects(cluster().kubeConfig, NS, buildId)) === 5,
+  );
+  await waitFor('its tasks reported', () => allTasksDone([buildId], 6), 30_000);
+  await agent.stop('SIGKILL');
+  await admin.call('cancelBuild', { params: { buildId } });
+  // The stop tasks are lost (as if the database were restored from before them).
+  await db.db
+    .deleteFrom('tasks')
+    .where('build_id', '=', buildId)
+    .where('type', 'like', 'Delete%')
+    .execute();
+  // And objects of a build the control plane never heard of, labelled as the agent labels.
+  const core = cluster().kubeConfig.makeApiClient(CoreV1Api);
+  const model = await core.readNamespacedConfigMap({
+    name: buildObjectName('dind-config', buildId),
+    namespace: NS,
+  });
+  const labels = { ...model.metadata?.labels, 'sluice.io/build-id': 'ghost' };
+  await core.createNamespacedConfigMap({
+    namespace: NS,
+    body: { metadata: { name: 'ghost', labels } },
+  });
+
+  await startAgent(['--reap-seconds', '1'], 'reap-2');
+  await waitFor(
+    'the reaper to delete both',
+    async () => objectCount(await buildObjects(cluster().kubeConfig, NS)) === 0,
+  );
+});
+
+test('a burst of 200 builds is handled within the concurrency bound', async () => {
+  for (const agent of agents.splice(0)) await agent.stop('SIGKILL');
+  const agent = await startAgent(
+    ['--concurrency', '10', '--queue-size', '300', '--kube-qps', '500', '--kube-burst', '500'],
+    'burst',
+  );
+  const started = Date.now();
+  const builds = await createBuilds(200);
+  await waitFor('1,200 tasks reported', () => allTasksDone(builds, 1200), 600_000, 1000);
+  const seconds = (Date.now() - started) / 1000;
+  process.stderr.write(`burst: 200 builds, 1200 tasks in ${seconds.toFixed(1)} s\n`);
+  assert.equal(await agent.metric('sluice_agent_builds_active_max'), 10);
+  assert.equal(objectCount(await buildObjects(cluster().kubeConfig, NS)), 200 * 5);
+  await cancelAll(builds);
+  await waitFor(
+    'every object of the burst deleted',
+    async () => objectCount(await buildObjects(cluster().kubeConfig, NS)) === 0,
+    300_000,
+    1000,
+  );
+});
+
+test('a runtime whose service account lacks a permission is unhealthy, naming the verb and resource', async () => {
+  const core = cluster().kubeConfig.makeApiClient(CoreV1Api);
+  const rbac = cluster().kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+  await core.createNamespacedServiceAccount({
+    namespace: NS,
+    body: { metadata: { name: 'limited' } },
+  });
+  const allVerbs = ['create', 'delete', 'get', 'list'];
+  await rbac.createNamespacedRole({
+    namespace: NS,
+    body: {
+      metadata: { name: 'limited' },
+      rules: [
+        { apiGroups: [''], resources: ['pods'], verbs: ['create', 'get', 'list'] },
+        {
+          apiGroups: [''],
+          resources: ['secrets', 'configmaps', 'persistentvolumeclaims'],
+          verbs: allVerbs,
+        },
+        { apiGroups: [''], resources: ['services'], verbs: ['create', 'get'] },
+      ],
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace: NS,
+    body: {
+      metadata: { name: 'limited' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'limited' },
+      subjects: [{ kind: 'ServiceAccount', name: 'limited', namespace: NS }],
+    },
+  });
+  const token = await waitFor('the service account token', async () => {
+    const secrets = await core.listNamespacedSecret({ namespace: NS });
+    const secret = secrets.items.find(
+      (s) => s.metadata?.annotations?.['kubernetes.io/service-account.name'] === 'limited',
+    );
+    const data = secret?.data?.token;
+    return data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
+  });
+  await createKubeRuntime(admin, { name: 'api/limited', namespace: NS });
+  const { agentId, token: limitedToken } = await createAgentToken(admin, 'limited-agent', [
+    'api/limited',
+  ]);
+  const dir = join(temp.path, 'runtimes');
+  mkdirSync(dir, { recursive: true });
+  const crt = readFileSync(cluster().caFile, 'utf8');
+  writeFileSync(
+    join(dir, 'limited.runtime.yaml'),
+    `type: runtime\nname: api/limited\nhost: ${cluster().server}\nnamespace: ${NS}\ntoken: ${token}\ncrt: |\n${crt
+      .trim()
+      .split('\n')
+      .map((l) => `  ${l}`)
+      .join('\n')}\n`,
+  );
+  const agent = await startAgentProcess({
+    serverUrl: plane.url,
+    token: limitedToken,
+    logPath: join(temp.path, 'limited.log'),
+    args: ['--config-dir', dir, '--heartbeat-seconds', '1'],
+  });
+  agents.push(agent);
+  const health = await waitFor('the unhealthy report', async () => {
+    const { items } = await admin.call('listAgents');
+    return items.find((a) => a.id === agentId)?.health?.runtimes?.[0] ?? undefined;
+  });
+  assert.equal(health.name, 'api/limited');
+  assert.equal(health.healthy, false);
+  const permissions = health.checks?.find((c) => c.name === 'permissions');
+  assert.equal(permissions?.ok, false, JSON.stringify(health));
+  assert.match(permissions?.message ?? '', /delete pods/);
+  assert.doesNotMatch(permissions?.message ?? '', /secrets|configmaps|persistentvolumeclaims/);
+  assert.equal(await agent.metric('sluice_agent_runtime_healthy', { runtime: 'api/limited' }), 0);
+});

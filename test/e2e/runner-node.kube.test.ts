@@ -1,0 +1,260 @@
+/**
+ * A build end to end on a real single-node Kubernetes: triggered through the API, the agent
+ * turns it into a PVC, a Secret, a ConfigMap, a dind pod and an engine pod; the engine (our
+ * image) drives its dind over mutual TLS, pulling the step image through a registry mirror on
+ * this machine (no internet); the log reaches the control plane; the build ends with the
+ * pipeline's result; afterwards nothing of the build is left. A failing step and a cancel
+ * while a step runs are shown the same way.
+ * @module
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CoreV1Api, StorageV1Api } from '@kubernetes/client-node';
+import type { SluiceClient } from '@sluice/protocol';
+import {
+  CLUSTER_IMAGES,
+  makeTempDir,
+  runCommand,
+  startRegistry,
+  TEST_IMAGES,
+  useKubernetes,
+} from '@sluice/testkit';
+import type { TempDir, TestRegistry } from '@sluice/testkit';
+import {
+  buildObjects,
+  createAgentToken,
+  createKubeRuntime,
+  clusterReady,
+  createNamespace,
+  expectedObjects,
+  objectCount,
+  startAgentProcess,
+  startControlPlane,
+  waitFor,
+} from './cluster-fixture.js';
+import type { AgentProcess, BuildObjects, ControlPlane } from './cluster-fixture.js';
+
+const cluster = useKubernetes({
+  nodes: true,
+  images: [CLUSTER_IMAGES.engine, CLUSTER_IMAGES.dind],
+});
+const NS = 'sluice-node';
+const RUNTIME = 'node/ci';
+const BUILD_TIMEOUT_MS = 240_000;
+
+const PIPELINES = {
+  ok: [
+    'version: "1.0"',
+    'steps:',
+    '  hello:',
+    '    image: sluice/busybox:1',
+    '    commands: ["echo hello from $(hostname)", "cf_export WHO=dind"]',
+    '  second:',
+    '    image: sluice/busybox:1',
+    '    commands: ["echo second step sees $WHO"]',
+  ],
+  failing: [
+    'version: "1.0"',
+    'steps:',
+    '  broken:',
+    '    image: sluice/busybox:1',
+    '    commands: ["echo about to fail", "exit 3"]',
+  ],
+  slow: [
+    'version: "1.0"',
+    'steps:',
+    '  wait:',
+    '    image: sluice/busybox:1',
+    '    commands: ["echo sleeping", "sleep 600"]',
+  ],
+} as const;
+
+let temp: TempDir;
+let registry: TestRegistry;
+let plane: ControlPlane;
+let admin: SluiceClient;
+let agent: AgentProcess;
+const pipelineIds: Record<string, string> = {};
+let volumes = 0;
+
+before(async () => {
+  await clusterReady(cluster);
+  temp = await makeTempDir('sluice-runner-node-');
+  registry = await startRegistry();
+  // Steps pull docker.io/sluice/busybox:1; dind asks the mirror first, which has it.
+  const mirrorTag = `${registry.address}/sluice/busybox:1`;
+  for (const args of [
+    ['tag', TEST_IMAGES.shell, mirrorTag],
+    ['push', mirrorTag],
+  ]) {
+    const result = await runCommand('docker', args);
+    assert.equal(result.code, 0, result.stderr);
+  }
+  const gateway = (cluster().podSubnet ?? '').replace(/\.0\/24$/, '.1');
+  plane = await startControlPlane({
+    database: { dataDir: join(temp.path, 'data') },
+    logPath: join(temp.path, 'server.log'),
+  });
+  admin = plane.admin;
+  await createNamespace(cluster().kubeConfig, NS);
+  await cluster()
+    .kubeConfig.makeApiClient(StorageV1Api)
+    .createStorageClass({
+      body: {
+        metadata: { name: 'sluice-test' },
+        provisioner: 'kubernetes.io/no-provisioner',
+        volumeBindingMode: 'Immediate',
+        reclaimPolicy: 'Retain',
+      },
+    });
+  await createKubeRuntime(admin, {
+    name: RUNTIME,
+    namespace: NS,
+    controlPlaneUrl: `http://${gateway}:${plane.port}`,
+    registryMirror: `${gateway}:${registry.port}`,
+  });
+  await admin.call('setDefaultRuntimeEnvironment', { params: { name: RUNTIME } });
+  await admin.call('createProject', { body: { name: 'node' } });
+  for (const [name, lines] of Object.entries(PIPELINES)) {
+    const body = { name, yaml: `${lines.join('\n')}\n` };
+    pipelineIds[name] = (
+      await admin.call('createPipeline', { params: { project: 'node' }, body })
+    ).id;
+  }
+  const { token } = await createAgentToken(admin, 'node-agent', [RUNTIME]);
+  agent = await startAgentProcess({
+    serverUrl: plane.url,
+    token,
+    logPath: join(temp.path, 'agent.log'),
+    args: [
+      '--kube-runtime',
+      RUNTIME,
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+      '--dind-host-alias',
+    ],
+  });
+});
+
+after(async () => {
+  await agent?.stop();
+  await plane?.stop();
+  await registry?.stop();
+  await temp?.cleanup();
+});
+
+/** A fresh hostPath volume for the next build's PVC (no provisioner on the test cluster). */
+async function addVolume(): Promise<void> {
+  volumes += 1;
+  const path = join(temp.path, `pv-${volumes}`);
+  mkdirSync(path);
+  await cluster()
+    .kubeConfig.makeApiClient(CoreV1Api)
+    .createPersistentVolume({
+      body: {
+        metadata: { name: `sluice-test-${volumes}` },
+        spec: {
+          storageClassName: 'sluice-test',
+          capacity: { storage: '1Gi' },
+          accessModes: ['ReadWriteOnce'],
+          persistentVolumeReclaimPolicy: 'Retain',
+          hostPath: { path },
+        },
+      },
+    });
+}
+
+/** Starts a build and records the objects seen while it runs. */
+async function runBuild(
+  pipeline: keyof typeof PIPELINES,
+  during?: (buildId: string) => Promise<void>,
+) {
+  await addVolume();
+  const build = await admin.call('createBuild', {
+    params: { pipelineId: pipelineIds[pipeline] ?? '' },
+    body: {},
+  });
+  const seen: BuildObjects = { pods: [], secrets: [], configMaps: [], pvcs: [] };
+  const watch = (async () => {
+    for (;;) {
+      const now = await buildObjects(cluster().kubeConfig, NS, build.id);
+      for (const key of Object.keys(seen) as (keyof BuildObjects)[])
+        seen[key] = [...new Set([...seen[key], ...now[key]])].sort();
+      const state = await admin.call('getBuild', { params: { buildId: build.id } });
+      if (['success', 'failure', 'terminated', 'error'].includes(state.status)) return state;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  })();
+  await during?.(build.id);
+  const finished = await Promise.race([
+    watch,
+    new Promise<never>((_, reject) =>
+      setTimeout(
+        () => reject(new Error(`build ${build.id} did not finish; see ${temp.path}`)),
+        BUILD_TIMEOUT_MS,
+      ),
+    ),
+  ]);
+  const log = await (await admin.raw('buildLog', { params: { buildId: build.id } })).text();
+  await waitFor(
+    `build ${build.id}'s objects deleted`,
+    async () => objectCount(await buildObjects(cluster().kubeConfig, NS, build.id)) === 0,
+  );
+  return { build: finished, seen, log, id: build.id };
+}
+
+function expectAllObjects(seen: BuildObjects, id: string): void {
+  assert.deepEqual(seen, expectedObjects(id));
+}
+
+test('a build runs in an engine pod against its dind pod, reports its log, ends success and leaves nothing', async () => {
+  const { build, seen, log, id } = await runBuild('ok');
+  assert.equal(build.status, 'success', `${JSON.stringify(build)}\n${log}`);
+  expectAllObjects(seen, id);
+  assert.deepEqual(
+    build.steps.map((s) => [s.name, s.status]),
+    [
+      ['hello', 'success'],
+      ['second', 'success'],
+    ],
+  );
+  assert.match(log, /\[hello\] hello from /);
+  assert.match(log, /\[second\] second step sees dind/);
+  for (const stamp of [
+    'dispatchedAt',
+    'objectsCreatedAt',
+    'engineStartedAt',
+    'finishedAt',
+  ] as const)
+    assert.ok(build.timing[stamp], `timing.${stamp}: ${JSON.stringify(build.timing)}`);
+});
+
+test('a failing step ends the build failure and its objects are deleted', async () => {
+  const { build, seen, log, id } = await runBuild('failing');
+  assert.equal(build.status, 'failure', `${JSON.stringify(build)}\n${log}`);
+  expectAllObjects(seen, id);
+  assert.equal(build.steps[0]?.exitCode, 3);
+  assert.match(log, /\[broken\] about to fail/);
+});
+
+test('a build cancelled while its step runs ends terminated and its objects are deleted', async () => {
+  const { build, log } = await runBuild('slow', async (buildId) => {
+    // The step's own output, not its state: a step is running while its image is pulled.
+    await waitFor(
+      'the step printing',
+      async () => {
+        const response = await admin.raw('buildLog', { params: { buildId } });
+        return (await response.text()).includes('[wait] sleeping');
+      },
+      BUILD_TIMEOUT_MS,
+      500,
+    );
+    await admin.call('cancelBuild', { params: { buildId } });
+  });
+  assert.equal(build.status, 'terminated', `${JSON.stringify(build)}\n${log}`);
+  assert.equal(build.steps[0]?.status, 'terminated');
+  assert.match(log, /\[wait\] sleeping/);
+  assert.ok(agent.child.exitCode === null, 'the agent is still running');
+});

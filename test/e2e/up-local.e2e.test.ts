@@ -1,0 +1,251 @@
+/**
+ * `sluice up` as a user runs it: one process with the control plane on PGlite, the local
+ * runtime and its agent. Builds made through the API run as engine processes on the Docker
+ * engine, their log streams over SSE while it is written, a cancelled build ends `terminated`
+ * and leaves no engine or container; `--demo` shows its log and result, and a second start on
+ * the same data directory keeps the admin token.
+ * @module
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createClient, FINISHED_STATUSES } from '@sluice/protocol';
+import type { Build, LogChunk, SluiceClient } from '@sluice/protocol';
+import { ensureDockerEngine, ensureTestImages, makeTempDir } from '@sluice/testkit';
+import type { TempDir } from '@sluice/testkit';
+import { startSluice } from './cli-harness.js';
+import type { RunningCli } from './cli-harness.js';
+
+const PROJECT = `up${process.pid}`;
+const STEPS_YAML = `version: "1.0"
+steps:
+  first:
+    image: sluice/busybox:1
+    commands:
+      - echo line one
+      - cf_export COLOUR=green
+  second:
+    image: sluice/busybox:1
+    commands:
+      - echo colour is $COLOUR
+`;
+const SLOW_YAML = `version: "1.0"
+steps:
+  wait:
+    image: sluice/busybox:1
+    commands:
+      - echo sleeping
+      - sleep 600
+`;
+
+const started: RunningCli[] = [];
+const temps: TempDir[] = [];
+
+before(async () => {
+  await ensureDockerEngine();
+  await ensureTestImages();
+});
+
+after(async () => {
+  for (const cli of started) if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+  await Promise.all(started.map((cli) => cli.done));
+  for (const temp of temps) await temp.cleanup();
+  for (const volume of [`${PROJECT}-steps`, `${PROJECT}-slow`, 'demo-hello'])
+    spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${volume}`]);
+});
+
+interface Up {
+  cli: RunningCli;
+  url: string;
+  token: string;
+  stdout(): string;
+}
+
+/** `sluice up` on a free port, once it says it is up. */
+async function up(
+  dir: string,
+  extra: string[] = [],
+  readyText = 'Ctrl-C stops Sluice',
+): Promise<Up> {
+  const cli = startSluice(['up', '--port', '0', '--data-dir', dir, ...extra]);
+  started.push(cli);
+  let stdout = '';
+  cli.child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  await cli.waitForOutput(readyText, 180_000);
+  const url = /Sluice is up at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
+  const token = /Admin token: (\S+)/.exec(stdout)?.[1];
+  assert.ok(url !== undefined && token !== undefined, stdout);
+  assert.doesNotMatch(url, /:0$/, 'the printed URL has the real port');
+  return { cli, url, token, stdout: () => stdout };
+}
+
+async function stop(cli: RunningCli): Promise<{ code: number | null; output: string }> {
+  cli.child.kill('SIGTERM');
+  const result = await cli.done;
+  return { code: result.code, output: result.stdout + result.stderr };
+}
+
+async function tempDir(): Promise<string> {
+  const temp = await makeTempDir('sluice-up-e2e-');
+  temps.push(temp);
+  return temp.path;
+}
+
+/** The raw SSE route, read as any client would: `log` events until the `end` event. */
+async function streamLog(url: string, token: string, buildId: string): Promise<string[]> {
+  const response = await fetch(`${url}/api/v1/builds/${buildId}/log/stream`, {
+    headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+  });
+  assert.equal(response.headers.get('content-type'), 'text/event-stream');
+  const lines: string[] = [];
+  let ended = false;
+  let buffer = '';
+  for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += Buffer.from(bytes).toString('utf8');
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const event = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = /^data: (.*)$/m.exec(event)?.[1] ?? '';
+      ended ||= /^event: end$/m.test(event);
+      if (/^event: log$/m.test(event))
+        for (const l of (JSON.parse(data) as LogChunk).lines) lines.push(`[${l.step}] ${l.line}`);
+    }
+  }
+  // Read to the close after `end`: a body cancelled early would hold the connection open.
+  assert.ok(ended, `the stream closed before its end event; lines so far:\n${lines.join('\n')}`);
+  return lines;
+}
+
+async function waitFor<T>(read: () => Promise<T> | T, done: (v: T) => boolean, what: string) {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline)
+      throw new Error(`gave up waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function finished(admin: SluiceClient, buildId: string): Promise<Build> {
+  return waitFor(
+    () => admin.call('getBuild', { params: { buildId } }),
+    (b) => FINISHED_STATUSES.includes(b.status),
+    `build ${buildId} to finish`,
+  );
+}
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]$/.test(stat.charAt(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+}
+
+test('builds made through the API run on this machine: log over SSE, steps, timing; a cancelled one leaves nothing', async () => {
+  const dir = await tempDir();
+  const sluice = await up(dir);
+  const admin = createClient({ baseUrl: sluice.url, token: sluice.token });
+  await admin.call('createProject', { body: { name: PROJECT } });
+  const ids: Record<string, string> = {};
+  for (const [name, yaml] of [
+    ['steps', STEPS_YAML],
+    ['slow', SLOW_YAML],
+  ] as const)
+    ids[name] = (
+      await admin.call('createPipeline', { params: { project: PROJECT }, body: { name, yaml } })
+    ).id;
+
+  const build = await admin.call('createBuild', {
+    params: { pipelineId: ids.steps ?? '' },
+    body: {},
+  });
+  const lines = await streamLog(sluice.url, sluice.token, build.id);
+  for (const line of ['[first] line one', '[second] colour is green'])
+    assert.ok(lines.includes(line), `"${line}" not streamed:\n${lines.join('\n')}`);
+  const done = await admin.call('getBuild', { params: { buildId: build.id } });
+  assert.equal(done.status, 'success', JSON.stringify(done));
+  assert.deepEqual(
+    done.steps.map((s) => [s.name, s.status]),
+    [
+      ['first', 'success'],
+      ['second', 'success'],
+    ],
+  );
+  const stamps = [
+    'queuedAt',
+    'electedAt',
+    'dispatchedAt',
+    'objectsCreatedAt',
+    'engineStartedAt',
+    'firstStepStartedAt',
+    'finishedAt',
+  ] as const;
+  for (const stamp of stamps)
+    assert.ok(done.timing[stamp], `timing.${stamp} missing: ${JSON.stringify(done.timing)}`);
+  const order = ['queuedAt', 'electedAt', 'dispatchedAt', 'finishedAt'] as const;
+  const times = order.map((k) => Date.parse(done.timing[k] ?? ''));
+  assert.deepEqual(
+    [...times].sort((a, b) => a - b),
+    times,
+    JSON.stringify(done.timing),
+  );
+
+  const slow = await admin.call('createBuild', {
+    params: { pipelineId: ids.slow ?? '' },
+    body: {},
+  });
+  await waitFor(
+    () => admin.call('getBuild', { params: { buildId: slow.id } }),
+    (b) => b.steps[0]?.status === 'running',
+    'the slow step to run',
+  );
+  const pidFile = join(dir, 'agent', `${slow.id}.json`);
+  const { pid } = JSON.parse(readFileSync(pidFile, 'utf8')) as { pid: number };
+  assert.ok(alive(pid), 'the engine of the running build is not running');
+  await admin.call('cancelBuild', { params: { buildId: slow.id } });
+  const cancelled = await finished(admin, slow.id);
+  assert.equal(cancelled.status, 'terminated', JSON.stringify(cancelled));
+  await waitFor(
+    () => alive(pid) || existsSync(pidFile),
+    (left) => !left,
+    'the engine to go',
+  );
+  const containers = execFileSync(
+    'docker',
+    ['ps', '-aq', '--filter', `label=io.sluice.build-id=${slow.id}`],
+    { encoding: 'utf8' },
+  ).trim();
+  assert.equal(containers, '', 'containers of the cancelled build were left');
+
+  const { code } = await stop(sluice.cli);
+  assert.equal(code, 0);
+});
+
+test('sluice up --demo prints the demo log and its success; a second start keeps the admin token', async () => {
+  const dir = await tempDir();
+  const first = await up(dir, ['--demo'], 'The demo is done');
+  const out = first.stdout();
+  for (const text of ['[hello] Hello from Sluice', '[count] counting 3', '[done] All done'])
+    assert.ok(out.includes(text), `"${text}" missing from:\n${out}`);
+  assert.match(out, /Build \S+ success/);
+  assert.match(out, /engine running the build/);
+  const stopped = await stop(first.cli);
+  assert.equal(stopped.code, 0, stopped.output);
+  assert.equal(readFileSync(join(dir, 'admin-token'), 'utf8').trim(), first.token);
+
+  const second = await up(dir);
+  assert.equal(second.token, first.token);
+  const admin = createClient({ baseUrl: second.url, token: second.token });
+  const { items } = await admin.call('listRuntimeEnvironments');
+  assert.deepEqual(
+    items.map((re) => [re.name, re.isDefault]),
+    [['local', true]],
+  );
+  assert.equal((await stop(second.cli)).code, 0);
+});
