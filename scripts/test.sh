@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/setup.sh
 . scripts/lib/setup.sh
-sluice_setup
+sluice_setup --test-services
 sluice_prepare_kubernetes
 sluice_step "format and lint"
 npm run --silent format:check

@@ -1,6 +1,7 @@
 # Shared set-up for the README's run and test commands: Node dependencies (npm ci, skipped when
 # package-lock.json is unchanged since the last install), the TypeScript build, then the Docker
-# engine and the local images (installed and built on first use, quick afterwards).
+# engine and the local images (installed and built on first use, quick afterwards). The test
+# command adds PostgreSQL, docker-registry and the Kubernetes test cluster.
 # shellcheck shell=bash
 
 sluice_step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -23,9 +24,12 @@ sluice_build() {
   npx tsc -b
 }
 
+# Arguments go to prepare.js: the test command passes --test-services for what the test tiers
+# start themselves, PostgreSQL (beside the embedded PGlite) and a Docker registry (the kube
+# tier's registry mirror), installed from Debian's archive when missing.
 sluice_prepare_docker() {
-  sluice_step "Docker engine and local images"
-  node packages/testkit/dist/bin/prepare.js
+  sluice_step "Docker engine and local images${1:+ (and the test services)}"
+  node packages/testkit/dist/bin/prepare.js "$@"
 }
 
 # The kube tier's machine set-up: the Kubernetes binaries (built from Debian's source on the
@@ -41,5 +45,5 @@ sluice_prepare_kubernetes() {
 sluice_setup() {
   sluice_node_deps
   sluice_build
-  sluice_prepare_docker
+  sluice_prepare_docker "$@"
 }

@@ -31,7 +31,8 @@ export interface TestRegistry {
   stop(): Promise<void>;
 }
 
-async function registryBinary(log?: (line: string) => void): Promise<string> {
+/** Debian's `docker-registry` binary, installing the package when it is missing. */
+export async function ensureRegistryBinary(log?: (line: string) => void): Promise<string> {
   const find = () => findExecutable('docker-registry', SYSTEM_BIN_DIRS);
   const found = find();
   if (found !== undefined) return found;
@@ -44,7 +45,7 @@ async function registryBinary(log?: (line: string) => void): Promise<string> {
 }
 
 export async function startRegistry(options: StartRegistryOptions = {}): Promise<TestRegistry> {
-  const binary = await registryBinary(options.log);
+  const binary = await ensureRegistryBinary(options.log);
   const dir = await makeTempDir('sluice-registry-');
   const port = await freeLoopbackPort();
   const config = join(dir.path, 'config.yml');

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 /**
- * Prepares a machine for the integration tests: makes the Docker engine answer (installing and
- * starting it if needed), then builds the local test images.
+ * Prepares a machine for Sluice: makes the Docker engine answer (installing and starting it if
+ * needed), then builds the local images. With `--test-services` it also installs what the test
+ * tiers start for themselves (Debian's `postgresql` and `docker-registry`), so a fresh machine
+ * sees those installs here, with progress, rather than in the middle of a test.
  *
- *   node packages/testkit/dist/bin/prepare.js [--only busybox|git] [--registry HOST[:PORT]]
+ *   node packages/testkit/dist/bin/prepare.js [--only busybox|git] [--registry HOST[:PORT]] [--test-services]
  *
  * Exit codes: 0 ready, 1 a step failed (its message and hint are printed), 2 bad arguments.
  * @module
@@ -12,23 +14,35 @@ import { parseArgs } from 'node:util';
 import { describeError } from '@sluice/errors';
 import { ensureDockerEngine } from '../docker-engine.js';
 import { ensureTestImages } from '../test-images.js';
+import { findServerBinDir } from '../postgres-binaries.js';
+import { ensureRegistryBinary } from '../registry.js';
 import type { EnsureTestImagesOptions } from '../test-images.js';
 
 const USAGE =
-  'usage: node packages/testkit/dist/bin/prepare.js [--only busybox|git] [--registry HOST[:PORT]]';
+  'usage: node packages/testkit/dist/bin/prepare.js [--only busybox|git] [--registry HOST[:PORT]] [--test-services]';
 
 function print(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-type ParsedOptions = { ok: true; value: EnsureTestImagesOptions } | { ok: false; issue: string };
+type ParsedOptions =
+  | { ok: true; value: EnsureTestImagesOptions; testServices: boolean }
+  | { ok: false; issue: string };
 
 function parseOptions(argv: string[]): ParsedOptions {
-  let values: { only?: string | undefined; registry?: string | undefined };
+  let values: {
+    only?: string | undefined;
+    registry?: string | undefined;
+    'test-services'?: boolean | undefined;
+  };
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { only: { type: 'string' }, registry: { type: 'string' } },
+      options: {
+        only: { type: 'string' },
+        registry: { type: 'string' },
+        'test-services': { type: 'boolean' },
+      },
     }));
   } catch (err) {
     return { ok: false, issue: describeError(err) };
@@ -37,7 +51,11 @@ function parseOptions(argv: string[]): ParsedOptions {
   if (only !== undefined && only !== 'busybox' && only !== 'git') {
     return { ok: false, issue: `Unknown image ${JSON.stringify(only)} for --only` };
   }
-  return { ok: true, value: { log: print, only, registry } };
+  return {
+    ok: true,
+    value: { log: print, only, registry },
+    testServices: values['test-services'] === true,
+  };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -52,6 +70,11 @@ async function main(argv: string[]): Promise<number> {
     print(`Docker engine ${engine.started ? 'started' : 'answers'} on ${engine.socketPath}`);
     const { images } = await ensureTestImages(options.value);
     print(`ready: ${images.join(', ')}`);
+    if (options.testServices) {
+      print('checking PostgreSQL and docker-registry for the tests ...');
+      print(`PostgreSQL server binaries in ${await findServerBinDir(print)}`);
+      print(`docker-registry at ${await ensureRegistryBinary(print)}`);
+    }
     return 0;
   } catch (err) {
     process.stderr.write(`${describeError(err)}\n`);
