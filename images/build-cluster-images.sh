@@ -24,78 +24,15 @@
 set -euo pipefail
 
 readonly SCRIPT_PATH=$(readlink -f "${BASH_SOURCE[0]}")
+# shellcheck source-path=SCRIPTDIR source=lib/image-build.sh
+source "$(dirname "$SCRIPT_PATH")/lib/image-build.sh"
 readonly HERE=$(dirname "$SCRIPT_PATH")
 readonly ROOT=$(dirname "$HERE")
-readonly LABEL=io.sluice.image-hash
-readonly IMAGE_PATH_ENV=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 readonly SUITE=bookworm
 readonly DIND_PACKAGES=docker.io,iptables,ca-certificates,tini,openssl,procps,hostname
 
-REGISTRY=""
-ONLY=""
-FORCE=0
-WORK_DIR=""
-
-log() { printf '%s\n' "$*"; }
-
-die() {
-  printf 'build-cluster-images: error: %s\n' "$1" >&2
-  if [[ -n "${2:-}" ]]; then printf 'build-cluster-images: hint: %s\n' "$2" >&2; fi
-  exit 1
-}
-
-usage() { sed -n '/^# Usage:/,/^set -euo/p' "$SCRIPT_PATH" | sed '$d; s/^# \{0,1\}//'; }
-
-parse_args() {
-  while (($#)); do
-    case "$1" in
-      --registry) [[ $# -ge 2 ]] || die "--registry needs a value" "e.g. --registry localhost:5000"
-        REGISTRY=$2; shift 2 ;;
-      --registry=*) REGISTRY=${1#*=}; shift ;;
-      --only) [[ $# -ge 2 ]] || die "--only needs a value" "engine, dind, pause or busybox"
-        ONLY=$2; shift 2 ;;
-      --only=*) ONLY=${1#*=}; shift ;;
-      --force) FORCE=1; shift ;;
-      -h | --help) usage; exit 0 ;;
-      *) die "unknown option $1" "run $0 --help" ;;
-    esac
-  done
-  if [[ -n "$REGISTRY" && ! "$REGISTRY" =~ ^[A-Za-z0-9.-]+(:[0-9]+)?$ ]]; then
-    die "invalid --registry $REGISTRY" "give HOST or HOST:PORT, e.g. registry.local:5000"
-  fi
-  ONLY=${ONLY#sluice/}
-  ONLY=${ONLY%%:*}
-  case "$ONLY" in
-    "" | engine | dind | pause | busybox) ;;
-    *) die "unknown image $ONLY for --only" "use engine, dind, pause or busybox" ;;
-  esac
-}
-
-wanted() { [[ -z "$ONLY" || "$ONLY" == "$1" ]]; }
-
 ensure_tool() {
-  command -v "$1" >/dev/null 2>&1 || ensure_package "$2"
-}
-
-ensure_package() {
-  local package=$1
-  [[ $(id -u) -eq 0 ]] || die "$package is missing and installing it needs root" "sudo apt-get install -y $package"
-  log "installing $package with apt-get ..."
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y --no-install-recommends "$package" >/dev/null 2>&1 ||
-    { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends "$package" >/dev/null; } ||
-    die "apt-get install -y $package failed" "run apt-get update && apt-get install -y $package"
-}
-
-check_docker() {
-  command -v docker >/dev/null 2>&1 ||
-    die "the docker CLI is not installed" "apt-get install -y docker.io, or run node packages/testkit/dist/bin/prepare.js"
-  docker version --format '{{.Server.Version}}' >/dev/null 2>&1 ||
-    die "the Docker engine does not answer" "start it: dockerd > /var/log/dockerd.log 2>&1 &"
-}
-
-current_label() {
-  docker image inspect --format "{{ index .Config.Labels \"$LABEL\" }}" "$1" 2>/dev/null || true
+  command -v "$1" >/dev/null 2>&1 || apt_install "$2"
 }
 
 # "sha256 name" per file, repository files named relative to the checkout so that every clone
@@ -108,37 +45,15 @@ file_hashes() {
   done
 }
 
-# sha256 over the script, the image name and whatever else the caller pipes in.
+# sha256 over the scripts, the image name and whatever else the caller pipes in.
 inputs_hash() {
-  { file_hashes "$SCRIPT_PATH"; printf 'image=%s\n' "$1"; cat; } | sha256sum | cut -d ' ' -f 1
-}
-
-up_to_date() {
-  [[ $FORCE -eq 0 && "$(current_label "$1")" == "$2" ]]
-}
-
-# import_root ROOT IMAGE HASH [--change ...]: a tar of ROOT becomes IMAGE, labelled with HASH.
-import_root() {
-  local root=$1 image=$2 hash=$3 old_id
-  shift 3
-  old_id=$(docker image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
-  tar --numeric-owner --sort=name --mtime=@0 -C "$root" -cf - . |
-    docker import --change "LABEL $LABEL=$hash" --change "LABEL org.opencontainers.image.title=$image" \
-      --change "ENV PATH=$IMAGE_PATH_ENV" "$@" - "$image" >/dev/null ||
-    die "docker import of $image failed" "check the engine with: docker info"
-  if [[ -n "$old_id" ]]; then docker image rm "$old_id" >/dev/null 2>&1 || true; fi
-  log "built $image ($(docker image inspect --format '{{.Size}}' "$image") bytes)"
-}
-
-tag_for_registry() {
-  [[ -z "$REGISTRY" ]] && return 0
-  docker tag "$1" "$REGISTRY/$1"
-  log "tagged $REGISTRY/$1"
+  { file_hashes "$SCRIPT_PATH" "$IMAGE_LIB_PATH"; printf 'image=%s\n' "$1"; cat; } | sha256sum | cut -d ' ' -f 1
 }
 
 build_busybox() {
   local args=(--only busybox)
   [[ -n "$REGISTRY" ]] && args+=(--registry "$REGISTRY")
+  [[ $FORCE -eq 1 ]] && args+=(--force)
   bash "$HERE/build-local.sh" "${args[@]}"
 }
 
@@ -153,17 +68,12 @@ build_pause() {
   local compile=(gcc -Os -static -Wall -Wextra -o "$root/pause" "$HERE/pause/pause.c")
   if ! "${compile[@]}" 2>/dev/null; then
     # A static link needs libc.a, which only libc6-dev ships.
-    ensure_package libc6-dev
+    apt_install libc6-dev
     "${compile[@]}" || die "gcc failed on pause.c" "apt-get install -y gcc libc6-dev"
   fi
   strip "$root/pause"
   import_root "$root" "$image" "$hash" --change 'ENTRYPOINT ["/pause"]'
   tag_for_registry "$image"
-}
-
-# Shared libraries (and the loader) of an ELF file, as ldd resolves them.
-shared_libraries() {
-  ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u
 }
 
 build_engine() {
@@ -241,13 +151,9 @@ build_dind() {
 }
 
 main() {
-  parse_args "$@"
+  parse_image_args "engine dind pause busybox" "$@"
   check_docker
-  # Several test processes may call this at once; build one at a time.
-  exec 9>"${TMPDIR:-/tmp}/sluice-build-cluster-images.lock"
-  flock 9
-  WORK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/sluice-cluster-images.XXXXXX")
-  trap 'rm -rf "$WORK_DIR"' EXIT
+  start_build sluice-build-cluster-images
   if wanted busybox || wanted engine; then build_busybox; fi
   if wanted pause; then build_pause; fi
   if wanted engine; then build_engine; fi

@@ -11,86 +11,20 @@
 # files that go into it (binaries, libraries, certificates) plus their versions. An image whose
 # label matches is left alone, so a second run only inspects and finishes in well under 2 s.
 #
-# Usage: images/build-local.sh [--only busybox|git] [--registry HOST[:PORT]]
+# Usage: images/build-local.sh [--only busybox|git] [--registry HOST[:PORT]] [--force]
 #   --only NAME          build just one image (busybox, git, or sluice/NAME:TAG)
 #   --registry HOST[:P]  also tag each image as HOST[:P]/sluice/NAME:TAG (nothing is pushed)
+#   --force              rebuild even when the label matches
 set -euo pipefail
 
 readonly SCRIPT_PATH=$(readlink -f "${BASH_SOURCE[0]}")
-readonly LABEL=io.sluice.image-hash
+# shellcheck source-path=SCRIPTDIR source=lib/image-build.sh
+source "$(dirname "$SCRIPT_PATH")/lib/image-build.sh"
 readonly BUSYBOX_IMAGE=sluice/busybox:1
 readonly GIT_IMAGE=sluice/git:1
-readonly IMAGE_PATH_ENV=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 readonly CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt
 readonly GIT_CORE=/usr/lib/git-core
 readonly GIT_TEMPLATES=/usr/share/git-core/templates
-# Helpers beyond the builtins that a clone or fetch may exec: http(s) transport and the shell
-# scripts `git submodule` still relies on. Builtins (upload-pack, receive-pack, ...) are links to git.
-readonly GIT_HELPERS=(git-remote-http git-sh-setup git-sh-i18n git-sh-i18n--envsubst git-submodule)
-readonly MANUAL_FIX='apt-get install -y docker.io && (dockerd > /var/log/dockerd.log 2>&1 &)'
-
-REGISTRY=""
-ONLY=""
-WORK_DIR=""
-
-log() { printf '%s\n' "$*"; }
-
-die() {
-  printf 'build-local: error: %s\n' "$1" >&2
-  if [[ -n "${2:-}" ]]; then printf 'build-local: hint: %s\n' "$2" >&2; fi
-  exit 1
-}
-
-usage() { sed -n '/^# Usage:/,/^set -euo/p' "$SCRIPT_PATH" | sed '$d; s/^# \{0,1\}//'; }
-
-parse_args() {
-  while (($#)); do
-    case "$1" in
-      --registry) [[ $# -ge 2 ]] || die "--registry needs a value" "e.g. --registry localhost:5000"
-        REGISTRY=$2; shift 2 ;;
-      --registry=*) REGISTRY=${1#*=}; shift ;;
-      --only) [[ $# -ge 2 ]] || die "--only needs a value" "use --only busybox or --only git"
-        ONLY=$2; shift 2 ;;
-      --only=*) ONLY=${1#*=}; shift ;;
-      -h | --help) usage; exit 0 ;;
-      *) die "unknown option $1" "run $0 --help" ;;
-    esac
-  done
-  if [[ -n "$REGISTRY" && ! "$REGISTRY" =~ ^[A-Za-z0-9.-]+(:[0-9]+)?$ ]]; then
-    die "invalid --registry $REGISTRY" "give HOST or HOST:PORT, e.g. registry.local:5000"
-  fi
-  ONLY=${ONLY#sluice/}
-  ONLY=${ONLY%%:*}
-  case "$ONLY" in
-    "" | busybox | git) ;;
-    *) die "unknown image $ONLY for --only" "use --only busybox or --only git" ;;
-  esac
-}
-
-require_root_for() {
-  [[ $(id -u) -eq 0 ]] || die "$1 is missing and installing it needs root" "sudo apt-get install -y $2"
-}
-
-apt_install() {
-  local package=$1
-  require_root_for "$package" "$package"
-  log "installing $package with apt-get ..."
-  export DEBIAN_FRONTEND=noninteractive
-  if ! apt-get install -y --no-install-recommends "$package" >/dev/null 2>&1; then
-    # A fresh machine often has no package lists yet.
-    apt-get update >/dev/null 2>&1 || die "apt-get update failed" "check the apt mirrors, then rerun $0"
-    apt-get install -y --no-install-recommends "$package" >/dev/null ||
-      die "apt-get install -y $package failed" "run apt-get update && apt-get install -y $package"
-  fi
-}
-
-check_docker() {
-  command -v docker >/dev/null 2>&1 ||
-    die "the docker CLI is not installed" "$MANUAL_FIX, or: node packages/testkit/dist/bin/prepare.js"
-  docker version --format '{{.Server.Version}}' >/dev/null 2>&1 ||
-    die "the Docker engine does not answer (DOCKER_HOST=${DOCKER_HOST:-unix:///var/run/docker.sock})" \
-      "start it with: dockerd > /var/log/dockerd.log 2>&1 &  (or run node packages/testkit/dist/bin/prepare.js)"
-}
 
 check_busybox() {
   [[ -x /bin/busybox ]] || apt_install busybox-static
@@ -110,6 +44,9 @@ check_git() {
 }
 
 # Every ELF file git needs inside the image: the binary plus the helpers that are real files.
+# Helpers beyond the builtins that a clone or fetch may exec are the http(s) transport (ELF) and
+# the shell scripts `git submodule` still relies on (git_input_files); builtins (upload-pack,
+# receive-pack, ...) are links to git.
 git_elf_files() {
   printf '%s\n' /usr/bin/git
   local helper
@@ -117,16 +54,6 @@ git_elf_files() {
     [[ -f "$GIT_CORE/$helper" ]] && printf '%s\n' "$GIT_CORE/$helper"
   done
   return 0
-}
-
-# Shared libraries (and the dynamic loader) of the given ELF files, as ldd resolves them.
-shared_libraries() {
-  local out
-  out=$(ldd "$@") || die "ldd failed on $*" "apt-get install -y libc-bin"
-  local missing
-  missing=$(awk '$2 == "=>" && $3 == "not" { print $1 }' <<<"$out" | sort -u)
-  [[ -z "$missing" ]] || die "shared libraries not found on this host: $missing" "apt-get install --reinstall -y git"
-  awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $2 ~ /^\(0x/ { print $1 }' <<<"$out" | sort -u
 }
 
 git_input_files() {
@@ -147,6 +74,7 @@ inputs_hash() {
   local image=$1; shift
   {
     sha256sum < "$SCRIPT_PATH" # content only, so checkouts elsewhere share the images
+    sha256sum < "$IMAGE_LIB_PATH"
     printf 'image=%s\n' "$image"
     /bin/busybox 2>/dev/null | head -n 1 || true
     if [[ "$image" == "$GIT_IMAGE" ]]; then
@@ -155,10 +83,6 @@ inputs_hash() {
     fi
     sha256sum "$@"
   } | sha256sum | cut -d ' ' -f 1
-}
-
-current_label() {
-  docker image inspect --format "{{ index .Config.Labels \"$LABEL\" }}" "$1" 2>/dev/null || true
 }
 
 make_busybox_root() {
@@ -207,53 +131,31 @@ add_git() {
   sed -i 's/^NAME=.*/NAME="Sluice git"/; s/^ID=.*/ID=sluice-git/' "$root/etc/os-release"
 }
 
-import_root() {
-  local root=$1 image=$2 hash=$3 old_id
-  old_id=$(docker image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
-  tar --numeric-owner --owner=0 --group=0 --sort=name --mtime=@0 -C "$root" -cf - . |
-    docker import \
-      --change "LABEL $LABEL=$hash" \
-      --change "LABEL org.opencontainers.image.title=$image" \
-      --change "ENV PATH=$IMAGE_PATH_ENV" \
-      --change 'CMD ["/bin/sh"]' \
-      - "$image" >/dev/null || die "docker import of $image failed" "check the engine with: docker info"
-  # The previous build is now untagged; drop it unless a container or another tag still uses it.
-  if [[ -n "$old_id" ]]; then docker image rm "$old_id" >/dev/null 2>&1 || true; fi
-}
-
 build_image() {
   local image=$1 hash
   local inputs=(/bin/busybox)
   if [[ "$image" == "$GIT_IMAGE" ]]; then mapfile -t -O 1 inputs < <(git_input_files); fi
   hash=$(inputs_hash "$image" "${inputs[@]}")
-  if [[ "$(current_label "$image")" == "$hash" ]]; then
+  if up_to_date "$image" "$hash"; then
     log "$image up to date"
   else
     log "building $image ..."
     local root="$WORK_DIR/${image//[\/:]/-}"
     make_busybox_root "$root"
     if [[ "$image" == "$GIT_IMAGE" ]]; then add_git "$root"; fi
-    import_root "$root" "$image" "$hash"
-    log "built $image ($(docker image inspect --format '{{.Size}}' "$image") bytes)"
+    import_root "$root" "$image" "$hash" --change 'CMD ["/bin/sh"]'
   fi
-  if [[ -n "$REGISTRY" ]]; then
-    docker tag "$image" "$REGISTRY/$image"
-    log "tagged $REGISTRY/$image"
-  fi
+  tag_for_registry "$image"
 }
 
 main() {
-  parse_args "$@"
+  parse_image_args "busybox git" "$@"
   check_docker
   check_busybox
-  if [[ "$ONLY" != busybox ]]; then check_git; fi
-  # Test files run in parallel and may all call this script; build one at a time.
-  exec 9>"${TMPDIR:-/tmp}/sluice-build-local.lock"
-  flock 9
-  WORK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/sluice-images.XXXXXX")
-  trap 'rm -rf "$WORK_DIR"' EXIT
-  if [[ "$ONLY" != git ]]; then build_image "$BUSYBOX_IMAGE"; fi
-  if [[ "$ONLY" != busybox ]]; then build_image "$GIT_IMAGE"; fi
+  if wanted git; then check_git; fi
+  start_build sluice-build-local
+  if wanted busybox; then build_image "$BUSYBOX_IMAGE"; fi
+  if wanted git; then build_image "$GIT_IMAGE"; fi
 }
 
 main "$@"

@@ -93,7 +93,7 @@ for (const dir of workspaces) {
   ]);
   const edges = new Set();
   for (const file of sources(join(dir, 'src'))) {
-    const isTest = /\.(int\.|e2e\.)?test\.ts$|\.test-support\.ts$/.test(file);
+    const isTest = /\.test(-support)?\.ts$/.test(file);
     const text = readFileSync(file, 'utf8');
     for (const match of text.matchAll(/from '(@sluice\/[\w-]+)/g)) {
       const target = match[1];

@@ -21,6 +21,7 @@ import {
   startControlPlane,
   waitFor,
 } from '../../test/dist/e2e/cluster-fixture.js';
+import { createPipelines } from '../../test/dist/e2e/control-plane-seed.js';
 
 const BUILDS = Number(process.env.BENCH_BUILDS ?? 100);
 const NS = 'bench';
@@ -48,15 +49,10 @@ try {
   });
   const admin = plane.admin;
   await createNamespace(cluster.kubeConfig, NS);
-  await createKubeRuntime(admin, { name: 'bench/ci', namespace: NS });
-  await admin.call('setDefaultRuntimeEnvironment', { params: { name: 'bench/ci' } });
-  await admin.call('createProject', { body: { name: 'bench' } });
+  await createKubeRuntime(admin, { name: 'bench/ci', namespace: NS, isDefault: true });
   const yaml =
     'version: "1.0"\nsteps:\n  s:\n    image: sluice/busybox:1\n    commands: ["true"]\n';
-  const { id: pipelineId } = await admin.call('createPipeline', {
-    params: { project: 'bench' },
-    body: { name: 'p', yaml },
-  });
+  const { p: pipelineId } = await createPipelines(admin, 'bench', { p: yaml });
   const { token } = await createAgentToken(admin, 'bench-agent', ['bench/ci']);
   agent = await startAgentProcess({
     serverUrl: plane.url,

@@ -12,17 +12,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase } from '@sluice/db';
 import { createClient } from '@sluice/protocol';
 import { createServer } from '@sluice/server';
-import { ADMIN_TOKEN, benchConfig, seedBench } from './bench-server.mjs';
+import { acknowledge, benchConfig, percentile, seedBench, withPlugin } from './bench-server.mjs';
 import { createTestDatabase, startPostgres } from '@sluice/testkit';
 
 const DATABASES = (process.env.DIAG_DATABASES ?? 'pglite,postgres').split(',').filter(Boolean);
 const BUILDS = Number(process.env.DIAG_BUILDS ?? 300);
 const now = () => performance.now();
-const pct = (xs, p) => {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))];
-};
+const pct = (xs, p) => percentile(xs, p) ?? NaN;
 const fmt = (xs) =>
   `p50 ${pct(xs, 0.5).toFixed(1).padStart(6)}  p90 ${pct(xs, 0.9).toFixed(1).padStart(6)}  p99 ${pct(xs, 0.99).toFixed(1).padStart(7)}  max ${Math.max(
     ...xs,
@@ -109,16 +105,8 @@ async function diagnose(kind) {
     });
     stopPg = () => pg.stop();
   }
-  const database = {
-    db: raw.db.withPlugin(timingPlugin),
-    kind: raw.kind,
-    subscribe: (c, h) => raw.subscribe(c, h),
-    close: () => raw.close(),
-  };
-  const server = await createServer({
-    config: benchConfig(),
-    database,
-  });
+  const database = withPlugin(raw, timingPlugin);
+  const server = await createServer({ config: benchConfig(), database });
   const url = await server.listen();
   const s = server.services;
   // Timeline probes.
@@ -160,7 +148,7 @@ async function diagnose(kind) {
     }
   });
 
-  const { admin, pipeline, newAgent } = await seedBench(url);
+  const { admin, pipelineId, newAgent } = await seedBench(url);
   const agent = await newAgent('a');
 
   const stop = new AbortController();
@@ -176,10 +164,7 @@ async function diagnose(kind) {
       }
       const at = now();
       for (const task of tasks) {
-        const acked = agent.call('reportTaskStatus', {
-          params: { taskId: task.id },
-          body: { status: 'Success', statusRevision: task.statusRevision + 1 },
-        });
+        const acked = acknowledge(agent, task);
         arrivals.set(task.buildId, { at, acked });
         waiters.get(task.buildId)?.({ at, acked });
       }
@@ -201,7 +186,7 @@ async function diagnose(kind) {
     current = { t0: now() };
     pollFrames = pollFrames.filter((f) => f.end === undefined);
     const row = current;
-    const buildIdP = admin.call('createBuild', { params: { pipelineId: pipeline.id }, body: {} });
+    const buildIdP = admin.call('createBuild', { params: { pipelineId }, body: {} });
     // The task can reach the agent before createBuild answers: register by id as soon as known.
     const arrival = new Promise((resolve) => {
       row.resolveArrival = resolve;
@@ -232,7 +217,7 @@ async function diagnose(kind) {
     (
       await raw.db.executeQuery({
         sql: `explain (analyze, costs off) ${q}`,
-        parameters: [pipeline.id],
+        parameters: [pipelineId],
         query: { kind: 'RawNode' },
       })
     ).rows

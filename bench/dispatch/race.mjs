@@ -12,7 +12,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase } from '@sluice/db';
 import { createClient } from '@sluice/protocol';
 import { createServer } from '@sluice/server';
-import { ADMIN_TOKEN, benchConfig, seedBench } from './bench-server.mjs';
+import {
+  acknowledge,
+  ADMIN_TOKEN,
+  benchConfig,
+  readEvents,
+  seedBench,
+  withPlugin,
+} from './bench-server.mjs';
 import { createTestDatabase, startPostgres } from '@sluice/testkit';
 
 const ROUNDS = Number(process.env.RACE_ROUNDS ?? 3);
@@ -49,29 +56,16 @@ const pg = await startPostgres();
 const raw = await openDatabase({
   url: await createTestDatabase(pg.url, `sluice_race_${process.pid}`),
 });
-const database = {
-  db: raw.db.withPlugin(plugin),
-  kind: raw.kind,
-  subscribe: (c, h) => raw.subscribe(c, h),
-  close: () => raw.close(),
-};
-const server = await createServer({
-  config: benchConfig(),
-  database,
-});
+const server = await createServer({ config: benchConfig(), database: withPlugin(raw, plugin) });
 tag(server.services.tasks, 'poll', 'poll');
 tag(server.services.logs, 'chunksAfter', 'chunksAfter');
 const url = await server.listen();
-const { admin, pipeline, newAgent } = await seedBench(url);
+const { admin, pipelineId, newAgent } = await seedBench(url);
 const agent = await newAgent('a');
-const ack = (task) =>
-  agent.call('reportTaskStatus', {
-    params: { taskId: task.id },
-    body: { status: 'Success', statusRevision: task.statusRevision + 1 },
-  });
+const ack = (task) => acknowledge(agent, task);
 
 // Warm-up: the first createBuild is slow enough (cold code) to land after the hold.
-await admin.call('createBuild', { params: { pipelineId: pipeline.id }, body: {} });
+await admin.call('createBuild', { params: { pipelineId }, body: {} });
 for (const task of (await agent.call('pollTasks', { query: { wait: 5 } })).tasks) await ack(task);
 
 console.log(`dispatch: build created while the poll's claim is held ${HOLD_MS} ms`);
@@ -84,7 +78,7 @@ for (let i = 0; i < ROUNDS; i++) {
   await started;
   const t0 = now();
   const created = await admin.call('createBuild', {
-    params: { pipelineId: pipeline.id },
+    params: { pipelineId },
     body: {},
   });
   const { tasks } = await poll;
@@ -107,21 +101,11 @@ const response = await fetch(`${url}/api/v1/builds/${buildId}/log/stream`, {
 const arrivals = new Map();
 let attached;
 const attachedP = new Promise((resolve) => (attached = resolve));
-const reading = (async () => {
-  let buffer = '';
-  const decoder = new TextDecoder();
-  for await (const bytes of response.body) {
-    buffer += decoder.decode(bytes, { stream: true });
-    let end;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const event = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      if (event.startsWith(': keep-alive')) attached();
-      const id = /^id: (\d+)$/m.exec(event);
-      if (id !== null) arrivals.get(Number(id[1]))?.();
-    }
-  }
-})();
+const reading = readEvents(response, (event) => {
+  if (event.startsWith(': keep-alive')) attached();
+  const id = /^id: (\d+)$/m.exec(event);
+  if (id !== null) arrivals.get(Number(id[1]))?.();
+});
 await attachedP;
 for (let seq = 0; seq < ROUNDS; seq++) {
   await sleep(50); // let the follower park

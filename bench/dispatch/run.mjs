@@ -24,7 +24,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase } from '@sluice/db';
 import { createClient } from '@sluice/protocol';
 import { createServer } from '@sluice/server';
-import { ADMIN_TOKEN, benchConfig, seedBench } from './bench-server.mjs';
+import {
+  acknowledge,
+  ADMIN_TOKEN,
+  benchConfig,
+  percentile,
+  readEvents,
+  seedBench,
+} from './bench-server.mjs';
 import { createTestDatabase, runPsql, startPostgres } from '@sluice/testkit';
 
 const DATABASES = (process.env.BENCH_DATABASES ?? 'pglite,postgres').split(',').filter(Boolean);
@@ -49,12 +56,6 @@ const PIPELINE_YAML = [
 
 const now = () => performance.now();
 const round = (x, digits = 1) => (x === undefined ? null : Number(x.toFixed(digits)));
-/** Nearest-rank percentile. */
-function percentile(xs, p) {
-  if (xs.length === 0) return undefined;
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
-}
 function summary(xs) {
   return {
     p50_ms: round(percentile(xs, 0.5)),
@@ -72,11 +73,11 @@ async function startServer(database) {
     database,
   });
   const url = await server.listen();
-  const { admin, pipeline, newAgent } = await seedBench(url, {
+  const { admin, pipelineId, newAgent } = await seedBench(url, {
     pipelineName: 'dispatch',
     yaml: PIPELINE_YAML,
   });
-  return { server, url, admin, pipeline, newAgent };
+  return { server, url, admin, pipelineId, newAgent };
 }
 
 /**
@@ -102,10 +103,7 @@ function runAgent(agent, { wait, intervalMs = 0 }) {
       }
       const at = now();
       for (const task of tasks) {
-        const acked = agent.call('reportTaskStatus', {
-          params: { taskId: task.id },
-          body: { status: 'Success', statusRevision: task.statusRevision + 1 },
-        });
+        const acked = acknowledge(agent, task);
         const arrival = { at, acked, task };
         arrivals.set(task.buildId, arrival);
         waiters.get(task.buildId)?.(arrival);
@@ -146,7 +144,7 @@ async function dispatchLatency(ctx, database) {
     notified = [];
     const t0 = now();
     const created = await ctx.admin.call('createBuild', {
-      params: { pipelineId: ctx.pipeline.id },
+      params: { pipelineId: ctx.pipelineId },
       body: {},
     });
     const t1 = now();
@@ -194,7 +192,7 @@ async function baselineLatency(ctx) {
     if (left > 0) await sleep(left);
     const t0 = now();
     const created = await ctx.admin.call('createBuild', {
-      params: { pipelineId: ctx.pipeline.id },
+      params: { pipelineId: ctx.pipelineId },
       body: {},
     });
     pending.push(agent.arrival(created.id).then((a) => a.at - t0));
@@ -211,17 +209,14 @@ async function baselineLatency(ctx) {
 async function runningBuild(ctx) {
   const agent = await ctx.newAgent(`engine-host-${Math.random().toString(36).slice(2, 8)}`);
   const created = await ctx.admin.call('createBuild', {
-    params: { pipelineId: ctx.pipeline.id },
+    params: { pipelineId: ctx.pipelineId },
     body: {},
   });
   let task;
   for (let i = 0; i < 50 && task === undefined; i++) {
     const { tasks } = await agent.call('pollTasks', { query: { wait: 5 } });
     for (const t of tasks) {
-      await agent.call('reportTaskStatus', {
-        params: { taskId: t.id },
-        body: { status: 'Success', statusRevision: t.statusRevision + 1 },
-      });
+      await acknowledge(agent, t);
       if (t.buildId === created.id) task = t;
     }
   }
@@ -288,30 +283,17 @@ async function followLog(ctx, buildId) {
   const waiters = new Map();
   let attached;
   const attachedP = new Promise((resolve) => (attached = resolve));
-  const decoder = new TextDecoder();
-  const reading = (async () => {
-    let buffer = '';
-    try {
-      for await (const bytes of response.body) {
-        const at = now();
-        buffer += decoder.decode(bytes, { stream: true });
-        let end;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const event = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (event.startsWith(': keep-alive')) attached();
-          const id = /^id: (\d+)$/m.exec(event);
-          if (id === null || !/^event: log$/m.test(event)) continue;
-          const seq = Number(id[1]);
-          arrivals.set(seq, at);
-          waiters.get(seq)?.(at);
-          waiters.delete(seq);
-        }
-      }
-    } catch (err) {
-      if (!stop.signal.aborted) throw err;
-    }
-  })();
+  const reading = readEvents(response, (event, at) => {
+    if (event.startsWith(': keep-alive')) attached();
+    const id = /^id: (\d+)$/m.exec(event);
+    if (id === null || !/^event: log$/m.test(event)) return;
+    const seq = Number(id[1]);
+    arrivals.set(seq, at);
+    waiters.get(seq)?.(at);
+    waiters.delete(seq);
+  }).catch((err) => {
+    if (!stop.signal.aborted) throw err;
+  });
   await attachedP;
   return {
     arrived(seq) {

@@ -3,7 +3,7 @@
 // container runs of the same image and command through the Docker API (create, attach, start,
 // wait, remove: what `docker run --rm` does), in the same process. Rounds alternate so drift on
 // the machine hits both sides; the figures are medians. Goal: ratio <= 1.3.
-import { DockerClient } from '@sluice/docker';
+import { DEFAULT_DOCKER_HOST, DockerClient } from '@sluice/docker';
 import { parsePipeline } from '@sluice/pipeline';
 import { runBuild } from '@sluice/engine';
 
@@ -11,7 +11,7 @@ const STEPS = 10;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const IMAGE = 'sluice/busybox:1';
 const docker = DockerClient.create({
-  host: process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock',
+  host: process.env.DOCKER_HOST || DEFAULT_DOCKER_HOST,
 });
 
 const yaml = ['version: "1.0"', 'steps:'];

@@ -19,6 +19,8 @@ export interface RunningCli {
   child: ChildProcess;
   /** Resolves when `text` has appeared on stdout. */
   waitForOutput(text: string, timeoutMs?: number): Promise<void>;
+  /** What it has printed on stdout so far. */
+  stdout(): string;
   done: Promise<CliResult>;
 }
 
@@ -44,6 +46,7 @@ export function startSluice(
   return {
     child,
     done,
+    stdout: () => stdout,
     waitForOutput(text, timeoutMs = 60_000) {
       if (stdout.includes(text)) return Promise.resolve();
       return new Promise((resolve, reject) => {

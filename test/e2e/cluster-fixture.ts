@@ -93,6 +93,8 @@ export interface KubeRuntimeOptions {
   storageClassName?: string;
   /** `host:port` of a plain-HTTP registry dind pulls docker.io images through. */
   registryMirror?: string;
+  /** Make it the account's default runtime environment. */
+  isDefault?: boolean;
 }
 
 /** A runtime environment extending `system/default/k8s` on the local test images. */
@@ -126,6 +128,9 @@ export async function createKubeRuntime(admin: SluiceClient, options: KubeRuntim
     },
   };
   await admin.call('createRuntimeEnvironment', { body: { name: options.name, spec } });
+  if (options.isDefault) {
+    await admin.call('setDefaultRuntimeEnvironment', { params: { name: options.name } });
+  }
 }
 
 export async function createAgentToken(admin: SluiceClient, name: string, runtimes: string[]) {
@@ -244,23 +249,4 @@ export function objectCount(objects: BuildObjects): number {
 
 export async function createNamespace(kubeConfig: KubeConfig, name: string): Promise<void> {
   await kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name } } });
-}
-
-/**
- * Resolves once `useKubernetes`'s cluster is up: node:test may run a file's root `before`
- * hooks side by side, so a hook of the test file cannot count on the cluster's being first.
- */
-export function clusterReady<T>(cluster: () => T): Promise<T> {
-  return waitFor(
-    'the test cluster',
-    () => {
-      try {
-        return Promise.resolve(cluster());
-      } catch {
-        return Promise.resolve(undefined);
-      }
-    },
-    40 * 60_000,
-    500,
-  );
 }

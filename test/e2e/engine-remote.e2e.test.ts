@@ -14,6 +14,7 @@ import type { SluiceClient } from '@sluice/protocol';
 import { ensureDockerEngine, ensureTestImages } from '@sluice/testkit';
 import { kill, runSluice, startServer, startSluice } from './cli-harness.js';
 import type { RunningServer } from './cli-harness.js';
+import { acknowledgeTasks, createLocalRuntime, createPipelines } from './control-plane-seed.js';
 
 const TOKEN = 'slu_u_engine-remote-token-0123456789';
 const SECRET = 'hunter2-engine-secret';
@@ -50,7 +51,7 @@ const databases = TestDatabases.create();
 let server: RunningServer | undefined;
 let admin: SluiceClient;
 let agent: SluiceClient;
-const pipelines: Record<string, string> = {};
+let pipelines: Record<string, string>;
 
 before(async () => {
   await ensureDockerEngine();
@@ -61,24 +62,14 @@ before(async () => {
     SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()),
   });
   admin = createClient({ baseUrl: server.url, token: TOKEN });
-  const spec = {
-    metadata: { name: 'local' },
-    runtimeScheduler: { type: 'LocalDocker' },
-    dockerDaemonScheduler: { type: 'LocalDocker' },
-  };
-  await admin.call('createRuntimeEnvironment', { body: { name: 'local', spec } });
-  await admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
-  await admin.call('createProject', { body: { name: PROJECT } });
-  for (const [name, yaml] of [
-    ['app', STEPS_YAML],
-    ['slow', SLOW_YAML],
-  ] as const) {
-    const variables = { TOKEN: { value: SECRET, secret: true } };
-    const body = { name, yaml, variables };
-    pipelines[name] = (
-      await admin.call('createPipeline', { params: { project: PROJECT }, body })
-    ).id;
-  }
+  await createLocalRuntime(admin, { isDefault: true });
+  const variables = { TOKEN: { value: SECRET, secret: true } };
+  pipelines = await createPipelines(
+    admin,
+    PROJECT,
+    { app: STEPS_YAML, slow: SLOW_YAML },
+    { variables },
+  );
   const { token } = await admin.call('createAgent', { body: { name: 'a1', runtimes: ['local'] } });
   agent = createClient({ baseUrl: server.url, token });
 });
@@ -96,14 +87,10 @@ async function startBuild(pipeline: string): Promise<{ buildId: string; engineTo
   const build = await admin.call('createBuild', { params: { pipelineId }, body: {} });
   for (let round = 0; round < 10; round++) {
     const { tasks } = await agent.call('pollTasks', { query: { wait: 5 } });
-    for (const task of tasks) {
-      await agent.call('reportTaskStatus', {
-        params: { taskId: task.id },
-        body: { status: 'Success', statusRevision: task.statusRevision + 1 },
-      });
-      if (task.type === 'RunEngine' && task.buildId === build.id)
-        return { buildId: build.id, engineToken: String(task.spec.engineToken) };
-    }
+    await acknowledgeTasks(agent, tasks);
+    const task = tasks.find((t) => t.type === 'RunEngine' && t.buildId === build.id);
+    if (task !== undefined)
+      return { buildId: build.id, engineToken: String(task.spec.engineToken) };
   }
   throw new Error(`no RunEngine task for build ${build.id}`);
 }

@@ -22,7 +22,6 @@ import {
   buildObjects,
   createAgentToken,
   createKubeRuntime,
-  clusterReady,
   createNamespace,
   expectedObjects,
   objectCount,
@@ -31,6 +30,7 @@ import {
   waitFor,
 } from './cluster-fixture.js';
 import type { AgentProcess, ControlPlane } from './cluster-fixture.js';
+import { createPipelines } from './control-plane-seed.js';
 
 const cluster = useKubernetes({ nodes: false });
 const NS = 'sluice-builds';
@@ -48,7 +48,7 @@ let pipelineId: string;
 const agents: AgentProcess[] = [];
 
 before(async () => {
-  await clusterReady(cluster);
+  await cluster.ready();
   temp = await makeTempDir('sluice-runner-api-');
   const target = await databases.prepare('postgres');
   db = await openDatabase(target);
@@ -59,14 +59,8 @@ before(async () => {
   });
   admin = plane.admin;
   await createNamespace(cluster().kubeConfig, NS);
-  await createKubeRuntime(admin, { name: RUNTIME, namespace: NS });
-  await admin.call('setDefaultRuntimeEnvironment', { params: { name: RUNTIME } });
-  await admin.call('createProject', { body: { name: 'runner' } });
-  const pipeline = await admin.call('createPipeline', {
-    params: { project: 'runner' },
-    body: { name: 'hello', yaml: YAML },
-  });
-  pipelineId = pipeline.id;
+  await createKubeRuntime(admin, { name: RUNTIME, namespace: NS, isDefault: true });
+  ({ hello: pipelineId = '' } = await createPipelines(admin, 'runner', { hello: YAML }));
   agentToken = (await createAgentToken(admin, 'cluster-agent', [RUNTIME])).token;
 });
 

@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, StorageV1Api } from '@kubernetes/client-node';
+import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 import {
   CLUSTER_IMAGES,
@@ -26,7 +27,6 @@ import {
   buildObjects,
   createAgentToken,
   createKubeRuntime,
-  clusterReady,
   createNamespace,
   expectedObjects,
   objectCount,
@@ -35,6 +35,7 @@ import {
   waitFor,
 } from './cluster-fixture.js';
 import type { AgentProcess, BuildObjects, ControlPlane } from './cluster-fixture.js';
+import { createPipelines } from './control-plane-seed.js';
 
 const cluster = useKubernetes({
   nodes: true,
@@ -76,11 +77,11 @@ let registry: TestRegistry;
 let plane: ControlPlane;
 let admin: SluiceClient;
 let agent: AgentProcess;
-const pipelineIds: Record<string, string> = {};
+let pipelineIds: Record<string, string>;
 let volumes = 0;
 
 before(async () => {
-  await clusterReady(cluster);
+  await cluster.ready();
   temp = await makeTempDir('sluice-runner-node-');
   registry = await startRegistry();
   // Steps pull docker.io/sluice/busybox:1; dind asks the mirror first, which has it.
@@ -114,15 +115,12 @@ before(async () => {
     namespace: NS,
     controlPlaneUrl: `http://${gateway}:${plane.port}`,
     registryMirror: `${gateway}:${registry.port}`,
+    isDefault: true,
   });
-  await admin.call('setDefaultRuntimeEnvironment', { params: { name: RUNTIME } });
-  await admin.call('createProject', { body: { name: 'node' } });
-  for (const [name, lines] of Object.entries(PIPELINES)) {
-    const body = { name, yaml: `${lines.join('\n')}\n` };
-    pipelineIds[name] = (
-      await admin.call('createPipeline', { params: { project: 'node' }, body })
-    ).id;
-  }
+  const yamls = Object.fromEntries(
+    Object.entries(PIPELINES).map(([name, lines]) => [name, `${lines.join('\n')}\n`] as const),
+  );
+  pipelineIds = await createPipelines(admin, 'node', yamls);
   const { token } = await createAgentToken(admin, 'node-agent', [RUNTIME]);
   agent = await startAgentProcess({
     serverUrl: plane.url,
@@ -183,7 +181,7 @@ async function runBuild(
       for (const key of Object.keys(seen) as (keyof BuildObjects)[])
         seen[key] = [...new Set([...seen[key], ...now[key]])].sort();
       const state = await admin.call('getBuild', { params: { buildId: build.id } });
-      if (['success', 'failure', 'terminated', 'error'].includes(state.status)) return state;
+      if (FINISHED_STATUSES.includes(state.status)) return state;
       await new Promise((resolve) => setTimeout(resolve, 300));
     }
   })();

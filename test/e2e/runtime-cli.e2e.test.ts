@@ -8,6 +8,7 @@ import { createClient } from '@sluice/protocol';
 import { makeTempDir } from '@sluice/testkit';
 import { kill, runSluice, startServer } from './cli-harness.js';
 import type { RunningServer } from './cli-harness.js';
+import { createLocalRuntime } from './control-plane-seed.js';
 
 const TOKEN = 'slu_u_runtime-cli-token-0123456789';
 const dir = await makeTempDir('sluice-e2e-re-');
@@ -20,13 +21,8 @@ before(async () => {
     { SLUICE_BOOTSTRAP_TOKEN: TOKEN, SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()) },
   );
   env = { SLUICE_SERVER: server.url, SLUICE_TOKEN: TOKEN };
-  const spec = {
-    metadata: { name: 'local' },
-    runtimeScheduler: { type: 'LocalDocker' },
-    dockerDaemonScheduler: { type: 'LocalDocker' },
-  };
-  await createClient({ baseUrl: server.url, token: TOKEN }).call('createRuntimeEnvironment', {
-    body: { name: 'local', description: 'laptop', spec },
+  await createLocalRuntime(createClient({ baseUrl: server.url, token: TOKEN }), {
+    description: 'laptop',
   });
 });
 

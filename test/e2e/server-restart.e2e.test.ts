@@ -5,6 +5,7 @@ import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 import { kill, startServer } from './cli-harness.js';
+import { acknowledgeTasks, createLocalRuntime, createPipelines } from './control-plane-seed.js';
 
 const databases = TestDatabases.create();
 after(() => databases.close());
@@ -19,34 +20,12 @@ const PIPELINE = 'version: "1.0"\nsteps:\n  a:\n    image: alpine\n    commands:
 
 /** A local runtime as default, one pipeline, one agent, and `builds` queued builds; the agent token. */
 async function seed(admin: SluiceClient, builds: number): Promise<string> {
-  const spec = {
-    metadata: { name: 'local' },
-    runtimeScheduler: { type: 'LocalDocker' },
-    dockerDaemonScheduler: { type: 'LocalDocker' },
-  };
-  await admin.call('createRuntimeEnvironment', { body: { name: 'local', spec } });
-  await admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
-  await admin.call('createProject', { body: { name: 'web' } });
-  const pipeline = await admin.call('createPipeline', {
-    params: { project: 'web' },
-    body: { name: 'app', yaml: PIPELINE },
-  });
+  await createLocalRuntime(admin, { isDefault: true });
+  const { app = '' } = await createPipelines(admin, 'web', { app: PIPELINE });
   const { token } = await admin.call('createAgent', { body: { name: 'a1', runtimes: ['local'] } });
   for (let i = 0; i < builds; i++)
-    await admin.call('createBuild', { params: { pipelineId: pipeline.id }, body: {} });
+    await admin.call('createBuild', { params: { pipelineId: app }, body: {} });
   return token;
-}
-
-async function acknowledge(
-  agent: SluiceClient,
-  tasks: { id: string; statusRevision: number }[],
-): Promise<void> {
-  for (const task of tasks) {
-    await agent.call('reportTaskStatus', {
-      params: { taskId: task.id },
-      body: { status: 'Success', statusRevision: task.statusRevision + 1 },
-    });
-  }
 }
 
 for (const kind of databases.kinds) {
@@ -63,7 +42,7 @@ for (const kind of databases.kinds) {
         agentToken = await seed(createClient({ baseUrl: server.url, token: TOKEN }), 10);
         const agent = createClient({ baseUrl: server.url, token: agentToken });
         const first = (await agent.call('pollTasks', { query: { wait: 0, max: 3 } })).tasks;
-        await acknowledge(agent, first);
+        await acknowledgeTasks(agent, first);
         acknowledged.push(...first.map((t) => t.id));
         // Two more are handed out but never acknowledged: the server dies mid-dispatch.
         inFlight.push(
@@ -84,7 +63,7 @@ for (const kind of databases.kinds) {
         const delivered: string[] = [];
         for (let round = 0; round < 20 && delivered.length < 7; round++) {
           const { tasks } = await agent.call('pollTasks', { query: { wait: 2, max: 10 } });
-          await acknowledge(agent, tasks);
+          await acknowledgeTasks(agent, tasks);
           delivered.push(...tasks.map((t) => t.id));
         }
         assert.equal(delivered.length, 7, `delivered after the restart: ${delivered.join(', ')}`);

@@ -17,6 +17,7 @@ import { ensureDockerEngine, ensureTestImages, makeTempDir } from '@sluice/testk
 import type { TempDir } from '@sluice/testkit';
 import { startSluice } from './cli-harness.js';
 import type { RunningCli } from './cli-harness.js';
+import { createPipelines } from './control-plane-seed.js';
 
 const PROJECT = `up${process.pid}`;
 const STEPS_YAML = `version: "1.0"
@@ -60,7 +61,6 @@ interface Up {
   cli: RunningCli;
   url: string;
   token: string;
-  stdout(): string;
 }
 
 /** `sluice up` on a free port, once it says it is up. */
@@ -71,14 +71,13 @@ async function up(
 ): Promise<Up> {
   const cli = startSluice(['up', '--port', '0', '--data-dir', dir, ...extra]);
   started.push(cli);
-  let stdout = '';
-  cli.child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   await cli.waitForOutput(readyText, 180_000);
+  const stdout = cli.stdout();
   const url = /Sluice is up at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
   const token = /Admin token: (\S+)/.exec(stdout)?.[1];
   assert.ok(url !== undefined && token !== undefined, stdout);
   assert.doesNotMatch(url, /:0$/, 'the printed URL has the real port');
-  return { cli, url, token, stdout: () => stdout };
+  return { cli, url, token };
 }
 
 async function stop(cli: RunningCli): Promise<{ code: number | null; output: string }> {
@@ -151,15 +150,7 @@ test('builds made through the API run on this machine: log over SSE, steps, timi
   const dir = await tempDir();
   const sluice = await up(dir);
   const admin = createClient({ baseUrl: sluice.url, token: sluice.token });
-  await admin.call('createProject', { body: { name: PROJECT } });
-  const ids: Record<string, string> = {};
-  for (const [name, yaml] of [
-    ['steps', STEPS_YAML],
-    ['slow', SLOW_YAML],
-  ] as const)
-    ids[name] = (
-      await admin.call('createPipeline', { params: { project: PROJECT }, body: { name, yaml } })
-    ).id;
+  const ids = await createPipelines(admin, PROJECT, { steps: STEPS_YAML, slow: SLOW_YAML });
 
   const build = await admin.call('createBuild', {
     params: { pipelineId: ids.steps ?? '' },
@@ -230,7 +221,7 @@ test('builds made through the API run on this machine: log over SSE, steps, timi
 test('sluice up --demo prints the demo log and its success; a second start keeps the admin token', async () => {
   const dir = await tempDir();
   const first = await up(dir, ['--demo'], 'The demo is done');
-  const out = first.stdout();
+  const out = first.cli.stdout();
   for (const text of ['[hello] Hello from Sluice', '[count] counting 3', '[done] All done'])
     assert.ok(out.includes(text), `"${text}" missing from:\n${out}`);
   assert.match(out, /Build \S+ success/);

@@ -1,29 +1,26 @@
 /**
  * Composition root of the `sluice` command: parses the command line, loads config once, runs
- * the command, and translates errors to exit codes and messages in one place.
+ * the command, and translates errors to exit codes and messages in one place. Each command's
+ * module is imported only when that command runs: the server, the engine, the runner and their
+ * dependencies (Fastify, PGlite, dockerode, the Kubernetes client) are heavy, and a long-running
+ * `sluice agent` or a `sluice engine` started for every build should not hold the others.
  * @module
  */
 import { Command, CommanderError } from 'commander';
 import { describeError, exitCodeFor, InputError, isSluiceError } from '@sluice/errors';
-import { loadConfig, serverContext } from './config.js';
-import { parseOutput, runCommand } from './commands/run.js';
-import { validateCommand } from './commands/validate.js';
-import { serverCommand } from './commands/server.js';
-import { engineCommand } from './commands/engine.js';
-import { addAgentOptions, agentCommand } from './commands/agent.js';
-import { upCommand } from './commands/up.js';
-import type { UpOptions } from './commands/up.js';
 import type { RunnerConfigInput } from '@sluice/runner';
-import {
-  getRuntimeEnvironments,
-  patchRuntimeEnvironment,
-} from './commands/runtime-environments.js';
-import type { OutputFormat } from './commands/runtime-environments.js';
-import { printError } from './ui/print-issues.js';
-import { createTerminal } from './ui/terminal.js';
+import { loadConfig, serverContext } from './config.js';
 import type { RunOptions } from './commands/run.js';
+import type { UpOptions } from './commands/up.js';
+import type { OutputFormat } from './commands/runtime-environments.js';
+import { createTerminal, printError } from './ui/terminal.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
+
+function parseOutput(value: string): 'text' | 'json' {
+  if (value === 'text' || value === 'json') return value;
+  throw new InputError('SLUICE_CLI_BAD_OUTPUT', `--output must be text or json, got "${value}"`);
+}
 
 function parseFormat(value: string): OutputFormat {
   if (value === 'table' || value === 'yaml' || value === 'json') return value;
@@ -73,6 +70,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--build-id <id>', 'build id (default: generated)')
     .option('-o, --output <format>', 'text or json (one event per line)', parseOutput, 'text')
     .action(async (file: string | undefined, opts: Omit<RunOptions, 'cwd'>) => {
+      const { runCommand } = await import('./commands/run.js');
       exitCode = await runCommand(term, config, file, { ...opts, cwd: process.cwd() });
     });
 
@@ -81,7 +79,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     .description('Check a pipeline file and print every problem with file:line:column')
     .argument('[file]', 'pipeline file', undefined)
     .option('-o, --output <format>', 'text or json', parseOutput, 'text')
-    .action((file: string | undefined, opts: { output: 'text' | 'json' }) => {
+    .action(async (file: string | undefined, opts: { output: 'text' | 'json' }) => {
+      const { validateCommand } = await import('./commands/validate.js');
       exitCode = validateCommand(term, file, { cwd: process.cwd(), output: opts.output });
     });
 
@@ -92,6 +91,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--data-dir <dir>', 'data directory for the embedded database and the server key')
     .action(async (opts: { port?: number; host?: string; dataDir?: string }) => {
+      const { serverCommand } = await import('./commands/server.js');
       exitCode = await serverCommand(term, opts);
     });
 
@@ -105,18 +105,19 @@ export async function main(argv: readonly string[]): Promise<number> {
       'Docker engine address (default: DOCKER_HOST or the local socket)',
     )
     .action(async (opts: { dockerHost?: string }) => {
+      const { engineCommand } = await import('./commands/engine.js');
       exitCode = await engineCommand(term, config, opts);
     });
 
-  addAgentOptions(
-    program
-      .command('agent')
-      .description(
-        'Run the runner agent: take the tasks of its runtimes from the control plane and carry them out on Kubernetes or this machine',
-      ),
-  ).action(async (opts: RunnerConfigInput) => {
-    exitCode = await agentCommand(term, opts, process.env);
-  });
+  const agent = program
+    .command('agent')
+    .description(
+      'Run the runner agent: take the tasks of its runtimes from the control plane and carry them out on Kubernetes or this machine',
+    )
+    .action(async (opts: RunnerConfigInput) => {
+      const { agentCommand } = await import('./commands/agent.js');
+      exitCode = await agentCommand(term, opts, process.env);
+    });
 
   program
     .command('up')
@@ -129,6 +130,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     )
     .option('--data-dir <dir>', 'where everything is kept (default $SLUICE_HOME or ~/.sluice)')
     .action(async (opts: UpOptions) => {
+      const { upCommand } = await import('./commands/up.js');
       exitCode = await upCommand(term, opts, process.env);
     });
 
@@ -154,6 +156,7 @@ export async function main(argv: readonly string[]): Promise<number> {
           token?: string;
         },
       ) => {
+        const { getRuntimeEnvironments } = await import('./commands/runtime-environments.js');
         exitCode = await getRuntimeEnvironments(term, name, {
           ...opts,
           ...serverContext(config, opts),
@@ -168,6 +171,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .argument('<name>', 'runtime environment name')
     .requiredOption('-f, --filename <file>', 'the patch file, or - for standard input')
     .action(async (name: string, opts: { filename: string; server?: string; token?: string }) => {
+      const { patchRuntimeEnvironment } = await import('./commands/runtime-environments.js');
       exitCode = await patchRuntimeEnvironment(
         term,
         name,
@@ -177,6 +181,15 @@ export async function main(argv: readonly string[]): Promise<number> {
     });
 
   try {
+    // The agent's flags come from @sluice/runner (their variables and defaults), which loads
+    // the Kubernetes client. A command line whose first word names another command can neither
+    // parse nor show them; any other needs them (the top-level help lists `agent [options]`).
+    const first = argv[0] ?? '';
+    const named = program.commands.find((c) => c.name() === first || c.aliases().includes(first));
+    if (named === undefined || named === agent) {
+      const { addAgentOptions } = await import('./commands/agent.js');
+      addAgentOptions(agent);
+    }
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
   } catch (err) {

@@ -1,8 +1,8 @@
 /**
  * Test-only support for the engine's integration tests: the real Docker engine and test images,
  * pipelines from YAML text, builds run with every event recorded, and removal of the volumes a
- * test created. It holds no tests itself: the `.int.test.ts` name marks it test-only, for the
- * boundary check (the testkit is a devDependency) and the package's `files`.
+ * test created. It holds no tests itself: the `.test-support.ts` name marks it test-only for
+ * the boundary check (the testkit is a devDependency).
  * @module
  */
 import { after, before } from 'node:test';
@@ -54,6 +54,11 @@ export class BuildHarness {
     return key;
   }
 
+  /** Runs a pipeline of the given `steps:` entries: see `stepsPipeline`. */
+  async runSteps(stepsYaml: string, options: HarnessRunOptions = {}): Promise<RecordedBuild> {
+    return this.run(stepsPipeline(stepsYaml), options);
+  }
+
   async run(pipeline: Pipeline, options: HarnessRunOptions = {}): Promise<RecordedBuild> {
     const events: BuildEvent[] = [];
     const buildId = options.buildId ?? uniqueId('it-build');
@@ -84,9 +89,12 @@ export function uniqueId(prefix: string): string {
   return `${prefix}-${randomBytes(4).toString('hex')}`;
 }
 
-/** Parses YAML text that the test expects to be valid. */
-export function pipelineFrom(yaml: string): Pipeline {
-  const parsed = parsePipeline(yaml, { file: 'codefresh.yml' });
+/**
+ * The version 1.0 pipeline whose `steps:` are `stepsYaml` (entries indented by two spaces),
+ * which the test expects to be valid.
+ */
+export function stepsPipeline(stepsYaml: string): Pipeline {
+  const parsed = parsePipeline(`version: '1.0'\nsteps:${stepsYaml}`, { file: 'codefresh.yml' });
   assert.ok(parsed.ok, parsed.issues.map(formatIssue).join('\n'));
   return parsed.pipeline;
 }

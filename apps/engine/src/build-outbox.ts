@@ -6,7 +6,13 @@
  * seq), so no line is dropped, duplicated or reordered.
  * @module
  */
-import { AuthenticationError, InputError, NotAllowedError, NotFoundError } from '@sluice/errors';
+import {
+  AuthenticationError,
+  describeError,
+  InputError,
+  NotAllowedError,
+  NotFoundError,
+} from '@sluice/errors';
 import { silentLogger } from '@sluice/log';
 import type { Logger } from '@sluice/log';
 import type { EngineEvent, LogLine } from '@sluice/protocol';
@@ -28,10 +34,10 @@ export interface BuildOutboxOptions {
   logger?: Logger;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 10, baseMs: 200, maxMs: 5_000 };
+const DEFAULT_RETRY: RetryPolicy = { attempts: 10, baseMs: 200, maxMs: 5_000 };
 
 /** Rejections that another attempt cannot fix: the request or the token is wrong. */
-export function shouldRetry(err: unknown): boolean {
+function shouldRetry(err: unknown): boolean {
   return !(
     err instanceof InputError ||
     err instanceof AuthenticationError ||
@@ -119,7 +125,7 @@ export class BuildOutbox {
           kind: item.kind,
           attempt,
           delayMs: delay,
-          error: err instanceof Error ? err.message : String(err),
+          error: describeError(err),
         });
         await new Promise((resolve) => setTimeout(resolve, delay));
       }

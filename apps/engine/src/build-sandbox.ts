@@ -18,7 +18,6 @@ export const DEFAULT_SANDBOX_IMAGE = 'sluice/busybox:1';
 const SANDBOX_COMMAND = 'trap "exit 0" TERM INT; while :; do sleep 3600 & wait $!; done';
 
 export interface StartSandboxOptions {
-  buildId: string;
   containerName: string;
   networkName: string;
   image: string;

@@ -5,6 +5,7 @@
  * fatal, because the build itself is still worth finishing and reporting.
  * @module
  */
+import { describeError } from '@sluice/errors';
 import type { Logger } from '@sluice/log';
 import type { SluiceClient } from '@sluice/protocol';
 
@@ -32,7 +33,8 @@ async function beat(options: LivenessOptions): Promise<void> {
   try {
     await options.client.call('engineHeartbeat', { body: {}, signal: options.signal });
   } catch (err) {
-    if (!options.signal.aborted) options.logger.warn('heartbeat failed', { error: errorText(err) });
+    if (!options.signal.aborted)
+      options.logger.warn('heartbeat failed', { error: describeError(err) });
   }
 }
 
@@ -54,7 +56,7 @@ async function pollControl(options: LivenessOptions): Promise<void> {
       }
     } catch (err) {
       if (signal.aborted) return;
-      logger.warn('polling the control channel failed', { error: errorText(err) });
+      logger.warn('polling the control channel failed', { error: describeError(err) });
       await sleep(1_000, signal);
     }
   }
@@ -65,8 +67,4 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(resolve, ms);
     signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
   });
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -10,7 +10,6 @@ export type {
 } from './build-events.js';
 export { SecretMasker, MASK } from './secret-masker.js';
 export { LABELS, volumeNameFor, networkNameFor } from './resource-names.js';
-export { DEFAULT_SANDBOX_IMAGE } from './build-sandbox.js';
 export { runRemoteBuild } from './remote-build.js';
 export type { RunRemoteBuildOptions, RemoteBuildResult } from './remote-build.js';
 export { waitForDocker } from './wait-for-docker.js';

@@ -77,14 +77,13 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
       onEvent: (event) => forward(outbox, event),
       signal: cancel.signal,
       logger: log,
-    });
-    return await finish(outbox, summary);
-  } catch (err) {
-    return await finish(outbox, {
+    }).catch((err: unknown): RemoteBuildResult => ({
       buildId: build.buildId,
       result: 'error',
       reason: describeError(err),
-    });
+    }));
+    // The heartbeat goes on while the log drains: a slow control plane is not a silent engine.
+    return await finish(outbox, summary);
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     stopLiveness.abort();

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   useBuildHarness,
-  pipelineFrom,
   SHELL_IMAGE,
+  stepsPipeline,
   stepSummary,
   volumeExists,
 } from './build-harness.test-support.js';
@@ -13,9 +13,7 @@ import type { RecordedBuild } from './build-harness.test-support.js';
 
 const harness = useBuildHarness();
 
-const SLEEPER = pipelineFrom(`
-version: '1.0'
-steps:
+const SLEEPER = stepsPipeline(`
   prepare:
     image: ${SHELL_IMAGE}
     commands: [echo ready > /codefresh/volume/ready.txt]

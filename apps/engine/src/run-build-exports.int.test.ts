@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import {
   useBuildHarness,
-  pipelineFrom,
   SHELL_IMAGE,
   stepLines,
   stepSummary,
@@ -18,9 +17,7 @@ function secretValue(label: string): string {
 }
 
 test('cf_export and env_vars_to_export values reach later steps as $VAR and ${{VAR}}', async () => {
-  const pipeline = pipelineFrom(`
-version: '1.0'
-steps:
+  const build = await harness().runSteps(`
   export:
     image: ${SHELL_IMAGE}
     commands:
@@ -41,7 +38,6 @@ steps:
         all:
           exported: '"\${{A}}" == "1"'
 `);
-  const build = await harness().run(pipeline);
 
   assert.equal(build.summary.result, 'success', JSON.stringify(build.summary.steps));
   assert.deepEqual(stepLines(build.events, 'export', 'stdout'), ['same step:1|two words|x=y']);
@@ -63,9 +59,8 @@ test('secrets and cf_export --mask values never appear in any event or in the su
   const multi = [secretValue('multi-a'), secretValue('multi-b'), secretValue('multi-c')];
   const masked = secretValue('masked');
   const maskedLines = [secretValue('ml-a'), secretValue('ml-b')];
-  const pipeline = pipelineFrom(`
-version: '1.0'
-steps:
+  const build = await harness().runSteps(
+    `
   leak:
     title: 'Deploying with \${{API_TOKEN}}'
     image: ${SHELL_IMAGE}
@@ -92,10 +87,11 @@ steps:
   private_image:
     image: '\${{API_TOKEN}}/app:1'
     commands: [echo unreachable]
-`);
-  const build = await harness().run(pipeline, {
-    secrets: { API_TOKEN: token, CERT: multi.join('\n') },
-  });
+`,
+    {
+      secrets: { API_TOKEN: token, CERT: multi.join('\n') },
+    },
+  );
 
   assert.equal(build.summary.result, 'failure');
   assert.equal(stepSummary(build, 'leak').result, 'success');
@@ -129,10 +125,8 @@ steps:
 test('the volume persists across steps and builds with the same key, but not other keys', async () => {
   const key = harness().volumeKey('persist');
   const marker = secretValue('persisted');
-  const first = await harness().run(
-    pipelineFrom(`
-version: '1.0'
-steps:
+  const first = await harness().runSteps(
+    `
   write:
     image: ${SHELL_IMAGE}
     commands:
@@ -141,16 +135,15 @@ steps:
   read:
     image: ${SHELL_IMAGE}
     commands: [cat /codefresh/volume/data.txt]
-`),
+`,
     { volumeKey: key },
   );
   assert.equal(first.summary.result, 'success');
   assert.deepEqual(stepLines(first.events, 'read', 'stdout'), [marker]);
   assert.deepEqual(first.summary.exported, { FIRST_BUILD: 'yes' });
 
-  const secondPipeline = pipelineFrom(`
-version: '1.0'
-steps:
+  const second = await harness().runSteps(
+    `
   raw_read:
     image: ${SHELL_IMAGE}
     cmd: [cat, /codefresh/volume/data.txt]
@@ -165,8 +158,9 @@ steps:
     commands:
       - echo "seen:[$FIRST_BUILD][$SECOND_BUILD]"
       - echo 'interpolated:[\${{FIRST_BUILD}}][\${{SECOND_BUILD}}]'
-`);
-  const second = await harness().run(secondPipeline, { volumeKey: key });
+`,
+    { volumeKey: key },
+  );
   assert.equal(second.summary.result, 'success', JSON.stringify(second.summary.steps));
   assert.deepEqual(stepLines(second.events, 'raw_read', 'stdout'), [marker]);
   assert.deepEqual(stepLines(second.events, 'read_again', 'stdout'), [
@@ -179,15 +173,11 @@ steps:
   ]);
   assert.deepEqual(second.summary.exported, { SECOND_BUILD: 'yes' });
 
-  const other = await harness().run(
-    pipelineFrom(`
-version: '1.0'
-steps:
+  const other = await harness().runSteps(`
   look:
     image: ${SHELL_IMAGE}
     commands: ['if [ -e /codefresh/volume/data.txt ]; then echo present; else echo absent; fi']
-`),
-  );
+`);
   assert.notEqual(other.volumeKey, key);
   assert.deepEqual(stepLines(other.events, 'look', 'stdout'), ['absent']);
 });

@@ -7,7 +7,6 @@ import type { GitRepo } from '@sluice/testkit';
 import {
   BuildHarness,
   GIT_IMAGE,
-  pipelineFrom,
   SHELL_IMAGE,
   stepLines,
   stepSummary,
@@ -57,10 +56,9 @@ after(async () => {
   await repo.cleanup();
 });
 
-function clonePipeline(stepName: string, revision: string, then: string): string {
+/** The `steps:` of a pipeline that clones `revision` in step `stepName`, then runs `then`. */
+function cloneSteps(stepName: string, revision: string, then: string): string {
   return `
-version: '1.0'
-steps:
   ${stepName}:
     type: git-clone
     repo: ${repo.url}
@@ -69,8 +67,8 @@ ${then}`;
 }
 
 test('main_clone at a branch makes the clone the working directory of later steps', async () => {
-  const pipeline = pipelineFrom(
-    clonePipeline(
+  const build = await harness.runSteps(
+    cloneSteps(
       'main_clone',
       'feature',
       `
@@ -84,7 +82,6 @@ test('main_clone at a branch makes the clone the working directory of later step
 `,
     ),
   );
-  const build = await harness.run(pipeline);
 
   assert.equal(build.summary.result, 'success', JSON.stringify(build.summary.steps));
   assert.equal(stepSummary(build, 'main_clone').exitCode, 0);
@@ -100,8 +97,8 @@ test('main_clone at a branch makes the clone the working directory of later step
 });
 
 test('a clone at a sha from history; only main_clone sets the default directory', async () => {
-  const pipeline = pipelineFrom(
-    clonePipeline(
+  const build = await harness.runSteps(
+    cloneSteps(
       'checkout',
       oldMainSha,
       `
@@ -115,7 +112,6 @@ test('a clone at a sha from history; only main_clone sets the default directory'
 `,
     ),
   );
-  const build = await harness.run(pipeline);
 
   assert.equal(build.summary.result, 'success', JSON.stringify(build.summary.steps));
   assert.deepEqual(stepLines(build.events, 'default_dir', 'stdout'), ['/codefresh/volume']);
@@ -143,13 +139,13 @@ test('a re-run reuses the cached clone and still checks out the requested revisi
     image: ${SHELL_IMAGE}
     commands: [echo leftover > untracked.txt, mkdir -p ignored, echo kept > ignored/cache.txt]
 `;
-  const first = await harness.run(pipelineFrom(clonePipeline('main_clone', 'feature', litter)), {
+  const first = await harness.runSteps(cloneSteps('main_clone', 'feature', litter), {
     volumeKey,
   });
   assert.equal(first.summary.result, 'success', JSON.stringify(first.summary.steps));
   assert.ok(stepLines(first.events, 'main_clone').some((l) => l.startsWith('Cloning ')));
 
-  const second = await harness.run(pipelineFrom(clonePipeline('main_clone', 'main', inspect)), {
+  const second = await harness.runSteps(cloneSteps('main_clone', 'main', inspect), {
     volumeKey,
   });
   assert.equal(second.summary.result, 'success', JSON.stringify(second.summary.steps));
@@ -161,7 +157,7 @@ test('a re-run reuses the cached clone and still checks out the requested revisi
     'cache.txt',
   ]);
 
-  const third = await harness.run(pipelineFrom(clonePipeline('main_clone', oldMainSha, inspect)), {
+  const third = await harness.runSteps(cloneSteps('main_clone', oldMainSha, inspect), {
     volumeKey,
   });
   assert.equal(third.summary.result, 'success', JSON.stringify(third.summary.steps));
@@ -174,17 +170,15 @@ test('a re-run reuses the cached clone and still checks out the requested revisi
 
 test('a revision that does not exist fails the clone step with a readable reason', async () => {
   for (const revision of ['no-such-branch', 'deadbeefdeadbeefdeadbeefdeadbeefdeadbeef']) {
-    const build = await harness.run(
-      pipelineFrom(
-        clonePipeline(
-          'main_clone',
-          revision,
-          `
+    const build = await harness.runSteps(
+      cloneSteps(
+        'main_clone',
+        revision,
+        `
   after_clone:
     image: ${SHELL_IMAGE}
     commands: [echo must-not-run]
 `,
-        ),
       ),
     );
     assert.equal(build.summary.result, 'failure');

@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import {
   useBuildHarness,
   outline,
-  pipelineFrom,
   SHELL_IMAGE,
   stepFinished,
   stepLines,
@@ -13,9 +12,7 @@ import {
 const harness = useBuildHarness();
 
 test('a multi-step build succeeds and streams every line in order, per step and stream', async () => {
-  const pipeline = pipelineFrom(`
-version: '1.0'
-steps:
+  const build = await harness().runSteps(`
   first:
     title: First step
     image: ${SHELL_IMAGE}
@@ -32,7 +29,6 @@ steps:
       - echo second-out
       - echo second-err >&2
 `);
-  const build = await harness().run(pipeline);
 
   assert.equal(build.summary.result, 'success');
   assert.equal(build.summary.reason, undefined);
@@ -72,9 +68,7 @@ steps:
 });
 
 test('a failing step fails the build with its exit code and later steps do not run', async () => {
-  const pipeline = pipelineFrom(`
-version: '1.0'
-steps:
+  const build = await harness().runSteps(`
   before_failure:
     image: ${SHELL_IMAGE}
     commands: [echo ran-before]
@@ -88,7 +82,6 @@ steps:
     image: ${SHELL_IMAGE}
     commands: [echo must-not-run]
 `);
-  const build = await harness().run(pipeline);
 
   assert.equal(build.summary.result, 'failure');
   assert.match(build.summary.reason ?? '', /fails/);
@@ -111,9 +104,7 @@ steps:
 });
 
 test('fail_fast: false lets later steps run, the build succeeds and workflow.result is failure', async () => {
-  const pipeline = pipelineFrom(`
-version: '1.0'
-steps:
+  const build = await harness().runSteps(`
   tolerated:
     image: ${SHELL_IMAGE}
     fail_fast: false
@@ -130,7 +121,6 @@ steps:
           failed: workflow.result == 'failure'
           tolerated: steps.tolerated.result == 'failure'
 `);
-  const build = await harness().run(pipeline);
 
   assert.equal(build.summary.result, 'success');
   assert.deepEqual(
@@ -146,9 +136,8 @@ steps:
 });
 
 test('when.branch.only skips a step and when.condition.all reads steps.X.result', async () => {
-  const pipeline = pipelineFrom(`
-version: '1.0'
-steps:
+  const build = await harness().runSteps(
+    `
   compile:
     image: ${SHELL_IMAGE}
     commands: [echo compiled]
@@ -185,10 +174,11 @@ steps:
       condition:
         all:
           ran: steps.main_only.result == 'success'
-`);
-  const build = await harness().run(pipeline, {
-    facts: { pipelineName: 'conditions', branch: 'feature/login' },
-  });
+`,
+    {
+      facts: { pipelineName: 'conditions', branch: 'feature/login' },
+    },
+  );
 
   assert.equal(build.summary.result, 'success');
   assert.deepEqual(
@@ -211,9 +201,7 @@ steps:
 });
 
 test('a missing image fails its step with a message naming the image', async () => {
-  const pipeline = pipelineFrom(`
-version: '1.0'
-steps:
+  const build = await harness().runSteps(`
   missing:
     image: sluice/does-not-exist:1
     commands: [echo unreachable]
@@ -221,7 +209,6 @@ steps:
     image: ${SHELL_IMAGE}
     commands: [echo must-not-run]
 `);
-  const build = await harness().run(pipeline);
 
   assert.equal(build.summary.result, 'failure');
   const missing = stepSummary(build, 'missing');
@@ -234,9 +221,8 @@ steps:
 });
 
 test('working_directory, environment, cmd and entry_point shape the step container', async () => {
-  const pipeline = pipelineFrom(`
-version: '1.0'
-steps:
+  const build = await harness().runSteps(
+    `
   prepare:
     image: ${SHELL_IMAGE}
     commands: [mkdir -p sub/dir, pwd]
@@ -262,10 +248,11 @@ steps:
     image: ${SHELL_IMAGE}
     entry_point: [sh, -c]
     cmd: ['echo "from-entry-point in $(pwd)"; echo to-stderr >&2']
-`);
-  const build = await harness().run(pipeline, {
-    facts: { pipelineName: 'shape', branch: 'main' },
-  });
+`,
+    {
+      facts: { pipelineName: 'shape', branch: 'main' },
+    },
+  );
 
   assert.equal(build.summary.result, 'success', JSON.stringify(build.summary.steps));
   assert.deepEqual(stepLines(build.events, 'prepare', 'stdout'), ['/codefresh/volume']);
@@ -282,9 +269,7 @@ steps:
 });
 
 test('shell: bash on an image without bash fails the step with a readable reason', async () => {
-  const pipeline = pipelineFrom(`
-version: '1.0'
-steps:
+  const build = await harness().runSteps(`
   needs_bash:
     image: ${SHELL_IMAGE}
     shell: bash
@@ -293,7 +278,6 @@ steps:
     image: ${SHELL_IMAGE}
     commands: [echo must-not-run]
 `);
-  const build = await harness().run(pipeline);
 
   assert.equal(build.summary.result, 'failure', build.summary.reason);
   const step = stepSummary(build, 'needs_bash');

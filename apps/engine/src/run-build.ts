@@ -99,7 +99,6 @@ export async function runBuild(
     runtime.volumeMountpoint = volume.mountpoint;
     await options.docker.createNetwork(networkName, labels);
     runtime.sandboxId = await startSandbox(options.docker, {
-      buildId: options.buildId,
       containerName: containerNameFor(options.buildId, 'sandbox', 0),
       networkName,
       image: options.sandboxImage ?? DEFAULT_SANDBOX_IMAGE,

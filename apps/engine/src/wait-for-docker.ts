@@ -2,9 +2,10 @@
  * An engine in a pod starts beside its dind pod, whose daemon needs a few seconds (scheduling,
  * the volume, dockerd's start) before it answers. `waitForDocker` pings until it answers or the
  * time is up, reporting each wait; errors that waiting cannot fix (a certificate the build's CA
- * did not sign, a refused client certificate) end the wait at once.
+ * did not sign, a refused client certificate) end the wait at once, and so does `signal`.
  * @module
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { isSluiceError } from '@sluice/errors';
 import type { DockerClient } from '@sluice/docker';
 
@@ -14,6 +15,7 @@ export interface WaitForDockerOptions {
   intervalMs?: number;
   /** Called after each failed ping with the error and the milliseconds waited so far. */
   onWait?(error: unknown, waitedMs: number): void;
+  /** Ends the wait at once (a SIGTERM, say); the last ping's error is thrown. */
   signal?: AbortSignal;
 }
 
@@ -32,7 +34,9 @@ export async function waitForDocker(
       const retriable = !isSluiceError(err) || err.category === 'unavailable';
       if (!retriable || waited + pause > options.timeoutMs || options.signal?.aborted) throw err;
       options.onWait?.(err, waited);
-      await new Promise((resolve) => setTimeout(resolve, pause));
+      // An abort ends the pause early, and the wait with it.
+      await delay(pause, undefined, { signal: options.signal }).catch(() => undefined);
+      if (options.signal?.aborted) throw err;
       pause = Math.min(2000, pause * 2);
     }
   }

@@ -1,10 +1,16 @@
 /**
- * The agent's only connection out: the typed client for the control plane, over undici with
- * `EnvHttpProxyAgent`, so HTTP_PROXY, HTTPS_PROXY and NO_PROXY (and their lowercase forms) are
- * honoured as a corporate network expects. Node 20's own fetch ignores them.
+ * The agent's only connection out: the typed client for the control plane, over undici, so
+ * HTTPS_PROXY, HTTP_PROXY and NO_PROXY (upper case first, then lower case) are honoured as a
+ * corporate network expects; Node 20's own fetch ignores them. The agent talks to one server,
+ * so whether to use a proxy is decided once, by the same rule as its Kubernetes connections
+ * (`proxyUrlFor`, Go's: the proxy of the URL's scheme, never for loopback, NO_PROXY with
+ * domains, addresses and CIDR ranges). undici's `EnvHttpProxyAgent`, which makes that decision
+ * per request, warns that it is experimental on every start, and proxies loopback.
  * @module
  */
-import { EnvHttpProxyAgent, fetch as undiciFetch } from 'undici';
+import { Agent, fetch as undiciFetch, ProxyAgent } from 'undici';
+import { proxyUrlFor } from '@sluice/kube/settings';
+import type { ProxyEnv } from '@sluice/kube/settings';
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 
@@ -12,19 +18,7 @@ export interface ControlPlaneClientOptions {
   serverUrl: string;
   token: string;
   /** Defaults to process.env; tests pass their own. */
-  env?: NodeJS.ProcessEnv;
-}
-
-function proxyOptions(env: NodeJS.ProcessEnv) {
-  const pick = (name: string) => env[name] ?? env[name.toLowerCase()];
-  return {
-    httpProxy: pick('HTTP_PROXY'),
-    httpsProxy: pick('HTTPS_PROXY'),
-    noProxy: pick('NO_PROXY'),
-    // A long-poll holds the response for up to a minute.
-    headersTimeout: 120_000,
-    bodyTimeout: 120_000,
-  };
+  env?: ProxyEnv;
 }
 
 export interface ControlPlaneConnection {
@@ -33,10 +27,15 @@ export interface ControlPlaneConnection {
   close(): Promise<void>;
 }
 
+// A long-poll holds the response for up to a minute.
+const TIMEOUTS = { headersTimeout: 120_000, bodyTimeout: 120_000 };
+
 export function createControlPlaneClient(
   options: ControlPlaneClientOptions,
 ): ControlPlaneConnection {
-  const dispatcher = new EnvHttpProxyAgent(proxyOptions(options.env ?? process.env));
+  const proxyUrl = proxyUrlFor(options.serverUrl, options.env ?? process.env);
+  const dispatcher =
+    proxyUrl === undefined ? new Agent(TIMEOUTS) : new ProxyAgent({ uri: proxyUrl, ...TIMEOUTS });
   const doFetch = ((input: URL, init?: RequestInit) =>
     undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof fetch;
   const client = createClient({ baseUrl: options.serverUrl, token: options.token, fetch: doFetch });

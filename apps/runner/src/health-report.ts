@@ -24,7 +24,7 @@ export interface HealthReportOptions {
   onHealth?(health: AgentHealth): void;
 }
 
-export async function checkRuntimes(
+async function checkRuntimes(
   backends: readonly RuntimeBackend[],
   timeoutMs: number,
 ): Promise<AgentHealth> {

@@ -24,7 +24,7 @@ export interface OrphanReaperOptions {
 const STATES_PER_REQUEST = 500;
 
 /** One pass over every runtime; returns how many objects it deleted. */
-export async function reapOnce(options: OrphanReaperOptions): Promise<number> {
+async function reapOnce(options: OrphanReaperOptions): Promise<number> {
   let deleted = 0;
   for (const backend of options.backends) {
     try {

@@ -214,7 +214,7 @@ function runtimeTargets(read: Reader, input: RunnerConfigInput): RuntimeTarget[]
 }
 
 /** Every `*.runtime.yaml` of `dir` (reference §1.6), each problem naming its file and field. */
-export function runtimeFiles(dir: string, problems: string[]): KubernetesTarget[] {
+function runtimeFiles(dir: string, problems: string[]): KubernetesTarget[] {
   let names: string[];
   try {
     names = readdirSync(dir)

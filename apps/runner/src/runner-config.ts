@@ -5,13 +5,16 @@
  * machine's Docker engine).
  * @module
  */
+import { DEFAULT_KUBE_BURST, DEFAULT_KUBE_QPS } from '@sluice/kube/settings';
+import type { KubeSource as KubeClientSource } from '@sluice/kube';
 
-/** How to reach one Kubernetes cluster. */
+/**
+ * How to reach one Kubernetes cluster: a `KubeClient` source, where the token kind comes from a
+ * `*.runtime.yaml` file (API server URL, service-account token, cluster CA) named in `file`.
+ */
 export type KubeSource =
-  | { type: 'in-cluster' }
-  | { type: 'kubeconfig'; path: string; context?: string }
-  /** A `*.runtime.yaml` file: API server URL, service-account token, cluster CA (PEM). */
-  | { type: 'token'; host: string; token: string; caPem?: string; file: string };
+  | Exclude<KubeClientSource, { type: 'token' }>
+  | (Extract<KubeClientSource, { type: 'token' }> & { file: string });
 
 export interface KubernetesTarget {
   kind: 'kubernetes';
@@ -69,8 +72,8 @@ export const RUNNER_DEFAULTS = {
   heartbeatMs: 10_000,
   reapIntervalMs: 60_000,
   drainTimeoutMs: 30_000,
-  kubeQps: 50,
-  kubeBurst: 100,
+  kubeQps: DEFAULT_KUBE_QPS,
+  kubeBurst: DEFAULT_KUBE_BURST,
   stopGraceSeconds: 15,
   httpPort: 8080,
 } as const;

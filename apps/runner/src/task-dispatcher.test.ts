@@ -2,19 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Task } from '@sluice/protocol';
 import { TaskDispatcher } from './task-dispatcher.js';
+import { testTask } from './task.test-support.js';
 
 function task(id: string, buildId: string | null, position = 0): Task {
-  return {
-    id,
-    type: 'CreatePod',
-    buildId,
-    runtime: 'rt',
-    position,
-    statusRevision: 0,
-    attempt: 1,
-    spec: {},
-    createdAt: new Date(0).toISOString(),
-  };
+  return testTask({ id, type: 'CreatePod', buildId, runtime: 'rt', position, attempt: 1 });
 }
 
 /** A runner whose tasks finish when the test says so, recording what ran concurrently. */

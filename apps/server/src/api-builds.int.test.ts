@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
 import type { SluiceClient } from '@sluice/protocol';
-import { startTestServer, agentClient, seedPipeline } from './server-harness.test-support.js';
+import {
+  acknowledge,
+  startTestServer,
+  agentClient,
+  seedPipeline,
+  seedPipelines,
+} from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
 
 const databases = useTestDatabases();
@@ -104,10 +110,7 @@ databases.test(
       assert.equal(task.buildId, created.id);
       assert.equal(task.spec.serverUrl, 'http://control-plane.test');
       const engine = t.client(String(task.spec.engineToken));
-      await agent.call('reportTaskStatus', {
-        params: { taskId: task.id },
-        body: { status: 'Success', statusRevision: task.statusRevision + 1 },
-      });
+      await acknowledge(agent, task);
 
       const follower = readSse(t, created.id);
       const build = await runEngine(engine, () => new Date().toISOString());
@@ -260,6 +263,58 @@ databases.test(
       const restarted = await t.admin.call('restartBuild', { params: { buildId: waiting.id } });
       assert.equal(restarted.retryOf, waiting.id);
       assert.equal(restarted.number, 3);
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+databases.test(
+  'builds are listed newest first a page at a time, each as getBuild shows it, and filtered',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const [one, two] = await seedPipelines(t, { pipelines: ['one', 'two'] });
+      const created = [];
+      for (const pipeline of [one!, two!, one!]) {
+        const params = { pipelineId: pipeline.id };
+        created.push(await t.admin.call('createBuild', { params, body: { branch: 'main' } }));
+      }
+      const [oldest, middle, newest] = created.map((build) => build.id);
+      await t.admin.call('cancelBuild', { params: { buildId: oldest! } });
+
+      const first = await t.admin.call('listBuilds', { query: { limit: 2 } });
+      assert.deepEqual(
+        first.items.map((build) => build.id),
+        [newest, middle],
+      );
+      assert.equal(first.nextCursor, middle);
+      const rest = await t.admin.call('listBuilds', {
+        query: { limit: 2, cursor: first.nextCursor ?? '' },
+      });
+      assert.deepEqual(
+        rest.items.map((build) => build.id),
+        [oldest],
+      );
+      assert.equal(rest.nextCursor, null);
+      for (const build of [...first.items, ...rest.items]) {
+        const alone = await t.admin.call('getBuild', { params: { buildId: build.id } });
+        assert.deepEqual(build, alone, 'a listed build differs from getBuild');
+        assert.equal(build.steps.length, 2);
+      }
+
+      const ofOne = await t.admin.call('listBuilds', { query: { pipelineId: one!.id } });
+      assert.deepEqual(
+        ofOne.items.map((build) => build.id),
+        [newest, oldest],
+      );
+      const terminated = await t.admin.call('listBuilds', { query: { status: 'terminated' } });
+      assert.deepEqual(
+        terminated.items.map((build) => build.id),
+        [oldest],
+      );
+      const none = await t.admin.call('listBuilds', { query: { branch: 'other' } });
+      assert.deepEqual(none, { items: [], nextCursor: null });
     } finally {
       await t.close();
     }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
 import { isSluiceError } from '@sluice/errors';
-import { ADMIN_TOKEN, SIMPLE_PIPELINE, startTestServer } from './server-harness.test-support.js';
+import { ADMIN_TOKEN, seedPipeline, startTestServer } from './server-harness.test-support.js';
 
 const databases = useTestDatabases();
 
@@ -55,11 +55,7 @@ databases.test(
   async (database) => {
     const t = await startTestServer(database);
     try {
-      await t.admin.call('createProject', { body: { name: 'web' } });
-      const pipeline = await t.admin.call('createPipeline', {
-        params: { project: 'web' },
-        body: { name: 'app', yaml: SIMPLE_PIPELINE },
-      });
+      const pipeline = await seedPipeline(t);
       const { token: agentToken } = await t.admin.call('createAgent', {
         body: { name: 'a1', runtimes: ['rt'] },
       });
@@ -137,16 +133,10 @@ databases.test(
   async (database) => {
     const t = await startTestServer(database);
     try {
-      await t.admin.call('createProject', { body: { name: 'web' } });
-      const pipeline = await t.admin.call('createPipeline', {
-        params: { project: 'web' },
-        body: {
-          name: 'app',
-          yaml: SIMPLE_PIPELINE,
-          variables: {
-            REGION: { value: 'eu', secret: false },
-            API_KEY: { value: 'sk-live-123456', secret: true },
-          },
+      const pipeline = await seedPipeline(t, {
+        variables: {
+          REGION: { value: 'eu', secret: false },
+          API_KEY: { value: 'sk-live-123456', secret: true },
         },
       });
       assert.deepEqual(pipeline.variables, [

@@ -11,13 +11,13 @@ import {
 } from '@sluice/runtime-spec';
 import { DIND_SERVER_NAME } from './services/certificate-service.js';
 import {
-  acknowledge,
   engineOf,
   poll,
   secretData,
   startKubernetesServer,
   summary,
 } from './kubernetes-tasks.test-support.js';
+import { acknowledge, reportFailure } from './server-harness.test-support.js';
 
 const databases = useTestDatabases();
 
@@ -171,15 +171,7 @@ databases.test(
       );
 
       await acknowledge(agent, first[1]!);
-      await agent.call('reportTaskStatus', {
-        params: { taskId: first[2]!.id },
-        body: {
-          status: 'Error',
-          statusRevision: first[2]!.statusRevision + 1,
-          isRetriable: true,
-          reason: 'late',
-        },
-      });
+      await reportFailure(agent, first[2]!, { reason: 'late', isRetriable: true });
       advance(120_000);
       assert.deepEqual(await poll(agent), [], 'a late retriable failure is not retried');
       const final = await t.admin.call('getBuild', { params: { buildId: build.id } });

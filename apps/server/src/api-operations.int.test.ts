@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
-import { startTestServer, agentClient, seedPipelines } from './server-harness.test-support.js';
+import {
+  acknowledge,
+  startTestServer,
+  agentClient,
+  seedPipelines,
+} from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
 
 const databases = useTestDatabases();
@@ -45,10 +50,7 @@ databases.test(
       const { one, agent } = await setUp(t);
       const build = await t.admin.call('createBuild', { params: { pipelineId: one.id }, body: {} });
       const run = (await agent.call('pollTasks', { query: { wait: 0 } })).tasks[0]!;
-      await agent.call('reportTaskStatus', {
-        params: { taskId: run.id },
-        body: { status: 'Success', statusRevision: run.statusRevision + 1 },
-      });
+      await acknowledge(agent, run);
       await t.client(String(run.spec.engineToken)).call('engineEvents', {
         body: { events: [{ type: 'build-started', at: new Date().toISOString() }] },
       });

@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
 import { isSluiceError } from '@sluice/errors';
 import {
+  acknowledge,
   agentClient,
   LOCAL_RUNTIME,
+  reportFailure,
   seedPipeline,
   startTestServer,
 } from './server-harness.test-support.js';
@@ -46,20 +48,9 @@ databases.test(
         body: {},
       });
       const first = (await agent.call('pollTasks', { query: { wait: 0 } })).tasks[0]!;
-      await agent.call('reportTaskStatus', {
-        params: { taskId: first.id },
-        body: {
-          status: 'Error',
-          statusRevision: first.statusRevision + 1,
-          isRetriable: true,
-          reason: 'API server busy',
-        },
-      });
+      await reportFailure(agent, first, { reason: 'API server busy', isRetriable: true });
       await assert.rejects(
-        agent.call('reportTaskStatus', {
-          params: { taskId: first.id },
-          body: { status: 'Success', statusRevision: first.statusRevision + 1 },
-        }),
+        acknowledge(agent, first),
         (err: unknown) => isSluiceError(err) && err.code === 'SLUICE_TASK_STALE_REVISION',
       );
       assert.deepEqual(
@@ -70,14 +61,9 @@ databases.test(
       const second = (await agent.call('pollTasks', { query: { wait: 5 } })).tasks[0]!;
       assert.equal(second.id, first.id);
       assert.equal(second.attempt, 2);
-      await agent.call('reportTaskStatus', {
-        params: { taskId: second.id },
-        body: {
-          status: 'Error',
-          statusRevision: second.statusRevision + 1,
-          isRetriable: false,
-          reason: 'pods "engine-x" is forbidden',
-        },
+      await reportFailure(agent, second, {
+        reason: 'pods "engine-x" is forbidden',
+        isRetriable: false,
       });
       const failed = await t.admin.call('getBuild', { params: { buildId: build.id } });
       assert.equal(failed.status, 'error');
@@ -90,6 +76,46 @@ databases.test(
         tasks.map((task) => [task.type, task.buildId]),
         [['StopEngine', build.id]],
         'the failed build is stopped',
+      );
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+databases.test(
+  'a RunEngine task is sealed at rest; handed out again after its lease, its engine token is the same and still works',
+  async (database) => {
+    let offset = 0;
+    const t = await startTestServer(database, {}, { clock: () => Date.now() + offset });
+    try {
+      const pipeline = await seedPipeline(t);
+      const agent = await agentClient(t, 'a1');
+      const build = await t.admin.call('createBuild', {
+        params: { pipelineId: pipeline.id },
+        body: {},
+      });
+      const [first] = (await agent.call('pollTasks', { query: { wait: 0 } })).tasks;
+      assert.equal(first?.type, 'RunEngine');
+      const token = String(first.spec.engineToken);
+      assert.match(token, /^slu_e_/);
+      const rows = await database.db.selectFrom('tasks').select('spec').execute();
+      assert.ok(!JSON.stringify(rows).includes(token), 'the engine token is stored in clear');
+      const engine = t.client(token);
+      await engine.call('engineEvents', {
+        body: { events: [{ type: 'build-started', at: new Date().toISOString() }] },
+      });
+
+      offset += 60_001; // past the lease: the engine runs, its agent never reported
+      const [again] = (await agent.call('pollTasks', { query: { wait: 0 } })).tasks;
+      assert.equal(again?.id, first.id);
+      assert.equal(again.attempt, 2);
+      assert.deepEqual(again.spec, first.spec, 'the same token, server URL and build');
+      await engine.call('engineHeartbeat', { body: {} });
+      await acknowledge(agent, again);
+      assert.equal(
+        (await t.admin.call('getBuild', { params: { buildId: build.id } })).status,
+        'running',
       );
     } finally {
       await t.close();

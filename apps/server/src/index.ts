@@ -2,4 +2,3 @@ export { createServer, SERVER_VERSION } from './server.js';
 export type { CreateServerOptions, SluiceServer } from './server.js';
 export { loadServerConfig } from './config.js';
 export type { ServerConfig, ServerFlags } from './config.js';
-export type { TaskPlanner, PlannedTask, PlanInput, StartPlan } from './services/task-planner.js';

@@ -1,6 +1,6 @@
 /**
  * What the tests of Kubernetes builds share: a clock they move past a task lease, an agent that
- * takes and acknowledges tasks, the build Secret of a task list, and a build of another account
+ * takes tasks, the build Secret of a task list, and a build of another account
  * (there is no API to make a second account, so it is written as rows).
  * @module
  */
@@ -45,13 +45,6 @@ export async function startKubernetesServer(
 
 export async function poll(agent: SluiceClient, max = 50): Promise<Task[]> {
   return (await agent.call('pollTasks', { query: { wait: 0, max } })).tasks;
-}
-
-export async function acknowledge(agent: SluiceClient, task: Task): Promise<void> {
-  await agent.call('reportTaskStatus', {
-    params: { taskId: task.id },
-    body: { status: 'Success', statusRevision: task.statusRevision + 1 },
-  });
 }
 
 /** `[type, metadata.name or spec.name]` of each task, for one readable assertion. */

@@ -6,7 +6,7 @@
 import { PassThrough } from 'node:stream';
 import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
-import type { SluiceClient } from '@sluice/protocol';
+import type { SluiceClient, Task } from '@sluice/protocol';
 import type { Database } from '@sluice/db';
 import { createLogger } from '@sluice/log';
 import { createServer } from './server.js';
@@ -131,4 +131,24 @@ export async function seedPipeline(t: TestServer, options: Omit<SeedOptions, 'pi
   const [pipeline] = await seedPipelines(t, options);
   if (pipeline === undefined) throw new Error('seedPipelines created no pipeline');
   return pipeline;
+}
+
+/** Reports `task` carried out, as its agent would. */
+export async function acknowledge(agent: SluiceClient, task: Task): Promise<void> {
+  await agent.call('reportTaskStatus', {
+    params: { taskId: task.id },
+    body: { status: 'Success', statusRevision: task.statusRevision + 1 },
+  });
+}
+
+/** Reports `task` failed with `reason`, retriable or for good, as its agent would. */
+export async function reportFailure(
+  agent: SluiceClient,
+  task: Task,
+  failure: { reason: string; isRetriable: boolean },
+): Promise<void> {
+  await agent.call('reportTaskStatus', {
+    params: { taskId: task.id },
+    body: { status: 'Error', statusRevision: task.statusRevision + 1, ...failure },
+  });
 }

@@ -23,7 +23,6 @@ import { createServices } from './services/services.js';
 import { startCronLoop } from './services/cron-triggers.js';
 import type { Services } from './services/services.js';
 import { Signals } from './services/signals.js';
-import type { TaskPlanner } from './services/task-planner.js';
 
 export const SERVER_VERSION = '0.1.0';
 
@@ -33,7 +32,6 @@ export interface CreateServerOptions {
   clock?: () => number;
   /** An open database (tests); opened from the config otherwise. */
   database?: Database;
-  planner?: TaskPlanner;
 }
 
 export interface SluiceServer {
@@ -55,10 +53,15 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   const clock = options.clock ?? Date.now;
   const secretKey = loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir });
   const signals = await Signals.create(database);
-  const services = createServices(
-    { config, database, clock, ids: createIdGenerator(clock), log, secretKey, signals },
-    options.planner,
-  );
+  const services = createServices({
+    config,
+    database,
+    clock,
+    ids: createIdGenerator(clock),
+    log,
+    secretKey,
+    signals,
+  });
   const bootstrap = await services.identity.bootstrap(config.bootstrapToken);
 
   const app = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });

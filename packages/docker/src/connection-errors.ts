@@ -44,12 +44,6 @@ const SOCKET_CODES = new Set([
   'EPIPE',
 ]);
 
-export const DOCKER_TLS_UNTRUSTED = 'SLUICE_DOCKER_TLS_UNTRUSTED';
-export const DOCKER_TLS_HOST_MISMATCH = 'SLUICE_DOCKER_TLS_HOST_MISMATCH';
-export const DOCKER_TLS_REJECTED = 'SLUICE_DOCKER_TLS_REJECTED';
-export const DOCKER_TLS_REQUIRED = 'SLUICE_DOCKER_TLS_REQUIRED';
-export const DOCKER_UNAVAILABLE = 'SLUICE_DOCKER_UNAVAILABLE';
-
 /** What is known about one failed call, for the translators below. */
 interface Failure {
   endpoint: DockerEndpoint;
@@ -82,7 +76,7 @@ function untrusted(f: Failure): SluiceError | undefined {
     ? "is not signed by the build's CA (ca.pem)"
     : "is outside its validity period (check both machines' clocks)";
   return new AuthenticationError(
-    DOCKER_TLS_UNTRUSTED,
+    'SLUICE_DOCKER_TLS_UNTRUSTED',
     `The Docker engine at ${f.endpoint.host} presented a server certificate that ${problem}, so this client refused to ${f.action}: ${f.reason}`,
     options(
       f,
@@ -94,7 +88,7 @@ function untrusted(f: Failure): SluiceError | undefined {
 function hostMismatch(f: Failure): SluiceError | undefined {
   if (f.code !== 'ERR_TLS_CERT_ALTNAME_INVALID') return undefined;
   return new AuthenticationError(
-    DOCKER_TLS_HOST_MISMATCH,
+    'SLUICE_DOCKER_TLS_HOST_MISMATCH',
     `The Docker engine at ${f.endpoint.host} presented a server certificate that does not name the host this client dialled, so it refused to ${f.action}: ${f.reason}`,
     options(
       f,
@@ -110,7 +104,7 @@ function rejected(f: Failure): SluiceError | undefined {
       ? 'no client certificate was sent'
       : 'the client certificate sent (cert.pem) was not accepted';
   return new AuthenticationError(
-    DOCKER_TLS_REJECTED,
+    'SLUICE_DOCKER_TLS_REJECTED',
     `The Docker daemon at ${f.endpoint.host} refused this client's certificate, so it could not ${f.action}: ${sent} (${f.code})`,
     options(
       f,
@@ -122,7 +116,7 @@ function rejected(f: Failure): SluiceError | undefined {
 function tlsRequired(f: Failure): SluiceError | undefined {
   if (!f.reason.includes(PLAIN_HTTP_ON_TLS_PORT)) return undefined;
   return new InputError(
-    DOCKER_TLS_REQUIRED,
+    'SLUICE_DOCKER_TLS_REQUIRED',
     `The Docker engine at ${f.endpoint.host} requires TLS, but this client connected without it to ${f.action}`,
     options(
       f,
@@ -134,7 +128,7 @@ function tlsRequired(f: Failure): SluiceError | undefined {
 function unreachable(f: Failure): SluiceError | undefined {
   if (!SOCKET_CODES.has(f.code)) return undefined;
   return new UnavailableError(
-    DOCKER_UNAVAILABLE,
+    'SLUICE_DOCKER_UNAVAILABLE',
     `Cannot reach the Docker engine at ${f.endpoint.host} to ${f.action}: ${f.reason}`,
     options(
       f,

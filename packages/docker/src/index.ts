@@ -1,12 +1,5 @@
 export { DockerClient } from './docker-client.js';
-export {
-  messageOf,
-  DOCKER_TLS_HOST_MISMATCH,
-  DOCKER_TLS_REJECTED,
-  DOCKER_TLS_REQUIRED,
-  DOCKER_TLS_UNTRUSTED,
-  DOCKER_UNAVAILABLE,
-} from './connection-errors.js';
+export { messageOf } from './connection-errors.js';
 export type {
   ContainerSpec,
   OutputHandler,

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 
 const root = new URL('../../../', import.meta.url).pathname;
 
-/** Environment variable names look like codes; they are documented in docs/config instead. */
 /** Variables are quoted like codes; docs/config/environment.md names every one of them. */
 const ENVIRONMENT_NAMES = new Set(
   [

@@ -4,7 +4,8 @@
  * `classifyKubeError` into done, retry or fail.
  * @module
  */
-export { KubeClient, DEFAULT_KUBE_BURST, DEFAULT_KUBE_QPS } from './kube-client.js';
+export { KubeClient } from './kube-client.js';
+export { DEFAULT_KUBE_BURST, DEFAULT_KUBE_QPS } from './kube-settings.js';
 export type {
   KubeClientOptions,
   KubeListQuery,
@@ -14,25 +15,13 @@ export type {
   KubeRequestStats,
   KubeServerVersion,
 } from './kube-client.js';
-export { SERVICE_ACCOUNT_DIR } from './kube-config.js';
 export type { KubeSource } from './kube-config.js';
-export { classifyKubeError, describeTarget, KUBE_ERROR_CODES } from './kube-errors.js';
+export { classifyKubeError } from './kube-errors.js';
 export type { KubeClassification, KubeOperation, KubeOutcome, KubeTarget } from './kube-errors.js';
-export {
-  checkKind,
-  checkManifest,
-  isKubeKind,
-  KUBE_KINDS,
-  KUBE_RESOURCES,
-} from './kube-objects.js';
+export { checkManifest } from './kube-objects.js';
 export type { KubeKind, KubeManifest } from './kube-objects.js';
-export {
-  AGENT_PERMISSIONS,
-  FORCE_DELETE_PVC_PERMISSION,
-  formatPermissions,
-} from './kube-permissions.js';
+export { AGENT_PERMISSIONS, formatPermissions } from './kube-permissions.js';
 export type { KubePermission } from './kube-permissions.js';
 export { proxyUrlFor } from './proxy-env.js';
 export type { ProxyEnv } from './proxy-env.js';
-export { createTokenBucket, systemClock } from './token-bucket.js';
-export type { Clock, TokenBucket, TokenBucketOptions, TokenBucketStats } from './token-bucket.js';
+export type { Clock } from './token-bucket.js';

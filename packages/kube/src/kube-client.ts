@@ -16,6 +16,7 @@ import {
   VersionApi,
 } from '@kubernetes/client-node';
 import type { ConfigurationOptions } from '@kubernetes/client-node';
+import { DEFAULT_KUBE_BURST, DEFAULT_KUBE_QPS } from './kube-settings.js';
 import { classifyKubeError, kubeError } from './kube-errors.js';
 import type { KubeOperation, KubeTarget } from './kube-errors.js';
 import { loadKubeConfig } from './kube-config.js';
@@ -30,8 +31,6 @@ import { createTokenBucket } from './token-bucket.js';
 import type { Clock, TokenBucket } from './token-bucket.js';
 
 /** client-go's defaults in the reference agent (K8S_CLIENT_QPS, K8S_CLIENT_BURST). */
-export const DEFAULT_KUBE_QPS = 50;
-export const DEFAULT_KUBE_BURST = 100;
 
 export interface KubeClientOptions {
   source: KubeSource;

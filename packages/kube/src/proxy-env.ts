@@ -1,9 +1,10 @@
 /**
- * Whether the connection to an API server goes through a proxy, decided from HTTPS_PROXY,
- * HTTP_PROXY and NO_PROXY the way Go's `httpproxy.FromEnvironment` (so client-go, kubectl and the
- * reference agent) decides: the proxy of the server's scheme, upper-case names first; loopback
- * hosts never; NO_PROXY entries are `*`, host names (matching subdomains too; a leading `.`
- * matches only subdomains), IP addresses and CIDR ranges, each with an optional `:port`.
+ * Whether the connection to an API server (and the agent's to its control plane) goes through
+ * a proxy, decided from HTTPS_PROXY, HTTP_PROXY and NO_PROXY the way Go's
+ * `httpproxy.FromEnvironment` (so client-go, kubectl and the reference agent) decides: the proxy
+ * of the server's scheme, upper-case names first; loopback hosts never; NO_PROXY entries are
+ * `*`, host names (matching subdomains too; a leading `.` matches only subdomains), IP addresses
+ * and CIDR ranges, each with an optional `:port`.
  * @module
  */
 import { BlockList, isIP } from 'node:net';

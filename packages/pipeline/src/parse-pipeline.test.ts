@@ -25,11 +25,13 @@ const UNKNOWN_FIELD = 'SLUICE_PIPELINE_UNKNOWN_FIELD';
 const MISSING = 'SLUICE_PIPELINE_MISSING_FIELD';
 const INVALID = 'SLUICE_PIPELINE_INVALID_VALUE';
 
+const HEAD = ["version: '1.0'", 'steps:'];
+
 const rows: Row[] = [
   {
     name: 'a key indented past its siblings continues the line above',
     // Line 5 has five spaces, so "commands" starts at column 6.
-    yaml: ["version: '1.0'", 'steps:', '  build:', '    image: alpine', '     commands: [make]'],
+    yaml: [...HEAD, '  build:', '    image: alpine', '     commands: [make]'],
     issues: [
       {
         at: '5:6',
@@ -40,7 +42,7 @@ const rows: Row[] = [
   },
   {
     name: 'a key indented less than its siblings',
-    yaml: ["version: '1.0'", 'steps:', '  build:', '    image: alpine', '   commands: [make]'],
+    yaml: [...HEAD, '  build:', '    image: alpine', '   commands: [make]'],
     issues: [
       {
         at: '5:4',
@@ -52,8 +54,7 @@ const rows: Row[] = [
   {
     name: 'a list item indented between its key and its siblings',
     yaml: [
-      "version: '1.0'",
-      'steps:',
+      ...HEAD,
       '  build:',
       '    image: alpine',
       '    commands:',
@@ -64,12 +65,12 @@ const rows: Row[] = [
   },
   {
     name: 'a duplicate key is named at its second occurrence',
-    yaml: ["version: '1.0'", 'steps:', '  build:', '    image: alpine', '    image: node'],
+    yaml: [...HEAD, '  build:', '    image: alpine', '    image: node'],
     issues: [{ at: '5:5', message: 'Duplicate key "image"', code: SYNTAX }],
   },
   {
     name: 'a tab used for indentation',
-    yaml: ["version: '1.0'", 'steps:', '  build:', '\timage: alpine'],
+    yaml: [...HEAD, '  build:', '\timage: alpine'],
     issues: [
       {
         at: '4:1',
@@ -81,7 +82,7 @@ const rows: Row[] = [
   {
     name: 'an unquoted value holding ": "',
     // "Build" starts at column 12: four spaces, "title" (5-9), ":" (10), a space (11).
-    yaml: ["version: '1.0'", 'steps:', '  build:', '    image: alpine', '    title: Build: all'],
+    yaml: [...HEAD, '  build:', '    image: alpine', '    title: Build: all'],
     issues: [
       {
         at: '5:12',
@@ -91,7 +92,7 @@ const rows: Row[] = [
   },
   {
     name: 'a second YAML document',
-    yaml: ["version: '1.0'", 'steps:', '  build:', '    image: alpine', '---', 'other: 1'],
+    yaml: [...HEAD, '  build:', '    image: alpine', '---', 'other: 1'],
     issues: [
       { at: '5:1', message: 'A pipeline file holds one YAML document; found a second "---"' },
     ],
@@ -142,13 +143,13 @@ const rows: Row[] = [
   },
   {
     name: 'steps written as a list',
-    yaml: ["version: '1.0'", 'steps:', '  - build'],
+    yaml: [...HEAD, '  - build'],
     issues: [{ at: '3:3', message: '"steps" must be a map of steps, got a list' }],
   },
   {
     name: 'steps that are a string, a list and nothing',
     // An empty value sits just after its colon: column 5 of "  c:".
-    yaml: ["version: '1.0'", 'steps:', '  a: echo hi', '  b: [alpine]', '  c:'],
+    yaml: [...HEAD, '  a: echo hi', '  b: [alpine]', '  c:'],
     issues: [
       { at: '3:6', message: 'Step "a" must be a map of fields, got the string "echo hi"' },
       { at: '4:6', message: 'Step "b" must be a map of fields, got a list' },
@@ -158,8 +159,7 @@ const rows: Row[] = [
   {
     name: 'misspelt fields get a suggestion, at the key',
     yaml: [
-      "version: '1.0'",
-      'steps:',
+      ...HEAD,
       '  build:',
       '    imgae: alpine',
       '    comands: [make]',
@@ -189,8 +189,7 @@ const rows: Row[] = [
     name: 'values of the wrong type, at the value',
     // "    depth: " is 11 characters, "    fail_fast: " 15, "    commands: " 14, "    environment: " 17.
     yaml: [
-      "version: '1.0'",
-      'steps:',
+      ...HEAD,
       '  clone:',
       '    type: git-clone',
       '    repo: acme/app',
@@ -218,8 +217,7 @@ const rows: Row[] = [
   {
     name: 'an unknown shell and an environment entry without "="',
     yaml: [
-      "version: '1.0'",
-      'steps:',
+      ...HEAD,
       '  build:',
       '    image: alpine',
       '    shell: zsh',
@@ -237,14 +235,7 @@ const rows: Row[] = [
   },
   {
     name: 'a command holding ": " that YAML read as a map',
-    yaml: [
-      "version: '1.0'",
-      'steps:',
-      '  build:',
-      '    image: alpine',
-      '    commands:',
-      '      - echo status: ok',
-    ],
+    yaml: [...HEAD, '  build:', '    image: alpine', '    commands:', '      - echo status: ok'],
     issues: [
       {
         at: '6:9',
@@ -256,12 +247,13 @@ const rows: Row[] = [
   {
     name: 'a git-clone step without repo and a freestyle step without image, at the step name',
     yaml: [
-      "version: '1.0'",
-      'steps:',
+      ...HEAD,
       '  clone:',
       '    type: git-clone',
       '    revision: main',
-    ].concat(['  build:', '    commands: [make]']),
+      '  build:',
+      '    commands: [make]',
+    ],
     issues: [
       { at: '3:3', message: 'Missing required field "repo" in git-clone step "clone"' },
       { at: '6:3', message: 'Missing required field "image" in freestyle step "build"' },

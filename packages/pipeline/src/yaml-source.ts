@@ -8,7 +8,7 @@ import type { Document, Node, Pair } from 'yaml';
 import { ISSUE_CODES } from './pipeline-issue.js';
 import { sourceOffset } from './scalar-offsets.js';
 import { describeYamlProblems } from './yaml-diagnostics.js';
-import { checkYamlStructure } from './yaml-structure.js';
+import { checkYamlStructure, isMergeKey } from './yaml-structure.js';
 import type { IssuePath, PipelineIssue } from './pipeline-issue.js';
 import type { Position } from './model.js';
 
@@ -86,7 +86,7 @@ export function parseYamlSource(text: string, file: string): YamlSource {
  * `LineCounter`, which misses the line breaks inside a token that spans lines after an error.
  * A byte order mark is invisible in editors, so it takes no column.
  */
-export function positionIndex(text: string): (offset: number) => Position {
+function positionIndex(text: string): (offset: number) => Position {
   const starts = [text.startsWith('\uFEFF') ? 1 : 0];
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   return (offset) => {
@@ -171,11 +171,6 @@ function keyText(value: unknown): string {
   const scalar =
     typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint';
   return scalar ? String(value) : '';
-}
-
-/** With `merge: true` the parser gives an unquoted `<<` key a symbol value. */
-function isMergeKey(pair: Pair): boolean {
-  return isScalar(pair.key) && typeof pair.key.value === 'symbol';
 }
 
 function resolve(doc: Document, node: Node | null | undefined): Node | null {

@@ -15,9 +15,9 @@ export interface StructureProblem {
 }
 
 /** Far beyond any real pipeline, far below what exhausts the stack. */
-export const MAX_DEPTH = 100;
+const MAX_DEPTH = 100;
 /** Nodes after expanding every alias; a real pipeline has a few thousand. */
-export const MAX_EXPANDED_NODES = 100_000;
+const MAX_EXPANDED_NODES = 100_000;
 
 type Item = Node | Pair<Node | null, Node | null>;
 
@@ -115,7 +115,7 @@ function visitPair(pair: Pair<Node | null, Node | null>, walk: Walk): void {
   if (kind !== undefined) {
     walk.problems.push({ offset: start(pair.key), message: `A key must be a name, got ${kind}` });
   }
-  if (!isScalar(pair.key) || typeof pair.key.value !== 'symbol') return;
+  if (!isMergeKey(pair)) return;
   // `<<: *defaults` or `<<: [*a, *b]`: every source must be a map.
   const value = target(walk, pair.value);
   const sources = isSeq(value) ? (value.items as Node[]) : [pair.value];
@@ -127,6 +127,11 @@ function visitPair(pair: Pair<Node | null, Node | null>, walk: Walk): void {
       message: `Merge key "<<" takes a map or a list of maps, got ${describe(resolved)}`,
     });
   }
+}
+
+/** With `merge: true` the parser gives an unquoted `<<` key a symbol value. */
+export function isMergeKey(pair: Pair<unknown, unknown>): boolean {
+  return isScalar(pair.key) && typeof pair.key.value === 'symbol';
 }
 
 function expansionProblem(walk: Walk, total: number): StructureProblem[] {

@@ -5,10 +5,10 @@
  * @module
  */
 import { KeyObject, createPrivateKey, createPublicKey, webcrypto } from 'node:crypto';
+import { InputError } from '@sluice/errors';
 
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
-import { InputError } from '@sluice/errors';
 
 const { subtle } = webcrypto;
 

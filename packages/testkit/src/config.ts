@@ -4,14 +4,24 @@
  *
  * - `SLUICE_TEST_DATABASE_URL`: use this PostgreSQL server instead of a throwaway cluster.
  * - `DOCKER_HOST`: the engine the `docker` CLI talks to; when set, the testkit never starts one.
+ * - `SLUICE_KUBE_CACHE_DIR`: where the built Kubernetes binaries are kept, one directory per
+ *   version (default `/var/cache/sluice/kubernetes`: machine-wide and outside the repository,
+ *   so every clone reuses one build).
+ * - `SLUICE_KUBE_STATE_DIR`: where each test cluster's state directory is made (default the
+ *   system temp dir). Kept short: containerd's socket path must fit in 108 bytes.
  * @module
  */
+import { tmpdir } from 'node:os';
+
+export const DEFAULT_KUBE_CACHE_DIR = '/var/cache/sluice/kubernetes';
 
 export interface TestkitEnv {
   databaseUrl: string | undefined;
   dockerHost: string | undefined;
   /** PATH entries, in order. */
   path: string[];
+  kubeCacheDir: string;
+  kubeStateRoot: string;
 }
 
 export function readTestkitEnv(): TestkitEnv {
@@ -19,6 +29,8 @@ export function readTestkitEnv(): TestkitEnv {
     databaseUrl: nonEmpty(process.env['SLUICE_TEST_DATABASE_URL']),
     dockerHost: nonEmpty(process.env['DOCKER_HOST']),
     path: (process.env['PATH'] ?? '').split(':').filter((dir) => dir !== ''),
+    kubeCacheDir: nonEmpty(process.env['SLUICE_KUBE_CACHE_DIR']) ?? DEFAULT_KUBE_CACHE_DIR,
+    kubeStateRoot: nonEmpty(process.env['SLUICE_KUBE_STATE_DIR']) ?? tmpdir(),
   };
 }
 

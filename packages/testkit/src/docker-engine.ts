@@ -5,13 +5,13 @@
  * @module
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UnavailableError } from '@sluice/errors';
 import { aptInstall } from './apt-install.js';
 import { readTestkitEnv } from './config.js';
-import { findExecutable, runCommand, SYSTEM_BIN_DIRS, tailLines } from './run-command.js';
+import { findExecutable, readTail, runCommand, SYSTEM_BIN_DIRS } from './run-command.js';
 
 export const DOCKER_UNAVAILABLE = 'SLUICE_TEST_DOCKER_UNAVAILABLE';
 const MANUAL_FIX = 'apt-get install -y docker.io && dockerd &';
@@ -146,12 +146,4 @@ function dockerUnavailable(step: string, options: FailureOptions = {}): Unavaila
         `${logPath === undefined ? '' : `read ${logPath}, then `}run: ${MANUAL_FIX}`,
     },
   );
-}
-
-function readTail(path: string): string | undefined {
-  try {
-    return tailLines(readFileSync(path, 'utf8'), 20);
-  } catch {
-    return undefined;
-  }
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface RunCommandOptions {
@@ -86,6 +86,15 @@ export function tailLines(text: string, count: number): string {
     .filter((line) => line.trim() !== '')
     .slice(-count)
     .join('\n');
+}
+
+/** The last `count` non-empty lines of a log file, for error details; undefined if unreadable. */
+export function readTail(path: string, count = 20): string | undefined {
+  try {
+    return tailLines(readFileSync(path, 'utf8'), count);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Where Debian puts system binaries; searched after PATH because /usr/sbin is often missing. */

@@ -3,7 +3,7 @@
  * and `CF_*` variables), trigger branch filters, and cron schedules. No network, no database.
  * @module
  */
-export { verifyWebhook, SIGNATURE_HEADERS } from './verify-webhook.js';
+export { verifyWebhook } from './verify-webhook.js';
 export type {
   VerifyWebhookOptions,
   WebhookProblem,
@@ -12,10 +12,8 @@ export type {
 export { parseWebhook, WEBHOOK_EVENT_MISSING } from './parse-webhook.js';
 export type { ParseWebhookOptions } from './parse-webhook.js';
 export { WEBHOOK_PAYLOAD_INVALID } from './payload-reader.js';
-export { GIT_PROVIDERS, EVENT_HEADERS } from './webhook-headers.js';
 export type { GitProvider, WebhookHeaders } from './webhook-headers.js';
-export { parseRef } from './webhook-event.js';
-export type { WebhookEvent, WebhookEventKind, WebhookFacts } from './webhook-event.js';
+export type { WebhookEvent, WebhookFacts } from './webhook-event.js';
 export {
   checkBranchFilter,
   matchesBranchFilter,

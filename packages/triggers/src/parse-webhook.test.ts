@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseWebhook } from './parse-webhook.js';
-import { deliver, fixture, fixtureJson } from './webhook.test-support.js';
+import { deliver, fixture, fixtureJson, parseEvent } from './webhook.test-support.js';
 
 test('gitlab push: subgroup owner, head commit from the list, pusher', () => {
   assert.deepEqual(deliver('gitlab', 'Push Hook', 'gitlab-push'), {
@@ -80,7 +80,7 @@ test('gitea tag push without head_commit uses `after`', () => {
 
 test('a push to a ref that is neither branch nor tag is ignored', () => {
   const body = { ...fixtureJson('github-push'), ref: 'refs/notes/commits' };
-  const event = parseWebhook({ provider: 'github', headers: { 'x-github-event': 'push' }, body });
+  const event = parseEvent('github', 'push', body);
   assert.equal(
     event.kind === 'ignored' && event.reason,
     'Push to refs/notes/commits, which is neither a branch nor a tag',
@@ -94,11 +94,7 @@ test('gitlab branch deletion (after is all zeros) is ignored', () => {
     checkout_sha: null,
     commits: [],
   };
-  const event = parseWebhook({
-    provider: 'gitlab',
-    headers: { 'x-gitlab-event': 'Push Hook' },
-    body,
-  });
+  const event = parseEvent('gitlab', 'Push Hook', body);
   assert.equal(event.kind === 'ignored' && event.reason, 'Push deletes branch main');
 });
 
@@ -108,12 +104,7 @@ test('a missing or mistyped field is an InputError naming its path', () => {
   const head = { ...(pullRequest.head as Record<string, unknown>) };
   delete head.ref;
   assert.throws(
-    () =>
-      parseWebhook({
-        provider: 'github',
-        headers: { 'x-github-event': 'pull_request' },
-        body: { ...pr, pull_request: { ...pullRequest, head } },
-      }),
+    () => parseEvent('github', 'pull_request', { ...pr, pull_request: { ...pullRequest, head } }),
     {
       name: 'InputError',
       code: 'SLUICE_WEBHOOK_PAYLOAD_INVALID',
@@ -122,24 +113,14 @@ test('a missing or mistyped field is an InputError naming its path', () => {
   );
   const labels = [{ name: 'ok' }, { title: 'no name' }];
   assert.throws(
-    () =>
-      parseWebhook({
-        provider: 'github',
-        headers: { 'x-github-event': 'pull_request' },
-        body: { ...pr, pull_request: { ...pullRequest, labels } },
-      }),
+    () => parseEvent('github', 'pull_request', { ...pr, pull_request: { ...pullRequest, labels } }),
     {
       message:
         'GitHub pull_request payload is missing pull_request.labels[1].name (expected a string)',
     },
   );
   assert.throws(
-    () =>
-      parseWebhook({
-        provider: 'gitlab',
-        headers: { 'x-gitlab-event': 'Push Hook' },
-        body: { ...fixtureJson('gitlab-push'), ref: 42 },
-      }),
+    () => parseEvent('gitlab', 'Push Hook', { ...fixtureJson('gitlab-push'), ref: 42 }),
     { message: 'GitLab Push Hook payload has ref of type number, expected a string' },
   );
 });

@@ -35,8 +35,6 @@ export type WebhookEvent =
   | (EventBase & { kind: 'ping' })
   | (EventBase & { kind: 'ignored'; reason: string });
 
-export type WebhookEventKind = WebhookEvent['kind'];
-
 export interface RepoInfo {
   owner: string;
   name: string;

@@ -7,8 +7,6 @@
 /** The git hosts whose webhooks Sluice understands. */
 export type GitProvider = 'github' | 'gitlab' | 'gitea';
 
-export const GIT_PROVIDERS: readonly GitProvider[] = ['github', 'gitlab', 'gitea'];
-
 /** Node's `req.headers` fits; so does any object of header name to value. */
 export type WebhookHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
 

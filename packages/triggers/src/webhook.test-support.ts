@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { parseWebhook } from './parse-webhook.js';
 import { verifyWebhook } from './verify-webhook.js';
 import type { WebhookEvent } from './webhook-event.js';
+import { EVENT_HEADERS } from './webhook-headers.js';
 import type { GitProvider } from './webhook-headers.js';
 
 export const SECRET = 'It5-a-s3cret-only-the-host-knows';
@@ -57,4 +58,10 @@ export function deliver(provider: GitProvider, event: string, name: string): Web
   const headers = deliveryHeaders(provider, event, rawBody);
   assert.deepEqual(verifyWebhook({ provider, headers, rawBody, secret: SECRET }), { ok: true });
   return parseWebhook({ provider, headers, body: rawBody });
+}
+
+/** Parses `body` as `provider` would deliver `event`, unsigned: for payloads a test has edited. */
+export function parseEvent(provider: GitProvider, event: string, body: unknown): WebhookEvent {
+  const headers = { [EVENT_HEADERS[provider].toLowerCase()]: event };
+  return parseWebhook({ provider, headers, body });
 }

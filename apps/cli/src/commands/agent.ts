@@ -17,8 +17,8 @@ import {
   startAgent,
 } from '@sluice/runner';
 import type { RunnerConfigInput, RunningAgent } from '@sluice/runner';
-import { SERVER_VERSION } from '@sluice/server';
 import type { Terminal } from '../ui/terminal.js';
+import { CLI_VERSION } from '../version.js';
 import { waitForStopSignal } from './stop-signal.js';
 
 type AgentFlag = Exclude<keyof typeof RUNNER_ENV, 'dindHostAlias'>;
@@ -93,7 +93,7 @@ export async function agentCommand(
 ): Promise<number> {
   const config = parseRunnerConfig({ ...flags, engineCommand: localEngineCommand() }, env);
   const logger = createLogger({ level: 'info' });
-  const agent = await startAgent(config, { logger, version: SERVER_VERSION, createBackend });
+  const agent = await startAgent(config, { logger, version: CLI_VERSION, createBackend });
   const signal = await waitUntilStopped(agent);
   term.err(`Agent stopped (${signal})`);
   return 0;
@@ -103,7 +103,7 @@ export async function agentCommand(
  * Waits for SIGINT/SIGTERM, then stops the agent (it drains). An agent that fails to start
  * is stopped too, and its error is thrown.
  */
-export async function waitUntilStopped(agent: RunningAgent): Promise<NodeJS.Signals> {
+async function waitUntilStopped(agent: RunningAgent): Promise<NodeJS.Signals> {
   try {
     return await waitForStopSignal(agent.ready);
   } finally {

@@ -36,7 +36,8 @@ export async function engineCommand(
   }
   const endpoint = dockerEndpoint(config, options.dockerHost);
   const docker = DockerClient.create(endpoint);
-  await waitForDaemon(term, docker, endpoint.host, config.dockerWaitSeconds);
+  // Before the wait for the daemon: a stop that comes while dind starts still ends the build
+  // `terminated` and reported, rather than killing an engine that never said anything.
   const controller = new AbortController();
   const onSignal = (name: NodeJS.Signals) => {
     term.err(`${name} received: stopping the build`);
@@ -45,6 +46,10 @@ export async function engineCommand(
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
+    await waitForDaemon(term, docker, endpoint.host, {
+      seconds: config.dockerWaitSeconds,
+      signal: controller.signal,
+    });
     const result = await runRemoteBuild({
       serverUrl,
       token,
@@ -71,15 +76,16 @@ async function waitForDaemon(
   term: Terminal,
   docker: DockerClient,
   host: string,
-  seconds: number,
+  options: { seconds: number; signal: AbortSignal },
 ): Promise<void> {
-  let said = 0;
+  let nextReport = 0;
   try {
     await waitForDocker(docker, {
-      timeoutMs: seconds * 1000,
+      timeoutMs: options.seconds * 1000,
+      signal: options.signal,
       onWait: (err, waited) => {
-        if (waited - said < 5000 && said !== 0) return;
-        said = Math.max(waited, 1);
+        if (waited < nextReport) return;
+        nextReport = waited + 5000;
         term.err(
           `Waiting for the Docker daemon at ${host} (${Math.round(waited / 1000)} s): ${describeError(err)}`,
         );

@@ -9,7 +9,6 @@ import { dirname } from 'node:path';
 import { parsePipeline } from '@sluice/pipeline';
 import { DockerClient } from '@sluice/docker';
 import { runBuild } from '@sluice/engine';
-import { InputError } from '@sluice/errors';
 import type { BuildSummary } from '@sluice/engine';
 import { dockerEndpoint, parsePairs } from '../config.js';
 import type { CliConfig } from '../config.js';
@@ -32,7 +31,7 @@ export interface RunOptions {
   output?: 'text' | 'json';
 }
 
-export const EXIT = { success: 0, failure: 1, invalid: 2, SIGINT: 130, SIGTERM: 143 } as const;
+const EXIT = { success: 0, failure: 1, invalid: 2, SIGINT: 130, SIGTERM: 143 } as const;
 
 export async function runCommand(
   term: Terminal,
@@ -99,9 +98,4 @@ export async function runCommand(
 
 function newBuildId(): string {
   return `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
-}
-
-export function parseOutput(value: string): 'text' | 'json' {
-  if (value === 'text' || value === 'json') return value;
-  throw new InputError('SLUICE_CLI_BAD_OUTPUT', `--output must be text or json, got "${value}"`);
 }

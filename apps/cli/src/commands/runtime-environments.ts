@@ -80,7 +80,7 @@ export async function patchRuntimeEnvironment(
   return 0;
 }
 
-export function readPatchFile(file: string): Record<string, unknown> {
+function readPatchFile(file: string): Record<string, unknown> {
   const text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {

@@ -14,9 +14,10 @@ import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 import { createBackend, createLocalBackend, parseRunnerConfig, startAgent } from '@sluice/runner';
 import type { BackendFactory, RunningAgent } from '@sluice/runner';
-import { loadServerConfig, SERVER_VERSION } from '@sluice/server';
+import { loadServerConfig } from '@sluice/server';
 import type { ServerConfig } from '@sluice/server';
 import type { Terminal } from '../ui/terminal.js';
+import { CLI_VERSION } from '../version.js';
 import { localEngineCommand } from './agent.js';
 import { openControlPlane } from './server.js';
 import { waitForStopSignal } from './stop-signal.js';
@@ -121,7 +122,7 @@ async function startLocalAgent(
   );
   return startAgent(config, {
     logger: context.logger,
-    version: SERVER_VERSION,
+    version: CLI_VERSION,
     createBackend: stopEnginesOnClose,
   });
 }

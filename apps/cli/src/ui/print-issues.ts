@@ -33,8 +33,3 @@ export function printIssues(
     `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`,
   );
 }
-
-export function printError(term: Terminal, message: string, hint?: string): void {
-  term.err(term.paint('red', `error: ${message}`));
-  if (hint) term.err(term.paint('dim', `hint: ${hint}`));
-}

@@ -44,6 +44,12 @@ export function createTerminal(options: CreateTerminalOptions): Terminal {
   };
 }
 
+/** An error for people: `error: message` in red, then its hint (what to do) dimmed. */
+export function printError(term: Terminal, message: string, hint?: string): void {
+  term.err(term.paint('red', `error: ${message}`));
+  if (hint) term.err(term.paint('dim', `hint: ${hint}`));
+}
+
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;

@@ -16,7 +16,7 @@ interface EngineContainer {
 }
 
 /** The dind pod an engine pod belongs with, and the host name it dials, or undefined. */
-export function dindOfEnginePod(manifest: KubeManifest): { pod: string; host: string } | undefined {
+function dindOfEnginePod(manifest: KubeManifest): { pod: string; host: string } | undefined {
   if (manifest.kind !== 'Pod') return undefined;
   const spec = manifest.spec as { containers?: EngineContainer[] } | undefined;
   const env = spec?.containers?.[0]?.env ?? [];

@@ -16,13 +16,16 @@ import { EngineProcesses, processAlive } from './engine-processes.js';
 const temp = await makeTempDir('sluice-engine-processes-');
 after(() => temp.cleanup());
 
-/** Prints the pid of a grandchild in its process group, then waits; SIGTERM ends it unless told to ignore it. */
+/**
+ * Starts a grandchild in its process group and prints its pid, then waits; SIGTERM ends it
+ * unless told to ignore it. The handler is in place before the line that tells the test to stop.
+ */
 const SCRIPT = `
+if (process.env.IGNORE_TERM) process.on('SIGTERM', () => {});
+else process.on('SIGTERM', () => process.exit(0));
 const { spawn } = require('node:child_process');
 const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
 console.log('grandchild ' + child.pid);
-if (process.env.IGNORE_TERM) process.on('SIGTERM', () => {});
-else process.on('SIGTERM', () => process.exit(0));
 setInterval(() => {}, 1000);
 `;
 const COMMAND = [process.execPath, '-e', SCRIPT];

@@ -142,8 +142,10 @@ export class EngineProcesses {
       if (!(await waitForExit(file.pid, KILL_WAIT_MS)))
         throw new Error(`Engine process ${file.pid} of build ${buildId} survived SIGKILL`);
     }
-    // Whatever the engine started and left behind in its group.
+    // Whatever the engine started and left behind in its group, gone before this returns.
+    const members = groupMembers(file.pid);
     signalGroup(file.pid, 'SIGKILL');
+    for (const member of members) await waitForExit(member, KILL_WAIT_MS);
     this.#removePidFile(buildId, file.pid);
     return outcome;
   }
@@ -249,6 +251,24 @@ function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
     if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
     throw err;
   }
+}
+
+/** The live processes of process group `pgid` (from /proc; none known without it). */
+function groupMembers(pgid: number): number[] {
+  if (!HAS_PROC) return [];
+  const members: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // Fields after the command: state, ppid, pgrp.
+      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      if (pgrp === pgid) members.push(Number(name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return members;
 }
 
 /** Polls until `pid` is gone; true if it is, false when `ms` passed or `signal` aborted first. */

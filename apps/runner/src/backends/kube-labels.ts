@@ -1,9 +1,12 @@
 /**
- * The labels by which the agent finds the build objects it made. The control plane renders them
- * with @sluice/runtime-spec, which the agent may not import; the runtime's label value is
- * therefore computed here by the same rule as runtime-spec's `labelValue` (kept when valid,
- * else cleaned and suffixed with an FNV-1a hash of the name), and `kube-labels.test.ts` checks
- * the two agree on every kind of name.
+ * The labels by which the agent finds the build objects it made: `managed-by=sluice` and the
+ * runtime's own `sluice.io/runtime` value. The runtime part is needed: the reaper deletes the
+ * objects of builds its account does not know, and the running builds of another runtime that
+ * shares the namespace (another account's, another control plane's) are unknown to it. The
+ * control plane renders the value with @sluice/runtime-spec, which the agent may not import;
+ * it is therefore computed here by the same rule as runtime-spec's `labelValue` (kept when
+ * valid, else cleaned and suffixed with an FNV-1a hash of the name), and `kube-labels.test.ts`
+ * checks the two agree on every kind of name.
  * @module
  */
 
@@ -15,7 +18,7 @@ export const BUILD_LABEL_KEYS = {
   managedBy: 'app.kubernetes.io/managed-by',
 } as const;
 
-export const MANAGED_BY_SLUICE = 'sluice';
+const MANAGED_BY_SLUICE = 'sluice';
 
 const MAX = 63;
 const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;

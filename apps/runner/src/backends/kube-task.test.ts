@@ -2,20 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Task } from '@sluice/protocol';
 import { TaskFailure } from '../runtime-backend.js';
+import { testTask } from '../task.test-support.js';
 import { kubeTaskAction } from './kube-task.js';
 
 function task(type: Task['type'], spec: Record<string, unknown>): Task {
-  return {
-    id: 't-1',
-    type,
-    buildId: 'b-1',
-    runtime: 'prod/builds',
-    position: 0,
-    statusRevision: 0,
-    attempt: 0,
-    spec,
-    createdAt: '2026-01-01T00:00:00.000Z',
-  };
+  return testTask({ id: 't-1', type, buildId: 'b-1', runtime: 'prod/builds', spec });
 }
 
 const POD = {

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { AGENT_PERMISSIONS, KubeClient } from '@sluice/kube';
 import {
   adminSource,
   createNamespace,
   createServiceAccount,
   eventually,
+  tokenSource,
 } from '@sluice/kube/testing';
 import { silentLogger } from '@sluice/log';
 import { useKubernetes } from '@sluice/testkit';
@@ -189,13 +189,7 @@ test('health: ready as admin; an unprivileged service account is told what it la
   const target: KubernetesTarget = {
     kind: 'kubernetes',
     name: RUNTIME,
-    source: {
-      type: 'token',
-      host: cluster().server,
-      token,
-      caPem: readFileSync(cluster().caFile, 'utf8'),
-      file: 'half.runtime.yaml',
-    },
+    source: { ...tokenSource(cluster(), token), file: 'half.runtime.yaml' },
   };
   const unprivileged = await createKubernetesBackend(target, {
     logger: silentLogger,

@@ -13,6 +13,7 @@ import {
 } from '@sluice/runtime-spec';
 import type { BuildObjects, BuildRenderInput, RuntimeSpec } from '@sluice/runtime-spec';
 import type { Task } from '@sluice/protocol';
+import { testTask } from '../task.test-support.js';
 
 const PEM = (what: string) => `-----BEGIN ${what}-----\nTEST\n-----END ${what}-----\n`;
 
@@ -50,17 +51,8 @@ export function buildInput(buildId: string, runtimeName: string): BuildRenderInp
 }
 
 function task(build: string, position: number, type: Task['type'], spec: object): Task {
-  return {
-    id: `${build}-${position}`,
-    type,
-    buildId: build,
-    runtime: 'test',
-    position,
-    statusRevision: 0,
-    attempt: 0,
-    spec: spec as Record<string, unknown>,
-    createdAt: new Date(0).toISOString(),
-  };
+  const fields = { type, buildId: build, position, spec: spec as Record<string, unknown> };
+  return testTask({ id: `${build}-${position}`, ...fields });
 }
 
 /** CreateService, CreatePvc, CreateSecret, CreateConfigMap, CreatePod (dind), CreatePod (engine). */

@@ -18,7 +18,12 @@ import { TaskFailure } from '../runtime-backend.js';
 import type { BuildObjectRef, RuntimeBackend } from '../runtime-backend.js';
 import { EngineProcesses } from './engine-processes.js';
 import type { StopOutcome } from './engine-processes.js';
-import { checkDocker, checkEngineCommand, localDockerEndpoint } from './local-health.js';
+import {
+  checkDocker,
+  checkEngineCommand,
+  localDockerEndpoint,
+  localDockerHost,
+} from './local-health.js';
 
 export interface LocalBackendOptions {
   logger: Logger;
@@ -92,7 +97,7 @@ class LocalBackend implements RuntimeBackend {
 
   async health(): Promise<RuntimeHealth> {
     const checks = [
-      await checkDocker(this.#target, this.#env),
+      await checkDocker(localDockerHost(this.#target, this.#env), () => this.#dockerClient()),
       checkEngineCommand(this.#target.engineCommand, this.#env),
     ];
     const failed = checks.filter((c) => !c.ok);
@@ -174,18 +179,23 @@ class LocalBackend implements RuntimeBackend {
     await this.#removeDockerLeftovers(buildId);
   }
 
+  /** One client for the health checks and the clean-up, made on first use (TLS files read once). */
+  #dockerClient(): DockerClient {
+    return (this.#docker ??= DockerClient.create(localDockerEndpoint(this.#target, this.#env)));
+  }
+
   /**
    * An engine cleans up after itself unless it was killed or crashed; whatever it left is
    * removed here. Best effort: the build is over, so a Docker failure is only logged.
    */
   async #removeDockerLeftovers(buildId: string): Promise<void> {
     try {
-      this.#docker ??= DockerClient.create(localDockerEndpoint(this.#target, this.#env));
+      const docker = this.#dockerClient();
       const labels = { [BUILD_LABEL]: buildId };
-      const containers = await this.#docker.listContainers(labels);
-      for (const c of containers) await this.#docker.removeContainer(c.id);
-      const networks = await this.#docker.listNetworks(labels);
-      for (const name of networks) await this.#docker.removeNetwork(name);
+      const containers = await docker.listContainers(labels);
+      for (const c of containers) await docker.removeContainer(c.id);
+      const networks = await docker.listNetworks(labels);
+      for (const name of networks) await docker.removeNetwork(name);
       if (containers.length + networks.length > 0)
         this.#log.info('removed what the engine left', {
           buildId,

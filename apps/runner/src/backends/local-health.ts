@@ -6,7 +6,8 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { DEFAULT_DOCKER_HOST, DockerClient, loadTlsFiles } from '@sluice/docker';
+import { DEFAULT_DOCKER_HOST, loadTlsFiles } from '@sluice/docker';
+import type { DockerClient } from '@sluice/docker';
 import type { DockerEndpoint } from '@sluice/docker';
 import type { RuntimeHealth } from '@sluice/protocol';
 import type { LocalTarget } from '../runner-config.js';
@@ -26,13 +27,10 @@ export function localDockerHost(target: LocalTarget, env: NodeJS.ProcessEnv): st
   return target.dockerHost ?? (env.DOCKER_HOST || DEFAULT_DOCKER_HOST);
 }
 
-export async function checkDocker(
-  target: LocalTarget,
-  env: NodeJS.ProcessEnv,
-): Promise<HealthCheck> {
-  const host = localDockerHost(target, env);
+/** Pings the engine; `docker` makes (or returns) the backend's client, which may throw (TLS files). */
+export async function checkDocker(host: string, docker: () => DockerClient): Promise<HealthCheck> {
   try {
-    const { version } = await DockerClient.create(localDockerEndpoint(target, env)).ping();
+    const { version } = await docker().ping();
     return { name: 'docker', ok: true, message: `Docker ${version} answers at ${host}` };
   } catch (err) {
     return {

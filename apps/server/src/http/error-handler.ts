@@ -19,7 +19,7 @@ const STATUS: Record<ErrorCategory, number> = {
   internal: 500,
 };
 
-export function statusFor(err: unknown): number {
+function statusFor(err: unknown): number {
   if (isSluiceError(err)) {
     // A pipeline or runtime spec that parses but does not validate is "unprocessable".
     if (err.category === 'input' && err.details?.unprocessable === true) return 422;

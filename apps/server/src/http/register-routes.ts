@@ -40,6 +40,13 @@ function parsePart(schema: z.ZodType, value: unknown, where: string): unknown {
   );
 }
 
+/** Aborts when the client goes away, so a long-poll or a stream stops holding its slot. */
+export function disconnectSignal(request: FastifyRequest): AbortSignal {
+  const controller = new AbortController();
+  request.raw.on('close', () => controller.abort());
+  return controller.signal;
+}
+
 export function registerRoute<D extends RouteDef>(
   app: FastifyInstance,
   route: D,

@@ -4,17 +4,10 @@
  * @module
  */
 import { routes } from '@sluice/protocol';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services/services.js';
-import { registerRoute } from './register-routes.js';
+import { disconnectSignal, registerRoute } from './register-routes.js';
 import type { Authenticate } from './register-routes.js';
-
-/** Aborts when the client goes away, so a long-poll stops holding its slot. */
-function disconnectSignal(request: FastifyRequest): AbortSignal {
-  const controller = new AbortController();
-  request.raw.on('close', () => controller.abort());
-  return controller.signal;
-}
 
 export function registerRunnerRoutes(app: FastifyInstance, s: Services, auth: Authenticate): void {
   registerRoute(app, routes.pollTasks, auth, async ({ principal, query, request }) => ({

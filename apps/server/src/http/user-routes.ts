@@ -5,7 +5,7 @@
 import { routes } from '@sluice/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services/services.js';
-import { registerRoute } from './register-routes.js';
+import { disconnectSignal, registerRoute } from './register-routes.js';
 import type { Authenticate } from './register-routes.js';
 
 export function registerUserRoutes(app: FastifyInstance, s: Services, auth: Authenticate): void {
@@ -115,13 +115,11 @@ export function registerUserRoutes(app: FastifyInstance, s: Services, auth: Auth
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    const closed = new AbortController();
-    request.raw.on('close', () => closed.abort());
     await s.logs.follow(
       params.buildId,
       Number.isFinite(lastEventId) ? lastEventId : -1,
       (text) => reply.raw.write(text),
-      closed.signal,
+      disconnectSignal(request),
     );
     reply.raw.end();
     return undefined;

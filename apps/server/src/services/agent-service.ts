@@ -7,24 +7,14 @@
  */
 import { InputError, NotAllowedError, NotFoundError } from '@sluice/errors';
 import { jsonb } from '@sluice/db';
-import { AgentHealth } from '@sluice/protocol';
+import type { AgentRow } from '@sluice/db';
+import { AgentHealth, FINISHED_STATUSES } from '@sluice/protocol';
 import type { Agent, AgentRuntime, BuildState } from '@sluice/protocol';
-import { FINISHED } from './build-rows.js';
 import { json } from './json-columns.js';
 import type { IdentityService } from './identity-service.js';
 import type { RuntimeService } from './runtime-service.js';
 import { isoTime } from './server-context.js';
 import type { ServerContext } from './server-context.js';
-
-interface AgentRow {
-  id: string;
-  name: string;
-  runtimes: string[];
-  health: unknown;
-  version: string | null;
-  last_heartbeat_at: Date | null;
-  created_at: Date;
-}
 
 export class AgentService {
   readonly #ctx: ServerContext;
@@ -134,7 +124,7 @@ export class AgentService {
     return buildIds.map((buildId) => {
       const found = status.get(buildId);
       if (found === undefined) return { buildId, status: 'unknown', finished: true };
-      return { buildId, status: found, finished: FINISHED.includes(found) };
+      return { buildId, status: found, finished: FINISHED_STATUSES.includes(found) };
     });
   }
 

@@ -9,9 +9,10 @@
  */
 import { sql } from '@sluice/db';
 import type { Executor } from '@sluice/db';
+import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { BuildStatus } from '@sluice/protocol';
-import { FINISHED } from './build-rows.js';
 import { mergeTiming } from './json-columns.js';
+import type { IdentityService } from './identity-service.js';
 import type { ServerContext } from './server-context.js';
 import { CHANNELS } from './signals.js';
 import type { TaskPlanner } from './task-planner.js';
@@ -36,10 +37,12 @@ interface FinishedBuild {
 
 export class BuildFinisher {
   readonly #ctx: ServerContext;
+  readonly #identity: IdentityService;
   readonly #planner: TaskPlanner;
 
-  constructor(ctx: ServerContext, planner: TaskPlanner) {
+  constructor(ctx: ServerContext, identity: IdentityService, planner: TaskPlanner) {
     this.#ctx = ctx;
+    this.#identity = identity;
     this.#planner = planner;
   }
 
@@ -61,18 +64,12 @@ export class BuildFinisher {
         timing: mergeTiming({ finishedAt: now.toISOString() }),
       })
       .where('id', '=', buildId)
-      .where('status', 'not in', FINISHED)
+      .where('status', 'not in', FINISHED_STATUSES)
       .returning(['account_id', 'runtime_environment'])
       .executeTakeFirst();
     if (row === undefined) return false;
     await this.#closeSteps(trx, buildId, now);
-    await trx
-      .updateTable('api_tokens')
-      .set({ revoked_at: now })
-      .where('kind', '=', 'engine')
-      .where('subject_id', '=', buildId)
-      .where('revoked_at', 'is', null)
-      .execute();
+    await this.#identity.revokeSubject(trx, buildId);
     await this.#stopObjects(trx, {
       accountId: row.account_id,
       buildId,

@@ -3,7 +3,7 @@
  * @module
  */
 import { NotFoundError } from '@sluice/errors';
-import type { Executor } from '@sluice/db';
+import type { BuildRow, BuildStepRow, Executor } from '@sluice/db';
 import type { Build, BuildStatus } from '@sluice/protocol';
 import { isoTime } from './server-context.js';
 
@@ -12,23 +12,48 @@ export async function loadBuild(
   accountId: string,
   buildId: string,
 ): Promise<Build> {
-  const row = await executor
+  const [build] = await loadBuilds(executor, accountId, [buildId]);
+  if (build === undefined)
+    throw new NotFoundError('SLUICE_BUILD_NOT_FOUND', `Build ${buildId} does not exist`);
+  return build;
+}
+
+/** The builds of `buildIds` in the account, in that order, in two queries however many. */
+export async function loadBuilds(
+  executor: Executor,
+  accountId: string,
+  buildIds: readonly string[],
+): Promise<Build[]> {
+  if (buildIds.length === 0) return [];
+  const rows = await executor
     .selectFrom('builds')
     .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
     .innerJoin('projects', 'projects.id', 'pipelines.project_id')
     .selectAll('builds')
     .select(['pipelines.name as pipeline_name', 'projects.name as project_name'])
-    .where('builds.id', '=', buildId)
+    .where('builds.id', 'in', buildIds)
     .where('builds.account_id', '=', accountId)
-    .executeTakeFirst();
-  if (row === undefined)
-    throw new NotFoundError('SLUICE_BUILD_NOT_FOUND', `Build ${buildId} does not exist`);
+    .execute();
   const steps = await executor
     .selectFrom('build_steps')
     .selectAll()
-    .where('build_id', '=', buildId)
+    .where('build_id', 'in', buildIds)
     .orderBy('position')
     .execute();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return buildIds.flatMap((id) => {
+    const row = byId.get(id);
+    if (row === undefined) return [];
+    return [
+      toBuild(
+        row,
+        steps.filter((step) => step.build_id === id),
+      ),
+    ];
+  });
+}
+
+function toBuild(row: BuildJoinRow, steps: readonly BuildStepRow[]): Build {
   return {
     id: row.id,
     number: row.number,
@@ -60,5 +85,6 @@ export async function loadBuild(
   };
 }
 
+type BuildJoinRow = BuildRow & { pipeline_name: string; project_name: string };
+
 export const ACTIVE_STATUSES: readonly BuildStatus[] = ['elected', 'running', 'pending-approval'];
-export const FINISHED: readonly BuildStatus[] = ['success', 'failure', 'terminated', 'error'];

@@ -8,11 +8,12 @@ import { parsePipeline } from '@sluice/pipeline';
 import { decryptSecret, encryptSecret } from '@sluice/pki';
 import { jsonb, sql } from '@sluice/db';
 import type { Executor } from '@sluice/db';
+import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, BuildStatus } from '@sluice/protocol';
 import { ConflictError } from '@sluice/errors';
 import { wasHandedOut } from './build-finisher.js';
 import type { BuildFinisher } from './build-finisher.js';
-import { FINISHED, loadBuild } from './build-rows.js';
+import { loadBuild, loadBuilds } from './build-rows.js';
 import { CHANNELS } from './signals.js';
 import type { ProjectService } from './project-service.js';
 import type { Scheduler } from './scheduler.js';
@@ -150,9 +151,8 @@ export class BuildService {
       .limit(input.limit + 1)
       .execute();
     const page = rows.slice(0, input.limit);
-    const items = await Promise.all(
-      page.map((r) => loadBuild(this.#ctx.database.db, input.accountId, r.id)),
-    );
+    const ids = page.map((r) => r.id);
+    const items = await loadBuilds(this.#ctx.database.db, input.accountId, ids);
     return { items, nextCursor: rows.length > input.limit ? (page.at(-1)?.id ?? null) : null };
   }
 
@@ -163,7 +163,7 @@ export class BuildService {
    */
   async cancel(accountId: string, buildId: string): Promise<Build> {
     const build = await loadBuild(this.#ctx.database.db, accountId, buildId);
-    if (FINISHED.includes(build.status))
+    if (FINISHED_STATUSES.includes(build.status))
       throw new ConflictError(
         'SLUICE_BUILD_FINISHED',
         `Build ${buildId} already finished (${build.status})`,
@@ -180,7 +180,7 @@ export class BuildService {
           ? 'Cancelled before the engine started'
           : 'Cancelled before it started';
         await this.finish(trx, buildId, 'terminated', reason);
-      } else if (!FINISHED.includes(status)) {
+      } else if (!FINISHED_STATUSES.includes(status)) {
         await trx
           .insertInto('build_control')
           .values({ build_id: buildId, kind: 'cancel' })

@@ -5,7 +5,7 @@
  * @module
  */
 import { AuthenticationError, NotFoundError } from '@sluice/errors';
-import type { Executor } from '@sluice/db';
+import type { ApiTokenRow, Executor } from '@sluice/db';
 import type { TokenInfo, TokenKind } from '@sluice/protocol';
 import { hashToken, newTokenValue, tokenDisplayPrefix } from '../ids.js';
 import type { Principal } from '../http/auth.js';
@@ -204,18 +204,7 @@ export class IdentityService {
   }
 }
 
-interface TokenRow {
-  id: string;
-  name: string;
-  kind: TokenKind;
-  token_prefix: string;
-  created_at: Date;
-  last_used_at: Date | null;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-}
-
-function toTokenInfo(row: TokenRow): TokenInfo {
+function toTokenInfo(row: ApiTokenRow): TokenInfo {
   return {
     id: row.id,
     name: row.name,

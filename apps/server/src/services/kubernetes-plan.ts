@@ -59,7 +59,7 @@ export async function planKubernetesStart(
     throw err;
   }
   const { namespace, name: dindPod } = draft.dindPod.metadata;
-  // Issued at plan time, unlike a `RunEngine` token: it lives inside the sealed Secret.
+  // Issued at plan time, as a `RunEngine` token is: it lives inside the sealed Secret.
   const engineToken = await deps.identity.issueEngineToken(trx, input);
   const tls = await buildTls(deps.certificates, buildId, dindHostName(dindPod, namespace));
   const objects = renderBuildObjects(spec, { ...base, engineToken, tls });

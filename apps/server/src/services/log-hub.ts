@@ -5,8 +5,8 @@
  * @module
  */
 import { jsonb } from '@sluice/db';
+import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { LogChunk, LogLine } from '@sluice/protocol';
-import { FINISHED } from './build-rows.js';
 import { CHANNELS } from './signals.js';
 import type { ServerContext } from './server-context.js';
 
@@ -92,7 +92,7 @@ export class LogHub {
         .select(['status', 'reason'])
         .where('id', '=', buildId)
         .executeTakeFirst();
-      if (build === undefined || FINISHED.includes(build.status)) {
+      if (build === undefined || FINISHED_STATUSES.includes(build.status)) {
         write(
           `event: end\ndata: ${JSON.stringify({ status: build?.status ?? 'unknown', reason: build?.reason ?? null })}\n\n`,
         );

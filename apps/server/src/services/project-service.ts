@@ -7,7 +7,7 @@
 import { InputError, NotFoundError } from '@sluice/errors';
 import { parsePipeline } from '@sluice/pipeline';
 import { decryptSecret, encryptSecret } from '@sluice/pki';
-import type { Executor } from '@sluice/db';
+import type { Executor, ProjectRow } from '@sluice/db';
 import type { Pipeline, Project } from '@sluice/protocol';
 import type { z } from 'zod';
 import type { CreatePipeline, UpdatePipeline } from '@sluice/protocol';
@@ -31,7 +31,7 @@ export class ProjectService {
       .where('account_id', '=', accountId)
       .orderBy('name')
       .execute();
-    return rows.map((r) => ({ id: r.id, name: r.name, createdAt: isoTime(r.created_at) ?? '' }));
+    return rows.map(toProject);
   }
 
   async createProject(accountId: string, name: string): Promise<Project> {
@@ -40,12 +40,12 @@ export class ProjectService {
       .values({ id: this.#ctx.ids.next('prj'), account_id: accountId, name })
       .returningAll()
       .executeTakeFirstOrThrow();
-    return { id: row.id, name: row.name, createdAt: isoTime(row.created_at) ?? '' };
+    return toProject(row);
   }
 
   async getProject(accountId: string, name: string): Promise<Project> {
     const row = await this.#projectRow(this.#ctx.database.db, accountId, name);
-    return { id: row.id, name: row.name, createdAt: isoTime(row.created_at) ?? '' };
+    return toProject(row);
   }
 
   async deleteProject(accountId: string, name: string): Promise<void> {
@@ -244,8 +244,12 @@ export class ProjectService {
   }
 }
 
+function toProject(row: ProjectRow): Project {
+  return { id: row.id, name: row.name, createdAt: isoTime(row.created_at) ?? '' };
+}
+
 /** 422 with every problem of the YAML, each with line and column. */
-export function assertValidYaml(yaml: string, file: string): void {
+function assertValidYaml(yaml: string, file: string): void {
   const parsed = parsePipeline(yaml, { file });
   if (parsed.ok) return;
   const issues = parsed.issues.map(({ severity, code, message, path, line, column }) => ({

@@ -14,19 +14,10 @@ import {
   validateRuntimeSpec,
 } from '@sluice/runtime-spec';
 import type { RuntimeSpec } from '@sluice/runtime-spec';
-import type { Executor } from '@sluice/db';
+import type { Executor, RuntimeEnvironmentRow } from '@sluice/db';
 import type { RuntimeEnvironment } from '@sluice/protocol';
 import { isoTime } from './server-context.js';
 import type { ServerContext } from './server-context.js';
-
-interface RuntimeRow {
-  name: string;
-  version: number;
-  description: string | null;
-  spec: unknown;
-  created_at: Date;
-  created_by: string | null;
-}
 
 export class RuntimeService {
   readonly #ctx: ServerContext;
@@ -112,7 +103,7 @@ export class RuntimeService {
     const spec = options.extend
       ? await this.resolve(accountId, name, { spec: row.spec as RuntimeSpec })
       : row.spec;
-    return this.#toApi(accountId, row, spec, await this.#defaultName(accountId));
+    return this.#toApi(row, spec, await this.#defaultName(accountId));
   }
 
   /**
@@ -154,7 +145,7 @@ export class RuntimeService {
       .execute();
     if (rows.length === 0) throw notFound(name);
     const fallback = await this.#defaultName(accountId);
-    return rows.map((r) => this.#toApi(accountId, r, r.spec, fallback));
+    return rows.map((r) => this.#toApi(r, r.spec, fallback));
   }
 
   async list(accountId: string): Promise<RuntimeEnvironment[]> {
@@ -172,7 +163,7 @@ export class RuntimeService {
       .orderBy('name')
       .execute();
     const fallback = await this.#defaultName(accountId);
-    return rows.map((r) => this.#toApi(accountId, r, r.spec, fallback));
+    return rows.map((r) => this.#toApi(r, r.spec, fallback));
   }
 
   async setDefault(accountId: string, name: string): Promise<RuntimeEnvironment> {
@@ -200,7 +191,7 @@ export class RuntimeService {
       .execute();
   }
 
-  async #latest(accountId: string, name: string): Promise<RuntimeRow | undefined> {
+  async #latest(accountId: string, name: string): Promise<RuntimeEnvironmentRow | undefined> {
     return this.#ctx.database.db
       .selectFrom('runtime_environments')
       .selectAll()
@@ -211,13 +202,13 @@ export class RuntimeService {
       .executeTakeFirst();
   }
 
-  async #require(accountId: string, name: string): Promise<RuntimeRow> {
+  async #require(accountId: string, name: string): Promise<RuntimeEnvironmentRow> {
     const row = await this.#latest(accountId, name);
     if (row === undefined) throw notFound(name);
     return row;
   }
 
-  async #version(accountId: string, name: string, version: number): Promise<RuntimeRow> {
+  async #version(accountId: string, name: string, version: number): Promise<RuntimeEnvironmentRow> {
     const row = await this.#ctx.database.db
       .selectFrom('runtime_environments')
       .selectAll()
@@ -243,8 +234,7 @@ export class RuntimeService {
   }
 
   #toApi(
-    _accountId: string,
-    row: RuntimeRow,
+    row: RuntimeEnvironmentRow,
     spec: unknown,
     defaultName: string | null,
   ): RuntimeEnvironment {

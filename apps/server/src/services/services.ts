@@ -17,7 +17,6 @@ import { TriggerService } from './trigger-service.js';
 import { WebhookService } from './webhook-service.js';
 import { BuildFinisher } from './build-finisher.js';
 import { createTaskPlanner } from './task-planner.js';
-import type { TaskPlanner } from './task-planner.js';
 import type { ServerContext } from './server-context.js';
 
 export interface Services {
@@ -37,15 +36,14 @@ export interface Services {
   certificates: CertificateService;
 }
 
-/** `planner` replaces the runtime-driven planner (local engine processes, Kubernetes objects). */
-export function createServices(ctx: ServerContext, planner?: TaskPlanner): Services {
+export function createServices(ctx: ServerContext): Services {
   const identity = new IdentityService(ctx);
   const projects = new ProjectService(ctx);
   const runtimes = new RuntimeService(ctx);
   const certificates = new CertificateService(ctx);
-  const plan = planner ?? createTaskPlanner({ ctx, runtimes, identity, certificates });
-  const finisher = new BuildFinisher(ctx, plan);
-  const scheduler = new Scheduler(ctx, plan, finisher);
+  const planner = createTaskPlanner({ ctx, runtimes, identity, certificates });
+  const finisher = new BuildFinisher(ctx, identity, planner);
+  const scheduler = new Scheduler(ctx, planner, finisher);
   const builds = new BuildService(ctx, projects, scheduler, finisher);
   const triggers = new TriggerService(ctx, projects);
   return {
@@ -54,7 +52,7 @@ export function createServices(ctx: ServerContext, planner?: TaskPlanner): Servi
     projects,
     scheduler,
     builds,
-    tasks: new TaskQueue(ctx, identity, builds),
+    tasks: new TaskQueue(ctx, builds),
     logs: new LogHub(ctx),
     engine: new EngineService(ctx, projects, builds, scheduler, certificates),
     runtimes,

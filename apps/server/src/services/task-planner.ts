@@ -1,9 +1,11 @@
 /**
  * What a build becomes for its agent, chosen by its runtime's resolved spec: a `KubernetesPod`
  * runtime gets the build's Service, PVC, Secret, ConfigMap and pods (`kubernetes-plan.ts`), a
- * local one an engine process (`RunEngine`). Stop tasks are the inverse of the start tasks the
- * build was given, newest object first, so they remove exactly what was asked for even when the
- * runtime spec changed since.
+ * local one an engine process (`RunEngine`). Either way the engine token is issued here, once,
+ * and stored sealed with its task, so every hand-out of the task is the same: one handed out
+ * again while its engine runs leaves that engine's token alive. Stop tasks are the inverse of
+ * the start tasks the build was given, newest object first, so they remove exactly what was
+ * asked for even when the runtime spec changed since.
  * @module
  */
 import { InputError } from '@sluice/errors';
@@ -17,8 +19,6 @@ import type { RuntimeService } from './runtime-service.js';
 import type { ServerContext } from './server-context.js';
 import { unsealTaskSpec } from './task-rows.js';
 import type { PlannedTask, StartPlan } from './task-rows.js';
-
-export type { PlannedTask, StartPlan };
 
 export interface PlanInput {
   accountId: string;
@@ -74,7 +74,7 @@ export function createTaskPlanner(options: TaskPlannerOptions): TaskPlanner {
       }
       if (spec.runtimeScheduler?.type === 'KubernetesPod')
         return planKubernetesStart(trx, options, { ...build, spec });
-      return { ok: true, tasks: [{ type: 'RunEngine', spec: { buildId: build.buildId } }] };
+      return planLocalStart(trx, options, build);
     },
     async planStop(trx, build) {
       const rows = await trx
@@ -84,15 +84,31 @@ export function createTaskPlanner(options: TaskPlannerOptions): TaskPlanner {
         .where('type', 'in', START_TASK_TYPES)
         .orderBy('position', 'desc')
         .execute();
-      return rows.flatMap((row) => stopTaskFor(row.type, unsealTaskSpec(ctx, row), build));
+      return rows.flatMap((row) => stopTaskFor(ctx, row, build));
     },
   };
 }
 
-function stopTaskFor(type: string, spec: Record<string, unknown>, build: PlanInput): PlannedTask[] {
-  if (type === 'RunEngine') return [{ type: 'StopEngine', spec: { buildId: build.buildId } }];
-  const stop = STOP_TYPE[type];
+/** An engine process; its task holds the engine token, so it is sealed like a build Secret. */
+async function planLocalStart(
+  trx: Executor,
+  { ctx, identity }: TaskPlannerOptions,
+  build: PlanInput,
+): Promise<StartPlan> {
+  const engineToken = await identity.issueEngineToken(trx, build);
+  const spec = { buildId: build.buildId, engineToken, serverUrl: ctx.config.publicUrl ?? '' };
+  return { ok: true, tasks: [{ type: 'RunEngine', spec, sealed: true }] };
+}
+
+/** Only a Kubernetes object's task is opened: its stop task names the object. */
+function stopTaskFor(
+  ctx: ServerContext,
+  row: { id: string; type: string; spec: unknown },
+  build: PlanInput,
+): PlannedTask[] {
+  if (row.type === 'RunEngine') return [{ type: 'StopEngine', spec: { buildId: build.buildId } }];
+  const stop = STOP_TYPE[row.type];
   if (stop === undefined) return [];
-  const { name, namespace } = spec.metadata as KubeMetadata;
+  const { name, namespace } = unsealTaskSpec(ctx, row).metadata as KubeMetadata;
   return [{ type: stop, spec: { name, namespace } }];
 }

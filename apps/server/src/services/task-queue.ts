@@ -2,20 +2,19 @@
  * Durable task dispatch. Tasks are rows; an agent's long-poll claims the ready ones of its
  * runtimes with `FOR UPDATE SKIP LOCKED` (never two agents at once), leased for a while so a
  * crashed agent's tasks come back; the agent acknowledges with the next status revision.
- * Retriable failures are retried with backoff, others fail the build with the reason. The
- * engine token a `RunEngine` task carries is minted when it is handed out, never stored; sealed
- * specs (a Kubernetes build's Secret) are decrypted when handed out.
+ * Retriable failures are retried with backoff, others fail the build with the reason. Sealed
+ * specs (those holding an engine token: `RunEngine`, a Kubernetes build's Secret) are decrypted
+ * when handed out.
  * @module
  */
 import { ConflictError, NotFoundError } from '@sluice/errors';
 import { sql } from '@sluice/db';
-import type { Executor } from '@sluice/db';
+import type { Executor, TaskRow } from '@sluice/db';
+import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Task } from '@sluice/protocol';
 import { BUILD_LABELS } from '@sluice/runtime-spec';
 import type { BuildService } from './build-service.js';
-import type { IdentityService } from './identity-service.js';
 import { CHANNELS } from './signals.js';
-import { FINISHED } from './build-rows.js';
 import { keepFirstTiming } from './json-columns.js';
 import { isoTime } from './server-context.js';
 import type { ServerContext } from './server-context.js';
@@ -41,12 +40,10 @@ const BACKOFF_MAX_MS = 60_000;
 
 export class TaskQueue {
   readonly #ctx: ServerContext;
-  readonly #identity: IdentityService;
   readonly #builds: BuildService;
 
-  constructor(ctx: ServerContext, identity: IdentityService, builds: BuildService) {
+  constructor(ctx: ServerContext, builds: BuildService) {
     this.#ctx = ctx;
-    this.#identity = identity;
     this.#builds = builds;
   }
 
@@ -124,15 +121,7 @@ export class TaskQueue {
   }
 
   async #handOut(trx: Executor, row: TaskRow, agentId: string): Promise<Task> {
-    const spec = unsealTaskSpec(this.#ctx, row);
     if (row.build_id !== null && START_TASK_TYPES.includes(row.type)) {
-      if (row.type === 'RunEngine') {
-        // Minted at each hand-out and never stored: a re-hand-out revokes the previous one.
-        await this.#identity.revokeSubject(trx, row.build_id);
-        const build = { accountId: row.account_id, buildId: row.build_id };
-        spec.engineToken = await this.#identity.issueEngineToken(trx, build);
-        spec.serverUrl = this.#ctx.config.publicUrl ?? '';
-      }
       const dispatchedAt = new Date(this.#ctx.clock()).toISOString();
       await trx
         .updateTable('builds')
@@ -148,7 +137,7 @@ export class TaskQueue {
       position: row.position,
       statusRevision: row.status_revision,
       attempt: row.attempts,
-      spec,
+      spec: unsealTaskSpec(this.#ctx, row),
       createdAt: isoTime(row.created_at) ?? '',
     };
   }
@@ -212,7 +201,7 @@ export class TaskQueue {
     agentId: string,
     taskId: string,
     report: StatusReport,
-  ): Promise<ReportedRow> {
+  ): Promise<TaskRow> {
     const row = await trx
       .selectFrom('tasks')
       .selectAll()
@@ -234,17 +223,17 @@ export class TaskQueue {
   }
 
   /** A start task whose build already finished: its stop tasks are queued or done. */
-  async #isLate(trx: Executor, row: ReportedRow): Promise<boolean> {
+  async #isLate(trx: Executor, row: TaskRow): Promise<boolean> {
     if (row.build_id === null || !START_TASK_TYPES.includes(row.type)) return false;
     const build = await trx
       .selectFrom('builds')
       .select('status')
       .where('id', '=', row.build_id)
       .executeTakeFirst();
-    return build === undefined || FINISHED.includes(build.status);
+    return build === undefined || FINISHED_STATUSES.includes(build.status);
   }
 
-  async #stampObjectsCreated(trx: Executor, row: ReportedRow): Promise<void> {
+  async #stampObjectsCreated(trx: Executor, row: TaskRow): Promise<void> {
     const at = new Date(this.#ctx.clock()).toISOString();
     await trx
       .updateTable('builds')
@@ -259,28 +248,10 @@ export class TaskQueue {
 }
 
 /** The task whose success means the build's engine (process or pod) exists. */
-function createsEngine(row: ReportedRow): boolean {
+function createsEngine(row: TaskRow): boolean {
   if (row.build_id === null) return false;
   if (row.type === 'RunEngine') return true;
   if (row.type !== 'CreatePod') return false;
   const labels = (row.spec as { metadata?: { labels?: Record<string, string> } }).metadata?.labels;
   return labels?.[BUILD_LABELS.component] === 'engine';
-}
-
-interface ReportedRow extends TaskRow {
-  agent_id: string | null;
-  max_attempts: number;
-}
-
-interface TaskRow {
-  id: string;
-  account_id: string;
-  build_id: string | null;
-  runtime: string;
-  type: string;
-  spec: unknown;
-  position: number;
-  status_revision: number;
-  attempts: number;
-  created_at: Date;
 }

@@ -125,6 +125,6 @@ function cronValues(input: CronInput, now: Date) {
   };
 }
 
-export function triggerNotFound(triggerId: string): NotFoundError {
+function triggerNotFound(triggerId: string): NotFoundError {
   return new NotFoundError('SLUICE_TRIGGER_NOT_FOUND', `Trigger ${triggerId} does not exist`);
 }

@@ -99,7 +99,7 @@ export class WebhookService {
  * Pure: whether a verified event starts a build of this trigger. The branch filter applies to
  * the pushed branch, the pushed tag's name, or a pull request's head branch.
  */
-export function decideWebhook(
+function decideWebhook(
   trigger: Pick<TriggerRow, 'repo' | 'events' | 'branch_filter'>,
   event: WebhookEvent,
 ): WebhookDecision {

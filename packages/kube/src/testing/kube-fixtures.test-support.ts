@@ -7,17 +7,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
-import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import type { V1PolicyRule } from '@kubernetes/client-node';
+import type { KubernetesCluster } from '@sluice/testkit';
 import type { KubeSource } from '../kube-config.js';
 import type { KubePermission } from '../kube-permissions.js';
 
 /** What the fixtures need of `useKubernetes()`'s cluster. */
-export interface TestCluster {
-  kubeconfigPath: string;
-  server: string;
-  caFile: string;
-}
+export type TestCluster = Pick<
+  KubernetesCluster,
+  'kubeConfig' | 'kubeconfigPath' | 'server' | 'caFile'
+>;
 
 export interface TestServiceAccountOptions {
   namespace: string;
@@ -27,11 +27,9 @@ export interface TestServiceAccountOptions {
 }
 
 function admin(cluster: TestCluster): { core: CoreV1Api; rbac: RbacAuthorizationV1Api } {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(cluster.kubeconfigPath);
   return {
-    core: kubeConfig.makeApiClient(CoreV1Api),
-    rbac: kubeConfig.makeApiClient(RbacAuthorizationV1Api),
+    core: cluster.kubeConfig.makeApiClient(CoreV1Api),
+    rbac: cluster.kubeConfig.makeApiClient(RbacAuthorizationV1Api),
   };
 }
 

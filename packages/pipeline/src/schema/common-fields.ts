@@ -24,11 +24,6 @@ export const isString = (v: unknown) => typeof v === 'string' || typeof v === 'n
 const isList = (v: unknown) => Array.isArray(v);
 const isBoolish = (v: unknown) => typeof v === 'boolean' || v === 'true' || v === 'false';
 
-export const stringOrList: Schema = union([
-  { when: isString, schema: str },
-  { when: isList, schema: list(str) },
-]);
-
 /** `commands`, `cmd`, `entry_point`: a number there is a mistake, not a string YAML converted. */
 export const commandText: Schema = union([
   { when: (v) => typeof v === 'string', schema: text },

@@ -16,12 +16,14 @@ export const BuildStatus = z.enum([
   'error',
 ]);
 export type BuildStatus = z.infer<typeof BuildStatus>;
-export const FINISHED_STATUSES: readonly BuildStatus[] = [
+/** The statuses a build ends in: the engine reports one of them last. */
+export const FinishedBuildStatus = BuildStatus.extract([
   'success',
   'failure',
   'terminated',
   'error',
-];
+]);
+export const FINISHED_STATUSES: readonly BuildStatus[] = FinishedBuildStatus.options;
 
 export const StepStatus = z.enum([
   'pending',

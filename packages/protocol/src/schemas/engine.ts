@@ -3,7 +3,7 @@
  * @module
  */
 import { z } from 'zod';
-import { BuildStatus, LogLine, StepStatus } from './builds.js';
+import { BuildStatus, FinishedBuildStatus, LogLine, StepStatus } from './builds.js';
 import { Id, Timestamp, Variables } from './common.js';
 
 /** Certificate, key and CA for mutual TLS between an engine and its dind. */
@@ -47,7 +47,7 @@ export const EngineEvent = z.discriminatedUnion('type', [
   }),
   z.object({
     type: z.literal('build-finished'),
-    status: z.enum(['success', 'failure', 'terminated', 'error']),
+    status: FinishedBuildStatus,
     reason: z.string().nullable().optional(),
     at: Timestamp,
   }),

@@ -89,6 +89,14 @@ export function commonLabels(build: BuildRenderInput): Record<string, string> {
   };
 }
 
+/** The common labels plus the object's `sluice.io/component`. */
+export function componentLabels(
+  context: BuildContext,
+  component: 'engine' | 'dind',
+): Record<string, string> {
+  return { ...context.labels, [BUILD_LABELS.component]: component };
+}
+
 export function dindHostName(podName: string, namespace: string): string {
   return `${podName}.${DIND_SERVICE_NAME}.${namespace}.svc`;
 }

@@ -5,9 +5,23 @@
  * @module
  */
 import type { DockerDaemonScheduler } from '../schema/runtime-spec-schema.js';
-import { BUILD_LABELS, BUILD_SECRET_KEYS, DIND_PORT, DIND_SERVICE_NAME } from './build-context.js';
+import {
+  BUILD_LABELS,
+  BUILD_SECRET_KEYS,
+  componentLabels,
+  DIND_PORT,
+  DIND_SERVICE_NAME,
+} from './build-context.js';
 import type { BuildContext } from './build-context.js';
-import { defined, envList, namedList, placement, podMetadata, proxyEnv } from './pod-common.js';
+import {
+  defined,
+  envList,
+  namedList,
+  placement,
+  podMetadata,
+  proxyEnv,
+  secretFilesVolume,
+} from './pod-common.js';
 import type { KubeObject } from './pod-common.js';
 
 export const DIND_DATA_ROOT = '/var/lib/docker';
@@ -80,15 +94,8 @@ function dindVolumes(context: BuildContext, dind: DockerDaemonScheduler): unknow
   const keys = [BUILD_SECRET_KEYS.ca, BUILD_SECRET_KEYS.serverCert, BUILD_SECRET_KEYS.serverKey];
   return [
     { name: DIND_VOLUMES.data, persistentVolumeClaim: { claimName: context.names.pvc } },
-    {
-      name: DIND_VOLUMES.tls,
-      // Only the server's files: the engine token and client key stay out of this pod.
-      secret: {
-        secretName: context.names.secret,
-        items: keys.map((key) => ({ key, path: key })),
-        defaultMode: 0o400,
-      },
-    },
+    // Only the server's files: the engine token and client key stay out of this pod.
+    secretFilesVolume(DIND_VOLUMES.tls, context.names.secret, keys),
     { name: DIND_VOLUMES.config, configMap: { name: context.names.configMap } },
     ...namedList(dind.volumes),
     ...namedList(dind.userVolumes),
@@ -96,7 +103,7 @@ function dindVolumes(context: BuildContext, dind: DockerDaemonScheduler): unknow
 }
 
 export function renderDindPod(context: BuildContext, dind: DockerDaemonScheduler): KubeObject {
-  const labels = { ...context.labels, [BUILD_LABELS.component]: 'dind' };
+  const labels = componentLabels(context, 'dind');
   return {
     apiVersion: 'v1',
     kind: 'Pod',

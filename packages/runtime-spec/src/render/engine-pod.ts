@@ -5,9 +5,17 @@
  * @module
  */
 import type { RuntimeScheduler } from '../schema/runtime-spec-schema.js';
-import { BUILD_LABELS, BUILD_SECRET_KEYS, DIND_PORT } from './build-context.js';
+import { BUILD_SECRET_KEYS, componentLabels, DIND_PORT } from './build-context.js';
 import type { BuildContext } from './build-context.js';
-import { defined, envList, namedList, placement, podMetadata, proxyEnv } from './pod-common.js';
+import {
+  defined,
+  envList,
+  namedList,
+  placement,
+  podMetadata,
+  proxyEnv,
+  secretFilesVolume,
+} from './pod-common.js';
 import type { EnvVar, KubeObject } from './pod-common.js';
 
 export const DOCKER_CLIENT_CERT_DIR = '/etc/sluice/docker-client';
@@ -55,7 +63,7 @@ function env(context: BuildContext, engine: RuntimeScheduler): EnvVar[] {
 }
 
 export function renderEnginePod(context: BuildContext, engine: RuntimeScheduler): KubeObject {
-  const labels = { ...context.labels, [BUILD_LABELS.component]: 'engine' };
+  const labels = componentLabels(context, 'engine');
   const keys = [BUILD_SECRET_KEYS.ca, BUILD_SECRET_KEYS.clientCert, BUILD_SECRET_KEYS.clientKey];
   return {
     apiVersion: 'v1',
@@ -79,17 +87,8 @@ export function renderEnginePod(context: BuildContext, engine: RuntimeScheduler)
           ],
         },
       ],
-      volumes: [
-        {
-          name: 'docker-client',
-          // Only the client trio: the daemon's server key stays out of this pod.
-          secret: {
-            secretName: context.names.secret,
-            items: keys.map((key) => ({ key, path: key })),
-            defaultMode: 0o400,
-          },
-        },
-      ],
+      // Only the client trio: the daemon's server key stays out of this pod.
+      volumes: [secretFilesVolume('docker-client', context.names.secret, keys)],
     },
   };
 }

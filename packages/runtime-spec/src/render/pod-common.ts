@@ -89,6 +89,18 @@ export function proxyEnv(proxy: RuntimeSpec['proxy'], direct: readonly string[] 
   );
 }
 
+/** A volume of only `keys` of the build Secret, each a file of the same name, owner-readable. */
+export function secretFilesVolume(
+  name: string,
+  secretName: string,
+  keys: readonly string[],
+): Record<string, unknown> {
+  return {
+    name,
+    secret: { secretName, items: keys.map((key) => ({ key, path: key })), defaultMode: 0o400 },
+  };
+}
+
 /** Spec maps of volumes or mounts keyed by name, as Kubernetes lists; the key is the default name. */
 export function namedList<T extends { name?: string | undefined }>(
   map: Readonly<Record<string, T>> | undefined,

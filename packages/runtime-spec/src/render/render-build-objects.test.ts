@@ -6,6 +6,7 @@ import { dockerDaemonScheduler } from '../schema/dind-scheduler.js';
 import { labelValue } from './build-names.js';
 import { renderDindService } from './dind-pod.js';
 import { renderBuildObjects, REUSE_ANNOTATIONS } from './render-build-objects.js';
+import type { KubeObject } from './pod-common.js';
 import {
   objectList,
   at,
@@ -19,6 +20,11 @@ import {
 const { tls } = BUILD;
 const tlsTexts = [tls.caPem, tls.dindCertPem, tls.dindKeyPem, tls.clientCertPem, tls.clientKeyPem];
 const ID = BUILD.buildId.toLowerCase();
+
+/** The first container of `pod` has `name` set to the plain `value`. */
+function assertEnvValue(pod: KubeObject, name: string, value: string): void {
+  assert.deepEqual(envOf(pod, name), { name, value });
+}
 
 test('system/default/k8s renders objects valid against the Kubernetes schemas', () => {
   const objects = renderBuildObjects(defaultSpec(), BUILD);
@@ -46,21 +52,19 @@ test('the full spec renders valid objects', () => {
   for (const [, object] of objectList(renderBuildObjects(fullSpec(), BUILD))) validateKube(object);
 });
 
-const DAEMON_JSON_WITH_CERT_DIR = `${JSON.stringify(
-  {
-    hosts: ['unix:///var/run/docker.sock', 'tcp://0.0.0.0:1300'],
-    tls: true,
-    tlsverify: true,
-    tlscacert: '/etc/ssl/sluice/ca.pem',
-    tlscert: '/etc/ssl/sluice/server-cert.pem',
-    tlskey: '/etc/ssl/sluice/server-key.pem',
-    mtu: 1440,
-    'registry-mirrors': ['https://mirror.gcr.io'],
-    'insecure-registries': ['registry.internal:5000', '10.20.0.0/16'],
-  },
-  null,
-  2,
-)}\n`;
+/** daemon.json of the full spec, whose clientCertPath is /etc/ssl/sluice. */
+const DAEMON_JSON = {
+  hosts: ['unix:///var/run/docker.sock', 'tcp://0.0.0.0:1300'],
+  tls: true,
+  tlsverify: true,
+  tlscacert: '/etc/ssl/sluice/ca.pem',
+  tlscert: '/etc/ssl/sluice/server-cert.pem',
+  tlskey: '/etc/ssl/sluice/server-key.pem',
+  mtu: 1440,
+  'registry-mirrors': ['https://mirror.gcr.io'],
+  'insecure-registries': ['registry.internal:5000', '10.20.0.0/16'],
+};
+const DAEMON_JSON_WITH_CERT_DIR = `${JSON.stringify(DAEMON_JSON, null, 2)}\n`;
 
 // Spec field → where it lands: [object, JSON path, expected value].
 const FIELDS: Record<string, [keyof ReturnType<typeof renderBuildObjects>, string, unknown][]> = {
@@ -225,27 +229,15 @@ test('every scheduler field is in the table, an env variable, or named as not re
 test('the engine gets its settings as env, and userEnvVars under SLUICE_USER_ENV_', () => {
   const { enginePod } = renderBuildObjects(fullSpec(), BUILD);
   const host = `dind-${ID}.sluice-dind.sluice-builds.svc`;
-  assert.deepEqual(envOf(enginePod, 'DOCKER_HOST'), {
-    name: 'DOCKER_HOST',
-    value: `tcp://${host}:1300`,
-  });
-  assert.deepEqual(envOf(enginePod, 'DOCKER_TLS_VERIFY'), {
-    name: 'DOCKER_TLS_VERIFY',
-    value: '1',
-  });
-  assert.deepEqual(envOf(enginePod, 'SLUICE_SERVER_URL'), {
-    name: 'SLUICE_SERVER_URL',
-    value: 'https://sluice.example.com',
-  });
-  assert.deepEqual(envOf(enginePod, 'LOG_LEVEL'), { name: 'LOG_LEVEL', value: 'debug' });
+  assertEnvValue(enginePod, 'DOCKER_HOST', `tcp://${host}:1300`);
+  assertEnvValue(enginePod, 'DOCKER_TLS_VERIFY', '1');
+  assertEnvValue(enginePod, 'SLUICE_SERVER_URL', 'https://sluice.example.com');
+  assertEnvValue(enginePod, 'LOG_LEVEL', 'debug');
   assert.deepEqual(envOf(enginePod, 'SLUICE_USER_ENV_NPM_TOKEN'), {
     name: 'SLUICE_USER_ENV_NPM_TOKEN',
     valueFrom: { secretKeyRef: { name: 'npm-credentials', key: 'token' } },
   });
-  assert.deepEqual(envOf(enginePod, 'SLUICE_USER_ENV_TEAM'), {
-    name: 'SLUICE_USER_ENV_TEAM',
-    value: 'platform',
-  });
+  assertEnvValue(enginePod, 'SLUICE_USER_ENV_TEAM', 'platform');
   const limits = envOf(enginePod, 'SLUICE_WORKFLOW_LIMITS') as { value: string };
   assert.equal(
     (JSON.parse(limits.value) as Record<string, number>).TIME_INACTIVE_UNTIL_TERMINATION,
@@ -255,16 +247,10 @@ test('the engine gets its settings as env, and userEnvVars under SLUICE_USER_ENV
   assert.deepEqual(JSON.parse(mounts.value), [
     { name: 'corporate-ca', mountPath: '/etc/ssl/corporate', readOnly: true },
   ]);
-  assert.deepEqual(envOf(enginePod, 'SLUICE_DIND_USER_ACCESS'), {
-    name: 'SLUICE_DIND_USER_ACCESS',
-    value: 'true',
-  });
+  assertEnvValue(enginePod, 'SLUICE_DIND_USER_ACCESS', 'true');
   // Without a URL of its own the spec falls back on the build's.
   const plain = renderBuildObjects(defaultSpec(), BUILD).enginePod;
-  assert.deepEqual(envOf(plain, 'SLUICE_SERVER_URL'), {
-    name: 'SLUICE_SERVER_URL',
-    value: BUILD.controlPlaneUrl,
-  });
+  assertEnvValue(plain, 'SLUICE_SERVER_URL', BUILD.controlPlaneUrl);
 });
 
 test('a user envVar cannot replace what the engine needs', () => {
@@ -303,22 +289,13 @@ test('secrets are only in the Secret; the pods reference them', () => {
 test('proxy reaches engine and dind, with dind itself reached directly', () => {
   const { enginePod, dindPod } = renderBuildObjects(fullSpec(), BUILD);
   for (const pod of [enginePod, dindPod]) {
-    assert.deepEqual(envOf(pod, 'HTTPS_PROXY'), {
-      name: 'HTTPS_PROXY',
-      value: 'http://proxy.internal:3128',
-    });
-    assert.deepEqual(envOf(pod, 'http_proxy'), {
-      name: 'http_proxy',
-      value: 'http://proxy.internal:3128',
-    });
+    assertEnvValue(pod, 'HTTPS_PROXY', 'http://proxy.internal:3128');
+    assertEnvValue(pod, 'http_proxy', 'http://proxy.internal:3128');
   }
-  assert.deepEqual(envOf(dindPod, 'NO_PROXY'), {
-    name: 'NO_PROXY',
-    value: 'localhost,127.0.0.1,.svc,.cluster.local',
-  });
+  assertEnvValue(dindPod, 'NO_PROXY', 'localhost,127.0.0.1,.svc,.cluster.local');
   const engineNoProxy = envOf(enginePod, 'no_proxy') as { value: string };
   assert.ok(engineNoProxy.value.endsWith(`,dind-${ID}.sluice-dind.sluice-builds.svc`));
-  assert.deepEqual(envOf(dindPod, 'DOCKER_BUILDKIT'), { name: 'DOCKER_BUILDKIT', value: '1' });
+  assertEnvValue(dindPod, 'DOCKER_BUILDKIT', '1');
   assert.equal(envOf(renderBuildObjects(defaultSpec(), BUILD).enginePod, 'HTTP_PROXY'), undefined);
 });
 
@@ -327,17 +304,7 @@ test('daemonConfig is rendered into daemon.json, mounted by subPath', () => {
   const daemon = JSON.parse(
     (at(configMap, 'data') as Record<string, string>)['daemon.json']!,
   ) as unknown;
-  assert.deepEqual(daemon, {
-    hosts: ['unix:///var/run/docker.sock', 'tcp://0.0.0.0:1300'],
-    tls: true,
-    tlsverify: true,
-    tlscacert: '/etc/ssl/sluice/ca.pem',
-    tlscert: '/etc/ssl/sluice/server-cert.pem',
-    tlskey: '/etc/ssl/sluice/server-key.pem',
-    mtu: 1440,
-    'registry-mirrors': ['https://mirror.gcr.io'],
-    'insecure-registries': ['registry.internal:5000', '10.20.0.0/16'],
-  });
+  assert.deepEqual(daemon, DAEMON_JSON);
   assert.deepEqual(at(dindPod, 'spec.containers[0].volumeMounts[2]'), {
     name: 'dind-config',
     mountPath: '/etc/docker/daemon.json',

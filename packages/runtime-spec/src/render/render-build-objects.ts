@@ -16,7 +16,13 @@ import { invalidRuntimeSpecError, RUNTIME_SPEC_ISSUE_CODES } from '../runtime-sp
 import type { RuntimeSpecIssue } from '../runtime-spec-issue.js';
 import type { RuntimeSpec } from '../schema/runtime-spec-schema.js';
 import { VOLUME_LABELS } from '../system-runtimes.js';
-import { BUILD_LABELS, BUILD_SECRET_KEYS, commonLabels, dindHostName } from './build-context.js';
+import {
+  BUILD_LABELS,
+  BUILD_SECRET_KEYS,
+  commonLabels,
+  componentLabels,
+  dindHostName,
+} from './build-context.js';
 import type { BuildContext, BuildNames, BuildRenderInput } from './build-context.js';
 import { buildObjectName, labelValue } from './build-names.js';
 import { daemonJson, renderDindPod } from './dind-pod.js';
@@ -88,9 +94,8 @@ export function renderBuildObjects(spec: RuntimeSpec, build: BuildRenderInput): 
   };
 }
 
-function metadata(context: BuildContext, name: string, component: string) {
-  const labels = { ...context.labels, [BUILD_LABELS.component]: component };
-  return { name, namespace: context.namespace, labels };
+function metadata(context: BuildContext, name: string, component: 'engine' | 'dind') {
+  return { name, namespace: context.namespace, labels: componentLabels(context, component) };
 }
 
 function renderPvc(context: BuildContext): KubeObject {
@@ -149,10 +154,13 @@ function renderConfigMap(context: BuildContext): KubeObject {
   };
 }
 
+/** Records an issue: a missing field (`incomplete`) or a value this renderer cannot use. */
+type AddIssue = (path: RuntimeSpecIssue['path'], message: string, missing?: boolean) => void;
+
 /** What a resolved spec and the build input must have for this renderer, beyond validation. */
 function renderIssues(spec: RuntimeSpec, build: BuildRenderInput): RuntimeSpecIssue[] {
   const issues: RuntimeSpecIssue[] = [];
-  const add = (path: RuntimeSpecIssue['path'], message: string, missing = false) => {
+  const add: AddIssue = (path, message, missing = false) => {
     const code = missing
       ? RUNTIME_SPEC_ISSUE_CODES.incomplete
       : RUNTIME_SPEC_ISSUE_CODES.invalidValue;
@@ -181,29 +189,18 @@ function renderIssues(spec: RuntimeSpec, build: BuildRenderInput): RuntimeSpecIs
     const message = `dind namespace "${dindNamespace}" differs from the engine namespace "${String(namespace)}"; a build runs in one namespace`;
     add(['dockerDaemonScheduler', 'cluster', 'namespace'], message);
   }
-  issues.push(...volumeIssues(spec, build));
+  volumeIssues(spec, build, add);
   return issues;
 }
 
-function volumeIssues(spec: RuntimeSpec, build: BuildRenderInput): RuntimeSpecIssue[] {
+function volumeIssues(spec: RuntimeSpec, build: BuildRenderInput, add: AddIssue): void {
   const pvc = spec.dockerDaemonScheduler?.pvcs?.dind;
   const path = ['dockerDaemonScheduler', 'pvcs', 'dind'];
-  const issues: RuntimeSpecIssue[] = [];
   const size = build.volumeSize ?? pvc?.volumeSize;
-  if (size === undefined) {
-    const message = 'No Docker volume size';
-    issues.push({
-      path: [...path, 'volumeSize'],
-      code: RUNTIME_SPEC_ISSUE_CODES.incomplete,
-      message,
-    });
-  } else if (!isQuantity(size)) {
+  if (size === undefined) add([...path, 'volumeSize'], 'No Docker volume size', true);
+  else if (!isQuantity(size)) {
     const message = `Pipeline volume size "${size}" is not a Kubernetes quantity such as 30Gi`;
-    issues.push({
-      path: [...path, 'volumeSize'],
-      code: RUNTIME_SPEC_ISSUE_CODES.invalidValue,
-      message,
-    });
+    add([...path, 'volumeSize'], message);
   }
   const known = new Set(Object.keys(volumeLabels(build)));
   for (const field of ['reuseVolumeSelector', 'reuseVolumeSortOrder'] as const) {
@@ -213,7 +210,6 @@ function volumeIssues(spec: RuntimeSpec, build: BuildRenderInput): RuntimeSpecIs
       .filter((k) => k !== '' && !known.has(k));
     if (unknown.length === 0) continue;
     const message = `Label ${unknown.map((k) => `"${k}"`).join(', ')} of "${field}" is not one Sluice puts on volumes (${[...known].join(', ')})`;
-    issues.push({ path: [...path, field], code: RUNTIME_SPEC_ISSUE_CODES.invalidValue, message });
+    add([...path, field], message);
   }
-  return issues;
 }

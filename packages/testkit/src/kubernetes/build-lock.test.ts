@@ -48,3 +48,19 @@ test('a lock left by a process that died is taken over', async () => {
     await temp.cleanup();
   }
 });
+
+test('a caller that waits too long is told which process holds the lock', async () => {
+  const temp = await makeTempDir();
+  try {
+    const path = join(temp.path, '.lock');
+    const first = await acquireLock(path);
+    await assert.rejects(acquireLock(path, { timeoutMs: 50, pollMs: 10 }), {
+      name: 'UnavailableError',
+      code: 'SLUICE_TEST_KUBE_BUILD_FAILED',
+      message: `Waited 0s for process ${process.pid}, which still holds the build lock ${path}`,
+    });
+    await first.release();
+  } finally {
+    await temp.cleanup();
+  }
+});

@@ -5,6 +5,9 @@
  * @module
  */
 import { open, readFile, rm } from 'node:fs/promises';
+import { UnavailableError } from '@sluice/errors';
+import { formatDuration } from './build-progress.js';
+import { KUBE_BUILD_FAILED } from './kube-errors.js';
 import { isRunning } from './proc-scan.js';
 
 export interface AcquireLockOptions {
@@ -23,7 +26,8 @@ export async function acquireLock(
   path: string,
   options: AcquireLockOptions = {},
 ): Promise<HeldLock> {
-  const deadline = Date.now() + (options.timeoutMs ?? 40 * 60_000);
+  const timeoutMs = options.timeoutMs ?? 40 * 60_000;
+  const deadline = Date.now() + timeoutMs;
   let announced = false;
   for (;;) {
     if (await tryCreate(path)) return { release: () => rm(path, { force: true }) };
@@ -35,11 +39,20 @@ export async function acquireLock(
     }
     if (!announced) options.onWait?.(owner);
     announced = true;
-    if (Date.now() > deadline) {
-      throw new Error(`Timed out waiting for lock ${path} held by process ${owner}`);
-    }
+    if (Date.now() > deadline) throw lockTimeout(path, owner, timeoutMs);
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 1000));
   }
+}
+
+function lockTimeout(path: string, owner: number, timeoutMs: number): UnavailableError {
+  return new UnavailableError(
+    KUBE_BUILD_FAILED,
+    `Waited ${formatDuration(timeoutMs)} for process ${owner}, which still holds the build lock ${path}`,
+    {
+      details: { path, ownerPid: owner },
+      hint: `let process ${owner} finish; if it is not building Kubernetes, stop it or delete ${path}`,
+    },
+  );
 }
 
 async function tryCreate(path: string): Promise<boolean> {

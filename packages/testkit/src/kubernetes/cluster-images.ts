@@ -5,7 +5,8 @@
  * `ctr images import`). Pods use them with `imagePullPolicy: Never` or `IfNotPresent`.
  * @module
  */
-import { access, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findRepoRoot } from '../repo-root.js';
@@ -88,7 +89,7 @@ async function importOne(image: string, options: ImportImagesOptions): Promise<v
 async function savedArchive(image: string, cacheDir: string): Promise<string> {
   const prefix = `${image.replace(/[/:]/g, '_')}-`;
   const archive = join(cacheDir, `${prefix}${await imageId(image)}.tar`);
-  if (await exists(archive)) return archive;
+  if (existsSync(archive)) return archive;
   const partial = `${archive}.partial-${process.pid}`;
   const saved = await runCommand('docker', ['save', '-o', partial, image], { timeoutMs: 300_000 });
   if (saved.code !== 0) {
@@ -118,11 +119,4 @@ async function imageId(image: string): Promise<string> {
 
 function importFailed(step: string, options: StepFailureOptions): UnavailableError {
   return stepFailed(KUBE_IMAGES_UNAVAILABLE, 'Importing images into the test node', step, options);
-}
-
-function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
 }

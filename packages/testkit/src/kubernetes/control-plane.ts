@@ -126,8 +126,7 @@ export interface RunningControlPlane {
   apiReadyMs: number;
 }
 
-/** Starts the four components in order; each started one is passed to `track` at once. */
-/** etcd, then the apiserver; resolves once /readyz answers ok. */
+/** etcd, then the apiserver, each passed to `track` once started; resolves once /readyz is ok. */
 export async function startApiServer(
   layout: ControlPlaneLayout,
   ports: ControlPlanePorts,

@@ -1,5 +1,5 @@
 export { useKubernetes } from './use-kubernetes.js';
-export type { UseKubernetesOptions } from './use-kubernetes.js';
+export type { ClusterAccessor, UseKubernetesOptions } from './use-kubernetes.js';
 export { startKubernetes } from './kubernetes-cluster.js';
 export type { KubernetesCluster, StartKubernetesOptions } from './kubernetes-cluster.js';
 export { ensureKubernetesBinaries, KUBERNETES_VERSION, KUBE_BINARIES } from './kube-build.js';
@@ -12,7 +12,6 @@ export { CLUSTER_IMAGES, ensureClusterImages } from './cluster-images.js';
 export type { ClusterImage, EnsureClusterImagesOptions } from './cluster-images.js';
 export {
   clientPod,
-  clientTlsFile,
   CLIENT_TLS_DIR,
   createDindTls,
   dindPod,

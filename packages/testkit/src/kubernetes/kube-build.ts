@@ -7,7 +7,8 @@
  * stopped (the unpacked source and Go's build cache are kept until the build succeeds).
  * @module
  */
-import { access, chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { aptInstall } from '../apt-install.js';
 import { childEnv, readTestkitEnv } from '../config.js';
@@ -23,7 +24,6 @@ import {
 import { fetchKubernetesSource } from './kube-source.js';
 import { KUBE_BUILD_FAILED, stepFailed } from './kube-errors.js';
 import type { StepFailureOptions } from './kube-errors.js';
-import { readKubeEnv } from './kube-env.js';
 import { runLogged } from './logged-command.js';
 
 export const KUBERNETES_VERSION = 'v1.20.2';
@@ -64,7 +64,7 @@ export async function ensureKubernetesBinaries(
   options: EnsureKubernetesBinariesOptions = {},
 ): Promise<KubernetesBinaries> {
   const log = options.log ?? (() => undefined);
-  const dir = join(options.cacheDir ?? readKubeEnv().cacheDir, KUBERNETES_VERSION);
+  const dir = join(options.cacheDir ?? readTestkitEnv().kubeCacheDir, KUBERNETES_VERSION);
   if (await isComplete(dir)) return binariesIn(dir, false);
   const ctx: BuildContext = { dir, work: join(dir, 'work'), logPath: join(dir, 'build.log'), log };
   await mkdir(dir, { recursive: true }).catch((cause: unknown) => {
@@ -125,7 +125,7 @@ async function runMake(ctx: BuildContext, source: string): Promise<void> {
   ctx.log(`running ${step} in ${source}`);
   const started = Date.now();
   const heartbeat = startHeartbeat(async () => {
-    const done = await countPresent(KUBE_BINARIES.map((name) => join(source, '_output/bin', name)));
+    const done = countPresent(KUBE_BINARIES.map((name) => join(source, '_output/bin', name)));
     const facts = {
       elapsedMs: Date.now() - started,
       goCacheBytes: await directoryBytes(join(source, '_output/local/go/cache')),
@@ -184,19 +184,11 @@ async function isComplete(dir: string): Promise<boolean> {
   const text = await readFile(join(dir, 'build.json'), 'utf8').catch(() => '');
   if (!text.includes(KUBERNETES_VERSION)) return false;
   const paths = KUBE_BINARIES.map((name) => join(dir, 'bin', name));
-  return (await countPresent(paths)) === paths.length;
+  return countPresent(paths) === paths.length;
 }
 
-async function countPresent(paths: readonly string[]): Promise<number> {
-  const present = await Promise.all(
-    paths.map((p) =>
-      access(p).then(
-        () => true,
-        () => false,
-      ),
-    ),
-  );
-  return present.filter(Boolean).length;
+function countPresent(paths: readonly string[]): number {
+  return paths.filter((path) => existsSync(path)).length;
 }
 
 function binariesIn(dir: string, built: boolean): KubernetesBinaries {

@@ -3,9 +3,8 @@
  * and the log to read, so a red test says what to fix without a rerun (docs/errors.md).
  * @module
  */
-import { readFileSync } from 'node:fs';
 import { InternalError, UnavailableError } from '@sluice/errors';
-import { tailLines } from '../run-command.js';
+import { readTail } from '../run-command.js';
 
 export const KUBE_BUILD_FAILED = 'SLUICE_TEST_KUBE_BUILD_FAILED';
 export const KUBE_UNAVAILABLE = 'SLUICE_TEST_KUBE_UNAVAILABLE';
@@ -47,12 +46,4 @@ export function notStarted(): InternalError {
     'The Kubernetes test cluster is not running: it is started in before() and stopped in after()',
     { hint: 'call the accessor returned by useKubernetes() inside a test, not at module level' },
   );
-}
-
-export function readTail(path: string, lines = 20): string | undefined {
-  try {
-    return tailLines(readFileSync(path, 'utf8'), lines);
-  } catch {
-    return undefined;
-  }
 }

@@ -17,7 +17,7 @@ import type { ComponentProcess } from './component-process.js';
 import type { KubernetesBinaries } from './kube-build.js';
 import { KUBE_UNAVAILABLE, stepFailed } from './kube-errors.js';
 import { probe } from './kube-http.js';
-import { CONTAINER_LOG_DIR, POD_LOG_DIR } from './kube-teardown.js';
+import { CONTAINER_LOG_DIR, POD_LOG_DIR, SHIM_SOCKET_DIR } from './kube-teardown.js';
 import type { KubePki } from './kube-pki.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { createCgroup } from './node-cgroups.js';
@@ -146,7 +146,7 @@ async function startContainerd(ctx: NodeContext, layout: NodeLayout): Promise<st
   await writeFile(join(paths.cniConfDir, '10-sluice-bridge.conflist'), cniConflist(layout));
   await writeFile(paths.config, containerdConfig(layout));
   ctx.record.containerdSocket = paths.socket;
-  ctx.record.shimSocketDirExisted = existsSync('/run/containerd/s');
+  ctx.record.shimSocketDirExisted = existsSync(SHIM_SOCKET_DIR);
   await ctx.save();
   const containerd = startComponent('containerd', ['containerd', '--config', paths.config], {
     logPath: join(ctx.record.logsDir, 'containerd.log'),

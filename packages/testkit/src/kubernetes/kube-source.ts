@@ -4,7 +4,8 @@
  * configuration. Kept unpacked until the build succeeds, so an interrupted build resumes.
  * @module
  */
-import { access, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { UnavailableError } from '@sluice/errors';
 import { childEnv } from '../config.js';
@@ -29,7 +30,7 @@ export interface FetchSourceOptions {
 export async function fetchKubernetesSource(options: FetchSourceOptions): Promise<string> {
   const source = join(options.workDir, 'src', SOURCE_DIR_NAME);
   const marker = join(source, '.sluice-unpacked');
-  if (await exists(marker)) {
+  if (existsSync(marker)) {
     options.log(`resuming with the source already unpacked in ${source}`);
     return source;
   }
@@ -40,7 +41,7 @@ export async function fetchKubernetesSource(options: FetchSourceOptions): Promis
     ['-xzf', tarball, '-C', join(options.workDir, 'src')],
     options.logPath,
   );
-  if (untar.code !== 0 || !(await exists(join(source, 'Makefile')))) {
+  if (untar.code !== 0 || !existsSync(join(source, 'Makefile'))) {
     throw options.fail(`unpack ${tarball} into ${join(options.workDir, 'src')}`);
   }
   await writeFile(marker, `${tarball}\n`);
@@ -75,11 +76,4 @@ async function download(options: FetchSourceOptions): Promise<string> {
     });
   }
   return join(downloads, orig);
-}
-
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
 }

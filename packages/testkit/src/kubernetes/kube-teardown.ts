@@ -22,7 +22,8 @@ import { mountsUnder, processesMentioning, unixSocketPaths } from './proc-scan.j
 
 export const POD_LOG_DIR = '/var/log/pods';
 export const CONTAINER_LOG_DIR = '/var/log/containers';
-const SHIM_SOCKET_DIR = '/run/containerd/s';
+/** Where containerd's shims put their sockets, whatever containerd's own state directory. */
+export const SHIM_SOCKET_DIR = '/run/containerd/s';
 
 export interface TeardownOptions {
   /** Keep the component logs (after a failed start, whose error names them). */

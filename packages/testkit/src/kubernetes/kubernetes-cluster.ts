@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { readTestkitEnv } from '../config.js';
 import { ensureDockerEngine } from '../docker-engine.js';
 import { CLUSTER_DIR_PREFIX, findStaleClusters, newRecord, saveRecord } from './cluster-record.js';
 import type { ClusterRecord } from './cluster-record.js';
@@ -19,7 +20,6 @@ import { apiserverUrl, pickPorts, startApiServer, startControllers } from './con
 import { CONTROL_PLANE_PACKAGES, ensureHostPackages, NODE_PACKAGES } from './host-packages.js';
 import { ensureKubernetesBinaries } from './kube-build.js';
 import type { KubernetesBinaries } from './kube-build.js';
-import { readKubeEnv } from './kube-env.js';
 import { NODE_NAME, prepareNode, startKubelet } from './kube-node.js';
 import type { NodeContext } from './kube-node.js';
 import { createKubePki } from './kube-pki.js';
@@ -64,15 +64,15 @@ export interface KubernetesCluster {
 
 export async function startKubernetes(options: StartKubernetesOptions): Promise<KubernetesCluster> {
   const log = options.log ?? (() => undefined);
-  const env = readKubeEnv();
-  await sweepStaleClusters(env.stateRoot, log);
-  const binaries = await ensureKubernetesBinaries({ log, cacheDir: env.cacheDir });
+  const { kubeCacheDir, kubeStateRoot } = readTestkitEnv();
+  await sweepStaleClusters(kubeStateRoot, log);
+  const binaries = await ensureKubernetesBinaries({ log, cacheDir: kubeCacheDir });
   const hostPrograms = await ensureHostPackages(
     options.nodes ? [...CONTROL_PLANE_PACKAGES, ...NODE_PACKAGES] : CONTROL_PLANE_PACKAGES,
     log,
   );
   const id = randomBytes(3).toString('hex');
-  const dir = join(env.stateRoot, `${CLUSTER_DIR_PREFIX}${id}`);
+  const dir = join(kubeStateRoot, `${CLUSTER_DIR_PREFIX}${id}`);
   const record = newRecord(id, dir);
   await mkdir(dir, { recursive: true });
   await mkdir(record.logsDir, { recursive: true });
@@ -87,7 +87,7 @@ export async function startKubernetes(options: StartKubernetesOptions): Promise<
       ...options,
       binaries,
       etcd,
-      imageCacheDir: join(env.cacheDir, 'images'),
+      imageCacheDir: join(kubeCacheDir, 'images'),
     });
   } catch (err) {
     // The error names a log under logsDir: keep them for the person reading it.
@@ -187,27 +187,17 @@ async function writeKubeconfigs(
 ): Promise<ClusterKubeconfigs> {
   const at = join(dir, 'kubeconfigs');
   await mkdir(at, { recursive: true });
-  const caFile = pki.ca.cert;
   const { tokens } = pki;
+  const write = (name: string, user: string, token: string): Promise<string> =>
+    writeKubeconfig(join(at, `${name}.kubeconfig`), { server, caFile: pki.ca.cert, user, token });
   return {
-    admin: await writeKubeconfig(join(at, 'admin.kubeconfig'), {
-      server,
-      caFile,
-      user: 'sluice-test-admin',
-      token: tokens.admin,
-    }),
-    controllerManager: await writeKubeconfig(join(at, 'controller-manager.kubeconfig'), {
-      server,
-      caFile,
-      user: 'system:kube-controller-manager',
-      token: tokens.controllerManager,
-    }),
-    scheduler: await writeKubeconfig(join(at, 'scheduler.kubeconfig'), {
-      server,
-      caFile,
-      user: 'system:kube-scheduler',
-      token: tokens.scheduler,
-    }),
+    admin: await write('admin', 'sluice-test-admin', tokens.admin),
+    controllerManager: await write(
+      'controller-manager',
+      'system:kube-controller-manager',
+      tokens.controllerManager,
+    ),
+    scheduler: await write('scheduler', 'system:kube-scheduler', tokens.scheduler),
   };
 }
 

@@ -30,22 +30,7 @@ const KEY_ARGS = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '
 /** A self-signed CA as `<dir>/<name>.crt` and `<dir>/<name>.key`. */
 export async function createCa(dir: string, name: string, commonName: string): Promise<CertFiles> {
   const files = filesFor(dir, name);
-  await openssl(
-    [
-      'req',
-      '-x509',
-      ...KEY_ARGS,
-      '-keyout',
-      files.key,
-      '-out',
-      files.cert,
-      '-subj',
-      `/CN=${commonName}`,
-      '-days',
-      '7',
-    ],
-    `create the ${name} CA`,
-  );
+  await openssl(newCertArgs(files, `/CN=${commonName}`, 7), `create the ${name} CA`);
   return files;
 }
 
@@ -57,18 +42,8 @@ export async function issueCert(
 ): Promise<CertFiles> {
   const files = filesFor(dir, name);
   const subject = `${options.organization === undefined ? '' : `/O=${options.organization}`}/CN=${options.commonName}`;
-  const args = [
-    'req',
-    '-x509',
-    ...KEY_ARGS,
-    '-keyout',
-    files.key,
-    '-out',
-    files.cert,
-    '-subj',
-    subject,
-  ];
-  args.push('-days', String(options.days ?? 7), '-CA', options.ca.cert, '-CAkey', options.ca.key);
+  const args = newCertArgs(files, subject, options.days ?? 7);
+  args.push('-CA', options.ca.cert, '-CAkey', options.ca.key);
   args.push('-addext', 'basicConstraints=critical,CA:FALSE');
   args.push('-addext', 'keyUsage=critical,digitalSignature,keyEncipherment');
   args.push('-addext', `extendedKeyUsage=${extendedUsage(options.usage)}`);
@@ -92,6 +67,12 @@ export async function createKeyPair(
   );
   await openssl(['pkey', '-in', key, '-pubout', '-out', pub], `write the ${name} public key`);
   return { key, pub };
+}
+
+/** `openssl req -x509` with a new P-256 key: self-signed unless `-CA` is added. */
+function newCertArgs(files: CertFiles, subject: string, days: number): string[] {
+  const out = ['-keyout', files.key, '-out', files.cert];
+  return ['req', '-x509', ...KEY_ARGS, ...out, '-subj', subject, '-days', String(days)];
 }
 
 function extendedUsage(usage: IssueCertOptions['usage']): string {

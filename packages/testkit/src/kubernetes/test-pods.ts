@@ -7,13 +7,14 @@
  * @module
  */
 import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { CoreV1Api, V1Pod, V1Secret } from '@kubernetes/client-node';
 import { sleep } from './component-process.js';
 import { KUBE_UNAVAILABLE, stepFailed } from './kube-errors.js';
 import { createCa, issueCert } from './openssl-certs.js';
 
 export const DIND_PORT = 1300;
+/** The TLS directory inside a client pod made by `clientPod` with a `clientSecretName`. */
+export const CLIENT_TLS_DIR = '/etc/sluice/dind-client';
 
 export interface DindTls {
   /** For the dind pod: the CA that issues the daemon's certificate (ca.crt, ca.key). */
@@ -97,7 +98,7 @@ export interface ClientPodOptions {
   env?: Record<string, string>;
 }
 
-/** A run-to-completion pod; with `clientSecretName`, the dind client TLS files are at /etc/sluice/dind-client. */
+/** A run-to-completion pod; with `clientSecretName`, the dind client TLS files are in CLIENT_TLS_DIR. */
 export function clientPod(name: string, options: ClientPodOptions): V1Pod {
   const secret = options.clientSecretName;
   return {
@@ -117,7 +118,7 @@ export function clientPod(name: string, options: ClientPodOptions): V1Pod {
           volumeMounts:
             secret === undefined
               ? []
-              : [{ name: 'tls', mountPath: '/etc/sluice/dind-client', readOnly: true }],
+              : [{ name: 'tls', mountPath: CLIENT_TLS_DIR, readOnly: true }],
         },
       ],
       volumes: secret === undefined ? [] : [{ name: 'tls', secret: { secretName: secret } }],
@@ -161,8 +162,3 @@ export async function waitForPod(
     },
   );
 }
-
-/** The TLS directory inside a client pod made by `clientPod`. */
-export const CLIENT_TLS_DIR = '/etc/sluice/dind-client';
-export const clientTlsFile = (file: 'ca.crt' | 'client.crt' | 'client.key'): string =>
-  join(CLIENT_TLS_DIR, file);

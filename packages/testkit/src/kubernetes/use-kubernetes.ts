@@ -8,6 +8,7 @@
  * test('creates a namespace', async () => {
  *   const core = cluster().kubeConfig.makeApiClient(CoreV1Api);
  * });
+ * // In a `before` hook of the file: `await cluster.ready()` first.
  * ```
  * @module
  */
@@ -21,14 +22,35 @@ export type UseKubernetesOptions = StartKubernetesOptions;
 /** Generous: a machine that has never built the binaries builds them here (about 12 minutes). */
 const START_TIMEOUT_MS = 30 * 60_000;
 
-export function useKubernetes(options: UseKubernetesOptions): () => KubernetesCluster {
+/** The cluster while it runs; `ready()` waits for it (a file's other `before` hooks need it). */
+export interface ClusterAccessor {
+  (): KubernetesCluster;
+  ready(): Promise<KubernetesCluster>;
+}
+
+export function useKubernetes(options: UseKubernetesOptions): ClusterAccessor {
   let cluster: KubernetesCluster | undefined;
+  let started!: (value: KubernetesCluster) => void;
+  let failed!: (reason: unknown) => void;
+  const ready = new Promise<KubernetesCluster>((resolve, reject) => {
+    started = resolve;
+    failed = reject;
+  });
+  // Nobody may ask; the failure is reported by the hook itself.
+  ready.catch(() => undefined);
+  // Node's test runner starts a file's root `before` hooks side by side, not one after another.
   before(
     async () => {
-      cluster = await startKubernetes({
-        log: (line) => process.stderr.write(`${line}\n`),
-        ...options,
-      });
+      try {
+        cluster = await startKubernetes({
+          log: (line) => process.stderr.write(`${line}\n`),
+          ...options,
+        });
+        started(cluster);
+      } catch (err) {
+        failed(err);
+        throw err;
+      }
     },
     { timeout: START_TIMEOUT_MS },
   );
@@ -36,8 +58,9 @@ export function useKubernetes(options: UseKubernetesOptions): () => KubernetesCl
     await cluster?.stop();
     cluster = undefined;
   });
-  return () => {
+  const accessor = () => {
     if (cluster === undefined) throw notStarted();
     return cluster;
   };
+  return Object.assign(accessor, { ready: () => ready });
 }

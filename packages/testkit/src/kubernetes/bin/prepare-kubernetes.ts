@@ -14,11 +14,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeError } from '@sluice/errors';
+import { readTestkitEnv } from '../../config.js';
 import { ensureDockerEngine } from '../../docker-engine.js';
 import { ensureClusterImages } from '../cluster-images.js';
 import { CONTROL_PLANE_PACKAGES, ensureHostPackages, NODE_PACKAGES } from '../host-packages.js';
 import { ensureKubernetesBinaries } from '../kube-build.js';
-import { readKubeEnv } from '../kube-env.js';
 
 function print(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -34,7 +34,7 @@ async function prepare(images: boolean): Promise<void> {
   print('etcd, containerd, runc and the CNI plugins are installed');
   if (images) {
     await ensureDockerEngine({ log: print });
-    const logPath = join(readKubeEnv().cacheDir, 'cluster-images.log');
+    const logPath = join(readTestkitEnv().kubeCacheDir, 'cluster-images.log');
     await mkdir(dirname(logPath), { recursive: true });
     await writeFile(logPath, '');
     await ensureClusterImages({ log: print, logPath });
