@@ -1,39 +1,89 @@
 #!/usr/bin/env node
-// Runs the example pipelines with the built `sluice` CLI on the local Docker engine, printing
-// their logs. Exits non-zero if any example does not end as expected.
+// Runs the example pipelines listed in examples/corpus.json with the built `sluice` CLI on the
+// local Docker engine, printing their logs, one after another. Exits non-zero if any example
+// does not end as the manifest expects (success, or failure for the failure-path examples).
+//   node scripts/run-examples.mjs [NAME...]   only the examples whose path contains a NAME
+// Examples that need something this machine may not have (a registry, a cluster) are listed
+// with what they need and not run. The manifest's placeholders: {repo} the repository root,
+// {head} its HEAD commit, {git:DIR} a fresh git repository (branch main) holding DIR's files.
 import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 
-const root = new URL('..', import.meta.url).pathname;
-const sluice = `${root}apps/cli/bin/sluice.js`;
-const examples = [
-  { file: 'examples/hello/codefresh.yml', args: ['--branch', 'main'] },
-  {
-    file: 'examples/git-clone/codefresh.yml',
-    args: ['--var', `REPO_URL=file://${root}`, '--var', `REVISION=${headRevision()}`],
-  },
-  {
-    file: 'examples/conditional/codefresh.yml',
-    args: ['--branch', 'main', '--var', 'FILES_CHANGED=12'],
-  },
-];
+const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
+const sluice = `${root}/apps/cli/bin/sluice.js`;
+const { examples } = JSON.parse(readFileSync(`${root}/examples/corpus.json`, 'utf8'));
+const names = process.argv.slice(2);
+const selected = examples.filter(
+  (e) => names.length === 0 || names.some((n) => e.file.includes(n)),
+);
+const scratch = mkdtempSync(join(tmpdir(), 'sluice-examples-'));
+const fixtures = new Map();
 
-function headRevision() {
-  const out = spawnSync('git', ['-C', root, 'rev-parse', 'HEAD'], { encoding: 'utf8' });
-  if (out.status !== 0) throw new Error(`cannot read the repository's HEAD: ${out.stderr}`);
+function git(args, cwd) {
+  const out = spawnSync('git', args, { cwd, encoding: 'utf8' });
+  if (out.status !== 0) throw new Error(`git ${args.join(' ')} failed in ${cwd}: ${out.stderr}`);
   return out.stdout.trim();
 }
 
-let failed = 0;
-for (const example of examples) {
-  console.log(`\n\u001b[1m$ sluice run ${example.file} ${example.args.join(' ')}\u001b[0m`);
-  const result = spawnSync(process.execPath, [sluice, 'run', example.file, ...example.args], {
-    cwd: root,
-    stdio: 'inherit',
-  });
-  if (result.status !== 0) {
-    failed += 1;
-    console.error(`example ${example.file} exited with ${result.status ?? result.signal}`);
-  }
+function gitFixture(source) {
+  if (fixtures.has(source)) return fixtures.get(source);
+  const target = join(scratch, `${basename(dirname(source))}-${basename(source)}`);
+  cpSync(join(root, source), target, { recursive: true });
+  git(['init', '-q', '-b', 'main'], target);
+  git(['add', '-A'], target);
+  git(
+    [
+      '-c',
+      'user.name=Sluice',
+      '-c',
+      'user.email=sluice@localhost',
+      'commit',
+      '-q',
+      '-m',
+      'example',
+    ],
+    target,
+  );
+  fixtures.set(source, `file://${target}`);
+  return fixtures.get(source);
 }
-console.log(`\n${examples.length - failed} of ${examples.length} examples succeeded`);
+
+function expand(args) {
+  return args.map((arg) =>
+    arg
+      .replaceAll('{repo}', root)
+      .replaceAll('{head}', () => git(['rev-parse', 'HEAD'], root))
+      .replace(/\{git:([^}]+)\}/g, (_m, source) => gitFixture(source)),
+  );
+}
+
+let failed = 0;
+let ran = 0;
+try {
+  for (const example of selected) {
+    if (!example.runs) {
+      console.log(`\n- ${example.file}: not run, needs ${example.needs.join(', ')}`);
+      continue;
+    }
+    const args = expand(example.args);
+    console.log(`\n\u001b[1m$ sluice run ${example.file} ${args.join(' ')}\u001b[0m`);
+    const result = spawnSync(process.execPath, [sluice, 'run', example.file, ...args], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+    ran += 1;
+    const expected = example.expect === 'failure' ? 1 : 0;
+    if (result.status !== expected) {
+      failed += 1;
+      console.error(
+        `example ${example.file} exited with ${result.status ?? result.signal}, expected ${expected}`,
+      );
+    }
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+console.log(`\n${ran - failed} of ${ran} examples ended as expected`);
 process.exitCode = failed === 0 ? 0 : 1;

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { delimiter } from 'node:path';
 import { dockerEndpoint, loadConfig, parsePairs } from './config.js';
 
 test('DOCKER_HOST, colour and proxy settings come from the environment', () => {
@@ -34,4 +35,22 @@ test('--var pairs keep = in values and reject a pair without a name', () => {
   assert.deepEqual(parsePairs('--var', ['A=1', 'B=x=y', 'C=']), { A: '1', B: 'x=y', C: '' });
   assert.throws(() => parsePairs('--secret', ['TOKEN']), /--secret expects KEY=value, got "TOKEN"/);
   assert.throws(() => parsePairs('--var', ['=v']), /--var expects KEY=value/);
+});
+
+test('registry credentials and step-type directories come from the environment', () => {
+  const config = loadConfig(
+    {
+      SLUICE_REGISTRY_USERNAME: 'ci',
+      SLUICE_REGISTRY_PASSWORD: 'pw',
+      SLUICE_STEP_TYPES: ['/a', '', 'b'].join(delimiter),
+    },
+    true,
+    false,
+  );
+  assert.equal(config.registryUsername, 'ci');
+  assert.equal(config.registryPassword, 'pw');
+  assert.deepEqual(config.stepTypeDirs, ['/a', 'b']);
+  assert.equal(config.interactive, false, 'questions need a terminal on both ends');
+  assert.equal(loadConfig({}, true, true).interactive, true);
+  assert.deepEqual(loadConfig({}, true, true).stepTypeDirs, []);
 });

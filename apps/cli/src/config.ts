@@ -3,6 +3,7 @@
  * that reads process.env. Flags override these values in the commands.
  * @module
  */
+import { delimiter } from 'node:path';
 import { InputError } from '@sluice/errors';
 import { DEFAULT_DOCKER_HOST, loadTlsFiles } from '@sluice/docker';
 import type { DockerEndpoint } from '@sluice/docker';
@@ -29,11 +30,20 @@ export interface CliConfig {
   engineToken: string | undefined;
   /** How long `sluice engine` waits for its Docker daemon to answer (SLUICE_DOCKER_WAIT_SECONDS). */
   dockerWaitSeconds: number;
+  /** SLUICE_REGISTRY_USERNAME: the user of `sluice run --registry` registries. */
+  registryUsername: string | undefined;
+  /** SLUICE_REGISTRY_PASSWORD: their password. Never printed; masked in build output. */
+  registryPassword: string | undefined;
+  /** SLUICE_STEP_TYPES: step-type directories, separated like PATH, searched by run and validate. */
+  stepTypeDirs: string[];
+  /** Standard input and output are both a terminal: `sluice run` may ask questions. */
+  interactive: boolean;
 }
 
 export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
   isTty = Boolean(process.stdout.isTTY),
+  stdinIsTty = Boolean(process.stdin.isTTY),
 ): Readonly<CliConfig> {
   const proxy: Record<string, string> = {};
   for (const name of [
@@ -62,6 +72,10 @@ export function loadConfig(
     engineServerUrl: env.SLUICE_SERVER_URL || undefined,
     engineToken: env.SLUICE_ENGINE_TOKEN || undefined,
     dockerWaitSeconds: Number(env.SLUICE_DOCKER_WAIT_SECONDS) || 300,
+    registryUsername: env.SLUICE_REGISTRY_USERNAME || undefined,
+    registryPassword: env.SLUICE_REGISTRY_PASSWORD || undefined,
+    stepTypeDirs: (env.SLUICE_STEP_TYPES ?? '').split(delimiter).filter((dir) => dir !== ''),
+    interactive: isTty && stdinIsTty,
   });
 }
 

@@ -14,6 +14,7 @@ import type { RunOptions } from './commands/run.js';
 import type { UpOptions } from './commands/up.js';
 import type { OutputFormat } from './commands/runtime-environments.js';
 import { createTerminal, printError } from './ui/terminal.js';
+import { addSettingsCommands } from './settings-commands.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -69,6 +70,29 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--git-image <image>', 'image for git-clone steps', undefined)
     .option('--build-id <id>', 'build id (default: generated)')
     .option('-o, --output <format>', 'text or json (one event per line)', parseOutput, 'text')
+    .option(
+      '--registry <NAME=HOST[:PORT]>',
+      'a registry build and push steps can name (repeatable; the first is the default)',
+      collect,
+      [],
+    )
+    .option('--default-registry <name>', 'the registry of steps that name none')
+    .option(
+      '--registry-username <user>',
+      'user of the registries (default: SLUICE_REGISTRY_USERNAME)',
+    )
+    .option(
+      '--registry-password-stdin',
+      "read the registries' password from standard input (default: SLUICE_REGISTRY_PASSWORD)",
+    )
+    .option('--approve', 'approve every pending-approval step')
+    .option('--deny', 'deny every pending-approval step')
+    .option(
+      '--step-types <dir>',
+      'a directory of step types (repeatable; also SLUICE_STEP_TYPES, .sluice/step-types)',
+      collect,
+      [],
+    )
     .action(async (file: string | undefined, opts: Omit<RunOptions, 'cwd'>) => {
       const { runCommand } = await import('./commands/run.js');
       exitCode = await runCommand(term, config, file, { ...opts, cwd: process.cwd() });
@@ -79,10 +103,23 @@ export async function main(argv: readonly string[]): Promise<number> {
     .description('Check a pipeline file and print every problem with file:line:column')
     .argument('[file]', 'pipeline file', undefined)
     .option('-o, --output <format>', 'text or json', parseOutput, 'text')
-    .action(async (file: string | undefined, opts: { output: 'text' | 'json' }) => {
-      const { validateCommand } = await import('./commands/validate.js');
-      exitCode = validateCommand(term, file, { cwd: process.cwd(), output: opts.output });
-    });
+    .option(
+      '--step-types <dir>',
+      'a directory of step types (repeatable; also SLUICE_STEP_TYPES, .sluice/step-types)',
+      collect,
+      [],
+    )
+    .action(
+      async (file: string | undefined, opts: { output: 'text' | 'json'; stepTypes: string[] }) => {
+        const { validateCommand } = await import('./commands/validate.js');
+        exitCode = validateCommand(term, file, {
+          cwd: process.cwd(),
+          output: opts.output,
+          stepTypes: opts.stepTypes,
+          stepTypeDirs: config.stepTypeDirs,
+        });
+      },
+    );
 
   program
     .command('server')
@@ -179,6 +216,19 @@ export async function main(argv: readonly string[]): Promise<number> {
         serverContext(config, opts),
       );
     });
+
+  addSettingsCommands({
+    term,
+    verbs: {
+      get,
+      create: program.command('create').description('Create resources of a Sluice server'),
+      delete: program.command('delete').description('Delete resources of a Sluice server'),
+    },
+    withServer,
+    parseFormat,
+    server: (flags) => serverContext(config, flags),
+    setExitCode: (code) => void (exitCode = code),
+  });
 
   try {
     // The agent's flags come from @sluice/runner (their variables and defaults), which loads

@@ -4,12 +4,30 @@
  * @module
  */
 
-export type StepResult = 'success' | 'failure' | 'skipped' | 'terminated';
+/** `timeout`: stopped at its `timeout`; `denied`: an approval step someone (or its timeout) denied. */
+export type StepResult = 'success' | 'failure' | 'skipped' | 'terminated' | 'timeout' | 'denied';
 export type BuildResult = 'success' | 'failure' | 'terminated' | 'error';
 
 export type BuildEvent =
   | { type: 'build-started'; buildId: string; pipelineName: string; volumeName: string; at: number }
-  | { type: 'step-started'; step: string; title: string | undefined; at: number }
+  | {
+      type: 'step-started';
+      step: string;
+      title: string | undefined;
+      /** The parallel block or step group the step runs in: its lane in the UI. */
+      parent?: string;
+      /** 1-based; above 1 when `retry` runs the step again. */
+      attempt?: number;
+      at: number;
+    }
+  | {
+      /** A `pending-approval` step waits; the build is `pending-approval` until it is answered. */
+      type: 'approval-requested';
+      step: string;
+      timeoutMs: number;
+      finalState: 'approved' | 'denied';
+      at: number;
+    }
   | {
       type: 'step-log';
       step: string;
@@ -39,7 +57,11 @@ export type BuildEventSink = (event: BuildEvent) => void;
 export interface StepSummary {
   name: string;
   title: string | undefined;
+  /** The parallel block, group or hook the step ran in. */
+  parent?: string;
   result: StepResult;
+  /** How many times it ran, when `retry` allows more than one. */
+  attempts?: number;
   exitCode?: number;
   reason?: string;
   durationMs: number;

@@ -5,7 +5,7 @@
  * @module
  */
 import { VOLUME_PATH } from '@sluice/pipeline';
-import type { Step } from '@sluice/pipeline';
+import type { Hooks, Step } from '@sluice/pipeline';
 import type { StepResult } from './build-events.js';
 
 export type StepState = StepResult | 'pending' | 'running';
@@ -23,7 +23,27 @@ export interface BuildScopeInit {
   system: Record<string, string>;
   variables: Record<string, string>;
   secrets: Record<string, string>;
+  /** The pipeline's steps (children and hook steps are found in them) and its hooks' steps. */
   steps: readonly Step[];
+}
+
+/** The steps of a pipeline's or step's hooks (`hooks.on_x.steps`). */
+export function hookSteps(hooks: Hooks): Step[] {
+  return [hooks.onElected, hooks.onSuccess, hooks.onFail, hooks.onFinish].flatMap(
+    (hook) => hook?.steps ?? [],
+  );
+}
+
+/** Every step of the tree: parallel children, group members and hook steps included. */
+export function allSteps(steps: readonly Step[]): Step[] {
+  const out: Step[] = [];
+  const visit = (step: Step) => {
+    out.push(step);
+    if (step.type === 'parallel' || step.type === 'group') step.steps.forEach(visit);
+    hookSteps(step.hooks).forEach(visit);
+  };
+  steps.forEach(visit);
+  return out;
 }
 
 export class BuildScope {
@@ -40,7 +60,7 @@ export class BuildScope {
       ...Object.entries(init.variables),
       ...Object.entries(init.secrets),
     ]);
-    for (const step of init.steps) {
+    for (const step of allSteps(init.steps)) {
       this.#steps.set(step.name, {
         type: step.type,
         description: step.description ?? '',
@@ -51,11 +71,28 @@ export class BuildScope {
     }
   }
 
+  /** Steps made at run time (hook steps) join the scope when they first run. */
+  register(step: Step): void {
+    if (this.#steps.has(step.name)) return;
+    this.#steps.set(step.name, {
+      type: step.type,
+      description: step.description ?? '',
+      result: 'pending',
+      workingDirectory: VOLUME_PATH,
+      members: {},
+    });
+  }
+
+  resultOf(name: string): StepState | undefined {
+    return this.#steps.get(name)?.result;
+  }
+
   lookup(name: string): string | undefined {
     const direct = this.#exports.get(name) ?? this.#base.get(name);
     if (direct !== undefined) return direct;
     const step = this.#steps.get(name);
-    if (step !== undefined) return step.workingDirectory;
+    // `${{build_step}}` is the image it built; any other step's name is its working directory.
+    if (step !== undefined) return step.members.image ?? step.workingDirectory;
     const member = /^steps\.([^.]+)\.(\w+)$/.exec(name);
     return member ? this.#member(member[1] ?? '', member[2] ?? '') : undefined;
   }
@@ -86,7 +123,10 @@ export class BuildScope {
     update: Partial<Pick<StepRecord, 'result' | 'workingDirectory' | 'members'>>,
   ): void {
     const step = this.#steps.get(name);
-    if (step !== undefined) Object.assign(step, update);
+    if (step === undefined) return;
+    const { members, ...rest } = update;
+    Object.assign(step, rest);
+    if (members !== undefined) step.members = { ...step.members, ...members };
   }
 
   addExports(values: ReadonlyMap<string, string>): void {

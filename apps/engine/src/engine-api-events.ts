@@ -1,6 +1,7 @@
 /**
  * Pure translation between the engine's own build events and the engine API: times become ISO
- * strings, `step-log` becomes a log line, titles and durations stay local. `build-finished` is
+ * strings, `step-log` becomes a log line, a step's lane (`parent`) and retry `attempt` and
+ * approval requests go as they are, titles and durations stay local. `build-finished` is
  * not translated here: the remote build posts it last, after the log is flushed.
  * @module
  */
@@ -16,7 +17,27 @@ export function toApiItem(event: BuildEvent): ApiItem | undefined {
     case 'build-started':
       return { kind: 'event', event: { type: 'build-started', at } };
     case 'step-started':
-      return { kind: 'event', event: { type: 'step-started', step: event.step, at } };
+      return {
+        kind: 'event',
+        event: {
+          type: 'step-started',
+          step: event.step,
+          ...(event.parent === undefined ? {} : { parent: event.parent }),
+          ...(event.attempt === undefined ? {} : { attempt: event.attempt }),
+          at,
+        },
+      };
+    case 'approval-requested':
+      return {
+        kind: 'event',
+        event: {
+          type: 'approval-requested',
+          step: event.step,
+          timeoutMs: Math.round(event.timeoutMs),
+          finalState: event.finalState,
+          at,
+        },
+      };
     case 'step-log':
       return {
         kind: 'line',

@@ -1,13 +1,15 @@
 /**
  * The two background loops of a remote build: a heartbeat (the control plane fails a build whose
  * engine goes silent) and the control channel long-poll, which turns a `cancel` message into an
- * abort of the build. Both stop when their signal aborts; errors are logged and retried, never
+ * abort of the build and an `approve`/`deny` into the answer of a pending-approval step (through
+ * an `ApprovalInbox`). Both stop when their signal aborts; errors are logged and retried, never
  * fatal, because the build itself is still worth finishing and reporting.
  * @module
  */
 import { describeError } from '@sluice/errors';
 import type { Logger } from '@sluice/log';
-import type { SluiceClient } from '@sluice/protocol';
+import type { ControlMessage, SluiceClient } from '@sluice/protocol';
+import type { ApprovalAnswer, ApprovalGate } from './approval-gate.js';
 
 export interface LivenessOptions {
   client: SluiceClient;
@@ -15,6 +17,8 @@ export interface LivenessOptions {
   signal: AbortSignal;
   /** Called once when the control plane asks to cancel the build. */
   onCancel: () => void;
+  /** Called for each approve or deny of a step. */
+  onAnswer?: (step: string | undefined, answer: ApprovalAnswer) => void;
   logger: Logger;
   heartbeatMs?: number;
   /** Seconds the server may hold one control poll open. */
@@ -49,10 +53,7 @@ async function pollControl(options: LivenessOptions): Promise<void> {
       });
       for (const message of messages) {
         after = Math.max(after, message.seq);
-        if (message.kind === 'cancel') {
-          logger.info('the control plane cancelled the build');
-          options.onCancel();
-        }
+        dispatch(options, message);
       }
     } catch (err) {
       if (signal.aborted) return;
@@ -60,6 +61,67 @@ async function pollControl(options: LivenessOptions): Promise<void> {
       await sleep(1_000, signal);
     }
   }
+}
+
+function dispatch(options: LivenessOptions, message: ControlMessage): void {
+  switch (message.kind) {
+    case 'cancel':
+      options.logger.info('the control plane cancelled the build');
+      options.onCancel();
+      return;
+    case 'approve':
+    case 'deny': {
+      const decision = message.kind === 'approve' ? 'approved' : 'denied';
+      const step = message.step ?? undefined;
+      options.logger.info('an approval was answered', { step, decision });
+      options.onAnswer?.(step, { decision, ...(message.by ? { by: message.by } : {}) });
+      return;
+    }
+  }
+}
+
+/**
+ * Answers that arrive on the control channel, matched to the steps that wait for them. An
+ * answer may arrive before its step asks (the request is reported while the gate is set up), so
+ * it is kept until asked for; an answer that names no step answers every step that waits.
+ */
+export class ApprovalInbox {
+  readonly #answers = new Map<string, ApprovalAnswer>();
+  readonly #waiting = new Map<string, (answer: ApprovalAnswer) => void>();
+
+  deliver(step: string | undefined, answer: ApprovalAnswer): void {
+    if (step === undefined) {
+      for (const name of [...this.#waiting.keys()]) this.deliver(name, answer);
+      return;
+    }
+    const resolve = this.#waiting.get(step);
+    if (resolve === undefined) this.#answers.set(step, answer);
+    else {
+      this.#waiting.delete(step);
+      resolve(answer);
+    }
+  }
+
+  /** The gate `runBuild` calls for each pending-approval step. */
+  readonly gate: ApprovalGate = (request, signal) => {
+    const early = this.#answers.get(request.step);
+    if (early !== undefined) {
+      this.#answers.delete(request.step);
+      return Promise.resolve(early);
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.#waiting.delete(request.step);
+        reject(signal.reason instanceof Error ? signal.reason : new Error('approval abandoned'));
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#waiting.set(request.step, (answer) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(answer);
+      });
+    });
+  };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,12 +1,21 @@
 /**
- * Runs one step's container: image present (or pulled), output attached and masked, exit code
- * read, `cf_export` values collected, container removed. Stopping on cancel lives here too.
+ * Runs one attempt of one leaf step: freestyle and git-clone containers here (image present or
+ * pulled, output attached and masked, exit code read, `cf_export` values collected, container
+ * removed), build, push and composition in their own modules. Stopping on `runtime.signal`
+ * (cancel, timeout, a failing parallel sibling) lives here too: the step ends `terminated`.
  * @module
  */
 import { randomBytes } from 'node:crypto';
 import { interpolate } from '@sluice/pipeline';
 import { describeError, isSluiceError } from '@sluice/errors';
-import type { GitCloneStep, Step } from '@sluice/pipeline';
+import type {
+  BuildStep,
+  CompositionStep,
+  FreestyleStep,
+  GitCloneStep,
+  PushStep,
+  Step,
+} from '@sluice/pipeline';
 import type { ContainerSpec, DockerClient, OutputStream, StartedContainer } from '@sluice/docker';
 import type { Logger } from '@sluice/log';
 import type { BuildEventSink, StepResult } from './build-events.js';
@@ -16,6 +25,10 @@ import { EXPORTS_FILE, maskMarker, parseExportsFile } from './exports-file.js';
 import { cloneTarget, freestyleContainer, gitCloneContainer } from './step-containers.js';
 import type { CloneTarget, StepContainerContext } from './step-containers.js';
 import { containerNameFor, LABELS } from './resource-names.js';
+import type { RegistrySetting } from './registry-settings.js';
+import { runBuildStep } from './step-build.js';
+import { runPushStep } from './step-push.js';
+import { runCompositionStep } from './step-composition.js';
 
 export interface StepRuntime {
   docker: DockerClient;
@@ -33,7 +46,15 @@ export interface StepRuntime {
   signal: AbortSignal | undefined;
   stopGraceSeconds: number;
   log: Logger;
+  registries: RegistrySetting[];
+  /** 1-based attempt of the step being run (`retry`); names its container. */
+  attempt: number;
+  /** Added to every container of the step, e.g. CF_CURRENT_ATTEMPT. */
+  stepEnvironment: string[];
 }
+
+/** The step types that run as one unit of work (not parallel blocks, groups or approvals). */
+export type LeafStep = FreestyleStep | GitCloneStep | BuildStep | PushStep | CompositionStep;
 
 export interface StepOutcome {
   result: StepResult;
@@ -43,11 +64,22 @@ export interface StepOutcome {
 
 const markerNonce = randomBytes(8).toString('hex');
 
-export async function executeStep(step: Step, runtime: StepRuntime): Promise<StepOutcome> {
+export async function executeStep(step: LeafStep, runtime: StepRuntime): Promise<StepOutcome> {
   const resolved = interpolateStep(step, runtime.scope);
-  if (resolved.type === 'git-clone') return runGitClone(resolved, runtime);
-  const spec = freestyleContainer(resolved, containerContext(step, runtime));
-  return runContainer(spec, step, runtime, { readExports: resolved.commands !== undefined });
+  switch (resolved.type) {
+    case 'git-clone':
+      return runGitClone(resolved, runtime);
+    case 'build':
+      return runBuildStep(resolved, runtime);
+    case 'push':
+      return runPushStep(resolved, runtime);
+    case 'composition':
+      return runCompositionStep(resolved, runtime);
+    case 'freestyle': {
+      const spec = freestyleContainer(resolved, containerContext(step, runtime));
+      return runContainer(spec, step, runtime, { readExports: resolved.commands !== undefined });
+    }
+  }
 }
 
 async function runGitClone(step: GitCloneStep, runtime: StepRuntime): Promise<StepOutcome> {
@@ -83,9 +115,9 @@ function cloneFailureReason(
   return `Could not check out ${what} of ${target.displayUrl}${detail}`;
 }
 
-function containerContext(step: Step, runtime: StepRuntime): StepContainerContext {
+export function containerContext(step: Step, runtime: StepRuntime): StepContainerContext {
   return {
-    containerName: containerNameFor(runtime.buildId, step.name, 1),
+    containerName: containerNameFor(runtime.buildId, step.name, runtime.attempt),
     volumeName: runtime.volumeName,
     volumeMountpoint: runtime.volumeMountpoint,
     networkName: runtime.networkName,
@@ -95,25 +127,32 @@ function containerContext(step: Step, runtime: StepRuntime): StepContainerContex
       ...runtime.scope.environment(),
       `CF_STEP_NAME=${step.name}`,
       `SLUICE_MASK_MARKER=${maskMarker(markerNonce)}`,
+      ...runtime.stepEnvironment,
     ],
     defaultWorkingDirectory: runtime.scope.defaultWorkingDirectory,
   };
 }
 
-/** Every string of the step with `${{…}}` resolved; conditions are evaluated separately. */
-function interpolateStep<T extends Step>(step: T, scope: BuildScope): T {
+/** Every string of the step with `${{…}}` resolved; conditions and hooks are resolved when they run. */
+export function interpolateStep<T extends Step>(step: T, scope: BuildScope): T {
+  return { ...interpolateDeep(step, scope), name: step.name };
+}
+
+/** Every string inside `value` with `${{…}}` resolved, except under `when`, `position` and `hooks`. */
+export function interpolateDeep<T>(value: T, scope: BuildScope): T {
   const lookup = (name: string) => scope.lookup(name);
-  const walk = (value: unknown): unknown => {
-    if (typeof value === 'string') return interpolate(value, lookup);
-    if (Array.isArray(value)) return value.map(walk);
-    if (value !== null && typeof value === 'object') {
+  const skipped = new Set(['when', 'position', 'hooks']);
+  const walk = (item: unknown): unknown => {
+    if (typeof item === 'string') return interpolate(item, lookup);
+    if (Array.isArray(item)) return item.map(walk);
+    if (item !== null && typeof item === 'object') {
       return Object.fromEntries(
-        Object.entries(value).map(([k, v]) => [k, k === 'when' || k === 'position' ? v : walk(v)]),
+        Object.entries(item).map(([k, v]) => [k, skipped.has(k) ? v : walk(v)]),
       );
     }
-    return value;
+    return item;
   };
-  return { ...(walk(step) as T), name: step.name };
+  return walk(value) as T;
 }
 
 interface RunContainerOptions {
@@ -123,7 +162,7 @@ interface RunContainerOptions {
   onStderr?: (line: string) => void;
 }
 
-async function runContainer(
+export async function runContainer(
   spec: ContainerSpec,
   step: Step,
   runtime: StepRuntime,
@@ -180,7 +219,7 @@ async function startContainer(
   }
 }
 
-async function ensureImage(
+export async function ensureImage(
   image: string,
   step: Step,
   runtime: StepRuntime,

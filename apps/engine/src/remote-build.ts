@@ -2,11 +2,13 @@
  * Runs the one build an engine token names, for the control plane: fetches the build, runs it
  * with `runBuild` on the given Docker engine, and reports through the engine API: step events and
  * log chunks in order (`BuildOutbox`), a heartbeat, and the control channel (a `cancel` aborts the
- * build). `build-finished` is posted last, after every log line, because the control plane
+ * build; `approve`/`deny` answer its pending-approval steps). The account's registries and step
+ * types come with the build. `build-finished` is posted last, after every log line, because the control plane
  * revokes the engine token when the build finishes.
  * @module
  */
-import { parsePipeline } from '@sluice/pipeline';
+import { catalogFromDefinitions, parsePipeline, parseStepTypeDocument } from '@sluice/pipeline';
+import type { StepTypeCatalog, StepTypeDefinition } from '@sluice/pipeline';
 import { describeError } from '@sluice/errors';
 import { createClient } from '@sluice/protocol';
 import { silentLogger } from '@sluice/log';
@@ -17,7 +19,7 @@ import { runBuild } from './run-build.js';
 import { BuildOutbox } from './build-outbox.js';
 import type { OutboxItem, RetryPolicy } from './build-outbox.js';
 import { factsFromApi, toApiItem } from './engine-api-events.js';
-import { startLiveness } from './engine-liveness.js';
+import { ApprovalInbox, startLiveness } from './engine-liveness.js';
 import type { BuildEvent, BuildResult } from './build-events.js';
 
 export interface RunRemoteBuildOptions {
@@ -50,7 +52,10 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
     retry: options.retry,
     logger: log,
   });
-  const parsed = parsePipeline(build.yaml, { file: `${build.pipelineName}.yml` });
+  const parsed = parsePipeline(build.yaml, {
+    file: `${build.pipelineName}.yml`,
+    stepTypes: stepTypeCatalog(build, log),
+  });
   if (!parsed.ok) {
     const issue = parsed.issues.find((i) => i.severity === 'error') ?? parsed.issues[0];
     const reason = issue?.message ?? 'The pipeline is not valid';
@@ -62,10 +67,12 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) cancel.abort();
   const stopLiveness = new AbortController();
+  const approvals = new ApprovalInbox();
   const liveness = startLiveness({
     client,
     signal: stopLiveness.signal,
     onCancel: onAbort,
+    onAnswer: (step, answer) => approvals.deliver(step, answer),
     logger: log,
     heartbeatMs: options.heartbeatMs,
   });
@@ -74,6 +81,8 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
       ...buildInputs(build),
       docker: options.docker,
       gitImage: options.gitImage,
+      registries: build.registries,
+      approve: approvals.gate,
       onEvent: (event) => forward(outbox, event),
       signal: cancel.signal,
       logger: log,
@@ -89,6 +98,17 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
     stopLiveness.abort();
     await liveness;
   }
+}
+
+/** The account's step types as the control plane holds them (validated when registered). */
+function stepTypeCatalog(build: EngineBuild, log: Logger): StepTypeCatalog {
+  const definitions: StepTypeDefinition[] = [];
+  for (const document of build.stepTypes) {
+    const parsed = parseStepTypeDocument(document.text, document.source);
+    if (parsed.ok) definitions.push(parsed.definition);
+    else log.warn('a step type of the control plane does not parse', { source: document.source });
+  }
+  return catalogFromDefinitions(definitions, 'control plane');
 }
 
 function buildInputs(build: EngineBuild) {

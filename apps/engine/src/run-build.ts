@@ -1,24 +1,34 @@
 /**
- * Runs one build's steps, in order, against a Docker engine: one network per build, the shared
- * volume (named by its reuse key, so caches survive) at /codefresh/volume in every step, output
- * masked and streamed as events. Cancel through the AbortSignal: the running step is stopped,
- * the build ends `terminated`, and no container or network is left; the volume stays.
+ * Runs one build against a Docker engine: one network per build, the shared volume (named by its
+ * reuse key, so caches survive) at /codefresh/volume in every step, output masked and streamed
+ * as events. Around the steps: the pipeline's `on_elected` hook and its services first, then
+ * `on_success`/`on_fail` and `on_finish` (reference §5.6). The steps run in order, or as a DAG
+ * in `mode: parallel` (step-scheduler.ts). Cancel through the AbortSignal: running steps are
+ * stopped, the build ends `terminated`, and no container or network is left; the volume stays.
  * @module
  */
-import { interpolate, systemVariables } from '@sluice/pipeline';
+import { systemVariables } from '@sluice/pipeline';
 import { describeError, isSluiceError } from '@sluice/errors';
 import { silentLogger } from '@sluice/log';
-import type { BuildFacts, Pipeline, Step } from '@sluice/pipeline';
+import type { BuildFacts, Pipeline } from '@sluice/pipeline';
 import type { DockerClient } from '@sluice/docker';
 import type { Logger } from '@sluice/log';
-import { BuildScope } from './build-scope.js';
+import { BuildScope, hookSteps } from './build-scope.js';
 import { SecretMasker } from './secret-masker.js';
-import { evaluateWhen } from './step-conditions.js';
-import { executeStep } from './execute-step.js';
-import { containerNameFor, LABELS, networkNameFor, volumeNameFor } from './resource-names.js';
+import { LABELS, containerNameFor, networkNameFor, volumeNameFor } from './resource-names.js';
 import { DEFAULT_SANDBOX_IMAGE, startSandbox } from './build-sandbox.js';
-import type { BuildEventSink, BuildResult, BuildSummary, StepSummary } from './build-events.js';
-import type { StepOutcome, StepRuntime } from './execute-step.js';
+import type { BuildEventSink, BuildResult, BuildSummary } from './build-events.js';
+import { interpolateDeep } from './execute-step.js';
+import type { StepRuntime } from './execute-step.js';
+import type { ApprovalGate } from './approval-gate.js';
+import type { RegistrySetting } from './registry-settings.js';
+import type { BuildFlow, Lane } from './build-flow.js';
+import { runHook } from './step-hooks.js';
+import { skipStep } from './step-lifecycle.js';
+import { runDag, runSequence } from './step-scheduler.js';
+import type { ListOutcome } from './step-scheduler.js';
+import { startServices } from './step-services.js';
+import type { RunningServices } from './step-services.js';
 
 export const DEFAULT_GIT_IMAGE = 'sluice/git:1';
 
@@ -40,6 +50,10 @@ export interface RunBuildOptions {
   clock?: () => number;
   /** Seconds between SIGTERM and SIGKILL when a step is stopped. */
   stopGraceSeconds?: number;
+  /** Where build and push steps push; passwords are masked. */
+  registries?: RegistrySetting[];
+  /** Answers `pending-approval` steps; without one they are denied at once. */
+  approve?: ApprovalGate;
 }
 
 export async function runBuild(
@@ -56,11 +70,13 @@ export async function runBuild(
   });
   const masker = new SecretMasker();
   for (const value of Object.values(options.secrets ?? {})) masker.add(value);
+  for (const registry of options.registries ?? [])
+    if (registry.password) masker.add(registry.password);
   const scope = new BuildScope({
     system: systemVariables({ ...options.facts, buildId: options.buildId, volumeName, startedAt }),
     variables: options.variables ?? {},
     secrets: options.secrets ?? {},
-    steps: pipeline.steps,
+    steps: [...pipeline.steps, ...hookSteps(pipeline.hooks)],
   });
   const emit: BuildEventSink = options.onEvent;
   emit({
@@ -88,8 +104,11 @@ export async function runBuild(
     signal: options.signal,
     stopGraceSeconds: options.stopGraceSeconds ?? 10,
     log,
+    registries: options.registries ?? [],
+    attempt: 1,
+    stepEnvironment: [],
   };
-  const steps: StepSummary[] = [];
+  const flow: BuildFlow = { pipeline, runtime, approve: options.approve, summaries: [] };
   let result: BuildResult;
   let reason: string | undefined;
   try {
@@ -105,7 +124,7 @@ export async function runBuild(
       labels,
       log,
     });
-    ({ result, reason } = await runSteps(pipeline, runtime, steps));
+    ({ result, reason } = await runPipeline(flow));
   } catch (err) {
     result = 'error';
     reason = masker.mask(describeError(err));
@@ -119,92 +138,64 @@ export async function runBuild(
   const durationMs = clock() - startedAt;
   emit({ type: 'build-finished', result, reason, durationMs, at: clock() });
   const exported = Object.fromEntries([...scope.exported].filter(([, v]) => masker.mask(v) === v));
+  const steps = flow.summaries;
   return { buildId: options.buildId, result, reason, steps, durationMs, exported };
 }
 
-async function runSteps(
-  pipeline: Pipeline,
-  runtime: StepRuntime,
-  summaries: StepSummary[],
-): Promise<{ result: BuildResult; reason?: string }> {
-  let stopped: { result: BuildResult; reason: string } | undefined;
-  for (const step of pipeline.steps) {
-    if (runtime.signal?.aborted)
-      stopped ??= { result: 'terminated', reason: 'The build was cancelled' };
-    if (stopped !== undefined) {
-      const why = stopped.result === 'terminated' ? 'build terminated' : 'an earlier step failed';
-      summaries.push(skipStep(step, why, runtime));
-      continue;
+async function runPipeline(flow: BuildFlow): Promise<{ result: BuildResult; reason?: string }> {
+  const { pipeline, runtime } = flow;
+  const lane: Lane = { signal: runtime.signal };
+  const cancelled = { result: 'terminated' as const, reason: 'The build was cancelled' };
+  let outcome: ListOutcome;
+  let reason: string | undefined;
+  if (!(await runHook(pipeline.hooks.onElected, 'on_elected', 'hooks', flow, lane))) {
+    outcome = { failed: true, terminated: false };
+    reason = "The pipeline's on_elected hook failed";
+    skipAll(pipeline, flow, "the pipeline's on_elected hook failed");
+  } else {
+    let services: RunningServices | undefined;
+    try {
+      services = await startPipelineServices(flow);
+      outcome =
+        pipeline.mode === 'parallel'
+          ? await runDag(pipeline.steps, flow, lane)
+          : await runSequence(pipeline.steps, flow, lane);
+    } catch (err) {
+      // Services that never became ready are the pipeline's problem, not the engine's.
+      if (!isSluiceError(err) || err.category !== 'input') throw err;
+      outcome = { failed: true, terminated: runtime.signal?.aborted === true };
+      reason = runtime.masker.mask(err.message);
+      skipAll(pipeline, flow, "the pipeline's services did not start");
+    } finally {
+      await services
+        ?.stop()
+        .catch((err: unknown) =>
+          runtime.log.warn('could not stop pipeline services', { error: describeError(err) }),
+        );
     }
-    const outcome = await runOneStep(step, pipeline.file, runtime);
-    summaries.push(outcome);
-    runtime.scope.setStep(step.name, { result: outcome.result });
-    if (outcome.result === 'terminated')
-      stopped = { result: 'terminated', reason: 'The build was cancelled' };
-    else if (outcome.result === 'failure') {
-      runtime.scope.workflowResult = 'failure';
-      if (step.failFast) stopped = { result: 'failure', reason: `Step "${step.name}" failed` };
-    }
+    if (outcome.failed) reason ??= `Step "${outcome.failedStep ?? '?'}" failed`;
   }
-  return stopped ?? { result: 'success' };
+  if (outcome.terminated || runtime.signal?.aborted) return cancelled;
+  runtime.scope.workflowResult = outcome.failed ? 'failure' : 'success';
+  await runHook(
+    outcome.failed ? pipeline.hooks.onFail : pipeline.hooks.onSuccess,
+    outcome.failed ? 'on_fail' : 'on_success',
+    'hooks',
+    flow,
+    lane,
+  );
+  await runHook(pipeline.hooks.onFinish, 'on_finish', 'hooks', flow, lane);
+  return outcome.failed ? { result: 'failure', reason } : { result: 'success' };
 }
 
-async function runOneStep(step: Step, file: string, runtime: StepRuntime): Promise<StepSummary> {
-  const { emit, clock, scope } = runtime;
-  const decision = evaluateWhen(step.when, scope, file);
-  if (!decision.run && 'reason' in decision) return skipStep(step, decision.reason, runtime);
-  const started = clock();
-  emit({
-    type: 'step-started',
-    step: step.name,
-    // A title may interpolate a secret (`Deploy with ${{TOKEN}}`); events are shown to people.
-    title: step.title && runtime.masker.mask(interpolate(step.title, (n) => scope.lookup(n))),
-    at: started,
-  });
-  scope.setStep(step.name, { result: 'running' });
-  let outcome: StepOutcome;
-  if (!decision.run)
-    outcome = {
-      result: 'failure',
-      reason: 'error' in decision ? decision.error : 'condition failed',
-    };
-  else outcome = await executeStep(step, runtime);
-  const durationMs = clock() - started;
-  const reason = outcome.reason === undefined ? undefined : runtime.masker.mask(outcome.reason);
-  if (reason !== undefined)
-    emit({ type: 'step-log', step: step.name, stream: 'system', line: reason, at: clock() });
-  emit({
-    type: 'step-finished',
-    step: step.name,
-    result: outcome.result,
-    exitCode: outcome.exitCode,
-    reason,
-    durationMs,
-    at: clock(),
-  });
-  return {
-    name: step.name,
-    title: step.title,
-    result: outcome.result,
-    exitCode: outcome.exitCode,
-    reason,
-    durationMs,
-  };
+async function startPipelineServices(flow: BuildFlow): Promise<RunningServices | undefined> {
+  const blocks = flow.pipeline.services;
+  if (blocks.length === 0) return undefined;
+  return startServices(interpolateDeep(blocks, flow.runtime.scope), 'services', flow.runtime);
 }
 
-/** A step that does not run still gets its result, in the scope and as an event. */
-function skipStep(step: Step, reason: string, runtime: StepRuntime): StepSummary {
-  runtime.scope.setStep(step.name, { result: 'skipped' });
-  const at = runtime.clock();
-  runtime.emit({
-    type: 'step-finished',
-    step: step.name,
-    result: 'skipped',
-    reason,
-    durationMs: 0,
-    at,
-  });
-  return { name: step.name, title: step.title, result: 'skipped', reason, durationMs: 0 };
+function skipAll(pipeline: Pipeline, flow: BuildFlow, reason: string): void {
+  for (const step of pipeline.steps) skipStep(step, reason, flow, { signal: undefined });
 }
 
 /** Removes every container and the network of the build, whatever happened. */

@@ -1,7 +1,7 @@
 export { startAgent } from './agent.js';
 export type { BackendFactory, RunningAgent, StartAgentOptions } from './agent.js';
 export { createBackend } from './backends/create-backend.js';
-export { createLocalBackend } from './backends/local-backend.js';
+export { createLocalBackend } from './backends/create-backend.js';
 export type { LocalBackendOptions } from './backends/local-backend.js';
 export { parseRunnerConfig, RUNNER_ENV } from './parse-runner-config.js';
 export type { RunnerConfigInput } from './parse-runner-config.js';

@@ -17,6 +17,7 @@ import { registerRoute } from './http/register-routes.js';
 import { registerRunnerRoutes } from './http/runner-routes.js';
 import { registerTriggerRoutes } from './http/trigger-routes.js';
 import { registerUserRoutes } from './http/user-routes.js';
+import { registerSettingsRoutes } from './http/settings-routes.js';
 import { createIdGenerator } from './ids.js';
 import { loadSecretKey } from './secret-key-file.js';
 import { createServices } from './services/services.js';
@@ -72,6 +73,7 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   );
   app.get('/api/openapi.json', () => buildOpenApiDocument({ version: SERVER_VERSION }));
   registerUserRoutes(app, services, auth);
+  registerSettingsRoutes(app, services, auth);
   registerRunnerRoutes(app, services, auth);
   registerTriggerRoutes(app, services, auth);
 

@@ -158,11 +158,16 @@ export interface BuildStepsTable {
   build_id: string;
   name: string;
   position: number;
+  /** The parallel block, typed step or matrix the step runs in; null at top level. */
+  parent: string | null;
+  attempt: Generated<number>;
   status: string;
   exit_code: number | null;
   reason: string | null;
   started_at: NullableTimestamp;
   finished_at: NullableTimestamp;
+  /** Who approved or denied a pending-approval step. */
+  answered_by: string | null;
 }
 
 export interface BuildLogChunksTable {
@@ -177,6 +182,33 @@ export interface BuildControlTable {
   build_id: string;
   seq: Generated<number>;
   kind: BuildControlKind;
+  /** approve and deny: the step answered. */
+  step: string | null;
+  /** approve and deny: who answered. */
+  actor: string | null;
+  created_at: TimestampWithDefault;
+}
+
+export interface RegistriesTable {
+  account_id: string;
+  name: string;
+  /** `host[:port]`. */
+  domain: string;
+  username: string | null;
+  /** Encrypted with the server key, the account and name as associated data. */
+  password_encrypted: string | null;
+  is_default: Generated<boolean>;
+  created_at: TimestampWithDefault;
+  updated_at: TimestampWithDefault;
+}
+
+export interface StepTypesTable {
+  account_id: string;
+  name: string;
+  version: string;
+  /** The step-type YAML document as registered. */
+  document: string;
+  created_by: string | null;
   created_at: TimestampWithDefault;
 }
 
@@ -253,6 +285,8 @@ export interface Schema {
   tasks: TasksTable;
   pki: PkiTable;
   settings: SettingsTable;
+  registries: RegistriesTable;
+  step_types: StepTypesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -271,3 +305,5 @@ export type AgentRow = Selectable<AgentsTable>;
 export type TaskRow = Selectable<TasksTable>;
 export type PkiRow = Selectable<PkiTable>;
 export type SettingRow = Selectable<SettingsTable>;
+export type RegistryRow = Selectable<RegistriesTable>;
+export type StepTypeRow = Selectable<StepTypesTable>;

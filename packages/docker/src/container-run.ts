@@ -36,28 +36,18 @@ export interface StartedContainer {
 
 const DRAIN_LIMIT_MS = 5_000;
 
+/** Creates the container without starting it; returns its id. */
+export async function createContainer(docker: Docker, spec: ContainerSpec): Promise<string> {
+  const container = await docker.createContainer(createOptions(spec));
+  return container.id;
+}
+
 export async function startContainer(
   docker: Docker,
   spec: ContainerSpec,
   onOutput: OutputHandler,
 ): Promise<StartedContainer> {
-  const container = await docker.createContainer({
-    name: spec.name,
-    Image: spec.image,
-    Cmd: spec.cmd,
-    Entrypoint: spec.entrypoint,
-    Env: spec.env,
-    WorkingDir: spec.workingDir,
-    Labels: spec.labels,
-    AttachStdout: true,
-    AttachStderr: true,
-    Tty: false,
-    HostConfig: { Binds: spec.binds, NetworkMode: spec.networkMode ?? spec.networkName },
-    NetworkingConfig:
-      spec.networkName && spec.networkMode === undefined
-        ? { EndpointsConfig: { [spec.networkName]: { Aliases: spec.networkAliases ?? [] } } }
-        : undefined,
-  });
+  const container = await docker.createContainer(createOptions(spec));
   const { drained } = await attachOutput(docker, container, onOutput);
   try {
     await container.start();
@@ -82,6 +72,26 @@ export async function startContainer(
         if (status !== 304 && status !== 404) throw err;
       }
     },
+  };
+}
+
+function createOptions(spec: ContainerSpec): Docker.ContainerCreateOptions {
+  return {
+    name: spec.name,
+    Image: spec.image,
+    Cmd: spec.cmd,
+    Entrypoint: spec.entrypoint,
+    Env: spec.env,
+    WorkingDir: spec.workingDir,
+    Labels: spec.labels,
+    AttachStdout: true,
+    AttachStderr: true,
+    Tty: false,
+    HostConfig: { Binds: spec.binds, NetworkMode: spec.networkMode ?? spec.networkName },
+    NetworkingConfig:
+      spec.networkName && spec.networkMode === undefined
+        ? { EndpointsConfig: { [spec.networkName]: { Aliases: spec.networkAliases ?? [] } } }
+        : undefined,
   };
 }
 

@@ -8,10 +8,29 @@ import Docker from 'dockerode';
 import { InputError, InternalError, NotFoundError } from '@sluice/errors';
 import { connectionFailure, messageOf } from './connection-errors.js';
 import { firstFileFromTar } from './tar-file.js';
-import { startContainer } from './container-run.js';
+import { createContainer, startContainer } from './container-run.js';
 import { toDockerodeOptions } from './docker-endpoint.js';
+import { BUILD_FAILED, runImageBuild, tagReference } from './image-build.js';
+import { pushFailure, runImagePush } from './image-push.js';
+import { followProgress } from './json-progress.js';
 import type { ContainerSpec, OutputHandler, StartedContainer } from './container-run.js';
 import type { DockerEndpoint } from './docker-endpoint.js';
+import type { BuildImageOptions, BuiltImage } from './image-build.js';
+import type { PushedImage, RegistryAuth } from './image-push.js';
+
+export interface PullImageOptions {
+  onProgress?: (line: string) => void;
+  /** Login for a private registry. */
+  auth?: RegistryAuth;
+}
+
+export interface ImageInfo {
+  /** `sha256:…` */
+  id: string;
+  /** `repo@sha256:…` for every registry the image was pushed to or pulled from. */
+  repoDigests: string[];
+  repoTags: string[];
+}
 
 export class DockerClient {
   readonly #docker: Docker;
@@ -42,17 +61,16 @@ export class DockerClient {
   }
 
   /** Pulls `image`; a registry that cannot be reached or has no such image is NotFoundError. */
-  async pullImage(image: string, onProgress?: (line: string) => void): Promise<void> {
+  async pullImage(image: string, options: PullImageOptions = {}): Promise<void> {
     try {
-      const stream = await this.#docker.pull(image);
-      await new Promise<void>((resolve, reject) => {
-        this.#docker.modem.followProgress(
-          stream,
-          (err: Error | null) => (err ? reject(err) : resolve()),
-          (event: { status?: string; progress?: string; id?: string }) =>
-            onProgress?.([event.id, event.status, event.progress].filter(Boolean).join(' ')),
-        );
-      });
+      const stream = await this.#docker.pull(
+        image,
+        options.auth === undefined ? {} : { authconfig: options.auth },
+      );
+      const { error } = await followProgress(stream, (event) =>
+        options.onProgress?.([event.id, event.status, event.progress].filter(Boolean).join(' ')),
+      );
+      if (error !== undefined) throw new Error(error);
     } catch (err) {
       const failure = connectionFailure(this.endpoint, 'pull image', err);
       if (failure !== undefined) throw failure;
@@ -110,6 +128,98 @@ export class DockerClient {
         { cause: err, details: { image: spec.image, name: spec.name } },
       );
     }
+  }
+
+  /**
+   * Creates a container without starting it: enough to read a volume's files through the
+   * archive API, which works for a container that never ran.
+   */
+  async create(spec: ContainerSpec): Promise<string> {
+    return this.#call('create container', () => createContainer(this.#docker, spec));
+  }
+
+  /** `path` (a directory or file, volumes included) as a tar stream; NotFoundError when absent. */
+  async readArchive(containerId: string, path: string): Promise<NodeJS.ReadableStream> {
+    try {
+      return await this.#docker.getContainer(containerId).getArchive({ path });
+    } catch (err) {
+      if (statusOf(err) !== 404) throw this.#translate('read archive from container', err);
+      throw new NotFoundError('SLUICE_DOCKER_PATH_NOT_FOUND', `No file or directory ${path}`, {
+        cause: err,
+        details: { path },
+      });
+    }
+  }
+
+  /**
+   * Builds an image from a tar context and tags it with every `options.tags`. A failing
+   * instruction or a context the daemon refuses is an InputError with the daemon's message.
+   */
+  async buildImage(
+    context: NodeJS.ReadableStream,
+    options: BuildImageOptions,
+    onLine: (line: string) => void,
+  ): Promise<BuiltImage> {
+    try {
+      return await runImageBuild(this.#docker, context, options, onLine);
+    } catch (err) {
+      if (err instanceof Error && 'category' in err) throw err;
+      if (options.signal?.aborted || connectionFailure(this.endpoint, 'build', err) !== undefined)
+        throw this.#translate('build image', err);
+      throw new InputError(
+        BUILD_FAILED,
+        `Building image "${options.tags[0]}" failed: ${messageOf(err)}`,
+        {
+          cause: err,
+          details: { image: options.tags[0] },
+        },
+      );
+    }
+  }
+
+  /** Gives the image `source` the reference `target` (`repo:tag`). */
+  async tagImage(source: string, target: string): Promise<void> {
+    try {
+      await tagReference(this.#docker, source, target);
+    } catch (err) {
+      if (statusOf(err) === 404) throw imageNotFound(source, err);
+      throw this.#translate('tag image', err);
+    }
+  }
+
+  /** Pushes `reference` (`domain/repo:tag`); a refused login is an InputError naming the registry. */
+  async pushImage(
+    reference: string,
+    auth: RegistryAuth | undefined,
+    onLine: (line: string) => void,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<PushedImage> {
+    try {
+      return await runImagePush(this.#docker, reference, auth, onLine, options.signal);
+    } catch (err) {
+      if (err instanceof Error && 'category' in err) throw err;
+      if (statusOf(err) === 404) throw imageNotFound(reference, err);
+      if (options.signal?.aborted || connectionFailure(this.endpoint, 'push', err) !== undefined)
+        throw this.#translate('push image', err);
+      throw pushFailure(reference, messageOf(err), err);
+    }
+  }
+
+  async inspectImage(reference: string): Promise<ImageInfo> {
+    try {
+      const info = await this.#docker.getImage(reference).inspect();
+      return { id: info.Id, repoDigests: info.RepoDigests ?? [], repoTags: info.RepoTags ?? [] };
+    } catch (err) {
+      if (statusOf(err) === 404) throw imageNotFound(reference, err);
+      throw this.#translate('inspect image', err);
+    }
+  }
+
+  /** Removes a reference (or the image, when it was the last one); absent is fine. */
+  async removeImage(reference: string, options: { force?: boolean } = {}): Promise<void> {
+    await this.#ignore404('remove image', () =>
+      this.#docker.getImage(reference).remove({ force: options.force ?? false }),
+    );
   }
 
   async removeContainer(id: string): Promise<void> {
@@ -183,6 +293,18 @@ function statusOf(err: unknown): number | undefined {
   return typeof err === 'object' && err !== null && 'statusCode' in err
     ? Number(err.statusCode)
     : undefined;
+}
+
+function imageNotFound(reference: string, cause: unknown): NotFoundError {
+  return new NotFoundError(
+    'SLUICE_DOCKER_IMAGE_NOT_FOUND',
+    `Image "${reference}" is not on the Docker engine`,
+    {
+      cause,
+      details: { image: reference },
+      hint: 'Build it in an earlier step, or check the name and tag',
+    },
+  );
 }
 
 /** The runtime's own words, without the OCI/runc prefixes that bury them. */

@@ -9,3 +9,11 @@ export type {
 export { toDockerodeOptions, loadTlsFiles, DEFAULT_DOCKER_HOST } from './docker-endpoint.js';
 export type { DockerEndpoint, TlsMaterial } from './docker-endpoint.js';
 export { LineSplitter } from './line-splitter.js';
+export type { ImageInfo, PullImageOptions } from './docker-client.js';
+export type { BuildImageOptions, BuiltImage } from './image-build.js';
+export type { PushedImage, RegistryAuth } from './image-push.js';
+export { parseImageReference, repositoryOf } from './image-reference.js';
+export type { ImageReference } from './image-reference.js';
+export { dockerIgnoreMatcher } from './docker-ignore.js';
+export { rewriteTar } from './tar-rewrite.js';
+export type { TarRewriteOptions } from './tar-rewrite.js';

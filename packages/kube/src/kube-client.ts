@@ -1,36 +1,48 @@
 /**
- * The one owner of the Kubernetes API (@kubernetes/client-node underneath): create, delete and
- * list the five core/v1 kinds of build objects, the server version, and access reviews. Every
- * request waits for the token bucket first (`qps`/`burst`) and can be cancelled by a signal.
- * Failures leave as Sluice errors whose `classifyKubeError` outcome says whether to retry;
- * `AlreadyExists` on create and `NotFound` on delete are results, not errors.
+ * The one owner of the Kubernetes API: create, delete and list the five core/v1 kinds of build
+ * objects, the server version, and access reviews. Every request waits for the token bucket
+ * first (`qps`/`burst`) and can be cancelled by a signal. Failures leave as Sluice errors whose
+ * `classifyKubeError` outcome says whether to retry; `AlreadyExists` on create and `NotFound` on
+ * delete are results, not errors.
+ *
+ * Why a thin REST client and not @kubernetes/client-node on the request path: the agent's goal
+ * is 100 MiB resident while 100 builds run. Importing client-node alone costs 75–80 MiB (its
+ * generated models and ObjectSerializer, openid-client, jose, node-fetch, ws, socks), and 1.4
+ * makes a new https.Agent — a new TLS connection, the CA file read again — for every request.
+ * The agent needs six REST calls, so they are sent here as JSON over one keep-alive pool
+ * (`kube-transport.ts`), with the kubeconfig read by `kubeconfig-file.ts` and the answers'
+ * `Status` bodies classified as before. client-node stays this package's dependency for what
+ * is not worth redoing, and is imported lazily, only by a client that needs it:
+ * the credentials of kubeconfig users with `exec` or `auth-provider` (OIDC, gcp, azure,
+ * credential plugins), and SOCKS proxies (`client-node-fallback.ts`). The test fixtures
+ * (`@sluice/kube/testing`) use it too.
  * @module
  */
-import {
-  AuthorizationV1Api,
-  CoreV1Api,
-  createConfiguration,
-  PatchStrategy,
-  ServerConfiguration,
-  setHeaderOptions,
-  VersionApi,
-} from '@kubernetes/client-node';
-import type { ConfigurationOptions } from '@kubernetes/client-node';
+import { readFileSync } from 'node:fs';
+import { InputError } from '@sluice/errors';
 import { DEFAULT_KUBE_BURST, DEFAULT_KUBE_QPS } from './kube-settings.js';
+import { socksAgent } from './client-node-fallback.js';
 import { classifyKubeError, kubeError } from './kube-errors.js';
 import type { KubeOperation, KubeTarget } from './kube-errors.js';
 import { loadKubeConfig } from './kube-config.js';
-import type { KubeSource } from './kube-config.js';
-import { checkKind, checkManifest, KIND_APIS } from './kube-objects.js';
+import type { KubeSource, LoadedKubeConfig } from './kube-config.js';
+import { createKubeCredentials } from './kube-credentials.js';
+import type { KubeCredentials } from './kube-credentials.js';
+import { checkKind, checkManifest, objectPath } from './kube-objects.js';
 import type { KubeKind, ListedObject } from './kube-objects.js';
 import { formatPermissions } from './kube-permissions.js';
 import type { KubePermission } from './kube-permissions.js';
 import type { ProxyEnv } from './proxy-env.js';
-import { rateLimited, withSignal } from './request-middleware.js';
+import { createKubeTransport } from './kube-transport.js';
+import type { KubeHttpRequest, KubeTls, KubeTransport } from './kube-transport.js';
 import { createTokenBucket } from './token-bucket.js';
 import type { Clock, TokenBucket } from './token-bucket.js';
 
-/** client-go's defaults in the reference agent (K8S_CLIENT_QPS, K8S_CLIENT_BURST). */
+/**
+ * Connections kept open to one API server. Enough for the default burst to flow (a request
+ * takes a few milliseconds), few enough that 100 concurrent builds do not hold 100 TLS sessions.
+ */
+const MAX_CONNECTIONS = 32;
 
 export interface KubeClientOptions {
   source: KubeSource;
@@ -88,30 +100,31 @@ export interface KubeRequestStats {
   throttled: number;
 }
 
-type Call<T> = (options: ConfigurationOptions | undefined) => Promise<T>;
+type Request = Omit<KubeHttpRequest, 'headers' | 'signal'> & { contentType?: string };
+
+const ACCESS_REVIEWS = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
+const MERGE_PATCH = 'application/merge-patch+json';
 
 export class KubeClient {
   /** The API server URL. */
   readonly server: string;
   /** The kubeconfig context's namespace; in-cluster, the service account's. */
   readonly defaultNamespace: string | undefined;
-  readonly #core: CoreV1Api;
-  readonly #version: VersionApi;
-  readonly #authorization: AuthorizationV1Api;
+  readonly #transport: KubeTransport;
+  readonly #credentials: KubeCredentials;
   readonly #bucket: TokenBucket;
   readonly #forceDeletePvc: boolean;
 
   private constructor(
-    loaded: { server: string; namespace: string | undefined },
-    apis: { core: CoreV1Api; version: VersionApi; authorization: AuthorizationV1Api },
+    loaded: LoadedKubeConfig,
+    transport: KubeTransport,
     bucket: TokenBucket,
     forceDeletePvc: boolean,
   ) {
     this.server = loaded.server;
     this.defaultNamespace = loaded.namespace;
-    this.#core = apis.core;
-    this.#version = apis.version;
-    this.#authorization = apis.authorization;
+    this.#transport = transport;
+    this.#credentials = createKubeCredentials(loaded.user, transport);
     this.#bucket = bucket;
     this.#forceDeletePvc = forceDeletePvc;
   }
@@ -131,17 +144,8 @@ export class KubeClient {
       burst: options.burst ?? DEFAULT_KUBE_BURST,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
-    const configuration = createConfiguration({
-      baseServer: new ServerConfiguration(loaded.server, {}),
-      authMethods: { default: loaded.kubeConfig },
-      promiseMiddleware: [rateLimited(bucket)],
-    });
-    const apis = {
-      core: new CoreV1Api(configuration),
-      version: new VersionApi(configuration),
-      authorization: new AuthorizationV1Api(configuration),
-    };
-    return new KubeClient(loaded, apis, bucket, options.forceDeletePvc ?? false);
+    const transport = transportFor(loaded);
+    return new KubeClient(loaded, transport, bucket, options.forceDeletePvc ?? false);
   }
 
   /**
@@ -153,11 +157,12 @@ export class KubeClient {
     const checked = checkManifest(manifest);
     const { namespace, name } = checked.metadata;
     const target = { kind: checked.kind, namespace, name };
-    const api = KIND_APIS[checked.kind];
-    const done = await this.#unlessDone('create', target, options.signal, (o) =>
-      api.create(this.#core, namespace, checked, o),
-    );
-    return done ? 'exists' : 'created';
+    const created = await this.#unlessDone('create', target, options.signal, {
+      method: 'POST',
+      path: objectPath(checked.kind, namespace),
+      body: JSON.stringify(checked),
+    });
+    return created === undefined ? 'exists' : 'created';
   }
 
   /**
@@ -170,18 +175,19 @@ export class KubeClient {
   ): Promise<'deleted' | 'absent'> {
     const kind = checkKind(ref.kind);
     const target = { kind, namespace: ref.namespace, name: ref.name };
-    let deleted: unknown;
-    const done = await this.#unlessDone('delete', target, options.signal, async (o) => {
-      deleted = await KIND_APIS[kind].delete(this.#core, ref.namespace, ref.name, o);
+    const path = objectPath(kind, ref.namespace, ref.name);
+    const deleted = await this.#unlessDone('delete', target, options.signal, {
+      method: 'DELETE',
+      path,
     });
-    if (done) return 'absent';
+    if (deleted === undefined) return 'absent';
     if (kind === 'PersistentVolumeClaim' && this.#forceDeletePvc && hasFinalizers(deleted)) {
-      await this.#unlessDone('delete', target, options.signal, (o) =>
-        this.#core.patchNamespacedPersistentVolumeClaim(
-          { namespace: ref.namespace, name: ref.name, body: { metadata: { finalizers: null } } },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch, o),
-        ),
-      );
+      await this.#unlessDone('delete', target, options.signal, {
+        method: 'PATCH',
+        path,
+        body: JSON.stringify({ metadata: { finalizers: null } }),
+        contentType: MERGE_PATCH,
+      });
     }
     return 'deleted';
   }
@@ -189,28 +195,35 @@ export class KubeClient {
   async list(query: KubeListQuery, options: KubeRequestOptions = {}): Promise<KubeObjectSummary[]> {
     const kind = checkKind(query.kind);
     const { namespace, labelSelector } = query;
-    const list = await this.#call('list', { kind, namespace }, options.signal, (o) =>
-      KIND_APIS[kind].list(this.#core, namespace, labelSelector, o),
+    const selector =
+      labelSelector === undefined ? '' : `?labelSelector=${encodeURIComponent(labelSelector)}`;
+    const list = await this.#json<{ items?: ListedObject[] }>(
+      'list',
+      { kind, namespace },
+      options.signal,
+      { method: 'GET', path: `${objectPath(kind, namespace)}${selector}` },
     );
-    return list.items.map((item) => summarise(kind, namespace, item));
+    return (list.items ?? []).map((item) => summarise(kind, namespace, item));
   }
 
   /** A pod's IP address, or undefined while it has none (not scheduled, sandbox not ready). */
   async podAddress(ref: { namespace: string; name: string }, options: KubeRequestOptions = {}) {
     const target = { kind: 'Pod', ...ref };
-    const pod = await this.#call('read', target, options.signal, (o) =>
-      this.#core.readNamespacedPod(ref, o),
-    );
+    const pod = await this.#json<{ status?: { podIP?: string } }>('read', target, options.signal, {
+      method: 'GET',
+      path: objectPath('Pod', ref.namespace, ref.name),
+    });
     return pod.status?.podIP || undefined;
   }
 
   /** GET /version: the health check's proof that the API server answers. */
   async serverVersion(options: KubeRequestOptions = {}): Promise<KubeServerVersion> {
     const target = { kind: `the server version of ${this.server}` };
-    const info = await this.#call('read', target, options.signal, (o) =>
-      this.#version.getCode({}, o),
-    );
-    return { gitVersion: info.gitVersion, major: info.major, minor: info.minor };
+    const info = await this.#json<Partial<KubeServerVersion>>('read', target, options.signal, {
+      method: 'GET',
+      path: '/version',
+    });
+    return { gitVersion: info.gitVersion ?? '', major: info.major ?? '', minor: info.minor ?? '' };
   }
 
   /** Those of `needs` the client's identity may not do in `namespace` (SelfSubjectAccessReview). */
@@ -222,15 +235,19 @@ export class KubeClient {
     const allowed = await Promise.all(
       needs.map(async (need) => {
         const target = { kind: `access review (${formatPermissions([need])})`, namespace };
-        const review = await this.#call('create', target, options.signal, (o) =>
-          this.#authorization.createSelfSubjectAccessReview(
-            {
-              body: {
-                spec: { resourceAttributes: { namespace, ...need, group: need.group ?? '' } },
-              },
-            },
-            o,
-          ),
+        const review = await this.#json<{ status?: { allowed?: boolean } }>(
+          'create',
+          target,
+          options.signal,
+          {
+            method: 'POST',
+            path: ACCESS_REVIEWS,
+            body: JSON.stringify({
+              apiVersion: 'authorization.k8s.io/v1',
+              kind: 'SelfSubjectAccessReview',
+              spec: { resourceAttributes: { namespace, ...need, group: need.group ?? '' } },
+            }),
+          },
         );
         return review.status?.allowed === true;
       }),
@@ -243,39 +260,122 @@ export class KubeClient {
     return { requests: taken, throttled };
   }
 
-  async #call<T>(
+  /** Closes the kept connections; requests after this open new ones. */
+  close(): void {
+    this.#transport.close();
+  }
+
+  /** Sends one request after its token; resolves to the answer's body. */
+  async #send(
     operation: KubeOperation,
     target: KubeTarget,
     signal: AbortSignal | undefined,
-    call: Call<T>,
-  ): Promise<T> {
+    request: Request,
+  ): Promise<string> {
     try {
-      return await call(withSignal(signal));
+      await this.#bucket.take(signal);
+      const headers: Record<string, string> = {
+        accept: 'application/json',
+        ...(await this.#credentials.headers()),
+      };
+      const { contentType, ...rest } = request;
+      if (request.body !== undefined) headers['content-type'] = contentType ?? 'application/json';
+      return await this.#transport.send({
+        ...rest,
+        headers,
+        ...(signal === undefined ? {} : { signal }),
+      });
     } catch (err) {
       throw kubeError(err, operation, target);
     }
   }
 
-  /** Runs the call; true when it failed in the way that means there was nothing to do. */
+  async #json<T>(
+    operation: KubeOperation,
+    target: KubeTarget,
+    signal: AbortSignal | undefined,
+    request: Request,
+  ): Promise<T> {
+    const body = await this.#send(operation, target, signal, request);
+    try {
+      return JSON.parse(body) as T;
+    } catch (err) {
+      throw kubeError(err, operation, target);
+    }
+  }
+
+  /** Sends the request; undefined when it failed in the way that means there was nothing to do. */
   async #unlessDone(
     operation: KubeOperation,
     target: KubeTarget,
     signal: AbortSignal | undefined,
-    call: Call<unknown>,
-  ): Promise<boolean> {
+    request: Request,
+  ): Promise<string | undefined> {
     try {
-      await this.#call(operation, target, signal, call);
-      return false;
+      return await this.#send(operation, target, signal, request);
     } catch (err) {
-      if (classifyKubeError(err, operation, target).outcome === 'done') return true;
+      if (classifyKubeError(err, operation, target).outcome === 'done') return undefined;
       throw err;
     }
   }
 }
 
-function hasFinalizers(object: unknown): boolean {
-  const finalizers = (object as ListedObject | undefined)?.metadata?.finalizers;
-  return finalizers !== undefined && finalizers.length > 0;
+/** The transport of a loaded configuration, with its CA and client certificate read. */
+function transportFor(loaded: LoadedKubeConfig): KubeTransport {
+  const { cluster, user } = loaded;
+  const tls: KubeTls = {
+    rejectUnauthorized: !cluster.insecureSkipTlsVerify,
+    ...pem('ca', 'the cluster CA', cluster.caData, cluster.caFile),
+    ...pem('cert', 'the client certificate', user.certData, user.certFile),
+    ...pem('key', 'the client key', user.keyData, user.keyFile),
+    ...(cluster.tlsServerName === undefined ? {} : { servername: cluster.tlsServerName }),
+  };
+  const proxyUrl = loaded.proxyUrl;
+  const scheme = proxyUrl === undefined ? undefined : /^([a-z0-9+.-]+):/i.exec(proxyUrl)?.[1];
+  const socks = scheme?.toLowerCase().startsWith('socks') === true;
+  if (proxyUrl !== undefined && !socks && scheme !== 'http' && scheme !== 'https') {
+    throw new InputError(
+      'SLUICE_KUBE_CONFIG_INVALID',
+      `Proxy "${proxyUrl}" of the Kubernetes API server ${loaded.server} is not an http, https or socks URL`,
+      { hint: 'Set proxy-url (or HTTPS_PROXY) to e.g. http://proxy.example:3128' },
+    );
+  }
+  return createKubeTransport({
+    server: loaded.server,
+    tls,
+    maxSockets: MAX_CONNECTIONS,
+    ...(proxyUrl === undefined ? {} : { proxyUrl }),
+    ...(socks && proxyUrl !== undefined ? { agent: () => socksAgent(loaded, proxyUrl, tls) } : {}),
+  });
+}
+
+/** `{ [field]: bytes }` from base64 data or a file; nothing when neither is set. */
+function pem(
+  field: 'ca' | 'cert' | 'key',
+  what: string,
+  data: string | undefined,
+  file: string | undefined,
+): Partial<KubeTls> {
+  if (data !== undefined) return { [field]: Buffer.from(data, 'base64') };
+  if (file === undefined) return {};
+  try {
+    return { [field]: readFileSync(file) };
+  } catch (err) {
+    throw new InputError(
+      'SLUICE_KUBE_CONFIG_INVALID',
+      `Cannot read ${what} ${file}: ${err instanceof Error ? err.message : String(err)}`,
+      { hint: 'Check the path in the kubeconfig (or the mounted service account)', cause: err },
+    );
+  }
+}
+
+function hasFinalizers(body: string): boolean {
+  try {
+    const finalizers = (JSON.parse(body) as ListedObject).metadata?.finalizers;
+    return finalizers !== undefined && finalizers.length > 0;
+  } catch {
+    return false;
+  }
 }
 
 function summarise(kind: KubeKind, namespace: string, item: ListedObject): KubeObjectSummary {

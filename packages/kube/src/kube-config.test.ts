@@ -56,7 +56,7 @@ test('a kubeconfig file: current context, its namespace, and the proxy from the 
   const loaded = loadKubeConfig({ type: 'kubeconfig', path: kubeconfigFile() }, { env: PROXY_ENV });
   assert.equal(loaded.server, 'https://api.remote.example:6443');
   assert.equal(loaded.namespace, 'builds');
-  assert.equal(loaded.kubeConfig.getCurrentCluster()?.proxyUrl, 'http://proxy.corp:3128');
+  assert.equal(loaded.proxyUrl, 'http://proxy.corp:3128');
 });
 
 test('a named context is used; NO_PROXY keeps its cluster direct', () => {
@@ -64,13 +64,13 @@ test('a named context is used; NO_PROXY keeps its cluster direct', () => {
   const loaded = loadKubeConfig(source, { env: PROXY_ENV });
   assert.equal(loaded.server, 'https://api.cluster.internal:6443');
   assert.equal(loaded.namespace, undefined);
-  assert.equal(loaded.kubeConfig.getCurrentCluster()?.proxyUrl, undefined);
+  assert.equal(loaded.proxyUrl, undefined);
 });
 
 test("a kubeconfig's own proxy-url wins over the environment", () => {
   const path = kubeconfigFile(", proxy-url: 'http://own-proxy:8080'");
   const loaded = loadKubeConfig({ type: 'kubeconfig', path }, { env: PROXY_ENV });
-  assert.equal(loaded.kubeConfig.getCurrentCluster()?.proxyUrl, 'http://own-proxy:8080');
+  assert.equal(loaded.proxyUrl, 'http://own-proxy:8080');
 });
 
 test('a missing file, an unknown context and a file without clusters are named', () => {
@@ -102,8 +102,8 @@ test('a runtime token: URL checked, CA carried, token never in a message', () =>
   } as const;
   const loaded = loadKubeConfig(source, { env: {} });
   assert.equal(loaded.server, 'https://10.0.0.1:6443');
-  assert.equal(loaded.kubeConfig.getCurrentUser()?.token, 'sa-token-value');
-  const caData = loaded.kubeConfig.getCurrentCluster()?.caData ?? '';
+  assert.equal(loaded.user.token, 'sa-token-value');
+  const caData = loaded.cluster.caData ?? '';
   assert.equal(Buffer.from(caData, 'base64').toString(), pem);
   assert.throws(
     () => loadKubeConfig({ ...source, host: 'ftp://x' }, { env: {} }),
@@ -128,9 +128,96 @@ test('in-cluster: the service account mount and KUBERNETES_SERVICE_HOST/PORT', (
   const loaded = loadKubeConfig({ type: 'in-cluster' }, { env, serviceAccountDir: dir });
   assert.equal(loaded.server, 'https://[fd00::1]:6443');
   assert.equal(loaded.namespace, 'sluice');
-  assert.equal(loaded.kubeConfig.getCurrentCluster()?.caFile, join(dir, 'ca.crt'));
+  assert.equal(loaded.cluster.caFile, join(dir, 'ca.crt'));
+  assert.deepEqual(loaded.user, { tokenFile: join(dir, 'token') });
   assert.throws(
     () => loadKubeConfig({ type: 'in-cluster' }, { env: {}, serviceAccountDir: dir }),
     isConfigError(/KUBERNETES_SERVICE_HOST is not set/),
+  );
+});
+
+test('kubectl-style YAML: client certificate files relative to the file, skip-verify, server name', () => {
+  const dir = tempDir();
+  const path = join(dir, 'config');
+  writeFileSync(
+    path,
+    `apiVersion: v1
+kind: Config
+current-context: dev
+clusters:
+- name: dev
+  cluster:
+    server: https://dev.example:6443/
+    certificate-authority: certs/ca.crt
+    insecure-skip-tls-verify: true
+    tls-server-name: kubernetes
+contexts:
+- name: dev
+  context:
+    cluster: dev
+    user: alice
+    namespace: ' team-a '
+users:
+- name: alice
+  user:
+    client-certificate: /abs/alice.crt
+    client-key: alice.key
+    client-key-data: a2V5
+    as: bob
+    token-file: token
+`,
+  );
+  const loaded = loadKubeConfig({ type: 'kubeconfig', path }, { env: PROXY_ENV });
+  assert.equal(loaded.server, 'https://dev.example:6443');
+  assert.equal(loaded.namespace, 'team-a');
+  assert.equal(loaded.proxyUrl, 'http://proxy.corp:3128');
+  assert.deepEqual(loaded.cluster, {
+    caFile: join(dir, 'certs/ca.crt'),
+    insecureSkipTlsVerify: true,
+    tlsServerName: 'kubernetes',
+  });
+  assert.deepEqual(loaded.user, {
+    certFile: '/abs/alice.crt',
+    keyFile: join(dir, 'alice.key'),
+    keyData: 'a2V5',
+    impersonate: 'bob',
+    tokenFile: join(dir, 'token'),
+  });
+});
+
+test('exec and auth-provider users are left to client-node, with the file and context', () => {
+  const path = join(tempDir(), 'config');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      clusters: [{ name: 'gke', cluster: { server: 'https://gke.example' } }],
+      users: [
+        { name: 'exec', user: { exec: { command: 'gke-gcloud-auth-plugin' } } },
+        { name: 'oidc', user: { 'auth-provider': { name: 'oidc', config: {} } } },
+      ],
+      contexts: [
+        { name: 'a', context: { cluster: 'gke', user: 'exec' } },
+        { name: 'b', context: { cluster: 'gke', user: 'oidc' } },
+      ],
+      'current-context': 'a',
+    }),
+  );
+  const exec = loadKubeConfig({ type: 'kubeconfig', path }, { env: {} });
+  assert.deepEqual(exec.user, { plugin: { kind: 'exec', kubeconfigPath: path, context: 'a' } });
+  const oidc = loadKubeConfig({ type: 'kubeconfig', path, context: 'b' }, { env: {} });
+  assert.deepEqual(oidc.user.plugin, { kind: 'auth-provider', kubeconfigPath: path, context: 'b' });
+});
+
+test('a file that is not a kubeconfig is named with the reason', () => {
+  const path = join(tempDir(), 'config');
+  writeFileSync(path, 'clusters:\n- cluster: { server: https://x }\n');
+  assert.throws(
+    () => loadKubeConfig({ type: 'kubeconfig', path }, { env: {} }),
+    isConfigError(/could not be read: clusters\[0\]\.name is missing/),
+  );
+  writeFileSync(path, '- a\n- b\n');
+  assert.throws(
+    () => loadKubeConfig({ type: 'kubeconfig', path }, { env: {} }),
+    isConfigError(/could not be read: the file is not a YAML mapping/),
   );
 });

@@ -4,14 +4,19 @@
  * bearer token and CA (the `*.runtime.yaml` shape). Every problem is an InputError
  * `SLUICE_KUBE_CONFIG_INVALID` naming the file, context or field, never the token. The proxy of
  * the environment is applied here unless the kubeconfig names its own `proxy-url`.
+ *
+ * Read without @kubernetes/client-node (see kube-client.ts for why): tokens, token files,
+ * client certificates, basic auth, CAs, insecure-skip-tls-verify, tls-server-name and proxy-url
+ * are ours. A kubeconfig user with `exec` or `auth-provider` is marked `plugin`, and only then
+ * does the client load client-node to obtain its credentials.
  * @module
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
-import type { Cluster } from '@kubernetes/client-node';
 import { InputError } from '@sluice/errors';
+import { KubeconfigProblem, readKubeconfig } from './kubeconfig-file.js';
+import type { KubeconfigCluster, KubeconfigUser } from './kubeconfig-file.js';
 import { proxyUrlFor } from './proxy-env.js';
 import type { ProxyEnv } from './proxy-env.js';
 
@@ -28,11 +33,24 @@ export interface LoadKubeConfigOptions {
   serviceAccountDir?: string;
 }
 
+/** Credentials only client-node can obtain: the kubeconfig and context to load it with. */
+export interface KubePluginUser {
+  kind: 'exec' | 'auth-provider';
+  kubeconfigPath: string;
+  context: string;
+}
+
 export interface LoadedKubeConfig {
-  kubeConfig: KubeConfig;
+  /** The API server URL, without a trailing slash. */
   server: string;
   /** The context's namespace; in-cluster, the service account's own. */
   namespace: string | undefined;
+  /** How the server's certificate is checked: CA (PEM or file), skip-verify, server name. */
+  cluster: Omit<KubeconfigCluster, 'server' | 'proxyUrl'>;
+  /** Who the client is; `plugin` when client-node must obtain the credentials. */
+  user: Omit<KubeconfigUser, 'plugin'> & { plugin?: KubePluginUser };
+  /** The proxy for the API server: the kubeconfig's own, else the environment's. */
+  proxyUrl: string | undefined;
 }
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -45,24 +63,23 @@ export function loadKubeConfig(
   source: KubeSource,
   options: LoadKubeConfigOptions,
 ): LoadedKubeConfig {
-  const kubeConfig = new KubeConfig();
-  switch (source.type) {
-    case 'in-cluster':
-      loadInCluster(kubeConfig, options);
-      break;
-    case 'kubeconfig':
-      loadKubeconfigFile(kubeConfig, source.path, source.context);
-      break;
-    case 'token':
-      loadToken(kubeConfig, source);
-      break;
-  }
-  const cluster = applyProxy(kubeConfig, options.env);
-  const namespace = kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace;
-  return { kubeConfig, server: cluster.server, namespace: namespace?.trim() || undefined };
+  const loaded = loadSource(source, options);
+  const proxyUrl = loaded.proxyUrl ?? proxyUrlFor(loaded.server, options.env);
+  return { ...loaded, proxyUrl };
 }
 
-function loadInCluster(kubeConfig: KubeConfig, options: LoadKubeConfigOptions): void {
+function loadSource(source: KubeSource, options: LoadKubeConfigOptions): LoadedKubeConfig {
+  switch (source.type) {
+    case 'in-cluster':
+      return loadInCluster(options);
+    case 'kubeconfig':
+      return loadKubeconfigFile(source.path, source.context);
+    case 'token':
+      return loadToken(source);
+  }
+}
+
+function loadInCluster(options: LoadKubeConfigOptions): LoadedKubeConfig {
   const host = options.env['KUBERNETES_SERVICE_HOST'];
   const port = options.env['KUBERNETES_SERVICE_PORT'] || '443';
   if (host === undefined || host === '') {
@@ -83,56 +100,52 @@ function loadInCluster(kubeConfig: KubeConfig, options: LoadKubeConfigOptions): 
   const namespace = existsSync(namespaceFile)
     ? readFileSync(namespaceFile, 'utf8').trim()
     : undefined;
-  kubeConfig.loadFromOptions({
-    clusters: [
-      {
-        name: 'in-cluster',
-        server: `https://${isIPv6(host) ? `[${host}]` : host}:${port}`,
-        caFile: join(dir, 'ca.crt'),
-        skipTLSVerify: false,
-      },
-    ],
-    // tokenFile: client-node re-reads it every minute, so rotated (bound) tokens keep working.
-    users: [{ name: 'in-cluster', authProvider: { name: 'tokenFile', config: { tokenFile } } }],
-    contexts: [{ name: 'in-cluster', cluster: 'in-cluster', user: 'in-cluster', namespace }],
-    currentContext: 'in-cluster',
-  });
+  return {
+    server: `https://${isIPv6(host) ? `[${host}]` : host}:${port}`,
+    namespace: namespace || undefined,
+    cluster: { caFile: join(dir, 'ca.crt'), insecureSkipTlsVerify: false },
+    // Re-read every minute, so rotated (bound) tokens keep working.
+    user: { tokenFile },
+    proxyUrl: undefined,
+  };
 }
 
-function loadKubeconfigFile(kubeConfig: KubeConfig, path: string, context?: string): void {
+function loadKubeconfigFile(path: string, context?: string): LoadedKubeConfig {
   try {
-    kubeConfig.loadFromFile(path);
+    const choice = readKubeconfig(path, context);
+    const { server, proxyUrl, ...cluster } = choice.cluster;
+    const { plugin, ...user } = choice.user ?? {};
+    return {
+      server,
+      namespace: choice.namespace,
+      cluster,
+      user:
+        plugin === undefined
+          ? user
+          : { ...user, plugin: { kind: plugin, kubeconfigPath: path, context: choice.contextName } },
+      proxyUrl,
+    };
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw configError(
-      `Kubeconfig ${path} could not be read: ${reason}`,
-      'Check the path and that the file is a kubeconfig (kubectl config view --kubeconfig FILE)',
-      err,
-    );
-  }
-  if (context !== undefined) {
-    if (kubeConfig.getContextObject(context) === null) {
-      const known = kubeConfig.getContexts().map((c) => c.name);
-      throw configError(
-        `Kubeconfig ${path} has no context "${context}" (it has: ${known.join(', ') || 'none'})`,
-        'Use one of the contexts listed',
-      );
+    if (!(err instanceof KubeconfigProblem)) throw err;
+    switch (err.kind) {
+      case 'unreadable':
+        throw configError(
+          `Kubeconfig ${path} could not be read: ${err.message}`,
+          'Check the path and that the file is a kubeconfig (kubectl config view --kubeconfig FILE)',
+          err,
+        );
+      case 'no-context':
+        throw configError(`Kubeconfig ${path} ${err.message}`, 'Use one of the contexts listed');
+      case 'no-cluster':
+        throw configError(
+          `Kubeconfig ${path} ${err.message}`,
+          'Set current-context, or pass a context whose cluster is defined',
+        );
     }
-    kubeConfig.setCurrentContext(context);
-  }
-  if (kubeConfig.getCurrentCluster() === null) {
-    const current = kubeConfig.getCurrentContext() || '(none)';
-    throw configError(
-      `Kubeconfig ${path} names no cluster for its current context ${current}`,
-      'Set current-context, or pass a context whose cluster is defined',
-    );
   }
 }
 
-function loadToken(
-  kubeConfig: KubeConfig,
-  source: { host: string; token: string; caPem?: string },
-): void {
+function loadToken(source: { host: string; token: string; caPem?: string }): LoadedKubeConfig {
   let url: URL | undefined;
   try {
     url = new URL(source.host);
@@ -153,25 +166,11 @@ function loadToken(
   }
   const caData =
     source.caPem === undefined ? undefined : Buffer.from(source.caPem).toString('base64');
-  kubeConfig.loadFromOptions({
-    clusters: [
-      { name: 'runtime', server: source.host.replace(/\/+$/, ''), caData, skipTLSVerify: false },
-    ],
-    users: [{ name: 'runtime', token: source.token.trim() }],
-    contexts: [{ name: 'runtime', cluster: 'runtime', user: 'runtime' }],
-    currentContext: 'runtime',
-  });
-}
-
-/** Sets the current cluster's proxy-url from the environment, unless it has one. */
-function applyProxy(kubeConfig: KubeConfig, env: ProxyEnv): Cluster {
-  const cluster = kubeConfig.getCurrentCluster();
-  if (cluster === null)
-    throw configError('The Kubernetes configuration has no current cluster', 'Check the source');
-  if (cluster.proxyUrl !== undefined && cluster.proxyUrl !== '') return cluster;
-  const proxyUrl = proxyUrlFor(cluster.server, env);
-  if (proxyUrl === undefined) return cluster;
-  const proxied: Cluster = { ...cluster, proxyUrl };
-  kubeConfig.clusters = kubeConfig.clusters.map((c) => (c === cluster ? proxied : c));
-  return proxied;
+  return {
+    server: source.host.replace(/\/+$/, ''),
+    namespace: undefined,
+    cluster: { insecureSkipTlsVerify: false, ...(caData === undefined ? {} : { caData }) },
+    user: { token: source.token.trim() },
+    proxyUrl: undefined,
+  };
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { ApiException } from '@kubernetes/client-node';
 import { InputError, UnavailableError } from '@sluice/errors';
 import { classifyKubeError, kubeError } from './kube-errors.js';
+import { KubeHttpError } from './kube-transport.js';
 import type { KubeOperation, KubeOutcome } from './kube-errors.js';
 
 const POD = { kind: 'Pod', namespace: 'builds', name: 'engine-b1' };
@@ -161,4 +162,32 @@ test('a message never carries request headers', () => {
     name: 's',
   });
   assert.doesNotMatch(reason, /content-type|Headers|Bearer/i);
+});
+
+test("the thin client's KubeHttpError is classified as client-node's ApiException is", () => {
+  const status = (code: number, reason: string, message: string) =>
+    new KubeHttpError(code, JSON.stringify({ kind: 'Status', reason, message, code }));
+  const cases: [KubeHttpError, KubeOperation, KubeOutcome][] = [
+    [status(409, 'AlreadyExists', 'configmaps "a" already exists'), 'create', 'done'],
+    [status(404, 'NotFound', 'pods "a" not found'), 'delete', 'done'],
+    [status(422, 'Invalid', 'bad'), 'create', 'fail'],
+    [status(503, 'ServiceUnavailable', 'down'), 'list', 'retry'],
+    [new KubeHttpError(401, ''), 'list', 'fail'],
+  ];
+  for (const [err, operation, outcome] of cases) {
+    assert.equal(classifyKubeError(err, operation, POD).outcome, outcome, err.body);
+    assert.equal(
+      classifyKubeError(err, operation, POD).reason,
+      classifyKubeError(new ApiException(err.code, 'x', err.body || undefined, {}), operation, POD)
+        .reason,
+    );
+  }
+  assert.equal(kubeError(status(403, 'Forbidden', 'no'), 'delete', POD).code, 'SLUICE_KUBE_FORBIDDEN');
+});
+
+test('an aborted wait is no answer: retriable, named AbortError', () => {
+  const aborted = AbortSignal.abort().reason as DOMException;
+  const { outcome, reason } = classifyKubeError(aborted, 'list', POD);
+  assert.equal(outcome, 'retry');
+  assert.match(reason, /no answer from the Kubernetes API server \(AbortError/);
 });

@@ -90,11 +90,15 @@ interface ApiFailure {
   message: string | undefined;
 }
 
-/** An `ApiException` of @kubernetes/client-node, or anything shaped like one. */
+/**
+ * An answer of the API server: our `KubeHttpError`, an `ApiException` of
+ * @kubernetes/client-node, or anything shaped like them (a numeric HTTP status in `code`; an
+ * aborted wait's DOMException has a numeric `code` too, below 100, and is no answer).
+ */
 function apiFailure(err: unknown): ApiFailure | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
   const { code, body } = err as { code?: unknown; body?: unknown };
-  if (typeof code !== 'number') return undefined;
+  if (typeof code !== 'number' || code < 100) return undefined;
   const status = parseStatus(body);
   return {
     status: code,

@@ -1,11 +1,9 @@
 /**
  * The five core/v1 kinds the agent makes for builds (Pod, PersistentVolumeClaim, Secret,
  * ConfigMap, Service): their RBAC resource names, a check that a manifest is one of them with a
- * name and a namespace, and the typed client-node calls for each.
+ * name and a namespace, and the REST path of each.
  * @module
  */
-import type { ConfigurationOptions, CoreV1Api } from '@kubernetes/client-node';
-import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { InputError } from '@sluice/errors';
 
 export const KUBE_KINDS = [
@@ -82,64 +80,20 @@ export function checkManifest(manifest: unknown): KubeManifest {
   return manifest as KubeManifest;
 }
 
+/** What `list` reads of each item of a list answer. */
 export interface ListedObject {
-  metadata?: V1ObjectMeta;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    deletionTimestamp?: string;
+    finalizers?: string[];
+  };
   status?: unknown;
 }
 
-type Options = ConfigurationOptions | undefined;
-
-interface KindApi {
-  create(
-    core: CoreV1Api,
-    namespace: string,
-    body: KubeManifest,
-    options: Options,
-  ): Promise<unknown>;
-  delete(core: CoreV1Api, namespace: string, name: string, options: Options): Promise<unknown>;
-  list(
-    core: CoreV1Api,
-    namespace: string,
-    labelSelector: string | undefined,
-    options: Options,
-  ): Promise<{ items: ListedObject[] }>;
+/** The collection of a kind in a namespace, `/api/v1/namespaces/ci/pods`; with `name`, one object. */
+export function objectPath(kind: KubeKind, namespace: string, name?: string): string {
+  const collection = `/api/v1/namespaces/${encodeURIComponent(namespace)}/${KUBE_RESOURCES[kind]}`;
+  return name === undefined ? collection : `${collection}/${encodeURIComponent(name)}`;
 }
-
-// The manifests are plain JSON of the same shape as client-node's models, which serialise them
-// field by field (fields a model lacks would be dropped; the renderer only uses real ones).
-export const KIND_APIS: Readonly<Record<KubeKind, KindApi>> = {
-  Pod: {
-    create: (core, namespace, body, o) => core.createNamespacedPod({ namespace, body: body }, o),
-    delete: (core, namespace, name, o) => core.deleteNamespacedPod({ namespace, name }, o),
-    list: (core, namespace, labelSelector, o) =>
-      core.listNamespacedPod({ namespace, labelSelector }, o),
-  },
-  PersistentVolumeClaim: {
-    create: (core, namespace, body, o) =>
-      core.createNamespacedPersistentVolumeClaim({ namespace, body: body }, o),
-    delete: (core, namespace, name, o) =>
-      core.deleteNamespacedPersistentVolumeClaim({ namespace, name }, o),
-    list: (core, namespace, labelSelector, o) =>
-      core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }, o),
-  },
-  Secret: {
-    create: (core, namespace, body, o) => core.createNamespacedSecret({ namespace, body: body }, o),
-    delete: (core, namespace, name, o) => core.deleteNamespacedSecret({ namespace, name }, o),
-    list: (core, namespace, labelSelector, o) =>
-      core.listNamespacedSecret({ namespace, labelSelector }, o),
-  },
-  ConfigMap: {
-    create: (core, namespace, body, o) =>
-      core.createNamespacedConfigMap({ namespace, body: body }, o),
-    delete: (core, namespace, name, o) => core.deleteNamespacedConfigMap({ namespace, name }, o),
-    list: (core, namespace, labelSelector, o) =>
-      core.listNamespacedConfigMap({ namespace, labelSelector }, o),
-  },
-  Service: {
-    create: (core, namespace, body, o) =>
-      core.createNamespacedService({ namespace, body: body }, o),
-    delete: (core, namespace, name, o) => core.deleteNamespacedService({ namespace, name }, o),
-    list: (core, namespace, labelSelector, o) =>
-      core.listNamespacedService({ namespace, labelSelector }, o),
-  },
-};

@@ -1,140 +1,235 @@
 /**
- * Turns a document that passed validation into the typed `Pipeline`.
+ * Turns a document that passed validation into the typed `Pipeline`: the fields every step has,
+ * then each type's own (build-model-steps.ts); `matrix`/`scale` copies and typed-step templates
+ * are expanded here, so the engine sees only ordinary steps.
  * @module
  */
-import type {
-  ConditionExpression,
-  FreestyleStep,
-  GitCloneStep,
-  Pipeline,
-  Position,
-  Step,
-  StepWhen,
-} from './model.js';
-import type { YamlSource } from './yaml-source.js';
+import {
+  buildApproval,
+  buildBuild,
+  buildComposition,
+  buildFreestyle,
+  buildGitClone,
+  buildPush,
+} from './build-model-steps.js';
+import { rootServicesSpecs } from './build-model-services.js';
+import { asBool, asList, asMap, environmentPairs, optionalString } from './build-model-values.js';
+import { buildConditions, buildWhen } from './build-model-when.js';
+import { hasVariants, stepVariants } from './expand-variants.js';
+import { parseDuration } from './schema/duration.js';
+import { HOOK_NAMES } from './schema/hooks-schema.js';
+import { TEMPLATE_SEGMENT } from './schema/step-schemas.js';
+import { typedExpansion } from './schema/step-type-names.js';
 import { scalarText } from './schema/validators.js';
+import type { Base } from './build-model-steps.js';
+import type { Raw } from './build-model-values.js';
+import type { Hook, Hooks, ParallelStep, Pipeline, Position, RetryPolicy, Step } from './model.js';
+import type { SourceView } from './path-map.js';
+import type { IssuePath } from './pipeline-issue.js';
 
-type Raw = Record<string, unknown>;
+interface Defaults {
+  source: SourceView;
+  failFast: boolean;
+  strictFailFast: boolean;
+}
 
-/** `fail_fast` and friends: a boolean or its string; the map form keeps the default. */
-const asBool = (value: unknown, fallback: boolean) =>
-  typeof value === 'boolean'
-    ? value
-    : value === 'true' || value === 'false'
-      ? value === 'true'
-      : fallback;
+interface StepInput {
+  name: string;
+  raw: Raw;
+  /** Where the step is written; copies and template steps use their origin's. */
+  path: IssuePath;
+  position?: Position;
+  origin?: Step['origin'];
+  /** A parallel block's timeout, for children that set none. */
+  inheritedTimeoutMs?: number;
+}
 
-const asList = (value: unknown): string[] | undefined =>
-  value === undefined
-    ? undefined
-    : Array.isArray(value)
-      ? value.map(scalarText)
-      : [scalarText(value)];
-
-const optionalString = (value: unknown): string | undefined =>
-  value === undefined || value === null ? undefined : scalarText(value);
-
-export function buildPipeline(root: Raw, source: YamlSource): Pipeline {
-  const failFast = asBool(root.fail_fast, true);
-  const steps = Object.entries(root.steps as Raw).map(([name, raw]) =>
-    buildStep(name, raw as Raw, failFast, source),
-  );
+export function buildPipeline(root: Raw, source: SourceView): Pipeline {
+  const defaults: Defaults = {
+    source,
+    failFast: asBool(root.fail_fast, true),
+    strictFailFast: asBool(root.strict_fail_fast, false),
+  };
   return {
     file: source.file,
     version: '1.0',
-    stages: (root.stages as unknown[] | undefined)?.map(String) ?? [],
-    failFast,
-    steps,
+    stages: asList(root.stages) ?? [],
+    mode: root.mode === 'parallel' ? 'parallel' : 'sequential',
+    failFast: defaults.failFast,
+    strictFailFast: defaults.strictFailFast,
+    hooks: buildHooks(root.hooks, ['hooks'], defaults),
+    services: rootServicesSpecs(root.services),
+    steps: buildSteps(root.steps, ['steps'], defaults),
   };
 }
 
-function buildStep(name: string, raw: Raw, rootFailFast: boolean, source: YamlSource): Step {
-  const path = ['steps', name];
-  const base = {
-    name,
+function buildSteps(raw: unknown, path: IssuePath, defaults: Defaults, inherited?: number): Step[] {
+  return Object.entries(asMap(raw) ?? {}).map(([name, step]) =>
+    buildStep(
+      { name, raw: asMap(step) ?? {}, path: [...path, name], inheritedTimeoutMs: inherited },
+      defaults,
+    ),
+  );
+}
+
+function buildStep(input: StepInput, defaults: Defaults): Step {
+  const { raw } = input;
+  const type = raw.type === undefined ? 'freestyle' : scalarText(raw.type);
+  if (hasVariants(raw) && type !== 'parallel') return buildImplicitParallel(input, defaults);
+  const base = buildBase(input, defaults, type === 'pending-approval');
+  const expansion = typedExpansion(raw);
+  if (expansion !== undefined) {
+    const templatePath = [...input.path, TEMPLATE_SEGMENT];
+    const steps = Object.entries(expansion.steps).map(([inner, step]) =>
+      buildStep(
+        {
+          name: `${input.name}_${inner}`,
+          raw: asMap(step) ?? {},
+          path: [...templatePath, inner],
+          position: base.position,
+          origin: { step: input.name, kind: 'step-type', label: expansion.stepType },
+        },
+        defaults,
+      ),
+    );
+    return { ...base, type: 'group', stepType: expansion.stepType, steps };
+  }
+  switch (type) {
+    case 'git-clone':
+      return buildGitClone(base, raw);
+    case 'build':
+      return buildBuild(base, raw);
+    case 'push':
+      return buildPush(base, raw);
+    case 'composition':
+      return buildComposition(base, raw);
+    case 'pending-approval':
+      return buildApproval(base, raw);
+    case 'parallel':
+      return buildParallel(base, input, defaults);
+    default:
+      return buildFreestyle(base, raw);
+  }
+}
+
+function buildBase(input: StepInput, defaults: Defaults, approval: boolean): Base {
+  const { raw, path } = input;
+  const timeout = parseDuration(raw.timeout);
+  return {
+    name: input.name,
     title: optionalString(raw.title),
     description: optionalString(raw.description),
     stage: optionalString(raw.stage),
     workingDirectory: optionalString(raw.working_directory),
-    failFast: asBool(raw.fail_fast, rootFailFast),
-    when: buildWhen(raw.when as Raw | null | undefined, [...path, 'when'], source),
-    position: source.locate(path, 'key'),
+    failFast: asBool(raw.fail_fast, defaults.failFast),
+    strictFailFast: asBool(raw.strict_fail_fast, defaults.strictFailFast),
+    when: buildWhen(raw.when, [...path, 'when'], defaults.source),
+    // An approval's `timeout` is its own map, read by its builder.
+    timeoutMs:
+      approval || raw.timeout === undefined
+        ? input.inheritedTimeoutMs
+        : timeout.ok
+          ? timeout.ms
+          : undefined,
+    retry: buildRetry(raw.retry),
+    hooks: buildHooks(raw.hooks, [...path, 'hooks'], defaults),
+    origin: input.origin,
+    position: input.position ?? defaults.source.locate(path, 'key'),
   };
-  if (raw.type === 'git-clone') return buildGitClone(base, raw);
-  return buildFreestyle(base, raw);
 }
 
-type Base = Omit<Step, 'type'>;
-
-function buildFreestyle(base: Base, raw: Raw): FreestyleStep {
+function buildParallel(base: Base, input: StepInput, defaults: Defaults): ParallelStep {
+  const { raw, path } = input;
+  const criteria = asMap(raw.success_criteria);
+  const only = asList(asMap(criteria?.steps)?.only);
+  const conditions = buildConditions(
+    criteria?.condition,
+    [...path, 'success_criteria', 'condition'],
+    defaults.source,
+  );
   return {
     ...base,
-    type: 'freestyle',
-    image: String(raw.image),
-    commands: asList(raw.commands),
-    cmd: asList(raw.cmd),
-    entryPoint: asList(raw.entry_point),
-    shell: raw.shell === 'bash' ? 'bash' : 'sh',
-    environment: environmentPairs(raw.environment),
-    volumes: asList(raw.volumes) ?? [],
+    type: 'parallel',
+    steps: buildSteps(raw.steps, [...path, 'steps'], defaults, base.timeoutMs),
+    successCriteria: criteria === undefined ? undefined : { only, conditions },
   };
 }
 
-function buildGitClone(base: Base, raw: Raw): GitCloneStep {
-  const credentials = raw.credentials as Raw | undefined;
+/** What the block keeps of a step with `matrix`/`scale`; the rest goes to each copy. */
+const BLOCK_FIELDS = [
+  'title',
+  'description',
+  'stage',
+  'when',
+  'fail_fast',
+  'strict_fail_fast',
+  'timeout',
+];
+
+function buildImplicitParallel(input: StepInput, defaults: Defaults): ParallelStep {
+  const blockRaw = Object.fromEntries(
+    BLOCK_FIELDS.filter((k) => k in input.raw).map((k) => [k, input.raw[k]]),
+  );
+  const base = buildBase({ ...input, raw: blockRaw }, defaults, false);
+  const steps = stepVariants(input.name, input.raw).map((variant) =>
+    buildStep(
+      {
+        name: variant.name,
+        raw: variant.raw,
+        path: input.path,
+        position: base.position,
+        origin: { step: input.name, kind: variant.kind, label: variant.label },
+        inheritedTimeoutMs: base.timeoutMs,
+      },
+      defaults,
+    ),
+  );
+  return { ...base, type: 'parallel', steps, successCriteria: undefined };
+}
+
+function buildRetry(raw: unknown): RetryPolicy | undefined {
+  const retry = asMap(raw);
+  if (retry === undefined) return undefined;
+  const number = (value: unknown, fallback: number) =>
+    value === undefined || value === null ? fallback : Number(value);
   return {
-    ...base,
-    type: 'git-clone',
-    repo: String(raw.repo),
-    revision: optionalString(raw.revision),
-    depth: raw.depth === undefined ? undefined : Number(raw.depth),
-    credentials: credentials
-      ? { username: scalarText(credentials.username), password: scalarText(credentials.password) }
-      : undefined,
-    useProxy: asBool(raw.use_proxy, false),
+    maxAttempts: number(retry.maxAttempts, 1),
+    delaySeconds: number(retry.delay, 5),
+    exponentialFactor: number(retry.exponentialFactor, 1),
   };
 }
 
-export function environmentPairs(value: unknown): [string, string][] {
-  if (Array.isArray(value)) {
-    return value.map((entry) => {
-      const text = String(entry);
-      const eq = text.indexOf('=');
-      return [text.slice(0, eq), text.slice(eq + 1)];
-    });
+function buildHooks(raw: unknown, path: IssuePath, defaults: Defaults): Hooks {
+  const hooks = asMap(raw) ?? {};
+  const out: Hooks = {};
+  const keys = {
+    on_elected: 'onElected',
+    on_success: 'onSuccess',
+    on_fail: 'onFail',
+    on_finish: 'onFinish',
+  } as const;
+  for (const name of HOOK_NAMES) {
+    const hook = asMap(hooks[name]);
+    if (hook !== undefined) out[keys[name]] = buildHook(hook, [...path, name], defaults);
   }
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).map(([k, v]) => [k, v === null ? '' : String(v)]);
-  }
-  return [];
+  return out;
 }
 
-function buildWhen(
-  raw: Raw | null | undefined,
-  path: (string | number)[],
-  source: YamlSource,
-): StepWhen | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  const when: StepWhen = {};
-  const branch = raw.branch as Raw | undefined;
-  if (branch) when.branch = { only: asList(branch.only), ignore: asList(branch.ignore) };
-  const condition = raw.condition as Raw | undefined;
-  if (condition) {
-    when.conditions = (['all', 'any'] as const)
-      .filter((mode) => condition[mode] !== undefined)
-      .map((mode) => ({
-        mode,
-        expressions: Object.entries(condition[mode] as Raw).map(
-          ([name, text]): ConditionExpression => {
-            const exprPath = [...path, 'condition', mode, name];
-            const start = source.scalarStart(exprPath);
-            const position: Position | undefined = start
-              ? { line: start.line, column: start.column }
-              : undefined;
-            return { name, source: String(text), position, path: exprPath };
+function buildHook(raw: Raw, path: IssuePath, defaults: Defaults): Hook {
+  const exec = asMap(raw.exec);
+  return {
+    exec:
+      exec === undefined
+        ? undefined
+        : {
+            image: scalarText(exec.image),
+            commands: asList(exec.commands) ?? [],
+            shell: exec.shell === 'bash' ? 'bash' : 'sh',
+            environment: environmentPairs(exec.environment),
           },
-        ),
-      }));
-  }
-  return when;
+    steps:
+      raw.steps === undefined ? undefined : buildSteps(raw.steps, [...path, 'steps'], defaults),
+    mode: raw.mode === 'parallel' ? 'parallel' : 'sequential',
+    failFast: asBool(raw.fail_fast, true),
+  };
 }

@@ -8,8 +8,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePipeline } from './parse-pipeline.js';
 import type { ParsePipelineResult } from './parse-pipeline.js';
+import type { StepTypeCatalog } from './step-types/step-type-catalog.js';
 
-const ITERATIONS = 3000;
+const ITERATIONS = 4000;
 const SEED = 0x5eed;
 
 /** mulberry32: tiny, fast and good enough to pick mutations. */
@@ -90,7 +91,112 @@ steps:
 `,
   `{version: '1.0', steps: {a: {image: alpine, commands: ['true']}, b: {image: alpine}}}
 `,
+  `version: '1.0'
+mode: parallel
+strict_fail_fast: true
+services:
+  name: db
+  composition:
+    postgres: {image: postgres, ports: [5432], environment: [A=1]}
+  readiness:
+    image: postgres
+    commands: [pg_isready]
+    periodSeconds: 5
+hooks:
+  on_elected: {exec: {image: alpine, commands: [echo]}}
+  on_finish:
+    mode: parallel
+    steps:
+      tell: {image: alpine}
+steps:
+  build:
+    type: build
+    image_name: acme/app
+    dockerfile: {content: FROM alpine}
+    build_arguments: [A=1]
+    timeout: 1.5h
+    retry: {maxAttempts: 3, delay: 10, exponentialFactor: 2}
+  push:
+    type: push
+    candidate: \${{build}}
+    tags: [v1]
+    when:
+      steps:
+        - name: build
+          on: [success, finished]
+  tests:
+    image: alpine
+    services: [db]
+    commands: make
+    matrix:
+      image: [node:18, node:20]
+      environment: [[A=1], [A=2]]
+    when: {steps: {any: [{name: build}]}}
+  checks:
+    type: parallel
+    timeout: 30m
+    success_criteria: {steps: {only: [lint]}, condition: {all: {ok: "steps.lint.result == 'success'"}}}
+    steps:
+      lint:
+        image: alpine
+        hooks: {on_fail: {exec: {image: alpine}}}
+      docs:
+        image: alpine
+        scale: {en: {environment: [L=en]}, de: {environment: [L=de]}}
+    when: {steps: [{name: push}]}
+  compose:
+    type: composition
+    composition: {version: '3', services: {db: {image: redis, command: redis-server}}}
+    composition_candidates: {test: {image: alpine, command: [sh, -c, 'true']}}
+    composition_variables: [X=1]
+  approve:
+    type: pending-approval
+    timeout: {duration: 2, timeUnit: hours}
+`,
+  `version: '1.0'
+kind: pipeline
+metadata: {name: demo/ci}
+spec:
+  triggers: []
+  x-defaults: &defaults
+    image: alpine
+    shell: bash
+  steps:
+    one:
+      type: freestyle
+      arguments:
+        <<: *defaults
+        commands: [echo one]
+    greet:
+      type: acme/greet:1.0.0
+      title: Greet
+      arguments: {WHO: world}
+    after:
+      <<: *defaults
+      when: {condition: {all: {ok: "steps.greet_hello.result == 'success'"}}}
+`,
 ];
+
+/** A small in-memory catalog, so typed steps in the seeds expand. */
+const GREET = `version: '1.0'
+kind: step-type
+metadata: {name: acme/greet, version: 1.0.0}
+spec:
+  arguments:
+    type: object
+    additionalProperties: false
+    required: [WHO]
+    properties: {WHO: {type: string}}
+  steps:
+    hello: {image: alpine, commands: ['echo [[ .Arguments.WHO ]]']}
+`;
+const stepTypes: StepTypeCatalog = {
+  locations: ['memory'],
+  find: (name, version) =>
+    name === 'acme/greet' && (version === undefined || version === '1.0.0')
+      ? { name, version: '1.0.0', source: 'memory', text: GREET }
+      : undefined,
+};
 
 const PUNCTUATION = [':', ': ', '-', '- ', '[', ']', '{', '}', ',', '*', '&', '<<', '<<: '];
 const ANCHORS = ['*base', '&base ', '<<: *base ', '*a', '&a '];
@@ -191,7 +297,7 @@ function runMutations(): { ok: number; rejected: number } {
     for (let m = 0; m < count; m++) text = random.pick(mutations)(text, random);
     let result: ParsePipelineResult;
     try {
-      result = parsePipeline(text);
+      result = parsePipeline(text, { stepTypes });
       checkResult(text, result);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -204,7 +310,7 @@ function runMutations(): { ok: number; rejected: number } {
 
 test('every seed pipeline is valid before it is mutated', () => {
   for (const seed of SEEDS) {
-    const result = parsePipeline(seed);
+    const result = parsePipeline(seed, { stepTypes });
     assert.ok(result.ok, JSON.stringify(result.issues));
   }
 });

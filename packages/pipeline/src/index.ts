@@ -7,6 +7,19 @@ export type {
   Step,
   FreestyleStep,
   GitCloneStep,
+  BuildStep,
+  PushStep,
+  CompositionStep,
+  ApprovalStep,
+  ParallelStep,
+  GroupStep,
+  StepDependency,
+  RetryPolicy,
+  Hook,
+  Hooks,
+  ReadinessProbe,
+  ServiceContainer,
+  ServicesSpec,
   StepWhen,
   BranchFilter,
   ConditionExpression,
@@ -16,6 +29,7 @@ export { interpolate, referencedVariables } from './interpolate.js';
 export type { VariableLookup } from './interpolate.js';
 export { branchAllowed, compileBranchPattern } from './branch-filter.js';
 export { BUILT_IN_STEP_TYPES, RUNNABLE_STEP_TYPES } from './schema/step-schemas.js';
+export * from './step-types/index.js';
 export {
   systemVariables,
   normalizeBranchTag,

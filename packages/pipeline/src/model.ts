@@ -1,6 +1,7 @@
 /**
  * The validated pipeline as the engine sees it. Strings are kept raw: `${{VAR}}` is resolved
  * step by step at run time, because `cf_export` values only exist once earlier steps ran.
+ * Typed steps, `matrix` and `scale` are already expanded into ordinary steps here.
  * @module
  */
 
@@ -22,9 +23,80 @@ export interface ConditionExpression {
   path: readonly (string | number)[];
 }
 
+/** `when.steps` entry: run once `step` reached one of `on` (default `['success']`). */
+export interface StepDependency {
+  step: string;
+  on: ('success' | 'failure' | 'finished' | 'skipped')[];
+}
+
 export interface StepWhen {
   branch?: BranchFilter;
   conditions?: { mode: 'all' | 'any'; expressions: ConditionExpression[] }[];
+  /** Parallel-mode dependencies (`when.steps`, or `when.steps.all|any`); list form is `all`. */
+  steps?: { mode: 'all' | 'any'; dependencies: StepDependency[] };
+}
+
+/** `retry:` — attempts run `delaySeconds * exponentialFactor^(n-1)` apart. */
+export interface RetryPolicy {
+  maxAttempts: number;
+  delaySeconds: number;
+  exponentialFactor: number;
+}
+
+/** One hook: a single container (`exec`) or a small pipeline of its own (`steps`). */
+export interface Hook {
+  exec?: {
+    image: string;
+    commands: string[];
+    shell: 'sh' | 'bash';
+    environment: [string, string][];
+  };
+  steps?: Step[];
+  mode: 'sequential' | 'parallel';
+  /** Only meaningful for `on_elected`: false means its failure does not fail the owner. */
+  failFast: boolean;
+}
+
+export interface Hooks {
+  onElected?: Hook;
+  onSuccess?: Hook;
+  onFail?: Hook;
+  onFinish?: Hook;
+}
+
+/** Readiness probe of a services block: `commands` in `image` until they exit 0. */
+export interface ReadinessProbe {
+  image: string;
+  commands: string[];
+  periodSeconds: number;
+  timeoutSeconds: number;
+  initialDelaySeconds: number;
+  successThreshold: number;
+  failureThreshold: number;
+}
+
+/** One compose-style service container. */
+export interface ServiceContainer {
+  name: string;
+  image: string;
+  command?: string[];
+  entrypoint?: string[];
+  environment: [string, string][];
+  workingDirectory?: string;
+  /** Mount the build's shared volume at /codefresh/volume (`${{CF_VOLUME_NAME}}` in volumes). */
+  volumes: string[];
+  ports: string[];
+}
+
+/** A `services:` block, at pipeline level (whole build) or on a step (that step only). */
+export interface ServicesSpec {
+  /** Pipeline-level blocks have a name steps can refer to. */
+  name?: string;
+  services: ServiceContainer[];
+  readiness?: ReadinessProbe;
+  setup?: { image: string; commands: string[] };
+  /** Step-level: names of pipeline-level blocks this step uses (`services: [db]`). */
+  references: string[];
 }
 
 interface StepBase {
@@ -35,7 +107,15 @@ interface StepBase {
   workingDirectory?: string;
   /** Resolved against the root `fail_fast`. */
   failFast: boolean;
+  /** Resolved against the root `strict_fail_fast`. */
+  strictFailFast: boolean;
   when?: StepWhen;
+  /** Milliseconds; undefined is no limit. Parallel children inherit their block's. */
+  timeoutMs?: number;
+  retry?: RetryPolicy;
+  hooks: Hooks;
+  /** For steps made by `matrix`/`scale` or a typed step: the name written in the file. */
+  origin?: { step: string; kind: 'matrix' | 'scale' | 'step-type'; label: string };
   position: Position;
 }
 
@@ -48,6 +128,7 @@ export interface FreestyleStep extends StepBase {
   shell: 'sh' | 'bash';
   environment: [string, string][];
   volumes: string[];
+  services?: ServicesSpec;
 }
 
 export interface GitCloneStep extends StepBase {
@@ -59,12 +140,87 @@ export interface GitCloneStep extends StepBase {
   useProxy: boolean;
 }
 
-export type Step = FreestyleStep | GitCloneStep;
+export interface BuildStep extends StepBase {
+  type: 'build';
+  imageName: string;
+  /** A path relative to the working directory, or the Dockerfile text itself. */
+  dockerfile: { path: string } | { content: string };
+  /** Default: the branch name, normalized as CF_BRANCH_TAG_NORMALIZED. */
+  tags: string[];
+  tagPolicy: 'lowercase' | 'original';
+  buildArguments: [string, string][];
+  target?: string;
+  noCache: boolean;
+  registry?: string;
+  disablePush: boolean;
+}
+
+export interface PushStep extends StepBase {
+  type: 'push';
+  candidate: string;
+  /** Default `['latest']`. */
+  tags: string[];
+  imageName?: string;
+  /** Name of a registry setting; undefined is the default registry. */
+  registry?: string;
+  credentials?: { username: string; password: string };
+}
+
+export interface CompositionStep extends StepBase {
+  type: 'composition';
+  services: ServiceContainer[];
+  /** Services whose exit codes decide the step. */
+  candidates: ServiceContainer[];
+  variables: [string, string][];
+  environment: [string, string][];
+}
+
+export interface ApprovalStep extends StepBase {
+  type: 'pending-approval';
+  /** Default 168 h. */
+  timeoutMs: number;
+  /** What happens when nobody answers in time. Default `denied`. */
+  finalState: 'approved' | 'denied';
+}
+
+export interface ParallelStep extends StepBase {
+  type: 'parallel';
+  steps: Step[];
+  /** Which children decide the block's result; undefined means all of them. */
+  successCriteria?: {
+    only?: string[];
+    conditions?: { mode: 'all' | 'any'; expressions: ConditionExpression[] }[];
+  };
+}
+
+/** A typed step after expansion: its template's steps, run in order, as one step. */
+export interface GroupStep extends StepBase {
+  type: 'group';
+  /** `account/name:version` of the step type. */
+  stepType: string;
+  steps: Step[];
+}
+
+export type Step =
+  | GroupStep
+  | FreestyleStep
+  | GitCloneStep
+  | BuildStep
+  | PushStep
+  | CompositionStep
+  | ApprovalStep
+  | ParallelStep;
 
 export interface Pipeline {
   file: string;
   version: '1.0';
   stages: string[];
+  /** `parallel`: steps start as soon as their `when.steps` allow (a DAG). */
+  mode: 'sequential' | 'parallel';
   failFast: boolean;
+  strictFailFast: boolean;
+  hooks: Hooks;
+  /** Pipeline-level service blocks, running for the whole build. */
+  services: ServicesSpec[];
   steps: Step[];
 }

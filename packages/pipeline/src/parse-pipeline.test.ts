@@ -121,11 +121,6 @@ const rows: Row[] = [
     ],
   },
   {
-    name: 'missing version, reported where the map starts (after the comment)',
-    yaml: ['# CI', 'steps:', '  build:', '    image: alpine'],
-    issues: [{ at: '2:1', message: 'Missing required field "version" in pipeline', code: MISSING }],
-  },
-  {
     name: 'missing steps',
     yaml: ["version: '1.0'"],
     issues: [{ at: '1:1', message: 'Missing required field "steps" in pipeline', code: MISSING }],

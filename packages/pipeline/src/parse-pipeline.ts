@@ -1,26 +1,43 @@
 /**
  * Entry point of the package: codefresh.yml text in, a validated `Pipeline` or every problem out.
+ * Read → find the pipeline (bare file or `kind: pipeline` document) → normalize steps (fold
+ * `arguments:`, expand typed steps) → schema → cross-field checks → build the model.
  * @module
  */
 import { buildPipeline } from './build-model.js';
+import { normalizePipeline } from './normalize-steps.js';
+import { createPathMap, viewThrough } from './path-map.js';
 import { compareIssues, ISSUE_CODES } from './pipeline-issue.js';
 import { checkSemantics } from './semantic-checks.js';
-import { pipelineSchema } from './schema/pipeline-schema.js';
+import {
+  DOCUMENT_KEYS,
+  documentSchema,
+  PIPELINE_KEYS,
+  pipelineSchema,
+  SPEC_KEYS,
+  specSchema,
+} from './schema/pipeline-schema.js';
 import { isPlainMap, typeName } from './schema/validators.js';
 import { parseYamlSource } from './yaml-source.js';
 import type { Pipeline } from './model.js';
 import type { IssuePath, PipelineIssue } from './pipeline-issue.js';
 import type { SemanticContext } from './semantic-checks.js';
-import type { ReportOptions } from './schema/validators.js';
+import type { ReportOptions, SchemaContext } from './schema/validators.js';
+import type { StepTypeCatalog } from './step-types/step-type-catalog.js';
+import type { YamlSource } from './yaml-source.js';
 
 export interface ParsePipelineOptions {
   /** Shown in issues; defaults to `codefresh.yml`. */
   file?: string;
+  /** Where typed steps (`type: account/name`) are looked up; without it they cannot expand. */
+  stepTypes?: StepTypeCatalog;
 }
 
 export type ParsePipelineResult =
   | { ok: true; pipeline: Pipeline; issues: PipelineIssue[] }
   | { ok: false; issues: PipelineIssue[] };
+
+type Raw = Record<string, unknown>;
 
 export function parsePipeline(
   text: string,
@@ -28,38 +45,78 @@ export function parsePipeline(
 ): ParsePipelineResult {
   const source = parseYamlSource(text, options.file ?? 'codefresh.yml');
   const issues = [...source.issues];
+  const failed = () => issues.some((i) => i.severity === 'error');
   const done = () => issues.sort(compareIssues);
-  if (issues.some((i) => i.severity === 'error')) return { ok: false, issues: done() };
+  if (failed()) return { ok: false, issues: done() };
 
-  const report = (path: IssuePath, message: string, opts: ReportOptions = {}) => {
-    const { line, column } = source.locate(path, opts.at);
-    issues.push({
-      severity: opts.severity ?? 'error',
-      code: opts.code ?? ISSUE_CODES.invalidValue,
-      message,
-      path,
-      file: source.file,
-      line,
-      column,
-    });
-  };
-  const ctx: SemanticContext = {
-    report,
-    reportInScalar(path, offset, message, code) {
-      const at = source.locateInScalar(path, offset) ?? source.locate(path);
-      issues.push({ severity: 'error', code, message, path, file: source.file, ...at });
+  const reporter = (toDocument: (path: IssuePath) => IssuePath): SemanticContext => ({
+    report(path, message, opts: ReportOptions = {}) {
+      const at = toDocument(path);
+      const { line, column } = source.locate(at, opts.at);
+      const severity = opts.severity ?? 'error';
+      const code = opts.code ?? ISSUE_CODES.invalidValue;
+      issues.push({ severity, code, message, path: at, file: source.file, line, column });
     },
-  };
+    reportInScalar(path, offset, message, code) {
+      const at = toDocument(path);
+      const where = source.locateInScalar(at, offset) ?? source.locate(at);
+      issues.push({ severity: 'error', code, message, path: at, file: source.file, ...where });
+    },
+  });
+  const documentCtx = reporter((path) => path);
 
-  const root = source.value;
-  if (!isPlainMap(root)) {
-    report([], rootMessage(root));
-    return { ok: false, issues: done() };
-  }
-  pipelineSchema.check(root, [], ctx);
+  const found = findPipeline(source, documentCtx);
+  if (found === undefined) return { ok: false, issues: done() };
+  const paths = createPathMap(found.prefix);
+  const ctx = reporter((path) => paths.toDocument(path));
+  const root = normalizePipeline(found.root, { paths, ctx, stepTypes: options.stepTypes });
+  (found.prefix.length === 0 ? pipelineSchema : specSchema).check(root, [], ctx);
   checkSemantics(root, ctx);
-  if (issues.some((i) => i.severity === 'error')) return { ok: false, issues: done() };
-  return { ok: true, pipeline: buildPipeline(root, source), issues: done() };
+  if (failed()) return { ok: false, issues: done() };
+  return { ok: true, pipeline: buildPipeline(root, viewThrough(source, paths)), issues: done() };
+}
+
+/** The map holding `steps`: the root, or `spec` of a `kind: pipeline` document. */
+function findPipeline(
+  source: YamlSource,
+  ctx: SchemaContext,
+): { root: Raw; prefix: IssuePath } | undefined {
+  const value = source.value;
+  if (!isPlainMap(value)) {
+    ctx.report([], rootMessage(value));
+    return undefined;
+  }
+  if (value.kind === undefined) {
+    return { root: withoutAnchorHolders(value, PIPELINE_KEYS, [], source), prefix: [] };
+  }
+  documentSchema.check(withoutAnchorHolders(value, DOCUMENT_KEYS, [], source), [], ctx);
+  if (value.kind !== 'pipeline' || !isPlainMap(value.spec)) return undefined;
+  return { root: withoutAnchorHolders(value.spec, SPEC_KEYS, ['spec'], source), prefix: ['spec'] };
+}
+
+/**
+ * Keys that only park YAML anchors for use elsewhere (`x-defaults: &defaults {...}`): an unknown
+ * key is one when its name starts with `x-` or its value defines an anchor.
+ */
+function withoutAnchorHolders(
+  map: Raw,
+  known: Set<string>,
+  path: IssuePath,
+  source: YamlSource,
+): Raw {
+  const out: Raw = {};
+  for (const [key, value] of Object.entries(map)) {
+    const holder =
+      !known.has(key) && (key.startsWith('x-') || source.definesAnchor([...path, key]));
+    if (!holder)
+      Object.defineProperty(out, key, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+  }
+  return out;
 }
 
 function rootMessage(root: unknown): string {

@@ -11,8 +11,18 @@ import { ISSUE_CODES } from './pipeline-issue.js';
 import { didYouMean } from '@sluice/errors';
 import { isPlainMap, scalarText } from './schema/validators.js';
 import { VOLUME_PATH } from './system-variables.js';
+import { collectScopes } from './step-scopes.js';
+import {
+  checkCycles,
+  checkDependencies,
+  checkServiceReferences,
+  checkSuccessCriteria,
+  checkUniqueNames,
+  serviceBlockNames,
+} from './step-graph-checks.js';
 import type { IssuePath } from './pipeline-issue.js';
 import type { SchemaContext } from './schema/validators.js';
+import type { WrittenStep } from './step-scopes.js';
 
 export interface SemanticContext extends SchemaContext {
   /** Report at character `offset` (0-based) of the string value found at `path`. */
@@ -20,32 +30,41 @@ export interface SemanticContext extends SchemaContext {
 }
 
 export function checkSemantics(root: Record<string, unknown>, ctx: SemanticContext): void {
-  if (root.mode === 'parallel') {
-    ctx.report(['mode'], 'Pipeline mode "parallel" is not supported by Sluice yet', {
-      code: ISSUE_CODES.unsupported,
-    });
-  }
-  const steps = isPlainMap(root.steps) ? root.steps : {};
-  const stepNames = collectStepNames(steps);
+  const scopes = collectScopes(root);
+  const [main] = scopes;
+  const mainNames = main?.names.map((n) => n.name) ?? [];
   const stages = Array.isArray(root.stages) ? root.stages.map(String) : undefined;
-  for (const [name, step] of Object.entries(steps)) {
-    if (!isPlainMap(step)) continue;
-    const path = ['steps', name];
-    checkStage(step, path, stages, ctx);
-    checkWhen(step.when, [...path, 'when'], stepNames, ctx);
-    checkFreestyle(step, path, ctx);
-  }
-}
-
-function collectStepNames(steps: Record<string, unknown>): string[] {
-  const names: string[] = [];
-  for (const [name, step] of Object.entries(steps)) {
-    names.push(name);
-    if (isPlainMap(step) && step.type === 'parallel' && isPlainMap(step.steps)) {
-      names.push(...collectStepNames(step.steps));
+  const blocks = serviceBlockNames(root.services, ctx);
+  const parallelMode = root.mode === 'parallel';
+  for (const scope of scopes) {
+    checkUniqueNames(scope, ctx);
+    // A hook's steps may look at the pipeline's steps as well as at each other.
+    const known = scope === main ? mainNames : [...scope.names.map((n) => n.name), ...mainNames];
+    for (const step of scope.steps) {
+      const { raw, path } = step;
+      checkStage(raw, path, stages, ctx);
+      checkWhen(raw.when, [...path, 'when'], known, ctx);
+      checkDependencies(step, known, parallelMode, ctx);
+      checkFreestyle(raw, path, ctx);
+      checkServiceReferences(step, blocks, ctx);
+      if (raw.type === 'parallel') checkParallel(step, known, ctx);
     }
   }
-  return names;
+  if (parallelMode && main !== undefined) checkCycles(main.steps, ctx);
+}
+
+function checkParallel(step: WrittenStep, known: string[], ctx: SemanticContext): void {
+  const children = collectScopes({ steps: step.raw.steps })[0]?.names.map((n) => n.name) ?? [];
+  checkSuccessCriteria(step, children, ctx);
+  const criteria = step.raw.success_criteria;
+  if (isPlainMap(criteria)) {
+    checkConditions(
+      criteria.condition,
+      [...step.path, 'success_criteria', 'condition'],
+      known,
+      ctx,
+    );
+  }
 }
 
 function checkStage(
@@ -93,14 +112,22 @@ function checkWhen(
       });
     }
   }
-  if (isPlainMap(when.condition)) {
-    for (const mode of ['all', 'any'] as const) {
-      const expressions = when.condition[mode];
-      if (!isPlainMap(expressions)) continue;
-      for (const [name, source] of Object.entries(expressions)) {
-        if (typeof source !== 'string') continue; // numbers are valid; others reported already
-        checkExpression(source, [...path, 'condition', mode, name], stepNames, ctx);
-      }
+  checkConditions(when.condition, [...path, 'condition'], stepNames, ctx);
+}
+
+function checkConditions(
+  condition: unknown,
+  path: IssuePath,
+  stepNames: string[],
+  ctx: SemanticContext,
+): void {
+  if (!isPlainMap(condition)) return;
+  for (const mode of ['all', 'any'] as const) {
+    const expressions = condition[mode];
+    if (!isPlainMap(expressions)) continue;
+    for (const [name, source] of Object.entries(expressions)) {
+      if (typeof source !== 'string') continue; // numbers are valid; others reported already
+      checkExpression(source, [...path, mode, name], stepNames, ctx);
     }
   }
 }

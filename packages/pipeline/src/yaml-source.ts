@@ -23,6 +23,8 @@ export interface YamlSource {
   scalarStart(path: IssuePath): (Position & { quoted: boolean }) | undefined;
   /** Position of character `offset` of the string scalar at `path`, however it is quoted. */
   locateInScalar(path: IssuePath, offset: number): Position | undefined;
+  /** Whether the value at `path` defines an anchor (`&name`), on itself or anywhere inside. */
+  definesAnchor(path: IssuePath): boolean;
 }
 
 export function parseYamlSource(text: string, file: string): YamlSource {
@@ -78,7 +80,28 @@ export function parseYamlSource(text: string, file: string): YamlSource {
       const [start, end] = node.range;
       return position(sourceOffset({ text, start, end, style: node.type, value }, offset));
     },
+    definesAnchor(path) {
+      const { node, exact } = findNode(doc, path);
+      return exact && hasAnchor(node);
+    },
   };
+}
+
+/** Walks without recursion; aliases are not followed, as they define nothing. */
+function hasAnchor(root: Node | null): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (isPair(item)) {
+      stack.push(item.key, item.value);
+    } else if (isMap(item) || isSeq(item)) {
+      if (item.anchor) return true;
+      stack.push(...item.items);
+    } else if (isScalar(item) && item.anchor) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /**

@@ -12,3 +12,4 @@ export * from './schemas/builds.js';
 export * from './schemas/agents.js';
 export * from './schemas/engine.js';
 export * from './schemas/triggers.js';
+export * from './schemas/settings.js';

@@ -21,7 +21,7 @@ import {
   UpdatePipeline,
   VariableInput,
 } from './schemas/projects.js';
-import { Build, CreateBuild, ListBuilds } from './schemas/builds.js';
+import { AnswerApproval, Build, CreateBuild, ListBuilds } from './schemas/builds.js';
 import {
   Agent,
   CreateAgent,
@@ -227,6 +227,28 @@ const builds = {
     tag: 'builds',
     summary: 'Cancel a build (pending: at once; running: through its engine)',
     params: BuildParams,
+    response: Build,
+  }),
+  approveBuild: route({
+    method: 'POST',
+    path: `${V1}/builds/:buildId/approve`,
+    scope: 'user',
+    tag: 'builds',
+    summary:
+      'Approve a pending-approval step (the named one, or every waiting one); 409 when none waits',
+    params: BuildParams,
+    body: AnswerApproval,
+    response: Build,
+  }),
+  denyBuild: route({
+    method: 'POST',
+    path: `${V1}/builds/:buildId/deny`,
+    scope: 'user',
+    tag: 'builds',
+    summary:
+      'Deny a pending-approval step (the named one, or every waiting one); 409 when none waits',
+    params: BuildParams,
+    body: AnswerApproval,
     response: Build,
   }),
   restartBuild: route({

@@ -1,13 +1,15 @@
 /**
  * Every route of the three APIs: `/api/v1` (people and the CLI, user tokens), `/api/agent/v1`
  * (runner agents, agent tokens) and `/api/engine/v1` (one build's engine, engine tokens), plus
- * triggers and the public webhook endpoint git hosts post to.
+ * account settings (registries, step types), triggers and the public webhook endpoint git hosts
+ * post to.
  * @module
  */
 import { runnerRoutes } from './routes-runner.js';
+import { settingsRoutes } from './routes-settings.js';
 import { triggerRoutes } from './routes-triggers.js';
 import { userRoutes } from './routes-user.js';
 
-export const routes = { ...userRoutes, ...runnerRoutes, ...triggerRoutes };
+export const routes = { ...userRoutes, ...settingsRoutes, ...runnerRoutes, ...triggerRoutes };
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

@@ -23,3 +23,18 @@ test('the test registry takes a push and serves the pushed tag back', async () =
     await registry.stop();
   }
 });
+
+test('a registry started with auth asks for that login and accepts it', async () => {
+  const registry = await startRegistry({ auth: { username: 'ci', password: 's3cret' } });
+  try {
+    const url = `http://${registry.address}/v2/`;
+    assert.equal((await fetch(url)).status, 401);
+    const basic = (user: string, pass: string) => ({
+      headers: { authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}` },
+    });
+    assert.equal((await fetch(url, basic('ci', 's3cret'))).status, 200);
+    assert.equal((await fetch(url, basic('ci', 'wrong'))).status, 401);
+  } finally {
+    await registry.stop();
+  }
+});

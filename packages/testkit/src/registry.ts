@@ -6,6 +6,7 @@
  * @module
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { openSync, closeSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -21,6 +22,8 @@ export interface StartRegistryOptions {
   /** Address to listen on; `0.0.0.0` (default) so pods can reach it. */
   host?: string;
   log?: (line: string) => void;
+  /** Require this login (htpasswd basic auth, bcrypt hash made with the system's crypt(3)). */
+  auth?: { username: string; password: string };
 }
 
 export interface TestRegistry {
@@ -49,6 +52,8 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
   const dir = await makeTempDir('sluice-registry-');
   const port = await freeLoopbackPort();
   const config = join(dir.path, 'config.yml');
+  const htpasswd = join(dir.path, 'htpasswd');
+  if (options.auth !== undefined) await writeHtpasswd(htpasswd, options.auth);
   await writeFile(
     config,
     [
@@ -56,6 +61,9 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
       'log: { level: warn }',
       `storage: { filesystem: { rootdirectory: ${join(dir.path, 'data')} }, delete: { enabled: true } }`,
       `http: { addr: "${options.host ?? '0.0.0.0'}:${port}" }`,
+      ...(options.auth === undefined
+        ? []
+        : [`auth: { htpasswd: { realm: sluice-test, path: ${htpasswd} } }`]),
       '',
     ].join('\n'),
   );
@@ -78,13 +86,42 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
   };
 }
 
+/**
+ * The registry reads bcrypt hashes only. Perl's `crypt` is the C library's crypt(3), which on
+ * Debian (libxcrypt) makes `$2b$` hashes, so no bcrypt package is needed.
+ */
+async function writeHtpasswd(
+  path: string,
+  auth: { username: string; password: string },
+): Promise<void> {
+  const alphabet = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const salt = Array.from(randomBytes(22), (b) => alphabet[b % 64]).join('');
+  const result = await runCommand('perl', [
+    '-e',
+    'print crypt($ARGV[0], $ARGV[1])',
+    auth.password,
+    `$2b$05$${salt}`,
+  ]);
+  if (result.code !== 0 || !result.stdout.startsWith('$2b$')) {
+    throw new UnavailableError(
+      REGISTRY_UNAVAILABLE,
+      'Could not make a bcrypt hash for the test registry',
+      {
+        hint: `perl's crypt() must support $2b$ (libxcrypt): ${result.stderr || result.stdout}`,
+      },
+    );
+  }
+  await writeFile(path, `${auth.username}:${result.stdout.trim()}\n`);
+}
+
 async function waitForRegistry(address: string, exited: Promise<void>, logPath: string) {
   let gone = false;
   void exited.then(() => (gone = true));
   for (let i = 0; i < 100 && !gone; i += 1) {
     try {
       const response = await fetch(`http://${address}/v2/`);
-      if (response.ok) return;
+      // 401: up, and asking for the login it was configured with.
+      if (response.ok || response.status === 401) return;
     } catch {
       // Not listening yet.
     }

@@ -14,6 +14,9 @@ const STATUS_STYLE: Record<string, Style> = {
   error: 'red',
   terminated: 'yellow',
   skipped: 'dim',
+  timeout: 'red',
+  denied: 'red',
+  'pending-approval': 'yellow',
 };
 
 const PHASES: [keyof BuildTiming, string][] = [

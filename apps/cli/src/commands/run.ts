@@ -1,7 +1,8 @@
 /**
  * `sluice run [FILE]`: runs a pipeline on a Docker engine, no server needed. Live output, a
  * summary table, exit 0 only when the build succeeded. SIGINT/SIGTERM terminate the build
- * cleanly; a second signal exits at once.
+ * cleanly; a second signal exits at once. Registries come from `--registry`, approvals from
+ * `--approve`/`--deny` or the terminal, typed steps from the step-type directories.
  * @module
  */
 import { randomBytes } from 'node:crypto';
@@ -14,6 +15,11 @@ import { dockerEndpoint, parsePairs } from '../config.js';
 import type { CliConfig } from '../config.js';
 import { readGitFacts } from '../git-facts.js';
 import { readPipelineFile } from '../pipeline-file.js';
+import { localStepTypes } from '../local-step-types.js';
+import { readSecretStdin } from '../read-secret-stdin.js';
+import { approvalGateFor } from '../run-approvals.js';
+import { parseRegistryFlags } from '../run-registries.js';
+import { askApproval } from '../ui/approval-prompt.js';
 import { createBuildReporter, printSummary } from '../ui/build-reporter.js';
 import { printIssues } from '../ui/print-issues.js';
 import type { Terminal } from '../ui/terminal.js';
@@ -29,6 +35,15 @@ export interface RunOptions {
   gitImage?: string;
   buildId?: string;
   output?: 'text' | 'json';
+  /** `NAME=HOST[:PORT]` (repeatable). */
+  registry: string[];
+  defaultRegistry?: string;
+  registryUsername?: string;
+  registryPasswordStdin?: boolean;
+  approve?: boolean;
+  deny?: boolean;
+  /** Step-type directories (repeatable). */
+  stepTypes: string[];
 }
 
 const EXIT = { success: 0, failure: 1, invalid: 2, SIGINT: 130, SIGTERM: 143 } as const;
@@ -41,8 +56,24 @@ export async function runCommand(
 ): Promise<number> {
   const variables = parsePairs('--var', options.var);
   const secrets = parsePairs('--secret', options.secret);
+  const approve = approvalGateFor(options, {
+    interactive: config.interactive && options.output !== 'json',
+    ask: (request, signal) => askApproval(request, signal),
+  });
+  const registries = parseRegistryFlags({
+    registry: options.registry,
+    defaultRegistry: options.defaultRegistry,
+    username: options.registryUsername ?? config.registryUsername,
+    password: options.registryPasswordStdin
+      ? readSecretStdin('--registry-password-stdin')
+      : config.registryPassword,
+  });
   const source = readPipelineFile(file, options.cwd);
-  const parsed = parsePipeline(source.text, { file: source.display });
+  const stepTypes = localStepTypes(term, config, source, {
+    flags: options.stepTypes,
+    cwd: options.cwd,
+  });
+  const parsed = parsePipeline(source.text, { file: source.display, stepTypes });
   if (parsed.issues.length > 0) printIssues(term, parsed.issues, source.text);
   if (!parsed.ok) return EXIT.invalid;
 
@@ -83,8 +114,10 @@ export async function runCommand(
       onEvent:
         options.output === 'json'
           ? (e) => term.out(JSON.stringify(e))
-          : createBuildReporter(term, parsed.pipeline.steps.length),
+          : createBuildReporter(term, { steps: parsed.pipeline.steps }),
       signal: controller.signal,
+      registries,
+      approve,
     });
   } finally {
     process.off('SIGINT', onInt);

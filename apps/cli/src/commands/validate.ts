@@ -1,8 +1,10 @@
 /**
- * `sluice validate [FILE]`: every problem in the pipeline with file:line:column.
+ * `sluice validate [FILE]`: every problem in the pipeline with file:line:column, typed steps
+ * checked against the same step-type directories as `sluice run`.
  * @module
  */
 import { parsePipeline } from '@sluice/pipeline';
+import { localStepTypes } from '../local-step-types.js';
 import { readPipelineFile } from '../pipeline-file.js';
 import { printIssues } from '../ui/print-issues.js';
 import type { Terminal } from '../ui/terminal.js';
@@ -10,6 +12,10 @@ import type { Terminal } from '../ui/terminal.js';
 export interface ValidateOptions {
   cwd: string;
   output?: 'text' | 'json';
+  /** `--step-types` directories. */
+  stepTypes?: string[];
+  /** `SLUICE_STEP_TYPES` directories. */
+  stepTypeDirs?: string[];
 }
 
 /** Exit code: 0 valid (warnings allowed), 1 problems found. */
@@ -19,7 +25,11 @@ export function validateCommand(
   options: ValidateOptions,
 ): number {
   const source = readPipelineFile(file, options.cwd);
-  const result = parsePipeline(source.text, { file: source.display });
+  const stepTypes = localStepTypes(term, { stepTypeDirs: options.stepTypeDirs ?? [] }, source, {
+    flags: options.stepTypes ?? [],
+    cwd: options.cwd,
+  });
+  const result = parsePipeline(source.text, { file: source.display, stepTypes });
   if (options.output === 'json') {
     term.out(
       JSON.stringify({ file: source.display, valid: result.ok, issues: result.issues }, null, 2),

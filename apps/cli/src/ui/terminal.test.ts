@@ -6,6 +6,8 @@ test('durations read naturally at every scale', () => {
   assert.equal(formatDuration(420), '420ms');
   assert.equal(formatDuration(1530), '1.5s');
   assert.equal(formatDuration(125_000), '2m5s');
+  assert.equal(formatDuration(168 * 3_600_000), '168h0m');
+  assert.equal(formatDuration(3_690_000), '1h1m');
 });
 
 test('tables pad every column but the last to its widest cell', () => {

@@ -53,8 +53,12 @@ export function printError(term: Terminal, message: string, hint?: string): void
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
-  const minutes = Math.floor(ms / 60_000);
-  return `${minutes}m${Math.round((ms % 60_000) / 1000)}s`;
+  if (ms < 3_600_000) {
+    const minutes = Math.floor(ms / 60_000);
+    return `${minutes}m${Math.round((ms % 60_000) / 1000)}s`;
+  }
+  const hours = Math.floor(ms / 3_600_000);
+  return `${hours}h${Math.floor((ms % 3_600_000) / 60_000)}m`;
 }
 
 /** Columns padded to their widest cell. */

@@ -1,12 +1,24 @@
 /**
  * The default `BackendFactory`: a Kubernetes runtime gets a `KubernetesBackend` (namespace from
  * the control plane's view of the runtime, else the target's own), a local one a `LocalBackend`.
- * The Kubernetes backend is loaded only when a runtime needs it: @kubernetes/client-node costs
- * an agent about 75 MiB of resident memory, which a local-only agent (`sluice up`) does not pay.
+ * Each backend's module is loaded only when a runtime needs it, so an agent pays for the client
+ * of the runtimes it serves and no other: the local one's dockerode (with its gRPC and SSH
+ * dependencies, about 10 MiB of resident memory) stays out of a Kubernetes agent.
  * @module
  */
 import type { BackendFactory } from '../agent.js';
-import { createLocalBackend } from './local-backend.js';
+import type { LocalTarget } from '../runner-config.js';
+import type { RuntimeBackend } from '../runtime-backend.js';
+import type { LocalBackendOptions } from './local-backend.js';
+
+/** A `LocalBackend`; its module (and the Docker client) is loaded on the first call. */
+export async function createLocalBackend(
+  target: LocalTarget,
+  options: LocalBackendOptions,
+): Promise<RuntimeBackend> {
+  const local = await import('./local-backend.js');
+  return local.createLocalBackend(target, options);
+}
 
 export const createBackend: BackendFactory = async (target, { logger, config, runtime }) => {
   const log = logger.child({ runtime: target.name });

@@ -67,7 +67,7 @@ function kubernetesBackend(
     health: () => kubeHealth(kube, target.name, namespace),
     listBuildObjects: () => listBuildObjects(kube, target.name, namespace),
     deleteBuildObjects: (refs) => deleteBuildObjects(kube, logger, refs, namespace),
-    close: () => Promise.resolve(),
+    close: () => Promise.resolve(kube.close()),
   };
 }
 

@@ -95,6 +95,24 @@ export function registerUserRoutes(app: FastifyInstance, s: Services, auth: Auth
   registerRoute(app, routes.cancelBuild, auth, ({ principal, params }) =>
     s.builds.cancel(principal.accountId, params.buildId),
   );
+  registerRoute(app, routes.approveBuild, auth, ({ principal, params, body }) =>
+    s.approvals.answer({
+      accountId: principal.accountId,
+      buildId: params.buildId,
+      decision: 'approve',
+      step: body.step,
+      userId: principal.userId,
+    }),
+  );
+  registerRoute(app, routes.denyBuild, auth, ({ principal, params, body }) =>
+    s.approvals.answer({
+      accountId: principal.accountId,
+      buildId: params.buildId,
+      decision: 'deny',
+      step: body.step,
+      userId: principal.userId,
+    }),
+  );
   registerRoute(app, routes.restartBuild, auth, ({ principal, params }) =>
     s.builds.restart(principal.accountId, params.buildId, principal.userId),
   );

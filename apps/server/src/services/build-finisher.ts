@@ -91,7 +91,7 @@ export class BuildFinisher {
       .updateTable('build_steps')
       .set({ status: 'terminated', finished_at: now })
       .where('build_id', '=', buildId)
-      .where('status', '=', 'running')
+      .where('status', 'in', ['running', 'pending-approval'])
       .execute();
   }
 

@@ -14,10 +14,12 @@ import { ConflictError } from '@sluice/errors';
 import { wasHandedOut } from './build-finisher.js';
 import type { BuildFinisher } from './build-finisher.js';
 import { loadBuild, loadBuilds } from './build-rows.js';
+import { insertPlannedSteps, plannedSteps } from './build-steps.js';
 import { CHANNELS } from './signals.js';
 import type { ProjectService } from './project-service.js';
 import type { Scheduler } from './scheduler.js';
 import type { ServerContext } from './server-context.js';
+import type { StepTypeService } from './step-type-service.js';
 
 export interface CreateBuildInput {
   accountId: string;
@@ -46,17 +48,20 @@ export class BuildService {
   readonly #projects: ProjectService;
   readonly #scheduler: Scheduler;
   readonly #finisher: BuildFinisher;
+  readonly #stepTypes: StepTypeService;
 
   constructor(
     ctx: ServerContext,
     projects: ProjectService,
     scheduler: Scheduler,
     finisher: BuildFinisher,
+    stepTypes: StepTypeService,
   ) {
     this.#ctx = ctx;
     this.#projects = projects;
     this.#scheduler = scheduler;
     this.#finisher = finisher;
+    this.#stepTypes = stepTypes;
   }
 
   async create(input: CreateBuildInput): Promise<Build> {
@@ -72,8 +77,11 @@ export class BuildService {
    */
   async insert(trx: Executor, input: CreateBuildInput): Promise<string> {
     const pipeline = await this.#projects.pipelineRow(input.accountId, input.pipelineId, trx);
-    const parsed = parsePipeline(pipeline.yaml, { file: pipeline.name });
-    const stepNames = parsed.ok ? parsed.pipeline.steps.map((s) => s.name) : [];
+    const stepTypes = await this.#stepTypes.catalog(input.accountId, trx);
+    const parsed = parsePipeline(pipeline.yaml, { file: pipeline.name, stepTypes });
+    // A pipeline that no longer parses (a step type deleted since) still gets its build, which
+    // its engine fails with the reason; it just has no step rows to show beforehand.
+    const steps = parsed.ok ? plannedSteps(parsed.pipeline.steps) : [];
     const id = this.#ctx.ids.next('bld');
     const now = new Date(this.#ctx.clock());
     // Numbers are per pipeline: lock its row so concurrent builds take turns.
@@ -112,19 +120,7 @@ export class BuildService {
         updated_at: now,
       })
       .execute();
-    if (stepNames.length > 0) {
-      await trx
-        .insertInto('build_steps')
-        .values(
-          stepNames.map((name, position) => ({
-            build_id: id,
-            name,
-            position,
-            status: 'pending',
-          })),
-        )
-        .execute();
-    }
+    await insertPlannedSteps(trx, id, steps);
     return id;
   }
 

@@ -1,6 +1,7 @@
 /**
- * The engine's side of a build: what to run (pipeline, variables, decrypted secrets), state
- * changes of steps and the build, heartbeats, and the control channel (cancel, approvals).
+ * The engine's side of a build: what to run (pipeline, variables, decrypted secrets, the
+ * account's registries and step types), state changes of steps (upserted: see build-steps.ts),
+ * approvals and the build, heartbeats, and the control channel (cancel, approve, deny).
  * A build whose engine goes silent is failed as an infrastructure error by `reapSilentEngines`.
  * @module
  */
@@ -11,11 +12,24 @@ import type { BuildService } from './build-service.js';
 import type { CertificateService } from './certificate-service.js';
 import { decryptBuildSecrets } from './build-service.js';
 import type { ProjectService } from './project-service.js';
+import type { RegistryService } from './registry-service.js';
+import type { StepTypeService } from './step-type-service.js';
 import type { Scheduler } from './scheduler.js';
 import { CHANNELS } from './signals.js';
 import { keepFirstTiming, mergeTiming } from './json-columns.js';
+import { awaitApproval, finishStep, startStep } from './build-steps.js';
+import { resumeWhenAnswered } from './approval-service.js';
 import { isoTime } from './server-context.js';
 import type { ServerContext } from './server-context.js';
+
+export interface EngineServiceDeps {
+  projects: ProjectService;
+  builds: BuildService;
+  scheduler: Scheduler;
+  certificates: CertificateService;
+  registries: RegistryService;
+  stepTypes: StepTypeService;
+}
 
 export class EngineService {
   readonly #ctx: ServerContext;
@@ -23,19 +37,17 @@ export class EngineService {
   readonly #builds: BuildService;
   readonly #scheduler: Scheduler;
   readonly #certificates: CertificateService;
+  readonly #registries: RegistryService;
+  readonly #stepTypes: StepTypeService;
 
-  constructor(
-    ctx: ServerContext,
-    projects: ProjectService,
-    builds: BuildService,
-    scheduler: Scheduler,
-    certificates: CertificateService,
-  ) {
+  constructor(ctx: ServerContext, deps: EngineServiceDeps) {
     this.#ctx = ctx;
-    this.#projects = projects;
-    this.#builds = builds;
-    this.#scheduler = scheduler;
-    this.#certificates = certificates;
+    this.#projects = deps.projects;
+    this.#builds = deps.builds;
+    this.#scheduler = deps.scheduler;
+    this.#certificates = deps.certificates;
+    this.#registries = deps.registries;
+    this.#stepTypes = deps.stepTypes;
   }
 
   async build(buildId: string): Promise<EngineBuild> {
@@ -75,6 +87,8 @@ export class EngineService {
       volumeKey: `${row.project_name}-${row.pipeline_name}`,
       runtimeEnvironment: row.runtime_environment,
       tls: await this.#certificates.buildClientCertificate(buildId),
+      registries: await this.#registries.forEngine(row.account_id),
+      stepTypes: await this.#stepTypes.forEngine(row.account_id),
     };
   }
 
@@ -105,30 +119,26 @@ export class EngineService {
           .execute();
         return false;
       case 'step-started':
-        await trx
-          .updateTable('build_steps')
-          .set({ status: 'running', started_at: event.at })
-          .where('build_id', '=', buildId)
-          .where('name', '=', event.step)
-          .execute();
+        await startStep(trx, buildId, event);
         await trx
           .updateTable('builds')
           .set({ timing: keepFirstTiming({ firstStepStartedAt: event.at }) })
           .where('id', '=', buildId)
           .execute();
         return false;
-      case 'step-finished':
+      case 'approval-requested':
+        await awaitApproval(trx, buildId, event);
         await trx
-          .updateTable('build_steps')
-          .set({
-            status: event.status,
-            exit_code: event.exitCode ?? null,
-            reason: event.reason ?? null,
-            finished_at: event.at,
-          })
-          .where('build_id', '=', buildId)
-          .where('name', '=', event.step)
+          .updateTable('builds')
+          .set({ status: 'pending-approval', updated_at: new Date(this.#ctx.clock()) })
+          .where('id', '=', buildId)
+          .where('status', '=', 'running')
           .execute();
+        return false;
+      case 'step-finished':
+        await finishStep(trx, buildId, event);
+        // The engine decided an approval itself (its timeout): the build runs on.
+        await resumeWhenAnswered(trx, buildId, new Date(this.#ctx.clock()));
         return false;
       case 'build-finished':
         await this.#builds.finish(trx, buildId, event.status, event.reason ?? null);
@@ -161,7 +171,13 @@ export class EngineService {
         .execute();
       const left = deadline - this.#ctx.clock();
       if (rows.length > 0 || left <= 0 || signal?.aborted)
-        return rows.map((r) => ({ seq: r.seq, kind: r.kind, at: isoTime(r.created_at) ?? '' }));
+        return rows.map((r) => ({
+          seq: r.seq,
+          kind: r.kind,
+          step: r.step,
+          by: r.actor,
+          at: isoTime(r.created_at) ?? '',
+        }));
       await this.#ctx.signals.wait(CHANNELS.control, buildId, left, { signal, since });
     }
   }
@@ -172,7 +188,7 @@ export class EngineService {
     const silent = await this.#ctx.database.db
       .selectFrom('builds')
       .select(['id', 'account_id'])
-      .where('status', '=', 'running')
+      .where('status', 'in', ['running', 'pending-approval'])
       .where((eb) =>
         eb.or([eb('engine_heartbeat_at', '<', cutoff), eb('engine_heartbeat_at', 'is', null)]),
       )

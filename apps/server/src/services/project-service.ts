@@ -6,6 +6,7 @@
  */
 import { InputError, NotFoundError } from '@sluice/errors';
 import { parsePipeline } from '@sluice/pipeline';
+import type { StepTypeCatalog } from '@sluice/pipeline';
 import { decryptSecret, encryptSecret } from '@sluice/pki';
 import type { Executor, ProjectRow } from '@sluice/db';
 import type { Pipeline, Project } from '@sluice/protocol';
@@ -13,15 +14,18 @@ import type { z } from 'zod';
 import type { CreatePipeline, UpdatePipeline } from '@sluice/protocol';
 import { isoTime } from './server-context.js';
 import type { ServerContext } from './server-context.js';
+import type { StepTypeService } from './step-type-service.js';
 
 type CreatePipelineInput = z.output<typeof CreatePipeline>;
 type UpdatePipelineInput = z.output<typeof UpdatePipeline>;
 
 export class ProjectService {
   readonly #ctx: ServerContext;
+  readonly #stepTypes: StepTypeService;
 
-  constructor(ctx: ServerContext) {
+  constructor(ctx: ServerContext, stepTypes: StepTypeService) {
     this.#ctx = ctx;
+    this.#stepTypes = stepTypes;
   }
 
   async listProjects(accountId: string): Promise<Project[]> {
@@ -81,7 +85,8 @@ export class ProjectService {
     project: string,
     input: CreatePipelineInput,
   ): Promise<Pipeline> {
-    assertValidYaml(input.yaml, `${project}/${input.name}`);
+    const stepTypes = await this.#stepTypes.catalog(accountId);
+    assertValidYaml(input.yaml, `${project}/${input.name}`, stepTypes);
     const id = this.#ctx.ids.next('pip');
     await this.#ctx.database.db.transaction().execute(async (trx) => {
       const projectRow = await this.#projectRow(trx, accountId, project);
@@ -109,7 +114,8 @@ export class ProjectService {
     input: UpdatePipelineInput,
   ): Promise<Pipeline> {
     const current = await this.pipelineRow(accountId, pipelineId);
-    if (input.yaml !== undefined) assertValidYaml(input.yaml, current.name);
+    if (input.yaml !== undefined)
+      assertValidYaml(input.yaml, current.name, await this.#stepTypes.catalog(accountId));
     await this.#ctx.database.db.transaction().execute(async (trx) => {
       await trx
         .updateTable('pipelines')
@@ -249,8 +255,8 @@ function toProject(row: ProjectRow): Project {
 }
 
 /** 422 with every problem of the YAML, each with line and column. */
-function assertValidYaml(yaml: string, file: string): void {
-  const parsed = parsePipeline(yaml, { file });
+function assertValidYaml(yaml: string, file: string, stepTypes: StepTypeCatalog): void {
+  const parsed = parsePipeline(yaml, { file, stepTypes });
   if (parsed.ok) return;
   const issues = parsed.issues.map(({ severity, code, message, path, line, column }) => ({
     severity,

@@ -16,6 +16,9 @@ import { TaskQueue } from './task-queue.js';
 import { TriggerService } from './trigger-service.js';
 import { WebhookService } from './webhook-service.js';
 import { BuildFinisher } from './build-finisher.js';
+import { ApprovalService } from './approval-service.js';
+import { RegistryService } from './registry-service.js';
+import { StepTypeService } from './step-type-service.js';
 import { createTaskPlanner } from './task-planner.js';
 import type { ServerContext } from './server-context.js';
 
@@ -34,17 +37,22 @@ export interface Services {
   webhooks: WebhookService;
   cron: CronTriggers;
   certificates: CertificateService;
+  approvals: ApprovalService;
+  registries: RegistryService;
+  stepTypes: StepTypeService;
 }
 
 export function createServices(ctx: ServerContext): Services {
   const identity = new IdentityService(ctx);
-  const projects = new ProjectService(ctx);
+  const stepTypes = new StepTypeService(ctx);
+  const registries = new RegistryService(ctx);
+  const projects = new ProjectService(ctx, stepTypes);
   const runtimes = new RuntimeService(ctx);
   const certificates = new CertificateService(ctx);
   const planner = createTaskPlanner({ ctx, runtimes, identity, certificates });
   const finisher = new BuildFinisher(ctx, identity, planner);
   const scheduler = new Scheduler(ctx, planner, finisher);
-  const builds = new BuildService(ctx, projects, scheduler, finisher);
+  const builds = new BuildService(ctx, projects, scheduler, finisher, stepTypes);
   const triggers = new TriggerService(ctx, projects);
   return {
     ctx,
@@ -54,12 +62,22 @@ export function createServices(ctx: ServerContext): Services {
     builds,
     tasks: new TaskQueue(ctx, builds),
     logs: new LogHub(ctx),
-    engine: new EngineService(ctx, projects, builds, scheduler, certificates),
+    engine: new EngineService(ctx, {
+      projects,
+      builds,
+      scheduler,
+      certificates,
+      registries,
+      stepTypes,
+    }),
     runtimes,
     agents: new AgentService(ctx, identity, runtimes),
     triggers,
     webhooks: new WebhookService(ctx, triggers, builds),
     cron: new CronTriggers(ctx, builds),
     certificates,
+    approvals: new ApprovalService(ctx),
+    registries,
+    stepTypes,
   };
 }

@@ -20,8 +20,10 @@ const TABLES = [
   'pipelines',
   'pki',
   'projects',
+  'registries',
   'runtime_environments',
   'settings',
+  'step_types',
   'tasks',
   'triggers',
   'users',
@@ -38,7 +40,10 @@ for (const kind of databases.kinds) {
     const target = await databases.prepare(kind, { empty: true });
     const database = await openDatabase({ ...target, logger });
     try {
-      assert.deepEqual(logged.at(-1), ['database migrated', { applied: ['001_control_plane'] }]);
+      assert.deepEqual(logged.at(-1), [
+        'database migrated',
+        { applied: ['001_control_plane', '002_pipeline_language'] },
+      ]);
       const { rows } = await sql<{ table_name: string }>`
         select table_name from information_schema.tables
         where table_schema = 'public' and table_name not like 'kysely_%'

@@ -10,10 +10,14 @@ import { InternalError, isSluiceError } from '@sluice/errors';
 import { messageOf } from '../db-errors.js';
 import type { Schema } from '../schema.js';
 import { controlPlaneMigration } from './001-control-plane.js';
+import { pipelineLanguageMigration } from './002-pipeline-language.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
-export const MIGRATIONS: readonly SqlMigration[] = [controlPlaneMigration];
+export const MIGRATIONS: readonly SqlMigration[] = [
+  controlPlaneMigration,
+  pipelineLanguageMigration,
+];
 
 export interface MigrateResult {
   /** Names applied by this call, in order; empty when the schema was already current. */

@@ -1,17 +1,21 @@
 /**
  * Field schemas shared by several step types (reference §5.2): the fields every step accepts,
- * and the command, environment, hook and condition shapes.
+ * and the command, environment, timeout, retry and condition shapes. Hooks are added where the
+ * step schema is built, since a hook holds steps.
  * @module
  */
+import { parseDuration } from './duration.js';
 import {
   any,
   bool,
   isPlainMap,
+  leaf,
   list,
-  num,
+  numberIn,
   object,
   oneOf,
   record,
+  required,
   str,
   text,
   typeName,
@@ -21,7 +25,7 @@ import {
 import type { Fields, Schema } from './validators.js';
 
 export const isString = (v: unknown) => typeof v === 'string' || typeof v === 'number';
-const isList = (v: unknown) => Array.isArray(v);
+export const isList = (v: unknown) => Array.isArray(v);
 const isBoolish = (v: unknown) => typeof v === 'boolean' || v === 'true' || v === 'false';
 
 /** `commands`, `cmd`, `entry_point`: a number there is a mistake, not a string YAML converted. */
@@ -31,37 +35,24 @@ export const commandText: Schema = union([
 ]);
 
 /** `KEY=value` entries, or a map of KEY: value (compose style). */
-const envEntry: Schema = {
-  describe: 'a KEY=value string',
-  check(value, path, ctx) {
-    if (typeof value !== 'string' || !/^[^=\s]+=/.test(value)) {
-      ctx.report(path, `Environment entry ${JSON.stringify(value)} must be written KEY=value`);
-    }
-  },
-};
+export function keyValueEntry(what: string): Schema {
+  return {
+    describe: 'a KEY=value string',
+    check(value, path, ctx) {
+      if (typeof value !== 'string' || !/^[^=\s]+=/.test(value)) {
+        ctx.report(path, `${what} entry ${JSON.stringify(value)} must be written KEY=value`);
+      }
+    },
+  };
+}
 const scalar = union(
   [{ when: (v) => isString(v) || typeof v === 'boolean' || v === null, schema: any }],
   'a string, number or boolean',
 );
 export const environment: Schema = union([
-  { when: isList, schema: list(envEntry) },
+  { when: isList, schema: list(keyValueEntry('Environment')) },
   { when: isPlainMap, schema: record(scalar, 'a map of values') },
 ]);
-
-const hookBody = object('hook', {
-  exec: object('hook exec', { image: str, commands: commandText, environment, shell: str }),
-  steps: record(any, 'a map of steps'),
-  mode: oneOf(['sequential', 'parallel']),
-  fail_fast: bool,
-  metadata: any,
-  annotations: any,
-});
-export const hooks = object('hooks', {
-  on_elected: hookBody,
-  on_success: hookBody,
-  on_fail: hookBody,
-  on_finish: hookBody,
-});
 
 /** A named condition; YAML makes `x: true` a boolean, which is not an expression string. */
 const condition: Schema = {
@@ -73,13 +64,42 @@ const condition: Schema = {
   },
 };
 
+export const conditionModes = object('condition', {
+  all: record(condition, 'a map of expressions'),
+  any: record(condition, 'a map of expressions'),
+});
+
+export const STEP_OUTCOMES = ['success', 'failure', 'finished', 'skipped'] as const;
+const outcome = oneOf(STEP_OUTCOMES);
+const dependency = object('when.steps entry', {
+  name: required(str),
+  on: union([
+    { when: (v) => typeof v === 'string', schema: outcome },
+    { when: isList, schema: list(outcome) },
+  ]),
+});
+const dependencies = list(dependency);
+
+/** `when.steps`: a list (all of them), or `all:` / `any:` — one of the two, as the model holds one. */
+const stepDependencies = union([
+  { when: isList, schema: dependencies },
+  {
+    when: isPlainMap,
+    schema: object('when.steps', { all: dependencies, any: dependencies }, (value, path, ctx) => {
+      const map = value as Record<string, unknown>;
+      if (map.all !== undefined && map.any !== undefined) {
+        ctx.report([...path, 'any'], '"when.steps" takes "all" or "any", not both', { at: 'key' });
+      } else if (map.all === undefined && map.any === undefined) {
+        ctx.report(path, '"when.steps" must hold "all" or "any"');
+      }
+    }),
+  },
+]);
+
 const when = object('when', {
   branch: object('when.branch', { only: list(str), ignore: list(str) }),
-  condition: object('when.condition', {
-    all: record(condition, 'a map of expressions'),
-    any: record(condition, 'a map of expressions'),
-  }),
-  steps: unsupported(),
+  condition: conditionModes,
+  steps: stepDependencies,
 });
 
 const failFast = union(
@@ -93,7 +113,29 @@ const failFast = union(
   'true, false or a map',
 );
 
-/** Fields every step type accepts. */
+export const timeout: Schema = {
+  describe: 'a duration',
+  check(value, path, ctx) {
+    const parsed = parseDuration(value);
+    if (!parsed.ok) ctx.report(path, `${leaf(path)} ${parsed.problem}, got ${typeName(value)}`);
+  },
+};
+
+export const retry = object('retry', {
+  maxAttempts: numberIn(1, 10, true),
+  delay: numberIn(5, 60),
+  exponentialFactor: numberIn(1, 5),
+});
+
+/** The `arguments:` of a built-in step is folded into the step before checks; what is left is not a map. */
+const leftoverArguments: Schema = {
+  describe: 'a map',
+  check(value, path, ctx) {
+    ctx.report(path, `"arguments" must be a map of the step's fields, got ${typeName(value)}`);
+  },
+};
+
+/** Fields every step type accepts, but `hooks`. */
 export const common: Fields = {
   type: str,
   title: str,
@@ -102,17 +144,16 @@ export const common: Fields = {
   working_directory: str,
   fail_fast: failFast,
   when,
-  strict_fail_fast: unsupported(bool),
-  timeout: unsupported(str),
-  retry: unsupported(object('retry', { maxAttempts: num, delay: num, exponentialFactor: num })),
+  strict_fail_fast: bool,
+  timeout,
+  retry,
   on_success: unsupported(),
   on_fail: unsupported(),
   on_finish: unsupported(),
-  hooks: unsupported(hooks),
   registry_context: unsupported(str),
   registry_contexts: unsupported(list(str)),
   metadata: unsupported(),
   annotations: unsupported(),
-  arguments: unsupported(),
+  arguments: leftoverArguments,
   docker_machine: unsupported(),
 };

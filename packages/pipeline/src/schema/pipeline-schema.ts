@@ -1,10 +1,12 @@
 /**
- * Root keys of codefresh.yml (reference §5.1).
+ * Root keys of codefresh.yml (reference §5.1), in either form: the bare file, or the full
+ * `kind: pipeline` document (`version`, `kind`, `metadata`, `spec`) whose `spec` holds the same
+ * keys plus control-plane settings Sluice does not use.
  * @module
  */
 import { ISSUE_CODES } from '../pipeline-issue.js';
-import { hooks } from './common-fields.js';
-import { checkStep } from './step-schemas.js';
+import { rootServices } from './services-schema.js';
+import { hooks, stepsMap } from './step-schemas.js';
 import {
   any,
   bool,
@@ -18,7 +20,7 @@ import {
   typeName,
   unsupported,
 } from './validators.js';
-import type { Schema } from './validators.js';
+import type { Fields, Schema, SchemaContext } from './validators.js';
 
 const version: Schema = {
   describe: '"1.0"',
@@ -34,10 +36,16 @@ const version: Schema = {
   },
 };
 
+function warnWithoutVersion(value: unknown, _path: unknown, ctx: SchemaContext): void {
+  if (Object.hasOwn(value as object, 'version')) return;
+  const message = 'The pipeline has no "version"; it is read as version "1.0"';
+  ctx.report([], message, { code: ISSUE_CODES.missingField, severity: 'warning' });
+}
+
 const steps: Schema = {
   describe: 'a map of steps',
   check(value, path, ctx) {
-    record({ describe: 'a step', check: checkStep }, 'a map of steps').check(value, path, ctx);
+    stepsMap.check(value, path, ctx);
     if (!isPlainMap(value)) return;
     if (Object.keys(value).length === 0) ctx.report(path, '"steps" must hold at least one step');
     if (Object.hasOwn(value, '')) {
@@ -46,16 +54,80 @@ const steps: Schema = {
   },
 };
 
-export const pipelineSchema = object('pipeline', {
-  version: required(version),
+const pipelineFields: Fields = {
   steps: required(steps),
   stages: list(str),
   mode: oneOf(['sequential', 'parallel']),
   fail_fast: bool,
-  strict_fail_fast: unsupported(bool),
-  hooks: unsupported(hooks),
-  services: unsupported(),
+  strict_fail_fast: bool,
+  hooks,
+  services: rootServices,
   success_criteria: unsupported(),
   indicators: any,
   build_version: unsupported(oneOf(['v1', 'v2'])),
+};
+
+/** The bare file: pipeline keys at the root. */
+export const pipelineSchema = object(
+  'pipeline',
+  { version, ...pipelineFields },
+  warnWithoutVersion,
+);
+
+/** Settings of a `kind: pipeline` spec that belong to the Codefresh control plane. */
+const CONTROL_PLANE_KEYS = [
+  'triggers',
+  'cronTriggers',
+  'contexts',
+  'variables',
+  'runtimeEnvironment',
+  'concurrency',
+  'branchConcurrency',
+  'triggerConcurrency',
+  'terminationPolicy',
+  'options',
+  'packId',
+  'requiredAvailableStorage',
+  'externalResources',
+  'debug',
+  'serviceAccount',
+  'priority',
+  'permitRestartFromFailedSteps',
+];
+
+const ignored: Schema = {
+  describe: 'anything',
+  check(_value, path, ctx) {
+    const message = `"${String(path[path.length - 1])}" is a Codefresh control-plane setting; Sluice ignores it`;
+    ctx.report(path, message, { code: ISSUE_CODES.unsupported, severity: 'warning', at: 'key' });
+  },
+};
+
+/** `spec:` of a `kind: pipeline` document. */
+export const specSchema = object('pipeline spec', {
+  ...pipelineFields,
+  ...Object.fromEntries(CONTROL_PLANE_KEYS.map((key) => [key, ignored])),
+  specTemplate: unsupported(),
 });
+
+/** The outside of a `kind: pipeline` document; its `spec` is checked as the pipeline. */
+export const documentSchema = object(
+  'pipeline document',
+  {
+    version,
+    kind: oneOf(['pipeline']),
+    // Names, labels and the like: nothing Sluice runs depends on them.
+    metadata: record(any, 'a map'),
+    spec: required(record(any, 'a map')),
+  },
+  warnWithoutVersion,
+);
+
+/** Root keys known in either form, so an anchor holder is only looked for among other keys. */
+export const PIPELINE_KEYS = new Set(Object.keys(pipelineFields).concat('version'));
+export const SPEC_KEYS = new Set([
+  ...Object.keys(pipelineFields),
+  ...CONTROL_PLANE_KEYS,
+  'specTemplate',
+]);
+export const DOCUMENT_KEYS = new Set(['version', 'kind', 'metadata', 'spec']);

@@ -1,187 +1,94 @@
 /**
  * The whole step vocabulary of codefresh.yml v1.0 (reference §5.2–5.3): every built-in step type
  * with every field, so a typo is named and a valid-but-not-yet-runnable construct is reported as
- * unsupported rather than ignored. `RUNNABLE_STEP_TYPES` lists what the engine executes today.
+ * unsupported rather than ignored. `RUNNABLE_STEP_TYPES` lists what the engine executes.
+ * Typed steps are checked through their expanded template.
  * @module
  */
-import { didYouMean } from '@sluice/errors';
 import { ISSUE_CODES } from '../pipeline-issue.js';
-import { commandText, common, environment, isString } from './common-fields.js';
+import { common, conditionModes } from './common-fields.js';
+import { hooksSchema } from './hooks-schema.js';
 import {
-  any,
-  bool,
-  isPlainMap,
-  list,
-  num,
-  object,
-  oneOf,
-  record,
-  required,
-  str,
-  typeName,
-  union,
-  unsupported,
-} from './validators.js';
+  approvalFields,
+  buildFields,
+  compositionFields,
+  freestyleFields,
+  gitCloneFields,
+  pushFields,
+  unsupportedTypeFields,
+} from './step-fields.js';
+import {
+  BUILT_IN_STEP_TYPES,
+  builtInTypeHint,
+  isBuiltInStepType,
+  typedExpansion,
+} from './step-type-names.js';
+import { checkVariants, providedByVariants } from './variant-schema.js';
+import { any, isPlainMap, list, object, record, required, str, typeName } from './validators.js';
+import type { StepTypeName } from './step-type-names.js';
 import type { Fields, Schema, SchemaContext } from './validators.js';
 import type { IssuePath } from '../pipeline-issue.js';
 
-const freestyle: Fields = {
-  ...common,
-  image: required(str),
-  commands: commandText,
-  cmd: commandText,
-  entry_point: commandText,
-  shell: oneOf(['sh', 'bash']),
-  environment,
-  volumes: list(str),
-  services: unsupported(),
-  debug: unsupported(),
-  user: unsupported(str),
+export { BUILT_IN_STEP_TYPES } from './step-type-names.js';
+
+/** Logical path segment under a typed step for its template's steps (shown as `type` in issues). */
+export const TEMPLATE_SEGMENT = '<template>';
+
+const stepSchema: Schema = { describe: 'a step', check: (v, p, c) => checkStep(v, p, c) };
+export const stepsMap = record(stepSchema, 'a map of steps');
+export const hooks = hooksSchema(stepsMap);
+
+const noHooksOnParallel: Schema = {
+  describe: 'nothing',
+  check(_value, path, ctx) {
+    const message = 'A parallel step cannot have "hooks"; put them on the steps inside it';
+    ctx.report(path, message, { at: 'key' });
+  },
 };
 
-const gitClone: Fields = {
+const parallelFields: Fields = {
   ...common,
-  repo: required(str),
-  revision: str,
-  depth: num,
-  credentials: object('git-clone credentials', { username: str, password: str }),
-  use_proxy: bool,
-  git: unsupported(str),
-  exclude_blob: unsupported(),
-  lfs: unsupported(),
+  steps: required(stepsMap),
+  success_criteria: object('success_criteria', {
+    steps: object('success_criteria.steps', { only: list(str) }),
+    condition: conditionModes,
+  }),
+  hooks: noHooksOnParallel,
 };
 
-const build: Fields = {
-  ...common,
-  image_name: required(str),
-  dockerfile: union([
-    { when: isString, schema: str },
-    { when: isPlainMap, schema: object('inline dockerfile', { content: required(str) }) },
-  ]),
-  tag: str,
-  tags: list(str),
-  tag_policy: oneOf(['lowercase', 'original']),
-  build_arguments: list(str),
-  target: str,
-  no_cache: bool,
-  no_cf_cache: bool,
-  cache_from: list(str),
-  cache_to: any,
-  registry: str,
-  disable_push: bool,
-  buildkit: bool,
-  ssh: any,
-  secrets: any,
-  platform: str,
-  buildx: any,
-  progress: str,
-  region: str,
-  role_arn: str,
-  provider: any,
+const stepTable: Record<StepTypeName, { fields: Fields; runnable: boolean }> = {
+  freestyle: { fields: freestyleFields, runnable: true },
+  'git-clone': { fields: gitCloneFields, runnable: true },
+  build: { fields: buildFields, runnable: true },
+  push: { fields: pushFields, runnable: true },
+  composition: { fields: compositionFields, runnable: true },
+  'pending-approval': { fields: approvalFields, runnable: true },
+  parallel: { fields: parallelFields, runnable: true },
+  'launch-composition': { fields: fieldsOf('launch-composition'), runnable: false },
+  deploy: { fields: fieldsOf('deploy'), runnable: false },
+  'push-tag': { fields: fieldsOf('push-tag'), runnable: false },
+  'integration-test': { fields: fieldsOf('integration-test'), runnable: false },
+  travis: { fields: fieldsOf('travis'), runnable: false },
+  simple_travis: { fields: fieldsOf('simple_travis'), runnable: false },
+  'freestyle-ssh': { fields: fieldsOf('freestyle-ssh'), runnable: false },
+  'github-action': { fields: fieldsOf('github-action'), runnable: false },
 };
 
-const push: Fields = {
-  ...common,
-  candidate: required(str),
-  tag: str,
-  tags: list(str),
-  image_name: str,
-  registry: str,
-  provider: oneOf(['docker', 'ecr']),
-  credentials: object('push credentials', { username: str, password: str }),
-  accessKeyId: str,
-  secretAccessKey: str,
-  region: str,
-  role_arn: str,
-  aws_session_name: str,
-  aws_duration_seconds: num,
-};
+function fieldsOf(type: string): Fields {
+  return unsupportedTypeFields[type] ?? common;
+}
 
-const composition: Fields = {
-  ...common,
-  composition: required(any),
-  composition_candidates: required(any),
-  composition_variables: list(str),
-  add_flow_volume_to_composition: bool,
-  environment,
-};
-
-const stepTable = {
-  freestyle: { fields: freestyle, runnable: true },
-  'git-clone': { fields: gitClone, runnable: true },
-  build: { fields: build, runnable: false },
-  push: { fields: push, runnable: false },
-  composition: { fields: composition, runnable: false },
-  'launch-composition': {
-    fields: {
-      ...common,
-      composition: required(any),
-      environment_name: str,
-      composition_variables: list(str),
-      entry_point: any,
-    },
-    runnable: false,
-  },
-  deploy: {
-    fields: {
-      ...common,
-      kind: oneOf(['kubernetes']),
-      cluster: required(str),
-      namespace: str,
-      service: str,
-      file_path: str,
-      candidate: any,
-      arguments: any,
-    },
-    runnable: false,
-  },
-  'pending-approval': {
-    fields: {
-      ...common,
-      timeout: object('approval timeout', {
-        duration: num,
-        timeUnit: oneOf(['minutes', 'hours']),
-        finalState: oneOf(['approved', 'denied']),
-      }),
-    },
-    runnable: false,
-  },
-  parallel: {
-    fields: {
-      ...common,
-      steps: required(
-        record({ describe: 'a step', check: (v, p, c) => checkStep(v, p, c) }, 'a map of steps'),
-      ),
-      success_criteria: any,
-    },
-    runnable: false,
-  },
-  'push-tag': { fields: { ...common, candidate: any, tags: any }, runnable: false },
-  'integration-test': {
-    fields: { ...common, composition: any, composition_candidates: any },
-    runnable: false,
-  },
-  travis: { fields: common, runnable: false },
-  simple_travis: { fields: common, runnable: false },
-  'freestyle-ssh': { fields: { ...freestyle }, runnable: false },
-  'github-action': {
-    fields: { ...common, uses: any, with: any, env: any, run: any },
-    runnable: false,
-  },
-} as const;
-
-export type StepTypeName = keyof typeof stepTable;
-export const BUILT_IN_STEP_TYPES = Object.keys(stepTable) as StepTypeName[];
 export const RUNNABLE_STEP_TYPES = BUILT_IN_STEP_TYPES.filter((t) => stepTable[t].runnable);
 
-/** Fields allowed on a step only inside `parallel` (implicit expansion). */
-const parallelChildFields: Fields = { scale: unsupported(), matrix: unsupported() };
+/** Every field a step of `type` may have, `hooks` included (`matrix`/`scale` are apart). */
+export function stepFields(type: StepTypeName): Fields {
+  const { fields } = stepTable[type];
+  return { hooks, ...fields };
+}
 
+const variantKeys: Fields = { matrix: any, scale: any };
 const schemas = new Map<string, Schema>(
-  BUILT_IN_STEP_TYPES.map((t) => [
-    t,
-    object(`${t} step`, { ...stepTable[t].fields, ...parallelChildFields }),
-  ]),
+  BUILT_IN_STEP_TYPES.map((t) => [t, object(`${t} step`, { ...stepFields(t), ...variantKeys })]),
 );
 
 export function checkStep(value: unknown, path: IssuePath, ctx: SchemaContext): void {
@@ -196,25 +103,72 @@ export function checkStep(value: unknown, path: IssuePath, ctx: SchemaContext): 
     ctx.report([...path, 'type'], message);
     return;
   }
-  const schema = schemas.get(rawType);
-  if (schema !== undefined) {
-    schema.check(value, path, ctx);
-    if (!stepTable[rawType as StepTypeName].runnable) {
-      ctx.report([...path, 'type'], `Step type "${rawType}" is not supported by Sluice yet`, {
-        code: ISSUE_CODES.unsupported,
-      });
-    }
+  if (isBuiltInStepType(rawType)) {
+    checkBuiltIn(rawType, value, path, ctx);
     return;
   }
   // A bare name close to a built-in is a typo; anything else is a typed (plugin) step.
-  const hint = rawType.includes('/') ? '' : didYouMean(rawType, BUILT_IN_STEP_TYPES);
+  const hint = builtInTypeHint(rawType);
   if (hint !== '') {
     ctx.report([...path, 'type'], `Unknown step type "${rawType}"${hint}`, {
       code: ISSUE_CODES.unknownStepType,
     });
     return;
   }
-  ctx.report([...path, 'type'], `Typed step "${rawType}" is not supported by Sluice yet`, {
-    code: ISSUE_CODES.unsupported,
-  });
+  checkTypedStep(rawType, value, path, ctx);
+}
+
+function checkBuiltIn(
+  type: StepTypeName,
+  value: Record<string, unknown>,
+  path: IssuePath,
+  ctx: SchemaContext,
+): void {
+  const hasVariants = value.matrix !== undefined || value.scale !== undefined;
+  if (hasVariants && type === 'parallel') {
+    const key = value.matrix !== undefined ? 'matrix' : 'scale';
+    const message = `A parallel step cannot use "${key}"; put it on a step inside "steps"`;
+    ctx.report([...path, key], message, { at: 'key' });
+  }
+  if (!hasVariants || type === 'parallel') {
+    schemas.get(type)?.check(value, path, ctx);
+  } else {
+    // Fields every variant sets need not be on the step itself.
+    const provided = providedByVariants(value);
+    const fields: Fields = {};
+    for (const [key, spec] of Object.entries(stepFields(type))) {
+      fields[key] = provided.has(key) && !('check' in spec) ? { ...spec, required: false } : spec;
+    }
+    object(`${type} step`, { ...fields, ...variantKeys }).check(value, path, ctx);
+    checkVariants(stepFields(type), value, path, ctx);
+  }
+  if (!stepTable[type].runnable) {
+    ctx.report([...path, 'type'], `Step type "${type}" is not supported by Sluice yet`, {
+      code: ISSUE_CODES.unsupported,
+    });
+  }
+}
+
+const typedStepSchema = object('typed step', { ...common, hooks, arguments: any });
+
+function checkTypedStep(
+  type: string,
+  value: Record<string, unknown>,
+  path: IssuePath,
+  ctx: SchemaContext,
+): void {
+  typedStepSchema.check(value, path, ctx);
+  const expansion = typedExpansion(value);
+  if (expansion === undefined) return; // the expansion reported why
+  const inTemplate: SchemaContext = {
+    report: (at, message, options) =>
+      ctx.report(at, `${message} (in the template of step type "${expansion.stepType}")`, options),
+  };
+  const templatePath = [...path, TEMPLATE_SEGMENT];
+  for (const [innerName, inner] of Object.entries(expansion.steps)) {
+    checkStep(inner, [...templatePath, innerName], inTemplate);
+  }
+  if (Object.keys(expansion.steps).length === 0) {
+    ctx.report([...path, 'type'], `Step type "${type}" has no steps in its template`);
+  }
 }

@@ -101,6 +101,19 @@ export const bool = simple(
   'true or false',
   (v) => typeof v === 'boolean' || v === 'true' || v === 'false',
 );
+/** A number (or numeric string) from `min` to `max`; `whole` refuses fractions. */
+export function numberIn(min: number, max: number, whole = false): Schema {
+  const describe = `${whole ? 'a whole number' : 'a number'} from ${min} to ${max}`;
+  return {
+    describe,
+    check(value, path, ctx) {
+      const n = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+      const fits = typeof n === 'number' && n >= min && n <= max && (!whole || Number.isInteger(n));
+      if (!fits) ctx.report(path, `${leaf(path)} must be ${describe}, got ${typeName(value)}`);
+    },
+  };
+}
+
 export const any: Schema = { describe: 'anything', check() {} };
 
 export function oneOf(values: readonly string[]): Schema {

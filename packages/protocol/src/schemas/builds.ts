@@ -25,24 +25,53 @@ export const FinishedBuildStatus = BuildStatus.extract([
 ]);
 export const FINISHED_STATUSES: readonly BuildStatus[] = FinishedBuildStatus.options;
 
+/**
+ * `pending-approval`: a pending-approval step waits for an answer; `timeout`: stopped at its
+ * `timeout`; `denied`: an approval step someone (or its timeout) denied.
+ */
 export const StepStatus = z.enum([
   'pending',
   'running',
+  'pending-approval',
   'success',
   'failure',
   'skipped',
   'terminated',
+  'timeout',
+  'denied',
 ]);
 export type StepStatus = z.infer<typeof StepStatus>;
 
 export const BuildStep = z.object({
   name: z.string(),
-  position: z.number().int(),
+  position: z
+    .number()
+    .int()
+    .describe(
+      'Order in the pipeline tree, depth first; later steps added by the engine (hooks) come last',
+    ),
+  parent: z
+    .string()
+    .nullable()
+    .describe(
+      'The parallel block, typed step or matrix the step runs in (its lane); null at top level',
+    ),
+  attempt: z.number().int().min(1).describe('1-based; above 1 when `retry` ran the step again'),
   status: StepStatus,
   exitCode: z.number().int().nullable(),
   reason: z.string().nullable(),
   startedAt: Timestamp.nullable(),
   finishedAt: Timestamp.nullable(),
+  answeredBy: z
+    .string()
+    .nullable()
+    .describe('For a pending-approval step: who approved or denied it'),
+});
+export type BuildStep = z.infer<typeof BuildStep>;
+
+/** Body of approve and deny: one step, or every step waiting for approval. */
+export const AnswerApproval = z.object({
+  step: z.string().min(1).optional().describe('The pending-approval step; all of them when absent'),
 });
 
 /** When each phase of a build was reached (RFC 3339); absent until reached. */

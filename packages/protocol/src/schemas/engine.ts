@@ -16,6 +16,25 @@ export const TlsBundle = z.object({
     .describe('The name the dind certificate carries; check it instead of the IP'),
 });
 
+/** A registry setting as the engine uses it (`RegistrySetting` of the engine). */
+export const EngineRegistry = z.object({
+  name: z.string(),
+  domain: z.string(),
+  username: z.string().optional(),
+  password: z.string().optional(),
+  default: z.boolean().optional(),
+});
+export type EngineRegistry = z.infer<typeof EngineRegistry>;
+
+/** A step-type document as registered in the control plane. */
+export const EngineStepType = z.object({
+  source: z
+    .string()
+    .describe('Where it came from, shown in errors, e.g. "control plane: acme/deploy:1.0.0"'),
+  text: z.string().describe('The step-type YAML document'),
+});
+export type EngineStepType = z.infer<typeof EngineStepType>;
+
 export const EngineBuild = z.object({
   buildId: Id,
   number: z.number().int(),
@@ -31,12 +50,35 @@ export const EngineBuild = z.object({
   volumeKey: z.string(),
   runtimeEnvironment: z.string().nullable(),
   tls: TlsBundle.describe("The engine's client certificate for its dind"),
+  registries: z
+    .array(EngineRegistry)
+    .describe(
+      "The account's Docker registries, passwords decrypted for the engine only; mask them",
+    ),
+  stepTypes: z
+    .array(EngineStepType)
+    .describe(
+      "The account's step types, as registered: typed steps of the pipeline expand from them",
+    ),
 });
 export type EngineBuild = z.infer<typeof EngineBuild>;
 
 export const EngineEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('build-started'), at: Timestamp }),
-  z.object({ type: z.literal('step-started'), step: z.string(), at: Timestamp }),
+  z.object({
+    type: z.literal('step-started'),
+    step: z.string(),
+    parent: z.string().optional().describe('The parallel block or step group it runs in'),
+    attempt: z.number().int().min(1).optional().describe('1-based retry attempt'),
+    at: Timestamp,
+  }),
+  z.object({
+    type: z.literal('approval-requested'),
+    step: z.string(),
+    timeoutMs: z.number().int().min(0),
+    finalState: z.enum(['approved', 'denied']).describe('What happens when nobody answers in time'),
+    at: Timestamp,
+  }),
   z.object({
     type: z.literal('step-finished'),
     step: z.string(),
@@ -68,8 +110,11 @@ export const PostLogChunk = z.object({
 export const ControlMessage = z.object({
   seq: z.number().int(),
   kind: z.enum(['cancel', 'approve', 'deny']),
+  step: z.string().nullable().optional().describe('approve and deny: the step answered'),
+  by: z.string().nullable().optional().describe('approve and deny: who answered'),
   at: Timestamp,
 });
+export type ControlMessage = z.infer<typeof ControlMessage>;
 export const PollControl = z.object({
   after: z.coerce.number().int().min(0).default(0),
   wait: z.coerce.number().int().min(0).max(60).default(30),

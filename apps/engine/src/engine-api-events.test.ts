@@ -1,0 +1,68 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EngineEvent } from '@sluice/protocol';
+import { toApiItem } from './engine-api-events.js';
+
+const AT = Date.parse('2025-01-02T03:04:05.000Z');
+
+test('a step start carries its lane and retry attempt, and the API schema accepts it', () => {
+  const item = toApiItem({
+    type: 'step-started',
+    step: 'unit',
+    title: 'Unit tests',
+    parent: 'checks',
+    attempt: 2,
+    at: AT,
+  });
+  assert.deepEqual(item, {
+    kind: 'event',
+    event: {
+      type: 'step-started',
+      step: 'unit',
+      parent: 'checks',
+      attempt: 2,
+      at: '2025-01-02T03:04:05.000Z',
+    },
+  });
+  assert.ok(item?.kind === 'event' && EngineEvent.safeParse(item.event).success);
+  assert.deepEqual(
+    toApiItem({ type: 'step-started', step: 'build', title: undefined, at: AT }),
+    {
+      kind: 'event',
+      event: { type: 'step-started', step: 'build', at: '2025-01-02T03:04:05.000Z' },
+    },
+    'a top-level first attempt sends neither',
+  );
+});
+
+test('an approval request and the new results go to the API as they are', () => {
+  const request = toApiItem({
+    type: 'approval-requested',
+    step: 'deploy',
+    timeoutMs: 3_600_000,
+    finalState: 'denied',
+    at: AT,
+  });
+  assert.ok(request?.kind === 'event');
+  assert.deepEqual(EngineEvent.parse(request.event), {
+    type: 'approval-requested',
+    step: 'deploy',
+    timeoutMs: 3_600_000,
+    finalState: 'denied',
+    at: '2025-01-02T03:04:05.000Z',
+  });
+  for (const result of ['timeout', 'denied'] as const) {
+    const item = toApiItem({
+      type: 'step-finished',
+      step: 'deploy',
+      result,
+      reason: `it was ${result}`,
+      durationMs: 10,
+      at: AT,
+    });
+    assert.ok(item?.kind === 'event');
+    const parsed = EngineEvent.parse(item.event);
+    assert.ok(parsed.type === 'step-finished');
+    assert.equal(parsed.status, result);
+  }
+});

@@ -1,0 +1,199 @@
+import assert from 'node:assert/strict';
+import { useTestDatabases } from '@sluice/db/testing';
+import {
+  acknowledge,
+  agentClient,
+  seedPipeline,
+  startTestServer,
+} from './server-harness.test-support.js';
+import type { TestServer } from './server-harness.test-support.js';
+
+const databases = useTestDatabases();
+
+const PASSWORD = 'registry-password-Zq81';
+
+/** The engine token of a new build of `pipelineId`. */
+async function engineOf(t: TestServer, pipelineId: string) {
+  const agent = await agentClient(t);
+  const build = await t.admin.call('createBuild', { params: { pipelineId }, body: {} });
+  const { tasks } = await agent.call('pollTasks', { query: { wait: 5 } });
+  const task = tasks.find((x) => x.buildId === build.id);
+  assert.ok(task !== undefined);
+  await acknowledge(agent, task);
+  return { build, engine: t.client(String(task.spec.engineToken)) };
+}
+
+databases.test(
+  'registries: created, replaced and deleted; passwords encrypted, given to the engine only',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const first = await t.admin.call('putRegistry', {
+        params: { name: 'docker-hub' },
+        body: { domain: 'registry.example.com:5000', username: 'ci', password: PASSWORD },
+      });
+      assert.deepEqual(
+        [first.name, first.domain, first.username, first.hasPassword, first.default],
+        ['docker-hub', 'registry.example.com:5000', 'ci', true, true],
+        "the account's first registry is its default",
+      );
+      await t.admin.call('putRegistry', {
+        params: { name: 'local' },
+        body: { domain: 'localhost:5000' },
+      });
+      await t.admin.call('putRegistry', {
+        params: { name: 'mirror' },
+        body: { domain: 'mirror.example.com', default: true },
+      });
+      const listed = await t.admin.call('listRegistries');
+      assert.deepEqual(
+        listed.items.map((r) => [r.name, r.default, r.hasPassword]),
+        [
+          ['docker-hub', false, true],
+          ['local', false, false],
+          ['mirror', true, false],
+        ],
+      );
+      const text = JSON.stringify(listed);
+      assert.ok(!text.includes(PASSWORD), 'the API returned a password');
+
+      const stored = await database.db
+        .selectFrom('registries')
+        .select('password_encrypted')
+        .where('name', '=', 'docker-hub')
+        .executeTakeFirstOrThrow();
+      assert.ok(stored.password_encrypted, 'no password stored');
+      assert.ok(!stored.password_encrypted.includes(PASSWORD), 'the password is stored in clear');
+
+      const pipeline = await seedPipeline(t);
+      const { engine } = await engineOf(t, pipeline.id);
+      const build = await engine.call('engineBuild');
+      assert.deepEqual(build.registries, [
+        {
+          name: 'docker-hub',
+          domain: 'registry.example.com:5000',
+          username: 'ci',
+          password: PASSWORD,
+          default: false,
+        },
+        { name: 'local', domain: 'localhost:5000', default: false },
+        { name: 'mirror', domain: 'mirror.example.com', default: true },
+      ]);
+      assert.ok(!t.logs().includes(PASSWORD), 'the password was logged');
+
+      const replaced = await t.admin.call('putRegistry', {
+        params: { name: 'mirror' },
+        body: { domain: 'mirror2.example.com' },
+      });
+      assert.deepEqual([replaced.domain, replaced.default], ['mirror2.example.com', true]);
+      await t.admin.call('deleteRegistry', { params: { name: 'docker-hub' } });
+      await assert.rejects(
+        t.admin.call('deleteRegistry', { params: { name: 'docker-hub' } }),
+        (err: Error & { code?: string }) => err.code === 'SLUICE_REGISTRY_NOT_FOUND',
+      );
+      await assert.rejects(
+        t.admin.call('putRegistry', {
+          params: { name: 'bad' },
+          body: { domain: 'https://registry.example.com/v2' },
+        }),
+        /host\[:port\]/,
+      );
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+const STEP_TYPE = `version: '1.0'
+kind: step-type
+metadata:
+  name: acme/say
+  version: 1.0.0
+spec:
+  arguments: |-
+    {
+      "type": "object",
+      "required": ["WORDS"],
+      "properties": { "WORDS": { "type": "string" } }
+    }
+  steps:
+    say:
+      image: alpine
+      commands:
+        - echo [[ .Arguments.WORDS ]]
+`;
+
+const TYPED_PIPELINE = `version: "1.0"
+steps:
+  hello:
+    type: acme/say:1.0.0
+    arguments:
+      WORDS: hello
+`;
+
+databases.test(
+  'step types: registered, validated with line:column, used to parse pipelines, given to the engine',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const pipeline = await seedPipeline(t);
+      await assert.rejects(
+        t.admin.call('updatePipeline', {
+          params: { pipelineId: pipeline.id },
+          body: { yaml: TYPED_PIPELINE },
+        }),
+        /acme\/say/,
+        'a typed step of an unregistered type does not validate',
+      );
+
+      const bad = STEP_TYPE.replace('kind: step-type', 'kind: step-type\nnonsense: 1');
+      await assert.rejects(
+        t.admin.call('putStepType', { body: { yaml: bad } }),
+        (err: Error & { code?: string; details?: Record<string, unknown> }) => {
+          assert.equal(err.code, 'SLUICE_STEP_TYPE_INVALID');
+          const issues = (err.details?.details as { issues: { line: number }[] }).issues;
+          assert.ok(
+            issues.some((i) => i.line === 3),
+            JSON.stringify(issues),
+          );
+          return true;
+        },
+      );
+
+      const registered = await t.admin.call('putStepType', { body: { yaml: STEP_TYPE } });
+      assert.deepEqual(
+        [registered.name, registered.version, registered.createdBy],
+        ['acme/say', '1.0.0', 'admin'],
+      );
+      const updated = await t.admin.call('updatePipeline', {
+        params: { pipelineId: pipeline.id },
+        body: { yaml: TYPED_PIPELINE },
+      });
+      assert.equal(updated.yaml, TYPED_PIPELINE);
+      const { items } = await t.admin.call('listStepTypes');
+      assert.deepEqual(
+        items.map((s) => [s.name, s.version]),
+        [['acme/say', '1.0.0']],
+      );
+
+      const { build, engine } = await engineOf(t, pipeline.id);
+      const [typed, ...template] = build.steps;
+      assert.deepEqual([typed?.name, typed?.parent], ['hello', null]);
+      assert.ok(template.length > 0, 'the typed step has no template steps');
+      for (const step of template) assert.equal(step.parent, 'hello', step.name);
+      const engineBuild = await engine.call('engineBuild');
+      assert.deepEqual(engineBuild.stepTypes, [
+        { source: 'control plane: acme/say:1.0.0', text: STEP_TYPE },
+      ]);
+
+      await t.admin.call('deleteStepType', { params: { name: 'acme/say', version: '1.0.0' } });
+      await assert.rejects(
+        t.admin.call('deleteStepType', { params: { name: 'acme/say', version: '1.0.0' } }),
+        (err: Error & { code?: string }) => err.code === 'SLUICE_STEP_TYPE_NOT_FOUND',
+      );
+      assert.deepEqual((await t.admin.call('listStepTypes')).items, []);
+    } finally {
+      await t.close();
+    }
+  },
+);

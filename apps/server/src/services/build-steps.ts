@@ -1,0 +1,147 @@
+/**
+ * A build's step rows follow the pipeline's real tree: at creation every step of it (parallel
+ * children, typed-step groups, matrix and scale expansions) gets a row with its lane (`parent`)
+ * and a stable `position`, depth first. Events then upsert by name, so a step the engine adds
+ * on its own (hook steps such as `build.on_success`) gets a row at the end instead of being lost.
+ * @module
+ */
+import { sql } from '@sluice/db';
+import type { Executor } from '@sluice/db';
+import type { Step } from '@sluice/pipeline';
+import type { StepStatus } from '@sluice/protocol';
+
+export interface PlannedStep {
+  name: string;
+  parent: string | null;
+  position: number;
+}
+
+/** Every step of the tree, depth first: a block, then its children, then the next step. */
+export function plannedSteps(steps: readonly Step[]): PlannedStep[] {
+  const out: PlannedStep[] = [];
+  const seen = new Set<string>();
+  const visit = (list: readonly Step[], parent: string | null) => {
+    for (const step of list) {
+      // Names are unique in a valid pipeline; a repeated one keeps its first place.
+      if (seen.has(step.name)) continue;
+      seen.add(step.name);
+      out.push({ name: step.name, parent: parent ?? laneOf(step), position: out.length });
+      if (step.type === 'parallel' || step.type === 'group') visit(step.steps, step.name);
+    }
+  };
+  visit(steps, null);
+  return out;
+}
+
+/** A matrix or scale child outside any block still runs in the lane of the step it came from. */
+function laneOf(step: Step): string | null {
+  const origin = step.origin;
+  if (origin === undefined || origin.kind === 'step-type' || origin.step === step.name) return null;
+  return origin.step;
+}
+
+export async function insertPlannedSteps(
+  trx: Executor,
+  buildId: string,
+  steps: readonly PlannedStep[],
+): Promise<void> {
+  if (steps.length === 0) return;
+  await trx
+    .insertInto('build_steps')
+    .values(
+      steps.map((s) => ({
+        build_id: buildId,
+        name: s.name,
+        parent: s.parent,
+        position: s.position,
+        status: 'pending',
+      })),
+    )
+    .execute();
+}
+
+/** After every row the build has: where a step the engine adds goes. */
+function nextPosition(buildId: string) {
+  return sql<number>`(select coalesce(max(position), -1) + 1 from build_steps where build_id = ${buildId})`;
+}
+
+export interface StepStart {
+  step: string;
+  parent?: string;
+  attempt?: number;
+  at: string;
+}
+
+/**
+ * `step-started`: running, at its attempt. A retry keeps the first start (the step's duration
+ * covers every attempt) and clears the previous attempt's outcome.
+ */
+export async function startStep(trx: Executor, buildId: string, start: StepStart): Promise<void> {
+  await trx
+    .insertInto('build_steps')
+    .values({
+      build_id: buildId,
+      name: start.step,
+      parent: start.parent ?? null,
+      attempt: start.attempt ?? 1,
+      position: nextPosition(buildId),
+      status: 'running',
+      started_at: start.at,
+    })
+    .onConflict((oc) =>
+      oc.columns(['build_id', 'name']).doUpdateSet((eb) => ({
+        status: 'running',
+        attempt: eb.ref('excluded.attempt'),
+        parent: sql<string | null>`coalesce(excluded.parent, build_steps.parent)`,
+        started_at: sql<Date>`coalesce(build_steps.started_at, excluded.started_at)`,
+        finished_at: null,
+        exit_code: null,
+        reason: null,
+      })),
+    )
+    .execute();
+}
+
+export interface StepEnd {
+  step: string;
+  status: StepStatus;
+  exitCode?: number | null;
+  reason?: string | null;
+  at: string;
+}
+
+/** `step-finished`: its outcome; a step that never started (skipped) may have no row yet. */
+export async function finishStep(trx: Executor, buildId: string, end: StepEnd): Promise<void> {
+  const outcome = {
+    status: end.status,
+    exit_code: end.exitCode ?? null,
+    reason: end.reason ?? null,
+    finished_at: end.at,
+  };
+  await trx
+    .insertInto('build_steps')
+    .values({ build_id: buildId, name: end.step, position: nextPosition(buildId), ...outcome })
+    .onConflict((oc) => oc.columns(['build_id', 'name']).doUpdateSet(outcome))
+    .execute();
+}
+
+/** `approval-requested`: the step waits for an answer. */
+export async function awaitApproval(
+  trx: Executor,
+  buildId: string,
+  request: { step: string; at: string },
+): Promise<void> {
+  await trx
+    .insertInto('build_steps')
+    .values({
+      build_id: buildId,
+      name: request.step,
+      position: nextPosition(buildId),
+      status: 'pending-approval',
+      started_at: request.at,
+    })
+    .onConflict((oc) =>
+      oc.columns(['build_id', 'name']).doUpdateSet({ status: 'pending-approval' }),
+    )
+    .execute();
+}

@@ -1,0 +1,132 @@
+/**
+ * Step types registered in the account: the documents typed steps (`type: account/name`) expand
+ * from. A document is validated when registered (400 with every problem at line:column); the
+ * account's catalog is what the server parses pipelines with, and what a build's engine gets.
+ * @module
+ */
+import { InputError, NotFoundError } from '@sluice/errors';
+import { catalogFromDefinitions, parseStepTypeDocument } from '@sluice/pipeline';
+import type { StepTypeCatalog, StepTypeDefinition } from '@sluice/pipeline';
+import type { Executor, StepTypeRow } from '@sluice/db';
+import type { EngineStepType, StepType } from '@sluice/protocol';
+import { isoTime } from './server-context.js';
+import { userName } from './user-name.js';
+import type { ServerContext } from './server-context.js';
+
+/** What errors inside a registered document name as its place. */
+export const CONTROL_PLANE_LOCATION = 'control plane';
+
+export class StepTypeService {
+  readonly #ctx: ServerContext;
+
+  constructor(ctx: ServerContext) {
+    this.#ctx = ctx;
+  }
+
+  async list(accountId: string): Promise<StepType[]> {
+    return (await this.#rows(this.#ctx.database.db, accountId)).map(toStepType);
+  }
+
+  /** Registers a document: a new name or version, or replaces the same name and version. */
+  /** `userId` is recorded by name as `createdBy`. */
+  async put(accountId: string, yaml: string, userId: string | undefined): Promise<StepType> {
+    const definition = validDefinition(yaml);
+    const values = {
+      document: yaml,
+      created_by: await userName(this.#ctx.database.db, userId),
+      created_at: new Date(this.#ctx.clock()),
+    };
+    const row = await this.#ctx.database.db
+      .insertInto('step_types')
+      .values({
+        account_id: accountId,
+        name: definition.name,
+        version: definition.version,
+        ...values,
+      })
+      .onConflict((oc) => oc.columns(['account_id', 'name', 'version']).doUpdateSet(values))
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toStepType(row);
+  }
+
+  async delete(accountId: string, name: string, version: string): Promise<void> {
+    const result = await this.#ctx.database.db
+      .deleteFrom('step_types')
+      .where('account_id', '=', accountId)
+      .where('name', '=', name)
+      .where('version', '=', version)
+      .executeTakeFirst();
+    if (result.numDeletedRows === 0n)
+      throw new NotFoundError(
+        'SLUICE_STEP_TYPE_NOT_FOUND',
+        `Step type ${name}:${version} is not registered`,
+        { hint: 'List them with sluice get step-types' },
+      );
+  }
+
+  /** The documents as a build's engine gets them. */
+  async forEngine(accountId: string, executor?: Executor): Promise<EngineStepType[]> {
+    const rows = await this.#rows(executor ?? this.#ctx.database.db, accountId);
+    return rows.map((row) => ({ source: sourceOf(row), text: row.document }));
+  }
+
+  /** What the account's pipelines are parsed with. */
+  async catalog(accountId: string, executor?: Executor): Promise<StepTypeCatalog> {
+    return catalogOf(await this.forEngine(accountId, executor));
+  }
+
+  #rows(executor: Executor, accountId: string) {
+    return executor
+      .selectFrom('step_types')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('name')
+      .orderBy('version')
+      .execute();
+  }
+}
+
+/** The catalog of registered documents (the engine builds the same from `EngineBuild.stepTypes`). */
+export function catalogOf(documents: readonly EngineStepType[]): StepTypeCatalog {
+  const definitions: StepTypeDefinition[] = [];
+  for (const document of documents) {
+    const parsed = parseStepTypeDocument(document.text, document.source);
+    if (parsed.ok) definitions.push(parsed.definition);
+  }
+  return catalogFromDefinitions(definitions, CONTROL_PLANE_LOCATION);
+}
+
+function validDefinition(yaml: string): StepTypeDefinition {
+  const parsed = parseStepTypeDocument(yaml, CONTROL_PLANE_LOCATION);
+  if (parsed.ok) return parsed.definition;
+  const issues = parsed.issues.map(({ severity, code, message, path, line, column }) => ({
+    severity,
+    code,
+    message,
+    path: [...path],
+    line,
+    column,
+  }));
+  const errors = issues.filter((i) => i.severity === 'error');
+  const first = errors[0];
+  throw new InputError(
+    'SLUICE_STEP_TYPE_INVALID',
+    `The step-type document has ${errors.length} problem(s); first at ${first?.line}:${first?.column}: ${first?.message}`,
+    { details: { issues }, hint: 'Fix each problem at the line and column shown' },
+  );
+}
+
+function sourceOf(row: StepTypeRow): string {
+  return `${CONTROL_PLANE_LOCATION}: ${row.name}:${row.version}`;
+}
+
+function toStepType(row: StepTypeRow): StepType {
+  return {
+    name: row.name,
+    version: row.version,
+    yaml: row.document,
+    createdAt: isoTime(row.created_at) ?? '',
+    createdBy: row.created_by,
+  };
+}

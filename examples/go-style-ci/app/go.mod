@@ -1,0 +1,3 @@
+module example.com/sluicectl
+
+go 1.22

@@ -1,0 +1,84 @@
+/**
+ * Compose-style containers into the model: the services of a composition step and the
+ * `services:` blocks of the pipeline and of freestyle steps, with readiness defaults from
+ * reference §5.7.
+ * @module
+ */
+import { asList, asMap, environmentPairs, optionalString } from './build-model-values.js';
+import { composeServiceEntries } from './schema/services-schema.js';
+import { scalarText } from './schema/validators.js';
+import type { Raw } from './build-model-values.js';
+import type { ReadinessProbe, ServiceContainer, ServicesSpec } from './model.js';
+
+export function composeContainers(composition: unknown): ServiceContainer[] {
+  return composeServiceEntries(composition, []).map(({ name, raw }) =>
+    serviceContainer(name, asMap(raw) ?? {}),
+  );
+}
+
+function serviceContainer(name: string, raw: Raw): ServiceContainer {
+  return {
+    name,
+    image: scalarText(raw.image),
+    // A string command runs through a shell, as written; a list is the exact argv.
+    command: typeof raw.command === 'string' ? ['sh', '-c', raw.command] : asList(raw.command),
+    entrypoint:
+      typeof raw.entrypoint === 'string' ? shellWords(raw.entrypoint) : asList(raw.entrypoint),
+    environment: environmentPairs(raw.environment),
+    workingDirectory: optionalString(raw.working_dir),
+    volumes: asList(raw.volumes) ?? [],
+    ports: asList(raw.ports) ?? [],
+  };
+}
+
+/** Splits like a shell would, honouring quotes, without expanding anything. */
+export function shellWords(text: string): string[] {
+  const words: string[] = [];
+  for (const match of text.matchAll(/"((?:\\.|[^"\\])*)"|'([^']*)'|(\S+)/g)) {
+    words.push(match[1]?.replace(/\\(.)/g, '$1') ?? match[2] ?? match[3] ?? '');
+  }
+  return words;
+}
+
+function servicesSpec(raw: Raw): ServicesSpec {
+  const readiness = asMap(raw.readiness);
+  const setup = asMap(raw.setup);
+  return {
+    name: optionalString(raw.name),
+    services: composeContainers(raw.composition),
+    readiness: readiness === undefined ? undefined : readinessProbe(readiness),
+    setup:
+      setup === undefined
+        ? undefined
+        : { image: scalarText(setup.image), commands: asList(setup.commands) ?? [] },
+    references: [],
+  };
+}
+
+function readinessProbe(raw: Raw): ReadinessProbe {
+  const number = (value: unknown, fallback: number) =>
+    value === undefined || value === null ? fallback : Number(value);
+  return {
+    image: scalarText(raw.image),
+    commands: asList(raw.commands) ?? [],
+    periodSeconds: number(raw.periodSeconds, 10),
+    timeoutSeconds: number(raw.timeoutSeconds, 10),
+    initialDelaySeconds: number(raw.initialDelaySeconds, 0),
+    successThreshold: number(raw.successThreshold, 1),
+    failureThreshold: number(raw.failureThreshold, 3),
+  };
+}
+
+/** Pipeline level: one block or a list of blocks. */
+export function rootServicesSpecs(value: unknown): ServicesSpec[] {
+  if (Array.isArray(value)) return value.map((block) => servicesSpec(asMap(block) ?? {}));
+  const block = asMap(value);
+  return block === undefined ? [] : [servicesSpec(block)];
+}
+
+/** Step level: an inline block, or names of pipeline-level blocks. */
+export function stepServicesSpec(value: unknown): ServicesSpec | undefined {
+  if (Array.isArray(value)) return { services: [], references: value.map(scalarText) };
+  const block = asMap(value);
+  return block === undefined ? undefined : servicesSpec(block);
+}

@@ -1,0 +1,144 @@
+/**
+ * Brings the steps of a pipeline to one shape before they are checked: the fields of a built-in
+ * step written under `arguments:` are folded into the step (remembering where they were written),
+ * and a typed step's template is expanded from the catalog. Works on copies: YAML aliases make
+ * several steps share one object, and each must be normalized for its own place.
+ * @module
+ */
+import { ISSUE_CODES } from './pipeline-issue.js';
+import { HOOK_NAMES } from './schema/hooks-schema.js';
+import { TEMPLATE_SEGMENT } from './schema/step-schemas.js';
+import { isBuiltInStepType, isTypedStepType, TYPED_EXPANSION } from './schema/step-type-names.js';
+import { isPlainMap } from './schema/validators.js';
+import { expandTemplate } from './typed-step-expansion.js';
+import type { PathMap } from './path-map.js';
+import type { IssuePath } from './pipeline-issue.js';
+import type { TypedExpansion } from './schema/step-type-names.js';
+import type { SchemaContext } from './schema/validators.js';
+import type { StepTypeCatalog } from './step-types/step-type-catalog.js';
+
+type Raw = Record<string, unknown>;
+
+export interface NormalizeOptions {
+  paths: PathMap;
+  ctx: SchemaContext;
+  stepTypes: StepTypeCatalog | undefined;
+}
+
+/** Typed steps whose templates hold typed steps: deeper than this is a loop. */
+const MAX_TEMPLATE_DEPTH = 5;
+
+export function normalizePipeline(root: Raw, options: NormalizeOptions): Raw {
+  const out = { ...root };
+  if (root.steps !== undefined) out.steps = normalizeSteps(root.steps, ['steps'], options, 0);
+  if (root.hooks !== undefined) out.hooks = normalizeHooks(root.hooks, ['hooks'], options, 0);
+  return out;
+}
+
+function normalizeSteps(
+  steps: unknown,
+  path: IssuePath,
+  options: NormalizeOptions,
+  depth: number,
+): unknown {
+  if (!isPlainMap(steps)) return steps;
+  const out: Raw = {};
+  for (const [name, step] of Object.entries(steps)) {
+    Object.defineProperty(out, name, {
+      value: normalizeStep(step, [...path, name], options, depth),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+function normalizeStep(
+  raw: unknown,
+  path: IssuePath,
+  options: NormalizeOptions,
+  depth: number,
+): unknown {
+  if (!isPlainMap(raw)) return raw;
+  const type = raw.type === undefined ? 'freestyle' : raw.type;
+  let step: Raw = { ...raw };
+  if (typeof type === 'string' && isBuiltInStepType(type)) {
+    step = foldArguments(step, path, options);
+    if (type === 'parallel' && step.steps !== undefined) {
+      step.steps = normalizeSteps(step.steps, [...path, 'steps'], options, depth);
+    }
+  } else if (typeof type === 'string' && isTypedStepType(type)) {
+    const expansion = expandTyped(step, type, path, options, depth);
+    if (expansion !== undefined) Object.defineProperty(step, TYPED_EXPANSION, { value: expansion });
+  }
+  if (step.hooks !== undefined)
+    step.hooks = normalizeHooks(step.hooks, [...path, 'hooks'], options, depth);
+  return step;
+}
+
+/** `type: freestyle` with `arguments: {image, commands}` is the same step as without. */
+function foldArguments(step: Raw, path: IssuePath, options: NormalizeOptions): Raw {
+  const args = step.arguments;
+  if (!isPlainMap(args)) return step;
+  const { arguments: _folded, ...out } = step;
+  for (const [key, value] of Object.entries(args)) {
+    if (Object.hasOwn(out, key)) {
+      const message = `Field "${key}" is written both on the step and in its "arguments"`;
+      options.ctx.report([...path, 'arguments', key], message, { at: 'key' });
+      continue;
+    }
+    Object.defineProperty(out, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    options.paths.move([...path, key], [...path, 'arguments', key]);
+  }
+  return out;
+}
+
+function expandTyped(
+  step: Raw,
+  type: string,
+  path: IssuePath,
+  options: NormalizeOptions,
+  depth: number,
+): TypedExpansion | undefined {
+  if (depth >= MAX_TEMPLATE_DEPTH) {
+    const message = `Step type "${type}" expands into typed steps more than ${MAX_TEMPLATE_DEPTH} levels deep; does its template use itself?`;
+    options.ctx.report([...path, 'type'], message, { code: ISSUE_CODES.invalidValue });
+    return undefined;
+  }
+  const expansion = expandTemplate(
+    { stepName: String(path[path.length - 1]), path, type, arguments: step.arguments },
+    options.stepTypes,
+    options.ctx,
+  );
+  if (expansion === undefined) return undefined;
+  const templatePath = [...path, TEMPLATE_SEGMENT];
+  // Problems inside the template are shown at the typed step's "type".
+  options.paths.move(templatePath, [...path, 'type']);
+  const steps = normalizeSteps(expansion.steps, templatePath, options, depth + 1);
+  return { stepType: expansion.stepType, steps: isPlainMap(steps) ? steps : {} };
+}
+
+function normalizeHooks(
+  hooks: unknown,
+  path: IssuePath,
+  options: NormalizeOptions,
+  depth: number,
+): unknown {
+  if (!isPlainMap(hooks)) return hooks;
+  const out: Raw = { ...hooks };
+  for (const name of HOOK_NAMES) {
+    const hook = hooks[name];
+    if (!isPlainMap(hook) || hook.steps === undefined) continue;
+    out[name] = {
+      ...hook,
+      steps: normalizeSteps(hook.steps, [...path, name, 'steps'], options, depth),
+    };
+  }
+  return out;
+}

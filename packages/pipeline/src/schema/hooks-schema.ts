@@ -1,0 +1,38 @@
+/**
+ * `hooks:` of the pipeline and of a step (reference §5.6): each of `on_elected`, `on_success`,
+ * `on_fail` and `on_finish` runs one container (`exec`) or a small pipeline of its own (`steps`).
+ * The steps are checked by the caller's step schema, passed in, so hooks and steps can nest.
+ * @module
+ */
+import { commandText, environment } from './common-fields.js';
+import { bool, object, oneOf, required, str, unsupported } from './validators.js';
+import type { Schema } from './validators.js';
+
+export const HOOK_NAMES = ['on_elected', 'on_success', 'on_fail', 'on_finish'] as const;
+
+export function hooksSchema(steps: Schema): Schema {
+  const body = object(
+    'hook',
+    {
+      exec: object('hook exec', {
+        image: required(str),
+        commands: commandText,
+        environment,
+        shell: oneOf(['sh', 'bash']),
+      }),
+      steps,
+      mode: oneOf(['sequential', 'parallel']),
+      fail_fast: bool,
+      metadata: unsupported(),
+      annotations: unsupported(),
+    },
+    (value, path, ctx) => {
+      const hook = value as Record<string, unknown>;
+      if (hook.exec === undefined && hook.steps === undefined) {
+        const name = String(path[path.length - 1]);
+        ctx.report(path, `Hook "${name}" needs "exec" or "steps"`);
+      }
+    },
+  );
+  return object('hooks', Object.fromEntries(HOOK_NAMES.map((name) => [name, body])));
+}

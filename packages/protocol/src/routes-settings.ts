@@ -1,0 +1,75 @@
+/**
+ * Routes of `/api/v1` for account settings the engine uses: Docker registries and step types.
+ * @module
+ */
+import { z } from 'zod';
+import { route } from './route.js';
+import {
+  PutRegistry,
+  PutStepType,
+  Registry,
+  RegistryName,
+  StepType,
+  StepTypeName,
+  StepTypeVersion,
+} from './schemas/settings.js';
+
+const V1 = '/api/v1';
+const RegistryParams = z.object({ name: RegistryName });
+
+export const settingsRoutes = {
+  listRegistries: route({
+    method: 'GET',
+    path: `${V1}/registries`,
+    scope: 'user',
+    tag: 'registries',
+    summary: "The account's Docker registries (never their passwords)",
+    response: z.object({ items: z.array(Registry) }),
+  }),
+  putRegistry: route({
+    method: 'PUT',
+    path: `${V1}/registries/:name`,
+    scope: 'user',
+    tag: 'registries',
+    summary: 'Create or replace a registry; its password is encrypted at rest and never returned',
+    params: RegistryParams,
+    body: PutRegistry,
+    response: Registry,
+  }),
+  deleteRegistry: route({
+    method: 'DELETE',
+    path: `${V1}/registries/:name`,
+    scope: 'user',
+    tag: 'registries',
+    summary: 'Delete a registry',
+    params: RegistryParams,
+    status: 204,
+  }),
+  listStepTypes: route({
+    method: 'GET',
+    path: `${V1}/step-types`,
+    scope: 'user',
+    tag: 'step-types',
+    summary: 'Step types registered in the account, every version',
+    response: z.object({ items: z.array(StepType) }),
+  }),
+  putStepType: route({
+    method: 'PUT',
+    path: `${V1}/step-types`,
+    scope: 'user',
+    tag: 'step-types',
+    summary:
+      'Register a step-type document (create or replace its name and version); 400 lists every problem with line:column',
+    body: PutStepType,
+    response: StepType,
+  }),
+  deleteStepType: route({
+    method: 'DELETE',
+    path: `${V1}/step-types/:name/:version`,
+    scope: 'user',
+    tag: 'step-types',
+    summary: 'Delete one version of a step type',
+    params: z.object({ name: StepTypeName, version: StepTypeVersion }),
+    status: 204,
+  }),
+};

@@ -1,0 +1,82 @@
+/**
+ * Account settings the engine needs: Docker registries (passwords encrypted at rest, never
+ * returned) and step types (the documents typed steps expand from).
+ * @module
+ */
+import { z } from 'zod';
+import { Name, Timestamp } from './common.js';
+
+export const RegistryName = Name.describe('What `registry:` in a build or push step names');
+
+/** `host[:port]`, no scheme or path. */
+export const RegistryDomain = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(
+    /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:\d{1,5})?$/,
+    'A registry domain is host[:port], without a scheme or path, e.g. registry.example.com:5000',
+  );
+
+export const Registry = z.object({
+  name: RegistryName,
+  domain: RegistryDomain,
+  username: z.string().nullable(),
+  hasPassword: z.boolean().describe('The password itself is never returned'),
+  default: z.boolean().describe('Used by build and push steps that name no registry'),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type Registry = z.infer<typeof Registry>;
+
+export const PutRegistry = z.object({
+  domain: RegistryDomain,
+  username: z.string().min(1).max(255).optional(),
+  password: z
+    .string()
+    .min(1)
+    .max(10_000)
+    .optional()
+    .describe('Stored encrypted; never returned or logged'),
+  default: z.boolean().optional().describe("Make it the account's default registry"),
+});
+
+/** `account/name` (or a bare name) of a step type. */
+export const StepTypeName = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9][\w.-]*(\/[A-Za-z0-9][\w.-]*)?$/, 'A step type is account/name or name');
+
+export const StepTypeVersion = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[0-9A-Za-z.+-]+$/, 'A step type version is semver, e.g. 1.0.0');
+
+export const StepType = z.object({
+  name: StepTypeName,
+  version: StepTypeVersion,
+  yaml: z.string().describe('The step-type document as registered'),
+  createdAt: Timestamp,
+  createdBy: z.string().nullable(),
+});
+export type StepType = z.infer<typeof StepType>;
+
+export const PutStepType = z.object({
+  yaml: z
+    .string()
+    .min(1)
+    .max(1_000_000)
+    .describe('A step-type document (`kind: step-type`); 400 lists its problems with line:column'),
+});
+
+/** 400 details when a step-type document does not validate: every problem with its position. */
+export const StepTypeIssueBody = z.object({
+  severity: z.enum(['error', 'warning']),
+  code: z.string(),
+  message: z.string(),
+  path: z.array(z.union([z.string(), z.number()])),
+  line: z.number().int(),
+  column: z.number().int(),
+});

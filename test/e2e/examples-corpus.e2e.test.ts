@@ -1,0 +1,185 @@
+/**
+ * The example corpus: every `examples/**\/codefresh.yml` is listed in `examples/corpus.json`,
+ * every example validates (with warnings exactly where the manifest says so), and every
+ * runnable one runs with the built `sluice` CLI on the local Docker engine and ends as the
+ * manifest expects, printing what it lists. Runs one after another: each run starts containers.
+ * @module
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { ensureDockerEngine, ensureTestImages, makeTempDir } from '@sluice/testkit';
+import { REPO_ROOT, runSluice } from './cli-harness.js';
+import type { CliResult } from './cli-harness.js';
+
+interface CorpusEntry {
+  file: string;
+  runs: boolean;
+  args: string[];
+  expect: 'success' | 'failure';
+  warnings?: boolean;
+  needs?: string[];
+  output?: string[];
+  absent?: string[];
+}
+
+const EXAMPLES_DIR = join(REPO_ROOT, 'examples');
+const corpus = readCorpus(join(EXAMPLES_DIR, 'corpus.json'));
+const dir = await makeTempDir('sluice-e2e-corpus-');
+const volumeKeys: string[] = [];
+const fixtures = new Map<string, string>();
+
+before(async () => {
+  await ensureDockerEngine();
+  await ensureTestImages();
+});
+
+after(async () => {
+  for (const key of volumeKeys) spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${key}`]);
+  const built = spawnSync(
+    'docker',
+    ['images', '--filter', 'reference=sluice-examples/*', '--format', '{{.Repository}}:{{.Tag}}'],
+    { encoding: 'utf8' },
+  ).stdout;
+  const images = built.split('\n').filter((line) => line !== '');
+  if (images.length > 0) spawnSync('docker', ['rmi', '-f', ...images]);
+  await dir.cleanup();
+});
+
+/** The manifest, checked enough that a typo in it fails here rather than as a confusing run. */
+function readCorpus(path: string): CorpusEntry[] {
+  const raw = JSON.parse(readFileSync(path, 'utf8')) as { examples?: unknown };
+  assert.ok(Array.isArray(raw.examples), `${path} must hold an "examples" list`);
+  return raw.examples.map((value, index) => {
+    const entry = value as Partial<CorpusEntry>;
+    const where = `${path} entry ${index} (${String(entry.file)})`;
+    assert.equal(typeof entry.file, 'string', `${where}: "file" must be a string`);
+    assert.equal(typeof entry.runs, 'boolean', `${where}: "runs" must be true or false`);
+    assert.ok(Array.isArray(entry.args), `${where}: "args" must be a list`);
+    assert.ok(
+      entry.expect === 'success' || entry.expect === 'failure',
+      `${where}: "expect" must be "success" or "failure"`,
+    );
+    assert.ok(
+      entry.runs || (entry.needs?.length ?? 0) > 0,
+      `${where}: an example that does not run must say what it "needs"`,
+    );
+    return entry as CorpusEntry;
+  });
+}
+
+function pipelineFiles(root: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    const path = join(root, entry.name);
+    if (entry.isDirectory()) found.push(...pipelineFiles(path));
+    else if (entry.name === 'codefresh.yml') found.push(relative(REPO_ROOT, path));
+  }
+  return found.sort();
+}
+
+function git(args: string[], cwd: string): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+}
+
+/** A fresh repository (branch main, one commit) holding the files of `source`, as a file:// URL. */
+function gitFixture(source: string): string {
+  const known = fixtures.get(source);
+  if (known !== undefined) return known;
+  const target = join(dir.path, `${basename(dirname(source))}-${basename(source)}`);
+  cpSync(join(REPO_ROOT, source), target, { recursive: true });
+  git(['init', '-q', '-b', 'main'], target);
+  git(['add', '-A'], target);
+  git(
+    [
+      '-c',
+      'user.name=Sluice',
+      '-c',
+      'user.email=sluice@localhost',
+      'commit',
+      '-q',
+      '-m',
+      'example',
+    ],
+    target,
+  );
+  const url = `file://${target}`;
+  fixtures.set(source, url);
+  return url;
+}
+
+/** `{repo}`, `{head}` and `{git:DIR}` in the manifest's args, as the manifest describes them. */
+function expandArgs(args: string[]): string[] {
+  const root = REPO_ROOT.replace(/\/$/, '');
+  return args.map((arg) =>
+    arg
+      .replaceAll('{repo}', root)
+      .replaceAll('{head}', () => git(['rev-parse', 'HEAD'], root))
+      .replace(/\{git:([^}]+)\}/g, (_match, source: string) => gitFixture(source)),
+  );
+}
+
+function volumeKey(file: string): string {
+  const key = `corpus-${basename(dirname(file))}-${process.pid}`;
+  volumeKeys.push(key);
+  return key;
+}
+
+function transcript(result: CliResult): string {
+  const lines = `${result.stdout}\n${result.stderr}`.split('\n');
+  return `exit ${result.code ?? result.signal}; last lines:\n${lines.slice(-80).join('\n')}`;
+}
+
+test('every example pipeline is listed in examples/corpus.json, and nothing else', () => {
+  const listed = new Set(corpus.map((entry) => entry.file));
+  const onDisk = pipelineFiles(EXAMPLES_DIR);
+  const missing = onDisk.filter((file) => !listed.has(file));
+  const stale = [...listed].filter((file) => !onDisk.includes(file));
+  assert.deepEqual(missing, [], `add these to examples/corpus.json: ${missing.join(', ')}`);
+  assert.deepEqual(
+    stale,
+    [],
+    `these entries of examples/corpus.json have no file: ${stale.join(', ')}`,
+  );
+  assert.equal(listed.size, corpus.length, 'examples/corpus.json lists a file twice');
+});
+
+test('every example validates, with warnings only where the manifest allows them', async (t) => {
+  for (const entry of corpus) {
+    await t.test(entry.file, async () => {
+      const result = await runSluice(['validate', entry.file, '-o', 'json']);
+      const report = JSON.parse(result.stdout || '{}') as {
+        valid?: boolean;
+        issues?: { severity: string; line: number; column: number; message: string }[];
+      };
+      const issues = (report.issues ?? []).map(
+        (i) => `${entry.file}:${i.line}:${i.column}: ${i.severity}: ${i.message}`,
+      );
+      assert.equal(result.code, 0, `${issues.join('\n')}\n${result.stderr}`);
+      assert.equal(report.valid, true, issues.join('\n'));
+      const warnings = (report.issues ?? []).filter((i) => i.severity === 'warning');
+      if (entry.warnings === true) {
+        assert.ok(warnings.length > 0, 'the manifest says "warnings": true, but there are none');
+      } else {
+        assert.equal(warnings.length, 0, `unexpected warnings:\n${issues.join('\n')}`);
+      }
+    });
+  }
+});
+
+for (const entry of corpus.filter((e) => e.runs)) {
+  test(`${entry.file} runs and ends in ${entry.expect}`, { timeout: 300_000 }, async () => {
+    const args = [...expandArgs(entry.args), '--volume-key', volumeKey(entry.file)];
+    const result = await runSluice(['run', entry.file, ...args]);
+    const expectedCode = entry.expect === 'success' ? 0 : 1;
+    assert.equal(result.code, expectedCode, transcript(result));
+    for (const text of entry.output ?? []) {
+      assert.ok(result.stdout.includes(text), `"${text}" was not printed; ${transcript(result)}`);
+    }
+    for (const text of entry.absent ?? []) {
+      assert.ok(!result.stdout.includes(text), `"${text}" was printed; ${transcript(result)}`);
+    }
+  });
+}
