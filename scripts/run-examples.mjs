@@ -3,9 +3,11 @@
 // local Docker engine, printing their logs, one after another. Exits non-zero if any example
 // does not end as the manifest expects (success, or failure for the failure-path examples).
 //   node scripts/run-examples.mjs [NAME...]   only the examples whose path contains a NAME
-// Examples that need something this machine may not have (a registry, a cluster) are listed
-// with what they need and not run. The manifest's placeholders: {repo} the repository root,
-// {head} its HEAD commit, {git:DIR} a fresh git repository (branch main) holding DIR's files.
+// Examples that need something this machine may not have (a cluster) are listed with what they
+// need and not run. The manifest's placeholders: {repo} the repository root, {head} its HEAD
+// commit, {git:DIR} a fresh git repository (branch main) holding DIR's files, {registry} the
+// registry in SLUICE_EXAMPLES_REGISTRY=HOST:PORT (examples pushing there are skipped without it;
+// Debian's docker-registry listens on 127.0.0.1:5000).
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +22,7 @@ const selected = examples.filter(
 );
 const scratch = mkdtempSync(join(tmpdir(), 'sluice-examples-'));
 const fixtures = new Map();
+const registry = process.env.SLUICE_EXAMPLES_REGISTRY ?? '';
 
 function git(args, cwd) {
   const out = spawnSync('git', args, { cwd, encoding: 'utf8' });
@@ -54,6 +57,7 @@ function expand(args) {
   return args.map((arg) =>
     arg
       .replaceAll('{repo}', root)
+      .replaceAll('{registry}', registry)
       .replaceAll('{head}', () => git(['rev-parse', 'HEAD'], root))
       .replace(/\{git:([^}]+)\}/g, (_m, source) => gitFixture(source)),
   );
@@ -65,6 +69,10 @@ try {
   for (const example of selected) {
     if (!example.runs) {
       console.log(`\n- ${example.file}: not run, needs ${example.needs.join(', ')}`);
+      continue;
+    }
+    if (registry === '' && example.args.some((arg) => arg.includes('{registry}'))) {
+      console.log(`\n- ${example.file}: not run, set SLUICE_EXAMPLES_REGISTRY=HOST:PORT to run it`);
       continue;
     }
     const args = expand(example.args);

@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { ensureDockerEngine, ensureTestImages, makeTempDir } from '@sluice/testkit';
+import { ensureDockerEngine, ensureTestImages, makeTempDir, startRegistry } from '@sluice/testkit';
+import type { TestRegistry } from '@sluice/testkit';
 import { REPO_ROOT, runSluice } from './cli-harness.js';
 import type { CliResult } from './cli-harness.js';
 
@@ -30,6 +31,7 @@ const corpus = readCorpus(join(EXAMPLES_DIR, 'corpus.json'));
 const dir = await makeTempDir('sluice-e2e-corpus-');
 const volumeKeys: string[] = [];
 const fixtures = new Map<string, string>();
+let registry: TestRegistry | undefined;
 
 before(async () => {
   await ensureDockerEngine();
@@ -37,13 +39,13 @@ before(async () => {
 });
 
 after(async () => {
+  await registry?.stop();
   for (const key of volumeKeys) spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${key}`]);
-  const built = spawnSync(
-    'docker',
-    ['images', '--filter', 'reference=sluice-examples/*', '--format', '{{.Repository}}:{{.Tag}}'],
-    { encoding: 'utf8' },
-  ).stdout;
-  const images = built.split('\n').filter((line) => line !== '');
+  // What the examples built and tagged, pushed copies included: `sluice-examples/` is theirs.
+  const listed = spawnSync('docker', ['images', '--format', '{{.Repository}}:{{.Tag}}'], {
+    encoding: 'utf8',
+  }).stdout;
+  const images = listed.split('\n').filter((image) => /(^|\/)sluice-examples\//.test(image));
   if (images.length > 0) spawnSync('docker', ['rmi', '-f', ...images]);
   await dir.cleanup();
 });
@@ -110,12 +112,15 @@ function gitFixture(source: string): string {
   return url;
 }
 
-/** `{repo}`, `{head}` and `{git:DIR}` in the manifest's args, as the manifest describes them. */
-function expandArgs(args: string[]): string[] {
+/** `{repo}`, `{head}`, `{git:DIR}` and `{registry}` in the args, as the manifest describes them. */
+async function expandArgs(args: string[]): Promise<string[]> {
   const root = REPO_ROOT.replace(/\/$/, '');
+  if (args.some((arg) => arg.includes('{registry}'))) registry ??= await startRegistry();
+  const registryAddress = registry?.address ?? '';
   return args.map((arg) =>
     arg
       .replaceAll('{repo}', root)
+      .replaceAll('{registry}', registryAddress)
       .replaceAll('{head}', () => git(['rev-parse', 'HEAD'], root))
       .replace(/\{git:([^}]+)\}/g, (_match, source: string) => gitFixture(source)),
   );
@@ -171,7 +176,7 @@ test('every example validates, with warnings only where the manifest allows them
 
 for (const entry of corpus.filter((e) => e.runs)) {
   test(`${entry.file} runs and ends in ${entry.expect}`, { timeout: 300_000 }, async () => {
-    const args = [...expandArgs(entry.args), '--volume-key', volumeKey(entry.file)];
+    const args = [...(await expandArgs(entry.args)), '--volume-key', volumeKey(entry.file)];
     const result = await runSluice(['run', entry.file, ...args]);
     const expectedCode = entry.expect === 'success' ? 0 : 1;
     assert.equal(result.code, expectedCode, transcript(result));

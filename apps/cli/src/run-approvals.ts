@@ -5,10 +5,9 @@
  * @module
  */
 import { InputError } from '@sluice/errors';
-import type { RunBuildOptions } from '@sluice/engine';
+import type { ApprovalGate, ApprovalRequest } from '@sluice/engine';
 
-export type ApprovalGate = NonNullable<RunBuildOptions['approve']>;
-export type ApprovalRequest = Parameters<ApprovalGate>[0];
+export type { ApprovalGate, ApprovalRequest };
 
 export interface ApprovalFlags {
   approve?: boolean;

@@ -5,9 +5,9 @@
  * @module
  */
 import { InputError } from '@sluice/errors';
-import type { RunBuildOptions } from '@sluice/engine';
+import type { RegistrySetting } from '@sluice/engine';
 
-export type RegistrySetting = NonNullable<RunBuildOptions['registries']>[number];
+export type { RegistrySetting };
 
 export interface RegistryFlags {
   /** `NAME=HOST[:PORT]` values of `--registry`. */

@@ -60,18 +60,10 @@ export class BuildScope {
       ...Object.entries(init.variables),
       ...Object.entries(init.secrets),
     ]);
-    for (const step of allSteps(init.steps)) {
-      this.#steps.set(step.name, {
-        type: step.type,
-        description: step.description ?? '',
-        result: 'pending',
-        workingDirectory: VOLUME_PATH,
-        members: {},
-      });
-    }
+    for (const step of allSteps(init.steps)) this.register(step);
   }
 
-  /** Steps made at run time (hook steps) join the scope when they first run. */
+  /** Every step of the pipeline is known from the start; an exec hook's step joins when it runs. */
   register(step: Step): void {
     if (this.#steps.has(step.name)) return;
     this.#steps.set(step.name, {

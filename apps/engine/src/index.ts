@@ -14,3 +14,5 @@ export { runRemoteBuild } from './remote-build.js';
 export type { RunRemoteBuildOptions, RemoteBuildResult } from './remote-build.js';
 export { waitForDocker } from './wait-for-docker.js';
 export type { WaitForDockerOptions } from './wait-for-docker.js';
+export type { RegistrySetting } from './registry-settings.js';
+export type { ApprovalGate, ApprovalRequest, ApprovalAnswer } from './approval-gate.js';

@@ -135,7 +135,10 @@ steps:
   assert.equal(build.summary.result, 'success', build.summary.reason);
   // The matrix step becomes a parallel block of its own, one child per value, beside lint.
   assert.deepEqual(
-    build.summary.steps.filter((s) => s.parent === 'tests').map((s) => s.name).sort(),
+    build.summary.steps
+      .filter((s) => s.parent === 'tests')
+      .map((s) => s.name)
+      .sort(),
     ['lint', 'unit'],
   );
   const children = build.summary.steps.filter((s) => s.parent === 'unit');

@@ -80,11 +80,14 @@ function buildStep(input: StepInput, defaults: Defaults): Step {
   const expansion = typedExpansion(raw);
   if (expansion !== undefined) {
     const templatePath = [...input.path, TEMPLATE_SEGMENT];
+    // The typed step's working_directory reaches the template's steps that set none.
+    const inherited =
+      raw.working_directory === undefined ? {} : { working_directory: raw.working_directory };
     const steps = Object.entries(expansion.steps).map(([inner, step]) =>
       buildStep(
         {
           name: `${input.name}_${inner}`,
-          raw: asMap(step) ?? {},
+          raw: { ...inherited, ...(asMap(step) ?? {}) },
           path: [...templatePath, inner],
           position: base.position,
           origin: { step: input.name, kind: 'step-type', label: expansion.stepType },

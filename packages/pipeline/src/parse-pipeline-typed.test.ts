@@ -144,3 +144,27 @@ test('without a catalog a typed step is not found, at its type', () => {
     ['4:11 SLUICE_PIPELINE_UNKNOWN_STEP_TYPE'],
   );
 });
+
+test("a typed step's working_directory reaches the template steps that set none", () => {
+  const result = parsePipeline(
+    text([
+      "version: '1.0'",
+      'steps:',
+      '  greet:',
+      '    type: acme/greet:1.2.0',
+      '    working_directory: /codefresh/volume/app',
+      '    arguments:',
+      '      WHO: world',
+    ]),
+    { stepTypes },
+  );
+  assert.ok(result.ok, JSON.stringify(result.issues));
+  const group = result.pipeline.steps[0] as GroupStep;
+  assert.deepEqual(
+    group.steps.map((s) => [s.name, s.workingDirectory]),
+    [
+      ['greet_hello', '/codefresh/volume/app'],
+      ['greet_bye', '/codefresh/volume/app'],
+    ],
+  );
+});
