@@ -38,7 +38,8 @@ async function timed(pipeline, label) {
     volumeKey: 'bench-parallel',
     onEvent: () => {},
   });
-  if (summary.result !== 'success') throw new Error(`${label}: ${summary.result} ${summary.reason}`);
+  if (summary.result !== 'success')
+    throw new Error(`${label}: ${summary.result} ${summary.reason}`);
   return performance.now() - start;
 }
 

@@ -55,6 +55,22 @@ const PIPELINES = {
     '  second:',
     '    image: sluice/busybox:1',
     '    commands: ["echo second step sees $WHO"]',
+    // Built in the build's own dind, then run by name in a parallel lane.
+    '  image:',
+    '    type: build',
+    '    image_name: sluice/kube-e2e',
+    '    tag: t1',
+    '    dockerfile:',
+    '      content: "FROM sluice/busybox:1\\nRUN echo built in dind > /built"',
+    '  checks:',
+    '    type: parallel',
+    '    steps:',
+    '      use_image:',
+    '        image: ${{image}}',
+    '        commands: ["cat /built"]',
+    '      lane_two:',
+    '        image: sluice/busybox:1',
+    '        commands: ["echo lane two"]',
   ],
   failing: [
     'version: "1.0"',
@@ -212,14 +228,20 @@ test('a build runs in an engine pod against its dind pod, reports its log, ends 
   assert.equal(build.status, 'success', `${JSON.stringify(build)}\n${log}`);
   expectAllObjects(seen, id);
   assert.deepEqual(
-    build.steps.map((s) => [s.name, s.status]),
+    build.steps.map((s) => [s.name, s.parent, s.status]),
     [
-      ['hello', 'success'],
-      ['second', 'success'],
+      ['hello', null, 'success'],
+      ['second', null, 'success'],
+      ['image', null, 'success'],
+      ['checks', null, 'success'],
+      ['use_image', 'checks', 'success'],
+      ['lane_two', 'checks', 'success'],
     ],
   );
   assert.match(log, /\[hello\] hello from /);
   assert.match(log, /\[second\] second step sees dind/);
+  assert.match(log, /\[use_image\] built in dind/);
+  assert.match(log, /\[lane_two\] lane two/);
   for (const stamp of [
     'dispatchedAt',
     'objectsCreatedAt',

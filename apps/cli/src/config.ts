@@ -5,8 +5,9 @@
  */
 import { delimiter } from 'node:path';
 import { InputError } from '@sluice/errors';
-import { DEFAULT_DOCKER_HOST, loadTlsFiles } from '@sluice/docker';
-import type { DockerEndpoint } from '@sluice/docker';
+// The endpoint module only: the package's index loads dockerode (about 20 MiB) into every command.
+import { DEFAULT_DOCKER_HOST, loadTlsFiles } from '@sluice/docker/endpoint';
+import type { DockerEndpoint } from '@sluice/docker/endpoint';
 
 export interface CliConfig {
   /** DOCKER_HOST, or the local socket. */

@@ -39,6 +39,8 @@ export interface StepRuntime {
   sandboxId: string | undefined;
   labels: Record<string, string>;
   gitImage: string;
+  /** The build sandbox's image: present once the build started, so helper containers use it. */
+  sandboxImage: string;
   scope: BuildScope;
   masker: SecretMasker;
   emit: BuildEventSink;

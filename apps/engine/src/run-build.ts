@@ -97,6 +97,7 @@ export async function runBuild(
     sandboxId: undefined,
     labels,
     gitImage: options.gitImage ?? DEFAULT_GIT_IMAGE,
+    sandboxImage: options.sandboxImage ?? DEFAULT_SANDBOX_IMAGE,
     scope,
     masker,
     emit,
@@ -120,7 +121,7 @@ export async function runBuild(
     runtime.sandboxId = await startSandbox(options.docker, {
       containerName: containerNameFor(options.buildId, 'sandbox', 0),
       networkName,
-      image: options.sandboxImage ?? DEFAULT_SANDBOX_IMAGE,
+      image: runtime.sandboxImage,
       labels,
       log,
     });

@@ -55,10 +55,11 @@ async function build(step: BuildStep, references: string[], runtime: StepRuntime
   const directory =
     resolveWorkingDirectory(step.workingDirectory, runtime.scope.defaultWorkingDirectory) ??
     runtime.scope.defaultWorkingDirectory;
-  await ensureImagePresent(runtime.gitImage, step.name, runtime);
+  // Never started: it only holds the volume, so the sandbox's image (already there) will do.
+  await ensureImagePresent(runtime.sandboxImage, step.name, runtime);
   const helper = await runtime.docker.create({
     name: helperName(runtime, step.name, 'context'),
-    image: runtime.gitImage,
+    image: runtime.sandboxImage,
     env: [],
     binds: [`${runtime.volumeName}:${VOLUME_PATH}`],
     labels: helperLabels(runtime, step.name),

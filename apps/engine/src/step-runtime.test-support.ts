@@ -95,6 +95,7 @@ export async function createStepRuntime(
     sandboxId,
     labels,
     gitImage: TEST_IMAGES.git,
+    sandboxImage: TEST_IMAGES.shell,
     scope: new BuildScope({
       system: { CF_BUILD_ID: buildId, CF_VOLUME_NAME: volumeName },
       variables: {},

@@ -122,7 +122,10 @@ function loadKubeconfigFile(path: string, context?: string): LoadedKubeConfig {
       user:
         plugin === undefined
           ? user
-          : { ...user, plugin: { kind: plugin, kubeconfigPath: path, context: choice.contextName } },
+          : {
+              ...user,
+              plugin: { kind: plugin, kubeconfigPath: path, context: choice.contextName },
+            },
       proxyUrl,
     };
   } catch (err) {

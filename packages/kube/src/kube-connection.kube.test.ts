@@ -57,7 +57,10 @@ test('a client certificate signed by the cluster CA, files relative to the kubec
       organization: 'system:masters',
       usage: 'client',
     });
-    const path = writeKubeconfig(dir, '    client-certificate: alice.crt\n    client-key: alice.key\n');
+    const path = writeKubeconfig(
+      dir,
+      '    client-certificate: alice.crt\n    client-key: alice.key\n',
+    );
     const kube = KubeClient.create({ source: { type: 'kubeconfig', path }, env: {} });
     assert.equal(kube.defaultNamespace, NS);
     assert.equal((await kube.serverVersion()).gitVersion, 'v1.20.2');

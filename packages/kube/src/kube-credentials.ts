@@ -88,5 +88,6 @@ function pluginCredentials(
 
 function asBuffer(value: unknown): Buffer | undefined {
   if (value === undefined || value === null) return undefined;
-  return Buffer.isBuffer(value) ? value : Buffer.from(String(value));
+  if (Buffer.isBuffer(value)) return value;
+  return typeof value === 'string' ? Buffer.from(value) : undefined;
 }

@@ -182,7 +182,10 @@ test("the thin client's KubeHttpError is classified as client-node's ApiExceptio
         .reason,
     );
   }
-  assert.equal(kubeError(status(403, 'Forbidden', 'no'), 'delete', POD).code, 'SLUICE_KUBE_FORBIDDEN');
+  assert.equal(
+    kubeError(status(403, 'Forbidden', 'no'), 'delete', POD).code,
+    'SLUICE_KUBE_FORBIDDEN',
+  );
 });
 
 test('an aborted wait is no answer: retriable, named AbortError', () => {

@@ -1,8 +1,7 @@
 /**
  * What callers need before they need a cluster: the client's default rate limit and the proxy
- * rule. Exported on its own as `@sluice/kube/settings`, because the package's index loads
- * @kubernetes/client-node (about 75 MiB of resident memory) and an agent serving only the local
- * runtime should not pay for it.
+ * rule. Exported on its own as `@sluice/kube/settings`, so that an agent serving only the local
+ * runtime (and every other command) loads nothing of the Kubernetes client.
  * @module
  */
 export const DEFAULT_KUBE_QPS = 50;

@@ -131,7 +131,9 @@ class TunnelAgent extends HttpsAgent {
         socket.destroy();
         fail(
           Object.assign(
-            new Error(`the proxy ${this.#proxy.host} answered CONNECT ${target} with ${response.statusCode}`),
+            new Error(
+              `the proxy ${this.#proxy.host} answered CONNECT ${target} with ${response.statusCode}`,
+            ),
             { code: 'EPROXY' },
           ),
         );

@@ -104,7 +104,8 @@ export function readKubeconfig(path: string, context?: string): KubeconfigChoice
   }
   const contextName = context ?? current ?? '';
   const chosen = contexts.get(contextName);
-  const clusterEntry = chosen === undefined ? undefined : clusters.get(str(chosen['cluster']) ?? '');
+  const clusterEntry =
+    chosen === undefined ? undefined : clusters.get(str(chosen['cluster']) ?? '');
   const server = str(clusterEntry?.['server']);
   if (chosen === undefined || clusterEntry === undefined || server === undefined) {
     throw new KubeconfigProblem(

@@ -6,9 +6,9 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { DEFAULT_DOCKER_HOST, loadTlsFiles } from '@sluice/docker';
+import { DEFAULT_DOCKER_HOST, loadTlsFiles } from '@sluice/docker/endpoint';
 import type { DockerClient } from '@sluice/docker';
-import type { DockerEndpoint } from '@sluice/docker';
+import type { DockerEndpoint } from '@sluice/docker/endpoint';
 import type { RuntimeHealth } from '@sluice/protocol';
 import type { LocalTarget } from '../runner-config.js';
 
