@@ -7,6 +7,8 @@ import type { ChildProcess } from 'node:child_process';
 
 export const REPO_ROOT = new URL('../../../', import.meta.url).pathname;
 export const SLUICE_BIN = `${REPO_ROOT}apps/cli/bin/sluice.js`;
+/** `sluice agent` as deployed: `sluice-agent`, whose `#!` line gives Node the agent's flags. */
+export const SLUICE_AGENT_BIN = `${REPO_ROOT}apps/cli/bin/sluice-agent.js`;
 
 export interface CliResult {
   code: number | null;

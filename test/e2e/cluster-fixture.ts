@@ -14,7 +14,7 @@ import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 import { buildObjectName } from '@sluice/runtime-spec';
 import { freeLoopbackPort } from '@sluice/testkit';
-import { SLUICE_BIN } from './cli-harness.js';
+import { SLUICE_AGENT_BIN, SLUICE_BIN } from './cli-harness.js';
 
 export const ADMIN_TOKEN = 'slu_u_runner-cluster-admin-0123456789';
 
@@ -154,16 +154,10 @@ export async function startAgentProcess(options: {
   env?: NodeJS.ProcessEnv;
 }): Promise<AgentProcess> {
   const port = await freeLoopbackPort();
-  const args = [
-    SLUICE_BIN,
-    'agent',
-    '--server-url',
-    options.serverUrl,
-    '--http-port',
-    String(port),
-  ];
+  const args = ['--server-url', options.serverUrl, '--http-port', String(port)];
   args.push('--http-host', '127.0.0.1', ...options.args);
-  const child = spawn(process.execPath, args, {
+  // The deployed entrypoint, run through its own `#!` line (Node's flags for the agent).
+  const child = spawn(SLUICE_AGENT_BIN, args, {
     env: { ...process.env, SLUICE_AGENT_TOKEN: options.token, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
