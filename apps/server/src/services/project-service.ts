@@ -12,6 +12,7 @@ import type { Executor, ProjectRow } from '@sluice/db';
 import type { Pipeline, Project } from '@sluice/protocol';
 import type { z } from 'zod';
 import type { CreatePipeline, UpdatePipeline } from '@sluice/protocol';
+import { invalidDocument } from './document-issues.js';
 import { isoTime } from './server-context.js';
 import type { ServerContext } from './server-context.js';
 import type { StepTypeService } from './step-type-service.js';
@@ -258,20 +259,10 @@ function toProject(row: ProjectRow): Project {
 function assertValidYaml(yaml: string, file: string, stepTypes: StepTypeCatalog): void {
   const parsed = parsePipeline(yaml, { file, stepTypes });
   if (parsed.ok) return;
-  const issues = parsed.issues.map(({ severity, code, message, path, line, column }) => ({
-    severity,
-    code,
-    message,
-    path: [...path],
-    line,
-    column,
-  }));
-  const first = issues.find((i) => i.severity === 'error');
-  throw new InputError(
-    'SLUICE_PIPELINE_INVALID',
-    `The pipeline YAML has ${issues.filter((i) => i.severity === 'error').length} problem(s); first at ${first?.line}:${first?.column}: ${first?.message}`,
-    {
-      details: { unprocessable: true, issues },
-    },
-  );
+  throw invalidDocument({
+    code: 'SLUICE_PIPELINE_INVALID',
+    what: 'The pipeline YAML',
+    issues: parsed.issues,
+    details: { unprocessable: true },
+  });
 }

@@ -4,11 +4,12 @@
  * account's catalog is what the server parses pipelines with, and what a build's engine gets.
  * @module
  */
-import { InputError, NotFoundError } from '@sluice/errors';
+import { NotFoundError } from '@sluice/errors';
 import { catalogFromDefinitions, parseStepTypeDocument } from '@sluice/pipeline';
 import type { StepTypeCatalog, StepTypeDefinition } from '@sluice/pipeline';
 import type { Executor, StepTypeRow } from '@sluice/db';
 import type { EngineStepType, StepType } from '@sluice/protocol';
+import { invalidDocument } from './document-issues.js';
 import { isoTime } from './server-context.js';
 import { userName } from './user-name.js';
 import type { ServerContext } from './server-context.js';
@@ -100,21 +101,11 @@ export function catalogOf(documents: readonly EngineStepType[]): StepTypeCatalog
 function validDefinition(yaml: string): StepTypeDefinition {
   const parsed = parseStepTypeDocument(yaml, CONTROL_PLANE_LOCATION);
   if (parsed.ok) return parsed.definition;
-  const issues = parsed.issues.map(({ severity, code, message, path, line, column }) => ({
-    severity,
-    code,
-    message,
-    path: [...path],
-    line,
-    column,
-  }));
-  const errors = issues.filter((i) => i.severity === 'error');
-  const first = errors[0];
-  throw new InputError(
-    'SLUICE_STEP_TYPE_INVALID',
-    `The step-type document has ${errors.length} problem(s); first at ${first?.line}:${first?.column}: ${first?.message}`,
-    { details: { issues }, hint: 'Fix each problem at the line and column shown' },
-  );
+  throw invalidDocument({
+    code: 'SLUICE_STEP_TYPE_INVALID',
+    what: 'The step-type document',
+    issues: parsed.issues,
+  });
 }
 
 function sourceOf(row: StepTypeRow): string {

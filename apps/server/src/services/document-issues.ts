@@ -1,0 +1,36 @@
+/**
+ * A YAML document the API refuses (a pipeline, a step type), as one InputError: every issue with
+ * its line and column in `details.issues`, the count and the first error in the message.
+ * @module
+ */
+import { InputError } from '@sluice/errors';
+import type { PipelineIssue } from '@sluice/pipeline';
+
+export interface InvalidDocument {
+  code: string;
+  /** The subject of the message: `The pipeline YAML`. */
+  what: string;
+  issues: readonly PipelineIssue[];
+  details?: Record<string, unknown>;
+}
+
+export function invalidDocument({ code, what, issues, details = {} }: InvalidDocument): InputError {
+  const listed = issues.map(({ severity, code, message, path, line, column }) => ({
+    severity,
+    code,
+    message,
+    path: [...path],
+    line,
+    column,
+  }));
+  const errors = listed.filter((i) => i.severity === 'error');
+  const first = errors[0];
+  return new InputError(
+    code,
+    `${what} has ${errors.length} problem(s); first at ${first?.line}:${first?.column}: ${first?.message}`,
+    {
+      details: { ...details, issues: listed },
+      hint: 'Fix each problem at the line and column shown',
+    },
+  );
+}
