@@ -104,11 +104,14 @@ import_root() {
   shift 3
   local owner=()
   [[ $(id -u) -eq 0 ]] || owner=(--owner=0 --group=0)
+  local failure
   old_id=$(docker image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
-  tar --numeric-owner "${owner[@]}" --sort=name --mtime=@0 -C "$root" -cf - . |
+  # The engine's own words say what went wrong (a full disk, a storage driver problem).
+  failure=$(tar --numeric-owner "${owner[@]}" --sort=name --mtime=@0 -C "$root" -cf - . |
     docker import --change "LABEL $LABEL=$hash" --change "LABEL org.opencontainers.image.title=$image" \
-      --change "ENV PATH=$IMAGE_PATH_ENV" "$@" - "$image" >/dev/null ||
-    die "docker import of $image failed" "check the engine with: docker info"
+      --change "ENV PATH=$IMAGE_PATH_ENV" "$@" - "$image" 2>&1 >/dev/null) ||
+    die "docker import of $image failed: ${failure:-no output}" \
+      "check the engine with: docker info (and its log)"
   # The previous build is now untagged; drop it unless a container or another tag still uses it.
   if [[ -n "$old_id" ]]; then docker image rm "$old_id" >/dev/null 2>&1 || true; fi
   log "built $image ($(docker image inspect --format '{{.Size}}' "$image") bytes)"

@@ -40,3 +40,19 @@ export async function aptInstall(
   if (result.code === 0) return { ok: true };
   return { ok: false, step, output: tailLines(result.stderr + result.stdout, 20) };
 }
+
+/**
+ * `program` (looked for in the system directories), installing Debian's `pkg` when it is
+ * missing. `path` is undefined when it is still missing; `failed` then names the step that failed.
+ */
+export async function findOrInstall(
+  program: string,
+  pkg: string,
+  options: AptInstallOptions = {},
+): Promise<{ path: string | undefined; failed?: string }> {
+  const find = () => findExecutable(program, SYSTEM_BIN_DIRS);
+  const found = find();
+  if (found !== undefined) return { path: found };
+  const installed = await aptInstall([pkg], options);
+  return { path: find(), failed: installed.ok ? undefined : installed.step };
+}

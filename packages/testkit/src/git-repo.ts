@@ -8,6 +8,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { InputError, UnavailableError } from '@sluice/errors';
+import { findOrInstall } from './apt-install.js';
 import { childEnv } from './config.js';
 import { runCommand } from './run-command.js';
 import { makeTempDir } from './temp-dir.js';
@@ -126,6 +127,15 @@ async function checkBranchName(branch: string): Promise<void> {
       `Branch name ${JSON.stringify(branch)} is not valid in git`,
     );
   }
+}
+
+/** The host's git, which the fixtures commit with, installing Debian's `git` when it is missing. */
+export async function ensureGit(log?: (line: string) => void): Promise<string> {
+  const { path, failed } = await findOrInstall('git', 'git', { log });
+  if (path !== undefined) return path;
+  throw new UnavailableError('SLUICE_TEST_GIT_FAILED', 'git is not installed on this machine', {
+    hint: `Run: apt-get install -y git${failed === undefined ? '' : ` (${failed} failed)`}`,
+  });
 }
 
 async function git(cwd: string, args: readonly string[]): Promise<string> {

@@ -11,9 +11,9 @@ import { openSync, closeSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UnavailableError } from '@sluice/errors';
-import { aptInstall } from './apt-install.js';
+import { findOrInstall } from './apt-install.js';
 import { freeLoopbackPort } from './postgres.js';
-import { findExecutable, runCommand, SYSTEM_BIN_DIRS } from './run-command.js';
+import { runCommand } from './run-command.js';
 import { makeTempDir } from './temp-dir.js';
 
 export const REGISTRY_UNAVAILABLE = 'SLUICE_TEST_REGISTRY_UNAVAILABLE';
@@ -36,14 +36,10 @@ export interface TestRegistry {
 
 /** Debian's `docker-registry` binary, installing the package when it is missing. */
 export async function ensureRegistryBinary(log?: (line: string) => void): Promise<string> {
-  const find = () => findExecutable('docker-registry', SYSTEM_BIN_DIRS);
-  const found = find();
-  if (found !== undefined) return found;
-  const installed = await aptInstall(['docker-registry'], { log });
-  const binary = find();
-  if (binary !== undefined) return binary;
+  const { path, failed } = await findOrInstall('docker-registry', 'docker-registry', { log });
+  if (path !== undefined) return path;
   throw new UnavailableError(REGISTRY_UNAVAILABLE, "Debian's docker-registry is not installed", {
-    hint: `Run: apt-get install -y docker-registry${installed.ok ? '' : ` (${installed.step} failed)`}`,
+    hint: `Run: apt-get install -y docker-registry${failed === undefined ? '' : ` (${failed} failed)`}`,
   });
 }
 

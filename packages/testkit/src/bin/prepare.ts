@@ -2,7 +2,7 @@
 /**
  * Prepares a machine for Sluice: makes the Docker engine answer (installing and starting it if
  * needed), then builds the local images. With `--test-services` it also installs what the test
- * tiers start for themselves (Debian's `postgresql` and `docker-registry`), so a fresh machine
+ * tiers use (Debian's `postgresql`, `docker-registry` and `git`), so a fresh machine
  * sees those installs here, with progress, rather than in the middle of a test.
  *
  *   node packages/testkit/dist/bin/prepare.js [--only busybox|git] [--registry HOST[:PORT]] [--test-services]
@@ -16,6 +16,7 @@ import { ensureDockerEngine } from '../docker-engine.js';
 import { ensureTestImages } from '../test-images.js';
 import { findServerBinDir } from '../postgres-binaries.js';
 import { ensureRegistryBinary } from '../registry.js';
+import { ensureGit } from '../git-repo.js';
 import type { EnsureTestImagesOptions } from '../test-images.js';
 
 const USAGE =
@@ -71,9 +72,10 @@ async function main(argv: string[]): Promise<number> {
     const { images } = await ensureTestImages(options.value);
     print(`ready: ${images.join(', ')}`);
     if (options.testServices) {
-      print('checking PostgreSQL and docker-registry for the tests ...');
+      print('checking PostgreSQL, docker-registry and git for the tests ...');
       print(`PostgreSQL server binaries in ${await findServerBinDir(print)}`);
       print(`docker-registry at ${await ensureRegistryBinary(print)}`);
+      print(`git at ${await ensureGit(print)}`);
     }
     return 0;
   } catch (err) {
