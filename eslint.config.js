@@ -58,7 +58,7 @@ export default tseslint.config(
   },
   {
     files: ISOMORPHIC,
-    ignores: ['**/*.test.ts'],
+    ignores: ['**/*.test.ts', '**/*.test-support.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

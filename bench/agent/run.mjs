@@ -13,14 +13,14 @@
 import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { createNamespace } from '@sluice/kube/testing';
 import { makeTempDir, startKubernetes } from '@sluice/testkit';
 import {
   createAgentToken,
   createKubeRuntime,
-  createNamespace,
   startAgentProcess,
   startControlPlane,
-  waitFor,
+  waitForProbe,
 } from '../../test/dist/e2e/cluster-fixture.js';
 import { createPipelines } from '../../test/dist/e2e/control-plane-seed.js';
 
@@ -49,7 +49,7 @@ try {
     logPath: join(temp.path, 'server.log'),
   });
   const admin = plane.admin;
-  await createNamespace(cluster.kubeConfig, NS);
+  await createNamespace(cluster, NS);
   await createKubeRuntime(admin, { name: 'bench/ci', namespace: NS, isDefault: true });
   const yaml =
     'version: "1.0"\nsteps:\n  s:\n    image: sluice/busybox:1\n    commands: ["true"]\n';
@@ -88,7 +88,7 @@ try {
     ),
   );
   const tasks = BUILDS * 6;
-  await waitFor(
+  await waitForProbe(
     `${tasks} tasks`,
     async () => (await agent.metric('sluice_agent_tasks_total', { outcome: 'success' })) >= tasks,
     600_000,

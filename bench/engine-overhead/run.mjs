@@ -5,11 +5,12 @@
 // the machine hits both sides; the figures are medians. Goal: ratio <= 1.3.
 import { DEFAULT_DOCKER_HOST, DockerClient } from '@sluice/docker';
 import { parsePipeline } from '@sluice/pipeline';
-import { runBuild } from '@sluice/engine';
+import { runBuild, volumeNameFor } from '@sluice/engine';
 
 const STEPS = 10;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const IMAGE = 'sluice/busybox:1';
+const VOLUME_KEY = 'bench-engine-overhead';
 const docker = DockerClient.create({
   host: process.env.DOCKER_HOST || DEFAULT_DOCKER_HOST,
 });
@@ -48,7 +49,7 @@ async function pipeline(round) {
     docker,
     buildId: `bench-${process.pid}-${round}`,
     facts: { pipelineName: 'bench' },
-    volumeKey: 'bench-engine-overhead',
+    volumeKey: VOLUME_KEY,
     onEvent: () => {},
   });
   if (summary.result !== 'success')
@@ -68,7 +69,7 @@ for (let round = 0; round < ROUNDS; round++) {
     `round ${round + 1}/${ROUNDS}: bare ${bareTimes.at(-1).toFixed(0)} ms, pipeline ${pipelineTimes.at(-1).toFixed(0)} ms`,
   );
 }
-await docker.removeVolume('sluice-volume-bench-engine-overhead');
+await docker.removeVolume(volumeNameFor(VOLUME_KEY));
 const bareMs = median(bareTimes);
 const pipelineMs = median(pipelineTimes);
 console.log(

@@ -6,12 +6,13 @@
 //   ratio = parallel_ms / single_ms.  Goal: ratio <= 1.3.
 import { DEFAULT_DOCKER_HOST, DockerClient } from '@sluice/docker';
 import { parsePipeline } from '@sluice/pipeline';
-import { runBuild } from '@sluice/engine';
+import { runBuild, volumeNameFor } from '@sluice/engine';
 
 const WIDTH = 8;
 const SLEEP_S = Number(process.env.BENCH_SLEEP_S ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const IMAGE = 'sluice/busybox:1';
+const VOLUME_KEY = 'bench-parallel';
 const docker = DockerClient.create({ host: process.env.DOCKER_HOST || DEFAULT_DOCKER_HOST });
 
 function parse(yaml) {
@@ -35,7 +36,7 @@ async function timed(pipeline, label) {
     docker,
     buildId: `bench-parallel-${process.pid}-${label}`,
     facts: { pipelineName: 'bench' },
-    volumeKey: 'bench-parallel',
+    volumeKey: VOLUME_KEY,
     onEvent: () => {},
   });
   if (summary.result !== 'success')
@@ -55,7 +56,7 @@ for (let round = 0; round < ROUNDS; round++) {
       `${WIDTH} in parallel ${parallelTimes.at(-1).toFixed(0)} ms`,
   );
 }
-await docker.removeVolume('sluice-volume-bench-parallel');
+await docker.removeVolume(volumeNameFor(VOLUME_KEY));
 const singleMs = median(singleTimes);
 const parallelMs = median(parallelTimes);
 console.log(

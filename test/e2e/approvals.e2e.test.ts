@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createClient, FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, SluiceClient } from '@sluice/protocol';
-import { ensureDockerEngine, ensureTestImages, makeTempDir } from '@sluice/testkit';
+import { ensureDockerEngine, ensureTestImages, makeTempDir, waitFor } from '@sluice/testkit';
 import type { TempDir } from '@sluice/testkit';
-import { startSluice } from './cli-harness.js';
+import { startSluice, waitForUp } from './cli-harness.js';
 import type { RunningCli } from './cli-harness.js';
 import { createPipelines } from './control-plane-seed.js';
 
@@ -46,11 +46,7 @@ before(async () => {
   await ensureTestImages();
   temp = await makeTempDir('sluice-approvals-e2e-');
   cli = startSluice(['up', '--port', '0', '--data-dir', temp.path]);
-  await cli.waitForOutput('Ctrl-C stops Sluice', 180_000);
-  const stdout = cli.stdout();
-  const url = /Sluice is up at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
-  const token = /Admin token: (\S+)/.exec(stdout)?.[1];
-  assert.ok(url !== undefined && token !== undefined, stdout);
+  const { url, token } = await waitForUp(cli);
   admin = createClient({ baseUrl: url, token });
   const ids = await createPipelines(admin, PROJECT, { gated: GATED_YAML });
   pipelineId = ids.gated ?? '';
@@ -65,15 +61,8 @@ after(async () => {
   spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${PROJECT}-gated`]);
 });
 
-async function waitFor(buildId: string, done: (b: Build) => boolean, what: string) {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const build = await admin.call('getBuild', { params: { buildId } });
-    if (done(build)) return build;
-    if (Date.now() > deadline)
-      throw new Error(`gave up waiting for ${what}: ${JSON.stringify(build)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+function waitForBuild(buildId: string, done: (b: Build) => boolean, what: string) {
+  return waitFor(() => admin.call('getBuild', { params: { buildId } }), done, { what });
 }
 
 function states(build: Build): [string, string][] {
@@ -83,7 +72,7 @@ function states(build: Build): [string, string][] {
 /** A new build of the gated pipeline, once it waits for approval. */
 async function waitingBuild(): Promise<Build> {
   const created = await admin.call('createBuild', { params: { pipelineId }, body: {} });
-  const waiting = await waitFor(
+  const waiting = await waitForBuild(
     created.id,
     (b) => b.status === 'pending-approval' || FINISHED_STATUSES.includes(b.status),
     'the build to wait for approval',
@@ -104,7 +93,7 @@ test('a build waits for approval, is approved through the API and succeeds', asy
     body: { step: 'gate' },
   });
   assert.notEqual(approved.status, 'pending-approval');
-  const done = await waitFor(
+  const done = await waitForBuild(
     waiting.id,
     (b) => FINISHED_STATUSES.includes(b.status),
     'the approved build to finish',
@@ -125,7 +114,7 @@ test('a build waits for approval, is approved through the API and succeeds', asy
 test('a denied build fails, and the steps after the gate do not run', async () => {
   const waiting = await waitingBuild();
   await admin.call('denyBuild', { params: { buildId: waiting.id }, body: {} });
-  const done = await waitFor(
+  const done = await waitForBuild(
     waiting.id,
     (b) => FINISHED_STATUSES.includes(b.status),
     'the denied build to finish',

@@ -2,6 +2,7 @@
  * Runs the built `sluice` binary as a user would, collecting its output and exit code.
  * @module
  */
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 
@@ -65,6 +66,23 @@ export function startSluice(
       });
     },
   };
+}
+
+/**
+ * The URL and admin token a `sluice up` started with `--port 0` printed, once it has printed
+ * `readyText` (up to 180 s: the first start builds nothing, but may wait on the Docker engine).
+ */
+export async function waitForUp(
+  cli: RunningCli,
+  readyText = 'Ctrl-C stops Sluice',
+): Promise<{ url: string; token: string }> {
+  await cli.waitForOutput(readyText, 180_000);
+  const stdout = cli.stdout();
+  const url = /Sluice is up at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
+  const token = /Admin token: (\S+)/.exec(stdout)?.[1];
+  assert.ok(url !== undefined && token !== undefined, stdout);
+  assert.doesNotMatch(url, /:0$/, 'the printed URL has the real port');
+  return { url, token };
 }
 
 export function runSluice(

@@ -13,7 +13,7 @@ import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 import { buildObjectName } from '@sluice/runtime-spec';
-import { freeLoopbackPort } from '@sluice/testkit';
+import { eventually, freeLoopbackPort } from '@sluice/testkit';
 import { SLUICE_AGENT_BIN, SLUICE_BIN } from './cli-harness.js';
 
 export const ADMIN_TOKEN = 'slu_u_runner-cluster-admin-0123456789';
@@ -27,27 +27,31 @@ export interface ControlPlane {
   stop(): Promise<void>;
 }
 
-export async function waitFor<T>(
+/**
+ * Probes until it returns a value other than undefined or false, which it resolves to; a probe
+ * that throws counts as not yet, and the last error is named if the time runs out.
+ */
+export async function waitForProbe<T>(
   what: string,
   probe: () => Promise<T | undefined | false>,
   timeoutMs = 120_000,
   intervalMs = 250,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
   let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `Timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
+  const value = await eventually(
+    () =>
+      probe().catch((err: unknown) => {
+        last = err;
+        return undefined;
+      }),
+    (v) => v !== undefined && v !== false,
+    { timeoutMs, intervalMs },
+  );
+  if (value === undefined || value === false)
+    throw new Error(
+      `Timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`,
+    );
+  return value;
 }
 
 /** `sluice server` on all addresses (pods reach it through the node's bridge). */
@@ -75,7 +79,11 @@ export async function startControlPlane(options: {
   child.stderr?.pipe(log);
   const url = `http://127.0.0.1:${port}`;
   const admin = createClient({ baseUrl: url, token: ADMIN_TOKEN });
-  await waitFor('the control plane', async () => (await fetch(`${url}/api/health`)).ok, 60_000);
+  await waitForProbe(
+    'the control plane',
+    async () => (await fetch(`${url}/api/health`)).ok,
+    60_000,
+  );
   return { child, url, port, admin, stop: () => stopChild(child) };
 }
 
@@ -165,7 +173,7 @@ export async function startAgentProcess(options: {
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const metricsUrl = `http://127.0.0.1:${port}/metrics`;
-  await waitFor(`the agent's /metrics (log: ${options.logPath})`, async () => {
+  await waitForProbe(`the agent's /metrics (log: ${options.logPath})`, async () => {
     if (child.exitCode !== null) throw new Error(`the agent exited with ${child.exitCode}`);
     return (await fetch(metricsUrl)).ok;
   });
@@ -239,8 +247,4 @@ export function objectCount(objects: BuildObjects): number {
   return (
     objects.pods.length + objects.secrets.length + objects.configMaps.length + objects.pvcs.length
   );
-}
-
-export async function createNamespace(kubeConfig: KubeConfig, name: string): Promise<void> {
-  await kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name } } });
 }

@@ -10,10 +10,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { openDatabase, sql } from '@sluice/db';
 import type { Database } from '@sluice/db';
 import { TestDatabases } from '@sluice/db/testing';
+import { AGENT_PERMISSIONS } from '@sluice/kube';
+import { createNamespace, createServiceAccount } from '@sluice/kube/testing';
 import type { SluiceClient } from '@sluice/protocol';
 import { buildObjectName } from '@sluice/runtime-spec';
 import { makeTempDir, useKubernetes } from '@sluice/testkit';
@@ -22,12 +24,11 @@ import {
   buildObjects,
   createAgentToken,
   createKubeRuntime,
-  createNamespace,
   expectedObjects,
   objectCount,
   startAgentProcess,
   startControlPlane,
-  waitFor,
+  waitForProbe,
 } from './cluster-fixture.js';
 import type { AgentProcess, ControlPlane } from './cluster-fixture.js';
 import { createPipelines } from './control-plane-seed.js';
@@ -58,7 +59,7 @@ before(async () => {
     env: { SLUICE_TASK_LEASE_MS: '10000' },
   });
   admin = plane.admin;
-  await createNamespace(cluster().kubeConfig, NS);
+  await createNamespace(cluster(), NS);
   await createKubeRuntime(admin, { name: RUNTIME, namespace: NS, isDefault: true });
   ({ hello: pipelineId = '' } = await createPipelines(admin, 'runner', { hello: YAML }));
   agentToken = (await createAgentToken(admin, 'cluster-agent', [RUNTIME])).token;
@@ -124,7 +125,7 @@ async function cancelAll(buildIds: string[]): Promise<void> {
 test('an agent killed mid-batch and restarted leaves every object exactly once and every task reported', async () => {
   const agent = await startAgent(['--concurrency', '3', '--reap-seconds', '0'], 'kill-1');
   const builds = await createBuilds(30);
-  await waitFor('some tasks done', async () =>
+  await waitForProbe('some tasks done', async () =>
     (await agent.metric('sluice_agent_tasks_total', { outcome: 'success' })) >= 40
       ? true
       : undefined,
@@ -135,7 +136,7 @@ test('an agent killed mid-batch and restarted leaves every object exactly once a
 
   await startAgent(['--concurrency', '3', '--reap-seconds', '0'], 'kill-2');
   // Leased tasks come back when their lease ends (SLUICE_TASK_LEASE_MS on the server).
-  await waitFor('every task reported', () => allTasksDone(builds, 180), 240_000, 1000);
+  await waitForProbe('every task reported', () => allTasksDone(builds, 180), 240_000, 1000);
   for (const buildId of builds) {
     const objects = await buildObjects(cluster().kubeConfig, NS, buildId);
     assert.deepEqual(objects, expectedObjects(buildId));
@@ -143,22 +144,22 @@ test('an agent killed mid-batch and restarted leaves every object exactly once a
   assert.equal(objectCount(await buildObjects(cluster().kubeConfig, NS)), 30 * 5);
 
   await cancelAll(builds);
-  await waitFor(
+  await waitForProbe(
     "the cancelled builds' objects deleted",
     async () => objectCount(await buildObjects(cluster().kubeConfig, NS)) === 0,
   );
-  await waitFor('stop tasks reported', () => allTasksDone(builds, 180 + 30 * 5), 60_000, 500);
+  await waitForProbe('stop tasks reported', () => allTasksDone(builds, 180 + 30 * 5), 60_000, 500);
 });
 
 test('the reaper deletes the objects of finished builds whose stop tasks were lost, and of unknown builds', async () => {
   for (const agent of agents.splice(0)) await agent.stop('SIGKILL');
   const agent = await startAgent(['--reap-seconds', '0'], 'reap-1');
   const [buildId = ''] = await createBuilds(1);
-  await waitFor(
+  await waitForProbe(
     "the build's objects",
     async () => objectCount(await buildObjects(cluster().kubeConfig, NS, buildId)) === 5,
   );
-  await waitFor('its tasks reported', () => allTasksDone([buildId], 6), 30_000);
+  await waitForProbe('its tasks reported', () => allTasksDone([buildId], 6), 30_000);
   await agent.stop('SIGKILL');
   await admin.call('cancelBuild', { params: { buildId } });
   // The stop tasks are lost (as if the database were restored from before them).
@@ -180,7 +181,7 @@ test('the reaper deletes the objects of finished builds whose stop tasks were lo
   });
 
   await startAgent(['--reap-seconds', '1'], 'reap-2');
-  await waitFor(
+  await waitForProbe(
     'the reaper to delete both',
     async () => objectCount(await buildObjects(cluster().kubeConfig, NS)) === 0,
   );
@@ -196,13 +197,13 @@ test('a burst of 200 builds is handled within the concurrency bound', async () =
   );
   const started = Date.now();
   const builds = await createBuilds(200);
-  await waitFor('1,200 tasks reported', () => allTasksDone(builds, 1200), 600_000, 1000);
+  await waitForProbe('1,200 tasks reported', () => allTasksDone(builds, 1200), 600_000, 1000);
   const seconds = (Date.now() - started) / 1000;
   process.stderr.write(`burst: 200 builds, 1200 tasks in ${seconds.toFixed(1)} s\n`);
   assert.equal(await agent.metric('sluice_agent_builds_active_max'), 3);
   assert.equal(objectCount(await buildObjects(cluster().kubeConfig, NS)), 200 * 5);
   await cancelAll(builds);
-  await waitFor(
+  await waitForProbe(
     'every object of the burst deleted',
     async () => objectCount(await buildObjects(cluster().kubeConfig, NS)) === 0,
     300_000,
@@ -211,43 +212,11 @@ test('a burst of 200 builds is handled within the concurrency bound', async () =
 });
 
 test('a runtime whose service account lacks a permission is unhealthy, naming the verb and resource', async () => {
-  const core = cluster().kubeConfig.makeApiClient(CoreV1Api);
-  const rbac = cluster().kubeConfig.makeApiClient(RbacAuthorizationV1Api);
-  await core.createNamespacedServiceAccount({
+  const token = await createServiceAccount(cluster(), {
     namespace: NS,
-    body: { metadata: { name: 'limited' } },
-  });
-  const allVerbs = ['create', 'delete', 'get', 'list'];
-  await rbac.createNamespacedRole({
-    namespace: NS,
-    body: {
-      metadata: { name: 'limited' },
-      rules: [
-        { apiGroups: [''], resources: ['pods'], verbs: ['create', 'get', 'list'] },
-        {
-          apiGroups: [''],
-          resources: ['secrets', 'configmaps', 'persistentvolumeclaims'],
-          verbs: allVerbs,
-        },
-        { apiGroups: [''], resources: ['services'], verbs: ['create', 'get'] },
-      ],
-    },
-  });
-  await rbac.createNamespacedRoleBinding({
-    namespace: NS,
-    body: {
-      metadata: { name: 'limited' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'limited' },
-      subjects: [{ kind: 'ServiceAccount', name: 'limited', namespace: NS }],
-    },
-  });
-  const token = await waitFor('the service account token', async () => {
-    const secrets = await core.listNamespacedSecret({ namespace: NS });
-    const secret = secrets.items.find(
-      (s) => s.metadata?.annotations?.['kubernetes.io/service-account.name'] === 'limited',
-    );
-    const data = secret?.data?.token;
-    return data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
+    name: 'limited',
+    // Everything the agent needs but deleting pods.
+    permissions: AGENT_PERMISSIONS.filter((p) => !(p.verb === 'delete' && p.resource === 'pods')),
   });
   await createKubeRuntime(admin, { name: 'api/limited', namespace: NS });
   const { agentId, token: limitedToken } = await createAgentToken(admin, 'limited-agent', [
@@ -271,7 +240,7 @@ test('a runtime whose service account lacks a permission is unhealthy, naming th
     args: ['--config-dir', dir, '--heartbeat-seconds', '1'],
   });
   agents.push(agent);
-  const health = await waitFor('the unhealthy report', async () => {
+  const health = await waitForProbe('the unhealthy report', async () => {
     const { items } = await admin.call('listAgents');
     return items.find((a) => a.id === agentId)?.health?.runtimes?.[0] ?? undefined;
   });

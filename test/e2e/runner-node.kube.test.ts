@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, StorageV1Api } from '@kubernetes/client-node';
+import { createNamespace } from '@sluice/kube/testing';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 import {
@@ -27,12 +28,11 @@ import {
   buildObjects,
   createAgentToken,
   createKubeRuntime,
-  createNamespace,
   expectedObjects,
   objectCount,
   startAgentProcess,
   startControlPlane,
-  waitFor,
+  waitForProbe,
 } from './cluster-fixture.js';
 import type { AgentProcess, BuildObjects, ControlPlane } from './cluster-fixture.js';
 import { createPipelines } from './control-plane-seed.js';
@@ -115,7 +115,7 @@ before(async () => {
     logPath: join(temp.path, 'server.log'),
   });
   admin = plane.admin;
-  await createNamespace(cluster().kubeConfig, NS);
+  await createNamespace(cluster(), NS);
   await cluster()
     .kubeConfig.makeApiClient(StorageV1Api)
     .createStorageClass({
@@ -212,7 +212,7 @@ async function runBuild(
     ),
   ]);
   const log = await (await admin.raw('buildLog', { params: { buildId: build.id } })).text();
-  await waitFor(
+  await waitForProbe(
     `build ${build.id}'s objects deleted`,
     async () => objectCount(await buildObjects(cluster().kubeConfig, NS, build.id)) === 0,
   );
@@ -262,7 +262,7 @@ test('a failing step ends the build failure and its objects are deleted', async 
 test('a build cancelled while its step runs ends terminated and its objects are deleted', async () => {
   const { build, log } = await runBuild('slow', async (buildId) => {
     // The step's own output, not its state: a step is running while its image is pulled.
-    await waitFor(
+    await waitForProbe(
       'the step printing',
       async () => {
         const response = await admin.raw('buildLog', { params: { buildId } });

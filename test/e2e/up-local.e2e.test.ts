@@ -13,9 +13,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, LogChunk, SluiceClient } from '@sluice/protocol';
-import { ensureDockerEngine, ensureTestImages, makeTempDir } from '@sluice/testkit';
+import { ensureDockerEngine, ensureTestImages, makeTempDir, waitFor } from '@sluice/testkit';
 import type { TempDir } from '@sluice/testkit';
-import { startSluice } from './cli-harness.js';
+import { startSluice, waitForUp } from './cli-harness.js';
 import type { RunningCli } from './cli-harness.js';
 import { createPipelines } from './control-plane-seed.js';
 
@@ -71,13 +71,7 @@ async function up(
 ): Promise<Up> {
   const cli = startSluice(['up', '--port', '0', '--data-dir', dir, ...extra]);
   started.push(cli);
-  await cli.waitForOutput(readyText, 180_000);
-  const stdout = cli.stdout();
-  const url = /Sluice is up at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
-  const token = /Admin token: (\S+)/.exec(stdout)?.[1];
-  assert.ok(url !== undefined && token !== undefined, stdout);
-  assert.doesNotMatch(url, /:0$/, 'the printed URL has the real port');
-  return { cli, url, token };
+  return { cli, ...(await waitForUp(cli, readyText)) };
 }
 
 async function stop(cli: RunningCli): Promise<{ code: number | null; output: string }> {
@@ -118,22 +112,11 @@ async function streamLog(url: string, token: string, buildId: string): Promise<s
   return lines;
 }
 
-async function waitFor<T>(read: () => Promise<T> | T, done: (v: T) => boolean, what: string) {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`gave up waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 function finished(admin: SluiceClient, buildId: string): Promise<Build> {
   return waitFor(
     () => admin.call('getBuild', { params: { buildId } }),
     (b) => FINISHED_STATUSES.includes(b.status),
-    `build ${buildId} to finish`,
+    { what: `build ${buildId} to finish` },
   );
 }
 
@@ -194,7 +177,7 @@ test('builds made through the API run on this machine: log over SSE, steps, timi
   await waitFor(
     () => admin.call('getBuild', { params: { buildId: slow.id } }),
     (b) => b.steps[0]?.status === 'running',
-    'the slow step to run',
+    { what: 'the slow step to run' },
   );
   const pidFile = join(dir, 'agent', `${slow.id}.json`);
   const { pid } = JSON.parse(readFileSync(pidFile, 'utf8')) as { pid: number };
@@ -205,7 +188,7 @@ test('builds made through the API run on this machine: log over SSE, steps, timi
   await waitFor(
     () => alive(pid) || existsSync(pidFile),
     (left) => !left,
-    'the engine to go',
+    { what: 'the engine to go' },
   );
   const containers = execFileSync(
     'docker',

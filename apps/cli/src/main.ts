@@ -12,7 +12,7 @@ import type { RunnerConfigInput } from '@sluice/runner';
 import { loadConfig, serverContext } from './config.js';
 import type { RunOptions } from './commands/run.js';
 import type { UpOptions } from './commands/up.js';
-import type { OutputFormat } from './commands/runtime-environments.js';
+import type { OutputFormat } from './commands/server-resources.js';
 import { createTerminal, printError } from './ui/terminal.js';
 import { addSettingsCommands } from './settings-commands.js';
 

@@ -6,6 +6,7 @@
  */
 import { InputError } from '@sluice/errors';
 import type { RegistrySetting } from '@sluice/engine';
+import { RegistryDomain } from '@sluice/protocol';
 
 export type { RegistrySetting };
 
@@ -18,7 +19,6 @@ export interface RegistryFlags {
 }
 
 const NAME = /^[A-Za-z0-9][\w.-]*$/;
-const DOMAIN = /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:\d{1,5})?$/;
 
 export function parseRegistryFlags(flags: RegistryFlags): RegistrySetting[] {
   const registries: RegistrySetting[] = [];
@@ -26,7 +26,7 @@ export function parseRegistryFlags(flags: RegistryFlags): RegistrySetting[] {
     const eq = value.indexOf('=');
     const name = eq > 0 ? value.slice(0, eq) : '';
     const domain = eq > 0 ? value.slice(eq + 1) : '';
-    if (!NAME.test(name) || !DOMAIN.test(domain))
+    if (!NAME.test(name) || !RegistryDomain.safeParse(domain).success)
       throw new InputError(
         'SLUICE_CLI_BAD_REGISTRY',
         `--registry expects NAME=HOST[:PORT], got "${value}"`,

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Command } from 'commander';
-import type { OutputFormat } from './commands/runtime-environments.js';
+import type { OutputFormat, ServerOptions } from './commands/server-resources.js';
 import type { Terminal } from './ui/terminal.js';
 
 interface ServerFlags {
@@ -20,7 +20,7 @@ export interface SettingsCommandsContext {
   /** Adds --server and --token. */
   withServer: (cmd: Command) => Command;
   parseFormat: (value: string) => OutputFormat;
-  server: (flags: ServerFlags) => { server: string; token: string };
+  server: (flags: ServerFlags) => ServerOptions;
   setExitCode: (code: number) => void;
 }
 

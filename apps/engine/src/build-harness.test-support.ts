@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { DockerClient } from '@sluice/docker';
 import { formatIssue, parsePipeline } from '@sluice/pipeline';
 import { ensureDockerEngine, ensureTestImages, runCommand, TEST_IMAGES } from '@sluice/testkit';
-import type { Pipeline } from '@sluice/pipeline';
+import type { ParsePipelineOptions, Pipeline } from '@sluice/pipeline';
 import { runBuild } from './run-build.js';
 import { volumeNameFor } from './resource-names.js';
 import type { RunBuildOptions } from './run-build.js';
@@ -89,14 +89,16 @@ export function uniqueId(prefix: string): string {
   return `${prefix}-${randomBytes(4).toString('hex')}`;
 }
 
-/**
- * The version 1.0 pipeline whose `steps:` are `stepsYaml` (entries indented by two spaces),
- * which the test expects to be valid.
- */
-export function stepsPipeline(stepsYaml: string): Pipeline {
-  const parsed = parsePipeline(`version: '1.0'\nsteps:${stepsYaml}`, { file: 'codefresh.yml' });
+/** Parses a whole pipeline document that the test expects to be valid. */
+export function pipelineFrom(yaml: string, options: ParsePipelineOptions = {}): Pipeline {
+  const parsed = parsePipeline(yaml, { file: 'codefresh.yml', ...options });
   assert.ok(parsed.ok, parsed.issues.map(formatIssue).join('\n'));
   return parsed.pipeline;
+}
+
+/** The version 1.0 pipeline whose `steps:` are `stepsYaml` (entries indented by two spaces). */
+export function stepsPipeline(stepsYaml: string): Pipeline {
+  return pipelineFrom(`version: '1.0'\nsteps:${stepsYaml}`);
 }
 
 /** Output lines of one step, optionally of one stream, in arrival order. */

@@ -10,6 +10,7 @@ import { describeError } from '@sluice/errors';
 import type { Logger } from '@sluice/log';
 import type { ControlMessage, SluiceClient } from '@sluice/protocol';
 import type { ApprovalAnswer, ApprovalGate } from './approval-gate.js';
+import { abortableSleep } from './durations.js';
 
 export interface LivenessOptions {
   client: SluiceClient;
@@ -58,7 +59,7 @@ async function pollControl(options: LivenessOptions): Promise<void> {
     } catch (err) {
       if (signal.aborted) return;
       logger.warn('polling the control channel failed', { error: describeError(err) });
-      await sleep(1_000, signal);
+      await abortableSleep(1_000, signal);
     }
   }
 }
@@ -122,11 +123,4 @@ export class ApprovalInbox {
       });
     });
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
 }

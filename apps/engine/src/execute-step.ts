@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { interpolate } from '@sluice/pipeline';
-import { describeError, isSluiceError } from '@sluice/errors';
+import { isSluiceError } from '@sluice/errors';
 import type {
   BuildStep,
   CompositionStep,
@@ -16,7 +16,7 @@ import type {
   PushStep,
   Step,
 } from '@sluice/pipeline';
-import type { ContainerSpec, DockerClient, OutputStream, StartedContainer } from '@sluice/docker';
+import type { ContainerSpec, DockerClient, OutputStream } from '@sluice/docker';
 import type { Logger } from '@sluice/log';
 import type { BuildEventSink, StepResult } from './build-events.js';
 import type { BuildScope } from './build-scope.js';
@@ -24,7 +24,8 @@ import type { SecretMasker } from './secret-masker.js';
 import { EXPORTS_FILE, maskMarker, parseExportsFile } from './exports-file.js';
 import { cloneTarget, freestyleContainer, gitCloneContainer } from './step-containers.js';
 import type { CloneTarget, StepContainerContext } from './step-containers.js';
-import { containerNameFor, LABELS } from './resource-names.js';
+import { containerNameFor } from './resource-names.js';
+import { ensureImagePresent, helperLabels, runToExit } from './service-containers.js';
 import type { RegistrySetting } from './registry-settings.js';
 import { runBuildStep } from './step-build.js';
 import { runPushStep } from './step-push.js';
@@ -39,7 +40,7 @@ export interface StepRuntime {
   sandboxId: string | undefined;
   labels: Record<string, string>;
   gitImage: string;
-  /** The build sandbox's image: present once the build started, so helper containers use it. */
+  /** The network sandbox's image (small, with `sh`): what never-started helper containers use. */
   sandboxImage: string;
   scope: BuildScope;
   masker: SecretMasker;
@@ -64,7 +65,8 @@ export interface StepOutcome {
   reason?: string;
 }
 
-const markerNonce = randomBytes(8).toString('hex');
+/** What a step prints before a value to mask (`cf_export --mask`); computed once, not per line. */
+const MASK_MARKER = maskMarker(randomBytes(8).toString('hex'));
 
 export async function executeStep(step: LeafStep, runtime: StepRuntime): Promise<StepOutcome> {
   const resolved = interpolateStep(step, runtime.scope);
@@ -117,18 +119,18 @@ function cloneFailureReason(
   return `Could not check out ${what} of ${target.displayUrl}${detail}`;
 }
 
-export function containerContext(step: Step, runtime: StepRuntime): StepContainerContext {
+function containerContext(step: Step, runtime: StepRuntime): StepContainerContext {
   return {
     containerName: containerNameFor(runtime.buildId, step.name, runtime.attempt),
     volumeName: runtime.volumeName,
     volumeMountpoint: runtime.volumeMountpoint,
     networkName: runtime.networkName,
     sandboxId: runtime.sandboxId,
-    labels: { ...runtime.labels, [LABELS.step]: step.name },
+    labels: helperLabels(runtime, step.name),
     environment: [
       ...runtime.scope.environment(),
       `CF_STEP_NAME=${step.name}`,
-      `SLUICE_MASK_MARKER=${maskMarker(markerNonce)}`,
+      `SLUICE_MASK_MARKER=${MASK_MARKER}`,
       ...runtime.stepEnvironment,
     ],
     defaultWorkingDirectory: runtime.scope.defaultWorkingDirectory,
@@ -136,7 +138,7 @@ export function containerContext(step: Step, runtime: StepRuntime): StepContaine
 }
 
 /** Every string of the step with `${{…}}` resolved; conditions and hooks are resolved when they run. */
-export function interpolateStep<T extends Step>(step: T, scope: BuildScope): T {
+function interpolateStep<T extends Step>(step: T, scope: BuildScope): T {
   return { ...interpolateDeep(step, scope), name: step.name };
 }
 
@@ -164,7 +166,7 @@ interface RunContainerOptions {
   onStderr?: (line: string) => void;
 }
 
-export async function runContainer(
+async function runContainer(
   spec: ContainerSpec,
   step: Step,
   runtime: StepRuntime,
@@ -172,71 +174,45 @@ export async function runContainer(
 ): Promise<StepOutcome> {
   const missing = await ensureImage(spec.image, step, runtime);
   if (missing !== undefined) return missing;
-  if (runtime.signal?.aborted)
-    return { result: 'terminated', reason: 'The build was cancelled before the step started' };
-  const started = await startContainer(spec, step, runtime, options.onStderr);
-  if ('result' in started) return started;
-  const stop = () =>
-    void started
-      .stop(runtime.stopGraceSeconds)
-      .catch((err: unknown) =>
-        runtime.log.warn('could not stop step container', { error: describeError(err) }),
-      );
-  runtime.signal?.addEventListener('abort', stop, { once: true });
-  // A cancel that arrived while the container was being created fired no listener.
-  if (runtime.signal?.aborted) stop();
-  try {
-    const exitCode = await started.wait();
-    if (runtime.signal?.aborted)
+  const onLine = (stream: OutputStream, line: string) => {
+    const shown = onOutput(step.name, stream, line, runtime);
+    if (shown !== undefined && stream === 'stderr') options.onStderr?.(shown);
+  };
+  const afterExit = options.readExports
+    ? (containerId: string) => collectExports(containerId, runtime)
+    : undefined;
+  const exit = await runToExit(spec, runtime, onLine, { afterExit });
+  switch (exit.kind) {
+    case 'exited':
+      if (exit.exitCode === 0) return { result: 'success', exitCode: 0 };
       return {
-        result: 'terminated',
-        exitCode,
-        reason: 'The step was stopped because the build was cancelled',
+        result: 'failure',
+        exitCode: exit.exitCode,
+        reason: `The step exited with code ${exit.exitCode}`,
       };
-    if (options.readExports) await collectExports(started.id, runtime);
-    if (exitCode === 0) return { result: 'success', exitCode };
-    return { result: 'failure', exitCode, reason: `The step exited with code ${exitCode}` };
-  } finally {
-    runtime.signal?.removeEventListener('abort', stop);
-    await runtime.docker.removeContainer(started.id);
+    case 'rejected':
+      return { result: 'failure', reason: exit.reason };
+    case 'cancelled':
+      return exit.exitCode === undefined
+        ? { result: 'terminated', reason: 'The build was cancelled before the step started' }
+        : {
+            result: 'terminated',
+            exitCode: exit.exitCode,
+            reason: 'The step was stopped because the build was cancelled',
+          };
+    case 'timed-out':
+      // Not reached: no time limit is passed, a step's `timeout` aborts `runtime.signal`.
+      return { result: 'timeout', reason: 'The step did not finish in time' };
   }
 }
 
-/** The started container, or a failed outcome when the engine refused the step's settings. */
-async function startContainer(
-  spec: ContainerSpec,
-  step: Step,
-  runtime: StepRuntime,
-  onStderr: ((line: string) => void) | undefined,
-): Promise<StartedContainer | StepOutcome> {
-  try {
-    return await runtime.docker.start(spec, (stream, line) => {
-      const shown = onOutput(step.name, stream, line, runtime);
-      if (shown !== undefined && stream === 'stderr') onStderr?.(shown);
-    });
-  } catch (err) {
-    if (isSluiceError(err) && err.category === 'input')
-      return { result: 'failure', reason: err.message };
-    throw err;
-  }
-}
-
-export async function ensureImage(
+async function ensureImage(
   image: string,
   step: Step,
   runtime: StepRuntime,
 ): Promise<StepOutcome | undefined> {
-  if (await runtime.docker.imageExists(image)) return undefined;
-  runtime.emit({
-    type: 'step-log',
-    step: step.name,
-    stream: 'system',
-    // The image name may come from a secret variable (a private registry host, say).
-    line: runtime.masker.mask(`Pulling image ${image}`),
-    at: runtime.clock(),
-  });
   try {
-    await runtime.docker.pullImage(image);
+    await ensureImagePresent(image, step.name, runtime);
     return undefined;
   } catch (err) {
     if (isSluiceError(err) && err.category === 'not-found')
@@ -251,9 +227,8 @@ function onOutput(
   line: string,
   runtime: StepRuntime,
 ): string | undefined {
-  const marker = maskMarker(markerNonce);
-  if (line.startsWith(marker)) {
-    runtime.masker.add(line.slice(marker.length));
+  if (line.startsWith(MASK_MARKER)) {
+    runtime.masker.add(line.slice(MASK_MARKER.length));
     return undefined;
   }
   const shown = runtime.masker.mask(line);

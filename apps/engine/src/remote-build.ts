@@ -7,8 +7,8 @@
  * revokes the engine token when the build finishes.
  * @module
  */
-import { catalogFromDefinitions, parsePipeline, parseStepTypeDocument } from '@sluice/pipeline';
-import type { StepTypeCatalog, StepTypeDefinition } from '@sluice/pipeline';
+import { catalogFromDocuments, parsePipeline } from '@sluice/pipeline';
+import type { StepTypeCatalog } from '@sluice/pipeline';
 import { describeError } from '@sluice/errors';
 import { createClient } from '@sluice/protocol';
 import { silentLogger } from '@sluice/log';
@@ -102,13 +102,10 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
 
 /** The account's step types as the control plane holds them (validated when registered). */
 function stepTypeCatalog(build: EngineBuild, log: Logger): StepTypeCatalog {
-  const definitions: StepTypeDefinition[] = [];
-  for (const document of build.stepTypes) {
-    const parsed = parseStepTypeDocument(document.text, document.source);
-    if (parsed.ok) definitions.push(parsed.definition);
-    else log.warn('a step type of the control plane does not parse', { source: document.source });
-  }
-  return catalogFromDefinitions(definitions, 'control plane');
+  const { catalog, refused } = catalogFromDocuments(build.stepTypes, 'control plane');
+  for (const source of refused)
+    log.warn('a step type of the control plane does not parse', { source });
+  return catalog;
 }
 
 function buildInputs(build: EngineBuild) {

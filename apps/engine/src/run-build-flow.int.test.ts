@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatIssue, parsePipeline } from '@sluice/pipeline';
-import type { ApprovalStep, Pipeline } from '@sluice/pipeline';
+import type { ApprovalStep } from '@sluice/pipeline';
 import {
   useBuildHarness,
+  pipelineFrom,
   SHELL_IMAGE,
+  stepsPipeline,
   stepFinished,
   stepLines,
   stepSummary,
@@ -13,12 +14,6 @@ import type { BuildEvent } from './build-events.js';
 import type { ApprovalGate } from './approval-gate.js';
 
 const harness = useBuildHarness();
-
-function pipeline(yaml: string): Pipeline {
-  const parsed = parsePipeline(yaml, { file: 'codefresh.yml' });
-  assert.ok(parsed.ok, parsed.issues.map(formatIssue).join('\n'));
-  return parsed.pipeline;
-}
 
 /** `type:step` entries of the events, in order, for the kinds asked for. */
 function sequence(events: readonly BuildEvent[], types: BuildEvent['type'][]): string[] {
@@ -35,7 +30,7 @@ const index = (list: string[], entry: string) => {
 
 test('mode: parallel runs a DAG: independent steps at once, dependants after, unmet ones skipped', async () => {
   const build = await harness().run(
-    pipeline(`
+    pipelineFrom(`
 version: '1.0'
 mode: parallel
 steps:
@@ -85,7 +80,7 @@ steps:
 
 test('in a DAG a failing step runs its failure handler, and the build fails', async () => {
   const build = await harness().run(
-    pipeline(`
+    pipelineFrom(`
 version: '1.0'
 mode: parallel
 steps:
@@ -109,10 +104,7 @@ steps:
 });
 
 test('a parallel block runs its children at once and a matrix expands into one child per value', async () => {
-  const build = await harness().run(
-    pipeline(`
-version: '1.0'
-steps:
+  const build = await harness().runSteps(`
   tests:
     type: parallel
     steps:
@@ -130,8 +122,7 @@ steps:
   after:
     image: ${SHELL_IMAGE}
     commands: ['echo after']
-`),
-  );
+`);
   assert.equal(build.summary.result, 'success', build.summary.reason);
   // The matrix step becomes a parallel block of its own, one child per value, beside lint.
   assert.deepEqual(
@@ -158,10 +149,7 @@ steps:
 });
 
 test('fail_fast in a parallel block stops the running siblings and fails the block', async () => {
-  const build = await harness().run(
-    pipeline(`
-version: '1.0'
-steps:
+  const build = await harness().runSteps(`
   block:
     type: parallel
     steps:
@@ -174,8 +162,7 @@ steps:
   never:
     image: ${SHELL_IMAGE}
     commands: ['echo never']
-`),
-  );
+`);
   assert.equal(build.summary.result, 'failure');
   assert.equal(stepSummary(build, 'block').result, 'failure');
   assert.equal(stepSummary(build, 'slow').result, 'terminated');
@@ -184,10 +171,7 @@ steps:
 });
 
 test('retry runs a step again until its third attempt succeeds, with CF_CURRENT_ATTEMPT', async () => {
-  const build = await harness().run(
-    pipeline(`
-version: '1.0'
-steps:
+  const build = await harness().runSteps(`
   flaky:
     image: ${SHELL_IMAGE}
     retry:
@@ -196,8 +180,7 @@ steps:
     commands:
       - echo "attempt $CF_CURRENT_ATTEMPT of $CF_MAX_ATTEMPTS"
       - test "$CF_CURRENT_ATTEMPT" -ge 3
-`),
-  );
+`);
   assert.equal(build.summary.result, 'success', build.summary.reason);
   const flaky = stepSummary(build, 'flaky');
   assert.equal(flaky.result, 'success');
@@ -218,10 +201,7 @@ steps:
 });
 
 test('a timeout stops a hung step, reports it as timed out, and fails the build', async () => {
-  const build = await harness().run(
-    pipeline(`
-version: '1.0'
-steps:
+  const build = await harness().runSteps(`
   hung:
     image: ${SHELL_IMAGE}
     timeout: 3s
@@ -229,8 +209,7 @@ steps:
   next:
     image: ${SHELL_IMAGE}
     commands: ['echo next']
-`),
-  );
+`);
   assert.equal(build.summary.result, 'failure');
   const hung = stepSummary(build, 'hung');
   assert.equal(hung.result, 'timeout');
@@ -242,7 +221,7 @@ steps:
 test('hooks run in the documented order and only on_elected decides a result', async () => {
   const exec = (text: string) => `{ exec: { image: ${SHELL_IMAGE}, commands: ['echo ${text}'] } }`;
   const build = await harness().run(
-    pipeline(`
+    pipelineFrom(`
 version: '1.0'
 hooks:
   on_elected: ${exec('pipeline-elected')}
@@ -281,7 +260,7 @@ steps:
 
 test('a failing on_elected hook fails its step before the step runs, and on_fail hooks run', async () => {
   const build = await harness().run(
-    pipeline(`
+    pipelineFrom(`
 version: '1.0'
 hooks:
   on_fail: { exec: { image: ${SHELL_IMAGE}, commands: ['echo pipeline-fail'] } }
@@ -301,9 +280,7 @@ steps:
   assert.deepEqual(stepLines(build.events, 'hooks.on_fail', 'stdout'), ['pipeline-fail']);
 });
 
-const APPROVAL_PIPELINE = `
-version: '1.0'
-steps:
+const APPROVAL_STEPS = `
   approve:
     type: pending-approval
     title: Deploy to production?
@@ -319,14 +296,14 @@ test('a pending-approval step waits for the gate: approved continues, denied fai
     await new Promise((r) => setTimeout(r, 200));
     return { decision: 'approved', by: 'alice' };
   };
-  const approved = await harness().run(pipeline(APPROVAL_PIPELINE), { approve: approving });
+  const approved = await harness().runSteps(APPROVAL_STEPS, { approve: approving });
   assert.equal(approved.summary.result, 'success', approved.summary.reason);
   assert.deepEqual(asked, ['approve:Deploy to production?']);
   assert.ok(approved.events.some((e) => e.type === 'approval-requested' && e.step === 'approve'));
   assert.ok(stepLines(approved.events, 'approve', 'system').includes('Approved by alice'));
   assert.deepEqual(stepLines(approved.events, 'deploy', 'stdout'), ['deployed']);
 
-  const denied = await harness().run(pipeline(APPROVAL_PIPELINE), {
+  const denied = await harness().runSteps(APPROVAL_STEPS, {
     approve: () => Promise.resolve({ decision: 'denied', by: 'bob' }),
   });
   assert.equal(denied.summary.result, 'failure');
@@ -336,7 +313,7 @@ test('a pending-approval step waits for the gate: approved continues, denied fai
 });
 
 test('an unanswered approval takes its final state when its timeout passes', async () => {
-  const timed = pipeline(APPROVAL_PIPELINE);
+  const timed = stepsPipeline(APPROVAL_STEPS);
   const step = timed.steps[0] as ApprovalStep;
   // The file's smallest timeout is a minute; the model's is milliseconds.
   timed.steps[0] = { ...step, timeoutMs: 300, finalState: 'approved' };
@@ -354,17 +331,15 @@ test('an unanswered approval takes its final state when its timeout passes', asy
 
 test('cancel during a parallel block stops every running child and ends the build terminated', async () => {
   const controller = new AbortController();
-  const build = await harness().run(
-    pipeline(`
-version: '1.0'
-steps:
+  const build = await harness().runSteps(
+    `
   block:
     type: parallel
     steps:
       one: { image: ${SHELL_IMAGE}, commands: ['echo one-up', 'sleep 120'] }
       two: { image: ${SHELL_IMAGE}, commands: ['echo two-up', 'sleep 120'] }
   later: { image: ${SHELL_IMAGE}, commands: ['echo later'] }
-`),
+`,
     {
       signal: controller.signal,
       onEvent: (e) => {

@@ -2,9 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { formatIssue, loadStepTypeCatalog, parsePipeline } from '@sluice/pipeline';
+import { loadStepTypeCatalog } from '@sluice/pipeline';
 import {
   useBuildHarness,
+  pipelineFrom,
   SHELL_IMAGE,
   stepLines,
   stepSummary,
@@ -52,9 +53,7 @@ steps:
     image: ${SHELL_IMAGE}
     commands: ['cat /codefresh/volume/hook-request']
 `;
-  const parsed = parsePipeline(yaml, { file: 'codefresh.yml', stepTypes: catalog });
-  assert.ok(parsed.ok, parsed.issues.map(formatIssue).join('\n'));
-  const build = await harness().run(parsed.pipeline, {
+  const build = await harness().run(pipelineFrom(yaml, { stepTypes: catalog }), {
     facts: { pipelineName: 'typed', branch: 'main' },
   });
   assert.equal(build.summary.result, 'success', build.summary.reason);

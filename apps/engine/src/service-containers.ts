@@ -1,15 +1,16 @@
 /**
  * Containers that build, push, composition and services steps run besides the step's own:
  * service containers on the build network under their service name, and short-lived helpers
- * (readiness probes, setup, composition candidates) run to their exit with a time limit and
- * the build's cancel. Their output goes to the owner step's log, masked.
+ * (readiness probes, setup, composition candidates). `runToExit` runs every container that runs
+ * to its exit, the steps' own included, with an optional time limit and the build's cancel.
+ * Their output goes to the owner step's log, masked.
  * @module
  */
 import { describeError, isSluiceError } from '@sluice/errors';
 import { VOLUME_PATH } from '@sluice/pipeline';
 import type { ServiceContainer } from '@sluice/pipeline';
 import type { ContainerSpec, OutputStream, StartedContainer } from '@sluice/docker';
-import type { StepRuntime } from './execute-step.js';
+import type { StepOutcome, StepRuntime } from './execute-step.js';
 import { volumeBind } from './step-containers.js';
 import { dockerSafe, LABELS } from './resource-names.js';
 
@@ -29,6 +30,18 @@ export function emitLine(
     line: runtime.masker.mask(line),
     at: runtime.clock(),
   });
+}
+
+/**
+ * The outcome of a build, push or composition step that threw: `terminated` with `stopped` when
+ * the build was cancelled, a failure with the message when the step caused it (a bad
+ * Dockerfile, a refused push, a missing image). Anything else is the engine's, thrown again.
+ */
+export function outcomeOfError(err: unknown, runtime: StepRuntime, stopped: string): StepOutcome {
+  if (runtime.signal?.aborted) return { result: 'terminated', reason: stopped };
+  if (isSluiceError(err) && (err.category === 'input' || err.category === 'not-found'))
+    return { result: 'failure', reason: runtime.masker.mask(err.message) };
+  throw err;
 }
 
 /** Pulls `image` when the engine does not have it; a missing image is a NotFoundError. */
@@ -109,19 +122,28 @@ export function commandSpec(
 export type HelperExit =
   | { kind: 'exited'; exitCode: number }
   | { kind: 'timed-out' }
-  | { kind: 'cancelled' }
+  /** `exitCode` when the container had started and was stopped; none when it never started. */
+  | { kind: 'cancelled'; exitCode?: number }
   /** The engine refused the container (bad mount, no such executable): the message says why. */
   | { kind: 'rejected'; reason: string };
 
+export interface RunToExitOptions {
+  /** The container is stopped (without grace) after this long: `timed-out`. */
+  timeoutMs?: number;
+  /** Runs after an exit that was not stopped, before removal: to read files the container left. */
+  afterExit?: (containerId: string) => Promise<void>;
+}
+
 /**
- * Starts `spec`, waits for its exit (or `timeoutMs`, or the build's cancel, which stop it), and
- * removes it. Each output line goes to `onLine`.
+ * Starts `spec`, waits for its exit (or `timeoutMs`, or the cancel of `runtime.signal`, which
+ * stop it), and removes it. Each output line goes to `onLine`. Step containers and helpers
+ * alike run through here.
  */
 export async function runToExit(
   spec: ContainerSpec,
   runtime: StepRuntime,
   onLine: (stream: OutputStream, line: string) => void,
-  timeoutMs?: number,
+  options: RunToExitOptions = {},
 ): Promise<HelperExit> {
   if (runtime.signal?.aborted) return { kind: 'cancelled' };
   let started: StartedContainer;
@@ -134,43 +156,32 @@ export async function runToExit(
   }
   let timedOut = false;
   const stop = (grace: number) =>
-    void started
-      .stop(grace)
-      .catch((err: unknown) =>
-        runtime.log.warn('could not stop helper container', { error: describeError(err) }),
-      );
+    void started.stop(grace).catch((err: unknown) =>
+      runtime.log.warn('could not stop container', {
+        container: spec.name,
+        error: describeError(err),
+      }),
+    );
   const onAbort = () => stop(runtime.stopGraceSeconds);
   runtime.signal?.addEventListener('abort', onAbort, { once: true });
+  // A cancel that arrived while the container was being created fired no listener.
   if (runtime.signal?.aborted) onAbort();
   const timer =
-    timeoutMs === undefined
+    options.timeoutMs === undefined
       ? undefined
       : setTimeout(() => {
           timedOut = true;
           stop(0);
-        }, timeoutMs);
+        }, options.timeoutMs);
   try {
     const exitCode = await started.wait();
-    if (runtime.signal?.aborted) return { kind: 'cancelled' };
+    if (runtime.signal?.aborted) return { kind: 'cancelled', exitCode };
     if (timedOut) return { kind: 'timed-out' };
+    await options.afterExit?.(started.id);
     return { kind: 'exited', exitCode };
   } finally {
     clearTimeout(timer);
     runtime.signal?.removeEventListener('abort', onAbort);
     await runtime.docker.removeContainer(started.id);
   }
-}
-
-/** Waits `ms`, or less when the signal aborts; true when it was aborted. */
-export function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  if (signal?.aborted) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve(signal?.aborted ?? false);
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

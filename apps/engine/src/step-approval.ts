@@ -8,20 +8,14 @@ import type { ApprovalStep } from '@sluice/pipeline';
 import type { ApprovalAnswer, ApprovalGate } from './approval-gate.js';
 import type { StepOutcome, StepRuntime } from './execute-step.js';
 import { formatDuration } from './durations.js';
+import { emitLine } from './service-containers.js';
 
 export async function runApproval(
   step: ApprovalStep,
   runtime: StepRuntime,
   gate: ApprovalGate | undefined,
 ): Promise<StepOutcome> {
-  const say = (line: string) =>
-    runtime.emit({
-      type: 'step-log',
-      step: step.name,
-      stream: 'system',
-      line,
-      at: runtime.clock(),
-    });
+  const say = (line: string) => emitLine(runtime, step.name, 'system', line);
   if (gate === undefined)
     return {
       result: 'denied',

@@ -12,21 +12,9 @@ import type { StepRuntimeFixture } from './step-runtime.test-support.js';
 
 /** Runs `image` with `command` and returns its stdout lines. */
 async function runImage(fx: StepRuntimeFixture, image: string, command: string): Promise<string[]> {
-  const out: string[] = [];
-  const container = await fx.docker.start(
-    {
-      name: uniqueId(`${fx.runtime.buildId}-check`),
-      image,
-      entrypoint: ['sh', '-c'],
-      cmd: [command],
-      env: [],
-      binds: [],
-      labels: fx.runtime.labels,
-    },
-    (stream, line) => stream === 'stdout' && out.push(line),
-  );
-  assert.equal(await container.wait(), 0, `check in ${image} failed: ${out.join('\n')}`);
-  return out;
+  const { code, stdout } = await fx.sh(command, { image });
+  assert.equal(code, 0, `check in ${image} failed: ${stdout.join('\n')}`);
+  return stdout;
 }
 
 const DOCKERFILE = [

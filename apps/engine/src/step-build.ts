@@ -11,11 +11,17 @@ import { posix } from 'node:path';
 import { Readable } from 'node:stream';
 import { InputError, isSluiceError } from '@sluice/errors';
 import { VOLUME_PATH } from '@sluice/pipeline';
-import { dockerIgnoreMatcher, rewriteTar } from '@sluice/docker';
+import { dockerIgnoreMatcher, parseImageReference, rewriteTar } from '@sluice/docker';
 import type { BuildStep } from '@sluice/pipeline';
 import type { StepOutcome, StepRuntime } from './execute-step.js';
 import { resolveWorkingDirectory } from './step-containers.js';
-import { emitLine, ensureImagePresent, helperLabels, helperName } from './service-containers.js';
+import {
+  emitLine,
+  ensureImagePresent,
+  helperLabels,
+  helperName,
+  outcomeOfError,
+} from './service-containers.js';
 import { findRegistry, pushImage } from './step-push.js';
 
 export async function runBuildStep(step: BuildStep, runtime: StepRuntime): Promise<StepOutcome> {
@@ -35,19 +41,16 @@ export async function runBuildStep(step: BuildStep, runtime: StepRuntime): Promi
       members: { imageName: step.imageName, imageTagName: tags[0] ?? '', imageId, image: first },
     });
     if (registry !== undefined) {
-      const repository = step.imageName.replace(/^[^/]*[.:][^/]*\//, '');
+      const repository = parseImageReference(step.imageName).path;
       await pushImage(first, { repository, tags, registry }, step, runtime);
     }
     return { result: 'success' };
   } catch (err) {
-    if (runtime.signal?.aborted)
-      return {
-        result: 'terminated',
-        reason: 'The build step was stopped because the build was cancelled',
-      };
-    if (isSluiceError(err) && (err.category === 'input' || err.category === 'not-found'))
-      return { result: 'failure', reason: runtime.masker.mask(err.message) };
-    throw err;
+    return outcomeOfError(
+      err,
+      runtime,
+      'The build step was stopped because the build was cancelled',
+    );
   }
 }
 
@@ -55,7 +58,7 @@ async function build(step: BuildStep, references: string[], runtime: StepRuntime
   const directory =
     resolveWorkingDirectory(step.workingDirectory, runtime.scope.defaultWorkingDirectory) ??
     runtime.scope.defaultWorkingDirectory;
-  // Never started: it only holds the volume, so the sandbox's image (already there) will do.
+  // Never started: it only holds the volume, so the small sandbox image will do.
   await ensureImagePresent(runtime.sandboxImage, step.name, runtime);
   const helper = await runtime.docker.create({
     name: helperName(runtime, step.name, 'context'),

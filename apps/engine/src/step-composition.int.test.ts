@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCompositionStep } from './step-composition.js';
+import { LABELS } from './resource-names.js';
 import {
   compositionStep,
   createStepRuntime,
@@ -42,11 +43,7 @@ test('candidates reach the services by name; all exit 0 is success; services are
     assert.equal(outcome.result, 'success', outcome.reason);
     assert.deepEqual(fx.lines('integration', 'stdout'), ['web says hello to sluice']);
     assert.ok(fx.lines('integration', 'system').includes('[web] starting sluice/busybox:1'));
-    const left = await fx.docker.listContainers({
-      ...fx.runtime.labels,
-      'io.sluice.step': 'integration',
-    });
-    assert.deepEqual(left, []);
+    assert.deepEqual(await fx.containers({ [LABELS.step]: 'integration' }), []);
   } finally {
     await fx.close();
   }
@@ -80,11 +77,7 @@ test('a candidate that exits non-zero fails the step and names itself', async ()
     assert.equal(outcome.reason, 'Composition candidate e2e exited with code 4');
     assert.deepEqual(fx.lines('integration', 'stdout'), ['[unit] unit ok']);
     assert.deepEqual(fx.lines('integration', 'stderr'), ['[e2e] e2e broke']);
-    const left = await fx.docker.listContainers({
-      ...fx.runtime.labels,
-      'io.sluice.step': 'integration',
-    });
-    assert.deepEqual(left, []);
+    assert.deepEqual(await fx.containers({ [LABELS.step]: 'integration' }), []);
   } finally {
     await fx.close();
   }

@@ -6,10 +6,15 @@
  * Services and candidates are removed afterwards, whatever happened.
  * @module
  */
-import { isSluiceError } from '@sluice/errors';
 import type { CompositionStep, ServiceContainer } from '@sluice/pipeline';
 import type { StepOutcome, StepRuntime } from './execute-step.js';
-import { emitLine, ensureImagePresent, runToExit, serviceSpec } from './service-containers.js';
+import {
+  emitLine,
+  ensureImagePresent,
+  outcomeOfError,
+  runToExit,
+  serviceSpec,
+} from './service-containers.js';
 import type { HelperExit } from './service-containers.js';
 import { startServices } from './step-services.js';
 import type { RunningServices } from './step-services.js';
@@ -30,14 +35,11 @@ export async function runCompositionStep(
     const exits = await Promise.all(candidates.map((c) => runCandidate(c, step, runtime)));
     return outcomeOf(candidates, exits, runtime);
   } catch (err) {
-    if (runtime.signal?.aborted)
-      return {
-        result: 'terminated',
-        reason: 'The composition was stopped because the build was cancelled',
-      };
-    if (isSluiceError(err) && (err.category === 'input' || err.category === 'not-found'))
-      return { result: 'failure', reason: runtime.masker.mask(err.message) };
-    throw err;
+    return outcomeOfError(
+      err,
+      runtime,
+      'The composition was stopped because the build was cancelled',
+    );
   } finally {
     await running?.stop();
   }

@@ -42,21 +42,9 @@ async function buildCandidate(fx: StepRuntimeFixture, marker: string): Promise<s
 }
 
 async function markerOf(fx: StepRuntimeFixture, image: string): Promise<string | undefined> {
-  const out: string[] = [];
-  const container = await fx.docker.start(
-    {
-      name: uniqueId(`${fx.runtime.buildId}-run`),
-      image,
-      entrypoint: ['cat'],
-      cmd: ['/marker'],
-      env: [],
-      binds: [],
-      labels: fx.runtime.labels,
-    },
-    (_stream, line) => out.push(line),
-  );
-  assert.equal(await container.wait(), 0, out.join('\n'));
-  return out[0];
+  const { code, output } = await fx.sh('cat /marker', { image });
+  assert.equal(code, 0, output.join('\n'));
+  return output[0];
 }
 
 test('pushes each tag to the default registry with its login, and the pushed tag pulls back', async () => {

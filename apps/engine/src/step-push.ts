@@ -4,13 +4,12 @@
  * used by build steps that push to a registry they name or to the default one.
  * @module
  */
-import { isSluiceError } from '@sluice/errors';
 import { parseImageReference } from '@sluice/docker';
 import type { PushStep } from '@sluice/pipeline';
 import type { RegistryAuth } from '@sluice/docker';
 import type { StepOutcome, StepRuntime } from './execute-step.js';
 import type { RegistrySetting } from './registry-settings.js';
-import { emitLine } from './service-containers.js';
+import { emitLine, outcomeOfError } from './service-containers.js';
 
 export async function runPushStep(step: PushStep, runtime: StepRuntime): Promise<StepOutcome> {
   const registry = findRegistry(step.registry, runtime.registries);
@@ -28,14 +27,7 @@ export async function runPushStep(step: PushStep, runtime: StepRuntime): Promise
     });
     return { result: 'success' };
   } catch (err) {
-    if (runtime.signal?.aborted)
-      return {
-        result: 'terminated',
-        reason: 'The push was stopped because the build was cancelled',
-      };
-    if (isSluiceError(err) && (err.category === 'input' || err.category === 'not-found'))
-      return { result: 'failure', reason: runtime.masker.mask(err.message) };
-    throw err;
+    return outcomeOfError(err, runtime, 'The push was stopped because the build was cancelled');
   }
 }
 

@@ -5,7 +5,6 @@
  * (containers by the build's label, the network, the volume, and images the test names).
  * @module
  */
-import { randomBytes } from 'node:crypto';
 import { DockerClient } from '@sluice/docker';
 import { VOLUME_PATH } from '@sluice/pipeline';
 import { silentLogger } from '@sluice/log';
@@ -24,8 +23,26 @@ import { containerNameFor, LABELS, networkNameFor, volumeNameFor } from './resou
 import type { BuildEvent } from './build-events.js';
 import type { StepRuntime } from './execute-step.js';
 import type { RegistrySetting } from './registry-settings.js';
+import { SHELL_IMAGE, stepLines, uniqueId } from './build-harness.test-support.js';
 
-export const SHELL_IMAGE = TEST_IMAGES.shell;
+export { SHELL_IMAGE, uniqueId };
+
+export interface ShOptions {
+  /** Default: the test shell image. */
+  image?: string;
+  env?: string[];
+  /** Mount the build volume at /codefresh/volume. */
+  volume?: boolean;
+  /** Join the build's network sandbox, as a step does. */
+  sandbox?: boolean;
+}
+
+export interface ShResult {
+  code: number;
+  stdout: string[];
+  /** stdout and stderr lines in arrival order. */
+  output: string[];
+}
 
 export interface StepRuntimeFixture {
   runtime: StepRuntime;
@@ -37,6 +54,10 @@ export interface StepRuntimeFixture {
   lines(step: string, stream?: 'stdout' | 'stderr' | 'system'): string[];
   /** Writes files under /codefresh/volume/<dir> (paths relative to it). */
   writeFiles(dir: string, files: Record<string, string>): Promise<void>;
+  /** Runs `command` with `sh -c` in a container of the build, waits for it and removes it. */
+  sh(command: string, options?: ShOptions): Promise<ShResult>;
+  /** Names of the build's containers that also carry `labels`. */
+  containers(labels: Record<string, string>): Promise<string[]>;
   /** Images (any reference) to remove on close. */
   removeOnClose(...references: string[]): void;
   close(): Promise<void>;
@@ -117,13 +138,11 @@ export async function createStepRuntime(
     docker: client,
     events,
     controller,
-    lines: (step, stream) =>
-      events.flatMap((e) =>
-        e.type === 'step-log' && e.step === step && (stream === undefined || e.stream === stream)
-          ? [e.line]
-          : [],
-      ),
+    lines: (step, stream) => stepLines(events, step, stream),
     writeFiles: (dir, files) => writeFiles(runtime, dir, files),
+    sh: (command, shOptions) => sh(runtime, command, shOptions),
+    containers: async (extra) =>
+      (await client.listContainers({ ...labels, ...extra })).map((c) => c.name),
     removeOnClose: (...references) => references.forEach((r) => images.add(r)),
     async close() {
       for (const container of await client.listContainers(labels))
@@ -142,26 +161,40 @@ async function writeFiles(
   files: Record<string, string>,
 ): Promise<void> {
   for (const [path, content] of Object.entries(files)) {
-    const container = await runtime.docker.start(
-      {
-        name: `${runtime.buildId}-write-${randomBytes(3).toString('hex')}`,
-        image: SHELL_IMAGE,
-        entrypoint: ['sh', '-c'],
-        cmd: ['mkdir -p "$(dirname "$F")" && printf %s "$C" > "$F"'],
-        env: [`F=${VOLUME_PATH}/${dir}/${path}`, `C=${content}`],
-        binds: [`${runtime.volumeName}:${VOLUME_PATH}`],
-        labels: runtime.labels,
-      },
-      () => {},
-    );
-    const code = await container.wait();
-    await runtime.docker.removeContainer(container.id);
+    const { code } = await sh(runtime, 'mkdir -p "$(dirname "$F")" && printf %s "$C" > "$F"', {
+      env: [`F=${VOLUME_PATH}/${dir}/${path}`, `C=${content}`],
+      volume: true,
+    });
     if (code !== 0) throw new Error(`writing ${path} into the volume failed with ${code}`);
   }
 }
 
-export function uniqueId(prefix: string): string {
-  return `${prefix}-${randomBytes(4).toString('hex')}`;
+async function sh(
+  runtime: StepRuntime,
+  command: string,
+  options: ShOptions = {},
+): Promise<ShResult> {
+  const stdout: string[] = [];
+  const output: string[] = [];
+  const container = await runtime.docker.start(
+    {
+      name: uniqueId(`${runtime.buildId}-sh`),
+      image: options.image ?? SHELL_IMAGE,
+      entrypoint: ['sh', '-c'],
+      cmd: [command],
+      env: options.env ?? [],
+      binds: options.volume ? [`${runtime.volumeName}:${VOLUME_PATH}`] : [],
+      ...(options.sandbox ? { networkMode: `container:${runtime.sandboxId ?? ''}` } : {}),
+      labels: runtime.labels,
+    },
+    (stream, line) => {
+      output.push(line);
+      if (stream === 'stdout') stdout.push(line);
+    },
+  );
+  const code = await container.wait();
+  await runtime.docker.removeContainer(container.id);
+  return { code, stdout, output };
 }
 
 const BASE = {

@@ -4,11 +4,12 @@ import { isSluiceError } from '@sluice/errors';
 import { ensureTestImages, makeTempDir, runCommand } from '@sluice/testkit';
 import type { ServicesSpec } from '@sluice/pipeline';
 import { startServices } from './step-services.js';
+import { SERVICE_LABEL } from './service-containers.js';
 import { createStepRuntime, service, SHELL_IMAGE, uniqueId } from './step-runtime.test-support.js';
 import type { StepRuntimeFixture } from './step-runtime.test-support.js';
 
 /** Like a database: takes a few seconds to start, then answers "ok" on port 5432. */
-export const SLOW_DB_IMAGE = `${uniqueId('sluice-it/slow-db')}:1`;
+const SLOW_DB_IMAGE = `${uniqueId('sluice-it/slow-db')}:1`;
 
 before(async () => {
   await ensureTestImages();
@@ -43,29 +44,12 @@ const PROBE = {
 
 /** Runs `command` in the build's network sandbox, as a step would; returns stdout and exit code. */
 async function stepSees(fx: StepRuntimeFixture, command: string) {
-  const out: string[] = [];
-  const container = await fx.docker.start(
-    {
-      name: uniqueId(`${fx.runtime.buildId}-step`),
-      image: SHELL_IMAGE,
-      entrypoint: ['sh', '-c'],
-      cmd: [command],
-      env: [],
-      binds: [`${fx.runtime.volumeName}:/codefresh/volume`],
-      networkMode: `container:${fx.runtime.sandboxId ?? ''}`,
-      labels: fx.runtime.labels,
-    },
-    (_stream, line) => out.push(line),
-  );
-  const code = await container.wait();
-  await fx.docker.removeContainer(container.id);
-  return { code, out };
+  const { code, output } = await fx.sh(command, { volume: true, sandbox: true });
+  return { code, out: output };
 }
 
 async function serviceContainers(fx: StepRuntimeFixture): Promise<string[]> {
-  return (await fx.docker.listContainers({ ...fx.runtime.labels, 'io.sluice.service': 'db' })).map(
-    (c) => c.name,
-  );
+  return fx.containers({ [SERVICE_LABEL]: 'db' });
 }
 
 test('the step reaches a slow service by name once its readiness probe passed', async () => {

@@ -17,8 +17,8 @@ import {
   helperName,
   runToExit,
   serviceSpec,
-  sleepUnlessAborted,
 } from './service-containers.js';
+import { abortableSleep } from './durations.js';
 
 export interface RunningServices {
   /** Stops and removes every service container; safe to call more than once. */
@@ -90,7 +90,7 @@ async function waitUntilReady(
   const probe = block.readiness as ReadinessProbe;
   const label = blockLabel(block);
   await ensureImagePresent(probe.image, owner, runtime);
-  if (await sleepUnlessAborted(probe.initialDelaySeconds * 1000, runtime.signal))
+  if (!(await abortableSleep(probe.initialDelaySeconds * 1000, runtime.signal)))
     throwIfCancelled(block, runtime);
   let successes = 0;
   let failures = 0;
@@ -107,7 +107,7 @@ async function waitUntilReady(
       spec,
       runtime,
       collect(lines, runtime, owner, `[${label} readiness]`),
-      probe.timeoutSeconds * 1000,
+      { timeoutMs: probe.timeoutSeconds * 1000 },
     );
     if (exit.kind === 'cancelled') throwIfCancelled(block, runtime, true);
     if (exit.kind === 'exited' && exit.exitCode === 0) {
@@ -129,7 +129,7 @@ async function waitUntilReady(
       );
       if (failures >= probe.failureThreshold) throw notReady(block, failures, lines, runtime);
     }
-    if (await sleepUnlessAborted(probe.periodSeconds * 1000, runtime.signal))
+    if (!(await abortableSleep(probe.periodSeconds * 1000, runtime.signal)))
       throwIfCancelled(block, runtime, true);
   }
 }

@@ -5,9 +5,9 @@
  * did not sign, a refused client certificate) end the wait at once, and so does `signal`.
  * @module
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import { isSluiceError } from '@sluice/errors';
 import type { DockerClient } from '@sluice/docker';
+import { abortableSleep } from './durations.js';
 
 export interface WaitForDockerOptions {
   timeoutMs: number;
@@ -35,8 +35,7 @@ export async function waitForDocker(
       if (!retriable || waited + pause > options.timeoutMs || options.signal?.aborted) throw err;
       options.onWait?.(err, waited);
       // An abort ends the pause early, and the wait with it.
-      await delay(pause, undefined, { signal: options.signal }).catch(() => undefined);
-      if (options.signal?.aborted) throw err;
+      if (!(await abortableSleep(pause, options.signal))) throw err;
       pause = Math.min(2000, pause * 2);
     }
   }

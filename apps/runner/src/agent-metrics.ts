@@ -12,7 +12,6 @@ export type TaskOutcome = 'success' | 'retriable-error' | 'error';
 export interface AgentMetrics {
   registry: Registry;
   taskDone(type: string, outcome: TaskOutcome, seconds: number): void;
-  setHeld(held: number): void;
   setActive(active: number): void;
   pollError(): void;
   setRuntimeHealthy(runtime: string, healthy: boolean): void;
@@ -21,7 +20,12 @@ export interface AgentMetrics {
   render(): Promise<string>;
 }
 
-export function createAgentMetrics(): AgentMetrics {
+export interface AgentMetricsOptions {
+  /** Tasks held now, read at each scrape (the dispatcher's count, never a copy of it). */
+  tasksHeld(): number;
+}
+
+export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'sluice_agent_' });
   const tasks = new Counter({
@@ -37,10 +41,13 @@ export function createAgentMetrics(): AgentMetrics {
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
-  const held = new Gauge({
+  new Gauge({
     name: 'sluice_agent_tasks_held',
     help: 'Tasks taken from the control plane and not yet reported',
     registers: [registry],
+    collect() {
+      this.set(options.tasksHeld());
+    },
   });
   const active = new Gauge({
     name: 'sluice_agent_builds_active',
@@ -76,7 +83,6 @@ export function createAgentMetrics(): AgentMetrics {
       tasks.inc({ type, outcome });
       duration.observe({ type }, seconds);
     },
-    setHeld: (n) => held.set(n),
     setActive(n) {
       active.set(n);
       if (n > most) activeMax.set((most = n));

@@ -58,7 +58,7 @@ export async function startAgent(
     token: config.token,
   });
   const { client } = connection;
-  const metrics = createAgentMetrics();
+  const metrics = createAgentMetrics({ tasksHeld: () => dispatcher.held });
   const stopLoops = new AbortController();
   const giveUp = new AbortController();
   const dispatcher = TaskDispatcher.create({

@@ -23,12 +23,11 @@ export interface OrphanReaperOptions {
 
 const STATES_PER_REQUEST = 500;
 
-/** One pass over every runtime; returns how many objects it deleted. */
-async function reapOnce(options: OrphanReaperOptions): Promise<number> {
-  let deleted = 0;
+/** One pass over every runtime. */
+async function reapOnce(options: OrphanReaperOptions): Promise<void> {
   for (const backend of options.backends) {
     try {
-      deleted += await reapRuntime(backend, options);
+      await reapRuntime(backend, options);
     } catch (err) {
       options.logger.warn('reaper pass failed', {
         runtime: backend.runtime,
@@ -36,16 +35,14 @@ async function reapOnce(options: OrphanReaperOptions): Promise<number> {
       });
     }
   }
-  return deleted;
 }
 
-async function reapRuntime(backend: RuntimeBackend, options: OrphanReaperOptions) {
+async function reapRuntime(backend: RuntimeBackend, options: OrphanReaperOptions): Promise<void> {
   const byBuild = new Map<string, BuildObjectRef[]>();
   for (const ref of await backend.listBuildObjects())
     byBuild.set(ref.buildId, [...(byBuild.get(ref.buildId) ?? []), ref]);
   const busy = options.busyBuilds();
   const ids = [...byBuild.keys()].filter((id) => !busy.has(id));
-  let deleted = 0;
   for (let i = 0; i < ids.length; i += STATES_PER_REQUEST) {
     const { builds } = await options.client.call('agentBuildStates', {
       body: { buildIds: ids.slice(i, i + STATES_PER_REQUEST) },
@@ -62,10 +59,8 @@ async function reapRuntime(backend: RuntimeBackend, options: OrphanReaperOptions
         objects: refs.map((r) => `${r.kind}/${r.name}`).join(', '),
       });
       options.metrics.reaped(backend.runtime, refs.length);
-      deleted += refs.length;
     }
   }
-  return deleted;
 }
 
 /** Runs a pass every `intervalMs` until the signal aborts. */

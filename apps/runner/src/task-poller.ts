@@ -45,7 +45,6 @@ export async function runTaskPoller(options: TaskPollerOptions): Promise<void> {
       failures = 0;
       options.onPolled?.();
       dispatcher.submit(tasks);
-      options.metrics.setHeld(dispatcher.held);
     } catch (err) {
       if (signal.aborted) return;
       failures += 1;

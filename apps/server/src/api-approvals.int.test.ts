@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
 import type { Build, SluiceClient } from '@sluice/protocol';
-import {
-  acknowledge,
-  agentClient,
-  seedPipeline,
-  startTestServer,
-} from './server-harness.test-support.js';
+import { seedPipeline, startEngine, startTestServer } from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
 
 const databases = useTestDatabases();
@@ -46,16 +41,7 @@ async function startBuild(t: TestServer): Promise<{ build: Build; engine: Sluice
     params: { pipelineId: pipeline.id },
     body: { yaml: TREE_PIPELINE },
   });
-  const agent = await agentClient(t);
-  const build = await t.admin.call('createBuild', {
-    params: { pipelineId: pipeline.id },
-    body: {},
-  });
-  const { tasks } = await agent.call('pollTasks', { query: { wait: 5 } });
-  const task = tasks.find((x) => x.buildId === build.id);
-  assert.ok(task !== undefined, 'no task for the build');
-  await acknowledge(agent, task);
-  const engine = t.client(String(task.spec.engineToken));
+  const { build, engine } = await startEngine(t, pipeline.id);
   await engine.call('engineEvents', { body: { events: [{ type: 'build-started', at: at() }] } });
   return { build, engine };
 }

@@ -1,27 +1,10 @@
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
-import {
-  acknowledge,
-  agentClient,
-  seedPipeline,
-  startTestServer,
-} from './server-harness.test-support.js';
-import type { TestServer } from './server-harness.test-support.js';
+import { seedPipeline, startEngine, startTestServer } from './server-harness.test-support.js';
 
 const databases = useTestDatabases();
 
 const PASSWORD = 'registry-password-Zq81';
-
-/** The engine token of a new build of `pipelineId`. */
-async function engineOf(t: TestServer, pipelineId: string) {
-  const agent = await agentClient(t);
-  const build = await t.admin.call('createBuild', { params: { pipelineId }, body: {} });
-  const { tasks } = await agent.call('pollTasks', { query: { wait: 5 } });
-  const task = tasks.find((x) => x.buildId === build.id);
-  assert.ok(task !== undefined);
-  await acknowledge(agent, task);
-  return { build, engine: t.client(String(task.spec.engineToken)) };
-}
 
 databases.test(
   'registries: created, replaced and deleted; passwords encrypted, given to the engine only',
@@ -66,7 +49,7 @@ databases.test(
       assert.ok(!stored.password_encrypted.includes(PASSWORD), 'the password is stored in clear');
 
       const pipeline = await seedPipeline(t);
-      const { engine } = await engineOf(t, pipeline.id);
+      const { engine } = await startEngine(t, pipeline.id);
       const build = await engine.call('engineBuild');
       assert.deepEqual(build.registries, [
         {
@@ -176,7 +159,7 @@ databases.test(
         [['acme/say', '1.0.0']],
       );
 
-      const { build, engine } = await engineOf(t, pipeline.id);
+      const { build, engine } = await startEngine(t, pipeline.id);
       const [typed, ...template] = build.steps;
       assert.deepEqual([typed?.name, typed?.parent], ['hello', null]);
       assert.ok(template.length > 0, 'the typed step has no template steps');

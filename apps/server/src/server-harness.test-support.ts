@@ -3,10 +3,11 @@
  * capturing logger so tests can check what was logged.
  * @module
  */
+import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
-import type { SluiceClient, Task } from '@sluice/protocol';
+import type { Build, SluiceClient, Task } from '@sluice/protocol';
 import type { Database } from '@sluice/db';
 import { createLogger } from '@sluice/log';
 import { createServer } from './server.js';
@@ -151,4 +152,21 @@ export async function reportFailure(
     params: { taskId: task.id },
     body: { status: 'Error', statusRevision: task.statusRevision + 1, ...failure },
   });
+}
+
+/**
+ * A new build of `pipelineId` whose RunEngine task a new agent took and acknowledged: the build
+ * as created, and a client with its engine's token.
+ */
+export async function startEngine(
+  t: TestServer,
+  pipelineId: string,
+): Promise<{ build: Build; engine: SluiceClient }> {
+  const agent = await agentClient(t);
+  const build = await t.admin.call('createBuild', { params: { pipelineId }, body: {} });
+  const { tasks } = await agent.call('pollTasks', { query: { wait: 5 } });
+  const task = tasks.find((x) => x.buildId === build.id);
+  assert.ok(task !== undefined, 'no task for the build');
+  await acknowledge(agent, task);
+  return { build, engine: t.client(String(task.spec.engineToken)) };
 }

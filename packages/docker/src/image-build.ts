@@ -9,6 +9,7 @@ import type Docker from 'dockerode';
 import { InputError } from '@sluice/errors';
 import { LineSplitter } from './line-splitter.js';
 import { followProgress } from './json-progress.js';
+import { parseImageReference, repositoryOf } from './image-reference.js';
 
 export interface BuildImageOptions {
   /** Path of the Dockerfile inside the context; default `Dockerfile`. */
@@ -69,10 +70,8 @@ export async function runImageBuild(
 
 /** Gives `source` the extra reference `target` (`repo[:tag]`). */
 export async function tagReference(docker: Docker, source: string, target: string): Promise<void> {
-  const colon = target.lastIndexOf(':');
-  const hasTag = colon > target.lastIndexOf('/');
-  await docker.getImage(source).tag({
-    repo: hasTag ? target.slice(0, colon) : target,
-    tag: hasTag ? target.slice(colon + 1) : 'latest',
-  });
+  const reference = parseImageReference(target);
+  await docker
+    .getImage(source)
+    .tag({ repo: repositoryOf(reference), tag: reference.tag ?? 'latest' });
 }

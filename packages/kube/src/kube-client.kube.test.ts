@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { useKubernetes } from '@sluice/testkit';
+import { eventually, useKubernetes } from '@sluice/testkit';
 import { classifyKubeError } from './kube-errors.js';
 import { KubeClient } from './kube-client.js';
 import { AGENT_PERMISSIONS } from './kube-permissions.js';
@@ -11,7 +11,6 @@ import {
   adminSource,
   createNamespace,
   createServiceAccount,
-  eventually,
   tokenSource,
 } from './testing/index.js';
 

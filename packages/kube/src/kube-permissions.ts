@@ -29,12 +29,6 @@ export const AGENT_PERMISSIONS: readonly KubePermission[] = [
   { verb: 'get', resource: KUBE_RESOURCES.Service },
 ];
 
-/** Needed in addition when PVC finalizers are patched away (`forceDeletePvc`). */
-export const FORCE_DELETE_PVC_PERMISSION: KubePermission = {
-  verb: 'patch',
-  resource: KUBE_RESOURCES.PersistentVolumeClaim,
-};
-
 /** `delete pods, create persistentvolumeclaims`; a group is written `resource.group`. */
 export function formatPermissions(permissions: readonly KubePermission[]): string {
   return permissions

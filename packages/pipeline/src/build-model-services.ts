@@ -4,7 +4,7 @@
  * reference §5.7.
  * @module
  */
-import { asList, asMap, environmentPairs, optionalString } from './build-model-values.js';
+import { asList, asMap, asNumber, environmentPairs, optionalString } from './build-model-values.js';
 import { composeServiceEntries } from './schema/services-schema.js';
 import { scalarText } from './schema/validators.js';
 import type { Raw } from './build-model-values.js';
@@ -32,7 +32,7 @@ function serviceContainer(name: string, raw: Raw): ServiceContainer {
 }
 
 /** Splits like a shell would, honouring quotes, without expanding anything. */
-export function shellWords(text: string): string[] {
+function shellWords(text: string): string[] {
   const words: string[] = [];
   for (const match of text.matchAll(/"((?:\\.|[^"\\])*)"|'([^']*)'|(\S+)/g)) {
     words.push(match[1]?.replace(/\\(.)/g, '$1') ?? match[2] ?? match[3] ?? '');
@@ -56,16 +56,14 @@ function servicesSpec(raw: Raw): ServicesSpec {
 }
 
 function readinessProbe(raw: Raw): ReadinessProbe {
-  const number = (value: unknown, fallback: number) =>
-    value === undefined || value === null ? fallback : Number(value);
   return {
     image: scalarText(raw.image),
     commands: asList(raw.commands) ?? [],
-    periodSeconds: number(raw.periodSeconds, 10),
-    timeoutSeconds: number(raw.timeoutSeconds, 10),
-    initialDelaySeconds: number(raw.initialDelaySeconds, 0),
-    successThreshold: number(raw.successThreshold, 1),
-    failureThreshold: number(raw.failureThreshold, 3),
+    periodSeconds: asNumber(raw.periodSeconds, 10),
+    timeoutSeconds: asNumber(raw.timeoutSeconds, 10),
+    initialDelaySeconds: asNumber(raw.initialDelaySeconds, 0),
+    successThreshold: asNumber(raw.successThreshold, 1),
+    failureThreshold: asNumber(raw.failureThreshold, 3),
   };
 }
 

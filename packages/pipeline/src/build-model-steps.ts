@@ -8,6 +8,7 @@ import {
   asBool,
   asList,
   asMap,
+  asNumber,
   environmentPairs,
   optionalString,
   tagList,
@@ -49,7 +50,7 @@ export function buildGitClone(base: Base, raw: Raw): GitCloneStep {
     type: 'git-clone',
     repo: scalarText(raw.repo),
     revision: optionalString(raw.revision),
-    depth: raw.depth === undefined || raw.depth === null ? undefined : Number(raw.depth),
+    depth: asNumber(raw.depth, undefined),
     credentials: credentials(raw.credentials),
     useProxy: asBool(raw.use_proxy, false),
   };

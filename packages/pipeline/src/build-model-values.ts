@@ -26,6 +26,10 @@ export const asList = (value: unknown): string[] | undefined =>
 export const optionalString = (value: unknown): string | undefined =>
   value === undefined || value === null ? undefined : scalarText(value);
 
+/** A number written as a number or its string; `fallback` when the field is absent. */
+export const asNumber = <T extends number | undefined>(value: unknown, fallback: T) =>
+  value === undefined || value === null ? fallback : Number(value);
+
 export const asMap = (value: unknown): Raw | undefined =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Raw) : undefined;
 

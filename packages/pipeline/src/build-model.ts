@@ -13,7 +13,14 @@ import {
   buildPush,
 } from './build-model-steps.js';
 import { rootServicesSpecs } from './build-model-services.js';
-import { asBool, asList, asMap, environmentPairs, optionalString } from './build-model-values.js';
+import {
+  asBool,
+  asList,
+  asMap,
+  asNumber,
+  environmentPairs,
+  optionalString,
+} from './build-model-values.js';
 import { buildConditions, buildWhen } from './build-model-when.js';
 import { hasVariants, stepVariants } from './expand-variants.js';
 import { parseDuration } from './schema/duration.js';
@@ -193,12 +200,10 @@ function buildImplicitParallel(input: StepInput, defaults: Defaults): ParallelSt
 function buildRetry(raw: unknown): RetryPolicy | undefined {
   const retry = asMap(raw);
   if (retry === undefined) return undefined;
-  const number = (value: unknown, fallback: number) =>
-    value === undefined || value === null ? fallback : Number(value);
   return {
-    maxAttempts: number(retry.maxAttempts, 1),
-    delaySeconds: number(retry.delay, 5),
-    exponentialFactor: number(retry.exponentialFactor, 1),
+    maxAttempts: asNumber(retry.maxAttempts, 1),
+    delaySeconds: asNumber(retry.delay, 5),
+    exponentialFactor: asNumber(retry.exponentialFactor, 1),
   };
 }
 

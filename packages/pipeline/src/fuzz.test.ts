@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePipeline } from './parse-pipeline.js';
 import type { ParsePipelineResult } from './parse-pipeline.js';
-import type { StepTypeCatalog } from './step-types/step-type-catalog.js';
+import { catalogFromDefinitions } from './step-types/load-step-type-catalog.js';
 
 const ITERATIONS = 4000;
 const SEED = 0x5eed;
@@ -190,13 +190,10 @@ spec:
   steps:
     hello: {image: alpine, commands: ['echo [[ .Arguments.WHO ]]']}
 `;
-const stepTypes: StepTypeCatalog = {
-  locations: ['memory'],
-  find: (name, version) =>
-    name === 'acme/greet' && (version === undefined || version === '1.0.0')
-      ? { name, version: '1.0.0', source: 'memory', text: GREET }
-      : undefined,
-};
+const stepTypes = catalogFromDefinitions(
+  [{ name: 'acme/greet', version: '1.0.0', source: 'memory', text: GREET }],
+  'memory',
+);
 
 const PUNCTUATION = [':', ': ', '-', '- ', '[', ']', '{', '}', ',', '*', '&', '<<', '<<: '];
 const ANCHORS = ['*base', '&base ', '<<: *base ', '*a', '&a '];

@@ -10,7 +10,8 @@ import { HOOK_NAMES } from './schema/hooks-schema.js';
 import { TEMPLATE_SEGMENT } from './schema/step-schemas.js';
 import { isBuiltInStepType, isTypedStepType, TYPED_EXPANSION } from './schema/step-type-names.js';
 import { isPlainMap } from './schema/validators.js';
-import { expandTemplate } from './typed-step-expansion.js';
+import { setKey } from './step-types/values.js';
+import { expandTypedStepOrReport } from './typed-step-expansion.js';
 import type { PathMap } from './path-map.js';
 import type { IssuePath } from './pipeline-issue.js';
 import type { TypedExpansion } from './schema/step-type-names.js';
@@ -44,12 +45,7 @@ function normalizeSteps(
   if (!isPlainMap(steps)) return steps;
   const out: Raw = {};
   for (const [name, step] of Object.entries(steps)) {
-    Object.defineProperty(out, name, {
-      value: normalizeStep(step, [...path, name], options, depth),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setKey(out, name, normalizeStep(step, [...path, name], options, depth));
   }
   return out;
 }
@@ -88,12 +84,7 @@ function foldArguments(step: Raw, path: IssuePath, options: NormalizeOptions): R
       options.ctx.report([...path, 'arguments', key], message, { at: 'key' });
       continue;
     }
-    Object.defineProperty(out, key, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setKey(out, key, value);
     options.paths.move([...path, key], [...path, 'arguments', key]);
   }
   return out;
@@ -111,7 +102,7 @@ function expandTyped(
     options.ctx.report([...path, 'type'], message, { code: ISSUE_CODES.invalidValue });
     return undefined;
   }
-  const expansion = expandTemplate(
+  const expansion = expandTypedStepOrReport(
     { stepName: String(path[path.length - 1]), path, type, arguments: step.arguments },
     options.stepTypes,
     options.ctx,

@@ -4,19 +4,10 @@
  * at once, and problems reached through a merge key. Positions counted by hand: line = index in
  * the fixture array + 1; the comment above a row names the character meant.
  */
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
-import { parsePipeline } from './parse-pipeline.js';
+import { HEAD, testRejections } from './parse-pipeline.test-support.js';
+import type { RejectedRow } from './parse-pipeline.test-support.js';
 
-interface Row {
-  name: string;
-  yaml: string[];
-  /** `line:column code-suffix message`, e.g. `4:11 UNSUPPORTED Step type "build" is not…`. */
-  issues: string[];
-}
-
-const HEAD = ["version: '1.0'", 'steps:'];
-const rows: Row[] = [
+const rows: RejectedRow[] = [
   {
     name: 'a misspelt step type, at the type value',
     // "    type: " is 10 characters, so every type value below starts at column 11.
@@ -256,16 +247,4 @@ const rows: Row[] = [
   },
 ];
 
-function describeIssues(text: string): string[] {
-  const result = parsePipeline(text);
-  assert.equal(result.ok, false, 'expected the pipeline to be rejected');
-  return result.issues.map(
-    (i) => `${i.line}:${i.column} ${i.code.replace('SLUICE_PIPELINE_', '')} ${i.message}`,
-  );
-}
-
-for (const row of rows) {
-  test(`rejects ${row.name}`, () => {
-    assert.deepEqual(describeIssues(row.yaml.join('\n') + '\n'), row.issues);
-  });
-}
+testRejections(rows);

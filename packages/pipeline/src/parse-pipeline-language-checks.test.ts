@@ -4,19 +4,10 @@
  * repeat. Each issue names file:line:column and the field path; positions counted by hand (line
  * = index in the fixture + 1; the comment above a row names the character meant).
  */
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
-import { parsePipeline } from './parse-pipeline.js';
+import { HEAD, testRejections } from './parse-pipeline.test-support.js';
+import type { RejectedRow } from './parse-pipeline.test-support.js';
 
-interface Row {
-  name: string;
-  yaml: string[];
-  /** `line:column CODE-suffix message (path)`. */
-  issues: string[];
-}
-
-const HEAD = ["version: '1.0'", 'steps:'];
-const rows: Row[] = [
+const rows: RejectedRow[] = [
   {
     name: 'a timeout that is not a duration, and one past the timer limit',
     // "    timeout: " is 13 characters.
@@ -235,17 +226,4 @@ const rows: Row[] = [
   },
 ];
 
-function describeIssues(text: string): string[] {
-  const result = parsePipeline(text);
-  assert.equal(result.ok, false, 'expected the pipeline to be rejected');
-  return result.issues.map(
-    (i) =>
-      `${i.line}:${i.column} ${i.code.replace('SLUICE_PIPELINE_', '')} ${i.message} (${i.path.join('.')})`,
-  );
-}
-
-for (const row of rows) {
-  test(`rejects ${row.name}`, () => {
-    assert.deepEqual(describeIssues(row.yaml.join('\n') + '\n'), row.issues);
-  });
-}
+testRejections(rows, { withPath: true });

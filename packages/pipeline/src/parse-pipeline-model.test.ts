@@ -4,14 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePipeline } from './parse-pipeline.js';
-import type { FreestyleStep, GitCloneStep, Pipeline } from './model.js';
+import { parseOk } from './parse-pipeline.test-support.js';
+import type { FreestyleStep, GitCloneStep } from './model.js';
 
-function parseOk(lines: string[]): Pipeline {
-  const result = parsePipeline(lines.join('\n') + '\n', { file: 'ci.yml' });
-  if (!result.ok) assert.fail(result.issues.map((i) => i.message).join('\n'));
-  assert.deepEqual(result.issues, []);
-  return result.pipeline;
-}
+const parseCi = (lines: string[]) => parseOk(lines, { file: 'ci.yml' });
 
 test('an unquoted version 1.0 is accepted with a warning at the value', () => {
   const result = parsePipeline('version: 1.0\nsteps:\n  build:\n    image: alpine\n');
@@ -30,7 +26,7 @@ test('an unquoted version 1.0 is accepted with a warning at the value', () => {
 });
 
 test('the model keeps step order, defaults and the git-clone fields', () => {
-  const pipeline = parseOk([
+  const pipeline = parseCi([
     "version: '1.0'",
     'steps:',
     '  main_clone:',
@@ -84,7 +80,7 @@ test('the model keeps step order, defaults and the git-clone fields', () => {
 });
 
 test('the root fail_fast is the default a step may override', () => {
-  const pipeline = parseOk([
+  const pipeline = parseCi([
     "version: '1.0'",
     'fail_fast: false',
     'steps:',
@@ -109,7 +105,7 @@ test('the root fail_fast is the default a step may override', () => {
 });
 
 test('environment as a list or a map becomes ordered pairs', () => {
-  const pipeline = parseOk([
+  const pipeline = parseCi([
     "version: '1.0'",
     'steps:',
     '  list:',
@@ -141,7 +137,7 @@ test('environment as a list or a map becomes ordered pairs', () => {
 });
 
 test('anchors, aliases and merge keys are expanded', () => {
-  const pipeline = parseOk([
+  const pipeline = parseCi([
     "version: '1.0'",
     'indicators:',
     '  - base: &base',
@@ -164,7 +160,7 @@ test('anchors, aliases and merge keys are expanded', () => {
 });
 
 test('stages, branch filters and conditions reach the model', () => {
-  const pipeline = parseOk([
+  const pipeline = parseCi([
     "version: '1.0'",
     'stages: [test, deploy]',
     'steps:',
@@ -217,7 +213,7 @@ test('stages, branch filters and conditions reach the model', () => {
 });
 
 test('step names that are numbers, booleans or Object.prototype names stay names', () => {
-  const pipeline = parseOk([
+  const pipeline = parseCi([
     "version: '1.0'",
     'steps:',
     '  1:',
@@ -236,7 +232,7 @@ test('step names that are numbers, booleans or Object.prototype names stay names
 });
 
 test('commands, cmd and entry_point accept a single string or a list', () => {
-  const pipeline = parseOk([
+  const pipeline = parseCi([
     "version: '1.0'",
     'steps:',
     '  script:',

@@ -5,14 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePipeline } from './parse-pipeline.js';
-import type { FreestyleStep, ParallelStep, Pipeline, PushStep } from './model.js';
-
-function parseOk(lines: string[]): Pipeline {
-  const result = parsePipeline(lines.join('\n') + '\n');
-  if (!result.ok) assert.fail(result.issues.map((i) => i.message).join('\n'));
-  assert.deepEqual(result.issues, []);
-  return result.pipeline;
-}
+import { parseOk } from './parse-pipeline.test-support.js';
+import type { FreestyleStep, ParallelStep, PushStep } from './model.js';
 
 test('a parallel step: children, success criteria, and its timeout passed down', () => {
   const [checks] = parseOk([

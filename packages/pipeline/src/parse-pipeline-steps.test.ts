@@ -5,24 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parsePipeline } from './parse-pipeline.js';
-import type {
-  ApprovalStep,
-  BuildStep,
-  CompositionStep,
-  FreestyleStep,
-  Pipeline,
-  PushStep,
-} from './model.js';
-
-function parseOk(lines: string[]): Pipeline {
-  const result = parsePipeline(lines.join('\n') + '\n');
-  if (!result.ok) assert.fail(result.issues.map((i) => i.message).join('\n'));
-  assert.deepEqual(result.issues, []);
-  return result.pipeline;
-}
-
-const HEAD = ["version: '1.0'", 'steps:'];
+import { HEAD, parseOk } from './parse-pipeline.test-support.js';
+import type { ApprovalStep, BuildStep, CompositionStep, FreestyleStep, PushStep } from './model.js';
 
 test('a build step with its defaults: Dockerfile, the branch tag, lowercase, no push', () => {
   const [build] = parseOk([...HEAD, '  image:', '    type: build', '    image_name: acme/app'])

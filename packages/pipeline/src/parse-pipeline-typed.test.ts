@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePipeline } from './parse-pipeline.js';
 import type { FreestyleStep, GroupStep } from './model.js';
-import type { StepTypeCatalog, StepTypeDefinition } from './step-types/step-type-catalog.js';
+import { catalogFromDefinitions } from './step-types/load-step-type-catalog.js';
+import type { StepTypeDefinition } from './step-types/step-type-catalog.js';
 
 const GREET = `version: '1.0'
 kind: step-type
@@ -35,21 +36,17 @@ const BROKEN_TEMPLATE = GREET.replace('acme/greet', 'acme/broken').replace(
   'comands: [echo bye]',
 );
 
-function memoryCatalog(texts: string[]): StepTypeCatalog {
-  const definitions: StepTypeDefinition[] = texts.map((text) => ({
+/** A definition as a catalog holds it, its name and version read from the text. */
+function inMemory(text: string): StepTypeDefinition {
+  return {
     name: /name: (\S+)/.exec(text)?.[1] ?? '',
     version: /version: (\d\S*)/.exec(text)?.[1] ?? '',
     source: 'memory',
     text,
-  }));
-  return {
-    locations: ['memory'],
-    find: (name, version) =>
-      definitions.find((d) => d.name === name && (version === undefined || d.version === version)),
   };
 }
 
-const stepTypes = memoryCatalog([GREET, BROKEN_TEMPLATE]);
+const stepTypes = catalogFromDefinitions([GREET, BROKEN_TEMPLATE].map(inMemory), 'memory');
 const text = (lines: string[]) => lines.join('\n') + '\n';
 
 test('a typed step becomes a group of its template steps, prefixed with its name', () => {

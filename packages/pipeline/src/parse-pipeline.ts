@@ -18,6 +18,7 @@ import {
   specSchema,
 } from './schema/pipeline-schema.js';
 import { isPlainMap, typeName } from './schema/validators.js';
+import { setKey } from './step-types/values.js';
 import { parseYamlSource } from './yaml-source.js';
 import type { Pipeline } from './model.js';
 import type { IssuePath, PipelineIssue } from './pipeline-issue.js';
@@ -108,13 +109,7 @@ function withoutAnchorHolders(
   for (const [key, value] of Object.entries(map)) {
     const holder =
       !known.has(key) && (key.startsWith('x-') || source.definesAnchor([...path, key]));
-    if (!holder)
-      Object.defineProperty(out, key, {
-        value,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+    if (!holder) setKey(out, key, value);
   }
   return out;
 }

@@ -38,7 +38,7 @@ interface Dependency {
 }
 
 /** `when.steps` entries of a step, list or `all:`/`any:` form. */
-export function dependenciesOf(step: WrittenStep): Dependency[] {
+function dependenciesOf(step: WrittenStep): Dependency[] {
   const when = step.raw.when;
   if (!isPlainMap(when)) return [];
   const base = [...step.path, 'when', 'steps'];

@@ -6,37 +6,26 @@
  */
 import { ISSUE_CODES } from './pipeline-issue.js';
 import { expandTypedStep } from './step-types/expand-typed-step.js';
-import type { IssuePath } from './pipeline-issue.js';
 import type { SchemaContext } from './schema/validators.js';
-import type { StepTypeCatalog } from './step-types/step-type-catalog.js';
+import type { TypedStepExpansion, TypedStepInput } from './step-types/expand-typed-step.js';
+import type { ExpansionReporter, StepTypeCatalog } from './step-types/step-type-catalog.js';
 
-export interface TemplateRequest {
-  stepName: string;
-  path: IssuePath;
-  type: string;
-  arguments: unknown;
-}
-
-export function expandTemplate(
-  request: TemplateRequest,
+export function expandTypedStepOrReport(
+  input: TypedStepInput,
   catalog: StepTypeCatalog | undefined,
   ctx: SchemaContext,
-): { stepType: string; steps: Record<string, unknown> } | undefined {
+): TypedStepExpansion | undefined {
   let errors = 0;
-  const reporter = {
-    report(
-      path: IssuePath,
-      message: string,
-      options: { code?: string; severity?: 'error' | 'warning' } = {},
-    ) {
+  const reporter: ExpansionReporter = {
+    report(path, message, options = {}) {
       if ((options.severity ?? 'error') === 'error') errors++;
       ctx.report(path, message, options);
     },
   };
-  const expansion = expandTypedStep(request, catalog, reporter);
+  const expansion = expandTypedStep(input, catalog, reporter);
   if (expansion === undefined && errors === 0) {
-    const message = `Typed step "${request.type}" could not be expanded`;
-    ctx.report([...request.path, 'type'], message, { code: ISSUE_CODES.unknownStepType });
+    const message = `Typed step "${input.type}" could not be expanded`;
+    ctx.report([...input.path, 'type'], message, { code: ISSUE_CODES.unknownStepType });
   }
   return expansion;
 }

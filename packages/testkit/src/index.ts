@@ -23,6 +23,8 @@ export { createGitRepo, DEFAULT_BRANCH } from './git-repo.js';
 export type { CreateGitRepoOptions, GitRepo } from './git-repo.js';
 export { makeTempDir } from './temp-dir.js';
 export type { TempDir } from './temp-dir.js';
+export { eventually, waitFor } from './wait-for.js';
+export type { EventuallyOptions, WaitForOptions } from './wait-for.js';
 export { findRepoRoot, REPO_ROOT_MARKER } from './repo-root.js';
 export type { FindRepoRootOptions } from './repo-root.js';
 export { runCommand } from './run-command.js';

@@ -5,41 +5,30 @@
  * come back.
  * @module
  */
-import { stringify } from 'yaml';
-import { createClient } from '@sluice/protocol';
 import type { Registry } from '@sluice/protocol';
 import { readSecretStdin } from '../read-secret-stdin.js';
 import type { Terminal } from '../ui/terminal.js';
-import { formatTable } from '../ui/terminal.js';
-import type { OutputFormat } from './runtime-environments.js';
+import { printResources, serverClient } from './server-resources.js';
+import type { OutputFormat, ServerOptions } from './server-resources.js';
 
-export interface ServerOptions {
-  server: string;
-  token: string;
-}
-
-export async function getRegistries(
-  term: Terminal,
-  options: ServerOptions & { output: OutputFormat },
-): Promise<number> {
-  const client = createClient({ baseUrl: options.server, token: options.token });
-  const { items } = await client.call('listRegistries');
-  if (options.output === 'json') term.out(JSON.stringify(items, null, 2));
-  else if (options.output === 'yaml') term.out(stringify(items).trimEnd());
-  else printTable(term, items);
-  return 0;
-}
-
-function printTable(term: Terminal, items: readonly Registry[]): void {
-  const rows = items.map((r) => [
+const TABLE = {
+  header: ['NAME', 'DOMAIN', 'USERNAME', 'PASSWORD', 'DEFAULT'],
+  row: (r: Registry) => [
     r.name,
     r.domain,
     r.username ?? '',
     r.hasPassword ? 'yes' : '',
     r.default ? 'yes' : '',
-  ]);
-  for (const line of formatTable([['NAME', 'DOMAIN', 'USERNAME', 'PASSWORD', 'DEFAULT'], ...rows]))
-    term.out(line);
+  ],
+};
+
+export async function getRegistries(
+  term: Terminal,
+  options: ServerOptions & { output: OutputFormat },
+): Promise<number> {
+  const { items } = await serverClient(options).call('listRegistries');
+  printResources(term, items, options.output, TABLE);
+  return 0;
 }
 
 export interface CreateRegistryOptions extends ServerOptions {
@@ -58,8 +47,7 @@ export async function createRegistry(
   const password = options.passwordStdin
     ? readSecretStdin('--password-stdin', readStdin)
     : undefined;
-  const client = createClient({ baseUrl: options.server, token: options.token });
-  const registry = await client.call('putRegistry', {
+  const registry = await serverClient(options).call('putRegistry', {
     params: { name },
     body: {
       domain: options.domain,
@@ -77,8 +65,7 @@ export async function deleteRegistry(
   name: string,
   options: ServerOptions,
 ): Promise<number> {
-  const client = createClient({ baseUrl: options.server, token: options.token });
-  await client.call('deleteRegistry', { params: { name } });
+  await serverClient(options).call('deleteRegistry', { params: { name } });
   term.out(`registry/${name} deleted`);
   return 0;
 }

@@ -5,18 +5,14 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import { parseDocument, stringify } from 'yaml';
+import { parseDocument } from 'yaml';
 import { InputError } from '@sluice/errors';
-import { createClient } from '@sluice/protocol';
 import type { RuntimeEnvironment } from '@sluice/protocol';
 import type { Terminal } from '../ui/terminal.js';
-import { formatTable } from '../ui/terminal.js';
+import { printResources, serverClient } from './server-resources.js';
+import type { OutputFormat, ServerOptions } from './server-resources.js';
 
-export type OutputFormat = 'table' | 'yaml' | 'json';
-
-export interface GetRuntimeOptions {
-  server: string;
-  token: string;
+export interface GetRuntimeOptions extends ServerOptions {
   output: OutputFormat;
   extend?: boolean;
   version?: number;
@@ -27,7 +23,7 @@ export async function getRuntimeEnvironments(
   name: string | undefined,
   options: GetRuntimeOptions,
 ): Promise<number> {
-  const client = createClient({ baseUrl: options.server, token: options.token });
+  const client = serverClient(options);
   if (name === undefined) {
     const { items } = await client.call('listRuntimeEnvironments');
     print(term, items, options.output);
@@ -50,28 +46,20 @@ function print(
   value: RuntimeEnvironment | RuntimeEnvironment[],
   output: OutputFormat,
 ): void {
-  if (output === 'json') term.out(JSON.stringify(value, null, 2));
-  else if (output === 'yaml') term.out(stringify(value).trimEnd());
-  else {
-    const rows = (Array.isArray(value) ? value : [value]).map((re) => [
-      re.name,
-      String(re.version),
-      re.isDefault ? 'yes' : '',
-      re.description ?? '',
-    ]);
-    for (const line of formatTable([['NAME', 'VERSION', 'DEFAULT', 'DESCRIPTION'], ...rows]))
-      term.out(line);
-  }
+  printResources(term, value, output, {
+    header: ['NAME', 'VERSION', 'DEFAULT', 'DESCRIPTION'],
+    row: (re) => [re.name, String(re.version), re.isDefault ? 'yes' : '', re.description ?? ''],
+  });
 }
 
 export async function patchRuntimeEnvironment(
   term: Terminal,
   name: string,
   file: string,
-  options: { server: string; token: string },
+  options: ServerOptions,
 ): Promise<number> {
   const patch = readPatchFile(file);
-  const client = createClient({ baseUrl: options.server, token: options.token });
+  const client = serverClient(options);
   const updated = await client.call('patchRuntimeEnvironment', {
     params: { name },
     body: { patch },

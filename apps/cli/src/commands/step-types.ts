@@ -4,13 +4,10 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import { stringify } from 'yaml';
 import { InputError, isSluiceError } from '@sluice/errors';
-import { createClient } from '@sluice/protocol';
 import type { Terminal } from '../ui/terminal.js';
-import { formatTable } from '../ui/terminal.js';
-import type { ServerOptions } from './registries.js';
-import type { OutputFormat } from './runtime-environments.js';
+import { printResources, serverClient } from './server-resources.js';
+import type { OutputFormat, ServerOptions } from './server-resources.js';
 
 export async function createStepType(
   term: Terminal,
@@ -18,9 +15,8 @@ export async function createStepType(
   options: ServerOptions,
 ): Promise<number> {
   const yaml = readDocument(file);
-  const client = createClient({ baseUrl: options.server, token: options.token });
   try {
-    const stepType = await client.call('putStepType', { body: { yaml } });
+    const stepType = await serverClient(options).call('putStepType', { body: { yaml } });
     term.out(`step-type/${stepType.name}:${stepType.version} registered`);
     return 0;
   } catch (err) {
@@ -37,15 +33,11 @@ export async function getStepTypes(
   term: Terminal,
   options: ServerOptions & { output: OutputFormat },
 ): Promise<number> {
-  const client = createClient({ baseUrl: options.server, token: options.token });
-  const { items } = await client.call('listStepTypes');
-  if (options.output === 'json') term.out(JSON.stringify(items, null, 2));
-  else if (options.output === 'yaml') term.out(stringify(items).trimEnd());
-  else {
-    const rows = items.map((s) => [s.name, s.version, s.createdBy ?? '', s.createdAt]);
-    for (const line of formatTable([['NAME', 'VERSION', 'CREATED BY', 'CREATED'], ...rows]))
-      term.out(line);
-  }
+  const { items } = await serverClient(options).call('listStepTypes');
+  printResources(term, items, options.output, {
+    header: ['NAME', 'VERSION', 'CREATED BY', 'CREATED'],
+    row: (s) => [s.name, s.version, s.createdBy ?? '', s.createdAt],
+  });
   return 0;
 }
 

@@ -5,11 +5,10 @@ import {
   adminSource,
   createNamespace,
   createServiceAccount,
-  eventually,
   tokenSource,
 } from '@sluice/kube/testing';
 import { silentLogger } from '@sluice/log';
-import { useKubernetes } from '@sluice/testkit';
+import { eventually, useKubernetes } from '@sluice/testkit';
 import type { KubernetesTarget } from '../runner-config.js';
 import { TaskFailure } from '../runtime-backend.js';
 import type { RuntimeBackend } from '../runtime-backend.js';

@@ -28,8 +28,6 @@ export interface KubernetesBackendOptions {
   burst: number;
   /** Namespace of the build objects when the target names none. */
   namespace?: string;
-  /** Patch away the finalizers of a deleted PVC (reference FORCE_DELETE_PVC). */
-  forceDeletePvc?: boolean;
 }
 
 /** The kinds a build owns, in the order they are deleted (the reverse of creation). */
@@ -54,7 +52,6 @@ function kubernetesBackend(
     source: target.source,
     qps: options.qps,
     burst: options.burst,
-    forceDeletePvc: options.forceDeletePvc ?? false,
   });
   // In-cluster without a namespace of its own, the service account's namespace.
   const namespace = target.namespace ?? options.namespace ?? kube.defaultNamespace ?? 'default';

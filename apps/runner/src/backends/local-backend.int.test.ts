@@ -12,7 +12,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { silentLogger } from '@sluice/log';
 import type { Task } from '@sluice/protocol';
-import { ensureDockerEngine, ensureTestImages, makeTempDir } from '@sluice/testkit';
+import { ensureDockerEngine, ensureTestImages, makeTempDir, waitFor } from '@sluice/testkit';
 import type { TempDir } from '@sluice/testkit';
 import type { LocalTarget } from '../runner-config.js';
 import type { RuntimeBackend } from '../runtime-backend.js';
@@ -24,7 +24,6 @@ import {
   SLUICE_BIN,
   startControlPlane,
   takeTask,
-  waitFor,
   waitForBuild,
 } from './local-backend.test-support.js';
 import type { TestControlPlane } from './local-backend.test-support.js';
@@ -111,7 +110,7 @@ async function waitForStepRunning(buildId: string): Promise<void> {
   await waitFor(
     () => plane.admin.call('getBuild', { params: { buildId } }),
     (b) => b.steps[0]?.status === 'running',
-    `the first step of ${buildId} to run`,
+    { what: `the first step of ${buildId} to run` },
   );
 }
 
@@ -142,7 +141,7 @@ test('RunEngine starts an engine that runs the build to success, then its pid fi
   await waitFor(
     () => existsSync(join(target.stateDir, `${buildId}.json`)),
     (exists) => !exists,
-    'the pid file to go',
+    { what: 'the pid file to go' },
   );
   assert.ok(!engineLog(buildId).includes(String(task.spec.engineToken)), 'the token was printed');
 });

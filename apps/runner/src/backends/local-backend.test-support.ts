@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient, FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, SluiceClient, Task } from '@sluice/protocol';
-import { freeLoopbackPort } from '@sluice/testkit';
+import { freeLoopbackPort, waitFor } from '@sluice/testkit';
 
 /** The built CLI, which runs the server here and the engines of the backend under test. */
 export const SLUICE_BIN = fileURLToPath(new URL('../../../cli/bin/sluice.js', import.meta.url));
@@ -120,22 +120,6 @@ export async function waitForBuild(plane: TestControlPlane, buildId: string): Pr
   return waitFor(
     () => plane.admin.call('getBuild', { params: { buildId } }),
     (b) => FINISHED_STATUSES.includes(b.status),
-    `build ${buildId} to finish`,
+    { what: `build ${buildId} to finish` },
   );
-}
-
-export async function waitFor<T>(
-  read: () => Promise<T> | T,
-  done: (value: T) => boolean,
-  what: string,
-  timeoutMs = 120_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`gave up waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }

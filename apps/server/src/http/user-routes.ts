@@ -6,7 +6,7 @@ import { routes } from '@sluice/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services/services.js';
 import { disconnectSignal, registerRoute } from './register-routes.js';
-import type { Authenticate } from './register-routes.js';
+import type { Authenticate, Handler } from './register-routes.js';
 
 export function registerUserRoutes(app: FastifyInstance, s: Services, auth: Authenticate): void {
   registerRoute(app, routes.me, auth, ({ principal }) => s.identity.me(principal));
@@ -95,24 +95,18 @@ export function registerUserRoutes(app: FastifyInstance, s: Services, auth: Auth
   registerRoute(app, routes.cancelBuild, auth, ({ principal, params }) =>
     s.builds.cancel(principal.accountId, params.buildId),
   );
-  registerRoute(app, routes.approveBuild, auth, ({ principal, params, body }) =>
-    s.approvals.answer({
-      accountId: principal.accountId,
-      buildId: params.buildId,
-      decision: 'approve',
-      step: body.step,
-      userId: principal.userId,
-    }),
-  );
-  registerRoute(app, routes.denyBuild, auth, ({ principal, params, body }) =>
-    s.approvals.answer({
-      accountId: principal.accountId,
-      buildId: params.buildId,
-      decision: 'deny',
-      step: body.step,
-      userId: principal.userId,
-    }),
-  );
+  const answer =
+    (decision: 'approve' | 'deny'): Handler<typeof routes.approveBuild> =>
+    ({ principal, params, body }) =>
+      s.approvals.answer({
+        accountId: principal.accountId,
+        buildId: params.buildId,
+        decision,
+        step: body.step,
+        userId: principal.userId,
+      });
+  registerRoute(app, routes.approveBuild, auth, answer('approve'));
+  registerRoute(app, routes.denyBuild, auth, answer('deny'));
   registerRoute(app, routes.restartBuild, auth, ({ principal, params }) =>
     s.builds.restart(principal.accountId, params.buildId, principal.userId),
   );

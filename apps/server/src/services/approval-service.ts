@@ -9,7 +9,7 @@
 import { ConflictError } from '@sluice/errors';
 import type { Executor } from '@sluice/db';
 import type { Build } from '@sluice/protocol';
-import { loadBuild } from './build-rows.js';
+import { loadBuild, lockBuildStatus } from './build-rows.js';
 import { CHANNELS } from './signals.js';
 import { userName } from './user-name.js';
 import type { ServerContext } from './server-context.js';
@@ -37,12 +37,7 @@ export class ApprovalService {
     const actor = await userName(this.#ctx.database.db, input.userId);
     const now = new Date(this.#ctx.clock());
     await this.#ctx.database.db.transaction().execute(async (trx) => {
-      const { status } = await trx
-        .selectFrom('builds')
-        .select('status')
-        .where('id', '=', buildId)
-        .forUpdate()
-        .executeTakeFirstOrThrow();
+      const status = await lockBuildStatus(trx, buildId);
       if (status !== 'pending-approval')
         throw new ConflictError(
           'SLUICE_BUILD_NOT_PENDING_APPROVAL',

@@ -90,4 +90,15 @@ function toBuild(row: BuildJoinRow, steps: readonly BuildStepRow[]): Build {
 
 type BuildJoinRow = BuildRow & { pipeline_name: string; project_name: string };
 
+/** The build's status, its row locked to the end of `trx`: a cancel and an answer take turns. */
+export async function lockBuildStatus(trx: Executor, buildId: string): Promise<BuildStatus> {
+  const { status } = await trx
+    .selectFrom('builds')
+    .select('status')
+    .where('id', '=', buildId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  return status;
+}
+
 export const ACTIVE_STATUSES: readonly BuildStatus[] = ['elected', 'running', 'pending-approval'];

@@ -13,7 +13,7 @@ import type { Build, BuildStatus } from '@sluice/protocol';
 import { ConflictError } from '@sluice/errors';
 import { wasHandedOut } from './build-finisher.js';
 import type { BuildFinisher } from './build-finisher.js';
-import { loadBuild, loadBuilds } from './build-rows.js';
+import { loadBuild, loadBuilds, lockBuildStatus } from './build-rows.js';
 import { insertPlannedSteps, plannedSteps } from './build-steps.js';
 import { CHANNELS } from './signals.js';
 import type { ProjectService } from './project-service.js';
@@ -165,12 +165,7 @@ export class BuildService {
         `Build ${buildId} already finished (${build.status})`,
       );
     await this.#ctx.database.db.transaction().execute(async (trx) => {
-      const { status } = await trx
-        .selectFrom('builds')
-        .select('status')
-        .where('id', '=', buildId)
-        .forUpdate()
-        .executeTakeFirstOrThrow();
+      const status = await lockBuildStatus(trx, buildId);
       if (status === 'pending' || status === 'elected') {
         const reason = (await wasHandedOut(trx, buildId))
           ? 'Cancelled before the engine started'

@@ -5,7 +5,7 @@
  * @module
  */
 import { NotFoundError } from '@sluice/errors';
-import { catalogFromDefinitions, parseStepTypeDocument } from '@sluice/pipeline';
+import { catalogFromDocuments, parseStepTypeDocument } from '@sluice/pipeline';
 import type { StepTypeCatalog, StepTypeDefinition } from '@sluice/pipeline';
 import type { Executor, StepTypeRow } from '@sluice/db';
 import type { EngineStepType, StepType } from '@sluice/protocol';
@@ -15,7 +15,7 @@ import { userName } from './user-name.js';
 import type { ServerContext } from './server-context.js';
 
 /** What errors inside a registered document name as its place. */
-export const CONTROL_PLANE_LOCATION = 'control plane';
+const CONTROL_PLANE_LOCATION = 'control plane';
 
 export class StepTypeService {
   readonly #ctx: ServerContext;
@@ -28,8 +28,10 @@ export class StepTypeService {
     return (await this.#rows(this.#ctx.database.db, accountId)).map(toStepType);
   }
 
-  /** Registers a document: a new name or version, or replaces the same name and version. */
-  /** `userId` is recorded by name as `createdBy`. */
+  /**
+   * Registers a document: a new name or version, or replaces the same name and version.
+   * `userId` is recorded by name as `createdBy`.
+   */
   async put(accountId: string, yaml: string, userId: string | undefined): Promise<StepType> {
     const definition = validDefinition(yaml);
     const values = {
@@ -89,13 +91,9 @@ export class StepTypeService {
 }
 
 /** The catalog of registered documents (the engine builds the same from `EngineBuild.stepTypes`). */
-export function catalogOf(documents: readonly EngineStepType[]): StepTypeCatalog {
-  const definitions: StepTypeDefinition[] = [];
-  for (const document of documents) {
-    const parsed = parseStepTypeDocument(document.text, document.source);
-    if (parsed.ok) definitions.push(parsed.definition);
-  }
-  return catalogFromDefinitions(definitions, CONTROL_PLANE_LOCATION);
+function catalogOf(documents: readonly EngineStepType[]): StepTypeCatalog {
+  // Stored documents were checked when they were put; one that no longer parses is left out.
+  return catalogFromDocuments(documents, CONTROL_PLANE_LOCATION).catalog;
 }
 
 function validDefinition(yaml: string): StepTypeDefinition {

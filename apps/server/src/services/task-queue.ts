@@ -179,7 +179,8 @@ export class TaskQueue {
         .execute();
     if (report.status === 'Success') {
       await set({ status: 'done' });
-      if (!late && createsEngine(row)) await this.#stampObjectsCreated(trx, row);
+      if (!late && row.build_id !== null && createsEngine(row))
+        await this.#stampObjectsCreated(trx, row.build_id);
       return undefined;
     }
     if (!late && report.isRetriable && row.attempts < row.max_attempts) {
@@ -233,12 +234,12 @@ export class TaskQueue {
     return build === undefined || FINISHED_STATUSES.includes(build.status);
   }
 
-  async #stampObjectsCreated(trx: Executor, row: TaskRow): Promise<void> {
+  async #stampObjectsCreated(trx: Executor, buildId: string): Promise<void> {
     const at = new Date(this.#ctx.clock()).toISOString();
     await trx
       .updateTable('builds')
       .set({ timing: keepFirstTiming({ objectsCreatedAt: at }) })
-      .where('id', '=', row.build_id ?? '')
+      .where('id', '=', buildId)
       .execute();
   }
 
@@ -249,7 +250,6 @@ export class TaskQueue {
 
 /** The task whose success means the build's engine (process or pod) exists. */
 function createsEngine(row: TaskRow): boolean {
-  if (row.build_id === null) return false;
   if (row.type === 'RunEngine') return true;
   if (row.type !== 'CreatePod') return false;
   const labels = (row.spec as { metadata?: { labels?: Record<string, string> } }).metadata?.labels;

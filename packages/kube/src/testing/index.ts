@@ -7,7 +7,6 @@ export {
   adminSource,
   createNamespace,
   createServiceAccount,
-  eventually,
   tokenSource,
 } from './kube-fixtures.test-support.js';
 export type { TestCluster, TestServiceAccountOptions } from './kube-fixtures.test-support.js';

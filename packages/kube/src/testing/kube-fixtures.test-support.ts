@@ -6,9 +6,9 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import { setTimeout as delay } from 'node:timers/promises';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import type { V1PolicyRule } from '@kubernetes/client-node';
+import { eventually } from '@sluice/testkit';
 import type { KubernetesCluster } from '@sluice/testkit';
 import type { KubeSource } from '../kube-config.js';
 import type { KubePermission } from '../kube-permissions.js';
@@ -31,20 +31,6 @@ function admin(cluster: TestCluster): { core: CoreV1Api; rbac: RbacAuthorization
     core: cluster.kubeConfig.makeApiClient(CoreV1Api),
     rbac: cluster.kubeConfig.makeApiClient(RbacAuthorizationV1Api),
   };
-}
-
-/** Reads until `done` holds or `ms` pass, then returns the last value for the test to assert. */
-export async function eventually<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  ms = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await delay(200);
-  }
 }
 
 /** The cluster's admin kubeconfig as a source. */

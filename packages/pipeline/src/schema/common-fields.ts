@@ -69,7 +69,7 @@ export const conditionModes = object('condition', {
   any: record(condition, 'a map of expressions'),
 });
 
-export const STEP_OUTCOMES = ['success', 'failure', 'finished', 'skipped'] as const;
+const STEP_OUTCOMES = ['success', 'failure', 'finished', 'skipped'] as const;
 const outcome = oneOf(STEP_OUTCOMES);
 const dependency = object('when.steps entry', {
   name: required(str),

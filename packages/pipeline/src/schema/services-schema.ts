@@ -50,7 +50,7 @@ export const composeService = object('compose service', {
 });
 
 /** A compose file's `services:` map holds maps; a bare map of services has one named so. */
-export function isComposeFile(value: Record<string, unknown>): boolean {
+function isComposeFile(value: Record<string, unknown>): boolean {
   return isPlainMap(value.services) && Object.values(value.services).every(isPlainMap);
 }
 
@@ -95,7 +95,7 @@ export const composition: Schema = {
 
 const seconds = (min: number) => numberIn(min, 3600, true);
 
-export const servicesBlock = object('services block', {
+const servicesBlock = object('services block', {
   name: str,
   composition: required(composition),
   readiness: object('readiness', {

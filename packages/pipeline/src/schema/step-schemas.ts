@@ -5,6 +5,7 @@
  * Typed steps are checked through their expanded template.
  * @module
  */
+import { hasVariants } from '../expand-variants.js';
 import { ISSUE_CODES } from '../pipeline-issue.js';
 import { common, conditionModes } from './common-fields.js';
 import { hooksSchema } from './hooks-schema.js';
@@ -81,7 +82,7 @@ function fieldsOf(type: string): Fields {
 export const RUNNABLE_STEP_TYPES = BUILT_IN_STEP_TYPES.filter((t) => stepTable[t].runnable);
 
 /** Every field a step of `type` may have, `hooks` included (`matrix`/`scale` are apart). */
-export function stepFields(type: StepTypeName): Fields {
+function stepFields(type: StepTypeName): Fields {
   const { fields } = stepTable[type];
   return { hooks, ...fields };
 }
@@ -91,7 +92,7 @@ const schemas = new Map<string, Schema>(
   BUILT_IN_STEP_TYPES.map((t) => [t, object(`${t} step`, { ...stepFields(t), ...variantKeys })]),
 );
 
-export function checkStep(value: unknown, path: IssuePath, ctx: SchemaContext): void {
+function checkStep(value: unknown, path: IssuePath, ctx: SchemaContext): void {
   const name = String(path[path.length - 1]);
   if (!isPlainMap(value)) {
     ctx.report(path, `Step "${name}" must be a map of fields, got ${typeName(value)}`);
@@ -124,13 +125,13 @@ function checkBuiltIn(
   path: IssuePath,
   ctx: SchemaContext,
 ): void {
-  const hasVariants = value.matrix !== undefined || value.scale !== undefined;
-  if (hasVariants && type === 'parallel') {
+  const variants = hasVariants(value);
+  if (variants && type === 'parallel') {
     const key = value.matrix !== undefined ? 'matrix' : 'scale';
     const message = `A parallel step cannot use "${key}"; put it on a step inside "steps"`;
     ctx.report([...path, key], message, { at: 'key' });
   }
-  if (!hasVariants || type === 'parallel') {
+  if (!variants || type === 'parallel') {
     schemas.get(type)?.check(value, path, ctx);
   } else {
     // Fields every variant sets need not be on the step itself.

@@ -11,7 +11,7 @@ import type { Fields, FieldSpec, SchemaContext } from './validators.js';
 import type { IssuePath } from '../pipeline-issue.js';
 
 /** Far more than a real matrix; each combination is a container. */
-export const MAX_VARIANTS = 256;
+const MAX_VARIANTS = 256;
 
 /** Fields a variant may not set: they decide what the step is, not how one copy differs. */
 const FIXED = new Set(['type', 'matrix', 'scale', 'when', 'stage']);

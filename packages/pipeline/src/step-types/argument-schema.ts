@@ -8,17 +8,10 @@
 import { didYouMean } from '@sluice/errors';
 import { ISSUE_CODES } from '../pipeline-issue.js';
 import type { IssuePath } from '../pipeline-issue.js';
-import { describeValue, isPlainMap, setKey } from './values.js';
+import { isPlainMap } from '../schema/validators.js';
+import { describeValue, setKey } from './values.js';
 
-export const SCHEMA_TYPES = [
-  'string',
-  'number',
-  'integer',
-  'boolean',
-  'object',
-  'array',
-  'null',
-] as const;
+const SCHEMA_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'] as const;
 export type SchemaType = (typeof SCHEMA_TYPES)[number];
 
 export interface ArgumentSchema {

@@ -7,7 +7,7 @@
 import type { IssuePath } from '../pipeline-issue.js';
 import { DEFAULT_DELIMITERS, parseTemplate, renderTemplate } from './template.js';
 import type { TemplateDelimiters } from './template.js';
-import { isPlainMap } from './values.js';
+import { isPlainMap } from '../schema/validators.js';
 
 export interface TemplateString {
   /** Where the string is, relative to `spec.steps`. */
@@ -20,7 +20,7 @@ export interface TemplateString {
  * string ".Arguments.IMAGE". Codefresh templates the text before YAML reads it, so its step
  * types are written that way; read the shape back as the placeholder it was meant to be.
  */
-export function unquotedAction(value: unknown, delimiters: TemplateDelimiters): string | undefined {
+function unquotedAction(value: unknown, delimiters: TemplateDelimiters): string | undefined {
   const isDefault =
     delimiters.left === DEFAULT_DELIMITERS.left && delimiters.right === DEFAULT_DELIMITERS.right;
   if (!isDefault || !Array.isArray(value) || value.length !== 1) return undefined;

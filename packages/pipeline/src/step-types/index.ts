@@ -9,6 +9,7 @@ export { parseStepTypeDocument, STEP_TYPE_NAME } from './parse-step-type-documen
 export type { ParseStepTypeResult, StepTypeDocument } from './parse-step-type-document.js';
 export {
   catalogFromDefinitions,
+  catalogFromDocuments,
   combineStepTypeCatalogs,
   loadStepTypeCatalog,
 } from './load-step-type-catalog.js';

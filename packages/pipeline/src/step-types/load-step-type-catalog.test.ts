@@ -4,7 +4,11 @@ import * as fs from 'node:fs';
 import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { catalogFromDefinitions, loadStepTypeCatalog } from './load-step-type-catalog.js';
+import {
+  catalogFromDefinitions,
+  catalogFromDocuments,
+  loadStepTypeCatalog,
+} from './load-step-type-catalog.js';
 
 function stepType(name: string, version: string, image = 'sluice/busybox:1'): string {
   return [
@@ -116,4 +120,18 @@ test('definitions from the control plane form one location', () => {
   );
   assert.deepEqual(catalog.locations, ['control plane (acme)']);
   assert.equal(catalog.find('acme/x')?.text, 'a');
+});
+
+test('documents held by the control plane: those that parse form the catalog, the others are named', () => {
+  const { catalog, refused } = catalogFromDocuments(
+    [
+      { text: stepType('acme/good', '1.0.0'), source: 'control plane: acme/good:1.0.0' },
+      { text: 'kind: step-type\nspec: [', source: 'control plane: acme/broken:1.0.0' },
+    ],
+    'control plane',
+  );
+  assert.deepEqual(catalog.locations, ['control plane']);
+  assert.equal(catalog.find('acme/good')?.version, '1.0.0');
+  assert.equal(catalog.find('acme/broken'), undefined);
+  assert.deepEqual(refused, ['control plane: acme/broken:1.0.0']);
 });

@@ -12,8 +12,9 @@ import { ISSUE_CODES } from '../pipeline-issue.js';
 import type { PipelineIssue } from '../pipeline-issue.js';
 import { parseYamlSource } from '../yaml-source.js';
 import { newestVersion } from './semver.js';
+import { parseStepTypeDocument } from './parse-step-type-document.js';
 import type { StepTypeCatalog, StepTypeDefinition } from './step-type-catalog.js';
-import { isPlainMap } from './values.js';
+import { isPlainMap } from '../schema/validators.js';
 
 /** The synchronous reads the loader needs; `import * as fs from 'node:fs'` is one. */
 export interface StepTypeFileSystem {
@@ -58,6 +59,24 @@ export function loadStepTypeCatalog(
   definitions.push(...extra);
   const locations = [...directories, ...new Set(extra.map((d) => d.source))];
   return createCatalog(locations, definitions, problems);
+}
+
+/**
+ * Step-type documents held elsewhere (the control plane's), as one location: those that parse;
+ * `refused` names the sources of the others, for the caller to report.
+ */
+export function catalogFromDocuments(
+  documents: readonly { text: string; source: string }[],
+  locationName: string,
+): { catalog: LoadedStepTypeCatalog; refused: string[] } {
+  const definitions: StepTypeDefinition[] = [];
+  const refused: string[] = [];
+  for (const document of documents) {
+    const parsed = parseStepTypeDocument(document.text, document.source);
+    if (parsed.ok) definitions.push(parsed.definition);
+    else refused.push(document.source);
+  }
+  return { catalog: catalogFromDefinitions(definitions, locationName), refused };
 }
 
 /** Step types the control plane holds (or any other list), searched as one location. */

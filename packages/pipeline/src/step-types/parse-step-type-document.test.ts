@@ -206,6 +206,11 @@ test('custom delimiters are used for the checks, and must differ', () => {
 });
 
 test('YAML syntax errors come back as they are', () => {
-  const issues = issuesOf(lines(...HEADER, 'spec:', '  steps:', '    s: { image: a', ''));
+  const text = lines(...HEADER, 'spec:', '  steps:', '    s: { image: a', '');
+  const issues = issuesOf(text);
   assert.equal(issues.length > 0, true);
+  const result = parseStepTypeDocument(text, 'hello.yml');
+  assert.deepEqual(result.ok ? [] : result.issues.map((i) => [i.code, i.file]), [
+    ['SLUICE_PIPELINE_YAML_SYNTAX', 'hello.yml'],
+  ]);
 });

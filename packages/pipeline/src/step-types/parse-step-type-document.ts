@@ -17,7 +17,8 @@ import type { StepTypeDefinition } from './step-type-catalog.js';
 import { checkTemplate } from './check-template.js';
 import { DEFAULT_DELIMITERS } from './template.js';
 import type { TemplateDelimiters } from './template.js';
-import { describeValue, isPlainMap } from './values.js';
+import { isPlainMap } from '../schema/validators.js';
+import { describeValue } from './values.js';
 
 /** A parsed step type: the definition plus what the document declares. */
 export interface StepTypeDocument extends StepTypeDefinition {

@@ -13,7 +13,7 @@ import { checkArgumentSchema } from './argument-schema.js';
 import type { ArgumentSchema } from './argument-schema.js';
 import { checkAgainstSchema } from './validate-arguments.js';
 
-export const ARGUMENTS_PATH: IssuePath = ['spec', 'arguments'];
+const ARGUMENTS_PATH: IssuePath = ['spec', 'arguments'];
 
 /** Reports at a path inside the document, at an explicit position when one is given. */
 export type DocumentReport = (

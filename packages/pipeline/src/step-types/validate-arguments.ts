@@ -8,14 +8,8 @@ import { didYouMean } from '@sluice/errors';
 import { formatPath, ISSUE_CODES } from '../pipeline-issue.js';
 import type { IssuePath } from '../pipeline-issue.js';
 import type { ArgumentSchema, SchemaType } from './argument-schema.js';
-import {
-  cloneValue,
-  deepEqual,
-  describeValue,
-  isPlainMap,
-  isRuntimeValue,
-  setKey,
-} from './values.js';
+import { isPlainMap } from '../schema/validators.js';
+import { cloneValue, deepEqual, describeValue, isRuntimeValue, setKey } from './values.js';
 
 export interface ArgumentProblem {
   /** Relative to `arguments`; empty for the arguments as a whole. */
@@ -47,7 +41,7 @@ export function validateArguments(
   // `arguments:` with nothing after it is YAML null: no arguments, not a wrong type.
   const given = value === undefined || value === null ? {} : value;
   if (!isPlainMap(given)) {
-    const message = `The arguments of step type "${ctx.stepType}" must be a map, got ${describeValue(given)}`;
+    const message = `${subject([])} must be a map, got ${describeValue(given)}`;
     ctx.problems.push({ path: [], message, code: ISSUE_CODES.invalidValue });
     return { value: {}, problems: ctx.problems };
   }
@@ -87,7 +81,7 @@ function checkValue(
 ): unknown {
   if (isRuntimeValue(value)) return value;
   const fail = (expected: string, code: string = ISSUE_CODES.invalidValue) => {
-    const message = `${subject(path, ctx)} must ${expected}, got ${describeValue(value)}`;
+    const message = `${ctx.subject(path)} must ${expected}, got ${describeValue(value)}`;
     ctx.problems.push({ path, message, code });
   };
   if (schema.type !== undefined && !schema.type.some((t) => hasType(value, t))) {
@@ -166,7 +160,7 @@ function checkMap(
     const message =
       path.length === 0
         ? `Step type "${ctx.stepType}" requires argument "${name}"`
-        : `${subject(path, ctx)} must have the field "${name}"`;
+        : `${ctx.subject(path)} must have the field "${name}"`;
     ctx.problems.push({ path, message, code: ISSUE_CODES.missingField });
   }
   for (const [name, item] of Object.entries(out)) {
@@ -183,7 +177,7 @@ function checkMap(
 }
 
 function reportUnknown(name: string, known: string[], path: IssuePath, ctx: Context): void {
-  const owner = path.length === 1 ? `Step type "${ctx.stepType}"` : subject(path.slice(0, -1), ctx);
+  const owner = path.length === 1 ? `Step type "${ctx.stepType}"` : ctx.subject(path.slice(0, -1));
   const noun = path.length === 1 ? 'argument' : 'field';
   let hint = didYouMean(name, known);
   if (hint === '') {
@@ -194,10 +188,6 @@ function reportUnknown(name: string, known: string[], path: IssuePath, ctx: Cont
   }
   const message = `${owner} has no ${noun} "${name}"${hint}`;
   ctx.problems.push({ path, message, code: ISSUE_CODES.unknownField });
-}
-
-function subject(path: IssuePath, ctx: Context): string {
-  return ctx.subject(path);
 }
 
 function hasType(value: unknown, type: SchemaType): boolean {

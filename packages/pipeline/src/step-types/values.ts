@@ -1,14 +1,11 @@
 /**
- * Small helpers over plain YAML/JSON values shared by the step-type modules: what a value is
- * called in a message, deep equality for `enum`, and which strings are only known at run time.
+ * Small helpers over plain YAML/JSON values: what a value is called in a step-type message,
+ * deep equality for `enum`, which strings are only known at run time, and copies and key writes
+ * that treat `__proto__` as an ordinary key (the parser's step normalization uses those too).
  * @module
  */
 
-export function isPlainMap(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
+import { isPlainMap } from '../schema/validators.js';
 
 /** `a number (42)`, `a string ("main")`, `a list`: the "got ..." half of a message. */
 export function describeValue(value: unknown): string {

@@ -46,7 +46,11 @@ export const StepTypeName = z
   .string()
   .min(1)
   .max(200)
-  .regex(/^[A-Za-z0-9][\w.-]*(\/[A-Za-z0-9][\w.-]*)?$/, 'A step type is account/name or name');
+  // As `STEP_TYPE_NAME` of @sluice/pipeline, which checks the documents themselves.
+  .regex(
+    /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)?$/,
+    'A step type is account/name or name, in lower case',
+  );
 
 export const StepTypeVersion = z
   .string()
@@ -69,14 +73,4 @@ export const PutStepType = z.object({
     .min(1)
     .max(1_000_000)
     .describe('A step-type document (`kind: step-type`); 400 lists its problems with line:column'),
-});
-
-/** 400 details when a step-type document does not validate: every problem with its position. */
-export const StepTypeIssueBody = z.object({
-  severity: z.enum(['error', 'warning']),
-  code: z.string(),
-  message: z.string(),
-  path: z.array(z.union([z.string(), z.number()])),
-  line: z.number().int(),
-  column: z.number().int(),
 });

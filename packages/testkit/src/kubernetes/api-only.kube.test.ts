@@ -10,7 +10,7 @@ import {
   Watch,
 } from '@kubernetes/client-node';
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
-import { sleep } from './component-process.js';
+import { eventually } from '../wait-for.js';
 import { useKubernetes } from './use-kubernetes.js';
 
 // One API-only cluster for the file: etcd, apiserver, controller-manager, scheduler; no node.
@@ -19,19 +19,6 @@ const NS = 'smoke';
 
 function core(): CoreV1Api {
   return cluster().kubeConfig.makeApiClient(CoreV1Api);
-}
-
-async function eventually<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  ms = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await sleep(200);
-  }
 }
 
 test('the API server answers with its version, and a namespace can be created and read', async () => {
@@ -122,7 +109,7 @@ test('a watch sees a ConfigMap added, modified and deleted', async () => {
     await eventually(
       () => Promise.resolve(seen.length),
       (n) => n >= 3,
-      10_000,
+      { timeoutMs: 10_000 },
     );
     assert.deepEqual(seen, ['ADDED', 'MODIFIED', 'DELETED']);
     assert.equal(closed, undefined);
