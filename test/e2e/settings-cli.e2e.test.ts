@@ -57,7 +57,11 @@ test('sluice create registry reads the password from stdin; get shows it exists,
   assert.match(table.stdout, /^hub\s+registry\.example\.com:5000\s+ci$/m);
   assert.match(table.stdout, /^local\s+localhost:5000\s+yes\s+yes$/m);
   const yaml = await runSluice(['get', 'registries', '-o', 'yaml'], { env });
-  const items = parse(yaml.stdout) as { name: string; hasPassword: boolean }[];
+  const { kind, items } = parse(yaml.stdout) as {
+    kind: string;
+    items: { name: string; hasPassword: boolean }[];
+  };
+  assert.equal(kind, 'List');
   assert.deepEqual(
     items.map((r) => [r.name, r.hasPassword]),
     [

@@ -3,11 +3,13 @@
  * that reads process.env. Flags override these values in the commands.
  * @module
  */
-import { delimiter } from 'node:path';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { InputError } from '@sluice/errors';
 // The endpoint module only: the package's index loads dockerode (about 20 MiB) into every command.
 import { DEFAULT_DOCKER_HOST, loadTlsFiles } from '@sluice/docker/endpoint';
 import type { DockerEndpoint } from '@sluice/docker/endpoint';
+import { readContexts } from './contexts/context-file.js';
 
 export interface CliConfig {
   /** DOCKER_HOST, or the local socket. */
@@ -25,6 +27,12 @@ export interface CliConfig {
   server: string | undefined;
   /** SLUICE_TOKEN: a user token for it. Never printed. */
   token: string | undefined;
+  /** SLUICE_CONFIG: the contexts file (default $XDG_CONFIG_HOME/sluice/config.yaml, ~/.config/…). */
+  contextFile: string;
+  /** SLUICE_CONTEXT: the context to use instead of the file's current one. */
+  context: string | undefined;
+  /** The terminal's width for tables (100 when the output is not a terminal). */
+  columns: number;
   /** SLUICE_SERVER_URL: the control plane `sluice engine` reports to. */
   engineServerUrl: string | undefined;
   /** SLUICE_ENGINE_TOKEN: the engine token of one build (`sluice engine`). Never printed. */
@@ -46,6 +54,7 @@ export function loadConfig(
   isTty = Boolean(process.stdout.isTTY),
   stdinIsTty = Boolean(process.stdin.isTTY),
 ): Readonly<CliConfig> {
+  const configHome = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
   const proxy: Record<string, string> = {};
   for (const name of [
     'HTTP_PROXY',
@@ -70,6 +79,9 @@ export function loadConfig(
     proxy,
     server: env.SLUICE_SERVER || undefined,
     token: env.SLUICE_TOKEN || undefined,
+    contextFile: env.SLUICE_CONFIG || join(configHome, 'sluice', 'config.yaml'),
+    context: env.SLUICE_CONTEXT || undefined,
+    columns: isTty ? Math.max(40, process.stdout.columns || 100) : 100,
     engineServerUrl: env.SLUICE_SERVER_URL || undefined,
     engineToken: env.SLUICE_ENGINE_TOKEN || undefined,
     dockerWaitSeconds: Number(env.SLUICE_DOCKER_WAIT_SECONDS) || 300,
@@ -112,13 +124,36 @@ export function parsePairs(flag: string, values: readonly string[]): Record<stri
   return out;
 }
 
-/** The control plane and token for management commands: flags first, then the environment. */
+/**
+ * The control plane and token for management commands. The server is `--server`, else
+ * SLUICE_SERVER, else the context's URL (`--context`, SLUICE_CONTEXT, or the file's current
+ * one); an explicit `--context` beats the environment. A context's token is only ever sent to
+ * that context's own URL.
+ */
 export function serverContext(
   config: CliConfig,
-  flags: { server?: string; token?: string },
-): { server: string; token: string } {
-  const server = flags.server ?? config.server;
-  const token = flags.token ?? config.token;
+  flags: { server?: string; token?: string; context?: string },
+): ServerTarget {
+  const named = flags.context ?? config.context;
+  const contexts = readContexts(config.contextFile);
+  const ctxName = named ?? contexts.current ?? undefined;
+  const ctx = contexts.contexts.find((c) => c.name === ctxName);
+  if (named !== undefined && ctx === undefined)
+    throw new InputError(
+      'SLUICE_CONTEXT_NOT_FOUND',
+      `No context "${named}" in ${config.contextFile}`,
+      {
+        hint: `List them with: sluice auth get-contexts; add it with: sluice auth create-context ${named} --url URL --token-stdin`,
+      },
+    );
+  const explicit = flags.context !== undefined;
+  const server = flags.server ?? (explicit ? ctx?.url : undefined) ?? config.server ?? ctx?.url;
+  const fromCtx = ctx !== undefined && server === ctx.url;
+  const token =
+    flags.token ??
+    (explicit && fromCtx ? ctx.token : undefined) ??
+    config.token ??
+    (fromCtx ? ctx.token : undefined);
   if (server === undefined || token === undefined) {
     const missing = [
       server === undefined ? 'the server URL' : '',
@@ -130,9 +165,36 @@ export function serverContext(
       'SLUICE_CLI_NO_SERVER',
       `This command talks to a Sluice server, but ${missing} ${server === undefined && token === undefined ? 'are' : 'is'} not set`,
       {
-        hint: 'Pass --server URL --token TOKEN, or set SLUICE_SERVER and SLUICE_TOKEN',
+        hint: 'Add a context: sluice auth create-context NAME --url URL --token-stdin; or pass --server URL --token TOKEN, or set SLUICE_SERVER and SLUICE_TOKEN',
       },
     );
   }
-  return { server, token };
+  return {
+    server,
+    token,
+    source: {
+      context: fromCtx ? ctx.name : undefined,
+      server: flags.server !== undefined ? '--server' : fromCtx ? 'context' : 'SLUICE_SERVER',
+      token:
+        flags.token !== undefined
+          ? '--token'
+          : fromCtx && (explicit || config.token === undefined)
+            ? 'context'
+            : 'SLUICE_TOKEN',
+    },
+  };
+}
+
+/** Where a command's server and token came from, so errors can say what to fix. */
+export interface ServerSource {
+  /** The context whose URL (and maybe token) is used. */
+  context: string | undefined;
+  server: '--server' | 'SLUICE_SERVER' | 'context';
+  token: '--token' | 'SLUICE_TOKEN' | 'context';
+}
+
+export interface ServerTarget {
+  server: string;
+  token: string;
+  source: ServerSource;
 }

@@ -1,22 +1,24 @@
 /**
- * The command-line shape of the account settings commands (`get registries`, `create registry`,
- * `delete registry`, `create step-type`, `get step-types`); each action's module is imported
- * only when it runs, like every command of main.ts.
+ * The command-line shape of the account settings commands (`get|patch re`, `get registries`,
+ * `create registry`, `delete registry`, `create step-type`, `get step-types`); each action's
+ * module is imported only when it runs, like every command of main.ts.
  * @module
  */
 import type { Command } from 'commander';
 import type { OutputFormat, ServerOptions } from './commands/server-resources.js';
+import { examples } from './cli-help.js';
 import type { Terminal } from './ui/terminal.js';
 
 interface ServerFlags {
   server?: string;
   token?: string;
+  context?: string;
 }
 
 export interface SettingsCommandsContext {
   term: Terminal;
-  /** `get`, `create` and `delete`. */
-  verbs: { get: Command; create: Command; delete: Command };
+  /** `get`, `create`, `delete` and `patch`. */
+  verbs: { get: Command; create: Command; delete: Command; patch: Command };
   /** Adds --server and --token. */
   withServer: (cmd: Command) => Command;
   parseFormat: (value: string) => OutputFormat;
@@ -26,54 +28,92 @@ export interface SettingsCommandsContext {
 
 export function addSettingsCommands(ctx: SettingsCommandsContext): void {
   const { term, verbs, withServer } = ctx;
-  withServer(verbs.get.command('registries').alias('registry'))
-    .description("The account's Docker registries (never their passwords)")
-    .option('-o, --output <format>', 'table, yaml or json', ctx.parseFormat, 'table')
-    .action(async (opts: ServerFlags & { output: OutputFormat }) => {
-      const { getRegistries } = await import('./commands/registries.js');
-      ctx.setExitCode(await getRegistries(term, { ...opts, ...ctx.server(opts) }));
-    });
-  withServer(verbs.create.command('registry'))
-    .description('Create or replace a Docker registry of the account')
-    .argument('<name>', 'what build and push steps name in registry:')
-    .requiredOption('--domain <host[:port]>', 'the registry, e.g. registry.example.com:5000')
-    .option('--username <user>', 'the user to log in as')
-    .option('--password-stdin', 'read the password from standard input (stored encrypted)')
-    .option('--default', 'the registry of steps that name none')
-    .action(
-      async (
-        name: string,
-        opts: ServerFlags & {
-          domain: string;
-          username?: string;
-          passwordStdin?: boolean;
-          default?: boolean;
-        },
-      ) => {
-        const { createRegistry } = await import('./commands/registries.js');
-        ctx.setExitCode(await createRegistry(term, name, { ...opts, ...ctx.server(opts) }));
+  examples(
+    withServer(verbs.get.command('runtime-environments').alias('re').alias('runtime-environment'))
+      .description('Runtime environments: all, or one by name')
+      .argument('[name]', 'runtime environment name')
+      .option('-o, --output <format>', 'table, yaml or json', ctx.parseFormat, 'table')
+      .option('--extend', 'merge its extends parents')
+      .option('--version <n>', 'a past version', (v) => Number(v)),
+    'sluice get re',
+    'sluice get re local -o yaml --extend',
+  ).action(
+    async (
+      name: string | undefined,
+      opts: ServerFlags & { output: OutputFormat; extend?: boolean; version?: number },
+    ) => {
+      const { getRuntimeEnvironments } = await import('./commands/runtime-environments.js');
+      ctx.setExitCode(await getRuntimeEnvironments(term, name, { ...opts, ...ctx.server(opts) }));
+    },
+  );
+  examples(
+    withServer(verbs.patch.command('runtime-environment').alias('re').alias('runtime-environments'))
+      .description('Apply a merge patch (YAML or JSON) to a runtime environment: a new version')
+      .argument('<name>', 'runtime environment name')
+      .requiredOption('-f, --filename <file>', 'the patch file, or - for standard input'),
+    'sluice patch re local -f patch.yml',
+  ).action(async (name: string, opts: ServerFlags & { filename: string }) => {
+    const { patchRuntimeEnvironment } = await import('./commands/runtime-environments.js');
+    ctx.setExitCode(await patchRuntimeEnvironment(term, name, opts.filename, ctx.server(opts)));
+  });
+  examples(
+    withServer(verbs.get.command('registries').alias('registry'))
+      .description("The account's Docker registries (never their passwords)")
+      .option('-o, --output <format>', 'table, yaml or json', ctx.parseFormat, 'table'),
+    'sluice get registries',
+  ).action(async (opts: ServerFlags & { output: OutputFormat }) => {
+    const { getRegistries } = await import('./commands/registries.js');
+    ctx.setExitCode(await getRegistries(term, { ...opts, ...ctx.server(opts) }));
+  });
+  examples(
+    withServer(verbs.create.command('registry'))
+      .description('Create or replace a Docker registry of the account')
+      .argument('<name>', 'what build and push steps name in registry:')
+      .requiredOption('--domain <host[:port]>', 'the registry, e.g. registry.example.com:5000')
+      .option('--username <user>', 'the user to log in as')
+      .option('--password-stdin', 'read the password from standard input (stored encrypted)')
+      .option('--default', 'the registry of steps that name none'),
+    'echo "$PASS" | sluice create registry hub --domain registry.example.com --username ci --password-stdin --default',
+  ).action(
+    async (
+      name: string,
+      opts: ServerFlags & {
+        domain: string;
+        username?: string;
+        passwordStdin?: boolean;
+        default?: boolean;
       },
-    );
-  withServer(verbs.delete.command('registry').alias('registries'))
-    .description('Delete a Docker registry of the account')
-    .argument('<name>', 'registry name')
-    .action(async (name: string, opts: ServerFlags) => {
-      const { deleteRegistry } = await import('./commands/registries.js');
-      ctx.setExitCode(await deleteRegistry(term, name, ctx.server(opts)));
-    });
+    ) => {
+      const { createRegistry } = await import('./commands/registries.js');
+      ctx.setExitCode(await createRegistry(term, name, { ...opts, ...ctx.server(opts) }));
+    },
+  );
+  examples(
+    withServer(verbs.delete.command('registry').alias('registries'))
+      .description('Delete a Docker registry of the account')
+      .argument('<name>', 'registry name'),
+    'sluice delete registry hub',
+  ).action(async (name: string, opts: ServerFlags) => {
+    const { deleteRegistry } = await import('./commands/registries.js');
+    ctx.setExitCode(await deleteRegistry(term, name, ctx.server(opts)));
+  });
 
-  withServer(verbs.create.command('step-type'))
-    .description('Register a step-type document in the control plane (a new name or version)')
-    .requiredOption('-f, --filename <file>', 'the step-type YAML, or - for standard input')
-    .action(async (opts: ServerFlags & { filename: string }) => {
-      const { createStepType } = await import('./commands/step-types.js');
-      ctx.setExitCode(await createStepType(term, opts.filename, ctx.server(opts)));
-    });
-  withServer(verbs.get.command('step-types').alias('step-type'))
-    .description('Step types registered in the control plane')
-    .option('-o, --output <format>', 'table, yaml or json', ctx.parseFormat, 'table')
-    .action(async (opts: ServerFlags & { output: OutputFormat }) => {
-      const { getStepTypes } = await import('./commands/step-types.js');
-      ctx.setExitCode(await getStepTypes(term, { ...opts, ...ctx.server(opts) }));
-    });
+  examples(
+    withServer(verbs.create.command('step-type'))
+      .description('Register a step-type document in the control plane (a new name or version)')
+      .requiredOption('-f, --filename <file>', 'the step-type YAML, or - for standard input'),
+    'sluice create step-type -f step-types/webhook-notify.yml',
+  ).action(async (opts: ServerFlags & { filename: string }) => {
+    const { createStepType } = await import('./commands/step-types.js');
+    ctx.setExitCode(await createStepType(term, opts.filename, ctx.server(opts)));
+  });
+  examples(
+    withServer(verbs.get.command('step-types').alias('step-type'))
+      .description('Step types registered in the control plane')
+      .option('-o, --output <format>', 'table, yaml or json', ctx.parseFormat, 'table'),
+    'sluice get step-types',
+  ).action(async (opts: ServerFlags & { output: OutputFormat }) => {
+    const { getStepTypes } = await import('./commands/step-types.js');
+    ctx.setExitCode(await getStepTypes(term, { ...opts, ...ctx.server(opts) }));
+  });
 }

@@ -150,6 +150,15 @@ const projects = {
     response: Pipeline,
     status: 201,
   }),
+  getPipelineByName: route({
+    method: 'GET',
+    path: `${V1}/projects/:project/pipelines/:name`,
+    scope: 'user',
+    tag: 'pipelines',
+    summary: 'One pipeline by its project and name (`sluice run-pipeline project/pipeline`)',
+    params: ProjectParams.extend({ name: Name }),
+    response: Pipeline,
+  }),
   getPipeline: route({
     method: 'GET',
     path: `${V1}/pipelines/:pipelineId`,
@@ -164,7 +173,8 @@ const projects = {
     path: `${V1}/pipelines/:pipelineId`,
     scope: 'user',
     tag: 'pipelines',
-    summary: 'Change YAML, runtime, limits or variables',
+    summary:
+      'Change YAML, runtime, limits or variables (`variables` set or replace, `removeVariables` delete)',
     params: PipelineParams,
     body: UpdatePipeline,
     response: Pipeline,

@@ -1,8 +1,10 @@
 /**
  * Follows a build's log as it is written: the `buildLogStream` route's Server-Sent Events, one
  * `log` event per chunk (its id is the chunk's seq) and an `end` event with the final status.
- * A dropped connection resumes after the last chunk seen (`Last-Event-ID`), so no line is
- * printed twice or lost.
+ * A dropped connection (a server restarted, a network that went quiet) is opened again after
+ * the last chunk seen (`Last-Event-ID`), with backoff, for as long as `reconnectForMs` passes
+ * without an answer, so no line is printed twice or lost. A stream silent for longer than the
+ * server's keep-alive period is taken as dropped.
  * @module
  */
 import { isSluiceError, UnavailableError } from '@sluice/errors';
@@ -19,44 +21,104 @@ interface SseEvent {
   data: string;
 }
 
-const RECONNECTS = 5;
+export interface FollowOptions {
+  signal: AbortSignal;
+  /** False: stop once every line written so far was printed (`sluice logs` without -f). */
+  follow?: boolean;
+  /** How long to keep trying while the server does not answer (default 5 minutes). */
+  reconnectForMs?: number;
+  /** No byte for this long means the connection is dead (the server sends keep-alives every 15 s). */
+  idleMs?: number;
+  /** Told when the stream dropped and when it came back, to tell the person. */
+  onConnection?: (state: 'lost' | 'resumed', err?: unknown) => void;
+}
 
-/** Calls `onLine` for each line until the build ends; undefined when `signal` aborted first. */
+/** What ended the following: the build (`end`), caught up (not following), or the signal. */
+export type FollowResult =
+  { kind: 'end'; end: LogEnd } | { kind: 'caught-up' } | { kind: 'aborted' };
+
+const BACKOFF_MS = [250, 500, 1000, 2000, 5000];
+
+/** Calls `onLine` for each line until the build ends (or, without `follow`, until caught up). */
 export async function followBuildLog(
   client: SluiceClient,
   buildId: string,
   onLine: (line: LogLine) => void,
-  signal: AbortSignal,
-): Promise<LogEnd | undefined> {
+  options: FollowOptions,
+): Promise<FollowResult> {
+  const { signal, follow = true, reconnectForMs = 300_000, idleMs = 45_000 } = options;
   let lastId: string | undefined;
+  let failingSince: number | undefined;
+  let failures = 0;
   let failure: unknown;
-  for (let attempt = 0; attempt <= RECONNECTS && !signal.aborted; attempt++) {
+  while (!signal.aborted) {
+    const attempt = new AbortController();
+    const abort = () => attempt.abort();
+    signal.addEventListener('abort', abort, { once: true });
+    let idle = setTimeout(abort, idleMs);
     try {
       const headers: Record<string, string> = { accept: 'text/event-stream' };
       if (lastId !== undefined) headers['last-event-id'] = lastId;
-      const response = await client.raw('buildLogStream', { params: { buildId }, headers, signal });
+      const response = await client.raw('buildLogStream', {
+        params: { buildId },
+        headers,
+        signal: attempt.signal,
+      });
       let end: LogEnd | undefined;
       // Read to the close that follows `end`: a body cancelled early leaves its connection
       // open, and the server's close waits for it.
       for await (const event of readEvents(response)) {
+        clearTimeout(idle);
+        idle = setTimeout(abort, idleMs);
+        // Only an event proves the server is back: a proxy may accept and then say nothing.
+        if (failingSince !== undefined) options.onConnection?.('resumed');
+        failingSince = undefined;
+        failures = 0;
         if (event.event === 'end') end = JSON.parse(event.data) as LogEnd;
+        if (event.event === 'keep-alive' && !follow) {
+          attempt.abort();
+          return { kind: 'caught-up' };
+        }
         if (event.event !== 'log') continue;
         for (const line of (JSON.parse(event.data) as LogChunk).lines) onLine(line);
         lastId = event.id ?? lastId;
       }
-      if (end !== undefined) return end;
+      if (end !== undefined) return { kind: 'end', end };
+      failure = new Error('the log stream closed before the build ended');
     } catch (err) {
+      if (signal.aborted) break;
       // The server's answer (no such build, a bad token) will not change on a retry.
       if (isSluiceError(err) && err.category !== 'unavailable') throw err;
       failure = err;
+    } finally {
+      clearTimeout(idle);
+      signal.removeEventListener('abort', abort);
     }
+    const now = Date.now();
+    if (failingSince === undefined) {
+      failingSince = now;
+      options.onConnection?.('lost', failure);
+    } else if (now - failingSince > reconnectForMs) break;
+    await sleep(BACKOFF_MS[Math.min(failures++, BACKOFF_MS.length - 1)] ?? 5000, signal);
   }
-  if (signal.aborted) return undefined;
+  if (signal.aborted) return { kind: 'aborted' };
   throw new UnavailableError(
     'SLUICE_LOG_STREAM_FAILED',
-    `The log stream of build ${buildId} ended ${RECONNECTS + 1} times before the build did`,
-    { cause: failure, hint: 'Read the whole log with GET /api/v1/builds/<id>/log' },
+    `The log stream of build ${buildId} could not be resumed for ${Math.round(reconnectForMs / 1000)} s`,
+    { cause: failure, hint: `The build goes on; follow it again with: sluice logs -f ${buildId}` },
   );
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 async function* readEvents(response: Response): AsyncGenerator<SseEvent> {
@@ -68,14 +130,13 @@ async function* readEvents(response: Response): AsyncGenerator<SseEvent> {
     for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
-      const event = parseEvent(block);
-      if (event !== undefined) yield event;
+      yield parseEvent(block);
     }
   }
 }
 
-/** One event block; comment-only blocks (keep-alives) are undefined. */
-function parseEvent(block: string): SseEvent | undefined {
+/** One event block; a comment-only block is the server's `keep-alive` (it has nothing newer). */
+function parseEvent(block: string): SseEvent {
   const event: SseEvent = { id: undefined, event: 'message', data: '' };
   const data: string[] = [];
   for (const line of block.split('\n')) {
@@ -87,6 +148,6 @@ function parseEvent(block: string): SseEvent | undefined {
     else if (field === 'event') event.event = value;
     else if (field === 'id') event.id = value;
   }
-  if (data.length === 0) return undefined;
+  if (data.length === 0) return { id: undefined, event: 'keep-alive', data: '' };
   return { ...event, data: data.join('\n') };
 }

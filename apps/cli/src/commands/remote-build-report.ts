@@ -5,7 +5,7 @@
  * @module
  */
 import type { Build, BuildTiming, LogLine } from '@sluice/protocol';
-import { formatDuration, formatTable } from '../ui/terminal.js';
+import { fitTable, formatDuration } from '../ui/terminal.js';
 import type { Style, Terminal } from '../ui/terminal.js';
 
 const STATUS_STYLE: Record<string, Style> = {
@@ -41,30 +41,60 @@ export function printRemoteBuild(term: Terminal, build: Build): void {
   const reason = build.reason === null ? '' : `: ${build.reason}`;
   term.out('');
   term.out(term.paint(style, `Build ${build.id} ${build.status}${reason}`));
-  const rows = [
-    ['STEP', 'STATUS', 'DURATION'],
-    ...build.steps.map((s) => [s.name, s.status, duration(s.startedAt, s.finishedAt)]),
-  ];
-  for (const [i, line] of formatTable(rows).entries()) {
-    const step = i === 0 ? undefined : build.steps[i - 1];
-    term.out(step === undefined ? term.paint('bold', line) : paintStatus(term, step.status, line));
-  }
+  printSteps(term, build);
   printWaterfall(term, build.timing);
 }
 
-function printWaterfall(term: Terminal, timing: BuildTiming): void {
+/**
+ * One row per step (a step in a parallel block or typed step indented under it), with its
+ * status, duration and, with `detail`, attempt, exit code and reason.
+ */
+export function printSteps(
+  term: Terminal,
+  build: Build,
+  options: { detail?: boolean; columns?: number } = {},
+): void {
+  const depth = (name: string | null, seen = 0): number => {
+    const parent = build.steps.find((s) => s.name === name)?.parent ?? null;
+    return name === null || seen > 20 ? 0 : 1 + depth(parent, seen + 1);
+  };
+  const header = ['STEP', 'STATUS', 'DURATION'];
+  if (options.detail) header.push('ATTEMPT', 'EXIT', 'REASON');
+  const rows = build.steps.map((s) => {
+    const row = [
+      `${'  '.repeat(depth(s.parent))}${s.name}`,
+      s.status,
+      duration(s.startedAt, s.finishedAt),
+    ];
+    if (options.detail)
+      row.push(String(s.attempt), s.exitCode === null ? '-' : String(s.exitCode), s.reason ?? '');
+    return row;
+  });
+  for (const [i, line] of fitTable([header, ...rows], options.columns ?? 100).entries()) {
+    const step = i === 0 ? undefined : build.steps[i - 1];
+    term.out(step === undefined ? term.paint('bold', line) : paintStatus(term, step.status, line));
+  }
+}
+
+export function printWaterfall(term: Terminal, timing: BuildTiming): void {
   const start = Date.parse(timing.queuedAt ?? '');
   const end = Date.parse(timing.finishedAt ?? '');
   if (Number.isNaN(start)) return;
   const total = Math.max(1, (Number.isNaN(end) ? Date.now() : end) - start);
+  let previous = start;
   term.out('');
   term.out(term.paint('bold', 'Timing (from queued)'));
   for (const [key, label] of PHASES) {
     const at = timing[key];
     if (at === undefined) continue;
     const offset = Date.parse(at) - start;
+    const phase = Date.parse(at) - previous;
+    previous = Date.parse(at);
     const bar = '█'.repeat(Math.max(1, Math.round((offset / total) * BAR_WIDTH)));
-    term.out(`  ${`+${formatDuration(offset)}`.padStart(8)}  ${bar.padEnd(BAR_WIDTH)}  ${label}`);
+    const took = key === 'queuedAt' ? '' : `  (${formatDuration(phase)})`;
+    term.out(
+      `  ${`+${formatDuration(offset)}`.padStart(8)}  ${bar.padEnd(BAR_WIDTH)}  ${label}${took}`,
+    );
   }
 }
 
@@ -73,7 +103,7 @@ function paintStatus(term: Terminal, status: string, text: string): string {
   return style === undefined ? text : term.paint(style, text);
 }
 
-function duration(from: string | null, to: string | null): string {
+export function duration(from: string | null, to: string | null): string {
   if (from === null || to === null) return '-';
   return formatDuration(Date.parse(to) - Date.parse(from));
 }

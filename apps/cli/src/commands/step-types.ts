@@ -3,9 +3,8 @@
  * problems come back with line:column) and `sluice get step-types [-o yaml|json]`.
  * @module
  */
-import { readFileSync } from 'node:fs';
-import { InputError, isSluiceError } from '@sluice/errors';
 import type { Terminal } from '../ui/terminal.js';
+import { issuesOf, readDocument } from './document-file.js';
 import { printResources, serverClient } from './server-resources.js';
 import type { OutputFormat, ServerOptions } from './server-resources.js';
 
@@ -39,27 +38,4 @@ export async function getStepTypes(
     row: (s) => [s.name, s.version, s.createdBy ?? '', s.createdAt],
   });
   return 0;
-}
-
-function readDocument(file: string): string {
-  try {
-    return file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new InputError('SLUICE_CLI_FILE_UNREADABLE', `Cannot read ${file}`, {
-      cause: err,
-      hint: 'Check the path given to -f',
-    });
-  }
-}
-
-interface Issue {
-  line: number;
-  column: number;
-  message: string;
-}
-
-function issuesOf(err: unknown): Issue[] | undefined {
-  if (!isSluiceError(err)) return undefined;
-  const details = err.details?.details as { issues?: Issue[] } | undefined;
-  return Array.isArray(details?.issues) ? details.issues : undefined;
 }

@@ -55,9 +55,11 @@ export async function runDemo(
     admin,
     queued.id,
     (line) => term.out(formatLogLine(term, line)),
-    signal,
+    {
+      signal,
+    },
   );
-  if (end === undefined) return undefined;
+  if (end.kind === 'aborted') return undefined;
   const build = await admin.call('getBuild', { params: { buildId: queued.id } });
   printRemoteBuild(term, build);
   return build;

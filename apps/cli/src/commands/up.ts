@@ -157,9 +157,9 @@ function printWelcome(term: Terminal, url: string, token: string, files: UpFiles
     `Admin token: ${token}  (kept in ${files.adminToken})`,
     '',
     'Next steps:',
-    `  export SLUICE_SERVER=${url} SLUICE_TOKEN=$(cat ${files.adminToken})`,
-    '  npx sluice get re                                  # runtime environments',
-    '  curl -H "Authorization: Bearer $SLUICE_TOKEN" $SLUICE_SERVER/api/v1/builds',
+    `  npx sluice auth create-context local --url ${url} --token-stdin < ${files.adminToken}`,
+    '  npx sluice get pipelines                           # then: sluice run-pipeline PROJECT/PIPELINE',
+    '  npx sluice get builds                              # sluice describe build ID, sluice logs -f ID',
     `  The API: ${url}/api/openapi.json; engine logs: ${join(files.agentState, '<build>.log')}`,
     'Ctrl-C stops Sluice (running builds end terminated).',
   ];

@@ -32,6 +32,11 @@ export interface CreateTerminalOptions {
 export function createTerminal(options: CreateTerminalOptions): Terminal {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
+  // A reader that went away (`sluice get builds | head`) ends the command quietly, as in Unix.
+  stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
   return {
     color: options.color,
     out: (text) => void stdout.write(`${text}\n`),
@@ -72,4 +77,37 @@ export function formatTable(rows: readonly (readonly string[])[]): string[] {
       .join('  ')
       .trimEnd(),
   );
+}
+
+const MIN_COLUMN = 6;
+
+/**
+ * `formatTable` within `width` characters: while the table is too wide, its widest column is
+ * cut (cells end with `…`), down to a few characters each.
+ */
+export function fitTable(rows: readonly (readonly string[])[], width: number): string[] {
+  const widths: number[] = [];
+  for (const row of rows)
+    row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  const total = () => widths.reduce((a, b) => a + b, 0) + 2 * Math.max(0, widths.length - 1);
+  while (total() > width) {
+    const widest = widths.indexOf(Math.max(...widths));
+    const current = widths[widest] ?? 0;
+    if (current <= MIN_COLUMN) break;
+    widths[widest] = Math.max(MIN_COLUMN, current - (total() - width));
+  }
+  const cut = (cell: string, max: number) =>
+    cell.length <= max ? cell : `${cell.slice(0, Math.max(0, max - 1))}…`;
+  return formatTable(rows.map((row) => row.map((cell, i) => cut(cell, widths[i] ?? cell.length))));
+}
+
+/** How long ago `iso` was, kubectl style: `42s`, `5m`, `3h`, `12d`; `-` when unset. */
+export function formatAge(iso: string | null | undefined, now = Date.now()): string {
+  const at = Date.parse(iso ?? '');
+  if (Number.isNaN(at)) return '-';
+  const s = Math.max(0, Math.floor((now - at) / 1000));
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.floor(s / 60)}m`;
+  if (s < 172_800) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86_400)}d`;
 }

@@ -60,6 +60,9 @@ export function registerUserRoutes(app: FastifyInstance, s: Services, auth: Auth
   registerRoute(app, routes.createPipeline, auth, ({ principal, params, body }) =>
     s.projects.createPipeline(principal.accountId, params.project, body),
   );
+  registerRoute(app, routes.getPipelineByName, auth, ({ principal, params }) =>
+    s.projects.getPipelineByName(principal.accountId, params.project, params.name),
+  );
   registerRoute(app, routes.getPipeline, auth, ({ principal, params }) =>
     s.projects.getPipeline(principal.accountId, params.pipelineId),
   );
@@ -77,15 +80,17 @@ export function registerUserRoutes(app: FastifyInstance, s: Services, auth: Auth
     s.projects.setVariable(principal.accountId, params.pipelineId, params.name, body),
   );
 
-  registerRoute(app, routes.createBuild, auth, ({ principal, params, body }) =>
-    s.builds.create({
+  registerRoute(app, routes.createBuild, auth, async ({ principal, params, body }) => {
+    if (body.runtimeEnvironment !== undefined)
+      await s.runtimes.assertExists(principal.accountId, body.runtimeEnvironment);
+    return s.builds.create({
       accountId: principal.accountId,
       pipelineId: params.pipelineId,
       trigger: 'manual',
       initiator: principal.userId,
       ...body,
-    }),
-  );
+    });
+  });
   registerRoute(app, routes.listBuilds, auth, ({ principal, query }) =>
     s.builds.list({ accountId: principal.accountId, ...query }),
   );

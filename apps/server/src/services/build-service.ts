@@ -32,6 +32,8 @@ export interface CreateBuildInput {
   variables?: Record<string, string>;
   secrets?: Record<string, string>;
   retryOf?: string;
+  /** Overrides the pipeline's runtime environment and the account default (already checked to exist). */
+  runtimeEnvironment?: string;
 }
 
 export interface ListBuildsInput {
@@ -115,6 +117,7 @@ export class BuildService {
           ? encryptSecret(JSON.stringify(secrets), this.#ctx.secretKey, { associatedData: id })
           : null,
         retry_of: input.retryOf ?? null,
+        runtime_environment: input.runtimeEnvironment ?? null,
         timing: jsonb({ queuedAt: now.toISOString() }),
         created_at: now,
         updated_at: now,

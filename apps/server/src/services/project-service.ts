@@ -136,8 +136,34 @@ export class ProjectService {
         .execute();
       for (const [name, variable] of Object.entries(input.variables ?? {}))
         await this.#writeVariable(trx, pipelineId, name, variable);
+      const removed = (input.removeVariables ?? []).filter(
+        (name) => !(name in (input.variables ?? {})),
+      );
+      if (removed.length > 0)
+        await trx
+          .deleteFrom('pipeline_variables')
+          .where('pipeline_id', '=', pipelineId)
+          .where('name', 'in', removed)
+          .execute();
     });
     return this.getPipeline(accountId, pipelineId);
+  }
+
+  async getPipelineByName(accountId: string, project: string, name: string): Promise<Pipeline> {
+    const projectRow = await this.#projectRow(this.#ctx.database.db, accountId, project);
+    const row = await this.#ctx.database.db
+      .selectFrom('pipelines')
+      .select('id')
+      .where('project_id', '=', projectRow.id)
+      .where('name', '=', name)
+      .executeTakeFirst();
+    if (row === undefined)
+      throw new NotFoundError(
+        'SLUICE_PIPELINE_NOT_FOUND',
+        `Pipeline "${name}" does not exist in project "${project}"`,
+        { hint: `List the project's pipelines with: sluice get pipelines --project ${project}` },
+      );
+    return this.getPipeline(accountId, row.id);
   }
 
   async setVariable(

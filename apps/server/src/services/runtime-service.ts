@@ -202,6 +202,11 @@ export class RuntimeService {
       .executeTakeFirst();
   }
 
+  /** Throws SLUICE_RUNTIME_NOT_FOUND unless the account has the runtime environment. */
+  async assertExists(accountId: string, name: string): Promise<void> {
+    await this.#require(accountId, name);
+  }
+
   async #require(accountId: string, name: string): Promise<RuntimeEnvironmentRow> {
     const row = await this.#latest(accountId, name);
     if (row === undefined) throw notFound(name);

@@ -1,6 +1,7 @@
 /**
  * Moves pending builds to `elected` under the concurrency limits (per pipeline and per account),
- * picks each one's runtime environment (the pipeline's override, else the account default), and
+ * picks each one's runtime environment (the build's own, else the pipeline's, else the account
+ * default), and
  * turns it into tasks for the agent that serves that runtime, in the same transaction. Builds
  * that cannot run yet stay pending with the reason; a build its runtime cannot run (a spec that
  * does not render) ends `error` without holding up the others.
@@ -18,6 +19,7 @@ import { insertTasks } from './task-rows.js';
 interface PendingBuild {
   id: string;
   pipeline_id: string;
+  build_runtime: string | null;
   pipeline_runtime: string | null;
   pipeline_limit: number | null;
   reason: string | null;
@@ -51,6 +53,7 @@ export class Scheduler {
           'builds.id',
           'builds.pipeline_id',
           'builds.reason',
+          'builds.runtime_environment as build_runtime',
           'pipelines.runtime_environment as pipeline_runtime',
           'pipelines.max_concurrent_builds as pipeline_limit',
         ])
@@ -61,7 +64,7 @@ export class Scheduler {
       if (pending.length === 0) return;
       const active = await activeCounts(trx, accountId);
       for (const build of pending) {
-        const runtime = build.pipeline_runtime ?? account.default_runtime;
+        const runtime = build.build_runtime ?? build.pipeline_runtime ?? account.default_runtime;
         const wait = waitingReason(build, runtime, active, account.max_concurrent_builds);
         if (wait !== undefined) {
           if (build.reason !== wait)
@@ -137,7 +140,7 @@ function waitingReason(
   accountLimit: number | null,
 ): string | undefined {
   if (runtime === null)
-    return "No runtime environment: set the pipeline's, or an account default (sluice runtime set-default NAME)";
+    return "No runtime environment: set the pipeline's, or an account default (PUT /api/v1/runtime-environments/NAME/default)";
   if (
     build.pipeline_limit !== null &&
     (active.byPipeline.get(build.pipeline_id) ?? 0) >= build.pipeline_limit

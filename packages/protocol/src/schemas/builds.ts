@@ -116,6 +116,12 @@ export const CreateBuild = z.object({
   revision: z.string().max(64).optional(),
   variables: Variables.optional(),
   secrets: Variables.optional().describe('Masked in logs, stored encrypted, never returned'),
+  runtimeEnvironment: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("Run on this runtime environment instead of the pipeline's or the account default"),
 });
 
 export const ListBuilds = Page.extend({

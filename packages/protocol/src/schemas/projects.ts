@@ -39,7 +39,15 @@ export const CreatePipeline = z.object({
   variables: z.record(VariableName, VariableInput).optional(),
 });
 
-export const UpdatePipeline = CreatePipeline.omit({ name: true }).partial();
+export const UpdatePipeline = CreatePipeline.omit({ name: true })
+  .partial()
+  .extend({
+    removeVariables: z
+      .array(VariableName)
+      .max(1000)
+      .optional()
+      .describe('Variables and secrets to delete (a name that is not set is ignored)'),
+  });
 
 /** 422 body when a pipeline's YAML does not validate: every problem with its position. */
 export const PipelineIssueBody = z.object({

@@ -1,0 +1,164 @@
+/**
+ * `sluice apply -f FILE` (create or update each project and pipeline the file describes) and
+ * `sluice create pipeline -f FILE` (create only: an existing one is a conflict). A pipeline's
+ * file states it whole: its YAML, runtime, concurrency and variables; variables the server has
+ * and the file does not are removed, a secret listed without a value keeps its stored value.
+ * Each resource prints `created`, `configured` or `unchanged`, as kubectl does. Problems the
+ * server finds in a pipeline's YAML are shown at their line and column in the file.
+ * @module
+ */
+import { ConflictError, InputError, isSluiceError } from '@sluice/errors';
+import type { Pipeline, SluiceClient } from '@sluice/protocol';
+import { parseManifests } from '../manifests.js';
+import type { ParsedManifest, PipelineManifest } from '../manifests.js';
+import type { Terminal } from '../ui/terminal.js';
+import { issuesOf, readDocument } from './document-file.js';
+import { findPipeline } from './pipeline-ref.js';
+import { serverClient } from './server-resources.js';
+import type { ServerOptions } from './server-resources.js';
+
+export interface ApplyOptions extends ServerOptions {
+  /** `create -f`: refuse resources that exist. */
+  createOnly?: boolean;
+}
+
+type Outcome = 'created' | 'configured' | 'unchanged';
+
+export async function applyFile(
+  term: Terminal,
+  file: string,
+  options: ApplyOptions,
+): Promise<number> {
+  const parsed = parseManifests(readDocument(file), file);
+  const client = serverClient(options);
+  for (const item of parsed) {
+    const { manifest } = item;
+    if (manifest.kind === 'Project') {
+      const outcome = await applyProject(client, manifest.metadata.name, options);
+      term.out(`project/${manifest.metadata.name} ${outcome}`);
+      continue;
+    }
+    const name = `${manifest.metadata.project}/${manifest.metadata.name}`;
+    try {
+      term.out(`pipeline/${name} ${await applyPipeline(client, manifest, options)}`);
+    } catch (err) {
+      printYamlIssues(term, file, item, err);
+      throw err;
+    }
+  }
+  return 0;
+}
+
+async function applyProject(
+  client: SluiceClient,
+  name: string,
+  options: ApplyOptions,
+): Promise<Outcome> {
+  try {
+    await client.call('getProject', { params: { project: name } });
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    await client.call('createProject', { body: { name } });
+    return 'created';
+  }
+  if (options.createOnly) throw exists(`Project "${name}"`);
+  return 'unchanged';
+}
+
+async function applyPipeline(
+  client: SluiceClient,
+  manifest: PipelineManifest,
+  options: ApplyOptions,
+): Promise<Outcome> {
+  const { name, project } = manifest.metadata;
+  const current = await findPipeline(client, project, name);
+  if (current === undefined) {
+    const body = { name, ...desired(manifest, undefined) };
+    await client.call('createPipeline', { params: { project }, body });
+    return 'created';
+  }
+  if (options.createOnly)
+    throw exists(`Pipeline "${project}/${name}"`, 'Change it with sluice apply -f FILE');
+  const change = desired(manifest, current);
+  if (!changes(change, current)) return 'unchanged';
+  await client.call('updatePipeline', { params: { pipelineId: current.id }, body: change });
+  return 'configured';
+}
+
+interface PipelineChange {
+  yaml: string;
+  runtimeEnvironment: string | null;
+  maxConcurrentBuilds: number | null;
+  variables: Record<string, { value: string; secret: boolean }>;
+  removeVariables: string[];
+}
+
+/** What the server must hold for the pipeline to be as the manifest says. */
+function desired(manifest: PipelineManifest, current: Pipeline | undefined): PipelineChange {
+  const { spec, metadata } = manifest;
+  const variables: PipelineChange['variables'] = {};
+  const listed = new Set<string>();
+  for (const v of spec.variables ?? []) {
+    if (listed.has(v.name))
+      throw new InputError(
+        'SLUICE_MANIFEST_INVALID',
+        `Pipeline ${metadata.project}/${metadata.name} lists variable ${v.name} twice`,
+      );
+    listed.add(v.name);
+    const stored = current?.variables.find((c) => c.name === v.name);
+    if (v.value === undefined) {
+      if (!v.secret || stored?.secret !== true)
+        throw new InputError(
+          'SLUICE_MANIFEST_INVALID',
+          `Variable ${v.name} of ${metadata.project}/${metadata.name} has no value${v.secret ? ' and no stored secret to keep' : ''}`,
+          {
+            hint: 'Give it a value (only a secret the server already holds may be listed without one)',
+          },
+        );
+      continue;
+    }
+    const secret = v.secret ?? false;
+    // A secret's stored value cannot be read back, so one given in the file is always set.
+    if (!secret && stored?.secret === false && stored.value === v.value) continue;
+    variables[v.name] = { value: v.value, secret };
+  }
+  return {
+    yaml: spec.yaml,
+    runtimeEnvironment: spec.runtimeEnvironment ?? null,
+    maxConcurrentBuilds: spec.maxConcurrentBuilds ?? null,
+    variables,
+    removeVariables: (current?.variables ?? []).map((v) => v.name).filter((n) => !listed.has(n)),
+  };
+}
+
+function changes(change: PipelineChange, current: Pipeline): boolean {
+  return (
+    change.yaml !== current.yaml ||
+    change.runtimeEnvironment !== current.runtimeEnvironment ||
+    change.maxConcurrentBuilds !== current.maxConcurrentBuilds ||
+    Object.keys(change.variables).length > 0 ||
+    change.removeVariables.length > 0
+  );
+}
+
+function isNotFound(err: unknown): boolean {
+  return isSluiceError(err) && err.category === 'not-found';
+}
+
+function exists(what: string, hint = 'Use sluice apply -f to update what exists'): ConflictError {
+  return new ConflictError('SLUICE_RESOURCE_EXISTS', `${what} already exists`, { hint });
+}
+
+/** The server's problems with a pipeline's YAML, at their place in the manifest file. */
+function printYamlIssues(term: Terminal, file: string, item: ParsedManifest, err: unknown): void {
+  const issues = issuesOf(err);
+  if (issues === undefined) return;
+  const origin = item.yamlOrigin;
+  for (const issue of issues) {
+    const where =
+      origin === undefined
+        ? `${file}: spec.yaml ${issue.line}:${issue.column}`
+        : `${file}:${origin.line + issue.line}:${origin.indent + issue.column}`;
+    term.err(term.paint('red', `${where}: ${issue.message}`));
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * `sluice get builds [ID]` (filters, pages, `-o wide|yaml|json`), `sluice describe build ID`
+ * (where and how it ran, its steps and its timing waterfall), and the verbs that move a build
+ * on: `cancel`, `approve`, `deny`.
+ * @module
+ */
+import { closest, InputError } from '@sluice/errors';
+import type { Build, BuildStatus, SluiceClient } from '@sluice/protocol';
+import type { Terminal } from '../ui/terminal.js';
+import { formatAge, formatDuration } from '../ui/terminal.js';
+import { resolvePipeline } from './pipeline-ref.js';
+import { printSteps, printWaterfall } from './remote-build-report.js';
+import { printDocument, printResources, serverClient } from './server-resources.js';
+import type { OutputFormat, ServerOptions } from './server-resources.js';
+
+/** The statuses `--status` accepts (the API's BuildStatus, without loading its schemas). */
+const STATUSES: readonly BuildStatus[] = [
+  'pending',
+  'elected',
+  'running',
+  'pending-approval',
+  'success',
+  'failure',
+  'terminated',
+  'error',
+];
+const PAGE = 200;
+
+export interface GetBuildsOptions extends ServerOptions {
+  output: OutputFormat;
+  columns: number;
+  pipeline?: string;
+  status?: string;
+  branch?: string;
+  limit: number;
+}
+
+export async function getBuilds(
+  term: Terminal,
+  id: string | undefined,
+  options: GetBuildsOptions,
+): Promise<number> {
+  const client = serverClient(options);
+  if (id !== undefined) {
+    const build = await client.call('getBuild', { params: { buildId: id } });
+    if (options.output === 'json' || options.output === 'yaml')
+      printDocument(term, build, options.output);
+    else printResources(term, [build], options.output, BUILD_TABLE, options);
+    return 0;
+  }
+  const builds = await listBuilds(client, options);
+  printResources(term, builds, options.output, BUILD_TABLE, options);
+  return 0;
+}
+
+async function listBuilds(client: SluiceClient, options: GetBuildsOptions): Promise<Build[]> {
+  const status = options.status === undefined ? undefined : checkStatus(options.status);
+  const pipelineId =
+    options.pipeline === undefined
+      ? undefined
+      : (await resolvePipeline(client, options.pipeline)).id;
+  const builds: Build[] = [];
+  let cursor: string | undefined;
+  do {
+    const limit = Math.min(PAGE, options.limit - builds.length);
+    const page = await client.call('listBuilds', {
+      query: { limit, cursor, pipelineId, status, branch: options.branch },
+    });
+    builds.push(...page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined && builds.length < options.limit);
+  return builds;
+}
+
+function checkStatus(value: string): BuildStatus {
+  const status = STATUSES.find((s) => s === value);
+  if (status !== undefined) return status;
+  const near = closest(value, STATUSES);
+  throw new InputError('SLUICE_CLI_BAD_STATUS', `--status "${value}" is not a build status`, {
+    hint: near
+      ? `Did you mean "${near}"? (one of: ${STATUSES.join(', ')})`
+      : `Use one of: ${STATUSES.join(', ')}`,
+  });
+}
+
+const BUILD_TABLE = {
+  header: ['ID', 'PIPELINE', 'NUMBER', 'STATUS', 'BRANCH', 'AGE', 'DURATION'],
+  row: (b: Build) => [
+    b.id,
+    `${b.project}/${b.pipeline}`,
+    String(b.number),
+    b.status,
+    b.branch ?? '',
+    formatAge(b.createdAt),
+    buildDuration(b),
+  ],
+  wide: {
+    header: ['TRIGGER', 'REVISION', 'RUNTIME', 'REASON'],
+    row: (b: Build) => [
+      b.trigger,
+      (b.revision ?? '').slice(0, 12),
+      b.runtimeEnvironment ?? '',
+      b.reason ?? '',
+    ],
+  },
+};
+
+function buildDuration(build: Build, now = Date.now()): string {
+  const from = Date.parse(build.timing.queuedAt ?? build.createdAt);
+  const to = build.finishedAt === null ? now : Date.parse(build.finishedAt);
+  if (Number.isNaN(from) || Number.isNaN(to)) return '-';
+  return formatDuration(Math.max(0, to - from));
+}
+
+export interface DescribeOptions extends ServerOptions {
+  columns: number;
+}
+
+export async function describeBuild(
+  term: Terminal,
+  id: string,
+  options: DescribeOptions,
+): Promise<number> {
+  const client = serverClient(options);
+  const build = await client.call('getBuild', { params: { buildId: id } });
+  let agent = build.agentId ?? '-';
+  if (build.agentId !== null) {
+    const { items } = await client.call('listAgents');
+    const found = items.find((a) => a.id === build.agentId);
+    if (found !== undefined) agent = `${found.name} (${found.id})`;
+  }
+  const variables = Object.keys(build.variables);
+  const fields: [string, string][] = [
+    ['Build', build.id],
+    ['Pipeline', `${build.project}/${build.pipeline} #${build.number}`],
+    ['Status', build.reason === null ? build.status : `${build.status}: ${build.reason}`],
+    [
+      'Trigger',
+      build.initiator === null ? build.trigger : `${build.trigger} by ${build.initiator}`,
+    ],
+    ['Branch', build.branch ?? '-'],
+    ['Revision', build.revision ?? '-'],
+    ['Runtime', build.runtimeEnvironment ?? '(not chosen yet)'],
+    ['Agent', agent],
+    ['Created', `${build.createdAt} (${formatAge(build.createdAt)} ago)`],
+    ['Finished', build.finishedAt ?? '-'],
+    ['Duration', buildDuration(build)],
+  ];
+  if (build.retryOf !== null) fields.push(['Restart of', build.retryOf]);
+  if (variables.length > 0) fields.push(['Variables', variables.join(', ')]);
+  const width = Math.max(...fields.map(([k]) => k.length)) + 2;
+  for (const [key, value] of fields)
+    term.out(`${term.paint('bold', `${key}:`.padEnd(width))}${value}`);
+  term.out('');
+  if (build.steps.length === 0) term.out('No steps yet');
+  else printSteps(term, build, { detail: true, columns: options.columns });
+  printWaterfall(term, build.timing);
+  return 0;
+}
+
+export async function cancelBuild(
+  term: Terminal,
+  id: string,
+  options: ServerOptions,
+): Promise<number> {
+  const build = await serverClient(options).call('cancelBuild', { params: { buildId: id } });
+  term.out(
+    build.status === 'terminated'
+      ? `build/${id} cancelled`
+      : `build/${id} cancel requested: its engine stops the running step (sluice logs -f ${id})`,
+  );
+  return 0;
+}
+
+export async function answerBuild(
+  term: Terminal,
+  id: string,
+  decision: 'approve' | 'deny',
+  options: ServerOptions & { step?: string },
+): Promise<number> {
+  const route = decision === 'approve' ? 'approveBuild' : 'denyBuild';
+  await serverClient(options).call(route, {
+    params: { buildId: id },
+    body: { step: options.step },
+  });
+  const what = options.step === undefined ? 'every waiting approval' : `step ${options.step}`;
+  term.out(`build/${id} ${decision === 'approve' ? 'approved' : 'denied'} (${what})`);
+  return 0;
+}

@@ -1,0 +1,143 @@
+/**
+ * `sluice run-pipeline PIPELINE` (start a build of a stored pipeline and follow its log to the
+ * end; the exit code is the build's outcome), `sluice restart BUILD [-f]` (the same revision,
+ * variables and secrets as a new build) and `sluice logs BUILD [-f]`. Following survives a
+ * server restart or a dropped network: it resumes after the last line printed. Ctrl-C stops
+ * following only; the build goes on.
+ * @module
+ */
+import type { Build, SluiceClient } from '@sluice/protocol';
+import { parsePairs } from '../config.js';
+import type { Terminal } from '../ui/terminal.js';
+import { BUILD_EXIT_CODES, buildOutcome } from './build-outcome.js';
+import { followBuildLog } from './follow-build-log.js';
+import { resolvePipeline } from './pipeline-ref.js';
+import { formatLogLine, printRemoteBuild } from './remote-build-report.js';
+import { serverClient } from './server-resources.js';
+import type { ServerOptions } from './server-resources.js';
+
+/** Exit code when Ctrl-C (or SIGTERM) stopped the following, as for any command stopped so. */
+const STOPPED = { SIGINT: 130, SIGTERM: 143 } as const;
+
+export interface RunPipelineOptions extends ServerOptions {
+  branch?: string;
+  sha?: string;
+  var: string[];
+  secret: string[];
+  runtime?: string;
+  detach?: boolean;
+}
+
+export async function runPipeline(
+  term: Terminal,
+  ref: string,
+  options: RunPipelineOptions,
+): Promise<number> {
+  const variables = parsePairs('--var', options.var);
+  const secrets = parsePairs('--secret', options.secret);
+  const client = serverClient(options);
+  const pipeline = await resolvePipeline(client, ref);
+  const build = await client.call('createBuild', {
+    params: { pipelineId: pipeline.id },
+    body: {
+      branch: options.branch,
+      revision: options.sha,
+      variables: Object.keys(variables).length ? variables : undefined,
+      secrets: Object.keys(secrets).length ? secrets : undefined,
+      runtimeEnvironment: options.runtime,
+    },
+  });
+  if (options.detach) {
+    term.out(build.id);
+    return 0;
+  }
+  return followToEnd(term, client, build);
+}
+
+export async function restartBuild(
+  term: Terminal,
+  id: string,
+  options: ServerOptions & { follow?: boolean },
+): Promise<number> {
+  const client = serverClient(options);
+  const build = await client.call('restartBuild', { params: { buildId: id } });
+  if (!options.follow) {
+    term.out(`build/${build.id} created (restart of ${id})`);
+    return 0;
+  }
+  return followToEnd(term, client, build);
+}
+
+export async function logsCommand(
+  term: Terminal,
+  id: string,
+  options: ServerOptions & { follow?: boolean },
+): Promise<number> {
+  const client = serverClient(options);
+  if (options.follow) {
+    const build = await client.call('getBuild', { params: { buildId: id } });
+    return followToEnd(term, client, build, { summary: false });
+  }
+  await followBuildLog(client, id, (line) => term.out(formatLogLine(term, line)), {
+    signal: new AbortController().signal,
+    follow: false,
+  });
+  return 0;
+}
+
+/**
+ * Prints the build's log until it ends, then its steps and timing; returns the exit code of
+ * its outcome. A person is told (on stderr) when the stream drops and when it resumes.
+ */
+async function followToEnd(
+  term: Terminal,
+  client: SluiceClient,
+  build: Build,
+  options: { summary?: boolean } = {},
+): Promise<number> {
+  term.err(
+    term.paint(
+      'dim',
+      `Build ${build.id}: ${build.project}/${build.pipeline} #${build.number}; Ctrl-C stops following, the build goes on`,
+    ),
+  );
+  const stop = new AbortController();
+  let stoppedBy: keyof typeof STOPPED | undefined;
+  const onSignal = (signal: keyof typeof STOPPED) => {
+    stoppedBy = signal;
+    stop.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const result = await followBuildLog(
+      client,
+      build.id,
+      (line) => term.out(formatLogLine(term, line)),
+      {
+        signal: stop.signal,
+        onConnection: (state) =>
+          term.err(
+            term.paint(
+              'yellow',
+              state === 'lost'
+                ? 'Lost the log stream; reconnecting (the build goes on)…'
+                : 'Reconnected; resuming after the last line shown',
+            ),
+          ),
+      },
+    );
+    if (result.kind === 'aborted') {
+      term.err(
+        `Stopped following; build ${build.id} goes on. Follow it: sluice logs -f ${build.id}`,
+      );
+      return STOPPED[stoppedBy ?? 'SIGINT'];
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  const finished = await client.call('getBuild', { params: { buildId: build.id } });
+  if (options.summary !== false) printRemoteBuild(term, finished);
+  return BUILD_EXIT_CODES[buildOutcome(finished)];
+}
