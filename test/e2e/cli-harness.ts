@@ -24,17 +24,24 @@ export interface RunningCli {
   waitForOutput(text: string, timeoutMs?: number): Promise<void>;
   /** What it has printed on stdout so far. */
   stdout(): string;
+  /** What it has printed on stderr so far. */
+  stderr(): string;
   done: Promise<CliResult>;
 }
 
-export function startSluice(
-  args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
-): RunningCli {
+export interface SluiceRunOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Written to standard input, which is then closed. */
+  input?: string;
+}
+
+export function startSluice(args: string[], options: SluiceRunOptions = {}): RunningCli {
   const child = spawn(process.execPath, [SLUICE_BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, NO_COLOR: '1', ...options.env },
   });
+  if (options.input !== undefined) child.stdin.end(options.input);
   let stdout = '';
   let stderr = '';
   const waiters: { text: string; resolve: () => void }[] = [];
@@ -50,6 +57,7 @@ export function startSluice(
     child,
     done,
     stdout: () => stdout,
+    stderr: () => stderr,
     waitForOutput(text, timeoutMs = 60_000) {
       if (stdout.includes(text)) return Promise.resolve();
       return new Promise((resolve, reject) => {
@@ -85,10 +93,7 @@ export async function waitForUp(
   return { url, token };
 }
 
-export function runSluice(
-  args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
-): Promise<CliResult> {
+export function runSluice(args: string[], options: SluiceRunOptions = {}): Promise<CliResult> {
   return startSluice(args, options).done;
 }
 
@@ -97,16 +102,20 @@ export interface RunningServer {
   url: string;
 }
 
-/** `sluice server` on a free port, on PostgreSQL (`url`) or PGlite (`dataDir`); resolves once it prints its URL. */
+/**
+ * `sluice server` on `port` (default: a free one), on PostgreSQL (`url`) or PGlite (`dataDir`);
+ * resolves once it prints its URL.
+ */
 export function startServer(
   target: { url?: string; dataDir?: string },
   env: NodeJS.ProcessEnv,
+  port = 0,
 ): Promise<RunningServer> {
   const args = [
     SLUICE_BIN,
     'server',
     '--port',
-    '0',
+    String(port),
     ...(target.dataDir ? ['--data-dir', target.dataDir] : []),
   ];
   const child = spawn(process.execPath, args, {

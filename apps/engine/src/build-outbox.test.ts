@@ -58,3 +58,24 @@ test('a rejection that retrying cannot fix fails the drain and stops later posts
   await assert.rejects(outbox.drain(), /bad chunk/);
   assert.equal(posts, 1);
 });
+
+test('options given as undefined keep the defaults: a failed post is retried, not fatal', async () => {
+  // runRemoteBuild passes `retry: options.retry` and `flushMs: options.flushMs` whether or not
+  // they were set; spreading them once replaced the retry policy with undefined.
+  let failures = 1;
+  const sent: number[] = [];
+  const outbox = BuildOutbox.create({
+    retry: undefined,
+    flushMs: undefined,
+    post: (item) => {
+      if (item.kind === 'log' && failures-- > 0)
+        return Promise.reject(new UnavailableError('X_DOWN', 'down'));
+      if (item.kind === 'log') sent.push(item.seq);
+      return Promise.resolve();
+    },
+  });
+  outbox.line(line('a'));
+  await outbox.drain();
+  assert.equal(outbox.failure, undefined);
+  assert.deepEqual(sent, [0]);
+});

@@ -55,11 +55,12 @@ export class BuildOutbox {
   #failure: Error | undefined;
 
   private constructor(options: BuildOutboxOptions) {
+    // `?? default` per field: a caller passing `retry: undefined` gets the default, not no policy.
     this.#options = {
-      flushMs: 200,
-      maxLines: 200,
-      retry: DEFAULT_RETRY,
-      ...options,
+      post: options.post,
+      flushMs: options.flushMs ?? 200,
+      maxLines: options.maxLines ?? 200,
+      retry: options.retry ?? DEFAULT_RETRY,
       logger: options.logger ?? silentLogger,
     };
   }

@@ -56,6 +56,7 @@ export async function followBuildLog(
     const abort = () => attempt.abort();
     signal.addEventListener('abort', abort, { once: true });
     let idle = setTimeout(abort, idleMs);
+    let caughtUp = false;
     try {
       const headers: Record<string, string> = { accept: 'text/event-stream' };
       if (lastId !== undefined) headers['last-event-id'] = lastId;
@@ -76,16 +77,19 @@ export async function followBuildLog(
         failures = 0;
         if (event.event === 'end') end = JSON.parse(event.data) as LogEnd;
         if (event.event === 'keep-alive' && !follow) {
-          attempt.abort();
-          return { kind: 'caught-up' };
+          caughtUp = true;
+          break;
         }
         if (event.event !== 'log') continue;
         for (const line of (JSON.parse(event.data) as LogChunk).lines) onLine(line);
         lastId = event.id ?? lastId;
       }
+      if (caughtUp) return { kind: 'caught-up' };
       if (end !== undefined) return { kind: 'end', end };
       failure = new Error('the log stream closed before the build ended');
     } catch (err) {
+      // Leaving the stream early may reject its cancelled body: what was asked is done.
+      if (caughtUp) return { kind: 'caught-up' };
       if (signal.aborted) break;
       // The server's answer (no such build, a bad token) will not change on a retry.
       if (isSluiceError(err) && err.category !== 'unavailable') throw err;
@@ -93,6 +97,8 @@ export async function followBuildLog(
     } finally {
       clearTimeout(idle);
       signal.removeEventListener('abort', abort);
+      // Closes the connection of a stream left early: the server's close would wait for it.
+      attempt.abort();
     }
     const now = Date.now();
     if (failingSince === undefined) {

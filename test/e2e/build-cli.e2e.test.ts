@@ -1,0 +1,532 @@
+/**
+ * The CLI that drives builds, as a new user runs it against a real server with the local
+ * runtime, on PGlite (`sluice up`) and on PostgreSQL (`sluice server` and `sluice agent`): a
+ * context made from the printed token, projects and pipelines applied from manifests (twice,
+ * and round-tripped through `get -o yaml`), `run-pipeline` following the log with the build's
+ * outcome as exit code (success, failure, cancelled, denied, errored), `--detach` then `logs
+ * -f`, `describe build`, `restart`, `approve`/`deny`, the output formats and their schemas,
+ * and the errors a wrong token or an unreachable server give.
+ * @module
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { z } from 'zod';
+import { TestDatabases } from '@sluice/db/testing';
+import { exportSecretKey, generateSecretKey } from '@sluice/pki';
+import { Build, createClient } from '@sluice/protocol';
+import type { SluiceClient } from '@sluice/protocol';
+import {
+  ensureDockerEngine,
+  ensureTestImages,
+  freeLoopbackPort,
+  makeTempDir,
+  waitFor,
+} from '@sluice/testkit';
+import type { TempDir } from '@sluice/testkit';
+import { kill, runSluice, startServer, startSluice, waitForUp } from './cli-harness.js';
+import type { CliResult, RunningCli, RunningServer, SluiceRunOptions } from './cli-harness.js';
+import { startAgentProcess } from './cluster-fixture.js';
+import type { AgentProcess } from './cluster-fixture.js';
+import { createLocalRuntime } from './control-plane-seed.js';
+
+const IMAGE = 'sluice/busybox:1';
+const OK_YAML = `version: "1.0"
+# a comment that must survive get -o yaml and apply -f
+steps:
+  greet:
+    image: ${IMAGE}
+    commands:
+      - echo "hello $GREETING on $CF_BRANCH"
+      - for i in 1 2 3; do echo "count $i"; done
+  second:
+    image: ${IMAGE}
+    commands:
+      - echo second step
+`;
+const FAIL_YAML = `version: "1.0"
+steps:
+  broken:
+    image: ${IMAGE}
+    commands:
+      - echo about to fail
+      - exit 3
+`;
+const SLOW_YAML = `version: "1.0"
+steps:
+  wait:
+    image: ${IMAGE}
+    commands:
+      - echo sleeping
+      - sleep 300
+`;
+const GATE_YAML = `version: "1.0"
+steps:
+  gate:
+    type: pending-approval
+  after:
+    image: ${IMAGE}
+    commands:
+      - echo approved and running
+`;
+
+/** A manifest file: a Project and three Pipelines, with a plain variable and a secret. */
+function manifest(project: string, okYaml = OK_YAML): string {
+  const pipeline = (name: string, yaml: string, extra = '') =>
+    `---
+apiVersion: sluice/v1
+kind: Pipeline
+metadata:
+  name: ${name}
+  project: ${project}
+spec:${extra}
+  yaml: |
+${yaml
+  .trimEnd()
+  .split('\n')
+  .map((l) => `    ${l}`)
+  .join('\n')}
+`;
+  return [
+    `apiVersion: sluice/v1\nkind: Project\nmetadata:\n  name: ${project}\n`,
+    pipeline(
+      'ok',
+      okYaml,
+      '\n  variables:\n    - name: GREETING\n      value: world\n    - name: API_KEY\n      value: s3cr3t-value\n      secret: true',
+    ),
+    pipeline('fails', FAIL_YAML),
+    pipeline('slow', SLOW_YAML),
+    pipeline('gate', GATE_YAML),
+  ].join('');
+}
+
+const temps: TempDir[] = [];
+const children: { stop: () => Promise<unknown> }[] = [];
+const databases = TestDatabases.create();
+
+before(async () => {
+  await ensureDockerEngine();
+  await ensureTestImages();
+});
+
+after(async () => {
+  for (const child of children.reverse()) await child.stop().catch(() => undefined);
+  await databases.close();
+  for (const temp of temps) await temp.cleanup();
+});
+
+interface Target {
+  url: string;
+  token: string;
+  admin: SluiceClient;
+  /** The CLI's environment: its own contexts file, no SLUICE_SERVER/SLUICE_TOKEN. */
+  env: NodeJS.ProcessEnv;
+  configFile: string;
+}
+
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await makeTempDir(prefix);
+  temps.push(dir);
+  return dir.path;
+}
+
+async function cliEnv(): Promise<{ env: NodeJS.ProcessEnv; configFile: string }> {
+  const configFile = join(await tempDir('sluice-cli-config-'), 'nested', 'config.yaml');
+  return {
+    configFile,
+    env: { SLUICE_CONFIG: configFile, SLUICE_SERVER: '', SLUICE_TOKEN: '', SLUICE_CONTEXT: '' },
+  };
+}
+
+/** `sluice up` on PGlite: the URL and token it prints. */
+async function upOnPglite(): Promise<Target> {
+  const dir = await tempDir('sluice-cli-up-');
+  const cli = startSluice(['up', '--port', '0', '--data-dir', dir]);
+  children.push({
+    stop: async () => {
+      if (cli.child.exitCode === null) cli.child.kill('SIGTERM');
+      await cli.done;
+    },
+  });
+  const { url, token } = await waitForUp(cli);
+  return { url, token, admin: createClient({ baseUrl: url, token }), ...(await cliEnv()) };
+}
+
+/** `sluice server` on PostgreSQL with a `sluice agent` serving the local runtime. */
+async function serverOnPostgres(): Promise<Target> {
+  const token = 'slu_u_build-cli-test-token-0123456789';
+  const target = await databases.prepare('postgres');
+  const port = await freeLoopbackPort();
+  const server = await startServer(
+    target,
+    {
+      SLUICE_BOOTSTRAP_TOKEN: token,
+      SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()),
+      SLUICE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    },
+    port,
+  );
+  children.push({ stop: () => kill(server, 'SIGTERM') });
+  const admin = createClient({ baseUrl: server.url, token });
+  await createLocalRuntime(admin, { isDefault: true });
+  const { token: agentToken } = await admin.call('createAgent', {
+    body: { name: 'local', runtimes: ['local'] },
+  });
+  const stateDir = await tempDir('sluice-cli-agent-');
+  const agent: AgentProcess = await startAgentProcess({
+    serverUrl: server.url,
+    token: agentToken,
+    args: ['--local-runtime', 'local', '--state-dir', stateDir],
+    logPath: join(stateDir, 'agent.log'),
+  });
+  children.push({ stop: () => agent.stop() });
+  return { url: server.url, token, admin, ...(await cliEnv()) };
+}
+
+function sluice(t: Target, args: string[], options: SluiceRunOptions = {}): Promise<CliResult> {
+  return runSluice(args, { ...options, env: { ...t.env, ...options.env } });
+}
+
+/** The build id `run-pipeline` names on stderr before it follows. */
+async function buildIdOf(cli: RunningCli): Promise<string> {
+  const id = await waitFor(
+    () => /Build (bld_\w+):/.exec(cli.stderr())?.[1],
+    (found) => found !== undefined,
+    { what: 'run-pipeline to name its build' },
+  );
+  return id ?? '';
+}
+
+async function statusOf(t: Target, id: string): Promise<string> {
+  return (await t.admin.call('getBuild', { params: { buildId: id } })).status;
+}
+
+const Manifest = z
+  .object({
+    apiVersion: z.literal('sluice/v1'),
+    kind: z.literal('Pipeline'),
+    metadata: z.object({ name: z.string(), project: z.string() }).strict(),
+    spec: z
+      .object({
+        runtimeEnvironment: z.string().nullable(),
+        maxConcurrentBuilds: z.number().nullable(),
+        variables: z.array(
+          z
+            .object({
+              name: z.string(),
+              value: z.string().optional(),
+              secret: z.boolean().optional(),
+            })
+            .strict(),
+        ),
+        yaml: z.string(),
+      })
+      .strict(),
+  })
+  .strict();
+const PipelineList = z.object({ kind: z.literal('List'), items: z.array(Manifest) }).strict();
+const BuildList = z.object({ kind: z.literal('List'), items: z.array(Build.strict()) }).strict();
+
+for (const backend of ['pglite', 'postgres'] as const) {
+  test(`the build CLI end to end on ${backend}`, { timeout: 420_000 }, async (t) => {
+    const target = backend === 'pglite' ? await upOnPglite() : await serverOnPostgres();
+    const project = `cli-${backend}`;
+
+    await t.test('a context from the printed token; the file is 0600', async () => {
+      const made = await sluice(
+        target,
+        ['auth', 'create-context', 'local', '--url', target.url, '--token-stdin'],
+        { input: `${target.token}\n` },
+      );
+      assert.equal(made.code, 0, made.stderr);
+      assert.match(made.stdout, /context\/local created \(in use\)/);
+      assert.equal(statSync(target.configFile).mode & 0o777, 0o600);
+      assert.equal(statSync(join(target.configFile, '..')).mode & 0o777, 0o700);
+      const listed = await sluice(target, ['auth', 'get-contexts']);
+      assert.match(listed.stdout, new RegExp(`^\\*\\s+local\\s+${target.url}$`, 'm'));
+      assert.doesNotMatch(listed.stdout + listed.stderr, new RegExp(target.token));
+    });
+
+    const file = join(await tempDir('sluice-cli-manifest-'), 'pipelines.yaml');
+    await t.test('apply -f creates, then finds everything unchanged, then configures', async () => {
+      writeFileSync(file, manifest(project));
+      const first = await sluice(target, ['apply', '-f', file]);
+      assert.equal(first.code, 0, first.stderr);
+      assert.deepEqual(first.stdout.trim().split('\n'), [
+        `project/${project} created`,
+        `pipeline/${project}/ok created`,
+        `pipeline/${project}/fails created`,
+        `pipeline/${project}/slow created`,
+        `pipeline/${project}/gate created`,
+      ]);
+      const again = await sluice(target, ['apply', '-f', file]);
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, new RegExp(`pipeline/${project}/fails unchanged`));
+      // The secret is given again, so it is set again; everything else is unchanged.
+      assert.match(again.stdout, new RegExp(`pipeline/${project}/ok configured`));
+      writeFileSync(file, manifest(project, OK_YAML.replace('second step', 'second step, v2')));
+      const changed = await sluice(target, ['apply', '-f', file]);
+      assert.match(changed.stdout, new RegExp(`pipeline/${project}/ok configured`));
+      const stored = await sluice(target, ['get', 'pipeline', `${project}/ok`, '-o', 'yaml']);
+      assert.match(stored.stdout, /second step, v2/);
+      const refused = await sluice(target, ['create', 'pipeline', '-f', file]);
+      assert.equal(refused.code, 75, refused.stderr);
+      assert.match(refused.stderr, /already exists/);
+    });
+
+    await t.test('get pipelines -o yaml round-trips through apply -f', async () => {
+      const yaml = await sluice(target, ['get', 'pipelines', '--project', project, '-o', 'yaml']);
+      assert.equal(yaml.code, 0, yaml.stderr);
+      const list = PipelineList.parse(parse(yaml.stdout));
+      const ok = list.items.find((p) => p.metadata.name === 'ok');
+      assert.match(ok?.spec.yaml ?? '', /# a comment that must survive/);
+      assert.deepEqual(ok?.spec.variables, [
+        { name: 'API_KEY', secret: true },
+        { name: 'GREETING', value: 'world' },
+      ]);
+      const back = await sluice(target, ['apply', '-f', '-'], { input: yaml.stdout });
+      assert.equal(back.code, 0, back.stderr);
+      for (const name of ['ok', 'fails', 'slow', 'gate'])
+        assert.match(back.stdout, new RegExp(`pipeline/${project}/${name} unchanged`));
+      const json = await sluice(target, ['get', 'pipelines', '--project', project, '-o', 'json']);
+      PipelineList.parse(JSON.parse(json.stdout));
+      const table = await sluice(target, ['get', 'pipelines']);
+      assert.match(table.stdout, /^NAME\s+RUNTIME\s+CONCURRENCY\s+VARIABLES\s+AGE$/m);
+      assert.match(table.stdout, new RegExp(`^${project}/ok\\s+\\(default\\)\\s+-\\s+2\\s`, 'm'));
+      const wide = await sluice(target, ['get', 'pipelines', '-o', 'wide']);
+      assert.match(wide.stdout, /\s+UPDATED\s+ID$/m);
+      assert.match(wide.stdout, /pip_\w+$/m);
+    });
+
+    let okBuild = '';
+    await t.test('run-pipeline follows the log and exits 0; describe shows it', async () => {
+      const run = await sluice(target, [
+        'run-pipeline',
+        `${project}/ok`,
+        '-b',
+        'main',
+        '--sha',
+        'abc123',
+      ]);
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.match(run.stdout, /^\[greet\] hello world on main$/m);
+      assert.match(run.stdout, /^\[greet\] count 3$/m);
+      assert.match(run.stdout, /^\[second\] second step, v2$/m);
+      assert.doesNotMatch(run.stdout + run.stderr, /\u001b\[/, 'no colour off a terminal');
+      okBuild = /Build (bld_\w+) success/.exec(run.stdout)?.[1] ?? '';
+      assert.notEqual(okBuild, '', run.stdout);
+      const described = await sluice(target, ['describe', 'build', okBuild]);
+      assert.equal(described.code, 0, described.stderr);
+      assert.match(described.stdout, new RegExp(`^Pipeline:\\s+${project}/ok #1$`, 'm'));
+      assert.match(described.stdout, /^Status:\s+success$/m);
+      assert.match(described.stdout, /^Runtime:\s+local$/m);
+      assert.match(described.stdout, /^Agent:\s+local \(agt_\w+\)$/m);
+      assert.match(described.stdout, /^Revision:\s+abc123$/m);
+      assert.match(described.stdout, /^STEP\s+STATUS\s+DURATION\s+ATTEMPT\s+EXIT\s+REASON$/m);
+      assert.match(described.stdout, /^greet\s+success\s+\d[\d.]*m?s\s+1\s+0/m);
+      assert.match(described.stdout, /Timing \(from queued\)/);
+      assert.match(described.stdout, /first step started {2}\(\d/);
+    });
+
+    await t.test('a failing pipeline exits 1; --runtime picks the runtime', async () => {
+      const run = await sluice(target, ['run-pipeline', `${project}/fails`, '--runtime', 'local']);
+      assert.equal(run.code, 1, run.stdout + run.stderr);
+      assert.match(run.stdout, /^\[broken\] about to fail$/m);
+      const missing = await sluice(target, ['run-pipeline', `${project}/ok`, '--runtime', 'nope']);
+      assert.equal(missing.code, 66, missing.stderr);
+      assert.match(missing.stderr, /Runtime environment "nope" does not exist/);
+    });
+
+    await t.test('an errored build exits 5', async () => {
+      await target.admin.call('createRuntimeEnvironment', {
+        body: {
+          name: 'incomplete',
+          spec: { metadata: { name: 'incomplete' }, runtimeScheduler: { type: 'KubernetesPod' } },
+        },
+      });
+      const run = await sluice(target, [
+        'run-pipeline',
+        `${project}/ok`,
+        '--runtime',
+        'incomplete',
+      ]);
+      assert.equal(run.code, 5, run.stdout + run.stderr);
+      assert.match(run.stdout, /Build bld_\w+ error/);
+    });
+
+    await t.test('--detach prints the id at once; logs -f follows to the end', async () => {
+      const detached = await sluice(target, ['run-pipeline', `${project}/ok`, '--detach']);
+      assert.equal(detached.code, 0, detached.stderr);
+      const id = detached.stdout.trim();
+      assert.match(id, /^bld_\w+$/);
+      assert.notEqual(await statusOf(target, id), 'success', 'detach did not wait');
+      const logs = await sluice(target, ['logs', '-f', id]);
+      assert.equal(logs.code, 0, logs.stderr);
+      assert.match(logs.stdout, /^\[second\] second step, v2$/m);
+      const whole = await sluice(target, ['logs', id]);
+      assert.equal(whole.stdout, logs.stdout, 'logs without -f prints the same finished log');
+    });
+
+    await t.test('cancel stops a running build; run-pipeline exits 3', async () => {
+      const run = startSluice(['run-pipeline', `${project}/slow`], { env: target.env });
+      children.push({ stop: async () => void run.child.kill('SIGKILL') });
+      await run.waitForOutput('[wait] sleeping', 120_000);
+      const id = await buildIdOf(run);
+      const cancelled = await sluice(target, ['cancel', id]);
+      assert.equal(cancelled.code, 0, cancelled.stderr);
+      const result = await run.done;
+      assert.equal(result.code, 3, result.stdout + result.stderr);
+      assert.equal(await statusOf(target, id), 'terminated');
+    });
+
+    await t.test('deny exits 4, approve lets the build on', async () => {
+      for (const [decision, code] of [
+        ['deny', 4],
+        ['approve', 0],
+      ] as const) {
+        const run = startSluice(['run-pipeline', `${project}/gate`], { env: target.env });
+        children.push({ stop: async () => void run.child.kill('SIGKILL') });
+        const id = await buildIdOf(run);
+        await waitFor(
+          () => statusOf(target, id),
+          (status) => status === 'pending-approval',
+          { what: `build ${id} to wait for approval` },
+        );
+        const answered = await sluice(target, [decision, id]);
+        assert.equal(answered.code, 0, answered.stderr);
+        const result = await run.done;
+        assert.equal(result.code, code, `${decision}: ${result.stdout}${result.stderr}`);
+        if (decision === 'approve') assert.match(result.stdout, /\[after\] approved and running/);
+      }
+    });
+
+    await t.test('restart starts a new build of the same revision', async () => {
+      const restarted = await sluice(target, ['restart', okBuild]);
+      assert.equal(restarted.code, 0, restarted.stderr);
+      const id = /build\/(bld_\w+) created \(restart of /.exec(restarted.stdout)?.[1] ?? '';
+      const build = await target.admin.call('getBuild', { params: { buildId: id } });
+      assert.equal(build.retryOf, okBuild);
+      assert.equal(build.revision, 'abc123');
+      assert.equal(build.branch, 'main');
+      await waitFor(
+        () => statusOf(target, id),
+        (status) => status === 'success',
+        { what: `restarted build ${id} to finish` },
+      );
+    });
+
+    await t.test('get builds: table, filters, wide, json and yaml', async () => {
+      const table = await sluice(target, ['get', 'builds']);
+      assert.equal(table.code, 0, table.stderr);
+      const lines = table.stdout.trimEnd().split('\n');
+      assert.match(lines[0] ?? '', /^ID\s+PIPELINE\s+NUMBER\s+STATUS\s+BRANCH\s+AGE\s+DURATION$/);
+      for (const line of lines) assert.ok(line.length <= 100, `wider than 100: ${line}`);
+      const failed = await sluice(target, [
+        'get',
+        'builds',
+        '--pipeline',
+        `${project}/fails`,
+        '--status',
+        'failure',
+      ]);
+      assert.equal(failed.stdout.trimEnd().split('\n').length, 2, failed.stdout);
+      assert.match(failed.stdout, new RegExp(`${project}/fails\\s+1\\s+failure`));
+      const branch = await sluice(target, ['get', 'builds', '--branch', 'main', '-o', 'wide']);
+      assert.match(branch.stdout, /TRIGGER\s+REVISION\s+RUNTIME\s+REASON$/m);
+      assert.match(branch.stdout, /manual\s+abc123\s+local/);
+      const json = await sluice(target, ['get', 'builds', '--limit', '3', '-o', 'json']);
+      assert.equal(BuildList.parse(JSON.parse(json.stdout)).items.length, 3);
+      const yaml = await sluice(target, ['get', 'build', okBuild, '-o', 'yaml']);
+      assert.equal(Build.strict().parse(parse(yaml.stdout)).id, okBuild);
+      const typo = await sluice(target, ['get', 'builds', '--status', 'sucess']);
+      assert.equal(typo.code, 2);
+      assert.match(typo.stderr, /Did you mean "success"/);
+    });
+
+    await t.test(
+      'SLUICE_SERVER and SLUICE_TOKEN win; bad tokens and dead servers say what to do',
+      async () => {
+        const dead = `http://127.0.0.1:${await freeLoopbackPort()}`;
+        const made = await sluice(
+          target,
+          ['auth', 'create-context', 'dead', '--url', dead, '--token-stdin', '--no-verify'],
+          { input: 'slu_u_whatever' },
+        );
+        assert.equal(made.code, 0, made.stderr);
+        const unreachable = await sluice(target, ['get', 'builds']);
+        assert.equal(unreachable.code, 69);
+        assert.deepEqual(unreachable.stderr.trim().split('\n').length, 1, unreachable.stderr);
+        assert.match(
+          unreachable.stderr,
+          new RegExp(`${dead} \\(context "dead"\\).*sluice auth create-context dead`),
+        );
+        const env = { SLUICE_SERVER: target.url, SLUICE_TOKEN: target.token };
+        const overridden = await sluice(target, ['get', 'builds', '--limit', '1'], { env });
+        assert.equal(overridden.code, 0, overridden.stderr);
+        const wrong = await sluice(
+          target,
+          ['auth', 'create-context', 'wrong', '--url', target.url, '--token-stdin', '--no-verify'],
+          { input: 'slu_u_not-a-real-token' },
+        );
+        assert.equal(wrong.code, 0, wrong.stderr);
+        const refused = await sluice(target, ['get', 'builds']);
+        assert.equal(refused.code, 77);
+        assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+        assert.match(
+          refused.stderr,
+          new RegExp(
+            `${target.url} \\(context "wrong"\\) refused the token.*sluice auth create-context wrong --url ${target.url}`,
+          ),
+        );
+        const use = await sluice(target, ['auth', 'use-context', 'local']);
+        assert.equal(use.code, 0, use.stderr);
+        assert.equal((await sluice(target, ['get', 'projects'])).code, 0);
+      },
+    );
+  });
+}
+
+test('unknown commands exit 2 with the nearest one, with or without --help', async () => {
+  for (const args of [
+    ['gt', 'builds'],
+    ['gt', '--help'],
+    ['get', 'bulds', '-h'],
+  ]) {
+    const result = await runSluice(args);
+    assert.equal(result.code, 2, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
+    assert.match(result.stderr, /Did you mean "sluice get( builds)?"/);
+    assert.equal(result.stdout, '', 'no help printed');
+  }
+  const help = await runSluice(['--help']);
+  assert.equal(help.code, 0);
+  for (const group of ['Run builds:', 'Manage pipelines and settings:', 'Local use:', 'Set up:'])
+    assert.match(help.stdout, new RegExp(`^${group}$`, 'm'));
+  for (const command of [
+    ['run-pipeline'],
+    ['get', 'builds'],
+    ['auth', 'create-context'],
+    ['run'],
+  ]) {
+    const own = await runSluice([...command, '--help']);
+    assert.match(own.stdout, /\nExamples:\n {2}\$ sluice /, command.join(' '));
+  }
+});
+
+test('bash completion completes command words and flags from the command tree', async () => {
+  const script = (await runSluice(['completion', 'bash'])).stdout;
+  const complete = (words: string[]) => {
+    const program = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _sluice; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const result = spawnSync('bash', ['-c', program], { encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    return result.stdout.trim().split('\n');
+  };
+  assert.deepEqual(complete(['sluice', 'run-p']), ['run-pipeline']);
+  assert.deepEqual(complete(['sluice', 'get', 'bui']), ['builds', 'build']);
+  assert.ok(complete(['sluice', 'get', 'builds', '--st']).includes('--status'));
+  const zsh = (await runSluice(['completion', 'zsh'])).stdout;
+  assert.match(zsh, /^#compdef sluice/);
+  assert.equal((await runSluice(['completion', 'fish'])).code, 2);
+});
