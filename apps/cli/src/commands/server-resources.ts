@@ -5,11 +5,12 @@
  * resources printed as a table (fitted to the terminal, `wide` with more columns), YAML or JSON.
  * @module
  */
-import { stringify } from 'yaml';
 import { AuthenticationError, isSluiceError, UnavailableError } from '@sluice/errors';
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 import type { ServerTarget } from '../config.js';
+import { httpFetch } from '../http-fetch.js';
+import { yaml } from '../lazy-yaml.js';
 import type { Terminal } from '../ui/terminal.js';
 import { fitTable } from '../ui/terminal.js';
 
@@ -19,7 +20,8 @@ export type OutputFormat = 'table' | 'wide' | 'yaml' | 'json';
 export type ServerOptions = ServerTarget;
 
 export function serverClient(options: ServerOptions): SluiceClient {
-  return explained(createClient({ baseUrl: options.server, token: options.token }), options);
+  const client = createClient({ baseUrl: options.server, token: options.token, fetch: httpFetch });
+  return explained(client, options);
 }
 
 function explained(client: SluiceClient, target: ServerOptions): SluiceClient {
@@ -123,5 +125,5 @@ export function printResources<T>(
 
 export function printDocument(term: Terminal, value: unknown, output: 'json' | 'yaml'): void {
   if (output === 'json') term.out(JSON.stringify(value, null, 2));
-  else term.out(stringify(value, { lineWidth: 0 }).trimEnd());
+  else term.out(yaml().stringify(value, { lineWidth: 0 }).trimEnd());
 }

@@ -7,8 +7,8 @@
  */
 import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { parseDocument, stringify } from 'yaml';
 import { InputError } from '@sluice/errors';
+import { yaml } from '../lazy-yaml.js';
 
 export interface SluiceContext {
   name: string;
@@ -33,7 +33,7 @@ export function readContexts(file: string): Contexts {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { current: null, contexts: [] };
     throw new InputError('SLUICE_CONTEXT_FILE_INVALID', `Cannot read ${file}`, { cause: err });
   }
-  const doc = parseDocument(text, { prettyErrors: false });
+  const doc = yaml().parseDocument(text, { prettyErrors: false });
   const problem = doc.errors[0];
   if (problem !== undefined) {
     const at = problem.linePos?.[0];
@@ -76,7 +76,7 @@ export function writeContexts(file: string, value: Contexts): void {
     contexts: value.contexts.map((c) => ({ name: c.name, url: c.url, token: c.token })),
   };
   const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, HEADER + stringify(body), { mode: 0o600 });
+  writeFileSync(temp, HEADER + yaml().stringify(body), { mode: 0o600 });
   chmodSync(temp, 0o600);
   renameSync(temp, file);
 }
