@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { delimiter } from 'node:path';
-import { dockerEndpoint, loadConfig, parsePairs } from './config.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { dockerEndpoint, loadConfig, parsePairs, serverContext } from './config.js';
+import { writeContexts } from './contexts/context-file.js';
 
 test('DOCKER_HOST, colour and proxy settings come from the environment', () => {
   const config = loadConfig(
@@ -53,4 +56,41 @@ test('registry credentials and step-type directories come from the environment',
   assert.equal(config.interactive, false, 'questions need a terminal on both ends');
   assert.equal(loadConfig({}, true, true).interactive, true);
   assert.deepEqual(loadConfig({}, true, true).stepTypeDirs, []);
+});
+
+test('server and token: flags, then the environment, then the context; a context token only goes to its URL', () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'sluice-ctx-')), 'config.yaml');
+  writeContexts(file, {
+    current: 'a',
+    contexts: [
+      { name: 'a', url: 'http://a:1', token: 'tok-a' },
+      { name: 'b', url: 'http://b:1', token: 'tok-b' },
+    ],
+  });
+  const config = (env: NodeJS.ProcessEnv) => loadConfig({ SLUICE_CONFIG: file, ...env }, false);
+  const fromFile = serverContext(config({}), {});
+  assert.deepEqual(
+    [fromFile.server, fromFile.token, fromFile.source.context],
+    ['http://a:1', 'tok-a', 'a'],
+  );
+  const env = serverContext(config({ SLUICE_SERVER: 'http://env:1', SLUICE_TOKEN: 'tok-env' }), {});
+  assert.deepEqual(
+    [env.server, env.token, env.source.server],
+    ['http://env:1', 'tok-env', 'SLUICE_SERVER'],
+  );
+  // SLUICE_SERVER elsewhere with no SLUICE_TOKEN: the context's token is not sent there.
+  assert.throws(
+    () => serverContext(config({ SLUICE_SERVER: 'http://evil:1' }), {}),
+    /a token is not set/,
+  );
+  const named = serverContext(config({ SLUICE_SERVER: 'http://env:1', SLUICE_TOKEN: 'tok-env' }), {
+    context: 'b',
+  });
+  assert.deepEqual([named.server, named.token], ['http://b:1', 'tok-b']);
+  const flags = serverContext(config({ SLUICE_CONTEXT: 'b' }), {
+    server: 'http://f:1',
+    token: 't',
+  });
+  assert.deepEqual([flags.server, flags.token, flags.source.token], ['http://f:1', 't', '--token']);
+  assert.throws(() => serverContext(config({}), { context: 'zz' }), /No context "zz"/);
 });

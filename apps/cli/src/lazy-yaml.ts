@@ -5,8 +5,9 @@
  * @module
  */
 import { createRequire } from 'node:module';
+import type * as YamlModule from 'yaml';
 
-type Yaml = typeof import('yaml');
+type Yaml = typeof YamlModule;
 let loaded: Yaml | undefined;
 
 export function yaml(): Yaml {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTerminal, formatDuration, formatTable } from './terminal.js';
+import { createTerminal, fitTable, formatAge, formatDuration, formatTable } from './terminal.js';
 
 test('durations read naturally at every scale', () => {
   assert.equal(formatDuration(420), '420ms');
@@ -24,4 +24,20 @@ test('tables pad every column but the last to its widest cell', () => {
 test('paint adds ANSI codes only when colour is on', () => {
   assert.equal(createTerminal({ color: false }).paint('red', 'x'), 'x');
   assert.equal(createTerminal({ color: true }).paint('red', 'x'), '\u001b[31mx\u001b[39m');
+});
+
+test('fitTable cuts the widest column until the table fits; formatAge reads like kubectl', () => {
+  const rows = [
+    ['ID', 'REASON'],
+    ['bld_1', 'x'.repeat(200)],
+  ];
+  const lines = fitTable(rows, 40);
+  for (const line of lines) assert.ok(line.length <= 40, line);
+  assert.match(lines[1] ?? '', /^bld_1 {2}x+…$/);
+  assert.deepEqual(fitTable([['A', 'B']], 100), ['A  B']);
+  const now = Date.parse('2026-01-02T00:00:00Z');
+  assert.equal(formatAge('2026-01-01T23:59:30Z', now), '30s');
+  assert.equal(formatAge('2026-01-01T23:00:00Z', now), '60m');
+  assert.equal(formatAge('2025-12-30T00:00:00Z', now), '3d');
+  assert.equal(formatAge(null, now), '-');
 });

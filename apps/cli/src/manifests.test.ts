@@ -1,0 +1,64 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseManifests, pipelineManifest } from './manifests.js';
+
+const PIPELINE = `apiVersion: sluice/v1
+kind: Pipeline
+metadata:
+  name: build
+  project: web
+spec:
+  yaml: |
+    version: "1.0"
+    steps: {}
+`;
+
+test('documents and lists parse in file order, with where a block-scalar pipeline starts', () => {
+  const text = `apiVersion: sluice/v1\nkind: Project\nmetadata:\n  name: web\n---\n${PIPELINE}`;
+  const parsed = parseManifests(text, 'f.yaml');
+  assert.deepEqual(
+    parsed.map((p) => p.manifest.kind),
+    ['Project', 'Pipeline'],
+  );
+  // `yaml: |` is line 12, so the pipeline's line 1 is the file's line 13; it is indented 4.
+  assert.deepEqual(parsed[1]?.yamlOrigin, { line: 12, indent: 4 });
+  const list = parseManifests(
+    `kind: List\nitems:\n  - apiVersion: sluice/v1\n    kind: Project\n    metadata: {name: a}\n`,
+    'l.yaml',
+  );
+  assert.equal(list[0]?.manifest.metadata.name, 'a');
+});
+
+test('problems name file:line:column and the field', () => {
+  const typo = PIPELINE.replace('  project: web', '  projcet: web');
+  assert.throws(() => parseManifests(typo, 'f.yaml'), /f\.yaml:4:3: .*\(metadata\.project\)/);
+  assert.throws(
+    () => parseManifests(PIPELINE.replace('kind: Pipeline', 'kind: Pipline'), 'f.yaml'),
+    /f\.yaml:2:7: .*\(kind\)/,
+  );
+  assert.throws(() => parseManifests('a: [\n', 'bad.yaml'), /bad\.yaml:\d+:\d+: /);
+  assert.throws(() => parseManifests('', 'empty.yaml'), /nothing to apply/);
+});
+
+test('a pipeline from the API becomes a manifest that parses back; secrets lose their value', () => {
+  const manifest = pipelineManifest({
+    id: 'pip_1',
+    project: 'web',
+    name: 'build',
+    yaml: 'version: "1.0"\n# kept\nsteps: {}\n',
+    runtimeEnvironment: null,
+    maxConcurrentBuilds: 2,
+    variables: [
+      { name: 'A', value: '1', secret: false },
+      { name: 'S', value: null, secret: true },
+    ],
+    createdAt: '',
+    updatedAt: '',
+  });
+  assert.deepEqual(manifest.spec.variables, [
+    { name: 'A', value: '1' },
+    { name: 'S', secret: true },
+  ]);
+  const back = parseManifests(JSON.stringify(manifest), 'm.json');
+  assert.deepEqual(back[0]?.manifest, manifest);
+});
