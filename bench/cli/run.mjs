@@ -46,7 +46,10 @@ try {
   });
   // No runtime environment: the builds stay pending, which is all listing needs.
   for (let i = 0; i < BUILDS; i++)
-    await admin.call('createBuild', { params: { pipelineId: pipeline.id }, body: { branch: 'main' } });
+    await admin.call('createBuild', {
+      params: { pipelineId: pipeline.id },
+      body: { branch: 'main' },
+    });
 
   const env = { ...process.env, SLUICE_SERVER: url, SLUICE_TOKEN: TOKEN, NO_COLOR: '1' };
   const time = (args) => {
@@ -74,7 +77,10 @@ try {
       node_s: round(node_s),
       version_s: round(version_s),
       get_builds_s: round(get_builds_s),
-      over_node: { version_s: round(version_s - node_s), get_builds_s: round(get_builds_s - node_s) },
+      over_node: {
+        version_s: round(version_s - node_s),
+        get_builds_s: round(get_builds_s - node_s),
+      },
       goal: { get_builds_s: 0.3 },
       machine: { cpus: cpus().length, load1: round(loadavg()[0] ?? 0, 2) },
     }),

@@ -399,6 +399,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
         const result = await run.done;
         assert.equal(result.code, code, `${decision}: ${result.stdout}${result.stderr}`);
         if (decision === 'approve') assert.match(result.stdout, /\[after\] approved and running/);
+        assert.match(result.stderr, new RegExp(`Answer it: sluice approve ${id} --step gate`));
       }
     });
 

@@ -193,10 +193,13 @@ function addReadCommands(ctx: BuildCommandsContext): void {
     setExitCode(await getAgents(term, name, { ...opts, ...server(opts), columns: config.columns }));
   });
 
-  const describe = program
-    .command('describe')
-    .description('Show one resource in detail')
-    .helpGroup(HELP_GROUPS.manage);
+  const describe = examples(
+    program
+      .command('describe')
+      .description('Show one resource in detail')
+      .helpGroup(HELP_GROUPS.manage),
+    'sluice describe build bld_0mf3...',
+  );
   examples(
     withServer(describe.command('build').alias('builds'))
       .description('A build: where it ran, its steps and durations, its timing waterfall')

@@ -6,7 +6,7 @@
  * following only; the build goes on.
  * @module
  */
-import type { Build, SluiceClient } from '@sluice/protocol';
+import type { Build, LogLine, SluiceClient } from '@sluice/protocol';
 import { parsePairs } from '../config.js';
 import type { Terminal } from '../ui/terminal.js';
 import { BUILD_EXIT_CODES, buildOutcome } from './build-outcome.js';
@@ -110,23 +110,33 @@ async function followToEnd(
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const result = await followBuildLog(
-      client,
-      build.id,
-      (line) => term.out(formatLogLine(term, line)),
-      {
-        signal: stop.signal,
-        onConnection: (state) =>
-          term.err(
-            term.paint(
-              'yellow',
-              state === 'lost'
-                ? 'Lost the log stream; reconnecting (the build goes on)…'
-                : 'Reconnected; resuming after the last line shown',
-            ),
+    const onLine = (line: LogLine) => {
+      term.out(formatLogLine(term, line));
+      // The engine says so when a pending-approval step starts waiting: say how to answer.
+      if (
+        line.stream === 'system' &&
+        line.step !== null &&
+        line.line.startsWith('Waiting for approval')
+      )
+        term.err(
+          term.paint(
+            'yellow',
+            `Answer it: sluice approve ${build.id} --step ${line.step}, or sluice deny ${build.id} --step ${line.step}`,
           ),
-      },
-    );
+        );
+    };
+    const result = await followBuildLog(client, build.id, onLine, {
+      signal: stop.signal,
+      onConnection: (state) =>
+        term.err(
+          term.paint(
+            'yellow',
+            state === 'lost'
+              ? 'Lost the log stream; reconnecting (the build goes on)…'
+              : 'Reconnected; resuming after the last line shown',
+          ),
+        ),
+    });
     if (result.kind === 'aborted') {
       term.err(
         `Stopped following; build ${build.id} goes on. Follow it: sluice logs -f ${build.id}`,
