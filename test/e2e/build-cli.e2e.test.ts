@@ -447,6 +447,32 @@ for (const backend of ['pglite', 'postgres'] as const) {
     });
 
     await t.test(
+      'create agent prints only its token; get agents shows it; delete agent',
+      async () => {
+        const made = await sluice(target, [
+          'create',
+          'agent',
+          `extra-${backend}`,
+          '--runtime',
+          'local',
+        ]);
+        assert.equal(made.code, 0, made.stderr);
+        assert.match(made.stdout, /^slu_a_\S+\n$/);
+        const table = await sluice(target, ['get', 'agents', '-o', 'wide']);
+        assert.match(
+          table.stdout,
+          /^NAME\s+RUNTIMES\s+ONLINE\s+HEALTHY\s+VERSION\s+LAST SEEN\s+ID\s+MESSAGE$/m,
+        );
+        assert.match(table.stdout, new RegExp(`^extra-${backend}\\s+local\\s+no\\s`, 'm'));
+        assert.match(table.stdout, /^local\s+local\s+yes\s+yes\s/m);
+        const deleted = await sluice(target, ['delete', 'agent', `extra-${backend}`]);
+        assert.equal(deleted.code, 0, deleted.stderr);
+        const gone = await sluice(target, ['get', 'agent', `extra-${backend}`]);
+        assert.equal(gone.code, 66);
+      },
+    );
+
+    await t.test(
       'SLUICE_SERVER and SLUICE_TOKEN win; bad tokens and dead servers say what to do',
       async () => {
         const dead = `http://127.0.0.1:${await freeLoopbackPort()}`;

@@ -83,7 +83,9 @@ test('a patch that breaks the spec is refused with the field named, and bad YAML
 });
 
 test('without a server the command says what to set', async () => {
-  const result = await runSluice(['get', 're'], { env: { SLUICE_SERVER: '', SLUICE_TOKEN: '' } });
+  // No contexts file either: what a user who never ran `sluice auth` sees.
+  const env = { SLUICE_SERVER: '', SLUICE_TOKEN: '', SLUICE_CONFIG: '/nonexistent/sluice.yaml' };
+  const result = await runSluice(['get', 're'], { env });
   assert.equal(result.code, 2);
   assert.match(
     result.stderr,
@@ -91,6 +93,6 @@ test('without a server the command says what to set', async () => {
   );
   assert.match(
     result.stderr,
-    /hint: Pass --server URL --token TOKEN, or set SLUICE_SERVER and SLUICE_TOKEN/,
+    /hint: Add a context: sluice auth create-context NAME --url URL --token-stdin; or pass --server URL --token TOKEN, or set SLUICE_SERVER and SLUICE_TOKEN/,
   );
 });

@@ -76,8 +76,8 @@ test('a missing file names the file and exits 66', async () => {
   assert.match(result.stderr, /Pipeline file no\/such\/file.yml does not exist/);
 });
 
-test("an unknown command exits 2 with commander's message", async () => {
+test('an unknown command exits 2 and says which word is not a command', async () => {
   const result = await runSluice(['frobnicate']);
   assert.equal(result.code, 2);
-  assert.match(result.stderr, /unknown command 'frobnicate'/);
+  assert.match(result.stderr, /Unknown command "frobnicate" for "sluice"/);
 });

@@ -24,7 +24,7 @@ export interface BuildCommandsContext {
   program: Command;
   term: Terminal;
   config: Readonly<CliConfig>;
-  verbs: { get: Command; create: Command };
+  verbs: { get: Command; create: Command; delete: Command };
   /** Adds --server, --token and --context. */
   withServer: (cmd: Command) => Command;
   server: (flags: ServerFlags) => ServerOptions;
@@ -221,6 +221,32 @@ function addWriteCommands(ctx: BuildCommandsContext): void {
   ).action(async (name: string, opts: ServerFlags) => {
     const { createProject } = await import('./commands/pipelines.js');
     setExitCode(await createProject(term, name, server(opts)));
+  });
+  examples(
+    withServer(verbs.create.command('agent'))
+      .description(
+        'Create a runner agent for runtimes; prints its token once (stdout), nothing else',
+      )
+      .argument('<name>', 'agent name')
+      .requiredOption(
+        '--runtime <name>',
+        'a runtime environment it serves (repeatable)',
+        collect,
+        [],
+      ),
+    'sluice create agent cluster-agent --runtime my-cluster/builds > agent-token',
+  ).action(async (name: string, opts: ServerFlags & { runtime: string[] }) => {
+    const { createAgent } = await import('./commands/agents.js');
+    setExitCode(await createAgent(term, name, { ...opts, ...server(opts) }));
+  });
+  examples(
+    withServer(verbs.delete.command('agent'))
+      .description('Delete a runner agent; its token stops working at once')
+      .argument('<name>', 'agent name or id'),
+    'sluice delete agent cluster-agent',
+  ).action(async (name: string, opts: ServerFlags) => {
+    const { deleteAgent } = await import('./commands/agents.js');
+    setExitCode(await deleteAgent(term, name, server(opts)));
   });
   examples(
     withServer(verbs.create.command('pipeline'))

@@ -56,3 +56,36 @@ function unhealthy(agent: Agent): string {
   const messages = [health.message, ...(health.runtimes ?? []).map((r) => r.message)];
   return messages.filter((m): m is string => Boolean(m)).join('; ');
 }
+
+/** `sluice create agent NAME --runtime R`: the agent's token is printed once, on stdout alone. */
+export async function createAgent(
+  term: Terminal,
+  name: string,
+  options: ServerOptions & { runtime: string[] },
+): Promise<number> {
+  const { agent, token } = await serverClient(options).call('createAgent', {
+    body: { name, runtimes: options.runtime },
+  });
+  term.err(
+    `agent/${agent.name} created for ${agent.runtimes.join(', ')}; its token (shown once) follows`,
+  );
+  term.out(token);
+  return 0;
+}
+
+export async function deleteAgent(
+  term: Terminal,
+  name: string,
+  options: ServerOptions,
+): Promise<number> {
+  const client = serverClient(options);
+  const { items } = await client.call('listAgents');
+  const agent = items.find((a) => a.name === name || a.id === name);
+  if (agent === undefined)
+    throw new NotFoundError('SLUICE_AGENT_NOT_FOUND', `Agent "${name}" does not exist`, {
+      hint: 'List the agents with: sluice get agents',
+    });
+  await client.call('deleteAgent', { params: { agentId: agent.id } });
+  term.out(`agent/${agent.name} deleted (its token no longer works)`);
+  return 0;
+}
