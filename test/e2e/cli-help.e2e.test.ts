@@ -50,3 +50,12 @@ test('bash completion completes command words and flags from the command tree', 
   assert.match(zsh, /^#compdef sluice/);
   assert.equal((await runSluice(['completion', 'fish'])).code, 2);
 });
+
+test('--no-color and NO_COLOR give plain text even where colour was forced', async () => {
+  const env = { NO_COLOR: '', FORCE_COLOR: '1' };
+  const painted = await runSluice(['gt'], { env });
+  assert.ok(painted.stderr.includes('\u001b[31m'), 'FORCE_COLOR paints the error red');
+  const plain = await runSluice(['--no-color', 'gt'], { env });
+  assert.ok(!plain.stderr.includes('\u001b['), plain.stderr);
+  assert.ok(!(await runSluice(['gt'], { env: { NO_COLOR: '1' } })).stderr.includes('\u001b['));
+});

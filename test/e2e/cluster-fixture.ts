@@ -6,14 +6,21 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { CoreV1Api, StorageV1Api } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 import { buildObjectName } from '@sluice/runtime-spec';
-import { eventually, freeLoopbackPort } from '@sluice/testkit';
+import {
+  eventually,
+  freeLoopbackPort,
+  runCommand,
+  startRegistry,
+  TEST_IMAGES,
+} from '@sluice/testkit';
+import type { TestRegistry } from '@sluice/testkit';
 import { SLUICE_AGENT_BIN, SLUICE_BIN } from './cli-harness.js';
 
 export const ADMIN_TOKEN = 'slu_u_runner-cluster-admin-0123456789';
@@ -247,4 +254,51 @@ export function objectCount(objects: BuildObjects): number {
   return (
     objects.pods.length + objects.secrets.length + objects.configMaps.length + objects.pvcs.length
   );
+}
+
+/**
+ * What a build on the node test cluster needs beside the control plane: a registry on this
+ * machine that dind pulls `docker.io/sluice/busybox:1` through (no internet), and a
+ * StorageClass with no provisioner whose volumes `addHostPathVolume` makes by hand.
+ */
+export async function prepareBuildCluster(kubeConfig: KubeConfig): Promise<TestRegistry> {
+  const registry = await startRegistry();
+  const mirrorTag = `${registry.address}/sluice/busybox:1`;
+  for (const args of [
+    ['tag', TEST_IMAGES.shell, mirrorTag],
+    ['push', mirrorTag],
+  ]) {
+    const result = await runCommand('docker', args);
+    if (result.code !== 0) throw new Error(`docker ${args.join(' ')}: ${result.stderr}`);
+  }
+  await kubeConfig.makeApiClient(StorageV1Api).createStorageClass({
+    body: {
+      metadata: { name: 'sluice-test' },
+      provisioner: 'kubernetes.io/no-provisioner',
+      volumeBindingMode: 'Immediate',
+      reclaimPolicy: 'Retain',
+    },
+  });
+  return registry;
+}
+
+/** A fresh hostPath volume of the `sluice-test` class, for the next build's PVC. */
+export async function addHostPathVolume(
+  kubeConfig: KubeConfig,
+  name: string,
+  path: string,
+): Promise<void> {
+  mkdirSync(path);
+  await kubeConfig.makeApiClient(CoreV1Api).createPersistentVolume({
+    body: {
+      metadata: { name },
+      spec: {
+        storageClassName: 'sluice-test',
+        capacity: { storage: '1Gi' },
+        accessModes: ['ReadWriteOnce'],
+        persistentVolumeReclaimPolicy: 'Retain',
+        hostPath: { path },
+      },
+    },
+  });
 }

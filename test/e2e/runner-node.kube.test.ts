@@ -9,27 +9,20 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CoreV1Api, StorageV1Api } from '@kubernetes/client-node';
 import { createNamespace } from '@sluice/kube/testing';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
-import {
-  CLUSTER_IMAGES,
-  makeTempDir,
-  runCommand,
-  startRegistry,
-  TEST_IMAGES,
-  useKubernetes,
-} from '@sluice/testkit';
+import { CLUSTER_IMAGES, makeTempDir, useKubernetes } from '@sluice/testkit';
 import type { TempDir, TestRegistry } from '@sluice/testkit';
 import {
+  addHostPathVolume,
   buildObjects,
   createAgentToken,
   createKubeRuntime,
   expectedObjects,
   objectCount,
+  prepareBuildCluster,
   startAgentProcess,
   startControlPlane,
   waitForProbe,
@@ -99,16 +92,7 @@ let volumes = 0;
 before(async () => {
   await cluster.ready();
   temp = await makeTempDir('sluice-runner-node-');
-  registry = await startRegistry();
-  // Steps pull docker.io/sluice/busybox:1; dind asks the mirror first, which has it.
-  const mirrorTag = `${registry.address}/sluice/busybox:1`;
-  for (const args of [
-    ['tag', TEST_IMAGES.shell, mirrorTag],
-    ['push', mirrorTag],
-  ]) {
-    const result = await runCommand('docker', args);
-    assert.equal(result.code, 0, result.stderr);
-  }
+  registry = await prepareBuildCluster(cluster().kubeConfig);
   const gateway = (cluster().podSubnet ?? '').replace(/\.0\/24$/, '.1');
   plane = await startControlPlane({
     database: { dataDir: join(temp.path, 'data') },
@@ -116,16 +100,6 @@ before(async () => {
   });
   admin = plane.admin;
   await createNamespace(cluster(), NS);
-  await cluster()
-    .kubeConfig.makeApiClient(StorageV1Api)
-    .createStorageClass({
-      body: {
-        metadata: { name: 'sluice-test' },
-        provisioner: 'kubernetes.io/no-provisioner',
-        volumeBindingMode: 'Immediate',
-        reclaimPolicy: 'Retain',
-      },
-    });
   await createKubeRuntime(admin, {
     name: RUNTIME,
     namespace: NS,
@@ -162,22 +136,11 @@ after(async () => {
 /** A fresh hostPath volume for the next build's PVC (no provisioner on the test cluster). */
 async function addVolume(): Promise<void> {
   volumes += 1;
-  const path = join(temp.path, `pv-${volumes}`);
-  mkdirSync(path);
-  await cluster()
-    .kubeConfig.makeApiClient(CoreV1Api)
-    .createPersistentVolume({
-      body: {
-        metadata: { name: `sluice-test-${volumes}` },
-        spec: {
-          storageClassName: 'sluice-test',
-          capacity: { storage: '1Gi' },
-          accessModes: ['ReadWriteOnce'],
-          persistentVolumeReclaimPolicy: 'Retain',
-          hostPath: { path },
-        },
-      },
-    });
+  await addHostPathVolume(
+    cluster().kubeConfig,
+    `sluice-test-${volumes}`,
+    join(temp.path, `pv-${volumes}`),
+  );
 }
 
 /** Starts a build and records the objects seen while it runs. */

@@ -135,7 +135,12 @@ export function serverContext(
   flags: { server?: string; token?: string; context?: string },
 ): ServerTarget {
   const named = flags.context ?? config.context;
-  const contexts = readContexts(config.contextFile);
+  // Flags or the environment that give both leave the contexts file unread (and unparsed).
+  const complete =
+    named === undefined &&
+    (flags.server ?? config.server) !== undefined &&
+    (flags.token ?? config.token) !== undefined;
+  const contexts = complete ? { current: null, contexts: [] } : readContexts(config.contextFile);
   const ctxName = named ?? contexts.current ?? undefined;
   const ctx = contexts.contexts.find((c) => c.name === ctxName);
   if (named !== undefined && ctx === undefined)

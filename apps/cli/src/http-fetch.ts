@@ -47,6 +47,8 @@ export function httpFetch(
 
 function toResponse(res: IncomingMessage): Response {
   const status = res.statusCode ?? 0;
+  // Nobody reads a body that cannot be there; an unread response would hold its socket.
+  if (status === 204 || status === 304) res.resume();
   const text = async () => {
     const chunks: Buffer[] = [];
     for await (const chunk of res) chunks.push(chunk as Buffer);

@@ -38,6 +38,22 @@ test('flags win over the environment; numbers and defaults are applied', () => {
   ]);
 });
 
+test('SLUICE_DIND_HOST_ALIAS applies to the in-cluster runtime too (clusters without DNS)', () => {
+  const config = parseRunnerConfig(
+    { inClusterRuntime: 'prod/ci' },
+    { ...base, SLUICE_DIND_HOST_ALIAS: 'true' },
+  );
+  assert.deepEqual(config.runtimes, [
+    {
+      kind: 'kubernetes',
+      name: 'prod/ci',
+      source: { type: 'in-cluster' },
+      namespace: undefined,
+      dindHostAlias: true,
+    },
+  ]);
+});
+
 test('every problem is reported at once, each naming its flag and variable', () => {
   const found = problems(() =>
     parseRunnerConfig({ concurrency: 'many', kubeRuntime: 'x' }, { SLUICE_SERVER_URL: 'cp' }),

@@ -172,6 +172,7 @@ function runtimeTargets(read: Reader, input: RunnerConfigInput): RuntimeTarget[]
       name: inCluster,
       source: { type: 'in-cluster' },
       namespace,
+      ...(dindHostAlias ? { dindHostAlias } : {}),
     });
   const kubeRuntime = read.text('kubeRuntime');
   if (kubeRuntime !== undefined) {

@@ -21,6 +21,8 @@ export type {
 } from './postgres.js';
 export { createGitRepo, DEFAULT_BRANCH } from './git-repo.js';
 export type { CreateGitRepoOptions, GitRepo } from './git-repo.js';
+export { CHART_RENDER_PACKAGES, ensureChartRenderer, renderChart } from './chart-render.js';
+export type { RenderChartOptions, RenderedChart } from './chart-render.js';
 export { makeTempDir } from './temp-dir.js';
 export type { TempDir } from './temp-dir.js';
 export { eventually, waitFor } from './wait-for.js';

@@ -33,6 +33,8 @@ export interface ClusterRecord {
   podUids?: string[];
   /** Kernel settings the kubelet rewrites, as they were before it started (node-sysctls.ts). */
   sysctls?: Record<string, string>;
+  /** The kube-proxy binary, once it was started: teardown runs its `--cleanup` (iptables). */
+  kubeProxy?: string;
 }
 
 export const LOGS_SUFFIX = '-logs';

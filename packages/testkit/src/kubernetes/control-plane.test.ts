@@ -15,7 +15,7 @@ const pki: KubePki = {
   frontProxyClient: files('front-proxy-client'),
   serviceAccount: { key: '/p/sa.key', pub: '/p/sa.pub' },
   tokensFile: '/p/tokens.csv',
-  tokens: { admin: 'a', controllerManager: 'c', scheduler: 's', node: 'n' },
+  tokens: { admin: 'a', controllerManager: 'c', scheduler: 's', node: 'n', proxy: 'p' },
 };
 const layout: ControlPlaneLayout = {
   dir: '/d',
@@ -33,10 +33,10 @@ test('etcd listens on loopback only, on the chosen ports', () => {
   assert.ok(args.includes('--data-dir=/d/etcd'));
 });
 
-test('the apiserver is loopback-only, secure-only, Node+RBAC, and reaches kubelets by hostname', () => {
+test('the apiserver is secure-only on every address (pods reach it), Node+RBAC, and reaches kubelets by hostname', () => {
   const args = apiserverArgs(layout, ports);
   for (const flag of [
-    '--bind-address=127.0.0.1',
+    '--bind-address=0.0.0.0',
     '--secure-port=40003',
     '--insecure-port=0',
     '--etcd-servers=http://127.0.0.1:40001',

@@ -49,7 +49,9 @@ export function apiserverArgs(layout: ControlPlaneLayout, ports: ControlPlanePor
   const { pki } = layout;
   return [
     `--etcd-servers=http://127.0.0.1:${ports.etcdClient}`,
-    '--bind-address=127.0.0.1',
+    // Every address, so that pods reach it through the `kubernetes` Service (kube-proxy DNATs
+    // 10.96.0.1:443 to the node's bridge address); clients on the machine use 127.0.0.1.
+    '--bind-address=0.0.0.0',
     '--advertise-address=127.0.0.1',
     `--secure-port=${ports.apiserver}`,
     // 1.20 still opens an unauthenticated port 8080 unless told not to.
@@ -66,7 +68,8 @@ export function apiserverArgs(layout: ControlPlaneLayout, ports: ControlPlanePor
     '--authorization-mode=Node,RBAC',
     '--enable-admission-plugins=NodeRestriction',
     '--allow-privileged=true',
-    // A loopback address cannot be the kubernetes Service's endpoint; nothing routes to it here.
+    // A loopback address cannot be the kubernetes Service's endpoint: with a node, the test kit
+    // writes the endpoint itself (the bridge address, kube-proxy.ts).
     '--endpoint-reconciler-type=none',
     `--kubelet-client-certificate=${pki.apiserverKubeletClient.cert}`,
     `--kubelet-client-key=${pki.apiserverKubeletClient.key}`,

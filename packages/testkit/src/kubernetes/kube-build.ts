@@ -1,10 +1,12 @@
 /**
- * The Kubernetes server binaries (apiserver, controller-manager, scheduler, kubelet), built once
- * per machine from Debian's `kubernetes` source package with Debian's Go, and cached by version
- * in a machine-wide directory (`SLUICE_KUBE_CACHE_DIR`, default /var/cache/sluice/kubernetes).
- * The build takes about 12 minutes on 2 cores; later calls return in milliseconds. A lock file
- * makes concurrent callers wait for one build, and an interrupted build resumes where it
- * stopped (the unpacked source and Go's build cache are kept until the build succeeds).
+ * The Kubernetes server binaries (apiserver, controller-manager, scheduler, kubelet, kube-proxy),
+ * built once per machine from Debian's `kubernetes` source package with Debian's Go, and cached
+ * by version in a machine-wide directory (`SLUICE_KUBE_CACHE_DIR`, default
+ * /var/cache/sluice/kubernetes). The build takes about 14 minutes on 2 cores; later calls
+ * return in milliseconds. Only the binaries the cache lacks are built (a cache made before
+ * kube-proxy was added gets kube-proxy alone, about 4 minutes). A lock file makes concurrent
+ * callers wait for one build, and an interrupted build resumes where it stopped (the unpacked
+ * source and Go's build cache are kept until the build succeeds).
  * @module
  */
 import { existsSync } from 'node:fs';
@@ -32,11 +34,11 @@ export const KUBE_BINARIES = [
   'kube-controller-manager',
   'kube-scheduler',
   'kubelet',
+  'kube-proxy',
 ] as const;
 export type KubeBinary = (typeof KUBE_BINARIES)[number];
 
 const TOOLCHAIN = ['golang-go', 'rsync', 'make'] as const;
-const WHAT = KUBE_BINARIES.map((name) => `cmd/${name}`).join(' ');
 
 export interface EnsureKubernetesBinariesOptions {
   log?: (line: string) => void;
@@ -58,6 +60,8 @@ interface BuildContext {
   work: string;
   logPath: string;
   log: (line: string) => void;
+  /** The binaries the cache lacks: what this build makes. */
+  missing: readonly KubeBinary[];
 }
 
 export async function ensureKubernetesBinaries(
@@ -66,7 +70,13 @@ export async function ensureKubernetesBinaries(
   const log = options.log ?? (() => undefined);
   const dir = join(options.cacheDir ?? readTestkitEnv().kubeCacheDir, KUBERNETES_VERSION);
   if (await isComplete(dir)) return binariesIn(dir, false);
-  const ctx: BuildContext = { dir, work: join(dir, 'work'), logPath: join(dir, 'build.log'), log };
+  const ctx: BuildContext = {
+    dir,
+    work: join(dir, 'work'),
+    logPath: join(dir, 'build.log'),
+    log,
+    missing: missingBinaries(dir),
+  };
   await mkdir(dir, { recursive: true }).catch((cause: unknown) => {
     throw failed(ctx, `create the cache directory ${dir}`, {
       cause,
@@ -79,7 +89,7 @@ export async function ensureKubernetesBinaries(
   });
   try {
     if (await isComplete(dir)) return binariesIn(dir, false);
-    await build(ctx);
+    await build({ ...ctx, missing: missingBinaries(dir) });
     return binariesIn(dir, true);
   } finally {
     await lock.release();
@@ -88,9 +98,11 @@ export async function ensureKubernetesBinaries(
 
 async function build(ctx: BuildContext): Promise<void> {
   const started = Date.now();
+  const all = ctx.missing.length === KUBE_BINARIES.length;
   ctx.log(
-    `building Kubernetes ${KUBERNETES_VERSION} from Debian's source package: about 12 minutes ` +
-      `on 2 cores, once per machine, cached in ${ctx.dir} (log: ${ctx.logPath})`,
+    `building Kubernetes ${KUBERNETES_VERSION} (${ctx.missing.join(', ')}) from Debian's source ` +
+      `package: about ${all ? 14 : 4 * ctx.missing.length} minutes on 2 cores, once per machine, ` +
+      `cached in ${ctx.dir} (log: ${ctx.logPath})`,
   );
   await ensureToolchain(ctx);
   const source = await fetchKubernetesSource({
@@ -121,16 +133,17 @@ async function ensureToolchain(ctx: BuildContext): Promise<void> {
 
 /** The upstream make target: it runs the code generators (openapi) that a plain go build misses. */
 async function runMake(ctx: BuildContext, source: string): Promise<void> {
-  const step = `make WHAT="${WHAT}" KUBE_GIT_VERSION=${KUBERNETES_VERSION}`;
+  const what = ctx.missing.map((name) => `cmd/${name}`).join(' ');
+  const step = `make WHAT="${what}" KUBE_GIT_VERSION=${KUBERNETES_VERSION}`;
   ctx.log(`running ${step} in ${source}`);
   const started = Date.now();
   const heartbeat = startHeartbeat(async () => {
-    const done = countPresent(KUBE_BINARIES.map((name) => join(source, '_output/bin', name)));
+    const done = countPresent(ctx.missing.map((name) => join(source, '_output/bin', name)));
     const facts = {
       elapsedMs: Date.now() - started,
       goCacheBytes: await directoryBytes(join(source, '_output/local/go/cache')),
       binariesDone: done,
-      binariesTotal: KUBE_BINARIES.length,
+      binariesTotal: ctx.missing.length,
       logPath: ctx.logPath,
     };
     ctx.log(describeProgress(facts));
@@ -138,7 +151,7 @@ async function runMake(ctx: BuildContext, source: string): Promise<void> {
   const stages = makeStageLines((line) => ctx.log(`kubernetes build: ${line}`));
   const env = { ...childEnv(buildEnv(ctx.work)) };
   for (const name of ['GOFLAGS', 'GOPATH', 'GO111MODULE', 'GOROOT']) delete env[name];
-  const args = [`WHAT=${WHAT}`, `KUBE_GIT_VERSION=${KUBERNETES_VERSION}`];
+  const args = [`WHAT=${what}`, `KUBE_GIT_VERSION=${KUBERNETES_VERSION}`];
   const result = await runLogged('make', args, ctx.logPath, {
     cwd: source,
     env,
@@ -159,7 +172,7 @@ function buildEnv(work: string): Record<string, string> {
 async function installBinaries(ctx: BuildContext, source: string): Promise<void> {
   const binDir = join(ctx.dir, 'bin');
   await mkdir(binDir, { recursive: true });
-  for (const name of KUBE_BINARIES) {
+  for (const name of ctx.missing) {
     await copyFile(join(source, '_output/bin', name), join(binDir, name)).catch(
       (cause: unknown) => {
         throw failed(ctx, `copy _output/bin/${name} into ${binDir}`, { cause });
@@ -167,9 +180,10 @@ async function installBinaries(ctx: BuildContext, source: string): Promise<void>
     );
     await chmod(join(binDir, name), 0o755);
   }
-  const version = await runCommand(join(binDir, 'kube-apiserver'), ['--version']);
+  const first = ctx.missing[0] ?? 'kube-apiserver';
+  const version = await runCommand(join(binDir, first), ['--version']);
   if (!version.stdout.includes(KUBERNETES_VERSION)) {
-    throw failed(ctx, 'check kube-apiserver --version', {
+    throw failed(ctx, `check ${first} --version`, {
       output: version.stdout + version.stderr,
     });
   }
@@ -182,9 +196,13 @@ function stamp(seconds: number): string {
 
 async function isComplete(dir: string): Promise<boolean> {
   const text = await readFile(join(dir, 'build.json'), 'utf8').catch(() => '');
-  if (!text.includes(KUBERNETES_VERSION)) return false;
-  const paths = KUBE_BINARIES.map((name) => join(dir, 'bin', name));
-  return countPresent(paths) === paths.length;
+  return text.includes(KUBERNETES_VERSION) && missingBinaries(dir).length === 0;
+}
+
+/** What the cache lacks; every binary when no build of this version finished there. */
+function missingBinaries(dir: string): KubeBinary[] {
+  if (!existsSync(join(dir, 'build.json'))) return [...KUBE_BINARIES];
+  return KUBE_BINARIES.filter((name) => !existsSync(join(dir, 'bin', name)));
 }
 
 function countPresent(paths: readonly string[]): number {

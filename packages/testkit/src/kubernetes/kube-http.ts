@@ -12,6 +12,9 @@ export interface ProbeOptions {
   caFile?: string;
   token?: string;
   timeoutMs?: number;
+  /** GET unless given; a `body` is sent as JSON. */
+  method?: 'GET' | 'PUT' | 'POST';
+  body?: unknown;
 }
 
 export interface ProbeResult {
@@ -19,23 +22,30 @@ export interface ProbeResult {
   body: string;
 }
 
-/** GETs `url`; resolves with the status and body, or undefined when nothing answers. */
+/** Requests `url` (GET by default); resolves with the status and body, or undefined when nothing answers. */
 export function probe(url: string, options: ProbeOptions = {}): Promise<ProbeResult | undefined> {
   const target = new URL(url);
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
   const headers: Record<string, string> = {};
   if (options.token !== undefined) headers['authorization'] = `Bearer ${options.token}`;
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  if (body !== undefined) headers['content-type'] = 'application/json';
   const ca = options.caFile === undefined ? undefined : readFileSync(options.caFile);
   return new Promise((resolve) => {
-    const req = request(target, { headers, ca, timeout: options.timeoutMs ?? 2000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      res.on('error', () => resolve(undefined));
-    });
+    const method = options.method ?? 'GET';
+    const req = request(
+      target,
+      { method, headers, ca, timeout: options.timeoutMs ?? 2000 },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('error', () => resolve(undefined));
+      },
+    );
     req.on('timeout', () => req.destroy());
     req.on('error', () => resolve(undefined));
-    req.end();
+    req.end(body);
   });
 }

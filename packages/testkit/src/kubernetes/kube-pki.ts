@@ -2,7 +2,7 @@
  * A throwaway PKI for one test cluster: the cluster CA, the apiserver's serving certificate,
  * its client certificate for kubelets (in system:masters), the kubelet's serving certificate,
  * the front-proxy CA and client, the service-account key pair, and a static token file for
- * the admin, the controller-manager, the scheduler and the node.
+ * the admin, the controller-manager, the scheduler, the node and kube-proxy.
  * @module
  */
 import { randomBytes } from 'node:crypto';
@@ -13,13 +13,15 @@ import type { CertFiles } from './openssl-certs.js';
 
 /** The first address of the service range: the `kubernetes` Service's ClusterIP. */
 export const SERVICE_CLUSTER_IP_RANGE = '10.96.0.0/12';
-const KUBERNETES_SERVICE_IP = '10.96.0.1';
+export const KUBERNETES_SERVICE_IP = '10.96.0.1';
 
 export interface ClusterTokens {
   admin: string;
   controllerManager: string;
   scheduler: string;
   node: string;
+  /** kube-proxy's (`system:kube-proxy`, bound to `system:node-proxier` by default RBAC). */
+  proxy: string;
 }
 
 export interface KubePki {
@@ -53,6 +55,7 @@ export async function createKubePki(dir: string, nodeName: string): Promise<Kube
     controllerManager: token(),
     scheduler: token(),
     node: token(),
+    proxy: token(),
   };
   const tokensFile = join(dir, 'tokens.csv');
   await writeFile(tokensFile, tokenCsv(tokens, nodeName), { mode: 0o600 });
@@ -92,6 +95,7 @@ export function tokenCsv(tokens: ClusterTokens, nodeName: string): string {
     `${tokens.controllerManager},system:kube-controller-manager,system:kube-controller-manager`,
     `${tokens.scheduler},system:kube-scheduler,system:kube-scheduler`,
     `${tokens.node},system:node:${nodeName},system:node:${nodeName},"system:nodes"`,
+    `${tokens.proxy},system:kube-proxy,system:kube-proxy`,
     '',
   ].join('\n');
 }

@@ -16,6 +16,7 @@ import type { ClusterRecord } from './cluster-record.js';
 import { sleep, stopPid } from './component-process.js';
 import { KUBE_TEARDOWN_FAILED } from './kube-errors.js';
 import { cgroupPids, existingCgroupDirs, removeCgroup } from './node-cgroups.js';
+import { cleanupKubeProxy, kubeProxyChains } from './kube-proxy-rules.js';
 import { deleteBridge, forwardRuleExists, linkExists, removeForwardRule } from './node-network.js';
 import { changedSysctls, restoreSysctls } from './node-sysctls.js';
 import { mountsUnder, processesMentioning, unixSocketPaths } from './proc-scan.js';
@@ -39,6 +40,7 @@ export async function teardownCluster(
   await stopComponent(record, 'kubelet');
   await removeContainers(record);
   for (const { name } of [...record.processes].reverse()) await stopComponent(record, name);
+  if (record.kubeProxy !== undefined) await cleanupKubeProxy(record.kubeProxy);
   if (record.sysctls !== undefined) await restoreSysctls(record.sysctls);
   await killStragglers(record);
   for (const point of await mountsUnder(record.dir)) await unmount(point);
@@ -83,6 +85,8 @@ export async function findLeftovers(
   for (const key of await changedSysctls(record.sysctls ?? {}))
     left.push(`sysctl ${key.replaceAll('/', '.')} changed`);
   for (const rule of await kubeletIptablesRules(record)) left.push(`iptables: ${rule}`);
+  if (record.kubeProxy !== undefined)
+    for (const chain of await kubeProxyChains()) left.push(`iptables (kube-proxy): ${chain}`);
   if (record.bridge !== undefined && (await linkExists(record.bridge)))
     left.push(`bridge ${record.bridge}`);
   if (record.forwardRule !== undefined && (await forwardRuleExists(record.forwardRule))) {

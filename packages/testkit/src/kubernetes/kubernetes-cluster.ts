@@ -2,7 +2,8 @@
  * A real single-node Kubernetes v1.20 for tests (shared reference: real-kubernetes.md), in one of
  * two modes. API-only: etcd, apiserver, controller-manager and scheduler; pods stay Pending but
  * every API, watch, RBAC, finalizer and PV/PVC-binding behaviour is real (about 5 s to ready).
- * With a node: also containerd, a CNI bridge and a kubelet, so pods run. Binaries come from
+ * With a node: also containerd, a CNI bridge, a kubelet and kube-proxy, so pods run and reach
+ * Services (`kubernetes.default` included: in-cluster config works). Binaries come from
  * `ensureKubernetesBinaries` (built once per machine). `stop()` leaves nothing behind, and a
  * cluster whose test process died is cleaned up by the next start.
  * @module
@@ -23,6 +24,7 @@ import type { KubernetesBinaries } from './kube-build.js';
 import { NODE_NAME, prepareNode, startKubelet } from './kube-node.js';
 import type { NodeContext } from './kube-node.js';
 import { createKubePki } from './kube-pki.js';
+import { startKubeProxy } from './kube-proxy.js';
 import type { KubePki } from './kube-pki.js';
 import { findLeftovers, teardownCluster } from './kube-teardown.js';
 import { writeKubeconfig } from './kubeconfig.js';
@@ -128,8 +130,9 @@ async function bringUp(record: ClusterRecord, options: BringUpOptions): Promise<
     startControllers(layout, options.binaries, { server, track }),
     node === undefined
       ? Promise.resolve()
-      : startKubelet(nodeContext, node, server).then(() => {
+      : startKubelet(nodeContext, node, server).then(async () => {
           nodeReadyMs = Date.now() - startedAt;
+          await startKubeProxy(nodeContext, node, server);
         }),
   );
   let stopped: Promise<void> | undefined;

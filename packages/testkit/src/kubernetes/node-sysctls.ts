@@ -1,7 +1,8 @@
 /**
  * The kernel settings a kubelet rewrites at start (vm.overcommit_memory, kernel.panic, ...: its
- * "kernel tunables", which 1.20 cannot be told to leave alone short of refusing to start). A
- * test node saves their values before the kubelet starts and puts them back on teardown.
+ * "kernel tunables", which 1.20 cannot be told to leave alone short of refusing to start), and
+ * the one kube-proxy must set (net.ipv4.conf.all.route_localnet). A test node saves their
+ * values before the kubelet starts and puts them back on teardown.
  * @module
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -13,6 +14,7 @@ export const KUBELET_SYSCTLS = [
   'kernel/panic_on_oops',
   'kernel/keys/root_maxkeys',
   'kernel/keys/root_maxbytes',
+  'net/ipv4/conf/all/route_localnet',
 ] as const;
 
 /** Current values, keyed by path under /proc/sys; unreadable ones are left out. */

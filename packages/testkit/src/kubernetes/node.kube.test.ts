@@ -117,6 +117,54 @@ test('an engine-image pod calls a privileged dind pod over mutual TLS on the pod
   );
 });
 
+/** In-cluster config by hand: the Service variables, the ServiceAccount's token and CA. */
+const IN_CLUSTER_CALL = `
+const https = require('node:https');
+const fs = require('node:fs');
+const sa = '/var/run/secrets/kubernetes.io/serviceaccount/';
+const host = process.env.KUBERNETES_SERVICE_HOST;
+const port = process.env.KUBERNETES_SERVICE_PORT;
+const get = (path) => new Promise((resolve) => {
+  const headers = { authorization: 'Bearer ' + fs.readFileSync(sa + 'token', 'utf8') };
+  https.get({ host, port, path, headers, ca: fs.readFileSync(sa + 'ca.crt') }, (res) => {
+    let body = '';
+    res.on('data', (chunk) => (body += chunk));
+    res.on('end', () => resolve({ status: res.statusCode, body }));
+  }).on('error', (err) => resolve({ error: err.code || err.message }));
+});
+(async () => {
+  const version = await get('/version');
+  const pods = await get('/api/v1/namespaces/kube-system/pods');
+  console.log('RESULT ' + JSON.stringify({ host, port, version, pods }));
+})();
+`;
+
+test('a pod reaches the API server through the kubernetes Service with its ServiceAccount', async () => {
+  await core().createNamespacedPod({
+    namespace: NS,
+    body: clientPod('in-cluster', {
+      image: CLUSTER_IMAGES.engine,
+      command: ['node', '-e', IN_CLUSTER_CALL],
+    }),
+  });
+  await waitForPod(core(), NS, 'in-cluster', { phases: ['Succeeded'], timeoutMs: 60_000 });
+  const logs = await core().readNamespacedPodLog({ name: 'in-cluster', namespace: NS });
+  const line = logs.split('\n').find((l) => l.startsWith('RESULT ')) ?? 'RESULT {}';
+  const result = JSON.parse(line.slice('RESULT '.length)) as {
+    host?: string;
+    port?: string;
+    version?: { status?: number; body?: string };
+    pods?: { status?: number; body?: string };
+  };
+  assert.equal(result.host, '10.96.0.1', logs);
+  assert.equal(result.port, '443');
+  assert.equal(result.version?.status, 200, logs);
+  assert.match(result.version?.body ?? '', /"gitVersion": "v1\.20\.2"/);
+  // Authenticated as the pod's ServiceAccount (not anonymous), which RBAC gives nothing.
+  assert.equal(result.pods?.status, 403, logs);
+  assert.match(result.pods?.body ?? '', /system:serviceaccount:default:default/);
+});
+
 test('stopping the cluster leaves no process, mount, bridge, iptables rule, cgroup or directory', async () => {
   await cluster().stop();
   assert.deepEqual(await cluster().leftovers(), []);

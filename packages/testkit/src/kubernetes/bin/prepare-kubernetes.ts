@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * Prepares a machine for the kube test tier, printing progress as it goes: builds (or finds in
- * the cache) the Kubernetes binaries, installs etcd, containerd, runc and the CNI plugins, and
- * builds the cluster images. The test command runs it before the tests so that a fresh
+ * the cache) the Kubernetes binaries, installs etcd, containerd, runc and the CNI plugins,
+ * builds the chart renderer (Helm's template engine from Debian's Go packages) and the cluster
+ * images. The test command runs it before the tests so that a fresh
  * machine's 12-minute build shows its progress instead of sitting inside a test's `before`.
  *
  *   node packages/testkit/dist/kubernetes/bin/prepare-kubernetes.js [--no-images]
@@ -14,6 +15,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeError } from '@sluice/errors';
+import { ensureChartRenderer } from '../../chart-render.js';
 import { readTestkitEnv } from '../../config.js';
 import { ensureDockerEngine } from '../../docker-engine.js';
 import { ensureClusterImages } from '../cluster-images.js';
@@ -32,6 +34,7 @@ async function prepare(images: boolean): Promise<void> {
   );
   await ensureHostPackages([...CONTROL_PLANE_PACKAGES, ...NODE_PACKAGES], print);
   print('etcd, containerd, runc and the CNI plugins are installed');
+  print(`chart renderer at ${await ensureChartRenderer({ log: print })}`);
   if (images) {
     await ensureDockerEngine({ log: print });
     const logPath = join(readTestkitEnv().kubeCacheDir, 'cluster-images.log');

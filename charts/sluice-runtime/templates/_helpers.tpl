@@ -1,0 +1,30 @@
+{{/* The name of every object, from the release. */}}
+{{- define "sluice-runtime.fullname" -}}
+{{- printf "%s-agent" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The runtime namespace: where the build objects and the agent's Role live. */}}
+{{- define "sluice-runtime.namespace" -}}
+{{- default .Release.Namespace .Values.runtime.namespace -}}
+{{- end -}}
+
+{{- define "sluice-runtime.serviceAccountName" -}}
+{{- default (include "sluice-runtime.fullname" .) .Values.agent.serviceAccount.name -}}
+{{- end -}}
+
+{{- define "sluice-runtime.secretName" -}}
+{{- default (include "sluice-runtime.fullname" .) .Values.agent.existingSecret.name -}}
+{{- end -}}
+
+{{- define "sluice-runtime.labels" -}}
+app.kubernetes.io/name: sluice-agent
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/part-of: sluice
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{- define "sluice-runtime.selector" -}}
+app.kubernetes.io/name: sluice-agent
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}

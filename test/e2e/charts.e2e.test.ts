@@ -1,0 +1,236 @@
+/**
+ * The sluice-runtime chart, rendered as `helm template` renders it (Go's text/template with
+ * sprig, built from Debian's archive by the test kit): the default install, every documented
+ * option, values refused by the schema with the field named, RBAC equal to what the agent
+ * checks for, only API versions served from Kubernetes 1.20 to 1.36, and every object valid
+ * against the official schemas (kubernetes-models).
+ * @module
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
+import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
+import { Namespace } from 'kubernetes-models/v1/Namespace';
+import { Secret } from 'kubernetes-models/v1/Secret';
+import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
+import { AGENT_PERMISSIONS } from '@sluice/kube';
+import { renderChart } from '@sluice/testkit';
+import type { RenderChartOptions } from '@sluice/testkit';
+import { REPO_ROOT } from './cli-harness.js';
+
+const CHART = `${REPO_ROOT}charts/sluice-runtime`;
+/** API versions served by every Kubernetes from 1.20 to 1.36 (DESIGN.md, "In the cluster"). */
+const SERVED_EVERYWHERE = new Set([
+  'v1',
+  'apps/v1',
+  'rbac.authorization.k8s.io/v1',
+  'coordination.k8s.io/v1',
+  'storage.k8s.io/v1',
+  'networking.k8s.io/v1',
+]);
+const REQUIRED = {
+  controlPlane: { url: 'http://sluice.example.com:8080' },
+  runtime: { name: 'prod/builds' },
+  agent: { token: 'slu_a_chart-test-token' },
+};
+const MODELS: Record<string, new (data: never) => { validate(): void }> = {
+  Deployment,
+  Role,
+  RoleBinding,
+  Namespace,
+  Secret,
+  ServiceAccount,
+};
+
+type K8sObject = Record<string, unknown> & {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+};
+
+async function render(options: RenderChartOptions): Promise<K8sObject[]> {
+  const result = await renderChart(CHART, { release: 'rt', namespace: 'sluice', ...options });
+  assert.ok(result.ok, result.ok ? '' : result.error);
+  return result.objects as K8sObject[];
+}
+
+function one(objects: K8sObject[], kind: string): K8sObject {
+  const found = objects.filter((o) => o.kind === kind);
+  assert.equal(found.length, 1, `one ${kind}: ${objects.map((o) => o.kind).join(', ')}`);
+  return found[0] as K8sObject;
+}
+
+interface Container {
+  command: string[];
+  image: string;
+  env: {
+    name: string;
+    value?: string;
+    valueFrom?: { secretKeyRef: { name: string; key: string } };
+  }[];
+  resources?: unknown;
+}
+
+function agentContainer(objects: K8sObject[]): Container {
+  const deployment = one(objects, 'Deployment') as unknown as {
+    spec: { template: { spec: { containers: Container[] } } };
+  };
+  return deployment.spec.template.spec.containers[0] as Container;
+}
+
+function env(container: Container): Record<string, unknown> {
+  return Object.fromEntries(container.env.map((e) => [e.name, e.value ?? e.valueFrom]));
+}
+
+test('the default install: agent, its account, least RBAC and token Secret, all valid', async () => {
+  const objects = await render({ values: REQUIRED });
+  assert.deepEqual(objects.map((o) => o.kind).sort(), [
+    'Deployment',
+    'Role',
+    'RoleBinding',
+    'Secret',
+    'ServiceAccount',
+  ]);
+  for (const object of objects) {
+    assert.ok(SERVED_EVERYWHERE.has(object.apiVersion), `${object.kind} ${object.apiVersion}`);
+    const Model = MODELS[object.kind];
+    assert.ok(Model !== undefined, object.kind);
+    new Model(object as never).validate();
+    assert.equal(object.metadata.namespace, 'sluice');
+  }
+  const agent = agentContainer(objects);
+  assert.equal(agent.image, 'sluice/engine:1');
+  assert.deepEqual(agent.command.slice(-2), ['/usr/local/lib/sluice/sluice.mjs', 'agent']);
+  assert.deepEqual(env(agent), {
+    SLUICE_SERVER_URL: 'http://sluice.example.com:8080',
+    SLUICE_AGENT_TOKEN: { secretKeyRef: { name: 'rt-agent', key: 'token' } },
+    SLUICE_IN_CLUSTER_RUNTIME: 'prod/builds',
+    SLUICE_NAMESPACE: 'sluice',
+    SLUICE_AGENT_CONCURRENCY: '10',
+    SLUICE_AGENT_DRAIN_SECONDS: '30',
+    SLUICE_AGENT_HTTP_PORT: '8080',
+  });
+  const secret = one(objects, 'Secret') as { stringData?: Record<string, string> };
+  assert.deepEqual(secret.stringData, { token: 'slu_a_chart-test-token' });
+  const binding = one(objects, 'RoleBinding') as unknown as { subjects: { name: string }[] };
+  assert.deepEqual(
+    binding.subjects.map((s) => s.name),
+    ['rt-agent'],
+  );
+});
+
+test("the Role grants exactly what the agent checks for, in the runtime's namespace only", async () => {
+  const objects = await render({
+    values: { ...REQUIRED, runtime: { name: 'x', namespace: 'builds' } },
+  });
+  const role = one(objects, 'Role') as K8sObject & {
+    rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+  };
+  assert.equal(role.metadata.namespace, 'builds');
+  const granted = role.rules.flatMap((rule) =>
+    rule.resources.flatMap((resource) =>
+      rule.verbs.map((verb) => `${rule.apiGroups.join('')}/${resource}/${verb}`),
+    ),
+  );
+  const needed = AGENT_PERMISSIONS.map((p) => `${p.group ?? ''}/${p.resource}/${p.verb}`);
+  assert.deepEqual([...granted].sort(), [...needed].sort());
+  assert.ok(!objects.some((o) => o.kind.startsWith('Cluster')), 'nothing cluster-wide');
+  const binding = one(objects, 'RoleBinding') as K8sObject & {
+    subjects: { namespace: string }[];
+  };
+  assert.equal(binding.metadata.namespace, 'builds');
+  assert.equal(binding.subjects[0]?.namespace, 'sluice', 'the agent runs in the release namespace');
+});
+
+test('every documented option shows in the objects', async () => {
+  const objects = await render({
+    values: {
+      ...REQUIRED,
+      runtime: { name: 'r', namespace: 'builds', createNamespace: true },
+      agent: {
+        existingSecret: { name: 'agent-token', key: 'value' },
+        image: { repository: 'registry.local/sluice/engine', tag: '2', pullPolicy: 'Always' },
+        replicas: 2,
+        concurrency: 4,
+        drainSeconds: 120,
+        httpPort: 9090,
+        resources: { limits: { memory: '512Mi' } },
+        nodeSelector: { pool: 'ci' },
+        tolerations: [{ key: 'ci', operator: 'Exists', effect: 'NoSchedule' }],
+        extraEnv: { SLUICE_KUBE_QPS: '20' },
+        serviceAccount: { create: false, name: 'existing-sa' },
+      },
+      proxy: {
+        httpProxy: 'http://proxy:3128',
+        httpsProxy: 'http://proxy:3128',
+        noProxy: '10.96.0.0/12',
+      },
+    },
+  });
+  assert.deepEqual(objects.map((o) => o.kind).sort(), [
+    'Deployment',
+    'Namespace',
+    'Role',
+    'RoleBinding',
+  ]);
+  const deployment = one(objects, 'Deployment') as unknown as {
+    spec: {
+      replicas: number;
+      template: {
+        spec: {
+          serviceAccountName: string;
+          terminationGracePeriodSeconds: number;
+          nodeSelector: unknown;
+          tolerations: unknown;
+          containers: (Container & {
+            imagePullPolicy: string;
+            ports: { containerPort: number }[];
+          })[];
+        };
+      };
+    };
+  };
+  const pod = deployment.spec.template.spec;
+  assert.equal(deployment.spec.replicas, 2);
+  assert.equal(pod.serviceAccountName, 'existing-sa');
+  assert.equal(pod.terminationGracePeriodSeconds, 130);
+  assert.deepEqual(pod.nodeSelector, { pool: 'ci' });
+  assert.deepEqual(pod.tolerations, [{ key: 'ci', operator: 'Exists', effect: 'NoSchedule' }]);
+  const agent = pod.containers[0];
+  assert.equal(agent?.image, 'registry.local/sluice/engine:2');
+  assert.equal(agent?.imagePullPolicy, 'Always');
+  assert.equal(agent?.ports[0]?.containerPort, 9090);
+  // Maps merge with the chart's defaults, as Helm merges them.
+  assert.deepEqual(agent?.resources, {
+    limits: { memory: '512Mi' },
+    requests: { cpu: '50m', memory: '96Mi' },
+  });
+  const vars = agent === undefined ? {} : env(agent);
+  assert.deepEqual(vars.SLUICE_AGENT_TOKEN, {
+    secretKeyRef: { name: 'agent-token', key: 'value' },
+  });
+  assert.equal(vars.SLUICE_AGENT_CONCURRENCY, '4');
+  assert.equal(vars.SLUICE_NAMESPACE, 'builds');
+  assert.equal(vars.HTTPS_PROXY, 'http://proxy:3128');
+  assert.equal(vars.NO_PROXY, '10.96.0.0/12');
+  assert.equal(vars.SLUICE_KUBE_QPS, '20');
+  const without = await render({ values: REQUIRED, set: { 'rbac.create': 'false' } });
+  assert.ok(!without.some((o) => o.kind === 'Role' || o.kind === 'RoleBinding'));
+});
+
+test('bad values are refused before anything renders, naming the field', async () => {
+  const cases: [Record<string, unknown> | undefined, Record<string, string>, RegExp][] = [
+    [REQUIRED, { 'agent.replicas': '-1' }, /agent\.replicas: Must be greater than or equal to 0/],
+    [REQUIRED, { 'agent.concurency': '3' }, /agent: Additional property concurency is not allowed/],
+    [REQUIRED, { 'controlPlane.url': 'cp:8080' }, /controlPlane\.url/],
+    [REQUIRED, { 'runtime.namespace': 'Not_A_Namespace' }, /runtime\.namespace/],
+    [undefined, { 'runtime.name': 'r', 'agent.token': 't' }, /controlPlane\.url is required/],
+    [{ ...REQUIRED, agent: {} }, {}, /agent\.token \(or agent\.existingSecret\.name\) is required/],
+  ];
+  for (const [values, set, expected] of cases) {
+    const result = await renderChart(CHART, { values, set });
+    assert.equal(result.ok, false, `${JSON.stringify(set)} was accepted`);
+    if (!result.ok) assert.match(result.error, expected);
+  }
+});
