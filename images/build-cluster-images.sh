@@ -83,7 +83,8 @@ build_engine() {
   bash "$HERE/engine/bundle.sh" "$bundle" || die "bundling the CLI failed" "npm ci && npm run build, then rerun"
   local libs=()
   mapfile -t libs < <(shared_libraries "$node")
-  hash=$(inputs_hash "$image" < <(file_hashes "$bundle" "$HERE/engine/sluice" "$HERE/engine/bundle.sh" "$node" "${libs[@]}"
+  local assets=("$WORK_DIR/pglite.data" "$WORK_DIR/pglite.wasm" "$WORK_DIR/initdb.wasm")
+  hash=$(inputs_hash "$image" < <(file_hashes "$bundle" "${assets[@]}" "$HERE/engine/sluice" "$HERE/engine/bundle.sh" "$node" "${libs[@]}"
     docker image inspect --format '{{.Id}}' sluice/busybox:1))
   if up_to_date "$image" "$hash"; then log "$image up to date"; tag_for_registry "$image"; return; fi
   log "building $image (Node $("$node" --version) from this host, CLI bundle $(stat -c %s "$bundle") bytes) ..."
@@ -99,6 +100,7 @@ build_engine() {
   done
   install -D -m 0755 "$node" "$root/usr/local/bin/node"
   install -D -m 0644 "$bundle" "$root/usr/local/lib/sluice/sluice.mjs"
+  install -m 0644 "${assets[@]}" "$root/usr/local/lib/sluice/"
   install -D -m 0755 "$HERE/engine/sluice" "$root/usr/local/bin/sluice"
   import_root "$root" "$image" "$hash" --change 'ENTRYPOINT ["/usr/local/bin/sluice"]' --change 'CMD ["--help"]'
   tag_for_registry "$image"

@@ -4,7 +4,10 @@
 #   - a banner gives the CommonJS dependencies (dockerode, commander, pino) `require`,
 #     `__filename` and `__dirname`, which ESM output lacks;
 #   - native addons (`*.node`: ssh2's and cpu-features' optional crypto and CPU probes) stay
-#     out; both packages catch the failed require and fall back to JavaScript.
+#     out; both packages catch the failed require and fall back to JavaScript;
+#   - the embedded database's runtime files (PGlite's pglite.data, pglite.wasm, initdb.wasm),
+#     which it loads from beside the module, are copied beside OUT_FILE, so `sluice server`
+#     and `sluice up` work from the bundle too.
 # Used by images/build-cluster-images.sh and images/engine/Dockerfile alike.
 #
 # Usage: images/engine/bundle.sh OUT_FILE
@@ -28,3 +31,9 @@ banner+=" const __dirname = __sluiceDirname(__filename);"
 "$esbuild" "$entry" --bundle --platform=node --format=esm --target=node20 \
   --external:'*.node' --legal-comments=none --log-level=warning \
   --banner:js="$banner" --outfile="$out"
+
+pglite=$root/node_modules/@electric-sql/pglite/dist
+for asset in pglite.data pglite.wasm initdb.wasm; do
+  [[ -f "$pglite/$asset" ]] || { echo "bundle: $pglite/$asset is missing: run npm ci first" >&2; exit 1; }
+  cp "$pglite/$asset" "$(dirname "$out")/$asset"
+done
