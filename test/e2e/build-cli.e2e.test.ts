@@ -465,6 +465,31 @@ for (const backend of ['pglite', 'postgres'] as const) {
         );
         assert.match(table.stdout, new RegExp(`^extra-${backend}\\s+local\\s+no\\s`, 'm'));
         assert.match(table.stdout, /^local\s+local\s+yes\s+yes\s/m);
+        const info = await sluice(target, ['runner', 'info']);
+        assert.equal(info.code, 0, info.stderr);
+        assert.match(
+          info.stdout,
+          /^RUNTIME\s+KIND\s+AGENT\s+ONLINE\s+HEALTHY\s+VERSION\s+LAST SEEN$/m,
+        );
+        assert.match(info.stdout, /^local \(default\)\s+local\s+local\s+yes\s+yes\s+\d/m);
+        assert.match(
+          info.stdout,
+          new RegExp(`^local \\(default\\)\\s+local\\s+extra-${backend}\\s+no\\s+-`, 'm'),
+        );
+        assert.match(info.stdout, /^incomplete\s+kubernetes\s+\(none\)/m);
+        assert.match(info.stderr, /No agent serves incomplete: builds there wait/);
+        const infoJson = JSON.parse(
+          (await sluice(target, ['runner', 'info', '-o', 'json'])).stdout,
+        ) as {
+          items: { runtime: string; agents: { name: string }[] }[];
+        };
+        assert.deepEqual(
+          infoJson.items
+            .find((r) => r.runtime === 'local')
+            ?.agents.map((a) => a.name)
+            .sort(),
+          ['local', `extra-${backend}`].sort(),
+        );
         const deleted = await sluice(target, ['delete', 'agent', `extra-${backend}`]);
         assert.equal(deleted.code, 0, deleted.stderr);
         const gone = await sluice(target, ['get', 'agent', `extra-${backend}`]);

@@ -56,6 +56,7 @@ export function addBuildCommands(ctx: BuildCommandsContext): void {
   addReadCommands(ctx);
   addWriteCommands(ctx);
   addRunCommands(ctx);
+  addRunnerCommands(ctx);
 }
 
 function addAuthCommands({ program, term, config, setExitCode }: BuildCommandsContext): void {
@@ -275,6 +276,27 @@ function addWriteCommands(ctx: BuildCommandsContext): void {
   ).action(async (opts: ServerFlags & { filename: string }) => {
     const { applyFile } = await import('./commands/apply.js');
     setExitCode(await applyFile(term, opts.filename, server(opts)));
+  });
+}
+
+function addRunnerCommands(ctx: BuildCommandsContext): void {
+  const { program, term, config, withServer, server, setExitCode } = ctx;
+  const runner = examples(
+    program
+      .command('runner')
+      .description('Runners: the agents that run builds, by runtime')
+      .helpGroup(HELP_GROUPS.services),
+    'sluice runner info',
+  );
+  examples(
+    withServer(runner.command('info'))
+      .description('Each runtime with its agents: online, healthy, version, what is wrong')
+      .option('-o, --output <format>', 'table, yaml or json', parseFormat, 'table'),
+    'sluice runner info',
+    'sluice runner info -o json',
+  ).action(async (opts: ServerFlags & Output) => {
+    const { runnerInfo } = await import('./commands/runner-info.js');
+    setExitCode(await runnerInfo(term, { ...opts, ...server(opts), columns: config.columns }));
   });
 }
 
