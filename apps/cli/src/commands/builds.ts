@@ -5,7 +5,8 @@
  * @module
  */
 import { closest, InputError } from '@sluice/errors';
-import type { Build, BuildStatus, SluiceClient } from '@sluice/protocol';
+import { BuildStatus } from '@sluice/protocol';
+import type { Build, SluiceClient } from '@sluice/protocol';
 import type { Terminal } from '../ui/terminal.js';
 import { formatAge, formatDuration } from '../ui/terminal.js';
 import { resolvePipeline } from './pipeline-ref.js';
@@ -13,17 +14,7 @@ import { printSteps, printWaterfall } from './remote-build-report.js';
 import { printDocument, printResources, serverClient } from './server-resources.js';
 import type { OutputFormat, ServerOptions } from './server-resources.js';
 
-/** The statuses `--status` accepts (the API's BuildStatus, without loading its schemas). */
-const STATUSES: readonly BuildStatus[] = [
-  'pending',
-  'elected',
-  'running',
-  'pending-approval',
-  'success',
-  'failure',
-  'terminated',
-  'error',
-];
+const STATUSES: readonly BuildStatus[] = BuildStatus.options;
 const PAGE = 200;
 
 export interface GetBuildsOptions extends ServerOptions {

@@ -1,7 +1,6 @@
 /**
  * A pipeline from what a person typed: `project/pipeline` (as Codefresh names them), an id
- * (`pip_…`), or a name only one project has. Loads no schema, so `get builds --pipeline` and
- * `run-pipeline` stay quick.
+ * (`pip_…`), or a name only one project has; shared by `get`, `run-pipeline` and `apply`.
  * @module
  */
 import { InputError, isSluiceError, NotFoundError } from '@sluice/errors';

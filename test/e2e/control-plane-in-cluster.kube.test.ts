@@ -1,0 +1,153 @@
+/**
+ * All of Sluice in one cluster, from the two charts: the control plane (sluice-server, on the
+ * embedded database on a claim) reached through its Service's ClusterIP, and a runtime
+ * (sluice-runtime) whose agent calls that Service. The CLI on this machine talks to the same
+ * address; a build started with `run-pipeline` runs on the cluster and exits 0. There is no
+ * cluster DNS here, so addresses are ClusterIPs (real clusters would use the Service names).
+ * @module
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { AppsV1Api, CoreV1Api, KubernetesObjectApi } from '@kubernetes/client-node';
+import { createNamespace } from '@sluice/kube/testing';
+import { createClient } from '@sluice/protocol';
+import type { SluiceClient } from '@sluice/protocol';
+import { CLUSTER_IMAGES, makeTempDir, renderChart, useKubernetes } from '@sluice/testkit';
+import type { RenderChartOptions, TempDir, TestRegistry } from '@sluice/testkit';
+import { REPO_ROOT, runSluice } from './cli-harness.js';
+import {
+  addHostPathVolume,
+  createAgentToken,
+  createKubeRuntime,
+  prepareBuildCluster,
+  waitForProbe,
+} from './cluster-fixture.js';
+import { createPipelines } from './control-plane-seed.js';
+
+const cluster = useKubernetes({
+  nodes: true,
+  images: [CLUSTER_IMAGES.engine, CLUSTER_IMAGES.dind],
+});
+const NS = 'sluice';
+const BUILD_NS = 'sluice-builds';
+const RUNTIME = 'in-cluster/builds';
+const ADMIN = 'slu_u_in-cluster-admin-token-0123456789';
+const OK =
+  'version: "1.0"\nsteps:\n  hello:\n    image: sluice/busybox:1\n    commands: ["echo built by a control plane in the cluster"]\n';
+
+let temp: TempDir;
+let registry: TestRegistry;
+let admin: SluiceClient;
+let serverUrl = '';
+
+/** The chart's objects created through the API server; one that exists already is left as is. */
+async function install(chart: string, options: RenderChartOptions): Promise<void> {
+  const rendered = await renderChart(`${REPO_ROOT}charts/${chart}`, options);
+  assert.ok(rendered.ok, rendered.ok ? '' : rendered.error);
+  const objects = cluster().kubeConfig.makeApiClient(KubernetesObjectApi);
+  for (const object of rendered.objects)
+    await objects.create(object).catch((err: unknown) => {
+      if ((err as { code?: number }).code !== 409) throw err;
+    });
+}
+
+async function podLogs(namespace: string): Promise<string> {
+  const core = cluster().kubeConfig.makeApiClient(CoreV1Api);
+  const logs: string[] = [];
+  for (const pod of (await core.listNamespacedPod({ namespace })).items) {
+    const name = pod.metadata?.name ?? '';
+    logs.push(`--- ${name} (${pod.status?.phase})`);
+    logs.push(
+      await core.readNamespacedPodLog({ name, namespace }).catch((e: unknown) => String(e)),
+    );
+  }
+  return logs.join('\n');
+}
+
+async function available(name: string, namespace: string): Promise<void> {
+  const apps = cluster().kubeConfig.makeApiClient(AppsV1Api);
+  await waitForProbe(
+    `Deployment ${namespace}/${name} available`,
+    async () =>
+      ((await apps.readNamespacedDeployment({ name, namespace })).status?.availableReplicas ?? 0) >=
+      1,
+    180_000,
+  ).catch(async (err: unknown) => {
+    throw new Error(`${String(err)}\n${await podLogs(namespace)}`);
+  });
+}
+
+before(async () => {
+  await cluster.ready();
+  temp = await makeTempDir('sluice-cp-in-cluster-');
+  registry = await prepareBuildCluster(cluster().kubeConfig);
+  for (const ns of [NS, BUILD_NS]) await createNamespace(cluster(), ns);
+  const core = cluster().kubeConfig.makeApiClient(CoreV1Api);
+  await core.createNamespacedSecret({
+    namespace: NS,
+    body: { metadata: { name: 'sluice-admin' }, stringData: { token: ADMIN } },
+  });
+  await addHostPathVolume(
+    cluster().kubeConfig,
+    'sluice-server-data',
+    join(temp.path, 'server-data'),
+  );
+  // The Service first: its ClusterIP is the URL engines and agents are given.
+  const server: RenderChartOptions = {
+    release: 'sluice',
+    namespace: NS,
+    values: {
+      image: { pullPolicy: 'Never' },
+      database: { mode: 'embedded', embedded: { size: '1Gi', storageClassName: 'sluice-test' } },
+      bootstrapToken: { existingSecret: { name: 'sluice-admin' } },
+    },
+  };
+  const rendered = await renderChart(`${REPO_ROOT}charts/sluice-server`, server);
+  assert.ok(rendered.ok, rendered.ok ? '' : rendered.error);
+  const service = rendered.objects.find((o) => o.kind === 'Service');
+  const objects = cluster().kubeConfig.makeApiClient(KubernetesObjectApi);
+  const created = await objects.create(service as Parameters<typeof objects.create>[0]);
+  const clusterIp = (created as { spec?: { clusterIP?: string } }).spec?.clusterIP ?? '';
+  serverUrl = `http://${clusterIp}:8080`;
+  await install('sluice-server', { ...server, values: { ...server.values, publicUrl: serverUrl } });
+  await available('sluice-server', NS);
+  admin = createClient({ baseUrl: serverUrl, token: ADMIN });
+  const gateway = (cluster().podSubnet ?? '').replace(/\.0\/24$/, '.1');
+  await createKubeRuntime(admin, {
+    name: RUNTIME,
+    namespace: BUILD_NS,
+    registryMirror: `${gateway}:${registry.port}`,
+    isDefault: true,
+  });
+  await createPipelines(admin, 'in-cluster', { ok: OK });
+  const { token } = await createAgentToken(admin, 'agent', [RUNTIME]);
+  await install('sluice-runtime', {
+    release: 'runtime',
+    namespace: NS,
+    values: {
+      controlPlane: { url: serverUrl },
+      runtime: { name: RUNTIME, namespace: BUILD_NS, dindHostAlias: true },
+      agent: { token, image: { pullPolicy: 'Never' } },
+    },
+  });
+  await available('runtime-agent', NS);
+});
+
+after(async () => {
+  await registry?.stop();
+  await temp?.cleanup();
+});
+
+test('the control plane and a runtime from the charts run a build started from this machine', async () => {
+  await addHostPathVolume(cluster().kubeConfig, 'sluice-build-1', join(temp.path, 'pv-1'));
+  const run = await runSluice(['run-pipeline', 'in-cluster/ok'], {
+    env: { SLUICE_SERVER: serverUrl, SLUICE_TOKEN: ADMIN, SLUICE_CONFIG: join(temp.path, 'cfg') },
+  });
+  assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}\n${await podLogs(NS)}`);
+  assert.match(run.stdout, /\[hello\] built by a control plane in the cluster/);
+  const info = await runSluice(['runner', 'info'], {
+    env: { SLUICE_SERVER: serverUrl, SLUICE_TOKEN: ADMIN, SLUICE_CONFIG: join(temp.path, 'cfg') },
+  });
+  assert.match(info.stdout, /^in-cluster\/builds \(default\)\s+kubernetes\s+agent\s+yes\s+yes/m);
+});
