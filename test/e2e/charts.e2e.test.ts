@@ -15,6 +15,8 @@ import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { AGENT_PERMISSIONS } from '@sluice/kube';
+import { renderRuntimeInstall } from '@sluice/runtime-spec';
+import type { RuntimeInstallValues } from '@sluice/runtime-spec';
 import { renderChart } from '@sluice/testkit';
 import type { RenderChartOptions } from '@sluice/testkit';
 import { REPO_ROOT } from './cli-harness.js';
@@ -232,5 +234,54 @@ test('bad values are refused before anything renders, naming the field', async (
     const result = await renderChart(CHART, { values, set });
     assert.equal(result.ok, false, `${JSON.stringify(set)} was accepted`);
     if (!result.ok) assert.match(result.error, expected);
+  }
+});
+
+test('`sluice runner init` makes the same objects as the chart for the same values', async () => {
+  const valueSets: RuntimeInstallValues[] = [
+    REQUIRED,
+    {
+      controlPlane: { url: 'https://ci.example.com' },
+      runtime: { name: 'r', namespace: 'builds', createNamespace: true, dindHostAlias: true },
+      agent: {
+        existingSecret: { name: 'agent-token', key: 'value' },
+        image: { repository: 'registry.local/sluice/engine', tag: '2', pullPolicy: 'Always' },
+        replicas: 2,
+        concurrency: 4,
+        drainSeconds: 120,
+        httpPort: 9090,
+        resources: { limits: { memory: '512Mi' } },
+        nodeSelector: { pool: 'ci' },
+        tolerations: [{ key: 'ci', operator: 'Exists', effect: 'NoSchedule' }],
+        extraEnv: { SLUICE_KUBE_QPS: '20', A_FIRST: 'x' },
+        serviceAccount: { create: true, name: 'runner', annotations: { 'iam/role': 'ci' } },
+      },
+      rbac: { create: true },
+      proxy: {
+        httpProxy: 'http://proxy:3128',
+        httpsProxy: 'http://proxy:3128',
+        noProxy: '10.96.0.0/12',
+      },
+    },
+    {
+      ...REQUIRED,
+      rbac: { create: false },
+      agent: { token: 't', serviceAccount: { create: false } },
+    },
+  ];
+  const key = (o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`;
+  for (const values of valueSets) {
+    const chart = await render({ values: values as unknown as Record<string, unknown> });
+    const wizard = renderRuntimeInstall({
+      release: 'rt',
+      namespace: 'sluice',
+      values,
+      managedBy: 'Helm',
+    });
+    assert.deepEqual(
+      [...wizard].sort((a, b) => key(a).localeCompare(key(b))),
+      [...chart].sort((a, b) => key(a).localeCompare(key(b))),
+      JSON.stringify(values),
+    );
   }
 });

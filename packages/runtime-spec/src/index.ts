@@ -55,3 +55,13 @@ export { buildObjectName, labelValue } from './render/build-names.js';
 export { renderDindService, daemonJson } from './render/dind-pod.js';
 export { DOCKER_CLIENT_CERT_DIR, USER_ENV_PREFIX } from './render/engine-pod.js';
 export type { KubeObject, KubeMetadata } from './render/pod-common.js';
+export {
+  AGENT_ROLE_RULES,
+  renderRuntimeInstall,
+  RUNTIME_INSTALL_DEFAULTS,
+} from './install/runtime-install.js';
+export type {
+  InstallObject,
+  RuntimeInstallOptions,
+  RuntimeInstallValues,
+} from './install/runtime-install.js';

@@ -1,0 +1,243 @@
+/**
+ * The objects of a runtime installed in a cluster, for `sluice runner init` (which has no Helm):
+ * exactly what `charts/sluice-runtime` renders for the same values, kept equal to the chart by a
+ * test that renders both (test/e2e/charts.e2e.test.ts). Pure: values in, manifests out.
+ * @module
+ */
+
+/** A manifest of the install; a Namespace has no namespace of its own. */
+export type InstallObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+} & Record<string, unknown>;
+
+export interface RuntimeInstallValues {
+  controlPlane: { url: string };
+  runtime: { name: string; namespace?: string; createNamespace?: boolean; dindHostAlias?: boolean };
+  agent: {
+    token?: string;
+    existingSecret?: { name?: string; key?: string };
+    image?: { repository?: string; tag?: string; pullPolicy?: string };
+    replicas?: number;
+    concurrency?: number;
+    drainSeconds?: number;
+    httpPort?: number;
+    resources?: Record<string, unknown>;
+    nodeSelector?: Record<string, string>;
+    tolerations?: Record<string, unknown>[];
+    extraEnv?: Record<string, string>;
+    serviceAccount?: { create?: boolean; name?: string; annotations?: Record<string, string> };
+  };
+  rbac?: { create?: boolean };
+  proxy?: { httpProxy?: string; httpsProxy?: string; noProxy?: string };
+}
+
+export interface RuntimeInstallOptions {
+  /** The release name: objects are `<release>-agent`. */
+  release: string;
+  /** Where the agent runs. */
+  namespace: string;
+  values: RuntimeInstallValues;
+  /** `app.kubernetes.io/managed-by`: `sluice` for the wizard, `Helm` for the chart. */
+  managedBy?: string;
+  /** `app.kubernetes.io/version` (the chart's appVersion). */
+  version?: string;
+}
+
+/** The chart's values.yaml defaults. */
+export const RUNTIME_INSTALL_DEFAULTS = {
+  image: { repository: 'sluice/engine', tag: '1', pullPolicy: 'IfNotPresent' },
+  replicas: 1,
+  concurrency: 10,
+  drainSeconds: 30,
+  httpPort: 8080,
+  resources: { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } },
+  tokenKey: 'token',
+} as const;
+
+/** What the agent may do in the runtime namespace (the agent's AGENT_PERMISSIONS). */
+export const AGENT_ROLE_RULES = [
+  {
+    apiGroups: [''],
+    resources: ['pods', 'secrets', 'configmaps', 'persistentvolumeclaims'],
+    verbs: ['create', 'delete', 'list', 'get'],
+  },
+  { apiGroups: [''], resources: ['services'], verbs: ['create', 'get'] },
+];
+
+export function renderRuntimeInstall(options: RuntimeInstallOptions): InstallObject[] {
+  const { release, namespace, values } = options;
+  const agent = values.agent;
+  const name = `${release}-agent`.slice(0, 63).replace(/-+$/, '');
+  const runtimeNamespace = values.runtime.namespace || namespace;
+  const serviceAccount = agent.serviceAccount?.name || name;
+  const secretName = agent.existingSecret?.name || name;
+  const tokenKey = agent.existingSecret?.key ?? RUNTIME_INSTALL_DEFAULTS.tokenKey;
+  const labels = {
+    'app.kubernetes.io/name': 'sluice-agent',
+    'app.kubernetes.io/instance': release,
+    'app.kubernetes.io/part-of': 'sluice',
+    'app.kubernetes.io/version': options.version ?? '0.1.0',
+    'app.kubernetes.io/managed-by': options.managedBy ?? 'sluice',
+  };
+  const meta = (objectName: string, ns: string) => ({ name: objectName, namespace: ns, labels });
+  const objects: InstallObject[] = [
+    deployment(options, { name, labels, serviceAccount, secretName }),
+  ];
+  if (
+    values.runtime.createNamespace &&
+    values.runtime.namespace &&
+    values.runtime.namespace !== namespace
+  )
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: values.runtime.namespace, labels },
+    });
+  if (values.rbac?.create ?? true)
+    objects.push(
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: meta(name, runtimeNamespace),
+        rules: AGENT_ROLE_RULES,
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: meta(name, runtimeNamespace),
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+        subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace }],
+      },
+    );
+  if (!agent.existingSecret?.name)
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: meta(secretName, namespace),
+      type: 'Opaque',
+      stringData: { [tokenKey]: agent.token ?? '' },
+    });
+  if (agent.serviceAccount?.create ?? true) {
+    const annotations = agent.serviceAccount?.annotations ?? {};
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: {
+        ...meta(serviceAccount, namespace),
+        ...(Object.keys(annotations).length ? { annotations } : {}),
+      },
+    });
+  }
+  return objects;
+}
+
+function deployment(
+  options: RuntimeInstallOptions,
+  names: {
+    name: string;
+    labels: Record<string, string>;
+    serviceAccount: string;
+    secretName: string;
+  },
+): InstallObject {
+  const { values, namespace } = options;
+  const agent = values.agent;
+  const d = RUNTIME_INSTALL_DEFAULTS;
+  const image = { ...d.image, ...agent.image };
+  const drainSeconds = agent.drainSeconds ?? d.drainSeconds;
+  const httpPort = agent.httpPort ?? d.httpPort;
+  const env: Record<string, unknown>[] = [
+    { name: 'SLUICE_SERVER_URL', value: values.controlPlane.url },
+    {
+      name: 'SLUICE_AGENT_TOKEN',
+      valueFrom: {
+        secretKeyRef: { name: names.secretName, key: agent.existingSecret?.key ?? d.tokenKey },
+      },
+    },
+    { name: 'SLUICE_IN_CLUSTER_RUNTIME', value: values.runtime.name },
+    { name: 'SLUICE_NAMESPACE', value: values.runtime.namespace || namespace },
+    { name: 'SLUICE_AGENT_CONCURRENCY', value: String(agent.concurrency ?? d.concurrency) },
+    { name: 'SLUICE_AGENT_DRAIN_SECONDS', value: String(drainSeconds) },
+    { name: 'SLUICE_AGENT_HTTP_PORT', value: String(httpPort) },
+  ];
+  if (values.runtime.dindHostAlias) env.push({ name: 'SLUICE_DIND_HOST_ALIAS', value: 'true' });
+  const proxy = values.proxy ?? {};
+  if (proxy.httpProxy) env.push({ name: 'HTTP_PROXY', value: proxy.httpProxy });
+  if (proxy.httpsProxy) env.push({ name: 'HTTPS_PROXY', value: proxy.httpsProxy });
+  if (proxy.noProxy) env.push({ name: 'NO_PROXY', value: proxy.noProxy });
+  for (const key of Object.keys(agent.extraEnv ?? {}).sort())
+    env.push({ name: key, value: agent.extraEnv?.[key] });
+  const selector = {
+    'app.kubernetes.io/name': 'sluice-agent',
+    'app.kubernetes.io/instance': options.release,
+  };
+  const probe = (periodSeconds: number, extra: Record<string, number> = {}) => ({
+    httpGet: { path: '/healthz', port: 'http' },
+    periodSeconds,
+    ...extra,
+  });
+  const resources = mergeMaps(d.resources, agent.resources ?? {});
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: names.name, namespace, labels: names.labels },
+    spec: {
+      replicas: agent.replicas ?? d.replicas,
+      selector: { matchLabels: selector },
+      template: {
+        metadata: { labels: names.labels },
+        spec: {
+          serviceAccountName: names.serviceAccount,
+          terminationGracePeriodSeconds: drainSeconds + 10,
+          ...(Object.keys(agent.nodeSelector ?? {}).length
+            ? { nodeSelector: agent.nodeSelector }
+            : {}),
+          ...(agent.tolerations?.length ? { tolerations: agent.tolerations } : {}),
+          containers: [
+            {
+              name: 'agent',
+              image: `${image.repository}:${image.tag}`,
+              imagePullPolicy: image.pullPolicy,
+              command: [
+                'node',
+                '--max-semi-space-size=2',
+                '/usr/local/lib/sluice/sluice.mjs',
+                'agent',
+              ],
+              env,
+              ports: [{ name: 'http', containerPort: httpPort }],
+              livenessProbe: probe(10, { failureThreshold: 6 }),
+              readinessProbe: probe(5),
+              ...(Object.keys(resources).length ? { resources } : {}),
+              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** Maps merged key by key, as Helm merges values over the chart's defaults. */
+function mergeMaps(
+  base: Record<string, unknown>,
+  over: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const current = out[key];
+    out[key] = isMap(current) && isMap(value) ? mergeMaps(current, value) : value;
+  }
+  return out;
+}
+
+function isMap(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
