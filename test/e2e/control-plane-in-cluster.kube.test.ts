@@ -112,6 +112,12 @@ before(async () => {
   serverUrl = `http://${clusterIp}:8080`;
   await install('sluice-server', { ...server, values: { ...server.values, publicUrl: serverUrl } });
   await available('sluice-server', NS);
+  // Ready is not yet routed: kube-proxy rejects a Service until it has synced its endpoints.
+  await waitForProbe(
+    `the server through its Service (${serverUrl})`,
+    async () => (await fetch(`${serverUrl}/api/health`)).ok,
+    60_000,
+  );
   admin = createClient({ baseUrl: serverUrl, token: ADMIN });
   const gateway = (cluster().podSubnet ?? '').replace(/\.0\/24$/, '.1');
   await createKubeRuntime(admin, {
