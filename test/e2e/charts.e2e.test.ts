@@ -36,6 +36,18 @@ const REQUIRED = {
   runtime: { name: 'prod/builds' },
   agent: { token: 'slu_a_chart-test-token' },
 };
+/** Every agent option the chart documents, set away from its default. */
+const AGENT_OPTIONS = {
+  existingSecret: { name: 'agent-token', key: 'value' },
+  image: { repository: 'registry.local/sluice/engine', tag: '2', pullPolicy: 'Always' },
+  replicas: 2,
+  concurrency: 4,
+  drainSeconds: 120,
+  httpPort: 9090,
+  resources: { limits: { memory: '512Mi' } },
+  nodeSelector: { pool: 'ci' },
+  tolerations: [{ key: 'ci', operator: 'Exists', effect: 'NoSchedule' }],
+};
 const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   Deployment,
   Role,
@@ -151,15 +163,7 @@ test('every documented option shows in the objects', async () => {
       ...REQUIRED,
       runtime: { name: 'r', namespace: 'builds', createNamespace: true },
       agent: {
-        existingSecret: { name: 'agent-token', key: 'value' },
-        image: { repository: 'registry.local/sluice/engine', tag: '2', pullPolicy: 'Always' },
-        replicas: 2,
-        concurrency: 4,
-        drainSeconds: 120,
-        httpPort: 9090,
-        resources: { limits: { memory: '512Mi' } },
-        nodeSelector: { pool: 'ci' },
-        tolerations: [{ key: 'ci', operator: 'Exists', effect: 'NoSchedule' }],
+        ...AGENT_OPTIONS,
         extraEnv: { SLUICE_KUBE_QPS: '20' },
         serviceAccount: { create: false, name: 'existing-sa' },
       },
@@ -244,15 +248,7 @@ test('`sluice runner init` makes the same objects as the chart for the same valu
       controlPlane: { url: 'https://ci.example.com' },
       runtime: { name: 'r', namespace: 'builds', createNamespace: true, dindHostAlias: true },
       agent: {
-        existingSecret: { name: 'agent-token', key: 'value' },
-        image: { repository: 'registry.local/sluice/engine', tag: '2', pullPolicy: 'Always' },
-        replicas: 2,
-        concurrency: 4,
-        drainSeconds: 120,
-        httpPort: 9090,
-        resources: { limits: { memory: '512Mi' } },
-        nodeSelector: { pool: 'ci' },
-        tolerations: [{ key: 'ci', operator: 'Exists', effect: 'NoSchedule' }],
+        ...AGENT_OPTIONS,
         extraEnv: { SLUICE_KUBE_QPS: '20', A_FIRST: 'x' },
         serviceAccount: { create: true, name: 'runner', annotations: { 'iam/role': 'ci' } },
       },

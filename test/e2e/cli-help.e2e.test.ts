@@ -59,3 +59,29 @@ test('--no-color and NO_COLOR give plain text even where colour was forced', asy
   assert.ok(!plain.stderr.includes('\u001b['), plain.stderr);
   assert.ok(!(await runSluice(['gt'], { env: { NO_COLOR: '1' } })).stderr.includes('\u001b['));
 });
+
+test('a context is refused a token with a NUL byte or spaces, and nothing is written', async () => {
+  const file = `/tmp/sluice-ctx-nul-${process.pid}.yaml`;
+  for (const input of ['slu_u_a\u0000b', 'slu_u a b']) {
+    const result = await runSluice(
+      [
+        'auth',
+        'create-context',
+        'x',
+        '--url',
+        'http://127.0.0.1:1',
+        '--token-stdin',
+        '--no-verify',
+      ],
+      { input, env: { SLUICE_CONFIG: file } },
+    );
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /The token has characters no Sluice token has/);
+  }
+  assert.equal(
+    (await runSluice(['auth', 'get-contexts'], { env: { SLUICE_CONFIG: file } })).stderr.includes(
+      'No contexts',
+    ),
+    true,
+  );
+});

@@ -37,6 +37,12 @@ export async function createContext(
   checkContextName(name);
   const url = checkServerUrl(options.url);
   const token = options.tokenStdin ? readSecretStdin('--token-stdin') : options.token;
+  if (token !== undefined && !/^[\x21-\x7e]+$/.test(token))
+    throw new InputError(
+      'SLUICE_CLI_BAD_TOKEN',
+      'The token has characters no Sluice token has (spaces, control characters or non-ASCII)',
+      { hint: 'Pipe in the token exactly as sluice up or sluice create agent printed it' },
+    );
   if (token === undefined || token === '')
     throw new InputError('SLUICE_CLI_NO_TOKEN', 'No token given for the context', {
       hint: `Pipe it in: sluice auth create-context ${name} --url ${url} --token-stdin < token-file`,
