@@ -105,7 +105,11 @@ test('the default install: agent, its account, least RBAC and token Secret, all 
     'RoleBinding',
     'Secret',
     'ServiceAccount',
+    'ServiceAccount',
   ]);
+  const engineAccount = objects.find((o) => o.metadata.name === 'sluice-engine');
+  assert.equal(engineAccount?.kind, 'ServiceAccount', 'the engine pods get their account');
+  assert.equal(engineAccount?.['automountServiceAccountToken'], false);
   for (const object of objects) {
     assert.ok(SERVED_EVERYWHERE.has(object.apiVersion), `${object.kind} ${object.apiVersion}`);
     const Model = MODELS[object.kind];
@@ -161,7 +165,12 @@ test('every documented option shows in the objects', async () => {
   const objects = await render({
     values: {
       ...REQUIRED,
-      runtime: { name: 'r', namespace: 'builds', createNamespace: true },
+      runtime: {
+        name: 'r',
+        namespace: 'builds',
+        createNamespace: true,
+        engineServiceAccount: { create: true, name: 'builder' },
+      },
       agent: {
         ...AGENT_OPTIONS,
         extraEnv: { SLUICE_KUBE_QPS: '20' },
@@ -179,7 +188,13 @@ test('every documented option shows in the objects', async () => {
     'Namespace',
     'Role',
     'RoleBinding',
+    'ServiceAccount',
   ]);
+  const engineAccount = one(objects, 'ServiceAccount');
+  assert.deepEqual(
+    [engineAccount.metadata.namespace, engineAccount.metadata.name],
+    ['builds', 'builder'],
+  );
   const deployment = one(objects, 'Deployment') as unknown as {
     spec: {
       replicas: number;

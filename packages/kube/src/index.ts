@@ -8,6 +8,7 @@ export { KubeClient } from './kube-client.js';
 export { DEFAULT_KUBE_BURST, DEFAULT_KUBE_QPS } from './kube-settings.js';
 export type {
   KubeClientOptions,
+  KubeRawRequest,
   KubeListQuery,
   KubeObjectRef,
   KubeObjectSummary,
@@ -25,3 +26,17 @@ export type { KubePermission } from './kube-permissions.js';
 export { proxyUrlFor } from './proxy-env.js';
 export type { ProxyEnv } from './proxy-env.js';
 export type { Clock } from './token-bucket.js';
+export {
+  describeResource,
+  FIELD_MANAGER,
+  KubeResources,
+  RESOURCE_KINDS,
+  resourcePath,
+} from './kube-resources.js';
+export type {
+  ApplyOptions,
+  ApplyResult,
+  KubeResource,
+  ResourceKind,
+  ResourceRef,
+} from './kube-resources.js';

@@ -100,7 +100,10 @@ export interface KubeRequestStats {
   throttled: number;
 }
 
-type Request = Omit<KubeHttpRequest, 'headers' | 'signal'> & { contentType?: string };
+export type KubeRawRequest = Omit<KubeHttpRequest, 'headers' | 'signal'> & {
+  contentType?: string;
+};
+type Request = KubeRawRequest;
 
 const ACCESS_REVIEWS = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
 const MERGE_PATCH = 'application/merge-patch+json';
@@ -253,6 +256,26 @@ export class KubeClient {
       }),
     );
     return needs.filter((_, index) => allowed[index] !== true);
+  }
+
+  /**
+   * One request to any path, for `KubeResources` (the install kinds): resolves to the parsed
+   * answer, or undefined when it failed in the way that means there was nothing to do (the
+   * object exists on create, is gone on delete).
+   */
+  async request<T>(
+    operation: KubeOperation,
+    target: KubeTarget,
+    request: Request,
+    options: KubeRequestOptions = {},
+  ): Promise<T | undefined> {
+    const body = await this.#unlessDone(operation, target, options.signal, request);
+    if (body === undefined) return undefined;
+    try {
+      return JSON.parse(body) as T;
+    } catch (err) {
+      throw kubeError(err, operation, target);
+    }
   }
 
   requestStats(): KubeRequestStats {

@@ -19,7 +19,13 @@ export type InstallObject = {
 
 export interface RuntimeInstallValues {
   controlPlane: { url: string };
-  runtime: { name: string; namespace?: string; createNamespace?: boolean; dindHostAlias?: boolean };
+  runtime: {
+    name: string;
+    namespace?: string;
+    createNamespace?: boolean;
+    dindHostAlias?: boolean;
+    engineServiceAccount?: { create?: boolean; name?: string };
+  };
   agent: {
     token?: string;
     existingSecret?: { name?: string; key?: string };
@@ -59,6 +65,7 @@ export const RUNTIME_INSTALL_DEFAULTS = {
   httpPort: 8080,
   resources: { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } },
   tokenKey: 'token',
+  engineServiceAccount: 'sluice-engine',
 } as const;
 
 /** What the agent may do in the runtime namespace (the agent's AGENT_PERMISSIONS). */
@@ -135,6 +142,17 @@ export function renderRuntimeInstall(options: RuntimeInstallOptions): InstallObj
       },
     });
   }
+  const engine = values.runtime.engineServiceAccount;
+  if (engine?.create ?? true)
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: meta(
+        engine?.name || RUNTIME_INSTALL_DEFAULTS.engineServiceAccount,
+        runtimeNamespace,
+      ),
+      automountServiceAccountToken: false,
+    });
   return objects;
 }
 

@@ -1,0 +1,257 @@
+/**
+ * The objects a runner install is made of (Namespace, ServiceAccount, Secret, Role, RoleBinding,
+ * Deployment) and what `sluice runner init|delete|upgrade` reads before acting (Nodes, a
+ * StorageClass): applied, read, listed and deleted through the same `KubeClient`. Only the API
+ * versions served by every supported cluster (1.20 to 1.36) are known here, so an object of any
+ * other apiVersion is refused before it is sent.
+ *
+ * Applying is server-side apply (`PATCH` with `application/apply-patch+yaml`, one field manager,
+ * `force`): the same call creates an object or brings it to the manifest, so a step run twice, or
+ * after a kill, leaves each object once. With `dryRun`, the API server checks the object whole
+ * (admission included) and stores nothing.
+ * @module
+ */
+import { InputError, isSluiceError } from '@sluice/errors';
+import type { KubeClient, KubeRequestOptions } from './kube-client.js';
+import type { KubeTarget } from './kube-errors.js';
+
+interface KindInfo {
+  apiVersion: string;
+  resource: string;
+  namespaced: boolean;
+}
+
+/** Each kind an install uses or reads, with the one apiVersion served from 1.20 to 1.36. */
+export const RESOURCE_KINDS = {
+  Namespace: { apiVersion: 'v1', resource: 'namespaces', namespaced: false },
+  Node: { apiVersion: 'v1', resource: 'nodes', namespaced: false },
+  ServiceAccount: { apiVersion: 'v1', resource: 'serviceaccounts', namespaced: true },
+  Secret: { apiVersion: 'v1', resource: 'secrets', namespaced: true },
+  ConfigMap: { apiVersion: 'v1', resource: 'configmaps', namespaced: true },
+  Service: { apiVersion: 'v1', resource: 'services', namespaced: true },
+  Pod: { apiVersion: 'v1', resource: 'pods', namespaced: true },
+  PersistentVolumeClaim: {
+    apiVersion: 'v1',
+    resource: 'persistentvolumeclaims',
+    namespaced: true,
+  },
+  Deployment: { apiVersion: 'apps/v1', resource: 'deployments', namespaced: true },
+  Role: { apiVersion: 'rbac.authorization.k8s.io/v1', resource: 'roles', namespaced: true },
+  RoleBinding: {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    resource: 'rolebindings',
+    namespaced: true,
+  },
+  StorageClass: { apiVersion: 'storage.k8s.io/v1', resource: 'storageclasses', namespaced: false },
+} as const satisfies Record<string, KindInfo>;
+export type ResourceKind = keyof typeof RESOURCE_KINDS;
+
+/** An object as the API server returns it: the fields every kind has, and the rest. */
+export interface KubeResource {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    resourceVersion?: string;
+    deletionTimestamp?: string;
+    [field: string]: unknown;
+  };
+  [field: string]: unknown;
+}
+
+export interface ResourceRef {
+  kind: string;
+  name: string;
+  /** Required for namespaced kinds, ignored for the others. */
+  namespace?: string;
+}
+
+/** What applying did: made the object, changed it, or found it as the manifest says. */
+export type ApplyResult = 'created' | 'configured' | 'unchanged';
+
+export interface ApplyOptions extends KubeRequestOptions {
+  /** The API server checks the object and stores nothing. */
+  dryRun?: boolean;
+}
+
+/** The field manager of every apply: objects Sluice's installer owns. */
+export const FIELD_MANAGER = 'sluice';
+
+function kindInfo(kind: string, apiVersion?: string): KindInfo & { kind: ResourceKind } {
+  const info = (RESOURCE_KINDS as Record<string, KindInfo>)[kind];
+  if (info !== undefined && (apiVersion === undefined || apiVersion === info.apiVersion))
+    return { ...info, kind: kind as ResourceKind };
+  const known = Object.entries(RESOURCE_KINDS)
+    .map(([name, i]) => `${i.apiVersion} ${name}`)
+    .join(', ');
+  throw new InputError(
+    'SLUICE_KUBE_UNSUPPORTED_KIND',
+    `${apiVersion ?? '(any apiVersion)'} ${kind} is not a kind Sluice installs or reads; known: ${known}`,
+    {
+      hint: 'Use only API versions served from Kubernetes 1.20 to 1.36 (see DESIGN.md, "In the cluster")',
+      details: { kind, apiVersion },
+    },
+  );
+}
+
+/** `/apis/apps/v1/namespaces/ci/deployments/agent`; a cluster-wide kind has no namespace part. */
+export function resourcePath(ref: { kind: string; namespace?: string; name?: string }): string {
+  const info = kindInfo(ref.kind);
+  const base = info.apiVersion === 'v1' ? '/api/v1' : `/apis/${info.apiVersion}`;
+  if (info.namespaced && (ref.namespace === undefined || ref.namespace === ''))
+    throw new InputError('SLUICE_KUBE_MANIFEST_INVALID', `${ref.kind} needs a namespace`, {
+      hint: 'Set metadata.namespace',
+    });
+  const scope = info.namespaced ? `/namespaces/${encodeURIComponent(ref.namespace ?? '')}` : '';
+  const name = ref.name === undefined ? '' : `/${encodeURIComponent(ref.name)}`;
+  return `${base}${scope}/${info.resource}${name}`;
+}
+
+function targetOf(ref: ResourceRef): KubeTarget {
+  const info = kindInfo(ref.kind);
+  return info.namespaced
+    ? { kind: ref.kind, namespace: ref.namespace ?? '', name: ref.name }
+    : { kind: ref.kind, name: ref.name };
+}
+
+function isNotFound(err: unknown): boolean {
+  return isSluiceError(err) && err.details?.['status'] === 404;
+}
+
+/** `Deployment sluice/sluice-agent`, `Namespace sluice`. */
+export function describeResource(ref: ResourceRef): string {
+  return kindInfo(ref.kind).namespaced
+    ? `${ref.kind} ${ref.namespace ?? ''}/${ref.name}`
+    : `${ref.kind} ${ref.name}`;
+}
+
+export class KubeResources {
+  readonly #client: KubeClient;
+
+  constructor(client: KubeClient) {
+    this.#client = client;
+  }
+
+  /** The object, or undefined when there is none. */
+  async read(
+    ref: ResourceRef,
+    options: KubeRequestOptions = {},
+  ): Promise<KubeResource | undefined> {
+    try {
+      return await this.#client.request<KubeResource>(
+        'read',
+        targetOf(ref),
+        { method: 'GET', path: resourcePath(ref) },
+        options,
+      );
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Server-side apply of the manifest.
+   * @throws InputError `SLUICE_KUBE_UNSUPPORTED_KIND` for a kind or apiVersion not known here,
+   *   or the API server's refusal as a `SLUICE_KUBE_*` error.
+   */
+  async apply(manifest: KubeResource, options: ApplyOptions = {}): Promise<ApplyResult> {
+    kindInfo(manifest.kind, manifest.apiVersion);
+    const ref = {
+      kind: manifest.kind,
+      name: manifest.metadata.name,
+      ...(manifest.metadata.namespace === undefined
+        ? {}
+        : { namespace: manifest.metadata.namespace }),
+    };
+    const before = await this.read(ref, options);
+    const query = `?fieldManager=${FIELD_MANAGER}&force=true${options.dryRun ? '&dryRun=All' : ''}`;
+    const after = await this.#client.request<KubeResource>(
+      'apply',
+      targetOf(ref),
+      {
+        method: 'PATCH',
+        path: `${resourcePath(ref)}${query}`,
+        body: JSON.stringify(manifest),
+        contentType: 'application/apply-patch+yaml',
+      },
+      options,
+    );
+    if (before === undefined) return 'created';
+    return after?.metadata.resourceVersion === before.metadata.resourceVersion
+      ? 'unchanged'
+      : 'configured';
+  }
+
+  /** Merge-patches the object (RFC 7386); undefined when there is none. */
+  async patch(
+    ref: ResourceRef,
+    patch: Record<string, unknown>,
+    options: KubeRequestOptions = {},
+  ): Promise<KubeResource | undefined> {
+    try {
+      return await this.#client.request<KubeResource>(
+        'apply',
+        targetOf(ref),
+        {
+          method: 'PATCH',
+          path: resourcePath(ref),
+          body: JSON.stringify(patch),
+          contentType: 'application/merge-patch+json',
+        },
+        options,
+      );
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Deletes the object and what it owns (background propagation); `absent` when it was gone. */
+  async delete(ref: ResourceRef, options: KubeRequestOptions = {}): Promise<'deleted' | 'absent'> {
+    const gone = await this.#client.request(
+      'delete',
+      targetOf(ref),
+      {
+        method: 'DELETE',
+        path: resourcePath(ref),
+        body: JSON.stringify({
+          kind: 'DeleteOptions',
+          apiVersion: 'v1',
+          propagationPolicy: 'Background',
+        }),
+      },
+      options,
+    );
+    return gone === undefined ? 'absent' : 'deleted';
+  }
+
+  /** The objects of a kind (in a namespace, for namespaced kinds), by label selector. */
+  async list(
+    query: { kind: string; namespace?: string; labelSelector?: string },
+    options: KubeRequestOptions = {},
+  ): Promise<KubeResource[]> {
+    const selector =
+      query.labelSelector === undefined
+        ? ''
+        : `?labelSelector=${encodeURIComponent(query.labelSelector)}`;
+    const target: KubeTarget =
+      query.namespace === undefined
+        ? { kind: query.kind }
+        : { kind: query.kind, namespace: query.namespace };
+    const path = resourcePath({
+      kind: query.kind,
+      ...(query.namespace === undefined ? {} : { namespace: query.namespace }),
+    });
+    const list = await this.#client.request<{
+      items?: Omit<KubeResource, 'kind' | 'apiVersion'>[];
+    }>('list', target, { method: 'GET', path: `${path}${selector}` }, options);
+    const info = kindInfo(query.kind);
+    return (list?.items ?? []).map(
+      (item) => ({ ...item, apiVersion: info.apiVersion, kind: query.kind }) as KubeResource,
+    );
+  }
+}
