@@ -52,6 +52,8 @@ const ALLOWED = {
     '@sluice/runner',
     '@sluice/runtime-spec',
     '@sluice/protocol',
+    // runner init|delete|upgrade install the runtime's objects through the one Kubernetes client.
+    '@sluice/kube',
   ],
 };
 // Tests may also use the internal CA to make real certificates (the docker package's TLS tests)

@@ -11,6 +11,7 @@ import { examples, HELP_GROUPS } from './cli-help.js';
 import type { CliConfig } from './config.js';
 import type { OutputFormat, ServerOptions } from './commands/server-resources.js';
 import type { Terminal } from './ui/terminal.js';
+import { addRunnerInstallCommands } from './runner/runner-commands.js';
 
 interface ServerFlags {
   server?: string;
@@ -286,6 +287,7 @@ function addRunnerCommands(ctx: BuildCommandsContext): void {
       .command('runner')
       .description('Runners: the agents that run builds, by runtime')
       .helpGroup(HELP_GROUPS.services),
+    'sluice runner init',
     'sluice runner info',
   );
   examples(
@@ -298,6 +300,7 @@ function addRunnerCommands(ctx: BuildCommandsContext): void {
     const { runnerInfo } = await import('./commands/runner-info.js');
     setExitCode(await runnerInfo(term, { ...opts, ...server(opts), columns: config.columns }));
   });
+  addRunnerInstallCommands(ctx, runner);
 }
 
 function addRunCommands(ctx: BuildCommandsContext): void {

@@ -16,6 +16,7 @@ export type {
   KubeRequestStats,
   KubeServerVersion,
 } from './kube-client.js';
+export { listKubeContexts } from './kube-config.js';
 export type { KubeSource } from './kube-config.js';
 export { classifyKubeError } from './kube-errors.js';
 export type { KubeClassification, KubeOperation, KubeOutcome, KubeTarget } from './kube-errors.js';

@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import { InputError } from '@sluice/errors';
-import { KubeconfigProblem, readKubeconfig } from './kubeconfig-file.js';
+import { KubeconfigProblem, kubeconfigContexts, readKubeconfig } from './kubeconfig-file.js';
 import type { KubeconfigCluster, KubeconfigUser } from './kubeconfig-file.js';
 import { proxyUrlFor } from './proxy-env.js';
 import type { ProxyEnv } from './proxy-env.js';
@@ -176,4 +176,20 @@ function loadToken(source: { host: string; token: string; caPem?: string }): Loa
     user: { token: source.token.trim() },
     proxyUrl: undefined,
   };
+}
+
+/**
+ * The contexts of a kubeconfig file and its current one (`sluice runner init` offers them).
+ * @throws InputError `SLUICE_KUBE_CONFIG_INVALID` when the file cannot be read.
+ */
+export function listKubeContexts(path: string): { names: string[]; current: string | undefined } {
+  try {
+    return kubeconfigContexts(path);
+  } catch (err) {
+    throw configError(
+      `Kubeconfig ${path} could not be read: ${(err as Error).message}`,
+      'Check the path and that the file is a kubeconfig (kubectl config view --kubeconfig FILE)',
+      err,
+    );
+  }
 }

@@ -186,11 +186,14 @@ export class KubeResources {
       : 'configured';
   }
 
-  /** Merge-patches the object (RFC 7386); undefined when there is none. */
+  /**
+   * Patches the object: RFC 7386 merge patch, or a strategic merge patch (lists of containers
+   * merged by name, as `kubectl patch` does); undefined when there is no object.
+   */
   async patch(
     ref: ResourceRef,
     patch: Record<string, unknown>,
-    options: KubeRequestOptions = {},
+    options: KubeRequestOptions & { strategic?: boolean } = {},
   ): Promise<KubeResource | undefined> {
     try {
       return await this.#client.request<KubeResource>(
@@ -200,7 +203,9 @@ export class KubeResources {
           method: 'PATCH',
           path: resourcePath(ref),
           body: JSON.stringify(patch),
-          contentType: 'application/merge-patch+json',
+          contentType: options.strategic
+            ? 'application/strategic-merge-patch+json'
+            : 'application/merge-patch+json',
         },
         options,
       );

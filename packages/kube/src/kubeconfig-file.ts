@@ -166,3 +166,18 @@ function userOf(entry: Entry, base: string): KubeconfigUser {
 function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
+
+/**
+ * The contexts a kubeconfig file names, and its current one, for a person to choose from.
+ * @throws KubeconfigProblem when the file cannot be read.
+ */
+export function kubeconfigContexts(path: string): { names: string[]; current: string | undefined } {
+  try {
+    const document = readDocument(path);
+    const contexts = named(document['contexts'], 'contexts', 'context');
+    return { names: [...contexts.keys()], current: str(document['current-context']) };
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new KubeconfigProblem('unreadable', reason, { cause: err });
+  }
+}

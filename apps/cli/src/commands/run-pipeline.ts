@@ -89,7 +89,7 @@ export async function logsCommand(
  * Prints the build's log until it ends, then its steps and timing; returns the exit code of
  * its outcome. A person is told (on stderr) when the stream drops and when it resumes.
  */
-async function followToEnd(
+export async function followToEnd(
   term: Terminal,
   client: SluiceClient,
   build: Build,

@@ -72,7 +72,7 @@ export async function runnerInfo(
   return 0;
 }
 
-function describeRuntime(re: RuntimeEnvironment, agents: readonly Agent[]): RunnerInfo {
+export function describeRuntime(re: RuntimeEnvironment, agents: readonly Agent[]): RunnerInfo {
   return {
     runtime: re.name,
     isDefault: re.isDefault,

@@ -52,6 +52,8 @@ export interface KubernetesCluster {
   nodeName: string | undefined;
   /** The pods' /24, or undefined in API-only mode. */
   podSubnet: string | undefined;
+  /** The node's containerd socket (`ctr --address`), or undefined in API-only mode. */
+  containerdSocket: string | undefined;
   /** Milliseconds from the start (binaries and images ready) to the API and the node ready. */
   timings: { apiReadyMs: number; nodeReadyMs: number | undefined };
   /** When the start began (Date.now()), to time later events from the same origin. */
@@ -146,6 +148,7 @@ async function bringUp(record: ClusterRecord, options: BringUpOptions): Promise<
     caFile: pki.ca.cert,
     nodeName: options.nodes ? NODE_NAME : undefined,
     podSubnet: node?.layout.podSubnet,
+    containerdSocket: node?.socket,
     timings: { apiReadyMs: apiserver.apiReadyMs, nodeReadyMs },
     startedAt,
     logPath: (component) => join(record.logsDir, `${component}.log`),

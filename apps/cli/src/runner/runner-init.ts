@@ -1,0 +1,239 @@
+/**
+ * `sluice runner init`: from zero to a runner in a cluster. The settings come from flags, a
+ * values file, `--set-value` and (on a terminal, without `--yes`) the wizard's questions; then
+ * preflight checks, a plan of every object and registration (each checked by the API server's
+ * server-side dry run), and the steps. Each step looks at what exists before it acts, so a run
+ * that was killed or failed is finished by running the same command again: nothing is made
+ * twice. `--dry-run DIR` stops after the plan with every manifest written to DIR;
+ * `--generate-helm-values-file FILE` registers the runtime and the agent and writes the chart
+ * values for `helm install` instead of applying the objects.
+ * @module
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isSluiceError } from '@sluice/errors';
+import { listKubeContexts } from '@sluice/kube';
+import type { SluiceClient } from '@sluice/protocol';
+import type { InstallObject } from '@sluice/runtime-spec';
+import { yaml } from '../lazy-yaml.js';
+import type { Terminal } from '../ui/terminal.js';
+import { serverClient } from '../commands/server-resources.js';
+import type { ServerOptions } from '../commands/server-resources.js';
+import { connectCluster, preflight } from './runner-cluster.js';
+import type { Check, RunnerCluster } from './runner-cluster.js';
+import { describeObject, installObjects, runtimeSpecFor } from './runner-install.js';
+import { defaultKubeconfig, resolveRunnerSettings } from './runner-settings.js';
+import {
+  BuildFailed,
+  installSteps,
+  notFound,
+  TEST_PROJECT,
+  testPipelineName,
+} from './runner-steps.js';
+import type { RunnerFlags, RunnerSettings, WizardAnswers } from './runner-settings.js';
+
+export interface RunnerInitOptions extends ServerOptions, RunnerFlags {
+  yes?: boolean;
+  dryRun?: string;
+  generateHelmValuesFile?: string;
+  testImage: string;
+  /** Seconds to wait for the agent to report healthy. */
+  timeout: number;
+}
+
+/** The questions of a person at a terminal; injected, so a test can answer them. */
+export interface Wizard {
+  /** Asks what the flags and files left open. */
+  ask(open: WizardContext): Promise<WizardAnswers>;
+  confirm(question: string): Promise<boolean>;
+}
+
+export interface WizardContext {
+  flags: RunnerFlags;
+  contexts: string[];
+  currentContext: string | undefined;
+  /** The CLI's own server URL: the control plane's URL unless pods reach it otherwise. */
+  serverUrl: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The Secret stands in for the token in a dry run; the real one is made at install. */
+const TOKEN_PLACEHOLDER = 'made-by-sluice-runner-init';
+
+const MARK = { ok: '✔', warn: '!', fail: '✖' } as const;
+
+function printChecks(term: Terminal, checks: Check[]): boolean {
+  for (const check of checks) {
+    const colour = check.status === 'ok' ? 'green' : check.status === 'warn' ? 'yellow' : 'red';
+    term.err(`  ${term.paint(colour, MARK[check.status])} ${check.text}`);
+    if (check.hint && check.status !== 'ok') term.err(term.paint('dim', `      ${check.hint}`));
+  }
+  return checks.every((c) => c.status !== 'fail');
+}
+
+export async function runnerInit(
+  term: Terminal,
+  options: RunnerInitOptions,
+  wizard: Wizard | undefined,
+): Promise<number> {
+  const settings = await settingsOf(options, wizard);
+  const cluster = connectCluster(settings.kubeconfig, settings.kubeContext);
+  term.err(
+    term.paint(
+      'bold',
+      `Runner ${settings.agentName} for runtime ${settings.values.runtime.name}: context ${cluster.contextName}, namespace ${settings.namespace}`,
+    ),
+  );
+  term.err('Preflight checks:');
+  if (!printChecks(term, await preflight(cluster, settings))) {
+    term.err(
+      term.paint('red', 'Preflight failed: fix what is marked ✖ and run the same command again.'),
+    );
+    return 1;
+  }
+  const client = serverClient(options);
+  const objects = installObjects(settings, TOKEN_PLACEHOLDER);
+  await printPlan(term, cluster, client, settings, objects);
+  if (options.dryRun !== undefined) {
+    const count = writeManifests(options.dryRun, settings, objects);
+    term.err(`Dry run: ${count} manifests written to ${options.dryRun}; nothing was changed.`);
+    return 0;
+  }
+  if (wizard !== undefined && !(await wizard.confirm('Install the runner as planned?'))) {
+    term.err('Nothing was changed.');
+    return 1;
+  }
+  return runSteps(term, cluster, client, settings, options);
+}
+
+async function settingsOf(
+  options: RunnerInitOptions,
+  wizard: Wizard | undefined,
+): Promise<RunnerSettings> {
+  const env = process.env;
+  const kubeconfig = options.kubeconfig ?? defaultKubeconfig(env);
+  const { names, current } = listKubeContexts(kubeconfig);
+  const answers =
+    wizard === undefined
+      ? {}
+      : await wizard.ask({
+          flags: options,
+          contexts: names,
+          currentContext: current,
+          serverUrl: options.server,
+          env,
+        });
+  const contextName = options.kubeContext ?? answers.kubeContext ?? current ?? 'cluster';
+  return resolveRunnerSettings(options, answers, {
+    contextName,
+    controlPlaneUrl: options.server,
+    env,
+  });
+}
+
+type Action = 'create' | 'update' | 'unchanged';
+
+/** What the install would do to each object, as the API server's dry run says. */
+async function planObjects(
+  cluster: RunnerCluster,
+  objects: InstallObject[],
+): Promise<{ object: InstallObject; action: Action | 'create (with its namespace)' }[]> {
+  const missing = new Set<string>();
+  const plan = [];
+  for (const object of objects) {
+    const ns = object.metadata.namespace;
+    if (ns !== undefined && missing.has(ns)) {
+      plan.push({ object, action: 'create (with its namespace)' as const });
+      continue;
+    }
+    if (
+      object.kind === 'Namespace' &&
+      (await cluster.resources.read({ kind: 'Namespace', name: object.metadata.name }))
+    ) {
+      plan.push({ object, action: 'unchanged' as const });
+      continue;
+    }
+    const result = await cluster.resources.apply(object, { dryRun: true });
+    if (object.kind === 'Namespace' && result === 'created') missing.add(object.metadata.name);
+    const action: Action =
+      result === 'created' ? 'create' : result === 'configured' ? 'update' : 'unchanged';
+    plan.push({ object, action });
+  }
+  return plan;
+}
+
+async function printPlan(
+  term: Terminal,
+  cluster: RunnerCluster,
+  client: SluiceClient,
+  settings: RunnerSettings,
+  objects: InstallObject[],
+): Promise<void> {
+  term.err(`Plan (checked by the API server's dry run):`);
+  for (const { object, action } of await planObjects(cluster, objects)) {
+    const secret = object.kind === 'Secret' ? ' (the agent token)' : '';
+    term.err(`  ${action.padEnd(9)} ${describeObject(object)}${secret}`);
+  }
+  const runtime = settings.values.runtime.name;
+  const existing = await client
+    .call('getRuntimeEnvironment', { params: { name: runtime } })
+    .catch(notFound);
+  term.err(
+    `  ${existing === undefined ? 'register' : 'update'}  runtime environment ${runtime}${settings.setDefault ? ' (account default)' : ''}`,
+  );
+  const { items } = await client.call('listAgents');
+  const agent = items.find((a) => a.name === settings.agentName);
+  term.err(`  ${agent === undefined ? 'register' : 'keep'}  agent ${settings.agentName}`);
+  if (settings.testPipeline)
+    term.err(`  run       test pipeline ${TEST_PROJECT}/${testPipelineName(settings)}`);
+}
+
+/** Every manifest as a file, in apply order, and the runtime environment as `sluice apply -f` takes it. */
+function writeManifests(dir: string, settings: RunnerSettings, objects: InstallObject[]): number {
+  mkdirSync(dir, { recursive: true });
+  const doc = (value: unknown) => yaml().stringify(value, { lineWidth: 0 });
+  objects.forEach((object, i) => {
+    const file = `${String(i + 1).padStart(2, '0')}-${object.kind.toLowerCase()}-${object.metadata.name}.yaml`;
+    writeFileSync(join(dir, file), doc(object));
+  });
+  writeFileSync(
+    join(dir, 'runtime-environment.yaml'),
+    doc({ name: settings.values.runtime.name, spec: runtimeSpecFor(settings) }),
+  );
+  return objects.length + 1;
+}
+
+async function runSteps(
+  term: Terminal,
+  cluster: RunnerCluster,
+  client: SluiceClient,
+  settings: RunnerSettings,
+  options: RunnerInitOptions,
+): Promise<number> {
+  const steps = installSteps(term, cluster, client, settings, options);
+  for (const [i, step] of steps.entries()) {
+    const at = `[${i + 1}/${steps.length}]`;
+    term.err(`${term.paint('bold', at)} ${step.title}…`);
+    try {
+      const done = await step.run();
+      term.err(`  ${term.paint('green', MARK.ok)} ${done}`);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      term.err(term.paint('red', `  ${MARK.fail} ${step.title} failed: ${message}`));
+      const hint = isSluiceError(err) ? err.hint : undefined;
+      if (hint) term.err(term.paint('dim', `      ${hint}`));
+      term.err(
+        `Fix it and run the same command again: the ${i} step(s) done are found done and skipped.`,
+      );
+      return err instanceof BuildFailed ? err.exitCode : 1;
+    }
+  }
+  if (options.generateHelmValuesFile !== undefined) return 0;
+  term.err(
+    term.paint(
+      'green',
+      `Runner ready: builds on runtime ${settings.values.runtime.name} run in namespace ${settings.values.runtime.namespace}. See it: sluice runner info`,
+    ),
+  );
+  return 0;
+}

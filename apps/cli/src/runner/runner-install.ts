@@ -1,0 +1,98 @@
+/**
+ * What an install is made of, from the settings: the cluster objects (the runtime chart's, by
+ * `renderRuntimeInstall`, plus the agent's namespace as `helm --create-namespace` would make
+ * it), the runtime environment registered with the control plane, and the chart values of the
+ * same install (`--generate-helm-values-file`). Pure.
+ * @module
+ */
+import { deepMerge, renderRuntimeInstall, RUNTIME_INSTALL_DEFAULTS } from '@sluice/runtime-spec';
+import type { InstallObject } from '@sluice/runtime-spec';
+import { CLI_VERSION } from '../version.js';
+import type { RunnerSettings } from './runner-settings.js';
+
+/** Objects are applied in this order: each exists before what refers to it. */
+const KIND_ORDER = ['Namespace', 'ServiceAccount', 'Secret', 'Role', 'RoleBinding', 'Deployment'];
+
+/** Labels of every object init makes; `runner delete` finds them by the instance label. */
+export function installSelector(release: string): string {
+  return `app.kubernetes.io/instance=${release},app.kubernetes.io/part-of=sluice`;
+}
+
+export function agentObjectName(release: string): string {
+  return `${release}-agent`.slice(0, 63).replace(/-+$/, '');
+}
+
+/** The objects, in apply order; the token Secret holds `token` (a placeholder in a dry run). */
+export function installObjects(settings: RunnerSettings, token: string): InstallObject[] {
+  const values = { ...settings.values, agent: { ...settings.values.agent, token } };
+  const objects = renderRuntimeInstall({
+    release: settings.release,
+    namespace: settings.namespace,
+    values,
+    managedBy: 'sluice',
+    version: CLI_VERSION,
+  });
+  const labels = objects[0]?.metadata.labels ?? {};
+  if (!objects.some((o) => o.kind === 'Namespace' && o.metadata.name === settings.namespace))
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: settings.namespace, labels },
+    });
+  return objects.sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
+}
+
+/** `Deployment sluice/sluice-agent`. */
+export function describeObject(object: InstallObject): string {
+  return object.metadata.namespace === undefined
+    ? `${object.kind} ${object.metadata.name}`
+    : `${object.kind} ${object.metadata.namespace}/${object.metadata.name}`;
+}
+
+/**
+ * The runtime environment's spec: Sluice's Kubernetes defaults, builds in the runtime
+ * namespace with the engine's ServiceAccount, placed by the build node selector and
+ * tolerations, dind volumes of the StorageClass; `--runtime-spec` merged over it.
+ */
+export function runtimeSpecFor(settings: RunnerSettings): Record<string, unknown> {
+  const { values } = settings;
+  const image = { ...RUNTIME_INSTALL_DEFAULTS.image, ...values.agent.image };
+  const placement = {
+    ...(Object.keys(settings.buildNodeSelector).length
+      ? { nodeSelector: settings.buildNodeSelector }
+      : {}),
+  };
+  const tolerations = settings.buildTolerations.length
+    ? { tolerations: settings.buildTolerations }
+    : {};
+  const spec = {
+    metadata: { name: values.runtime.name },
+    extends: ['system/default/k8s'],
+    controlPlaneUrl: values.controlPlane.url,
+    runtimeScheduler: {
+      image: `${image.repository}:${image.tag}`,
+      cluster: {
+        namespace: values.runtime.namespace,
+        inCluster: true,
+        serviceAccount:
+          values.runtime.engineServiceAccount?.name ||
+          RUNTIME_INSTALL_DEFAULTS.engineServiceAccount,
+        ...placement,
+      },
+      ...tolerations,
+    },
+    dockerDaemonScheduler: {
+      cluster: { namespace: values.runtime.namespace, inCluster: true, ...placement },
+      ...tolerations,
+      ...(settings.storageClass
+        ? { pvcs: { dind: { storageClassName: settings.storageClass } } }
+        : {}),
+    },
+  };
+  return deepMerge<Record<string, unknown>>(spec, settings.runtimeSpecPatch);
+}
+
+/** The chart's values for the same install; the token is the caller's to add. */
+export function helmValues(settings: RunnerSettings, token: string): Record<string, unknown> {
+  return { ...settings.values, agent: { ...settings.values.agent, token } };
+}

@@ -1,0 +1,213 @@
+/**
+ * `sluice runner delete` and `sluice runner upgrade`, on an install `runner init` made. The
+ * install is found from its agent Deployment (`<release>-agent` in the namespace): its
+ * environment names the runtime and the runtime's namespace, and the instance label finds every
+ * object. Delete lists exactly what it will remove (objects, the agent registration, the runtime
+ * environment), asks (default no) unless `--yes`, and removes them; a namespace is removed only
+ * when init created it. Upgrade moves the agent to another image and waits for the rollout.
+ * @module
+ */
+import { InputError, NotFoundError } from '@sluice/errors';
+import { describeResource } from '@sluice/kube';
+import type { KubeResource, ResourceRef } from '@sluice/kube';
+import type { SluiceClient } from '@sluice/protocol';
+import type { Terminal } from '../ui/terminal.js';
+import { serverClient } from '../commands/server-resources.js';
+import type { ServerOptions } from '../commands/server-resources.js';
+import { connectCluster } from './runner-cluster.js';
+import type { RunnerCluster } from './runner-cluster.js';
+import { agentObjectName, installSelector } from './runner-install.js';
+import { defaultKubeconfig, nameFrom, RUNNER_DEFAULTS } from './runner-settings.js';
+
+export interface RunnerManageOptions extends ServerOptions {
+  kubeconfig?: string;
+  kubeContext?: string;
+  namespace?: string;
+  release?: string;
+  agentName?: string;
+}
+
+interface Install {
+  cluster: RunnerCluster;
+  namespace: string;
+  release: string;
+  deployment: KubeResource | undefined;
+  runtime: string | undefined;
+  buildNamespace: string;
+  agentName: string;
+}
+
+type Container = { name: string; image?: string; env?: { name: string; value?: string }[] };
+
+function agentContainer(deployment: KubeResource | undefined): Container | undefined {
+  const spec = deployment?.['spec'] as
+    { template?: { spec?: { containers?: Container[] } } } | undefined;
+  return spec?.template?.spec?.containers?.find((c) => c.name === 'agent');
+}
+
+async function findInstall(options: RunnerManageOptions): Promise<Install> {
+  const cluster = connectCluster(
+    options.kubeconfig ?? defaultKubeconfig(process.env),
+    options.kubeContext,
+  );
+  const namespace = options.namespace ?? RUNNER_DEFAULTS.namespace;
+  const release = options.release ?? RUNNER_DEFAULTS.release;
+  const deployment = await cluster.resources.read({
+    kind: 'Deployment',
+    namespace,
+    name: agentObjectName(release),
+  });
+  const env = new Map(agentContainer(deployment)?.env?.map((e) => [e.name, e.value]) ?? []);
+  const buildNamespace = env.get('SLUICE_NAMESPACE') ?? namespace;
+  return {
+    cluster,
+    namespace,
+    release,
+    deployment,
+    runtime: env.get('SLUICE_IN_CLUSTER_RUNTIME'),
+    buildNamespace,
+    agentName: options.agentName ?? nameFrom(`${cluster.contextName}-${buildNamespace}`),
+  };
+}
+
+/** The install's objects, in the order they are removed: the agent first, namespaces last. */
+async function installedObjects(install: Install): Promise<ResourceRef[]> {
+  const labelSelector = installSelector(install.release);
+  const { resources } = install.cluster;
+  const found: ResourceRef[] = [];
+  const namespaces = [...new Set([install.namespace, install.buildNamespace])];
+  for (const kind of ['Deployment', 'RoleBinding', 'Role', 'Secret', 'ServiceAccount'])
+    for (const namespace of namespaces)
+      for (const object of await resources.list({ kind, namespace, labelSelector }))
+        found.push({ kind, namespace, name: object.metadata.name });
+  for (const object of await resources.list({ kind: 'Namespace', labelSelector }))
+    found.push({ kind: 'Namespace', name: object.metadata.name });
+  return found;
+}
+
+function notFound(err: unknown): undefined {
+  if (err instanceof NotFoundError) return undefined;
+  throw err;
+}
+
+export async function runnerDelete(
+  term: Terminal,
+  options: RunnerManageOptions & { yes?: boolean },
+  confirm: ((question: string) => Promise<boolean>) | undefined,
+): Promise<number> {
+  const install = await findInstall(options);
+  const client = serverClient(options);
+  const objects = await installedObjects(install);
+  const { items } = await client.call('listAgents');
+  const agent = items.find((a) => a.name === install.agentName);
+  const runtime =
+    install.runtime === undefined
+      ? undefined
+      : await client
+          .call('getRuntimeEnvironment', { params: { name: install.runtime } })
+          .catch(notFound);
+  if (objects.length === 0 && agent === undefined && runtime === undefined) {
+    term.err(
+      `No runner ${install.release} in namespace ${install.namespace} of context ${install.cluster.contextName}, and no agent ${install.agentName}: nothing to delete.`,
+    );
+    return 0;
+  }
+  term.err(`Will remove, from context ${install.cluster.contextName}:`);
+  for (const ref of objects) term.err(`  ${describeResource(ref)}`);
+  term.err('and from the control plane:');
+  if (agent) term.err(`  agent ${agent.name}`);
+  if (runtime) term.err(`  runtime environment ${runtime.name}`);
+  if (!options.yes) {
+    if (confirm === undefined)
+      throw new InputError('SLUICE_RUNNER_DELETE_UNCONFIRMED', 'Not deleted: no terminal to ask', {
+        hint: 'Pass --yes to delete without asking',
+      });
+    if (!(await confirm('Delete all of this?'))) {
+      term.err('Nothing was deleted.');
+      return 1;
+    }
+  }
+  for (const ref of objects) {
+    const result = await install.cluster.resources.delete(ref);
+    term.err(`  ${describeResource(ref)} ${result}`);
+  }
+  if (agent) {
+    await client.call('deleteAgent', { params: { agentId: agent.id } }).catch(notFound);
+    term.err(`  agent ${agent.name} deleted`);
+  }
+  if (runtime) await deleteRuntime(term, client, runtime.name);
+  return 0;
+}
+
+async function deleteRuntime(term: Terminal, client: SluiceClient, name: string): Promise<void> {
+  await client.call('deleteRuntimeEnvironment', { params: { name } }).catch(notFound);
+  term.err(`  runtime environment ${name} deleted`);
+}
+
+export async function runnerUpgrade(
+  term: Terminal,
+  options: RunnerManageOptions & { imageTag: string; imageRepository?: string; timeout: number },
+): Promise<number> {
+  const install = await findInstall(options);
+  const container = agentContainer(install.deployment);
+  if (install.deployment === undefined || container === undefined)
+    throw new InputError(
+      'SLUICE_RUNNER_NOT_FOUND',
+      `No runner agent Deployment ${install.namespace}/${agentObjectName(install.release)} in context ${install.cluster.contextName}`,
+      { hint: 'Pass the --namespace and --release of the install (sluice runner init made it)' },
+    );
+  const current = container.image ?? '';
+  const repository = options.imageRepository ?? current.replace(/:[^:/]*$/, '');
+  const image = `${repository}:${options.imageTag}`;
+  const ref = {
+    kind: 'Deployment',
+    namespace: install.namespace,
+    name: install.deployment.metadata.name,
+  };
+  if (image === current) {
+    term.err(`The agent already runs ${image}.`);
+    return 0;
+  }
+  term.err(`Upgrading ${describeResource(ref)}: ${current} → ${image}`);
+  await install.cluster.resources.patch(
+    ref,
+    { spec: { template: { spec: { containers: [{ name: 'agent', image }] } } } },
+    { strategic: true },
+  );
+  await waitRollout(term, install.cluster, ref, options.timeout);
+  term.err(`The agent runs ${image}. See it: sluice runner info`);
+  return 0;
+}
+
+async function waitRollout(
+  term: Terminal,
+  cluster: RunnerCluster,
+  ref: ResourceRef,
+  timeoutSeconds: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  let last = '';
+  for (;;) {
+    const deployment = await cluster.resources.read(ref);
+    const generation = Number(deployment?.metadata['generation'] ?? 0);
+    const status = (deployment?.['status'] ?? {}) as Record<string, number | undefined>;
+    const want = Number((deployment?.['spec'] as { replicas?: number } | undefined)?.replicas ?? 1);
+    const state = `${status['updatedReplicas'] ?? 0}/${want} updated, ${status['availableReplicas'] ?? 0} available`;
+    if (
+      (status['observedGeneration'] ?? 0) >= generation &&
+      status['updatedReplicas'] === want &&
+      status['availableReplicas'] === want &&
+      (status['replicas'] ?? 0) === want
+    )
+      return;
+    if (state !== last) term.err(term.paint('dim', `  ${state}`));
+    last = state;
+    if (Date.now() > deadline)
+      throw new InputError(
+        'SLUICE_RUNNER_ROLLOUT_TIMEOUT',
+        `The agent's rollout did not finish within ${timeoutSeconds}s (${state})`,
+        { hint: `kubectl -n ${ref.namespace} rollout status deployment/${ref.name}` },
+      );
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}

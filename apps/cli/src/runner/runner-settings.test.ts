@@ -1,0 +1,160 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isSluiceError } from '@sluice/errors';
+import { installObjects, runtimeSpecFor } from './runner-install.js';
+import { resolveRunnerSettings } from './runner-settings.js';
+
+const DEFAULTS = { contextName: 'prod@Cluster', env: {} };
+
+function problems(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(isSluiceError(err), String(err));
+    assert.equal(err.code, 'SLUICE_RUNNER_SETTINGS_INVALID');
+    return (err.details?.['problems'] as string[]) ?? [];
+  }
+  assert.fail('no error');
+}
+
+test('defaults: namespace sluice, runtime and agent named from the context, builds beside the agent', () => {
+  const settings = resolveRunnerSettings(
+    {},
+    {},
+    { ...DEFAULTS, controlPlaneUrl: 'http://ci:8080' },
+  );
+  assert.equal(settings.namespace, 'sluice');
+  assert.equal(settings.values.runtime.name, 'prod-cluster/sluice');
+  assert.equal(settings.values.runtime.namespace, 'sluice');
+  assert.equal(settings.values.runtime.createNamespace, false);
+  assert.equal(settings.agentName, 'prod-cluster-sluice');
+  assert.equal(settings.values.controlPlane.url, 'http://ci:8080');
+  assert.equal(settings.testPipeline, true);
+  assert.equal(settings.setDefault, false);
+});
+
+test('flags win over --set-value, which wins over the values file, which wins over answers', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'runner-settings-'));
+  const file = join(dir, 'values.yaml');
+  writeFileSync(
+    file,
+    'controlPlane:\n  url: http://from-file:1\nruntime:\n  name: file/rt\nagent:\n  replicas: 2\n  concurrency: 3\n',
+  );
+  const settings = resolveRunnerSettings(
+    {
+      values: file,
+      setValue: ['agent.concurrency=7', 'runtime.name=set/rt'],
+      controlPlaneUrl: 'http://from-flag:2',
+    },
+    { controlPlaneUrl: 'http://from-answer:3', runtime: 'answer/rt' },
+    DEFAULTS,
+  );
+  assert.equal(settings.values.controlPlane.url, 'http://from-flag:2');
+  assert.equal(settings.values.runtime.name, 'set/rt');
+  assert.equal(settings.values.agent.replicas, 2);
+  assert.equal(settings.values.agent.concurrency, 7, '--set-value numbers are numbers');
+});
+
+test('the proxy comes from the environment unless given', () => {
+  const settings = resolveRunnerSettings(
+    { controlPlaneUrl: 'http://ci' },
+    {},
+    { ...DEFAULTS, env: { HTTPS_PROXY: 'http://proxy:3128', no_proxy: '10.0.0.0/8' } },
+  );
+  assert.deepEqual(settings.values.proxy, {
+    httpProxy: '',
+    httpsProxy: 'http://proxy:3128',
+    noProxy: '10.0.0.0/8',
+  });
+});
+
+test('every problem is reported at once, naming the flag or field', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'runner-settings-'));
+  const bad = join(dir, 'bad.yaml');
+  writeFileSync(bad, 'agent:\n  replicas: [1\n');
+  const found = problems(() =>
+    resolveRunnerSettings(
+      {
+        namespace: 'Bad_NS',
+        buildNodeSelector: 'disk',
+        buildToleration: ['gpu=yes:Sometimes'],
+        values: bad,
+        setValue: ['novalue'],
+      },
+      {},
+      DEFAULTS,
+    ),
+  );
+  const text = found.join('\n');
+  for (const expected of [
+    '--namespace: "Bad_NS"',
+    '--build-node-selector: "disk"',
+    '--build-toleration: "gpu=yes:Sometimes"',
+    `--values ${bad}:3:1: Flow sequence`,
+    '--set-value: "novalue"',
+    '--control-plane-url (controlPlane.url) is not set',
+  ])
+    assert.ok(text.includes(expected), `${expected} in:\n${text}`);
+});
+
+test('the runtime spec places builds and merges --runtime-spec over it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'runner-settings-'));
+  const patch = join(dir, 'spec.yaml');
+  writeFileSync(patch, 'dockerDaemonScheduler:\n  dindImage: my/dind:2\n');
+  const settings = resolveRunnerSettings(
+    {
+      controlPlaneUrl: 'http://ci',
+      buildNamespace: 'builds',
+      storageClass: 'fast',
+      buildNodeSelector: 'pool=ci',
+      buildToleration: ['ci=true:NoSchedule', 'spot'],
+      runtimeSpec: patch,
+      imageTag: '0.2.0',
+    },
+    {},
+    DEFAULTS,
+  );
+  const spec = runtimeSpecFor(settings) as {
+    runtimeScheduler: { image: string; cluster: Record<string, unknown>; tolerations: unknown };
+    dockerDaemonScheduler: { dindImage: string; pvcs: unknown; cluster: unknown };
+  };
+  assert.equal(spec.runtimeScheduler.image, 'sluice/engine:0.2.0');
+  assert.deepEqual(spec.runtimeScheduler.cluster, {
+    namespace: 'builds',
+    inCluster: true,
+    serviceAccount: 'sluice-engine',
+    nodeSelector: { pool: 'ci' },
+  });
+  assert.deepEqual(spec.runtimeScheduler.tolerations, [
+    { key: 'ci', operator: 'Equal', value: 'true', effect: 'NoSchedule' },
+    { key: 'spot', operator: 'Exists' },
+  ]);
+  assert.deepEqual(spec.dockerDaemonScheduler.pvcs, { dind: { storageClassName: 'fast' } });
+  assert.equal(spec.dockerDaemonScheduler.dindImage, 'my/dind:2');
+  assert.equal(settings.values.runtime.createNamespace, true);
+});
+
+test('objects come in apply order, with both namespaces', () => {
+  const settings = resolveRunnerSettings(
+    { controlPlaneUrl: 'http://ci', buildNamespace: 'builds' },
+    {},
+    DEFAULTS,
+  );
+  const objects = installObjects(settings, 'tok');
+  assert.deepEqual(
+    objects.map((o) => `${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`),
+    [
+      'Namespace /builds',
+      'Namespace /sluice',
+      'ServiceAccount sluice/sluice-agent',
+      'ServiceAccount builds/sluice-engine',
+      'Secret sluice/sluice-agent',
+      'Role builds/sluice-agent',
+      'RoleBinding builds/sluice-agent',
+      'Deployment sluice/sluice-agent',
+    ],
+  );
+});

@@ -1,0 +1,313 @@
+/**
+ * What `sluice runner init|delete|upgrade` act on, from every source at once: flags win over
+ * `--set-value KEY=VALUE`, which wins over the `--values FILE` (the chart's values format, the
+ * same file `--generate-helm-values-file` writes), which wins over the wizard's answers, which
+ * win over the defaults. The result is the chart's values plus what only the wizard knows (the
+ * kube context, the registrations with the control plane, the builds' scheduling); every
+ * problem is reported at once, naming the flag or the values field.
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { InputError } from '@sluice/errors';
+import { isLabelKey, isLabelValue } from '@sluice/runtime-spec';
+import type { RuntimeInstallValues } from '@sluice/runtime-spec';
+import { yaml } from '../lazy-yaml.js';
+
+/** The flags of `runner init` (and the ones delete/upgrade share), as commander gives them. */
+export interface RunnerFlags {
+  kubeconfig?: string;
+  kubeContext?: string;
+  namespace?: string;
+  buildNamespace?: string;
+  release?: string;
+  runtime?: string;
+  agentName?: string;
+  controlPlaneUrl?: string;
+  storageClass?: string;
+  buildNodeSelector?: string;
+  buildToleration?: string[];
+  httpProxy?: string;
+  httpsProxy?: string;
+  noProxy?: string;
+  imageRepository?: string;
+  imageTag?: string;
+  setDefault?: boolean;
+  testPipeline?: boolean;
+  values?: string;
+  setValue?: string[];
+  runtimeSpec?: string;
+}
+
+export interface Toleration {
+  key: string;
+  operator: 'Equal' | 'Exists';
+  value?: string;
+  effect?: string;
+}
+
+/** Everything an install is: the chart's values and the wizard's own settings. */
+export interface RunnerSettings {
+  kubeconfig: string;
+  /** The kubeconfig context; its current context when undefined. */
+  kubeContext: string | undefined;
+  release: string;
+  /** Where the agent runs. */
+  namespace: string;
+  agentName: string;
+  /** The runtime's registration settings (not in the chart). */
+  storageClass: string | undefined;
+  buildNodeSelector: Record<string, string>;
+  buildTolerations: Toleration[];
+  setDefault: boolean;
+  testPipeline: boolean;
+  /** A partial runtime spec merged over the one init writes (`--runtime-spec FILE`). */
+  runtimeSpecPatch: Record<string, unknown>;
+  /** The chart's values, token aside (it is made at install). */
+  values: RuntimeInstallValues & { runtime: { name: string; namespace: string } };
+}
+
+/** The answers the wizard may ask for; the rest come from flags or files only. */
+export interface WizardAnswers {
+  kubeContext?: string;
+  namespace?: string;
+  runtime?: string;
+  controlPlaneUrl?: string;
+  storageClass?: string;
+  buildNodeSelector?: string;
+  buildTolerations?: string;
+  httpProxy?: string;
+  httpsProxy?: string;
+  noProxy?: string;
+  setDefault?: boolean;
+  testPipeline?: boolean;
+}
+
+export const RUNNER_DEFAULTS = {
+  namespace: 'sluice',
+  release: 'sluice',
+} as const;
+
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+
+export function defaultKubeconfig(env: NodeJS.ProcessEnv): string {
+  const first = env['KUBECONFIG']?.split(':').find((p) => p !== '');
+  return first ?? join(homedir(), '.kube', 'config');
+}
+
+/** `a` of `a.b.c` in values, created on the way. */
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let node = target;
+  for (const key of keys.slice(0, -1)) {
+    const next = node[key];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keys[keys.length - 1] ?? ''] = value;
+}
+
+function readYamlMap(path: string, flag: string, problems: string[]): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    problems.push(`${flag} ${path}: ${(err as Error).message}`);
+    return {};
+  }
+  const doc = yaml().parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0];
+    const at = first?.linePos?.[0];
+    problems.push(
+      `${flag} ${path}${at ? `:${at.line}:${at.col}` : ''}: ${(first?.message.split('\n')[0] ?? 'not YAML').replace(/ at line \d+, column \d+:?$/, '')}`,
+    );
+    return {};
+  }
+  const value: unknown = doc.toJS();
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    problems.push(`${flag} ${path}: must be a YAML mapping`);
+    return {};
+  }
+  return value as Record<string, unknown>;
+}
+
+/** `k=v,k2=v2` as a map; each key and value checked as Kubernetes labels are. */
+export function parseNodeSelector(text: string, flag: string, problems: string[]) {
+  const selector: Record<string, string> = {};
+  for (const pair of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    const [key, value] = eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
+    if (eq < 0 || !isLabelKey(key) || !isLabelValue(value))
+      problems.push(`${flag}: "${pair}" is not KEY=VALUE with a label key and value`);
+    else selector[key] = value;
+  }
+  return selector;
+}
+
+/** `key=value:Effect`, `key:Effect` (Exists) or `key` — kubectl taint's own notation. */
+export function parseToleration(text: string, flag: string, problems: string[]) {
+  const match = /^([^=:]+)(?:=([^:]*))?(?::([A-Za-z]+))?$/.exec(text.trim());
+  const [, key = '', value, effect] = match ?? [];
+  if (match === null || !isLabelKey(key) || (effect !== undefined && !EFFECTS.includes(effect))) {
+    problems.push(
+      `${flag}: "${text}" is not KEY[=VALUE][:EFFECT] with EFFECT one of ${EFFECTS.join(', ')}`,
+    );
+    return undefined;
+  }
+  const toleration: Toleration =
+    value === undefined ? { key, operator: 'Exists' } : { key, operator: 'Equal', value };
+  if (effect !== undefined) toleration.effect = effect;
+  return toleration;
+}
+
+function parseScalar(text: string): unknown {
+  try {
+    return yaml().parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** A name that is lowercase letters, digits and `-`, as agent names must be. */
+export function nameFrom(text: string): string {
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 63)
+      .replace(/-+$/, '') || 'cluster'
+  );
+}
+
+/**
+ * The settings from flags, files, answers and defaults.
+ * @param contextName the kubeconfig context init talks to (for the default runtime name).
+ * @throws InputError `SLUICE_RUNNER_SETTINGS_INVALID` listing every problem.
+ */
+export function resolveRunnerSettings(
+  flags: RunnerFlags,
+  answers: WizardAnswers,
+  defaults: { contextName: string; controlPlaneUrl?: string; env: NodeJS.ProcessEnv },
+): RunnerSettings {
+  const problems: string[] = [];
+  const fromFile =
+    flags.values === undefined ? {} : readYamlMap(flags.values, '--values', problems);
+  const values = structuredClone<Record<string, unknown>>(fromFile);
+  for (const pair of flags.setValue ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) problems.push(`--set-value: "${pair}" is not KEY=VALUE (e.g. agent.replicas=2)`);
+    else setPath(values, pair.slice(0, eq), parseScalar(pair.slice(eq + 1)));
+  }
+  const get = (path: string): unknown =>
+    path
+      .split('.')
+      .reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key], values);
+  const text = (flag: string | undefined, answer: string | undefined, path?: string) => {
+    const fromValues = path === undefined ? undefined : get(path);
+    for (const candidate of [flag, typeof fromValues === 'string' ? fromValues : undefined, answer])
+      if (candidate !== undefined && candidate !== '') return candidate;
+    return undefined;
+  };
+  const namespace = text(flags.namespace, answers.namespace) ?? RUNNER_DEFAULTS.namespace;
+  const buildNamespace = text(flags.buildNamespace, undefined, 'runtime.namespace') ?? namespace;
+  const contextName = text(flags.kubeContext, answers.kubeContext) ?? defaults.contextName;
+  const runtime =
+    text(flags.runtime, answers.runtime, 'runtime.name') ??
+    `${nameFrom(contextName)}/${buildNamespace}`;
+  const controlPlaneUrl =
+    text(flags.controlPlaneUrl, answers.controlPlaneUrl, 'controlPlane.url') ??
+    defaults.controlPlaneUrl;
+  for (const [flag, ns] of [
+    ['--namespace', namespace],
+    ['--build-namespace (runtime.namespace)', buildNamespace],
+  ] as const)
+    if (!NAMESPACE.test(ns) || ns.length > 63)
+      problems.push(`${flag}: "${ns}" is not a namespace name (lowercase letters, digits, -)`);
+  if (controlPlaneUrl === undefined)
+    problems.push(
+      '--control-plane-url (controlPlane.url) is not set: the URL pods in the cluster reach the Sluice server at',
+    );
+  else if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(controlPlaneUrl))
+    problems.push(`--control-plane-url: "${controlPlaneUrl}" is not an http(s) URL`);
+  if (!/^[A-Za-z0-9][\w./:@-]*$/.test(runtime) || runtime.length > 200)
+    problems.push(`--runtime: "${runtime}" is not a runtime name (letters, digits, . _ - / : @)`);
+  const env = defaults.env;
+  const proxy = {
+    httpProxy:
+      text(flags.httpProxy, answers.httpProxy, 'proxy.httpProxy') ??
+      env['HTTP_PROXY'] ??
+      env['http_proxy'] ??
+      '',
+    httpsProxy:
+      text(flags.httpsProxy, answers.httpsProxy, 'proxy.httpsProxy') ??
+      env['HTTPS_PROXY'] ??
+      env['https_proxy'] ??
+      '',
+    noProxy:
+      text(flags.noProxy, answers.noProxy, 'proxy.noProxy') ??
+      env['NO_PROXY'] ??
+      env['no_proxy'] ??
+      '',
+  };
+  const selectorText = text(flags.buildNodeSelector, answers.buildNodeSelector) ?? '';
+  const tolerationTexts = flags.buildToleration?.length
+    ? flags.buildToleration
+    : (answers.buildTolerations ?? '').split(/\s+/).filter(Boolean);
+  const buildTolerations = tolerationTexts
+    .map((t) => parseToleration(t, '--build-toleration', problems))
+    .filter((t): t is Toleration => t !== undefined);
+  const release = flags.release ?? RUNNER_DEFAULTS.release;
+  if (!NAMESPACE.test(release) || release.length > 53)
+    problems.push(`--release: "${release}" must be a lowercase name of at most 53 characters`);
+  const agent = (get('agent') ?? {}) as RuntimeInstallValues['agent'];
+  if (flags.imageRepository || flags.imageTag)
+    agent.image = {
+      ...agent.image,
+      ...(flags.imageRepository ? { repository: flags.imageRepository } : {}),
+      ...(flags.imageTag ? { tag: flags.imageTag } : {}),
+    };
+  const runtimeValues = (get('runtime') ?? {}) as RuntimeInstallValues['runtime'];
+  const settings: RunnerSettings = {
+    kubeconfig: flags.kubeconfig ?? defaultKubeconfig(env),
+    kubeContext: text(flags.kubeContext, answers.kubeContext),
+    release,
+    namespace,
+    agentName: flags.agentName ?? nameFrom(`${contextName}-${buildNamespace}`),
+    storageClass: text(flags.storageClass, answers.storageClass),
+    buildNodeSelector: parseNodeSelector(selectorText, '--build-node-selector', problems),
+    buildTolerations,
+    setDefault: flags.setDefault ?? answers.setDefault ?? false,
+    testPipeline: flags.testPipeline ?? answers.testPipeline ?? true,
+    runtimeSpecPatch:
+      flags.runtimeSpec === undefined
+        ? {}
+        : readYamlMap(flags.runtimeSpec, '--runtime-spec', problems),
+    values: {
+      ...(values as Partial<RuntimeInstallValues>),
+      controlPlane: { url: controlPlaneUrl ?? '' },
+      runtime: {
+        ...runtimeValues,
+        name: runtime,
+        namespace: buildNamespace,
+        createNamespace: runtimeValues.createNamespace ?? buildNamespace !== namespace,
+      },
+      agent: { ...agent, token: '' },
+      proxy,
+    },
+  };
+  if (problems.length > 0)
+    throw new InputError(
+      'SLUICE_RUNNER_SETTINGS_INVALID',
+      `The runner's settings have ${problems.length} problem(s):\n  - ${problems.join('\n  - ')}`,
+      { hint: 'See `sluice runner init --help`', details: { problems } },
+    );
+  return settings;
+}

@@ -1,0 +1,287 @@
+/**
+ * The steps of `sluice runner init`, each finding its work done before doing it: namespaces,
+ * the runtime environment's registration, the agent's (with its token kept in a Secret at
+ * once: a token is shown only once), the agent's objects, the wait for its health, and the
+ * test pipeline, whose log is shown.
+ * @module
+ */
+import { chmodSync, writeFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import { ConflictError, InputError, NotFoundError } from '@sluice/errors';
+import { describeResource } from '@sluice/kube';
+import type { SluiceClient } from '@sluice/protocol';
+import { mergePatch } from '@sluice/runtime-spec';
+import type { InstallObject } from '@sluice/runtime-spec';
+import { yaml } from '../lazy-yaml.js';
+import type { Terminal } from '../ui/terminal.js';
+import { describeRuntime } from '../commands/runner-info.js';
+import { followToEnd } from '../commands/run-pipeline.js';
+import type { RunnerCluster } from './runner-cluster.js';
+import {
+  agentObjectName,
+  describeObject,
+  helmValues,
+  installObjects,
+  runtimeSpecFor,
+} from './runner-install.js';
+import type { RunnerSettings } from './runner-settings.js';
+
+/** The project of the runners' test pipelines. */
+export const TEST_PROJECT = 'runners';
+
+/** A failed lookup that means "there is none". */
+export function notFound(err: unknown): undefined {
+  if (err instanceof NotFoundError) return undefined;
+  throw err;
+}
+
+export interface StepOptions {
+  generateHelmValuesFile?: string;
+  testImage: string;
+  timeout: number;
+}
+
+export interface Step {
+  title: string;
+  /** Does the step, or finds it done; resolves to what it did, for the progress line. */
+  run(): Promise<string>;
+}
+
+export class BuildFailed extends Error {
+  readonly exitCode: number;
+  constructor(exitCode: number) {
+    super(`the test build ended with exit code ${exitCode}; its log is above`);
+    this.exitCode = exitCode;
+  }
+}
+
+export function installSteps(
+  term: Terminal,
+  cluster: RunnerCluster,
+  client: SluiceClient,
+  settings: RunnerSettings,
+  options: StepOptions,
+): Step[] {
+  const runtime = settings.values.runtime.name;
+  const objects = installObjects(settings, '');
+  const apply = async (kinds: (o: InstallObject) => boolean) => {
+    const results = [];
+    for (const object of objects.filter(kinds)) {
+      // A namespace that was there is left as it is (and so is not removed by runner delete).
+      if (
+        object.kind === 'Namespace' &&
+        (await cluster.resources.read({ kind: 'Namespace', name: object.metadata.name }))
+      ) {
+        results.push(`${describeObject(object)} exists, left as it is`);
+        continue;
+      }
+      const result = await cluster.resources.apply(object);
+      results.push(`${describeObject(object)} ${result}`);
+    }
+    return results.join('; ') || 'nothing to apply';
+  };
+  const helm = options.generateHelmValuesFile;
+  const steps: (Step | false)[] = [
+    helm === undefined && {
+      title: 'Namespaces',
+      run: () => apply((o) => o.kind === 'Namespace'),
+    },
+    {
+      title: `Register the runtime environment ${runtime}`,
+      run: () => registerRuntime(client, settings),
+    },
+    settings.setDefault && {
+      title: `Make ${runtime} the account's default runtime`,
+      run: async () => {
+        await client.call('setDefaultRuntimeEnvironment', { params: { name: runtime } });
+        return `${runtime} is the default`;
+      },
+    },
+    {
+      title: `Register the agent ${settings.agentName}`,
+      run: () => registerAgent(cluster, client, settings, helm),
+    },
+    helm === undefined && {
+      title: "Apply the agent's Deployment, ServiceAccounts and RBAC",
+      run: () => apply((o) => o.kind !== 'Namespace' && o.kind !== 'Secret'),
+    },
+    helm === undefined && {
+      title: 'Wait for the agent to report healthy',
+      run: () => waitHealthy(term, cluster, client, settings, options.timeout),
+    },
+    helm === undefined &&
+      settings.testPipeline && {
+        title: `Run the test pipeline on ${runtime}`,
+        run: () => runTestPipeline(term, client, settings, options.testImage),
+      },
+  ];
+  return steps.filter((s): s is Step => s !== false);
+}
+
+async function registerRuntime(client: SluiceClient, settings: RunnerSettings): Promise<string> {
+  const name = settings.values.runtime.name;
+  const spec = runtimeSpecFor(settings);
+  const existing = await client.call('getRuntimeEnvironment', { params: { name } }).catch(notFound);
+  if (existing === undefined) {
+    await client.call('createRuntimeEnvironment', {
+      body: { name, description: `Installed by sluice runner init in ${settings.namespace}`, spec },
+    });
+    return `registered ${name}`;
+  }
+  // Compared as data: the database may keep the keys in another order (PostgreSQL's jsonb).
+  if (isDeepStrictEqual(mergePatch(existing.spec, spec), existing.spec))
+    return `${name} is registered as planned (version ${existing.version})`;
+  const updated = await client.call('patchRuntimeEnvironment', {
+    params: { name },
+    body: { patch: spec },
+  });
+  return `updated ${name} to version ${updated.version}`;
+}
+
+/**
+ * The agent and its token Secret, made together: a token is shown once, so an agent whose
+ * Secret is missing (a run killed between the two) is made again with a new token.
+ */
+async function registerAgent(
+  cluster: RunnerCluster,
+  client: SluiceClient,
+  settings: RunnerSettings,
+  helmValuesFile: string | undefined,
+): Promise<string> {
+  const secretRef = {
+    kind: 'Secret',
+    namespace: settings.namespace,
+    name: agentObjectName(settings.release),
+  };
+  const { items } = await client.call('listAgents');
+  const existing = items.find((a) => a.name === settings.agentName);
+  const secret = helmValuesFile === undefined ? await cluster.resources.read(secretRef) : undefined;
+  if (existing !== undefined && secret !== undefined)
+    return `agent ${existing.name} exists and its token is in ${describeResource(secretRef)}`;
+  if (existing !== undefined)
+    await client.call('deleteAgent', { params: { agentId: existing.id } });
+  const runtimes = [settings.values.runtime.name];
+  let created;
+  try {
+    created = await client.call('createAgent', { body: { name: settings.agentName, runtimes } });
+  } catch (err) {
+    if (err instanceof ConflictError)
+      throw new InputError('SLUICE_RUNNER_AGENT_EXISTS', err.message, {
+        hint: 'Another install uses this agent name: pass --agent-name',
+      });
+    throw err;
+  }
+  if (helmValuesFile !== undefined) {
+    writeFileSync(helmValuesFile, helmValuesText(settings, created.token), { mode: 0o600 });
+    chmodSync(helmValuesFile, 0o600);
+    return `agent ${settings.agentName} ${existing ? 're-registered' : 'registered'}; chart values with its token written to ${helmValuesFile} (mode 0600). Install: helm install ${settings.release} charts/sluice-runtime -n ${settings.namespace} --create-namespace -f ${helmValuesFile}`;
+  }
+  const [secretObject] = installObjects(settings, created.token).filter((o) => o.kind === 'Secret');
+  if (secretObject !== undefined) await cluster.resources.apply(secretObject);
+  return `agent ${settings.agentName} ${existing ? 're-registered with a new token' : 'registered'}; token kept in ${describeResource(secretRef)}`;
+}
+
+function helmValuesText(settings: RunnerSettings, token: string): string {
+  const header = [
+    `# Values of charts/sluice-runtime for runtime ${settings.values.runtime.name}, written by`,
+    '# sluice runner init. It holds the agent token: keep it secret.',
+    '',
+  ].join('\n');
+  return header + yaml().stringify(helmValues(settings, token), { lineWidth: 0 });
+}
+
+async function waitHealthy(
+  term: Terminal,
+  cluster: RunnerCluster,
+  client: SluiceClient,
+  settings: RunnerSettings,
+  timeoutSeconds: number,
+): Promise<string> {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  const ref = {
+    kind: 'Deployment',
+    namespace: settings.namespace,
+    name: agentObjectName(settings.release),
+  };
+  let last = '';
+  for (;;) {
+    const deployment = await cluster.resources.read(ref);
+    const status = (deployment?.['status'] ?? {}) as {
+      readyReplicas?: number;
+      replicas?: number;
+    };
+    const runtime = settings.values.runtime.name;
+    const [{ items: agents }, re] = await Promise.all([
+      client.call('listAgents'),
+      client.call('getRuntimeEnvironment', { params: { name: runtime } }),
+    ]);
+    const agent = describeRuntime(re, agents).agents.find((a) => a.name === settings.agentName);
+    const state = `pods ready ${status.readyReplicas ?? 0}/${status.replicas ?? 0}; agent ${agent?.online ? 'online' : 'not connected yet'}${agent?.healthy === false ? `, unhealthy: ${agent.problems.join('; ')}` : ''}`;
+    if (agent?.online && agent.healthy === true)
+      return `agent ${settings.agentName} ${agent.version ?? ''} is online and healthy`;
+    if (state !== last) term.err(term.paint('dim', `      ${state}`));
+    last = state;
+    if (Date.now() > deadline)
+      throw new InputError(
+        'SLUICE_RUNNER_NOT_HEALTHY',
+        `the agent did not report healthy within ${timeoutSeconds}s (${state})`,
+        {
+          hint: `kubectl -n ${settings.namespace} describe deployment ${ref.name}; kubectl -n ${settings.namespace} logs deployment/${ref.name}`,
+        },
+      );
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+export function testPipelineName(settings: RunnerSettings): string {
+  return `${settings.agentName.slice(0, 58).replace(/-+$/, '')}-test`;
+}
+
+async function runTestPipeline(
+  term: Terminal,
+  client: SluiceClient,
+  settings: RunnerSettings,
+  image: string,
+): Promise<string> {
+  const name = testPipelineName(settings);
+  const runtime = settings.values.runtime.name;
+  const yamlText = [
+    'version: "1.0"',
+    'steps:',
+    '  hello:',
+    '    title: Test the runner',
+    `    image: ${JSON.stringify(image)}`,
+    `    commands: [${JSON.stringify(`echo "Sluice runner on ${runtime} works"`)}, "uname -a"]`,
+    '',
+  ].join('\n');
+  await client.call('createProject', { body: { name: TEST_PROJECT } }).catch(exists);
+  const pipeline = await client
+    .call('getPipelineByName', { params: { project: TEST_PROJECT, name } })
+    .catch(notFound);
+  const id =
+    pipeline === undefined
+      ? (
+          await client.call('createPipeline', {
+            params: { project: TEST_PROJECT },
+            body: { name, yaml: yamlText },
+          })
+        ).id
+      : (
+          await client.call('updatePipeline', {
+            params: { pipelineId: pipeline.id },
+            body: { yaml: yamlText },
+          })
+        ).id;
+  const build = await client.call('createBuild', {
+    params: { pipelineId: id },
+    body: { runtimeEnvironment: runtime },
+  });
+  const code = await followToEnd(term, client, build);
+  if (code !== 0) throw new BuildFailed(code);
+  return `test build ${build.id} succeeded`;
+}
+
+function exists(err: unknown): undefined {
+  if (err instanceof ConflictError) return undefined;
+  throw err;
+}

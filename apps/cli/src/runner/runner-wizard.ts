@@ -1,0 +1,107 @@
+/**
+ * The questions `sluice runner init` asks a person at a terminal (with @inquirer/prompts), one
+ * for each setting no flag or values file gave: kube context, namespace, runtime name, the
+ * control plane's URL as pods reach it, StorageClass, build node selector and tolerations, the
+ * proxy (when the environment has one), default runtime, test pipeline. Each answer is checked
+ * as the flag would be, so a typo is asked again rather than failing later.
+ * @module
+ */
+import { confirm, input, select } from '@inquirer/prompts';
+import type { Wizard, WizardContext } from './runner-init.js';
+import {
+  nameFrom,
+  parseNodeSelector,
+  parseToleration,
+  RUNNER_DEFAULTS,
+} from './runner-settings.js';
+import type { WizardAnswers } from './runner-settings.js';
+
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+function problemsOf(check: (problems: string[]) => void): string | true {
+  const problems: string[] = [];
+  check(problems);
+  return problems.length === 0 ? true : (problems[0] ?? 'invalid').replace(/^[^:]*: /, '');
+}
+
+async function ask(context: WizardContext): Promise<WizardAnswers> {
+  const { flags, env } = context;
+  const answers: WizardAnswers = {};
+  if (flags.kubeContext === undefined && context.contexts.length > 0)
+    answers.kubeContext = await select({
+      message: 'Kubernetes context to install the runner in',
+      choices: context.contexts.map((name) => ({ name, value: name })),
+      ...(context.currentContext ? { default: context.currentContext } : {}),
+    });
+  const contextName = flags.kubeContext ?? answers.kubeContext ?? 'cluster';
+  if (flags.namespace === undefined)
+    answers.namespace = await input({
+      message: 'Namespace of the agent and the builds',
+      default: RUNNER_DEFAULTS.namespace,
+      validate: (v) => NAMESPACE.test(v) || 'lowercase letters, digits and -',
+    });
+  const namespace = flags.namespace ?? answers.namespace ?? RUNNER_DEFAULTS.namespace;
+  if (flags.runtime === undefined)
+    answers.runtime = await input({
+      message: 'Runtime environment name (pipelines choose it)',
+      default: `${nameFrom(contextName)}/${flags.buildNamespace ?? namespace}`,
+      validate: (v) => /^[A-Za-z0-9][\w./:@-]*$/.test(v) || 'letters, digits and . _ - / : @',
+    });
+  if (flags.controlPlaneUrl === undefined)
+    answers.controlPlaneUrl = await input({
+      message: "The Sluice server's URL as pods in the cluster reach it",
+      default: context.serverUrl,
+      validate: (v) => /^https?:\/\/[^\s/]+(\/\S*)?$/.test(v) || 'an http(s) URL',
+    });
+  if (flags.storageClass === undefined)
+    answers.storageClass = await input({
+      message: "StorageClass of the builds' cache volumes (empty: the cluster's default)",
+    });
+  if (flags.buildNodeSelector === undefined)
+    answers.buildNodeSelector = await input({
+      message: 'Node selector for build pods, KEY=VALUE,... (empty: any node)',
+      validate: (v) => problemsOf((p) => parseNodeSelector(v, 'selector', p)),
+    });
+  if (flags.buildToleration === undefined || flags.buildToleration.length === 0)
+    answers.buildTolerations = await input({
+      message: 'Taints build pods tolerate, KEY[=VALUE][:EFFECT] separated by spaces (empty: none)',
+      validate: (v) =>
+        problemsOf((p) =>
+          v
+            .split(/\s+/)
+            .filter(Boolean)
+            .forEach((t) => parseToleration(t, 'toleration', p)),
+        ),
+    });
+  const proxyEnv = {
+    httpProxy: env['HTTP_PROXY'] ?? env['http_proxy'],
+    httpsProxy: env['HTTPS_PROXY'] ?? env['https_proxy'],
+    noProxy: env['NO_PROXY'] ?? env['no_proxy'],
+  };
+  if ((proxyEnv.httpProxy || proxyEnv.httpsProxy) && flags.httpsProxy === undefined) {
+    for (const [key, label] of [
+      ['httpProxy', 'HTTP_PROXY'],
+      ['httpsProxy', 'HTTPS_PROXY'],
+      ['noProxy', 'NO_PROXY'],
+    ] as const)
+      answers[key] = await input({
+        message: `${label} for the agent (found in this shell)`,
+        default: proxyEnv[key] ?? '',
+      });
+  }
+  if (flags.setDefault === undefined)
+    answers.setDefault = await confirm({
+      message: "Make it the account's default runtime?",
+      default: false,
+    });
+  if (flags.testPipeline === undefined)
+    answers.testPipeline = await confirm({
+      message: 'Run a test pipeline on it when it is ready?',
+      default: true,
+    });
+  return answers;
+}
+
+export function inquirerWizard(): Wizard {
+  return { ask, confirm: (message) => confirm({ message, default: true }) };
+}

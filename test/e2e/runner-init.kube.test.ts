@@ -1,0 +1,377 @@
+/**
+ * `sluice runner init|upgrade|delete` on the real cluster, as a platform team would run them:
+ * `--dry-run DIR` writes manifests the API server's own dry run accepts and changes nothing;
+ * the wizard at a terminal (tmux) ends with the same manifests as the flags; `init --yes` killed
+ * halfway and run again finishes with every object once, the agent in the cluster healthy and
+ * the test pipeline's log on the terminal; `upgrade` rolls the agent to another image tag; and
+ * `delete --yes` removes exactly what init created, and nothing else.
+ * @module
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { KubeClient, KubeResources } from '@sluice/kube';
+import type { KubeResource } from '@sluice/kube';
+import { createNamespace } from '@sluice/kube/testing';
+import type { SluiceClient } from '@sluice/protocol';
+import { CLUSTER_IMAGES, makeTempDir, useKubernetes } from '@sluice/testkit';
+import type { TempDir, TestRegistry } from '@sluice/testkit';
+import { runSluice, SLUICE_BIN, startSluice } from './cli-harness.js';
+import {
+  addHostPathVolume,
+  ADMIN_TOKEN,
+  buildObjects,
+  objectCount,
+  prepareBuildCluster,
+  startControlPlane,
+  waitForProbe,
+} from './cluster-fixture.js';
+import type { ControlPlane } from './cluster-fixture.js';
+
+const cluster = useKubernetes({
+  nodes: true,
+  images: [CLUSTER_IMAGES.engine, CLUSTER_IMAGES.dind],
+});
+const NS = 'sluice-init';
+const DRY_NS = 'sluice-dry';
+const RUNTIME = 'cluster/init';
+const AGENT = 'init-agent';
+const INSTALL_KINDS = ['Deployment', 'Secret', 'ServiceAccount', 'Role', 'RoleBinding'];
+
+let temp: TempDir;
+let registry: TestRegistry;
+let plane: ControlPlane;
+let admin: SluiceClient;
+let kube: KubeResources;
+let controlPlaneUrl: string;
+let specFile: string;
+
+before(async () => {
+  await cluster.ready();
+  temp = await makeTempDir('sluice-runner-init-');
+  registry = await prepareBuildCluster(cluster().kubeConfig);
+  const gateway = (cluster().podSubnet ?? '').replace(/\.0\/24$/, '.1');
+  plane = await startControlPlane({
+    database: { dataDir: join(temp.path, 'data') },
+    logPath: join(temp.path, 'server.log'),
+  });
+  admin = plane.admin;
+  controlPlaneUrl = `http://${gateway}:${plane.port}`;
+  kube = new KubeResources(
+    KubeClient.create({ source: { type: 'kubeconfig', path: cluster().kubeconfigPath } }),
+  );
+  await createNamespace(cluster(), DRY_NS);
+  // What only this test cluster needs: the images on the node, small pods, the registry mirror.
+  const mirror = `${gateway}:${registry.port}`;
+  specFile = join(temp.path, 'runtime-spec.yaml');
+  writeFileSync(
+    specFile,
+    JSON.stringify({
+      runtimeScheduler: {
+        imagePullPolicy: 'Never',
+        resources: { requests: { cpu: '50m', memory: '64Mi' } },
+        terminationGracePeriodSeconds: 10,
+      },
+      dockerDaemonScheduler: {
+        dindImage: 'sluice/dind:1',
+        imagePullPolicy: 'Never',
+        defaultDindResources: { requests: { cpu: '100m', memory: '128Mi' } },
+        terminationGracePeriodSeconds: 10,
+        pvcs: { dind: { volumeSize: '1Gi' } },
+        daemonConfig: { registryMirrors: [`http://${mirror}`], insecureRegistries: [mirror] },
+      },
+    }),
+  );
+});
+
+after(async () => {
+  await plane?.stop();
+  await registry?.stop();
+  await temp?.cleanup();
+});
+
+/** The flags every run shares: this cluster, this control plane, what the test cluster needs. */
+function baseArgs(namespace: string): string[] {
+  return [
+    '--kubeconfig',
+    cluster().kubeconfigPath,
+    '--namespace',
+    namespace,
+    '--agent-name',
+    AGENT,
+    '--set-value',
+    'runtime.dindHostAlias=true',
+    '--set-value',
+    'agent.image.pullPolicy=Never',
+    '--runtime-spec',
+    specFile,
+    '--test-image',
+    'sluice/busybox:1',
+  ];
+}
+
+/** Answers for what the wizard asks, as flags. */
+function answerArgs(): string[] {
+  return [
+    '--runtime',
+    RUNTIME,
+    '--control-plane-url',
+    controlPlaneUrl,
+    '--storage-class',
+    'sluice-test',
+    '--build-node-selector',
+    'kubernetes.io/os=linux',
+    '--build-toleration',
+    'sluice.io/builds=true:NoSchedule',
+    '--no-set-default',
+    '--test-pipeline',
+  ];
+}
+
+const ENV = () => ({
+  SLUICE_SERVER: plane.url,
+  SLUICE_TOKEN: ADMIN_TOKEN,
+  SLUICE_CONFIG: join(temp.path, 'cfg'),
+  HTTPS_PROXY: '',
+  HTTP_PROXY: '',
+});
+
+function manifests(dir: string): Map<string, string> {
+  return new Map(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+}
+
+/** Every object of the install kinds in a namespace, as `Kind/name`. */
+async function objectsIn(namespace: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const kind of INSTALL_KINDS)
+    for (const o of await kube.list({ kind, namespace }))
+      if (!(kind === 'Secret' && o['type'] === 'kubernetes.io/service-account-token'))
+        found.push(`${kind}/${o.metadata.name}`);
+  return found.sort();
+}
+
+test('init --dry-run writes every manifest; the API server dry run accepts each; nothing changes', async () => {
+  const dir = join(temp.path, 'dry');
+  const run = await runSluice(
+    ['runner', 'init', '--yes', ...baseArgs(DRY_NS), ...answerArgs(), '--dry-run', dir],
+    { env: ENV() },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /✔ API server .* answers/);
+  assert.match(run.stderr, /✔ StorageClass sluice-test exists .*binding/);
+  assert.match(run.stderr, /create\s+Deployment sluice-dry\/sluice-agent/);
+  const files = manifests(dir);
+  assert.ok(files.has('runtime-environment.yaml'), [...files.keys()].join(', '));
+  const objects = [...files]
+    .filter(([name]) => name !== 'runtime-environment.yaml')
+    .map(([, text]) => parseYaml(text) as KubeResource);
+  assert.deepEqual(objects.map((o) => o.kind).sort(), [
+    'Deployment',
+    'Namespace',
+    'Role',
+    'RoleBinding',
+    'Secret',
+    'ServiceAccount',
+    'ServiceAccount',
+  ]);
+  for (const object of objects) await kube.apply(object, { dryRun: true });
+  assert.deepEqual(await objectsIn(DRY_NS), ['ServiceAccount/default'], 'nothing was created');
+  const { items } = await admin.call('listRuntimeEnvironments');
+  assert.ok(!items.some((re) => re.name === RUNTIME), 'nothing was registered');
+});
+
+/** Runs init's wizard in tmux, answering each question; resolves to its manifests. */
+async function wizardDryRun(dir: string): Promise<Map<string, string>> {
+  const session = `sluice-wizard-${process.pid}`;
+  const env = Object.entries(ENV())
+    .map(([k, v]) => `${k}='${v}'`)
+    .join(' ');
+  const command = `${env} NO_COLOR=1 ${process.execPath} ${SLUICE_BIN} runner init ${baseArgs(DRY_NS).join(' ')} --dry-run ${dir}; echo "exit=$?"; sleep 600`;
+  const tmux = (...args: string[]) => spawnSync('tmux', args, { encoding: 'utf8' });
+  const screen = () => tmux('capture-pane', '-p', '-t', session, '-S', '-200').stdout;
+  assert.equal(
+    tmux('new-session', '-d', '-s', session, '-x', '200', '-y', '50', command).status,
+    0,
+  );
+  try {
+    const answer = async (question: string, keys: string[]) => {
+      await waitForProbe(
+        `the wizard to ask "${question}"`,
+        () => Promise.resolve(screen().includes(question)),
+        30_000,
+      ).catch((err: unknown) => {
+        throw new Error(`${String(err)}\nscreen:\n${screen()}`);
+      });
+      tmux('send-keys', '-t', session, ...keys);
+    };
+    // The only context is the current one: Enter takes it.
+    await answer('Kubernetes context', ['Enter']);
+    await answer('Runtime environment name', ['C-u', RUNTIME, 'Enter']);
+    await answer("The Sluice server's URL", ['C-u', controlPlaneUrl, 'Enter']);
+    await answer('StorageClass', ['sluice-test', 'Enter']);
+    await answer('Node selector', ['kubernetes.io/os=linux', 'Enter']);
+    await answer('Taints build pods tolerate', ['sluice.io/builds=true:NoSchedule', 'Enter']);
+    await answer('default runtime', ['n', 'Enter']);
+    await answer('test pipeline', ['y', 'Enter']);
+    await waitForProbe('the wizard to end', () => Promise.resolve(screen().includes('exit=')), 60_000);
+    assert.match(screen(), /exit=0/, screen());
+  } finally {
+    tmux('kill-session', '-t', session);
+  }
+  return manifests(dir);
+}
+
+test('the wizard at a terminal ends with the same manifests as the flags', async () => {
+  const fromFlags = manifests(join(temp.path, 'dry'));
+  const fromWizard = await wizardDryRun(join(temp.path, 'wizard'));
+  assert.deepEqual([...fromWizard.keys()].sort(), [...fromFlags.keys()].sort());
+  for (const [name, text] of fromFlags) assert.equal(fromWizard.get(name), text, name);
+});
+
+test('init --yes killed halfway, then run again: every object once, agent healthy, test build logged', async () => {
+  await addHostPathVolume(cluster().kubeConfig, 'sluice-init-1', join(temp.path, 'pv-1'));
+  const args = ['runner', 'init', '--yes', ...baseArgs(NS), ...answerArgs()];
+  const first = startSluice(args, { env: ENV() });
+  await waitForProbe(
+    'init to reach its apply step',
+    () => Promise.resolve(/\[4\/\d\]/.test(first.stderr())),
+    60_000,
+  );
+  first.child.kill('SIGKILL');
+  await first.done;
+  const again = await runSluice(args, { env: ENV() });
+  assert.equal(again.code, 0, `${again.stderr}\n${again.stdout}`);
+  assert.match(again.stderr, /cluster\/init is registered as planned/);
+  assert.match(again.stdout, /Sluice runner on cluster\/init works/);
+  const id = /Build (bld_\w+)/.exec(again.stderr)?.[1] ?? '';
+  await waitForProbe(
+    `test build ${id}'s objects deleted`,
+    async () => objectCount(await buildObjects(cluster().kubeConfig, NS, id)) === 0,
+  );
+  assert.deepEqual(await objectsIn(NS), [
+    'Deployment/sluice-agent',
+    'Role/sluice-agent',
+    'RoleBinding/sluice-agent',
+    'Secret/sluice-agent',
+    'ServiceAccount/default',
+    'ServiceAccount/sluice-agent',
+    'ServiceAccount/sluice-engine',
+  ]);
+  const { items: agents } = await admin.call('listAgents');
+  assert.deepEqual(
+    agents.filter((a) => a.name === AGENT).map((a) => [a.online, a.health?.healthy, a.runtimes]),
+    [[true, true, [RUNTIME]]],
+  );
+  const pods = await kube.list({
+    kind: 'Pod',
+    namespace: NS,
+    labelSelector: 'app.kubernetes.io/name=sluice-agent',
+  });
+  assert.equal(pods.length, 1, 'one agent pod');
+  const spec = pods[0]?.['spec'] as { serviceAccountName?: string };
+  assert.equal(spec.serviceAccountName, 'sluice-agent');
+});
+
+test('init again changes nothing: each step finds its work done', async () => {
+  const run = await runSluice(
+    ['runner', 'init', '--yes', ...baseArgs(NS), ...answerArgs(), '--no-test-pipeline'],
+    { env: ENV() },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.doesNotMatch(run.stderr, / (created|configured)\b/, run.stderr);
+  assert.match(run.stderr, /agent init-agent exists/);
+  assert.match(run.stderr, /cluster\/init is registered as planned/);
+});
+
+test('upgrade moves the agent to another image tag and waits for the rollout', async () => {
+  const socket = cluster().containerdSocket ?? '';
+  const tagged = spawnSync(
+    'ctr',
+    [
+      '--address',
+      socket,
+      '--namespace',
+      'k8s.io',
+      'images',
+      'tag',
+      '--force',
+      'docker.io/sluice/engine:1',
+      'docker.io/sluice/engine:1-next',
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.equal(tagged.status, 0, tagged.stderr);
+  const run = await runSluice(
+    [
+      'runner',
+      'upgrade',
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+      '-n',
+      NS,
+      '--image-tag',
+      '1-next',
+    ],
+    { env: ENV() },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /sluice\/engine:1 → sluice\/engine:1-next/);
+  const pods = await kube.list({
+    kind: 'Pod',
+    namespace: NS,
+    labelSelector: 'app.kubernetes.io/name=sluice-agent',
+  });
+  const images = pods
+    .filter((p) => p.metadata.deletionTimestamp === undefined)
+    .map((p) => (p['spec'] as { containers: { image: string }[] }).containers[0]?.image);
+  assert.ok(images.includes('sluice/engine:1-next'), images.join(', '));
+});
+
+test('delete --yes lists and removes exactly what init created, and nothing else', async () => {
+  const elsewhere = async () => [...(await objectsIn(DRY_NS)), ...(await objectsIn('default'))];
+  const before = await elsewhere();
+  const run = await runSluice(
+    [
+      'runner',
+      'delete',
+      '--yes',
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+      '-n',
+      NS,
+      '--agent-name',
+      AGENT,
+    ],
+    { env: ENV() },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  for (const line of [
+    `Deployment ${NS}/sluice-agent`,
+    `Role ${NS}/sluice-agent`,
+    `RoleBinding ${NS}/sluice-agent`,
+    `Secret ${NS}/sluice-agent`,
+    `ServiceAccount ${NS}/sluice-agent`,
+    `ServiceAccount ${NS}/sluice-engine`,
+    `Namespace ${NS}`,
+    `agent ${AGENT}`,
+    `runtime environment ${RUNTIME}`,
+  ])
+    assert.ok(run.stderr.includes(line), `${line} listed:\n${run.stderr}`);
+  await waitForProbe(
+    `namespace ${NS} gone`,
+    async () => (await kube.read({ kind: 'Namespace', name: NS })) === undefined,
+    120_000,
+  );
+  assert.deepEqual(await elsewhere(), before, 'nothing else removed');
+  assert.equal(
+    await kube.read({ kind: 'Namespace', name: DRY_NS }).then((n) => n?.metadata.name),
+    DRY_NS,
+  );
+  const { items: agents } = await admin.call('listAgents');
+  assert.ok(!agents.some((a) => a.name === AGENT));
+  const { items: runtimes } = await admin.call('listRuntimeEnvironments');
+  assert.ok(!runtimes.some((re) => re.name === RUNTIME));
+});
