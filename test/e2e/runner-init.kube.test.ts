@@ -216,7 +216,11 @@ async function wizardDryRun(dir: string): Promise<Map<string, string>> {
     await answer('Taints build pods tolerate', ['sluice.io/builds=true:NoSchedule', 'Enter']);
     await answer('default runtime', ['n', 'Enter']);
     await answer('test pipeline', ['y', 'Enter']);
-    await waitForProbe('the wizard to end', () => Promise.resolve(screen().includes('exit=')), 60_000);
+    await waitForProbe(
+      'the wizard to end',
+      () => Promise.resolve(screen().includes('exit=')),
+      60_000,
+    );
     assert.match(screen(), /exit=0/, screen());
   } finally {
     tmux('kill-session', '-t', session);
