@@ -37,6 +37,87 @@ databases.test(
   },
 );
 
+/** The call fails with this HTTP status and code; its message for people matches `message`. */
+async function assertFails(
+  call: Promise<unknown>,
+  expected: { status: number; code: string; message?: RegExp },
+): Promise<void> {
+  await assert.rejects(call, (err: unknown) => {
+    assert.ok(isSluiceError(err), String(err));
+    assert.deepEqual([err.details?.status, err.code], [expected.status, expected.code]);
+    if (expected.message !== undefined) assert.match(err.message, expected.message);
+    return true;
+  });
+}
+
+databases.test(
+  "an agent's runtimes are replaced with the same token; unknown runtime or agent is 404",
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      await seedPipeline(t);
+      await t.admin.call('createRuntimeEnvironment', {
+        body: { name: 'k8s', spec: KUBERNETES_RUNTIME },
+      });
+      const created = await t.admin.call('createAgent', {
+        body: { name: 'a1', runtimes: ['local'] },
+      });
+      const agent = t.client(created.token);
+      const agentId = created.agent.id;
+
+      const updated = await t.admin.call('updateAgent', {
+        params: { agentId },
+        body: { runtimes: ['local', 'k8s'] },
+      });
+      assert.deepEqual(
+        [updated.id, updated.name, updated.runtimes],
+        [agentId, 'a1', ['local', 'k8s']],
+      );
+      assert.deepEqual((await agent.call('agentRuntimes')).runtimes, [
+        { name: 'local', kind: 'local', namespace: null },
+        { name: 'k8s', kind: 'kubernetes', namespace: 'builds' },
+      ]);
+      assert.deepEqual((await agent.call('pollTasks', { query: { wait: 0 } })).tasks, []);
+
+      await assertFails(
+        t.admin.call('updateAgent', { params: { agentId }, body: { runtimes: ['k8s', 'nope'] } }),
+        { status: 404, code: 'SLUICE_RUNTIME_NOT_FOUND', message: /"nope"/ },
+      );
+      await assertFails(
+        t.admin.call('updateAgent', {
+          params: { agentId: 'agt_missing' },
+          body: { runtimes: ['k8s'] },
+        }),
+        { status: 404, code: 'SLUICE_AGENT_NOT_FOUND', message: /agt_missing/ },
+      );
+      await assertFails(
+        t.admin.call('updateAgent', { params: { agentId }, body: { runtimes: [] } }),
+        { status: 400, code: 'SLUICE_REQUEST_INVALID' },
+      );
+      await assertFails(
+        agent.call('updateAgent', { params: { agentId }, body: { runtimes: ['k8s'] } }),
+        {
+          status: 403,
+          code: 'SLUICE_AUTH_WRONG_SCOPE',
+        },
+      );
+
+      const [listed] = (await t.admin.call('listAgents')).items;
+      assert.deepEqual(listed?.runtimes, ['local', 'k8s'], 'refused changes left it as it was');
+      const narrowed = await t.admin.call('updateAgent', {
+        params: { agentId },
+        body: { runtimes: ['k8s'] },
+      });
+      assert.deepEqual(narrowed.runtimes, ['k8s']);
+      assert.deepEqual((await agent.call('agentRuntimes')).runtimes, [
+        { name: 'k8s', kind: 'kubernetes', namespace: 'builds' },
+      ]);
+    } finally {
+      await t.close();
+    }
+  },
+);
+
 databases.test(
   "build states: the status in the agent's account, unknown (and finished) otherwise",
   async (database) => {

@@ -30,6 +30,7 @@ import {
   PatchRuntimeEnvironment,
   RuntimeEnvironment,
   RuntimeName,
+  UpdateAgent,
 } from './schemas/agents.js';
 
 const V1 = '/api/v1';
@@ -377,6 +378,16 @@ const runtimes = {
     body: CreateAgent,
     response: CreatedAgent,
     status: 201,
+  }),
+  updateAgent: route({
+    method: 'PATCH',
+    path: `${V1}/agents/:agentId`,
+    scope: 'user',
+    tag: 'agents',
+    summary: 'Replace the runtimes an agent serves; its token keeps working',
+    params: z.object({ agentId: Id }),
+    body: UpdateAgent,
+    response: Agent,
   }),
   deleteAgent: route({
     method: 'DELETE',

@@ -183,6 +183,9 @@ export function registerUserRoutes(app: FastifyInstance, s: Services, auth: Auth
   registerRoute(app, routes.createAgent, auth, ({ principal, body }) =>
     s.agents.create(principal.accountId, body),
   );
+  registerRoute(app, routes.updateAgent, auth, ({ principal, params, body }) =>
+    s.agents.update(principal.accountId, params.agentId, body),
+  );
   registerRoute(
     app,
     routes.deleteAgent,

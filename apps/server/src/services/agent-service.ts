@@ -1,8 +1,9 @@
 /**
  * Runner agents: created with a token shown once, listed with online/offline from the age of
- * their last heartbeat and the health they report (per runtime too), deleted with their tokens
- * revoked. An agent asks which runtimes it serves (kind and namespace, from the resolved spec)
- * and which of the builds whose objects it holds have finished, so it can remove those.
+ * their last heartbeat and the health they report (per runtime too), given a new list of
+ * runtimes with the same token, deleted with their tokens revoked. An agent asks which runtimes
+ * it serves (kind and namespace, from the resolved spec) and which of the builds whose objects
+ * it holds have finished, so it can remove those.
  * @module
  */
 import { InputError, NotAllowedError, NotFoundError } from '@sluice/errors';
@@ -153,6 +154,25 @@ export class AgentService {
       );
     }
     return row.account_id;
+  }
+
+  /**
+   * Replaces the runtimes the agent serves, each of which must exist. Its token is untouched:
+   * the agent's next `agentRuntimes` call and next poll see the new list (a long poll already
+   * waiting keeps the old one until it returns).
+   * @throws NotFoundError `SLUICE_AGENT_NOT_FOUND`, or `SLUICE_RUNTIME_NOT_FOUND` naming a runtime
+   */
+  async update(accountId: string, agentId: string, input: { runtimes: string[] }): Promise<Agent> {
+    await this.get(accountId, agentId);
+    const runtimes = [...new Set(input.runtimes)];
+    for (const name of runtimes) await this.#runtimes.assertExists(accountId, name);
+    await this.#ctx.database.db
+      .updateTable('agents')
+      .set({ runtimes: jsonb(runtimes) })
+      .where('id', '=', agentId)
+      .where('account_id', '=', accountId)
+      .execute();
+    return this.get(accountId, agentId);
   }
 
   async delete(accountId: string, agentId: string): Promise<void> {

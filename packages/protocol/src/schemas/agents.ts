@@ -78,6 +78,8 @@ export const Agent = z.object({
 export type Agent = z.infer<typeof Agent>;
 
 export const CreateAgent = z.object({ name: Name, runtimes: z.array(RuntimeName).min(1) });
+/** The whole new list of runtimes an agent serves; its token stays the same. */
+export const UpdateAgent = z.object({ runtimes: z.array(RuntimeName).min(1) });
 export const CreatedAgent = z.object({ agent: Agent, token: z.string().describe('Shown once') });
 
 /**
