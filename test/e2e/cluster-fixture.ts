@@ -6,7 +6,8 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CoreV1Api, StorageV1Api } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { exportSecretKey, generateSecretKey } from '@sluice/pki';
@@ -301,4 +302,22 @@ export async function addHostPathVolume(
       },
     },
   });
+}
+
+/** A `*.runtime.yaml` of the agent's config dir: a runtime reached with a service-account token. */
+export function writeRuntimeFile(
+  dir: string,
+  file: string,
+  runtime: { name: string; host: string; namespace: string; token: string; crt: string },
+): void {
+  mkdirSync(dir, { recursive: true });
+  const crt = runtime.crt
+    .trim()
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+  writeFileSync(
+    join(dir, file),
+    `type: runtime\nname: ${runtime.name}\nhost: ${runtime.host}\nnamespace: ${runtime.namespace}\ntoken: ${runtime.token}\ncrt: |\n${crt}\n`,
+  );
 }

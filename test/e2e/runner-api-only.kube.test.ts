@@ -8,7 +8,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { openDatabase, sql } from '@sluice/db';
@@ -29,6 +29,7 @@ import {
   startAgentProcess,
   startControlPlane,
   waitForProbe,
+  writeRuntimeFile,
 } from './cluster-fixture.js';
 import type { AgentProcess, ControlPlane } from './cluster-fixture.js';
 import { createPipelines } from './control-plane-seed.js';
@@ -223,16 +224,13 @@ test('a runtime whose service account lacks a permission is unhealthy, naming th
     'api/limited',
   ]);
   const dir = join(temp.path, 'runtimes');
-  mkdirSync(dir, { recursive: true });
-  const crt = readFileSync(cluster().caFile, 'utf8');
-  writeFileSync(
-    join(dir, 'limited.runtime.yaml'),
-    `type: runtime\nname: api/limited\nhost: ${cluster().server}\nnamespace: ${NS}\ntoken: ${token}\ncrt: |\n${crt
-      .trim()
-      .split('\n')
-      .map((l) => `  ${l}`)
-      .join('\n')}\n`,
-  );
+  writeRuntimeFile(dir, 'limited.runtime.yaml', {
+    name: 'api/limited',
+    host: cluster().server,
+    namespace: NS,
+    token,
+    crt: readFileSync(cluster().caFile, 'utf8'),
+  });
   const agent = await startAgentProcess({
     serverUrl: plane.url,
     token: limitedToken,

@@ -5,14 +5,15 @@
  * count as done, so a task applied twice (a restarted agent, a retry) has the same effect.
  * @module
  */
-import { classifyKubeError, KubeClient } from '@sluice/kube';
+import { classifyKubeError, formatPermissions, KubeClient } from '@sluice/kube';
 import type { KubeObjectSummary } from '@sluice/kube';
 import type { Logger } from '@sluice/log';
 import type { Task } from '@sluice/protocol';
 import type { KubernetesTarget } from '../runner-config.js';
 import { TaskFailure } from '../runtime-backend.js';
 import type { BuildObjectRef, RuntimeBackend } from '../runtime-backend.js';
-import { kubeHealth } from './kube-health.js';
+import { GRANT, kubeHealth } from './kube-health.js';
+import type { KubeRuntimeCheck } from './kube-health.js';
 import { BUILD_LABEL_KEYS, runtimeSelector } from './kube-labels.js';
 import { actionTarget, kubeTaskAction } from './kube-task.js';
 import type { KubeTaskAction } from './kube-task.js';
@@ -56,12 +57,25 @@ function kubernetesBackend(
   // In-cluster without a namespace of its own, the service account's namespace.
   const namespace = target.namespace ?? options.namespace ?? kube.defaultNamespace ?? 'default';
   const logger = options.logger.child({ component: 'kubernetes-backend', runtime: target.name });
+  // What the last health check found: while permissions are missing, creating a build's
+  // objects fails at once naming them (a build that could not delete its pods would leak them).
+  let checked: Promise<KubeRuntimeCheck> | undefined;
+  const check = () => (checked = kubeHealth(kube, target.name, namespace));
   return {
     runtime: target.name,
     kind: 'kubernetes',
-    apply: (task, signal) =>
-      applyTask(kube, logger, task, { signal, hostAlias: target.dindHostAlias }),
-    health: () => kubeHealth(kube, target.name, namespace),
+    apply: async (task, signal) => {
+      if (kubeTaskAction(task).action === 'create') {
+        const { missing } = await (checked ?? check());
+        if (missing.length > 0)
+          throw new TaskFailure(
+            `Runtime ${target.name} cannot run builds: the agent may not ${formatPermissions(missing)} in namespace ${namespace}; ${GRANT(namespace)}`,
+            { retriable: false },
+          );
+      }
+      return applyTask(kube, logger, task, { signal, hostAlias: target.dindHostAlias });
+    },
+    health: async () => (await check()).health,
     listBuildObjects: () => listBuildObjects(kube, target.name, namespace),
     deleteBuildObjects: (refs) => deleteBuildObjects(kube, logger, refs, namespace),
     close: () => Promise.resolve(kube.close()),
