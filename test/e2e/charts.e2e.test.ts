@@ -47,6 +47,7 @@ const AGENT_OPTIONS = {
   resources: { limits: { memory: '512Mi' } },
   nodeSelector: { pool: 'ci' },
   tolerations: [{ key: 'ci', operator: 'Exists', effect: 'NoSchedule' }],
+  runtimesSecret: 'remote-runtimes',
 };
 const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   Deployment,
@@ -236,6 +237,10 @@ test('every documented option shows in the objects', async () => {
   assert.equal(vars.HTTPS_PROXY, 'http://proxy:3128');
   assert.equal(vars.NO_PROXY, '10.96.0.0/12');
   assert.equal(vars.SLUICE_KUBE_QPS, '20');
+  assert.equal(vars.SLUICE_AGENT_CONFIG_DIR, '/etc/sluice/runtimes');
+  assert.deepEqual((pod as { volumes?: unknown }).volumes, [
+    { name: 'runtimes', secret: { secretName: 'remote-runtimes' } },
+  ]);
   const without = await render({ values: REQUIRED, set: { 'rbac.create': 'false' } });
   assert.ok(!without.some((o) => o.kind === 'Role' || o.kind === 'RoleBinding'));
 });

@@ -37,6 +37,7 @@ const cluster = useKubernetes({
 });
 const NS = 'sluice-init';
 const DRY_NS = 'sluice-dry';
+const ATTACHED_NS = 'sluice-attached';
 const RUNTIME = 'cluster/init';
 const AGENT = 'init-agent';
 const INSTALL_KINDS = ['Deployment', 'Secret', 'ServiceAccount', 'Role', 'RoleBinding'];
@@ -332,6 +333,74 @@ test('upgrade moves the agent to another image tag and waits for the rollout', a
     .filter((p) => p.metadata.deletionTimestamp === undefined)
     .map((p) => (p['spec'] as { containers: { image: string }[] }).containers[0]?.image);
   assert.ok(images.includes('sluice/engine:1-next'), images.join(', '));
+});
+
+/** The admin kubeconfig with a second context, "other", standing for another cluster. */
+function twoContextKubeconfig(): { path: string; home: string } {
+  const config = parseYaml(readFileSync(cluster().kubeconfigPath, 'utf8')) as {
+    contexts: { name: string; context: Record<string, unknown> }[];
+    'current-context': string;
+  };
+  const [home] = config.contexts;
+  assert.ok(home !== undefined);
+  config.contexts.push({ name: 'other', context: { ...home.context } });
+  const path = join(temp.path, 'two-contexts.kubeconfig');
+  writeFileSync(path, JSON.stringify(config));
+  return { path, home: home.name };
+}
+
+test('attach lets the agent serve a runtime of another kube context; a build runs there', async () => {
+  const { path, home } = twoContextKubeconfig();
+  const run = await runSluice(
+    [
+      'runner',
+      'attach',
+      '--kubeconfig',
+      path,
+      '--kube-context',
+      'other',
+      '--agent-kube-context',
+      home,
+      '--namespace',
+      NS,
+      '--agent-name',
+      AGENT,
+      '--build-namespace',
+      ATTACHED_NS,
+      '--runtime',
+      'cluster/attached',
+      // The agent's pods reach this API server through the kubernetes Service.
+      '--api-server-url',
+      'https://10.96.0.1:443',
+      '--control-plane-url',
+      controlPlaneUrl,
+      '--storage-class',
+      'sluice-test',
+      '--runtime-spec',
+      specFile,
+    ],
+    { env: ENV() },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const { items: agents } = await admin.call('listAgents');
+  const agent = agents.find((a) => a.name === AGENT);
+  assert.deepEqual(agent?.runtimes, [RUNTIME, 'cluster/attached']);
+  assert.deepEqual(agent?.health?.runtimes?.map((r) => [r.name, r.healthy]).sort(), [
+    ['cluster/attached', true],
+    [RUNTIME, true],
+  ]);
+  await addHostPathVolume(cluster().kubeConfig, 'sluice-init-2', join(temp.path, 'pv-2'));
+  const build = await runSluice(
+    ['run-pipeline', `runners/${AGENT}-test`, '--runtime', 'cluster/attached'],
+    { env: ENV() },
+  );
+  assert.equal(build.code, 0, `${build.stdout}\n${build.stderr}`);
+  assert.match(build.stdout, /Sluice runner on cluster\/init works/);
+  const id = /Build (bld_\w+)/.exec(build.stderr)?.[1] ?? '';
+  await waitForProbe(
+    `build ${id}'s objects deleted from ${ATTACHED_NS}`,
+    async () => objectCount(await buildObjects(cluster().kubeConfig, ATTACHED_NS, id)) === 0,
+  );
 });
 
 test('delete --yes lists and removes exactly what init created, and nothing else', async () => {

@@ -59,6 +59,7 @@ export {
   AGENT_ROLE_RULES,
   renderRuntimeInstall,
   RUNTIME_INSTALL_DEFAULTS,
+  RUNTIMES_DIR,
 } from './install/runtime-install.js';
 export type {
   InstallObject,

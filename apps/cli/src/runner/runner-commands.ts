@@ -123,6 +123,39 @@ export function addRunnerInstallCommands(ctx: BuildCommandsContext, runner: Comm
     );
   });
   examples(
+    withInstall(withServer(runner.command('attach')))
+      .description('Let an installed agent also serve a runtime in another cluster (kube context)')
+      .requiredOption('--build-namespace <name>', "its namespace for the runtime's builds")
+      .option('--agent-kube-context <name>', "the agent's cluster (default: the current context)")
+      .option(
+        '--runtime <name>',
+        'the runtime environment to register (default: <context>/<namespace>)',
+      )
+      .option(
+        '--api-server-url <url>',
+        "the other cluster's API server as the agent's pods reach it",
+      )
+      .option('--control-plane-url <url>', 'the Sluice server as pods reach it (default: --server)')
+      .option('--storage-class <name>', "StorageClass of the builds' cache volumes")
+      .option('--build-node-selector <k=v,...>', 'node labels build pods must land on')
+      .option(
+        '--build-toleration <key[=value][:effect]>',
+        'a taint build pods tolerate (repeatable)',
+        collect,
+      )
+      .option('--runtime-spec <file>', 'a partial runtime spec merged over the one registered')
+      .option(
+        '--timeout <seconds>',
+        'how long to wait for the runtime to report healthy',
+        seconds,
+        300,
+      ),
+    'sluice runner attach --kube-context staging --build-namespace ci --runtime staging/ci',
+  ).action(async (opts: RunnerFlags & ServerFlags & { timeout: number }) => {
+    const { runnerAttach } = await import('./runner-attach.js');
+    setExitCode(await runnerAttach(term, { ...opts, ...server(opts) }));
+  });
+  examples(
     withInstall(withServer(runner.command('delete')))
       .description('Remove a runner: lists what goes (objects, agent, runtime), asks, removes')
       .option('-y, --yes', 'delete without asking'),

@@ -11,7 +11,6 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isSluiceError } from '@sluice/errors';
 import { listKubeContexts } from '@sluice/kube';
 import type { SluiceClient } from '@sluice/protocol';
 import type { InstallObject } from '@sluice/runtime-spec';
@@ -20,16 +19,11 @@ import type { Terminal } from '../ui/terminal.js';
 import { serverClient } from '../commands/server-resources.js';
 import type { ServerOptions } from '../commands/server-resources.js';
 import { connectCluster, preflight } from './runner-cluster.js';
-import type { Check, RunnerCluster } from './runner-cluster.js';
+import type { RunnerCluster } from './runner-cluster.js';
 import { describeObject, installObjects, runtimeSpecFor } from './runner-install.js';
 import { defaultKubeconfig, resolveRunnerSettings } from './runner-settings.js';
-import {
-  BuildFailed,
-  installSteps,
-  notFound,
-  TEST_PROJECT,
-  testPipelineName,
-} from './runner-steps.js';
+import { printChecks, runSteps } from './runner-progress.js';
+import { installSteps, notFound, TEST_PROJECT, testPipelineName } from './runner-steps.js';
 import type { RunnerFlags, RunnerSettings, WizardAnswers } from './runner-settings.js';
 
 export interface RunnerInitOptions extends ServerOptions, RunnerFlags {
@@ -59,17 +53,6 @@ export interface WizardContext {
 
 /** The Secret stands in for the token in a dry run; the real one is made at install. */
 const TOKEN_PLACEHOLDER = 'made-by-sluice-runner-init';
-
-const MARK = { ok: '✔', warn: '!', fail: '✖' } as const;
-
-function printChecks(term: Terminal, checks: Check[]): boolean {
-  for (const check of checks) {
-    const colour = check.status === 'ok' ? 'green' : check.status === 'warn' ? 'yellow' : 'red';
-    term.err(`  ${term.paint(colour, MARK[check.status])} ${check.text}`);
-    if (check.hint && check.status !== 'ok') term.err(term.paint('dim', `      ${check.hint}`));
-  }
-  return checks.every((c) => c.status !== 'fail');
-}
 
 export async function runnerInit(
   term: Terminal,
@@ -103,7 +86,11 @@ export async function runnerInit(
     term.err('Nothing was changed.');
     return 1;
   }
-  return runSteps(term, cluster, client, settings, options);
+  const done =
+    options.generateHelmValuesFile === undefined
+      ? `Runner ready: builds on runtime ${settings.values.runtime.name} run in namespace ${settings.values.runtime.namespace}. See it: sluice runner info`
+      : undefined;
+  return runSteps(term, installSteps(term, cluster, client, settings, options), done);
 }
 
 async function settingsOf(
@@ -201,39 +188,4 @@ function writeManifests(dir: string, settings: RunnerSettings, objects: InstallO
     doc({ name: settings.values.runtime.name, spec: runtimeSpecFor(settings) }),
   );
   return objects.length + 1;
-}
-
-async function runSteps(
-  term: Terminal,
-  cluster: RunnerCluster,
-  client: SluiceClient,
-  settings: RunnerSettings,
-  options: RunnerInitOptions,
-): Promise<number> {
-  const steps = installSteps(term, cluster, client, settings, options);
-  for (const [i, step] of steps.entries()) {
-    const at = `[${i + 1}/${steps.length}]`;
-    term.err(`${term.paint('bold', at)} ${step.title}…`);
-    try {
-      const done = await step.run();
-      term.err(`  ${term.paint('green', MARK.ok)} ${done}`);
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      term.err(term.paint('red', `  ${MARK.fail} ${step.title} failed: ${message}`));
-      const hint = isSluiceError(err) ? err.hint : undefined;
-      if (hint) term.err(term.paint('dim', `      ${hint}`));
-      term.err(
-        `Fix it and run the same command again: the ${i} step(s) done are found done and skipped.`,
-      );
-      return err instanceof BuildFailed ? err.exitCode : 1;
-    }
-  }
-  if (options.generateHelmValuesFile !== undefined) return 0;
-  term.err(
-    term.paint(
-      'green',
-      `Runner ready: builds on runtime ${settings.values.runtime.name} run in namespace ${settings.values.runtime.namespace}. See it: sluice runner info`,
-    ),
-  );
-  return 0;
 }

@@ -54,7 +54,11 @@ export function describeObject(object: InstallObject): string {
  * namespace with the engine's ServiceAccount, placed by the build node selector and
  * tolerations, dind volumes of the StorageClass; `--runtime-spec` merged over it.
  */
-export function runtimeSpecFor(settings: RunnerSettings): Record<string, unknown> {
+export function runtimeSpecFor(
+  settings: RunnerSettings,
+  options: { inCluster?: boolean } = {},
+): Record<string, unknown> {
+  const inCluster = options.inCluster ?? true;
   const { values } = settings;
   const image = { ...RUNTIME_INSTALL_DEFAULTS.image, ...values.agent.image };
   const placement = {
@@ -73,7 +77,7 @@ export function runtimeSpecFor(settings: RunnerSettings): Record<string, unknown
       image: `${image.repository}:${image.tag}`,
       cluster: {
         namespace: values.runtime.namespace,
-        inCluster: true,
+        inCluster,
         serviceAccount:
           values.runtime.engineServiceAccount?.name ||
           RUNTIME_INSTALL_DEFAULTS.engineServiceAccount,
@@ -82,7 +86,7 @@ export function runtimeSpecFor(settings: RunnerSettings): Record<string, unknown
       ...tolerations,
     },
     dockerDaemonScheduler: {
-      cluster: { namespace: values.runtime.namespace, inCluster: true, ...placement },
+      cluster: { namespace: values.runtime.namespace, inCluster, ...placement },
       ...tolerations,
       ...(settings.storageClass
         ? { pvcs: { dind: { storageClassName: settings.storageClass } } }

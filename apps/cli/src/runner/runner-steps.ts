@@ -24,6 +24,8 @@ import {
   installObjects,
   runtimeSpecFor,
 } from './runner-install.js';
+import { StepExit } from './runner-progress.js';
+import type { Step } from './runner-progress.js';
 import type { RunnerSettings } from './runner-settings.js';
 
 /** The project of the runners' test pipelines. */
@@ -39,20 +41,6 @@ export interface StepOptions {
   generateHelmValuesFile?: string;
   testImage: string;
   timeout: number;
-}
-
-export interface Step {
-  title: string;
-  /** Does the step, or finds it done; resolves to what it did, for the progress line. */
-  run(): Promise<string>;
-}
-
-export class BuildFailed extends Error {
-  readonly exitCode: number;
-  constructor(exitCode: number) {
-    super(`the test build ended with exit code ${exitCode}; its log is above`);
-    this.exitCode = exitCode;
-  }
 }
 
 export function installSteps(
@@ -118,9 +106,13 @@ export function installSteps(
   return steps.filter((s): s is Step => s !== false);
 }
 
-async function registerRuntime(client: SluiceClient, settings: RunnerSettings): Promise<string> {
+export async function registerRuntime(
+  client: SluiceClient,
+  settings: RunnerSettings,
+  options: { inCluster?: boolean } = {},
+): Promise<string> {
   const name = settings.values.runtime.name;
-  const spec = runtimeSpecFor(settings);
+  const spec = runtimeSpecFor(settings, options);
   const existing = await client.call('getRuntimeEnvironment', { params: { name } }).catch(notFound);
   if (existing === undefined) {
     await client.call('createRuntimeEnvironment', {
@@ -190,47 +182,64 @@ function helmValuesText(settings: RunnerSettings, token: string): string {
   return header + yaml().stringify(helmValues(settings, token), { lineWidth: 0 });
 }
 
-async function waitHealthy(
+/** Waits until the agent reports the runtime healthy; `state` adds what else to show. */
+export async function waitAgentHealthy(
+  term: Terminal,
+  client: SluiceClient,
+  target: { agentName: string; runtime: string; timeoutSeconds: number; hint: string },
+  state: () => Promise<string> = () => Promise.resolve(''),
+): Promise<string> {
+  const { agentName, runtime, timeoutSeconds } = target;
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  let last = '';
+  for (;;) {
+    const [{ items: agents }, re, extra] = await Promise.all([
+      client.call('listAgents'),
+      client.call('getRuntimeEnvironment', { params: { name: runtime } }),
+      state(),
+    ]);
+    const agent = describeRuntime(re, agents).agents.find((a) => a.name === agentName);
+    if (agent?.online && agent.healthy === true)
+      return `agent ${agentName} ${agent.version ?? ''} is online and ${runtime} healthy`;
+    const now = `${extra}agent ${agent?.online ? 'online' : 'not connected yet'}${agent?.healthy === false ? `, unhealthy: ${agent.problems.join('; ')}` : ''}`;
+    if (now !== last) term.err(term.paint('dim', `      ${now}`));
+    last = now;
+    if (Date.now() > deadline)
+      throw new InputError(
+        'SLUICE_RUNNER_NOT_HEALTHY',
+        `the agent did not report ${runtime} healthy within ${timeoutSeconds}s (${now})`,
+        { hint: target.hint },
+      );
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+function waitHealthy(
   term: Terminal,
   cluster: RunnerCluster,
   client: SluiceClient,
   settings: RunnerSettings,
   timeoutSeconds: number,
 ): Promise<string> {
-  const deadline = Date.now() + timeoutSeconds * 1000;
   const ref = {
     kind: 'Deployment',
     namespace: settings.namespace,
     name: agentObjectName(settings.release),
   };
-  let last = '';
-  for (;;) {
-    const deployment = await cluster.resources.read(ref);
-    const status = (deployment?.['status'] ?? {}) as {
+  const pods = async () => {
+    const status = ((await cluster.resources.read(ref))?.['status'] ?? {}) as {
       readyReplicas?: number;
       replicas?: number;
     };
-    const runtime = settings.values.runtime.name;
-    const [{ items: agents }, re] = await Promise.all([
-      client.call('listAgents'),
-      client.call('getRuntimeEnvironment', { params: { name: runtime } }),
-    ]);
-    const agent = describeRuntime(re, agents).agents.find((a) => a.name === settings.agentName);
-    const state = `pods ready ${status.readyReplicas ?? 0}/${status.replicas ?? 0}; agent ${agent?.online ? 'online' : 'not connected yet'}${agent?.healthy === false ? `, unhealthy: ${agent.problems.join('; ')}` : ''}`;
-    if (agent?.online && agent.healthy === true)
-      return `agent ${settings.agentName} ${agent.version ?? ''} is online and healthy`;
-    if (state !== last) term.err(term.paint('dim', `      ${state}`));
-    last = state;
-    if (Date.now() > deadline)
-      throw new InputError(
-        'SLUICE_RUNNER_NOT_HEALTHY',
-        `the agent did not report healthy within ${timeoutSeconds}s (${state})`,
-        {
-          hint: `kubectl -n ${settings.namespace} describe deployment ${ref.name}; kubectl -n ${settings.namespace} logs deployment/${ref.name}`,
-        },
-      );
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
+    return `pods ready ${status.readyReplicas ?? 0}/${status.replicas ?? 0}; `;
+  };
+  const hint = `kubectl -n ${ref.namespace} describe deployment ${ref.name}; kubectl -n ${ref.namespace} logs deployment/${ref.name}`;
+  return waitAgentHealthy(
+    term,
+    client,
+    { agentName: settings.agentName, runtime: settings.values.runtime.name, timeoutSeconds, hint },
+    pods,
+  );
 }
 
 export function testPipelineName(settings: RunnerSettings): string {
@@ -277,7 +286,8 @@ async function runTestPipeline(
     body: { runtimeEnvironment: runtime },
   });
   const code = await followToEnd(term, client, build);
-  if (code !== 0) throw new BuildFailed(code);
+  if (code !== 0)
+    throw new StepExit(`the test build ended with exit code ${code}; its log is above`, code);
   return `test build ${build.id} succeeded`;
 }
 

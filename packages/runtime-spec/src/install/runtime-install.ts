@@ -38,6 +38,8 @@ export interface RuntimeInstallValues {
     nodeSelector?: Record<string, string>;
     tolerations?: Record<string, unknown>[];
     extraEnv?: Record<string, string>;
+    /** A Secret of `*.runtime.yaml` files: runtimes in other clusters. */
+    runtimesSecret?: string;
     serviceAccount?: { create?: boolean; name?: string; annotations?: Record<string, string> };
   };
   rbac?: { create?: boolean };
@@ -55,6 +57,9 @@ export interface RuntimeInstallOptions {
   /** `app.kubernetes.io/version` (the chart's appVersion). */
   version?: string;
 }
+
+/** Where the agent reads `*.runtime.yaml` files of runtimes in other clusters. */
+export const RUNTIMES_DIR = '/etc/sluice/runtimes';
 
 /** The chart's values.yaml defaults. */
 export const RUNTIME_INSTALL_DEFAULTS = {
@@ -190,6 +195,7 @@ function deployment(
   if (proxy.httpProxy) env.push({ name: 'HTTP_PROXY', value: proxy.httpProxy });
   if (proxy.httpsProxy) env.push({ name: 'HTTPS_PROXY', value: proxy.httpsProxy });
   if (proxy.noProxy) env.push({ name: 'NO_PROXY', value: proxy.noProxy });
+  if (agent.runtimesSecret) env.push({ name: 'SLUICE_AGENT_CONFIG_DIR', value: RUNTIMES_DIR });
   for (const key of Object.keys(agent.extraEnv ?? {}).sort())
     env.push({ name: key, value: agent.extraEnv?.[key] });
   const selector = {
@@ -235,8 +241,14 @@ function deployment(
               readinessProbe: probe(5),
               ...(Object.keys(resources).length ? { resources } : {}),
               securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true },
+              ...(agent.runtimesSecret
+                ? { volumeMounts: [{ name: 'runtimes', mountPath: RUNTIMES_DIR, readOnly: true }] }
+                : {}),
             },
           ],
+          ...(agent.runtimesSecret
+            ? { volumes: [{ name: 'runtimes', secret: { secretName: agent.runtimesSecret } }] }
+            : {}),
         },
       },
     },

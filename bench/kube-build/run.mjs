@@ -1,0 +1,179 @@
+#!/usr/bin/env node
+// kube-build: how fast a build starts on Kubernetes with the runner agent in the cluster. The
+// test kit's single-node cluster with the engine and dind images already on the node; the agent
+// installed from the runtime chart's objects (renderRuntimeInstall, applied through the API
+// server) runs as a pod with in-cluster config; the control plane runs on this machine. After one
+// warm-up build, BENCH_BUILDS (20) builds of a one-step pipeline run one after the other. Each is
+// timed from its creation to its first step starting, with the phases of its timing record:
+//   queued_to_elected_s       the scheduler picked a runtime
+//   elected_to_dispatched_s   an agent took the first task
+//   dispatched_to_objects_s   the PVC, secrets, config and both pods were created
+//   objects_to_engine_s       the engine pod ran and reached the control plane
+//   engine_to_first_step_s    the engine started the first step (its dind ready)
+// Baseline, in the same run: a bare busybox pod's creation to Running on the same node
+// (`baseline_pod_start_s`); `ratio_p50` is p50 over it. Goal: p50 at most 3 s, p99 at most 5 s.
+import { join } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { KubeClient, KubeResources } from '@sluice/kube';
+import { renderRuntimeInstall } from '@sluice/runtime-spec';
+import { CLUSTER_IMAGES, startKubernetes, waitForPod } from '@sluice/testkit';
+import {
+  addHostPathVolume,
+  createAgentToken,
+  createKubeRuntime,
+  prepareBuildCluster,
+  startControlPlane,
+  waitForProbe,
+} from '../../test/dist/e2e/cluster-fixture.js';
+import { createPipelines } from '../../test/dist/e2e/control-plane-seed.js';
+
+const BUILDS = Number(process.env.BENCH_BUILDS ?? 20);
+const NS = 'sluice-bench';
+const RUNTIME = 'bench/kube';
+const YAML =
+  'version: "1.0"\nsteps:\n  hello:\n    image: sluice/busybox:1\n    commands: ["echo hi"]\n';
+const PHASES = [
+  ['queued_to_elected_s', 'queuedAt', 'electedAt'],
+  ['elected_to_dispatched_s', 'electedAt', 'dispatchedAt'],
+  ['dispatched_to_objects_s', 'dispatchedAt', 'objectsCreatedAt'],
+  ['objects_to_engine_s', 'objectsCreatedAt', 'engineStartedAt'],
+  ['engine_to_first_step_s', 'engineStartedAt', 'firstStepStartedAt'],
+];
+
+const seconds = (ms) => Math.round(ms / 10) / 100;
+const quantile = (xs, q) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(q * xs.length) - 1)];
+const between = (from, to) => (from && to ? Date.parse(to) - Date.parse(from) : NaN);
+const progress = (text) => process.stderr.write(`kube-build: ${text}\n`);
+
+const temp = mkdtempSync(join(tmpdir(), 'sluice-bench-kube-build-'));
+const cluster = await startKubernetes({
+  nodes: true,
+  images: [CLUSTER_IMAGES.engine, CLUSTER_IMAGES.dind, CLUSTER_IMAGES.busybox],
+});
+let registry;
+let plane;
+try {
+  progress(`cluster up in ${seconds(Date.now() - cluster.startedAt)} s`);
+  registry = await prepareBuildCluster(cluster.kubeConfig);
+  const gateway = cluster.podSubnet.replace(/\.0\/24$/, '.1');
+  plane = await startControlPlane({
+    database: { dataDir: join(temp, 'data') },
+    logPath: join(temp, 'server.log'),
+  });
+  const core = cluster.kubeConfig.makeApiClient(CoreV1Api);
+  await core.createNamespace({ body: { metadata: { name: NS } } });
+  const controlPlaneUrl = `http://${gateway}:${plane.port}`;
+  await createKubeRuntime(plane.admin, {
+    name: RUNTIME,
+    namespace: NS,
+    controlPlaneUrl,
+    registryMirror: `${gateway}:${registry.port}`,
+  });
+  const { hello: pipelineId } = await createPipelines(plane.admin, 'bench', { hello: YAML });
+  const { token } = await createAgentToken(plane.admin, 'bench-agent', [RUNTIME]);
+  const kube = new KubeResources(
+    KubeClient.create({ source: { type: 'kubeconfig', path: cluster.kubeconfigPath } }),
+  );
+  for (const object of renderRuntimeInstall({
+    release: 'bench',
+    namespace: NS,
+    values: {
+      controlPlane: { url: controlPlaneUrl },
+      runtime: { name: RUNTIME, dindHostAlias: true },
+      agent: { token, image: { pullPolicy: 'Never' } },
+    },
+  }))
+    await kube.apply(object);
+  await waitForProbe(
+    'the in-cluster agent to report healthy',
+    async () => {
+      const { items } = await plane.admin.call('listAgents');
+      return items.some((a) => a.online && a.health?.healthy) || undefined;
+    },
+    180_000,
+  );
+  progress('agent in the cluster is healthy');
+
+  // Baseline: a bare pod on the same node.
+  const created = Date.now();
+  await core.createNamespacedPod({
+    namespace: NS,
+    body: {
+      metadata: { name: 'baseline' },
+      spec: {
+        containers: [
+          {
+            name: 'c',
+            image: CLUSTER_IMAGES.busybox,
+            imagePullPolicy: 'Never',
+            command: ['sleep', '600'],
+          },
+        ],
+        terminationGracePeriodSeconds: 0,
+      },
+    },
+  });
+  await waitForPod(core, NS, 'baseline', { phases: ['Running'] });
+  const baselineMs = Date.now() - created;
+  await core.deleteNamespacedPod({ name: 'baseline', namespace: NS });
+
+  const runs = [];
+  for (let i = 0; i <= BUILDS; i++) {
+    await addHostPathVolume(cluster.kubeConfig, `bench-${i}`, join(temp, `pv-${i}`));
+    const build = await plane.admin.call('createBuild', {
+      params: { pipelineId },
+      body: { runtimeEnvironment: RUNTIME },
+    });
+    const done = await waitForProbe(
+      `build ${build.id}`,
+      async () => {
+        const b = await plane.admin.call('getBuild', { params: { buildId: build.id } });
+        return b.finishedAt === null ? undefined : b;
+      },
+      180_000,
+      200,
+    );
+    if (done.status !== 'success')
+      throw new Error(`build ${build.id} ended ${done.status}: ${done.reason}`);
+    if (i === 0) {
+      progress('warm-up build done');
+      continue;
+    }
+    const startMs = between(done.createdAt, done.timing.firstStepStartedAt);
+    runs.push({ startMs, timing: done.timing });
+    progress(`build ${i}/${BUILDS}: first step after ${seconds(startMs)} s`);
+  }
+  const starts = runs.map((r) => r.startMs);
+  const phases = Object.fromEntries(
+    PHASES.map(([name, from, to]) => [
+      name,
+      seconds(
+        quantile(
+          runs.map((r) => between(r.timing[from], r.timing[to])),
+          0.5,
+        ),
+      ),
+    ]),
+  );
+  const p50 = quantile(starts, 0.5);
+  console.log(
+    JSON.stringify({
+      bench: 'kube-build',
+      builds: runs.length,
+      p50_s: seconds(p50),
+      p99_s: seconds(quantile(starts, 0.99)),
+      phases_median: phases,
+      baseline_pod_start_s: seconds(baselineMs),
+      ratio_p50: Math.round((p50 / baselineMs) * 100) / 100,
+      goal: { p50_s: 3, p99_s: 5 },
+    }),
+  );
+} finally {
+  await plane?.stop();
+  await registry?.stop();
+  await cluster.stop();
+  rmSync(temp, { recursive: true, force: true });
+}
