@@ -17,9 +17,9 @@ import { KubeClient, KubeResources } from '@sluice/kube';
 import type { KubeResource } from '@sluice/kube';
 import { createNamespace } from '@sluice/kube/testing';
 import type { SluiceClient } from '@sluice/protocol';
-import { CLUSTER_IMAGES, makeTempDir, useKubernetes } from '@sluice/testkit';
+import { CLUSTER_IMAGES, makeTempDir, renderChart, useKubernetes } from '@sluice/testkit';
 import type { TempDir, TestRegistry } from '@sluice/testkit';
-import { runSluice, SLUICE_BIN, startSluice } from './cli-harness.js';
+import { REPO_ROOT, runSluice, SLUICE_BIN, startSluice } from './cli-harness.js';
 import {
   addHostPathVolume,
   ADMIN_TOKEN,
@@ -30,6 +30,7 @@ import {
   waitForProbe,
 } from './cluster-fixture.js';
 import type { ControlPlane } from './cluster-fixture.js';
+import { createPipelines } from './control-plane-seed.js';
 
 const cluster = useKubernetes({
   nodes: true,
@@ -236,6 +237,57 @@ test('the wizard at a terminal ends with the same manifests as the flags', async
   for (const [name, text] of fromFlags) assert.equal(fromWizard.get(name), text, name);
 });
 
+/** An object without what differs by design between Helm and init: who manages it, the token. */
+function comparable(object: KubeResource): KubeResource {
+  const copy = structuredClone(object);
+  const strip = (labels: Record<string, string> | undefined) => {
+    delete labels?.['app.kubernetes.io/managed-by'];
+    delete labels?.['app.kubernetes.io/version'];
+  };
+  strip(copy.metadata.labels);
+  strip(
+    (copy['spec'] as { template?: { metadata?: { labels?: Record<string, string> } } } | undefined)
+      ?.template?.metadata?.labels,
+  );
+  if (copy.kind === 'Secret') delete copy['stringData'];
+  return copy;
+}
+
+test('--generate-helm-values-file: the chart renders from it the objects init would apply', async () => {
+  const valuesFile = join(temp.path, 'helm-values.yaml');
+  const flags = [...baseArgs(DRY_NS), ...answerArgs(), '--runtime', 'cluster/helm'];
+  flags.splice(flags.indexOf(AGENT), 1, 'helm-agent');
+  const run = await runSluice(
+    ['runner', 'init', '--yes', ...flags, '--generate-helm-values-file', valuesFile],
+    { env: ENV() },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /helm install sluice charts\/sluice-runtime -n sluice-dry/);
+  const values = parseYaml(readFileSync(valuesFile, 'utf8')) as { agent: { token: string } };
+  assert.match(values.agent.token, /^slu_a_/, 'the new agent token is in the values');
+  const { items } = await admin.call('listAgents');
+  assert.deepEqual(items.find((a) => a.name === 'helm-agent')?.runtimes, ['cluster/helm']);
+  const dir = join(temp.path, 'helm-dry');
+  const dry = await runSluice(['runner', 'init', '--yes', ...flags, '--dry-run', dir], {
+    env: ENV(),
+  });
+  assert.equal(dry.code, 0, dry.stderr);
+  const fromInit = [...manifests(dir)]
+    .filter(([name]) => name !== 'runtime-environment.yaml')
+    .map(([, text]) => parseYaml(text) as KubeResource)
+    .filter((o) => !(o.kind === 'Namespace' && o.metadata.name === DRY_NS));
+  const chart = await renderChart(`${REPO_ROOT}charts/sluice-runtime`, {
+    release: 'sluice',
+    namespace: DRY_NS,
+    values,
+  });
+  assert.ok(chart.ok, chart.ok ? '' : chart.error);
+  const key = (o: KubeResource) => `${o.kind}/${o.metadata.name}`;
+  const sorted = (list: KubeResource[]) =>
+    list.map(comparable).sort((a, b) => key(a).localeCompare(key(b)));
+  assert.deepEqual(sorted(chart.objects as KubeResource[]), sorted(fromInit));
+});
+
 test('init --yes killed halfway, then run again: every object once, agent healthy, test build logged', async () => {
   await addHostPathVolume(cluster().kubeConfig, 'sluice-init-1', join(temp.path, 'pv-1'));
   const args = ['runner', 'init', '--yes', ...baseArgs(NS), ...answerArgs()];
@@ -289,6 +341,24 @@ test('init again changes nothing: each step finds its work done', async () => {
   assert.doesNotMatch(run.stderr, / (created|configured)\b/, run.stderr);
   assert.match(run.stderr, /agent init-agent exists/);
   assert.match(run.stderr, /cluster\/init is registered as planned/);
+});
+
+test('a failing pipeline on the runtime init made: run-pipeline exits 1, its objects are gone', async () => {
+  await createPipelines(admin, 'failing', {
+    broken:
+      'version: "1.0"\nsteps:\n  broken:\n    image: sluice/busybox:1\n    commands: ["echo about to fail", "exit 3"]\n',
+  });
+  await addHostPathVolume(cluster().kubeConfig, 'sluice-init-fail', join(temp.path, 'pv-fail'));
+  const run = await runSluice(['run-pipeline', 'failing/broken', '--runtime', RUNTIME], {
+    env: ENV(),
+  });
+  assert.equal(run.code, 1, `${run.stdout}\n${run.stderr}`);
+  assert.ok(run.stdout.includes('[broken] about to fail'), run.stdout);
+  const id = /Build (bld_\w+)/.exec(run.stderr)?.[1] ?? '';
+  await waitForProbe(
+    `build ${id}'s objects deleted`,
+    async () => objectCount(await buildObjects(cluster().kubeConfig, NS, id)) === 0,
+  );
 });
 
 test('upgrade moves the agent to another image tag and waits for the rollout', async () => {

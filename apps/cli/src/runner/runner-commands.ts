@@ -38,6 +38,20 @@ function withInstall(cmd: Command): Command {
     );
 }
 
+/** How the runtime's builds are placed and reach the control plane: init's and attach's. */
+function withRuntime(cmd: Command): Command {
+  return cmd
+    .option('--control-plane-url <url>', 'the Sluice server as pods reach it (default: --server)')
+    .option('--storage-class <name>', "StorageClass of the builds' cache volumes")
+    .option('--build-node-selector <k=v,...>', 'node labels build pods must land on')
+    .option(
+      '--build-toleration <key[=value][:effect]>',
+      'a taint build pods tolerate (repeatable)',
+      collect,
+    )
+    .option('--runtime-spec <file>', 'a partial runtime spec merged over the one registered');
+}
+
 interface ServerFlags {
   server?: string;
   token?: string;
@@ -56,7 +70,7 @@ type InitFlags = RunnerFlags &
 export function addRunnerInstallCommands(ctx: BuildCommandsContext, runner: Command): void {
   const { term, config, withServer, server, setExitCode } = ctx;
   examples(
-    withInstall(withServer(runner.command('init')))
+    withRuntime(withInstall(withServer(runner.command('init'))))
       .description(
         'Install a runner in a Kubernetes cluster: preflight, plan, then each step (rerun to resume)',
       )
@@ -65,14 +79,6 @@ export function addRunnerInstallCommands(ctx: BuildCommandsContext, runner: Comm
         'the runtime environment to register (default: <context>/<build namespace>)',
       )
       .option('--build-namespace <name>', "the builds' namespace (default: the agent's)")
-      .option('--control-plane-url <url>', 'the Sluice server as pods reach it (default: --server)')
-      .option('--storage-class <name>', "StorageClass of the builds' cache volumes")
-      .option('--build-node-selector <k=v,...>', 'node labels build pods must land on')
-      .option(
-        '--build-toleration <key[=value][:effect]>',
-        'a taint build pods tolerate (repeatable)',
-        collect,
-      )
       .option('--http-proxy <url>', 'HTTP_PROXY for the agent (default: from this shell)')
       .option('--https-proxy <url>', 'HTTPS_PROXY for the agent (default: from this shell)')
       .option(
@@ -86,7 +92,6 @@ export function addRunnerInstallCommands(ctx: BuildCommandsContext, runner: Comm
       .option('--test-pipeline', 'run a test pipeline when the agent is healthy (default)')
       .option('--no-test-pipeline', 'skip the test pipeline')
       .option('--test-image <image>', "the test pipeline's image", 'alpine:3.20')
-      .option('--runtime-spec <file>', 'a partial runtime spec merged over the one init registers')
       .option('-f, --values <file>', 'chart values (as --generate-helm-values-file writes them)')
       .option(
         '--set-value <key=value>',
@@ -123,7 +128,7 @@ export function addRunnerInstallCommands(ctx: BuildCommandsContext, runner: Comm
     );
   });
   examples(
-    withInstall(withServer(runner.command('attach')))
+    withRuntime(withInstall(withServer(runner.command('attach'))))
       .description('Let an installed agent also serve a runtime in another cluster (kube context)')
       .requiredOption('--build-namespace <name>', "its namespace for the runtime's builds")
       .option('--agent-kube-context <name>', "the agent's cluster (default: the current context)")
@@ -135,15 +140,6 @@ export function addRunnerInstallCommands(ctx: BuildCommandsContext, runner: Comm
         '--api-server-url <url>',
         "the other cluster's API server as the agent's pods reach it",
       )
-      .option('--control-plane-url <url>', 'the Sluice server as pods reach it (default: --server)')
-      .option('--storage-class <name>', "StorageClass of the builds' cache volumes")
-      .option('--build-node-selector <k=v,...>', 'node labels build pods must land on')
-      .option(
-        '--build-toleration <key[=value][:effect]>',
-        'a taint build pods tolerate (repeatable)',
-        collect,
-      )
-      .option('--runtime-spec <file>', 'a partial runtime spec merged over the one registered')
       .option(
         '--timeout <seconds>',
         'how long to wait for the runtime to report healthy',

@@ -199,7 +199,11 @@ export async function waitAgentHealthy(
       state(),
     ]);
     const agent = describeRuntime(re, agents).agents.find((a) => a.name === agentName);
-    if (agent?.online && agent.healthy === true)
+    // The runtime's own report: an agent that has not read its new runtime yet has none.
+    const own = agents
+      .find((a) => a.name === agentName)
+      ?.health?.runtimes?.find((r) => r.name === runtime);
+    if (agent?.online && own?.healthy === true)
       return `agent ${agentName} ${agent.version ?? ''} is online and ${runtime} healthy`;
     const now = `${extra}agent ${agent?.online ? 'online' : 'not connected yet'}${agent?.healthy === false ? `, unhealthy: ${agent.problems.join('; ')}` : ''}`;
     if (now !== last) term.err(term.paint('dim', `      ${now}`));
