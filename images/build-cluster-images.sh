@@ -4,7 +4,7 @@
 # air-gapped cluster gets them from your own registry with --registry). The Dockerfiles next to
 # this script describe the same images for machines that can pull base images.
 #
-#   sluice/engine:1   the `sluice` CLI bundled into one file (images/engine/bundle.sh) on this
+#   sluice/engine:1   the `sluice` CLI bundled (images/engine/bundle.sh: an entry and its chunks) on this
 #                     host's Node binary plus the shared libraries ldd finds for it, over the
 #                     sluice/busybox:1 root (a shell and the usual tools)
 #   sluice/dind:1     Debian bookworm (debootstrap --variant=minbase) with docker.io, iptables,
@@ -77,17 +77,19 @@ build_pause() {
 }
 
 build_engine() {
-  local image=sluice/engine:1 node hash bundle=$WORK_DIR/sluice.mjs
+  local image=sluice/engine:1 node hash bundle=$WORK_DIR/bundle
   node=$(command -v node) || die "node is not installed" "install Node 20 (see .nvmrc)"
   node=$(readlink -f "$node")
+  rm -rf "$bundle"
   bash "$HERE/engine/bundle.sh" "$bundle" || die "bundling the CLI failed" "npm ci && npm run build, then rerun"
   local libs=()
   mapfile -t libs < <(shared_libraries "$node")
-  local assets=("$WORK_DIR/pglite.data" "$WORK_DIR/pglite.wasm" "$WORK_DIR/initdb.wasm")
-  hash=$(inputs_hash "$image" < <(file_hashes "$bundle" "${assets[@]}" "$HERE/engine/sluice" "$HERE/engine/bundle.sh" "$node" "${libs[@]}"
+  local files=()
+  mapfile -t files < <(find "$bundle" -type f | sort)
+  hash=$(inputs_hash "$image" < <(file_hashes "${files[@]}" "$HERE/engine/sluice" "$HERE/engine/bundle.sh" "$node" "${libs[@]}"
     docker image inspect --format '{{.Id}}' sluice/busybox:1))
   if up_to_date "$image" "$hash"; then log "$image up to date"; tag_for_registry "$image"; return; fi
-  log "building $image (Node $("$node" --version) from this host, CLI bundle $(stat -c %s "$bundle") bytes) ..."
+  log "building $image (Node $("$node" --version) from this host, CLI bundle $(du -sb "$bundle" | cut -f1) bytes in ${#files[@]} files) ..."
   local root=$WORK_DIR/engine container file
   mkdir -p "$root"
   container=$(docker create sluice/busybox:1 /bin/true)
@@ -99,8 +101,8 @@ build_engine() {
     cp -L "$file" "$root$file"
   done
   install -D -m 0755 "$node" "$root/usr/local/bin/node"
-  install -D -m 0644 "$bundle" "$root/usr/local/lib/sluice/sluice.mjs"
-  install -m 0644 "${assets[@]}" "$root/usr/local/lib/sluice/"
+  install -d "$root/usr/local/lib/sluice"
+  install -m 0644 "${files[@]}" "$root/usr/local/lib/sluice/"
   install -D -m 0755 "$HERE/engine/sluice" "$root/usr/local/bin/sluice"
   import_root "$root" "$image" "$hash" --change 'ENTRYPOINT ["/usr/local/bin/sluice"]' --change 'CMD ["--help"]'
   tag_for_registry "$image"

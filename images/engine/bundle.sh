@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# Bundles the built CLI (apps/cli/dist/main.js, after `npm run build`) into one ESM file with
-# esbuild, so the engine image needs Node and this file only, no node_modules.
+# Bundles the built CLI (apps/cli/dist/main.js, after `npm run build`) with esbuild into
+# OUT_DIR: the entry `sluice.mjs` and chunks beside it (code splitting), so the engine image needs
+# Node and this directory only, no node_modules. Each command's module is a dynamic import in the
+# CLI, so a chunk loads only when its command runs: `sluice engine` parses the engine's code, not
+# the server's or the database's (it starts about 0.3 s sooner than from one 24 MB file).
 #   - a banner gives the CommonJS dependencies (dockerode, commander, pino) `require`,
 #     `__filename` and `__dirname`, which ESM output lacks;
 #   - native addons (`*.node`: ssh2's and cpu-features' optional crypto and CPU probes) stay
 #     out; both packages catch the failed require and fall back to JavaScript;
 #   - the embedded database's runtime files (PGlite's pglite.data, pglite.wasm, initdb.wasm),
-#     which it loads from beside the module, are copied beside OUT_FILE, so `sluice server`
-#     and `sluice up` work from the bundle too.
+#     which it loads from beside its module, are copied into OUT_DIR (chunks sit beside the
+#     entry), so `sluice server` and `sluice up` work from the bundle too.
 # Used by images/build-cluster-images.sh and images/engine/Dockerfile alike.
 #
-# Usage: images/engine/bundle.sh OUT_FILE
+# Usage: images/engine/bundle.sh OUT_DIR
 set -euo pipefail
 
-out=${1:?usage: images/engine/bundle.sh OUT_FILE}
+out=${1:?usage: images/engine/bundle.sh OUT_DIR}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 entry=$root/apps/cli/dist/main.js
 esbuild=$root/node_modules/.bin/esbuild
@@ -30,10 +33,11 @@ banner+=" const __dirname = __sluiceDirname(__filename);"
 
 "$esbuild" "$entry" --bundle --platform=node --format=esm --target=node20 \
   --external:'*.node' --legal-comments=none --log-level=warning \
-  --banner:js="$banner" --outfile="$out"
+  --banner:js="$banner" --splitting --outdir="$out" --entry-names=sluice \
+  --chunk-names='chunk-[hash]' --out-extension:.js=.mjs
 
 pglite=$root/node_modules/@electric-sql/pglite/dist
 for asset in pglite.data pglite.wasm initdb.wasm; do
   [[ -f "$pglite/$asset" ]] || { echo "bundle: $pglite/$asset is missing: run npm ci first" >&2; exit 1; }
-  cp "$pglite/$asset" "$(dirname "$out")/$asset"
+  cp "$pglite/$asset" "$out/$asset"
 done

@@ -11,6 +11,9 @@ import type { KubeClient, KubeManifest } from '@sluice/kube';
 import { TaskFailure } from '../runtime-backend.js';
 import { sleep } from '../sleep.js';
 
+const FIRST_POLL_MS = 100;
+const LAST_POLL_MS = 500;
+
 interface EngineContainer {
   env?: { name: string; value?: string }[];
 }
@@ -26,7 +29,11 @@ function dindOfEnginePod(manifest: KubeManifest): { pod: string; host: string } 
   return pod === undefined || host === undefined ? undefined : { pod, host };
 }
 
-/** The manifest with the alias added, once the dind pod has an IP (polled every 500 ms). */
+/**
+ * The manifest with the alias added, once the dind pod has an IP. Polled every 100 ms at first
+ * (the IP comes with the pod's sandbox, about a second after creation, and every poll interval
+ * of delay is the build's), then less often, up to every 500 ms, for a pod that waits longer.
+ */
 export async function withDindHostAlias(
   kube: KubeClient,
   manifest: KubeManifest,
@@ -36,7 +43,7 @@ export async function withDindHostAlias(
   if (dind === undefined) return manifest;
   const namespace = manifest.metadata.namespace;
   const deadline = Date.now() + options.timeoutMs;
-  for (;;) {
+  for (let interval = FIRST_POLL_MS; ; interval = Math.min(interval * 1.25, LAST_POLL_MS)) {
     let ip: string | undefined;
     try {
       ip = await kube.podAddress({ namespace, name: dind.pod }, { signal: options.signal });
@@ -60,6 +67,6 @@ export async function withDindHostAlias(
         `dind pod ${namespace}/${dind.pod} has no IP after ${Math.round(options.timeoutMs / 1000)} s (not scheduled?); the engine pod waits for it`,
         { retriable: true },
       );
-    await sleep(500, options.signal);
+    await sleep(interval, options.signal);
   }
 }
