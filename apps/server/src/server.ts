@@ -22,6 +22,7 @@ import { createIdGenerator } from './ids.js';
 import { loadSecretKey } from './secret-key-file.js';
 import { createServices } from './services/services.js';
 import { startCronLoop } from './services/cron-triggers.js';
+import { startSchedulingLoop } from './services/scheduling-loop.js';
 import type { Services } from './services/services.js';
 import { Signals } from './services/signals.js';
 
@@ -88,6 +89,9 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   reaper.unref();
   // Fires cron triggers due while the server was down at once, then checks every 15 s.
   const cron = startCronLoop(services.cron, { intervalMs: 15_000, log });
+  // Schedules builds left pending by a crash at once, then re-checks every 30 s (sooner while the
+  // database is unreachable, so a pass runs as soon as it is back).
+  const scheduling = startSchedulingLoop(services.scheduler, { intervalMs: 30_000, log });
 
   return {
     app,
@@ -99,6 +103,7 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
     async close() {
       clearInterval(reaper);
       await cron.stop();
+      await scheduling.stop();
       await app.close();
       await signals.close();
       if (options.database === undefined) await database.close();

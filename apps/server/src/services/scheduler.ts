@@ -36,6 +36,21 @@ export class Scheduler {
     this.#finisher = finisher;
   }
 
+  /**
+   * A pass for every account that has a pending build: what startup and a regained database
+   * run, since a build committed just before a crash (or a lost connection) was never scheduled.
+   */
+  async schedulePending(): Promise<{ accounts: number }> {
+    const rows = await this.#ctx.database.db
+      .selectFrom('builds')
+      .select('account_id')
+      .distinct()
+      .where('status', '=', 'pending')
+      .execute();
+    for (const { account_id } of rows) await this.schedule(account_id);
+    return { accounts: rows.length };
+  }
+
   async schedule(accountId: string): Promise<void> {
     await this.#planner.prepare();
     await this.#ctx.database.db.transaction().execute(async (trx) => {
