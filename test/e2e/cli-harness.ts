@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 
 export const REPO_ROOT = new URL('../../../', import.meta.url).pathname;
@@ -87,8 +88,11 @@ export async function waitForUp(
   await cli.waitForOutput(readyText, 180_000);
   const stdout = cli.stdout();
   const url = /Sluice is up at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
-  const token = /Admin token: (\S+)/.exec(stdout)?.[1];
-  assert.ok(url !== undefined && token !== undefined, stdout);
+  // Not a terminal: the token is not printed, only the 0600 file that holds it.
+  const tokenFile = /Admin token: in (\S+) \(mode 0600/.exec(stdout)?.[1];
+  assert.ok(url !== undefined && tokenFile !== undefined, stdout);
+  const token = readFileSync(tokenFile, 'utf8').trim();
+  assert.ok(!stdout.includes(token), 'the admin token is not printed off a terminal');
   assert.doesNotMatch(url, /:0$/, 'the printed URL has the real port');
   return { url, token };
 }

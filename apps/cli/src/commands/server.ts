@@ -1,15 +1,18 @@
 /**
  * `sluice server`: the control plane on PGlite in `--data-dir`, or on PostgreSQL with
- * DATABASE_URL. Prints the URL, and the admin token once when this start created the admin.
- * SIGINT/SIGTERM close it in order. `openControlPlane` is also how `sluice up` starts it.
+ * DATABASE_URL. Prints the URL and, when this start created the admin, where its token is: on
+ * a terminal the token itself, once; otherwise (a pipe, a log collector) only the path of a 0600
+ * file holding it, so the token never lands in logs. SIGINT/SIGTERM close it in order. `openControlPlane` is also how `sluice up` starts it.
  * @module
  */
+import { join, resolve } from 'node:path';
 import { createServer, loadServerConfig } from '@sluice/server';
 import type { ServerConfig, SluiceServer } from '@sluice/server';
 import { createLogger } from '@sluice/log';
 import type { Logger } from '@sluice/log';
 import type { Terminal } from '../ui/terminal.js';
 import { waitForStopSignal } from './stop-signal.js';
+import { writeToken } from './up-setup.js';
 
 export interface ServerCommandOptions {
   port?: number;
@@ -44,11 +47,36 @@ export async function serverCommand(
   const config = loadServerConfig(options);
   const { server, url } = await openControlPlane(config, createLogger({ level: 'info' }));
   term.out(`Sluice server listening on ${url} (${server.services.ctx.database.kind})`);
-  if (server.bootstrapToken !== undefined) {
-    term.out(`Admin token (shown once, keep it safe): ${server.bootstrapToken}`);
-  }
+  if (server.bootstrapToken !== undefined) showAdminToken(term, config, server.bootstrapToken);
   await waitForStopSignal();
   term.out('Stopping the server');
   await server.close();
   return 0;
+}
+
+/** Where a new admin's token goes when stdout is not a terminal: `admin-token` in the data dir. */
+export function adminTokenFile(config: Pick<ServerConfig, 'dataDir'>): string {
+  return config.dataDir === undefined
+    ? resolve('sluice-admin-token')
+    : join(resolve(config.dataDir), 'admin-token');
+}
+
+function showAdminToken(term: Terminal, config: Readonly<ServerConfig>, token: string): void {
+  if (config.bootstrapToken !== undefined) {
+    term.out('Admin created with the token in SLUICE_BOOTSTRAP_TOKEN');
+    return;
+  }
+  if (term.interactive) {
+    term.out(`Admin token (shown once, keep it safe): ${token}`);
+    return;
+  }
+  const file = adminTokenFile(config);
+  try {
+    writeToken(file, token);
+    term.out(`Admin token: in ${file} (mode 0600; not printed, stdout is not a terminal)`);
+  } catch (err) {
+    // The admin exists now and its token is nowhere else: losing it is worse than logging it.
+    term.err(`warning: could not write the admin token to ${file}: ${String(err)}`);
+    term.out(`Admin token (shown once, keep it safe): ${token}`);
+  }
 }

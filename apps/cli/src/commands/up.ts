@@ -3,8 +3,9 @@
  * machine in one process. The control plane on PGlite in DIR (`$SLUICE_HOME` or `~/.sluice`),
  * its runtime environment `local` and agent `local` (made once, see up-setup.ts), and the agent
  * itself, whose engines are `sluice engine` processes on this machine's Docker engine. Prints
- * the URL, the admin token and what to do next; `--demo` then runs a build and follows its
- * log. SIGINT/SIGTERM stop the agent (running builds end `terminated`), then the server.
+ * the URL, the admin token (on a terminal; otherwise only its file) and what to do next;
+ * `--demo` then runs a build and follows its log. SIGINT/SIGTERM stop the agent (running
+ * builds end `terminated`), then the server.
  * @module
  */
 import { join } from 'node:path';
@@ -154,7 +155,10 @@ function printWelcome(term: Terminal, url: string, token: string, files: UpFiles
   const lines = [
     '',
     term.paint('bold', `Sluice is up at ${url}`),
-    `Admin token: ${token}  (kept in ${files.adminToken})`,
+    // Off a terminal (a pipe, a log collector) only where it is: the token stays out of logs.
+    term.interactive
+      ? `Admin token: ${token}  (kept in ${files.adminToken})`
+      : `Admin token: in ${files.adminToken} (mode 0600; not printed, stdout is not a terminal)`,
     '',
     'Next steps:',
     `  npx sluice auth create-context local --url ${url} --token-stdin < ${files.adminToken}`,

@@ -8,6 +8,8 @@ export interface Terminal {
   out(text: string): void;
   err(text: string): void;
   readonly color: boolean;
+  /** Stdout is a terminal a person reads (not a pipe, file or log collector): secrets may be shown. */
+  readonly interactive: boolean;
   paint(style: Style, text: string): string;
 }
 
@@ -27,6 +29,8 @@ export interface CreateTerminalOptions {
   stdout?: NodeJS.WritableStream;
   stderr?: NodeJS.WritableStream;
   color: boolean;
+  /** Whether stdout is a terminal; from `stdout.isTTY` by default. */
+  interactive?: boolean;
 }
 
 export function createTerminal(options: CreateTerminalOptions): Terminal {
@@ -39,6 +43,7 @@ export function createTerminal(options: CreateTerminalOptions): Terminal {
   });
   return {
     color: options.color,
+    interactive: options.interactive ?? (stdout as { isTTY?: boolean }).isTTY === true,
     out: (text) => void stdout.write(`${text}\n`),
     err: (text) => void stderr.write(`${text}\n`),
     paint: (style, text) => {
