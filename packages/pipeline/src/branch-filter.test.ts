@@ -35,7 +35,7 @@ test('g and y flags do not make a pattern remember its last match', () => {
 test('an invalid regex or flag is reported by pattern', () => {
   assert.deepEqual(compileBranchPattern('/[/'), {
     ok: false,
-    message: 'Branch pattern "/[/" is not a valid regular expression: unterminated character class',
+    message: 'Branch pattern "/[/" is not a valid regular expression: missing closing ]: `[`',
   });
   const flags = compileBranchPattern('/main/ii');
   assert.equal(flags.ok, false);

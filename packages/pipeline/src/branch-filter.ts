@@ -1,7 +1,9 @@
 /**
- * `when.branch.only` / `when.branch.ignore`: exact names or `/regex/flags` literals.
+ * `when.branch.only` / `when.branch.ignore`: exact names or `/regex/flags` literals, matched by
+ * RE2's linear-time engine (`linear-regex.ts`): no lookaround, no backreferences.
  * @module
  */
+import { compileLinearRegex } from './linear-regex.js';
 import type { BranchFilter } from './model.js';
 
 const REGEX_LITERAL = /^\/(.*)\/([a-z]*)$/s;
@@ -12,23 +14,15 @@ export type BranchPatternResult =
 export function compileBranchPattern(pattern: string): BranchPatternResult {
   const literal = REGEX_LITERAL.exec(pattern);
   if (literal === null) return { ok: true, test: (branch) => branch === pattern };
-  try {
-    // `g` and `y` make `test` remember where it stopped; a branch filter must not.
-    const regex = new RegExp(literal[1] ?? '', (literal[2] ?? '').replace(/[gy]/g, ''));
-    return { ok: true, test: (branch) => regex.test(branch) };
-  } catch (err) {
+  // Linear time: a branch name comes from whoever pushes, the pattern from whoever configured.
+  const compiled = compileLinearRegex(literal[1] ?? '', literal[2] ?? '');
+  if (!compiled.ok)
     return {
       ok: false,
-      message: `Branch pattern "${pattern}" is not a valid regular expression: ${reason(err)}`,
+      message: `Branch pattern "${pattern}" is not a valid regular expression: ${compiled.reason}`,
     };
-  }
-}
-
-/** `Invalid regular expression: /[/: Unterminated character class` → `unterminated character class`. */
-function reason(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  const last = message.split(': ').pop() ?? message;
-  return last.charAt(0).toLowerCase() + last.slice(1);
+  const { regex } = compiled;
+  return { ok: true, test: (branch) => regex.test(branch) };
 }
 
 function matchesAny(patterns: readonly string[], branch: string): boolean {

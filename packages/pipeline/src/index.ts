@@ -28,6 +28,8 @@ export type {
 export { interpolate, referencedVariables } from './interpolate.js';
 export type { VariableLookup } from './interpolate.js';
 export { branchAllowed, compileBranchPattern } from './branch-filter.js';
+export { compileLinearRegex } from './linear-regex.js';
+export type { LinearRegex, LinearRegexResult } from './linear-regex.js';
 export { BUILT_IN_STEP_TYPES, RUNNABLE_STEP_TYPES } from './schema/step-schemas.js';
 export * from './step-types/index.js';
 export {

@@ -154,7 +154,7 @@ const rows: RejectedRow[] = [
       '          - /[/',
     ],
     issues: [
-      '9:13 INVALID_VALUE Branch pattern "/[/" is not a valid regular expression: unterminated character class',
+      '9:13 INVALID_VALUE Branch pattern "/[/" is not a valid regular expression: missing closing ]: `[`',
     ],
   },
   {

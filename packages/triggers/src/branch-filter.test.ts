@@ -32,3 +32,29 @@ test('an invalid regex is reported by checkBranchFilter and thrown by matchesBra
     code: 'SLUICE_TRIGGER_BRANCH_FILTER_INVALID',
   });
 });
+
+test('a backtracking-prone filter answers at once, with flags and anchors as written', () => {
+  const started = performance.now();
+  assert.equal(matchesBranchFilter('/^(a+)+$/', `${'a'.repeat(60)}!`), false);
+  assert.equal(matchesBranchFilter('/^(a+)+$/', 'a'.repeat(60)), true);
+  assert.ok(performance.now() - started < 1_000, 'matched in linear time');
+  assert.equal(matchesBranchFilter('/^release$/', 'release-1'), false, '$ anchors the end');
+  assert.equal(matchesBranchFilter('/release/', 'hotfix/release-1'), true, 'unanchored: anywhere');
+  assert.equal(matchesBranchFilter('/^Main$/i', 'MAIN'), true);
+  assert.equal(matchesBranchFilter('/^main$/m', 'x\nmain'), true);
+  assert.equal(matchesBranchFilter('/^a.b$/s', 'a\nb'), true);
+});
+
+test('a filter the linear-time engine cannot run is refused when saved, saying why', () => {
+  const check = checkBranchFilter('/^(?!wip\\/).*$/');
+  assert.deepEqual(check, {
+    ok: false,
+    message:
+      'Branch pattern "/^(?!wip\\/).*$/" is not a valid regular expression: invalid or unsupported Perl syntax: `(?!` (patterns are matched in linear time by RE2, which has no lookaround or backreferences)',
+  });
+  assert.throws(() => matchesBranchFilter('/(a)\\1/', 'aa'), {
+    code: 'SLUICE_TRIGGER_BRANCH_FILTER_INVALID',
+    message: /backreferences/,
+  });
+  assert.equal(checkBranchFilter('/main/x').ok, false, 'unknown flag');
+});

@@ -2,6 +2,10 @@
  * A trigger's branch filter, Codefresh style: a `/regex/flags` literal such as `/^main$/` or
  * `/^release-.*$/i`, or a plain name that must match exactly. The same rules as a step's
  * `when.branch`, so one filter means the same thing in both places. `g` and `y` are ignored.
+ * Both are matched by RE2's linear-time engine (`compileLinearRegex` in `@sluice/pipeline`): the
+ * branch name comes from whoever pushes, so a backtracking engine would let one push with a
+ * crafted name block the server. A pattern RE2 cannot run (lookaround, backreferences) is
+ * refused when the trigger is saved.
  * @module
  */
 import { InputError } from '@sluice/errors';

@@ -7,6 +7,7 @@
 
 import type { ExprValue, ExpressionContext } from './expression-types.js';
 import { closest } from '@sluice/errors';
+import { compileLinearRegex } from '../linear-regex.js';
 import { describeValue, isTruthy, numericValue, toText } from './values.js';
 
 /** A failure names the argument it is about, so the issue can point at it. */
@@ -88,16 +89,13 @@ function replace(args: readonly ExprValue[]): FunctionOutcome {
 
 function match(args: readonly ExprValue[]): FunctionOutcome {
   const pattern = toText(arg(args, 1));
-  let regex: RegExp;
-  try {
-    regex = new RegExp(pattern, isTruthy(arg(args, 2)) ? 'i' : '');
-  } catch (error) {
-    // V8 says "Invalid regular expression: /(/: Unterminated group"; keep only the reason.
-    const reason = error instanceof Error ? error.message.replace(/^.*\/[a-z]*: /s, '') : '';
-    const message = `Invalid regular expression ${JSON.stringify(pattern)}: ${reason}`;
+  // Linear time: the text is often a branch name or commit message someone else chose.
+  const compiled = compileLinearRegex(pattern, isTruthy(arg(args, 2)) ? 'i' : '');
+  if (!compiled.ok) {
+    const message = `Invalid regular expression ${JSON.stringify(pattern)}: ${compiled.reason}`;
     return { ok: false, message, argIndex: 1 };
   }
-  return { ok: true, value: regex.test(toText(arg(args, 0))) };
+  return { ok: true, value: compiled.regex.test(toText(arg(args, 0))) };
 }
 
 function lookupNames(

@@ -193,7 +193,7 @@ const BROKEN: readonly (readonly [string, string, number, number])[] = [
   ['round("x")', 'Cannot use string "x" as a number', 1, 7],
   ['substring("abc", "one")', 'Cannot use string "one" as a number', 1, 18],
   ['substring("abc", 0, true)', 'Cannot use boolean true as a number', 1, 21],
-  ['match("a", "(")', 'Invalid regular expression "(": Unterminated group', 1, 12],
+  ['match("a", "(")', 'Invalid regular expression "(": missing closing ): `(`', 1, 12],
   ['Variable("NOPE")', 'Unknown variable NOPE', 1, 10],
   ['Variable(1)', 'Variable name must be a string, got number 1', 1, 10],
   ['Member("workflow", "nope")', 'Unknown variable workflow.nope', 1, 8],

@@ -6,6 +6,8 @@
  * @module
  */
 import { didYouMean } from '@sluice/errors';
+import { compileLinearRegex } from '../linear-regex.js';
+import type { LinearRegex } from '../linear-regex.js';
 import { ISSUE_CODES } from '../pipeline-issue.js';
 import type { IssuePath } from '../pipeline-issue.js';
 import { isPlainMap } from '../schema/validators.js';
@@ -33,7 +35,8 @@ export interface ArgumentSchema {
   maxLength?: number;
   minItems?: number;
   maxItems?: number;
-  pattern?: RegExp;
+  /** Matched in linear time: a step type's author writes it, a pipeline's author the value. */
+  pattern?: LinearRegex;
   description?: string;
 }
 
@@ -201,16 +204,7 @@ function checkKeyword(
       return;
     case 'pattern':
       if (typeof field !== 'string') return bad('a regular expression string');
-      try {
-        schema.pattern = new RegExp(field, 'u');
-      } catch (err) {
-        const reason = err instanceof Error ? err.message : String(err);
-        report(
-          at,
-          `Schema "pattern" is not a valid regular expression: ${reason}`,
-          ISSUE_CODES.invalidValue,
-        );
-      }
+      schema.pattern = checkPattern(field, at, report);
       return;
     case 'description':
       if (typeof field !== 'string') return bad('a string');
@@ -240,6 +234,17 @@ function checkNumberKeyword(
     schema[k] = field;
     return;
   }
+}
+
+function checkPattern(field: string, at: IssuePath, report: SchemaReport): LinearRegex | undefined {
+  const compiled = compileLinearRegex(field, 'u');
+  if (compiled.ok) return compiled.regex;
+  report(
+    at,
+    `Schema "pattern" is not a valid regular expression: ${compiled.reason}`,
+    ISSUE_CODES.invalidValue,
+  );
+  return undefined;
 }
 
 function checkType(field: unknown, at: IssuePath, report: SchemaReport): SchemaType[] | undefined {

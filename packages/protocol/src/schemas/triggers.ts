@@ -25,7 +25,9 @@ export const Trigger = z.object({
   branchFilter: z
     .string()
     .nullable()
-    .describe('Git triggers only: a branch name, or a /regex/flags literal'),
+    .describe(
+      'Git triggers only: a branch name, or a /regex/flags literal in RE2 syntax (linear time: no lookaround or backreferences)',
+    ),
   branch: z.string().nullable().describe('Cron triggers only: the branch each build runs on'),
   cron: z.string().nullable().describe('Cron triggers only: 5 fields or a macro, in UTC'),
   nextRunAt: Timestamp.nullable().describe('Cron triggers only'),
@@ -51,7 +53,13 @@ export const CreateGitTrigger = z.object({
   provider: GitProviderName,
   repo: Repo.optional(),
   events: z.array(TriggerEvent).min(1),
-  branchFilter: z.string().max(1024).optional(),
+  branchFilter: z
+    .string()
+    .max(1024)
+    .optional()
+    .describe(
+      'A branch name, or a /regex/flags literal (flags i, m, s) matched by RE2 in linear time; a pattern RE2 cannot run (lookaround, backreferences) is refused with 422',
+    ),
   secret: z
     .string()
     .min(16, 'A webhook secret has at least 16 characters')
