@@ -8,7 +8,8 @@ import { createClient } from '@sluice/protocol';
 import { SLUICE_BIN, startSluice } from './cli-harness.js';
 
 test('sluice server off a terminal writes the new admin token to a 0600 file and prints only where it is', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sluice-admin-token-'));
+  const root = mkdtempSync(join(tmpdir(), 'sluice-admin-token-'));
+  const dataDir = join(root, 'data');
   const server = startSluice(['server', '--port', '0', '--data-dir', dataDir], {
     env: { SLUICE_BOOTSTRAP_TOKEN: '', DATABASE_URL: '' },
   });
@@ -24,10 +25,12 @@ test('sluice server off a terminal writes the new admin token to a 0600 file and
     const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1] ?? '';
     const me = await createClient({ baseUrl: url, token }).call('me');
     assert.equal(me.user.name, 'admin');
+    assert.equal(statSync(dataDir).mode & 0o777, 0o700, 'the data directory is private');
+    assert.equal(statSync(join(dataDir, 'pgdata')).mode & 0o777, 0o700, 'so is the database');
   } finally {
     server.child.kill('SIGTERM');
     await server.done;
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true });
   }
 });
 

@@ -48,7 +48,8 @@ export interface SluiceServer {
 export async function createServer(options: CreateServerOptions): Promise<SluiceServer> {
   const { config } = options;
   const log = (options.logger ?? silentLogger).child({ component: 'server' });
-  if (config.dataDir !== undefined) mkdirSync(config.dataDir, { recursive: true });
+  // Private: it holds the server key, the admin token and the embedded database.
+  if (config.dataDir !== undefined) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const database =
     options.database ??
     (await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, logger: log }));

@@ -14,6 +14,7 @@ import { link, mkdir, readFile, realpath, unlink, writeFile } from 'node:fs/prom
 import { join } from 'node:path';
 import { ConflictError, InputError } from '@sluice/errors';
 import type { DbLogger } from './database.js';
+import { PRIVATE_DIR_MODE } from './private-dir.js';
 
 export const LOCK_FILE = 'sluice.lock';
 
@@ -78,7 +79,7 @@ function createHandle(dir: string, path: string): DataDirLock {
 
 async function ensureDir(dataDir: string): Promise<string> {
   try {
-    await mkdir(dataDir, { recursive: true });
+    await mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     return await realpath(dataDir);
   } catch (err) {
     throw new InputError(

@@ -10,7 +10,6 @@
  *   `pglite.onNotification`, so a listener never holds the only connection.
  * @module
  */
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
@@ -22,6 +21,7 @@ import { messageOf } from './db-errors.js';
 import type { DataDirLock } from './data-dir-lock.js';
 import type { Database, DbLogger } from './database.js';
 import { ChannelRegistry } from './notifications.js';
+import { ensurePrivateDir } from './private-dir.js';
 import type { Schema } from './schema.js';
 import { createTranslatingPool } from './translating-pool.js';
 
@@ -42,8 +42,9 @@ export async function openPgliteDir(
 ): Promise<{ pglite: PGlite; lock: DataDirLock }> {
   const lock = await lockDataDir(dataDir, { logger });
   try {
+    await ensurePrivateDir(dataDir, { tighten: false, logger });
     const path = join(dataDir, PGLITE_SUBDIR);
-    await mkdir(path, { recursive: true });
+    await ensurePrivateDir(path, { tighten: true, logger });
     return { pglite: await PGlite.create({ dataDir: path }), lock };
   } catch (err) {
     await lock.release();
