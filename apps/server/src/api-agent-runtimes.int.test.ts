@@ -119,7 +119,7 @@ databases.test(
 );
 
 databases.test(
-  "build states: the status in the agent's account, unknown (and finished) otherwise",
+  "build states: the status of builds on the agent's runtimes, unknown (and finished) otherwise",
   async (database) => {
     const t = await startTestServer(database);
     try {
@@ -147,6 +147,22 @@ databases.test(
       assert.deepEqual(
         (await agent.call('agentBuildStates', { body: { buildIds: [] } })).builds,
         [],
+      );
+      // Same account, another runtime: it learns nothing about builds it was never given.
+      await t.admin.call('createRuntimeEnvironment', {
+        body: { name: 'k8s', spec: KUBERNETES_RUNTIME },
+      });
+      const stranger = await agentClient(t, 'agent-2', ['k8s']);
+      assert.deepEqual(
+        (
+          await stranger.call('agentBuildStates', {
+            body: { buildIds: [running.id, cancelled.id] },
+          })
+        ).builds,
+        [
+          { buildId: running.id, status: 'unknown', finished: true },
+          { buildId: cancelled.id, status: 'unknown', finished: true },
+        ],
       );
     } finally {
       await t.close();

@@ -69,7 +69,7 @@ const agent = {
     scope: 'agent',
     tag: 'agent',
     summary:
-      'The states of builds whose objects the agent holds, so it deletes those of finished or unknown builds',
+      "The states of builds whose objects the agent holds, so it deletes those of finished or unknown builds; a build not dispatched to one of the agent's runtimes is `unknown`",
     body: BuildStatesQuery,
     response: z.object({ builds: z.array(BuildState) }),
   }),

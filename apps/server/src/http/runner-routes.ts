@@ -38,7 +38,7 @@ export function registerRunnerRoutes(app: FastifyInstance, s: Services, auth: Au
     runtimes: await s.agents.runtimesOf(principal.agentId ?? ''),
   }));
   registerRoute(app, routes.agentBuildStates, auth, async ({ principal, body }) => ({
-    builds: await s.agents.buildStates(principal.accountId, body.buildIds),
+    builds: await s.agents.buildStates(principal.agentId ?? '', body.buildIds),
   }));
 
   registerRoute(app, routes.dindCertificate, auth, async ({ principal, params }) => {

@@ -3,7 +3,7 @@
  * their last heartbeat and the health they report (per runtime too), given a new list of
  * runtimes with the same token, deleted with their tokens revoked. An agent asks which runtimes
  * it serves (kind and namespace, from the resolved spec) and which of the builds whose objects
- * it holds have finished, so it can remove those.
+ * it holds have finished, so it can remove those (only builds of its own runtimes).
  * @module
  */
 import { InputError, NotAllowedError, NotFoundError } from '@sluice/errors';
@@ -110,15 +110,21 @@ export class AgentService {
     return runtimes;
   }
 
-  /** Each build's status in the account, `unknown` when it has no such build. */
-  async buildStates(accountId: string, buildIds: readonly string[]): Promise<BuildState[]> {
+  /**
+   * Each build's status, for builds dispatched to one of the agent's runtimes; any other build
+   * (another runtime's, another account's, none at all) is `unknown`, so an agent learns
+   * nothing about builds it never ran.
+   */
+  async buildStates(agentId: string, buildIds: readonly string[]): Promise<BuildState[]> {
+    const agent = await this.#row(agentId);
     const rows =
-      buildIds.length === 0
+      buildIds.length === 0 || agent.runtimes.length === 0
         ? []
         : await this.#ctx.database.db
             .selectFrom('builds')
             .select(['id', 'status'])
-            .where('account_id', '=', accountId)
+            .where('account_id', '=', agent.account_id)
+            .where('runtime_environment', 'in', agent.runtimes)
             .where('id', 'in', [...new Set(buildIds)])
             .execute();
     const status = new Map(rows.map((r) => [r.id, r.status]));
