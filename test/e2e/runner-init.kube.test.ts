@@ -405,6 +405,33 @@ test('upgrade moves the agent to another image tag and waits for the rollout', a
   assert.ok(images.includes('sluice/engine:1-next'), images.join(', '));
 });
 
+test('the agent pod stopped mid-build (SIGTERM, drain): the build ends success, its objects go', async () => {
+  await addHostPathVolume(cluster().kubeConfig, 'sluice-init-drain', join(temp.path, 'pv-drain'));
+  const started = await runSluice(
+    ['run-pipeline', `runners/${AGENT}-test`, '--runtime', RUNTIME, '--detach'],
+    { env: ENV() },
+  );
+  assert.equal(started.code, 0, started.stderr);
+  const id = started.stdout.trim();
+  await waitForProbe(`build ${id} running`, async () => {
+    const build = await admin.call('getBuild', { params: { buildId: id } });
+    return build.timing.dispatchedAt !== undefined;
+  });
+  const selector = 'app.kubernetes.io/name=sluice-agent';
+  const [pod] = await kube.list({ kind: 'Pod', namespace: NS, labelSelector: selector });
+  assert.ok(pod !== undefined);
+  await kube.delete({ kind: 'Pod', namespace: NS, name: pod.metadata.name });
+  const ended = await waitForProbe(`build ${id} to end`, async () => {
+    const build = await admin.call('getBuild', { params: { buildId: id } });
+    return build.finishedAt === null ? undefined : build;
+  });
+  assert.equal(ended.status, 'success', ended.reason ?? '');
+  await waitForProbe(
+    `build ${id}'s objects deleted by the agent's next pod`,
+    async () => objectCount(await buildObjects(cluster().kubeConfig, NS, id)) === 0,
+  );
+});
+
 /** The admin kubeconfig with a second context, "other", standing for another cluster. */
 function twoContextKubeconfig(): { path: string; home: string } {
   const config = parseYaml(readFileSync(cluster().kubeconfigPath, 'utf8')) as {
