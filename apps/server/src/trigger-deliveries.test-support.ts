@@ -49,13 +49,14 @@ export async function deliver(
   t: TestServer,
   triggerId: string,
   [provider, event, body]: [Provider, string, string],
-  options: { secret?: string; contentType?: string } = {},
+  options: { secret?: string; contentType?: string; headers?: Record<string, string> } = {},
 ): Promise<Delivery> {
   const response = await fetch(`${t.url}/api/webhooks/${triggerId}`, {
     method: 'POST',
     headers: {
       'content-type': options.contentType ?? 'application/json',
       ...signedHeaders(provider, event, body, options.secret),
+      ...options.headers,
     },
     body,
   });

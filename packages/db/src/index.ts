@@ -81,6 +81,7 @@ export type {
   TokenKind,
   TriggerKind,
   TriggerRow,
+  WebhookDeliveryRow,
   TriggersTable,
   UserRow,
   UsersTable,

@@ -130,6 +130,15 @@ export interface TriggersTable {
   created_at: TimestampWithDefault;
 }
 
+/** A git host's delivery that started a build, kept for the deduplication window. */
+export interface WebhookDeliveriesTable {
+  trigger_id: string;
+  delivery_id: string;
+  /** Null while the build is being created in the same transaction, or once it was deleted. */
+  build_id: string | null;
+  received_at: Timestamp;
+}
+
 export interface BuildsTable {
   id: string;
   account_id: string;
@@ -276,6 +285,7 @@ export interface Schema {
   pipelines: PipelinesTable;
   pipeline_variables: PipelineVariablesTable;
   triggers: TriggersTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   builds: BuildsTable;
   build_steps: BuildStepsTable;
   build_log_chunks: BuildLogChunksTable;
@@ -296,6 +306,7 @@ export type ProjectRow = Selectable<ProjectsTable>;
 export type PipelineRow = Selectable<PipelinesTable>;
 export type PipelineVariableRow = Selectable<PipelineVariablesTable>;
 export type TriggerRow = Selectable<TriggersTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type BuildRow = Selectable<BuildsTable>;
 export type BuildStepRow = Selectable<BuildStepsTable>;
 export type BuildLogChunkRow = Selectable<BuildLogChunksTable>;

@@ -50,7 +50,7 @@ export const triggerRoutes = {
     scope: 'public',
     tag: 'triggers',
     summary:
-      "A git host's webhook delivery, verified with the trigger's secret: 202 when it starts a build, 200 for a ping or an ignored event",
+      "A git host's webhook delivery, verified with the trigger's secret: 202 when it starts a build, 200 for a ping, an ignored event, or a duplicate (a delivery id seen within 24 hours)",
     params: TriggerParams,
     body: WebhookPayload,
     response: WebhookResult,

@@ -13,6 +13,7 @@ export { parseWebhook, WEBHOOK_EVENT_MISSING } from './parse-webhook.js';
 export type { ParseWebhookOptions } from './parse-webhook.js';
 export { WEBHOOK_PAYLOAD_INVALID } from './payload-reader.js';
 export type { GitProvider, WebhookHeaders } from './webhook-headers.js';
+export { DELIVERY_ID_HEADERS, webhookDeliveryId } from './delivery-id.js';
 export type { WebhookEvent, WebhookFacts } from './webhook-event.js';
 export {
   checkBranchFilter,

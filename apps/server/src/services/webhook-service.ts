@@ -3,21 +3,31 @@
  * look the same: 404), the raw body is verified against the trigger's decrypted secret (401
  * with one fixed message, whatever was wrong), then parsed. A ping, an event the trigger does
  * not listen to, another repository or a branch outside the filter answer 200 with the reason;
- * anything else creates a `webhook` build (202). Logs carry the trigger id, provider, event and
+ * anything else creates a `webhook` build (202), once per delivery id: the same delivery sent
+ * again within 24 hours answers 200 `duplicate` with the first build's id
+ * (`webhook-deliveries.ts`). Logs carry the trigger id, provider, event and
  * outcome, never the secret, the signature or the payload.
  * @module
  */
+import { withTransaction } from '@sluice/db';
 import { AuthenticationError } from '@sluice/errors';
 import { decryptSecret } from '@sluice/pki';
-import { matchesBranchFilter, parseWebhook, verifyWebhook } from '@sluice/triggers';
+import {
+  matchesBranchFilter,
+  parseWebhook,
+  verifyWebhook,
+  webhookDeliveryId,
+} from '@sluice/triggers';
 import type { GitProvider, WebhookEvent, WebhookHeaders } from '@sluice/triggers';
 import type { TriggerRow } from '@sluice/db';
 import type { Logger } from '@sluice/log';
 import type { TriggerEvent, WebhookResult } from '@sluice/protocol';
-import type { BuildService } from './build-service.js';
+import type { BuildService, CreateBuildInput } from './build-service.js';
 import type { ServerContext } from './server-context.js';
 import { secretAssociatedData, userVariables } from './trigger-rows.js';
 import type { TriggerService } from './trigger-service.js';
+import { claimDelivery, pruneDeliveries, recordDeliveryBuild } from './webhook-deliveries.js';
+import type { DeliveryClaim } from './webhook-deliveries.js';
 
 export interface ReceiveWebhookInput {
   triggerId: string;
@@ -26,11 +36,13 @@ export interface ReceiveWebhookInput {
   rawBody: Uint8Array;
 }
 
+type BuildEvent = Extract<WebhookEvent, { kind: 'push' | 'pull_request' }>;
+
 /** What a verified delivery means for its trigger. */
 export type WebhookDecision =
   | { outcome: 'ping' }
   | { outcome: 'ignored'; reason: string }
-  | { outcome: 'build'; event: Extract<WebhookEvent, { kind: 'push' | 'pull_request' }> };
+  | { outcome: 'build'; event: BuildEvent };
 
 export class WebhookService {
   readonly #ctx: ServerContext;
@@ -68,23 +80,55 @@ export class WebhookService {
       log.info('webhook received', { event: event.event, outcome: decision.outcome });
       return decision.outcome === 'ping' ? { outcome: 'ping' } : decision;
     }
-    const facts = decision.event.facts;
-    const build = await this.#builds.create({
-      accountId: trigger.account_id,
-      pipelineId: trigger.pipeline_id,
-      trigger: 'webhook',
-      initiator: facts.initiator,
-      branch: facts.branch,
-      revision: facts.revision,
-      facts: stringFacts(facts),
-      variables: { ...userVariables(trigger), ...decision.event.variables },
-    });
+    const deliveryId = webhookDeliveryId(provider, input.headers);
+    const result = await this.#startBuild(trigger, decision.event, deliveryId);
     log.info('webhook received', {
       event: event.event,
-      outcome: 'build-created',
-      buildId: build.id,
+      outcome: result.outcome,
+      buildId: result.buildId,
+      deliveryId,
     });
-    return { outcome: 'build-created', buildId: build.id };
+    return result;
+  }
+
+  /**
+   * Creates the build, once per delivery id: the claim of the id, the build and the record of
+   * which build it started commit together. A host that sends no id gets a build every time.
+   */
+  async #startBuild(
+    trigger: TriggerRow,
+    event: BuildEvent,
+    deliveryId: string | undefined,
+  ): Promise<WebhookResult> {
+    const input = buildInput(trigger, event);
+    if (deliveryId === undefined) {
+      const build = await this.#builds.create(input);
+      return { outcome: 'build-created', buildId: build.id };
+    }
+    const key = { triggerId: trigger.id, deliveryId };
+    const now = new Date(this.#ctx.clock());
+    const result = await withTransaction(this.#ctx.database.db, async (trx) => {
+      const claim = await claimDelivery(trx, key, now);
+      if (!claim.claimed) return duplicate(deliveryId, claim);
+      const buildId = await this.#builds.insert(trx, input);
+      await recordDeliveryBuild(trx, key, buildId);
+      return { outcome: 'build-created' as const, buildId };
+    });
+    if (result.outcome === 'build-created') {
+      await this.#builds.schedule(trigger.account_id);
+      await this.#prune(now);
+    }
+    return result;
+  }
+
+  /** Best effort: a failed prune only keeps old ids a little longer. */
+  async #prune(now: Date): Promise<void> {
+    try {
+      const pruned = await pruneDeliveries(this.#ctx.database.db, now);
+      if (pruned > 0) this.#log.debug('webhook deliveries pruned', { pruned });
+    } catch (err) {
+      this.#log.warn('webhook deliveries not pruned', { error: String(err) });
+    }
   }
 
   #secret(trigger: TriggerRow): string {
@@ -116,7 +160,7 @@ function decideWebhook(
 
 function checkEvent(
   trigger: Pick<TriggerRow, 'repo' | 'events' | 'branch_filter'>,
-  event: Extract<WebhookEvent, { kind: 'push' | 'pull_request' }>,
+  event: BuildEvent,
 ): WebhookDecision {
   const { facts } = event;
   const repo = `${facts.repoOwner ?? ''}/${facts.repoName ?? ''}`;
@@ -134,15 +178,40 @@ function checkEvent(
   return { outcome: 'build', event };
 }
 
-function triggerEventOf(
-  event: Extract<WebhookEvent, { kind: 'push' | 'pull_request' }>,
-): TriggerEvent {
+function triggerEventOf(event: BuildEvent): TriggerEvent {
   if (event.kind === 'pull_request') return 'pull_request';
   return event.ref.type === 'tag' ? 'tag' : 'push';
 }
 
 function ignored(reason: string): WebhookDecision {
   return { outcome: 'ignored', reason };
+}
+
+function buildInput(trigger: TriggerRow, event: BuildEvent): CreateBuildInput {
+  const { facts } = event;
+  return {
+    accountId: trigger.account_id,
+    pipelineId: trigger.pipeline_id,
+    trigger: 'webhook',
+    initiator: facts.initiator,
+    branch: facts.branch,
+    revision: facts.revision,
+    facts: stringFacts(facts),
+    variables: { ...userVariables(trigger), ...event.variables },
+  };
+}
+
+function duplicate(
+  deliveryId: string,
+  first: Extract<DeliveryClaim, { claimed: false }>,
+): WebhookResult {
+  const started =
+    first.buildId === null ? 'its build no longer exists' : `it started build ${first.buildId}`;
+  return {
+    outcome: 'duplicate',
+    ...(first.buildId === null ? {} : { buildId: first.buildId }),
+    reason: `Delivery ${deliveryId} was already received at ${first.receivedAt.toISOString()}: ${started}`,
+  };
 }
 
 /** Build facts are stored as strings; a webhook's are all strings or absent already. */

@@ -27,6 +27,7 @@ const TABLES = [
   'tasks',
   'triggers',
   'users',
+  'webhook_deliveries',
 ];
 
 for (const kind of databases.kinds) {
@@ -42,7 +43,7 @@ for (const kind of databases.kinds) {
     try {
       assert.deepEqual(logged.at(-1), [
         'database migrated',
-        { applied: ['001_control_plane', '002_pipeline_language'] },
+        { applied: ['001_control_plane', '002_pipeline_language', '003_webhook_deliveries'] },
       ]);
       const { rows } = await sql<{ table_name: string }>`
         select table_name from information_schema.tables

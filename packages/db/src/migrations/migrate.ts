@@ -11,12 +11,14 @@ import { messageOf } from '../db-errors.js';
 import type { Schema } from '../schema.js';
 import { controlPlaneMigration } from './001-control-plane.js';
 import { pipelineLanguageMigration } from './002-pipeline-language.js';
+import { webhookDeliveriesMigration } from './003-webhook-deliveries.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
 export const MIGRATIONS: readonly SqlMigration[] = [
   controlPlaneMigration,
   pipelineLanguageMigration,
+  webhookDeliveriesMigration,
 ];
 
 export interface MigrateResult {

@@ -78,11 +78,14 @@ export const CreateCronTrigger = z.object({
 export const CreateTrigger = z.discriminatedUnion('kind', [CreateGitTrigger, CreateCronTrigger]);
 export type CreateTrigger = z.infer<typeof CreateTrigger>;
 
-export const WebhookOutcome = z.enum(['build-created', 'ignored', 'ping']);
+/** `duplicate`: this delivery id already started a build of the trigger within 24 hours. */
+export const WebhookOutcome = z.enum(['build-created', 'ignored', 'ping', 'duplicate']);
 
 export const WebhookResult = z.object({
   outcome: WebhookOutcome,
-  buildId: Id.optional(),
+  buildId: Id.optional().describe(
+    'The build this delivery started; for a duplicate, the build its first delivery started',
+  ),
   reason: z.string().optional().describe('Why no build was created'),
 });
 export type WebhookResult = z.infer<typeof WebhookResult>;
