@@ -4,7 +4,6 @@
  * @module
  */
 import { mkdirSync } from 'node:fs';
-import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { openDatabase } from '@sluice/db';
 import type { Database } from '@sluice/db';
@@ -12,7 +11,7 @@ import { buildOpenApiDocument, routes } from '@sluice/protocol';
 import { silentLogger } from '@sluice/log';
 import type { Logger } from '@sluice/log';
 import type { ServerConfig } from './config.js';
-import { createErrorHandler } from './http/error-handler.js';
+import { createHttpApp } from './http/http-app.js';
 import { registerRoute } from './http/register-routes.js';
 import { registerRunnerRoutes } from './http/runner-routes.js';
 import { registerTriggerRoutes } from './http/trigger-routes.js';
@@ -67,8 +66,7 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   });
   const bootstrap = await services.identity.bootstrap(config.bootstrapToken);
 
-  const app = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });
-  app.setErrorHandler(createErrorHandler(log));
+  const app = createHttpApp(log);
   const auth = (token: string) => services.identity.authenticate(token);
   registerRoute(app, routes.health, auth, () =>
     Promise.resolve({ ok: true, database: database.kind }),

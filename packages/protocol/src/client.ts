@@ -102,6 +102,7 @@ async function toError(response: Response, what: string): Promise<SluiceError> {
     details: {
       status: response.status,
       ...(body.error?.details === undefined ? {} : { details: body.error.details }),
+      ...(body.error?.requestId === undefined ? {} : { requestId: body.error.requestId }),
     },
     hint: body.error?.hint,
   };

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { BuildStatus, FinishedBuildStatus, LogLine, StepStatus } from './builds.js';
-import { Id, Timestamp, Variables } from './common.js';
+import { Id, ReportedTime, Timestamp, Variables } from './common.js';
 
 /** Certificate, key and CA for mutual TLS between an engine and its dind. */
 export const TlsBundle = z.object({
@@ -64,20 +64,20 @@ export const EngineBuild = z.object({
 export type EngineBuild = z.infer<typeof EngineBuild>;
 
 export const EngineEvent = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('build-started'), at: Timestamp }),
+  z.object({ type: z.literal('build-started'), at: ReportedTime }),
   z.object({
     type: z.literal('step-started'),
     step: z.string(),
     parent: z.string().optional().describe('The parallel block or step group it runs in'),
     attempt: z.number().int().min(1).optional().describe('1-based retry attempt'),
-    at: Timestamp,
+    at: ReportedTime,
   }),
   z.object({
     type: z.literal('approval-requested'),
     step: z.string(),
     timeoutMs: z.number().int().min(0),
     finalState: z.enum(['approved', 'denied']).describe('What happens when nobody answers in time'),
-    at: Timestamp,
+    at: ReportedTime,
   }),
   z.object({
     type: z.literal('step-finished'),
@@ -85,13 +85,13 @@ export const EngineEvent = z.discriminatedUnion('type', [
     status: StepStatus,
     exitCode: z.number().int().nullable().optional(),
     reason: z.string().nullable().optional(),
-    at: Timestamp,
+    at: ReportedTime,
   }),
   z.object({
     type: z.literal('build-finished'),
     status: FinishedBuildStatus,
     reason: z.string().nullable().optional(),
-    at: Timestamp,
+    at: ReportedTime,
   }),
 ]);
 export type EngineEvent = z.infer<typeof EngineEvent>;

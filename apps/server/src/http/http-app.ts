@@ -1,0 +1,84 @@
+/**
+ * The Fastify instance every route is registered on, with what holds for all of them: a random
+ * request id on every request, returned as `x-request-id` and in every error body; the one
+ * error handler; the error envelope for unknown routes and unreadable URLs; and the text check
+ * of `request-text.ts` before any handler runs.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { routes } from '@sluice/protocol';
+import type { Logger } from '@sluice/log';
+import { createErrorHandler, REQUEST_ID_HEADER } from './error-handler.js';
+import { assertStorableText, sanitiseText } from './request-text.js';
+
+/** The API's body limit; the webhook route raises its own. */
+const BODY_LIMIT = 8 * 1024 * 1024;
+
+/**
+ * Routes whose body is the engine's report of what programs printed (log lines, step events
+ * with reasons): its text is made storable rather than refused, so no line is ever lost.
+ */
+const SANITISED_BODIES = new Set([
+  `POST ${routes.engineLog.path}`,
+  `POST ${routes.engineEvents.path}`,
+]);
+
+export function createHttpApp(log: Logger): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => randomUUID(),
+    // A URL that does not decode (e.g. `%E0%A4%A`) is answered before routing and hooks.
+    frameworkErrors: badUrl,
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    void reply.header(REQUEST_ID_HEADER, request.id);
+    done();
+  });
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      checkText(request);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
+  });
+  app.setErrorHandler(createErrorHandler(log));
+  app.setNotFoundHandler(notFound);
+  return app;
+}
+
+function checkText(request: FastifyRequest): void {
+  const key = `${request.method} ${request.routeOptions.url ?? ''}`;
+  const body: unknown = request.body;
+  const jsonBody = typeof body === 'object' && body !== null && !Buffer.isBuffer(body);
+  if (jsonBody && SANITISED_BODIES.has(key)) request.body = sanitiseText(body);
+  assertStorableText({
+    params: request.params,
+    query: request.query,
+    ...(jsonBody && !SANITISED_BODIES.has(key) ? { body } : {}),
+  });
+}
+
+function badUrl(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void reply
+    .status(400)
+    .header(REQUEST_ID_HEADER, request.id)
+    .send({
+      error: { code: 'SLUICE_HTTP_BAD_REQUEST', message: err.message, requestId: request.id },
+    });
+}
+
+function notFound(request: FastifyRequest, reply: FastifyReply): void {
+  const path = request.url.split('?')[0] ?? request.url;
+  void reply.status(404).send({
+    error: {
+      code: 'SLUICE_ROUTE_NOT_FOUND',
+      message: `No route ${request.method} ${path}`,
+      hint: 'See /api/openapi.json for the routes of this server',
+      requestId: request.id,
+    },
+  });
+}
