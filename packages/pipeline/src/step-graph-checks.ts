@@ -1,6 +1,6 @@
 /**
- * Checks over the names of steps: names unique within their scope (the copies `matrix` and
- * `scale` make and typed-step template steps included), `when.steps` naming real steps and, in
+ * Checks over the names of steps: names at most `MAX_STEP_NAME` characters and unique within
+ * their scope (the copies `matrix` and `scale` make and typed-step template steps included), `when.steps` naming real steps and, in
  * `mode: parallel`, not depending on each other in a cycle; `success_criteria.steps.only`
  * naming steps of its block; and step `services` naming pipeline-level service blocks.
  * @module
@@ -14,9 +14,21 @@ import type { SchemaContext } from './schema/validators.js';
 
 type Raw = Record<string, unknown>;
 
+/** The longest step name a pipeline may use, in characters (documented in docs/limits.md). */
+export const MAX_STEP_NAME = 128;
+
 export function checkUniqueNames(scope: StepScope, ctx: SchemaContext): void {
   const seen = new Map<string, StepScope['names'][number]>();
   for (const entry of scope.names) {
+    if (entry.name.length > MAX_STEP_NAME && !entry.generated) {
+      // The name itself is not repeated: it may be 100k characters long.
+      ctx.report(
+        entry.path,
+        `Step name is ${entry.name.length} characters long; at most ${MAX_STEP_NAME} are allowed`,
+        { at: 'key', code: ISSUE_CODES.invalidValue },
+      );
+      continue;
+    }
     const first = seen.get(entry.name);
     if (first === undefined) {
       seen.set(entry.name, entry);

@@ -6,6 +6,7 @@ export { createClient } from './client.js';
 export type { SluiceClient, ClientOptions, CallInput, CallOutput } from './client.js';
 export { buildOpenApiDocument } from './openapi.js';
 export * from './schemas/common.js';
+export * from './schemas/limits.js';
 export * from './schemas/identity.js';
 export * from './schemas/projects.js';
 export * from './schemas/builds.js';

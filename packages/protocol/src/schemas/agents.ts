@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { BuildStatus } from './builds.js';
 import { Id, Name, Timestamp } from './common.js';
+import { boundedObject, LIMITS } from './limits.js';
 
 export const RuntimeName = z
   .string()
@@ -14,9 +15,12 @@ export const RuntimeName = z
   .describe('Runtime environment name, e.g. "my-cluster/ci"');
 
 /** The spec is validated by @sluice/runtime-spec; here it is an object. */
-export const RuntimeSpecBody = z
-  .record(z.string(), z.unknown())
-  .describe('Runtime environment spec (see docs)');
+export const RuntimeSpecBody = boundedObject({
+  string: LIMITS.runtimeSpecString,
+  json: LIMITS.runtimeSpecJson,
+}).describe(
+  `Runtime environment spec (see docs): strings at most ${LIMITS.runtimeSpecString} characters, at most ${LIMITS.runtimeSpecJson} characters as JSON`,
+);
 
 export const RuntimeEnvironment = z.object({
   name: RuntimeName,
@@ -135,7 +139,14 @@ export const TaskStatusReport = z.object({
   occurredAt: Timestamp.optional(),
 });
 
-export const AgentHeartbeat = z.object({ health: AgentHealth, version: z.string().optional() });
+export const AgentHeartbeat = z.object({
+  health: AgentHealth,
+  version: z
+    .string()
+    .max(LIMITS.agentVersion)
+    .optional()
+    .describe(`The agent's version, at most ${LIMITS.agentVersion} characters`),
+});
 
 /** A runtime the agent serves, as the agent needs it: where its builds' objects live. */
 export const AgentRuntime = z.object({

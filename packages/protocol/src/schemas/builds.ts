@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { Id, Name, Page, Timestamp, Variables } from './common.js';
+import { StepName } from './limits.js';
 
 export const BuildStatus = z.enum([
   'pending',
@@ -71,7 +72,7 @@ export type BuildStep = z.infer<typeof BuildStep>;
 
 /** Body of approve and deny: one step, or every step waiting for approval. */
 export const AnswerApproval = z.object({
-  step: z.string().min(1).optional().describe('The pending-approval step; all of them when absent'),
+  step: StepName.optional().describe('The pending-approval step; all of them when absent'),
 });
 
 /** When each phase of a build was reached (RFC 3339); absent until reached. */

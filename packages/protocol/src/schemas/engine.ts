@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { BuildStatus, FinishedBuildStatus, LogLine, StepStatus } from './builds.js';
 import { Id, ReportedTime, Timestamp, Variables } from './common.js';
+import { StepName } from './limits.js';
 
 /** Certificate, key and CA for mutual TLS between an engine and its dind. */
 export const TlsBundle = z.object({
@@ -67,21 +68,21 @@ export const EngineEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('build-started'), at: ReportedTime }),
   z.object({
     type: z.literal('step-started'),
-    step: z.string(),
-    parent: z.string().optional().describe('The parallel block or step group it runs in'),
+    step: StepName,
+    parent: StepName.optional().describe('The parallel block or step group it runs in'),
     attempt: z.number().int().min(1).optional().describe('1-based retry attempt'),
     at: ReportedTime,
   }),
   z.object({
     type: z.literal('approval-requested'),
-    step: z.string(),
+    step: StepName,
     timeoutMs: z.number().int().min(0),
     finalState: z.enum(['approved', 'denied']).describe('What happens when nobody answers in time'),
     at: ReportedTime,
   }),
   z.object({
     type: z.literal('step-finished'),
-    step: z.string(),
+    step: StepName,
     status: StepStatus,
     exitCode: z.number().int().nullable().optional(),
     reason: z.string().nullable().optional(),

@@ -1,0 +1,65 @@
+/**
+ * Size limits on free-form text the API stores: without them a 100k-character step name or a
+ * 1 MB string in a runtime spec is accepted, stored and sent to every reader. Each is refused
+ * with 400 `SLUICE_REQUEST_INVALID` naming the field (docs/limits.md lists them).
+ * @module
+ */
+import { z } from 'zod';
+
+export const LIMITS = {
+  /** A step's name in engine events and approvals, in characters (pipelines allow 128, and
+   * expansion such as a matrix adds suffixes). */
+  stepName: 1024,
+  /** The version an agent reports, in characters. */
+  agentVersion: 100,
+  /** Any one string (key or value) in a runtime environment spec or patch, in characters. */
+  runtimeSpecString: 65_536,
+  /** A runtime environment spec or patch as JSON, in characters. */
+  runtimeSpecJson: 262_144,
+} as const;
+
+export const StepName = z
+  .string()
+  .min(1)
+  .max(LIMITS.stepName)
+  .describe(`A step's name, at most ${LIMITS.stepName} characters`);
+
+/** Adds an issue at the path of each string (key or value) in `value` longer than `max`. */
+function checkStrings(
+  value: unknown,
+  max: number,
+  path: (string | number)[],
+  ctx: z.RefinementCtx,
+) {
+  if (typeof value === 'string') {
+    if (value.length > max)
+      ctx.addIssue({ code: 'custom', path, message: `Longer than ${max} characters` });
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => checkStrings(item, max, [...path, i], ctx));
+    return;
+  }
+  if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      if (key.length > max)
+        ctx.addIssue({ code: 'custom', path, message: `A key is longer than ${max} characters` });
+      else checkStrings(item, max, [...path, key], ctx);
+    }
+  }
+}
+
+/** A JSON object whose strings and total size are bounded (runtime environment specs). */
+export function boundedObject(limits: { string: number; json: number }) {
+  return z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+    const size = JSON.stringify(value).length;
+    if (size > limits.json) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `Larger than ${limits.json} characters as JSON (${size})`,
+      });
+      return;
+    }
+    checkStrings(value, limits.string, [], ctx);
+  });
+}
