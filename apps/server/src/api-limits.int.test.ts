@@ -118,3 +118,46 @@ databases.test(
     }
   },
 );
+
+databases.test(
+  'a pipeline over 1 MiB is refused with 413 before it is parsed; a broken one lists its first 50 problems and their count',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      await seedPipeline(t);
+      const step = '  s: {image: alpine, commands: [make]}\n';
+      const huge = `version: "1.0"\nsteps:\n${step.repeat(Math.ceil((5 * 1024 * 1024) / step.length))}`;
+      const response = await fetch(`${t.url}/api/v1/projects/web/pipelines`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'huge', yaml: huge }),
+      });
+      const tooLarge = (await response.json()) as {
+        error: { code: string; message: string; details: Record<string, unknown> };
+      };
+      assert.equal(response.status, 413);
+      assert.equal(tooLarge.error.code, 'SLUICE_PIPELINE_TOO_LARGE');
+      assert.match(tooLarge.error.message, /the limit is 1048576 bytes/);
+      assert.equal(tooLarge.error.details['limit'], LIMITS.pipelineYamlBytes);
+      assert.equal(tooLarge.error.details['tooLarge'], undefined, 'the status says it');
+
+      let broken = 'version: "1.0"\nsteps:\n';
+      for (let i = 0; i < 120; i++) broken += `  s${i}:\n    commands: ["echo"]\n`;
+      const invalid = await fetch(`${t.url}/api/v1/projects/web/pipelines`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'broken', yaml: broken }),
+      });
+      const body = (await invalid.json()) as {
+        error: { code: string; details: { issues: unknown[]; issueCount: number } };
+      };
+      assert.equal(invalid.status, 422);
+      assert.equal(body.error.details.issues.length, LIMITS.documentIssues);
+      assert.equal(body.error.details.issueCount, 120);
+      const { items } = await t.admin.call('listPipelines', { params: { project: 'web' } });
+      assert.ok(!items.some((p) => p.name === 'huge' || p.name === 'broken'), 'nothing stored');
+    } finally {
+      await t.close();
+    }
+  },
+);

@@ -161,4 +161,13 @@ function printYamlIssues(term: Terminal, file: string, item: ParsedManifest, err
         : `${file}:${origin.line + issue.line}:${origin.indent + issue.column}`;
     term.err(term.paint('red', `${where}: ${issue.message}`));
   }
+  const count = (err as { details?: { details?: { issueCount?: unknown } } }).details?.details
+    ?.issueCount;
+  if (typeof count === 'number' && count > issues.length)
+    term.err(
+      term.paint(
+        'red',
+        `… and ${count - issues.length} more (the server lists the first ${issues.length})`,
+      ),
+    );
 }

@@ -28,6 +28,8 @@ function statusFor(err: unknown): number {
   if (isSluiceError(err)) {
     // A pipeline or runtime spec that parses but does not validate is "unprocessable".
     if (err.category === 'input' && err.details?.unprocessable === true) return 422;
+    // A document over its size limit is refused before it is read.
+    if (err.category === 'input' && err.details?.tooLarge === true) return 413;
     return STATUS[err.category];
   }
   const status = (err as Partial<FastifyError>).statusCode;
@@ -43,7 +45,7 @@ export function createErrorHandler(log: Logger) {
       return;
     }
     if (isSluiceError(err)) {
-      const { unprocessable: _, ...details } = err.details ?? {};
+      const { unprocessable: _, tooLarge: __, ...details } = err.details ?? {};
       void reply.status(status).send({
         error: {
           code: err.code,

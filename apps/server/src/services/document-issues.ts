@@ -5,6 +5,7 @@
  */
 import { InputError } from '@sluice/errors';
 import type { PipelineIssue } from '@sluice/pipeline';
+import { LIMITS } from '@sluice/protocol';
 
 export interface InvalidDocument {
   code: string;
@@ -25,11 +26,19 @@ export function invalidDocument({ code, what, issues, details = {} }: InvalidDoc
   }));
   const errors = listed.filter((i) => i.severity === 'error');
   const first = errors[0];
+  // The first problems and how many there were: a broken megabyte document does not make a
+  // megabyte answer.
+  const shown = listed.slice(0, LIMITS.documentIssues);
   return new InputError(
     code,
     `${what} has ${errors.length} problem(s); first at ${first?.line}:${first?.column}: ${first?.message}`,
     {
-      details: { ...details, issues: listed },
+      details: {
+        ...details,
+        issues: shown,
+        issueCount: listed.length,
+        ...(shown.length < listed.length ? { truncated: true } : {}),
+      },
       hint: 'Fix each problem at the line and column shown',
     },
   );

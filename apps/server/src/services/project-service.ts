@@ -9,6 +9,7 @@ import { parsePipeline } from '@sluice/pipeline';
 import type { StepTypeCatalog } from '@sluice/pipeline';
 import { decryptSecret, encryptSecret } from '@sluice/pki';
 import type { Executor, ProjectRow } from '@sluice/db';
+import { LIMITS } from '@sluice/protocol';
 import type { Pipeline, Project } from '@sluice/protocol';
 import type { z } from 'zod';
 import type { CreatePipeline, UpdatePipeline } from '@sluice/protocol';
@@ -283,6 +284,16 @@ function toProject(row: ProjectRow): Project {
 
 /** 422 with every problem of the YAML, each with line and column. */
 function assertValidYaml(yaml: string, file: string, stepTypes: StepTypeCatalog): void {
+  const bytes = Buffer.byteLength(yaml, 'utf8');
+  if (bytes > LIMITS.pipelineYamlBytes)
+    throw new InputError(
+      'SLUICE_PIPELINE_TOO_LARGE',
+      `The pipeline YAML is ${bytes} bytes; the limit is ${LIMITS.pipelineYamlBytes} bytes (1 MiB)`,
+      {
+        details: { tooLarge: true, bytes, limit: LIMITS.pipelineYamlBytes },
+        hint: 'Split the pipeline, or move repeated steps into a step type (docs/step-types.md)',
+      },
+    );
   const parsed = parsePipeline(yaml, { file, stepTypes });
   if (parsed.ok) return;
   throw invalidDocument({

@@ -16,6 +16,10 @@ export const LIMITS = {
   runtimeSpecString: 65_536,
   /** A runtime environment spec or patch as JSON, in characters. */
   runtimeSpecJson: 262_144,
+  /** A pipeline's YAML, in bytes (UTF-8): refused with 413 before it is parsed. */
+  pipelineYamlBytes: 1_048_576,
+  /** Problems listed in a 422 for a document (the count says how many there were). */
+  documentIssues: 50,
 } as const;
 
 export const StepName = z
