@@ -230,15 +230,19 @@ export function resolveRunnerSettings(
     ['--build-namespace (runtime.namespace)', buildNamespace],
   ] as const)
     if (!NAMESPACE.test(ns) || ns.length > 63)
-      problems.push(`${flag}: "${ns}" is not a namespace name (lowercase letters, digits, -)`);
+      problems.push(
+        `${flag}: ${JSON.stringify(ns)} is not a namespace name (lowercase letters, digits, -)`,
+      );
   if (controlPlaneUrl === undefined)
     problems.push(
       '--control-plane-url (controlPlane.url) is not set: the URL pods in the cluster reach the Sluice server at',
     );
   else if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(controlPlaneUrl))
-    problems.push(`--control-plane-url: "${controlPlaneUrl}" is not an http(s) URL`);
+    problems.push(`--control-plane-url: ${JSON.stringify(controlPlaneUrl)} is not an http(s) URL`);
   if (!/^[A-Za-z0-9][\w./:@-]*$/.test(runtime) || runtime.length > 200)
-    problems.push(`--runtime: "${runtime}" is not a runtime name (letters, digits, . _ - / : @)`);
+    problems.push(
+      `--runtime: ${JSON.stringify(runtime)} is not a runtime name (letters, digits, . _ - / : @)`,
+    );
   const env = defaults.env;
   const proxy = {
     httpProxy:
@@ -266,7 +270,9 @@ export function resolveRunnerSettings(
     .filter((t): t is Toleration => t !== undefined);
   const release = flags.release ?? RUNNER_DEFAULTS.release;
   if (!NAMESPACE.test(release) || release.length > 53)
-    problems.push(`--release: "${release}" must be a lowercase name of at most 53 characters`);
+    problems.push(
+      `--release: ${JSON.stringify(release)} must be a lowercase name of at most 53 characters`,
+    );
   const agent = (get('agent') ?? {}) as RuntimeInstallValues['agent'];
   if (flags.imageRepository || flags.imageTag)
     agent.image = {
