@@ -3,12 +3,14 @@
  * back at file:line:column. Aliases and merge keys (`<<: *anchor`) are followed when locating.
  * @module
  */
-import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument } from 'yaml';
-import type { Document, Node, Pair } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, parseDocument } from 'yaml';
+import type { Document, Node } from 'yaml';
 import { ISSUE_CODES } from './pipeline-issue.js';
 import { sourceOffset } from './scalar-offsets.js';
 import { describeYamlProblems } from './yaml-diagnostics.js';
-import { checkYamlStructure, isMergeKey } from './yaml-structure.js';
+import { addDuplicateKeyErrors } from './yaml-duplicate-keys.js';
+import { createNodeIndex } from './yaml-node-index.js';
+import { checkYamlStructure } from './yaml-structure.js';
 import type { IssuePath, PipelineIssue } from './pipeline-issue.js';
 import type { Position } from './model.js';
 
@@ -33,7 +35,13 @@ export function parseYamlSource(text: string, file: string): YamlSource {
     prettyErrors: false,
     // Never write to the process; everything the parser notices comes back as an issue.
     logLevel: 'error',
+    // The library compares each key with every earlier key of its map: quadratic in a map of
+    // 14,000 steps. The same check runs below with a hash set.
+    uniqueKeys: false,
   });
+  addDuplicateKeyErrors(doc);
+  const index = createNodeIndex(doc);
+  const findNode = (path: IssuePath) => index.find(path);
   const position = positionIndex(text);
   const issues: PipelineIssue[] = [];
   const add = (severity: 'error' | 'warning', offset: number, message: string) => {
@@ -61,12 +69,12 @@ export function parseYamlSource(text: string, file: string): YamlSource {
     value,
     issues,
     locate(path, at = 'value') {
-      const found = findNode(doc, path);
+      const found = findNode(path);
       const node = at === 'key' && found.key ? found.key : found.node;
       return position(node?.range?.[0] ?? 0);
     },
     scalarStart(path) {
-      const { node, exact } = findNode(doc, path);
+      const { node, exact } = findNode(path);
       if (!exact || !isScalar(node) || !node.range) return undefined;
       const quoted = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE';
       const block = node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED';
@@ -74,14 +82,14 @@ export function parseYamlSource(text: string, file: string): YamlSource {
       return { ...position(node.range[0] + (quoted ? 1 : 0)), quoted };
     },
     locateInScalar(path, offset) {
-      const { node, exact } = findNode(doc, path);
+      const { node, exact } = findNode(path);
       if (!exact || !isScalar(node) || !node.range || node.type === undefined) return undefined;
       const value = typeof node.value === 'string' ? node.value : String(node.source ?? '');
       const [start, end] = node.range;
       return position(sourceOffset({ text, start, end, style: node.type, value }, offset));
     },
     definesAnchor(path) {
-      const { node, exact } = findNode(doc, path);
+      const { node, exact } = findNode(path);
       return exact && hasAnchor(node);
     },
   };
@@ -96,7 +104,7 @@ function hasAnchor(root: Node | null): boolean {
       stack.push(item.key, item.value);
     } else if (isMap(item) || isSeq(item)) {
       if (item.anchor) return true;
-      stack.push(...item.items);
+      for (const child of item.items) stack.push(child);
     } else if (isScalar(item) && item.anchor) {
       return true;
     }
@@ -132,74 +140,4 @@ function toPlainValue(doc: Document, fail: (message: string) => void): unknown {
     fail(err instanceof Error ? err.message : String(err));
     return null;
   }
-}
-
-interface Found {
-  node: Node | null;
-  key: Node | null;
-  /** False when the path ran past what exists and an ancestor was returned. */
-  exact: boolean;
-}
-
-function findNode(doc: Document, path: IssuePath): Found {
-  let node = resolve(doc, doc.contents);
-  let key: Node | null = null;
-  for (const part of path) {
-    const pair = childPair(doc, node, part, 0);
-    if (pair === undefined) return { node, key, exact: false };
-    if (isPair(pair)) {
-      key = isScalar(pair.key) ? pair.key : null;
-      node = resolve(doc, pair.value as Node | null);
-      if (node === null) return { node: key, key, exact: false };
-    } else {
-      key = null;
-      node = resolve(doc, pair);
-    }
-  }
-  return { node, key, exact: true };
-}
-
-function childPair(
-  doc: Document,
-  node: Node | null,
-  part: string | number,
-  depth: number,
-): Pair | Node | undefined {
-  if (isSeq(node) && typeof part === 'number') {
-    const item = node.items[part];
-    return item === undefined || item === null ? undefined : (item as Node);
-  }
-  if (!isMap(node) || depth > 20) return undefined;
-  for (const pair of node.items) {
-    if (isScalar(pair.key) && !isMergeKey(pair) && keyText(pair.key.value) === String(part)) {
-      return pair;
-    }
-  }
-  // A merge key brings in the fields of the anchored maps, the first source winning.
-  for (const pair of node.items) {
-    if (!isMergeKey(pair)) continue;
-    const sources = resolve(doc, pair.value as Node | null);
-    const list = isSeq(sources) ? sources.items.map((i) => resolve(doc, i as Node)) : [sources];
-    for (const source of list) {
-      const found = childPair(doc, source, part, depth + 1);
-      if (found !== undefined) return found;
-    }
-  }
-  return undefined;
-}
-
-/** A key as it appears in the plain value: `~` and an empty key become "". */
-function keyText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  const scalar =
-    typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint';
-  return scalar ? String(value) : '';
-}
-
-function resolve(doc: Document, node: Node | null | undefined): Node | null {
-  let current = node ?? null;
-  for (let hops = 0; isAlias(current) && hops < 100; hops++) {
-    current = (current.resolve(doc) as Node | undefined) ?? null;
-  }
-  return isAlias(current) ? null : current;
 }
