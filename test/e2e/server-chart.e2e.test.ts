@@ -31,12 +31,16 @@ interface ServerPod {
   strategy?: { type: string };
   replicas: number;
   template: {
+    metadata: { annotations?: Record<string, string> };
     spec: {
       automountServiceAccountToken: boolean;
       volumes?: { persistentVolumeClaim?: { claimName: string } }[];
       containers: {
         command: string[];
         env: { name: string; value?: string; valueFrom?: unknown }[];
+        ports: { name: string; containerPort: number }[];
+        livenessProbe: { httpGet: { path: string } };
+        readinessProbe: { httpGet: { path: string } };
       }[];
     };
   };
@@ -80,8 +84,43 @@ test('by default: the embedded database on a claim, one replica recreated, no AP
   assert.deepEqual(env, {
     SLUICE_PORT: '8080',
     SLUICE_PUBLIC_URL: 'http://sl-server.sluice.svc:8080',
+    SLUICE_METRICS_PORT: '9464',
     SLUICE_DATA_DIR: '/var/lib/sluice',
   });
+});
+
+test('metrics on a port of their own with scrape annotations; probes on /healthz and /readyz', async () => {
+  const { spec, objects } = await render({});
+  const container = spec.template.spec.containers[0];
+  assert.deepEqual(container?.ports, [
+    { name: 'http', containerPort: 8080 },
+    { name: 'metrics', containerPort: 9464 },
+  ]);
+  assert.deepEqual(spec.template.metadata.annotations, {
+    'prometheus.io/scrape': 'true',
+    'prometheus.io/port': '9464',
+    'prometheus.io/path': '/metrics',
+  });
+  assert.equal(container?.livenessProbe.httpGet.path, '/healthz');
+  assert.equal(container?.readinessProbe.httpGet.path, '/readyz');
+  // The Service exposes the API only.
+  const service = objects.find((o) => o.kind === 'Service') as unknown as {
+    spec: { ports: { name: string }[] };
+  };
+  assert.deepEqual(
+    service.spec.ports.map((p) => p.name),
+    ['http'],
+  );
+
+  const off = await render({ values: { metrics: { enabled: false } } });
+  assert.equal(off.spec.template.metadata.annotations, undefined);
+  assert.equal(off.env.SLUICE_METRICS_PORT, undefined);
+  assert.deepEqual(
+    off.spec.template.spec.containers[0]?.ports.map((p) => p.name),
+    ['http'],
+  );
+  const refused = await renderChart(CHART, { set: { 'metrics.port': '8080' } });
+  assert.equal(refused.ok, false, 'metrics.port 8080 (the API port) was accepted');
 });
 
 test('PostgreSQL: URL and key from Secrets, replicas, bootstrap token, Ingress with TLS', async () => {
@@ -107,6 +146,7 @@ test('PostgreSQL: URL and key from Secrets, replicas, bootstrap token, Ingress w
   assert.deepEqual(env, {
     SLUICE_PORT: '8080',
     SLUICE_PUBLIC_URL: 'https://ci.example.com',
+    SLUICE_METRICS_PORT: '9464',
     DATABASE_URL: { secretKeyRef: { name: 'db', key: 'DATABASE_URL' } },
     SLUICE_SECRET_KEY: { secretKeyRef: { name: 'keys', key: 'SLUICE_SECRET_KEY' } },
     SLUICE_BOOTSTRAP_TOKEN: { secretKeyRef: { name: 'admin', key: 'value' } },

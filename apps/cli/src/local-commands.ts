@@ -11,6 +11,7 @@ import type { RunnerConfigInput } from '@sluice/runner';
 import { exampleText, HELP_GROUPS } from './cli-help.js';
 import type { CliConfig } from './config.js';
 import type { RunOptions } from './commands/run.js';
+import type { ServerCommandOptions } from './commands/server.js';
 import type { UpOptions } from './commands/up.js';
 import type { Terminal } from './ui/terminal.js';
 
@@ -142,7 +143,12 @@ export function addLocalCommands({
     .option('--port <port>', 'port to listen on (default 8080)', (v) => Number(v))
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--data-dir <dir>', 'data directory for the embedded database and the server key')
-    .action(async (opts: { port?: number; host?: string; dataDir?: string }) => {
+    .option(
+      '--metrics-port <port>',
+      'serve Prometheus /metrics on this port, without a token (default: not served)',
+      (v) => Number(v),
+    )
+    .action(async (opts: ServerCommandOptions) => {
       const { serverCommand } = await import('./commands/server.js');
       setExitCode(await serverCommand(term, opts));
     });

@@ -25,12 +25,17 @@ export interface ServerConfig {
   engineSilentAfterMs: number;
   /** How long a leased task stays with an agent before it may be handed out again. */
   taskLeaseMs: number;
+  /** Port of the Prometheus `/metrics` listener (no token); 0 picks one; undefined: none. */
+  metricsPort: number | undefined;
+  /** Address of the `/metrics` listener; the API's `host` by default. */
+  metricsHost: string;
 }
 
 export interface ServerFlags {
   port?: number;
   host?: string;
   dataDir?: string;
+  metricsPort?: number;
 }
 
 function numberFrom(
@@ -44,6 +49,16 @@ function numberFrom(
   const value = Number(raw);
   if (!Number.isFinite(value) || value < 0)
     problems.push(`${name} must be a non-negative number, got "${raw}"`);
+  return value;
+}
+
+/** A port from `name`, or undefined when it is unset or empty. */
+function optionalPort(env: NodeJS.ProcessEnv, name: string, problems: string[]) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65_535)
+    problems.push(`${name} must be a port from 0 to 65535, got "${raw}"`);
   return value;
 }
 
@@ -63,12 +78,18 @@ export function loadServerConfig(
     agentOfflineAfterMs: numberFrom(env, 'SLUICE_AGENT_OFFLINE_AFTER_MS', 60_000, problems),
     engineSilentAfterMs: numberFrom(env, 'SLUICE_ENGINE_SILENT_AFTER_MS', 300_000, problems),
     taskLeaseMs: numberFrom(env, 'SLUICE_TASK_LEASE_MS', 60_000, problems),
+    metricsPort: flags.metricsPort ?? optionalPort(env, 'SLUICE_METRICS_PORT', problems),
+    metricsHost: env.SLUICE_METRICS_HOST || (flags.host ?? env.SLUICE_HOST ?? '127.0.0.1'),
   };
   if (config.databaseUrl === undefined && config.dataDir === undefined) {
     problems.push(
       'Give a data directory (--data-dir or SLUICE_DATA_DIR) for the embedded database, or DATABASE_URL for PostgreSQL',
     );
   }
+  if (config.metricsPort === config.port && config.port !== 0)
+    problems.push(
+      `SLUICE_METRICS_PORT must differ from the API port ${config.port}: /metrics has a listener of its own`,
+    );
   if (config.bootstrapToken !== undefined && config.bootstrapToken.length < 20) {
     problems.push('SLUICE_BOOTSTRAP_TOKEN must be at least 20 characters');
   }

@@ -45,6 +45,8 @@ export async function startTestServer(
     agentOfflineAfterMs: 60_000,
     engineSilentAfterMs: 300_000,
     taskLeaseMs: 60_000,
+    metricsPort: undefined,
+    metricsHost: '127.0.0.1',
     ...overrides,
   };
   const server = await createServer({

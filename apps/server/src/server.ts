@@ -24,6 +24,13 @@ import { startCronLoop } from './services/cron-triggers.js';
 import { startSchedulingLoop } from './services/scheduling-loop.js';
 import type { Services } from './services/services.js';
 import { Signals } from './services/signals.js';
+import { instrumentHttp } from './http/http-metrics.js';
+import { registerHealthRoutes } from './http/health-routes.js';
+import { startMetricsListener } from './observability/metrics-listener.js';
+import type { MetricsListener } from './observability/metrics-listener.js';
+import { createReadiness } from './observability/readiness.js';
+import { createServerMetrics } from './observability/server-metrics.js';
+import type { ServerMetrics } from './observability/server-metrics.js';
 
 export const SERVER_VERSION = '0.1.0';
 
@@ -38,6 +45,9 @@ export interface CreateServerOptions {
 export interface SluiceServer {
   app: FastifyInstance;
   services: Services;
+  metrics: ServerMetrics;
+  /** `http://host:port` of `/metrics` once `listen()` ran, when `metricsPort` is set. */
+  metricsUrl(): string | undefined;
   /** The admin token when this start created the admin; shown once. */
   bootstrapToken: string | undefined;
   listen(): Promise<string>;
@@ -55,6 +65,7 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   const clock = options.clock ?? Date.now;
   const secretKey = loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir });
   const signals = await Signals.create(database);
+  const metrics = createServerMetrics({ database, clock, log });
   const services = createServices({
     config,
     database,
@@ -63,14 +74,18 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
     log,
     secretKey,
     signals,
+    metrics,
   });
   const bootstrap = await services.identity.bootstrap(config.bootstrapToken);
 
   const app = createHttpApp(log);
+  instrumentHttp(app, metrics);
   const auth = (token: string) => services.identity.authenticate(token);
   registerRoute(app, routes.health, auth, () =>
     Promise.resolve({ ok: true, database: database.kind }),
   );
+  let closing = false;
+  registerHealthRoutes(app, createReadiness({ database, log, stopping: () => closing }), auth);
   app.get('/api/openapi.json', () => buildOpenApiDocument({ version: SERVER_VERSION }));
   registerUserRoutes(app, services, auth);
   registerSettingsRoutes(app, services, auth);
@@ -92,14 +107,25 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   // database is unreachable, so a pass runs as soon as it is back).
   const scheduling = startSchedulingLoop(services.scheduler, { intervalMs: 30_000, log });
 
+  let metricsListener: MetricsListener | undefined;
   return {
     app,
     services,
+    metrics,
+    metricsUrl: () => metricsListener?.url,
     bootstrapToken: bootstrap?.token,
     async listen() {
-      return app.listen({ port: config.port, host: config.host });
+      const url = await app.listen({ port: config.port, host: config.host });
+      if (config.metricsPort !== undefined) {
+        const { metricsHost: host, metricsPort: port } = config;
+        metricsListener = await startMetricsListener({ host, port, metrics, log });
+        log.info('metrics listening', { url: `${metricsListener.url}/metrics` });
+      }
+      return url;
     },
     async close() {
+      closing = true;
+      await metricsListener?.close();
       clearInterval(reaper);
       await cron.stop();
       await scheduling.stop();

@@ -24,10 +24,23 @@ export type NotificationHandler = (payload: string) => void;
 /** Stops one subscription; safe to call twice. */
 export type Unsubscribe = () => Promise<void>;
 
+/** The pool's connections at one moment, for metrics. */
+export interface PoolStats {
+  /** The most connections the pool opens: PGlite's is 1, its one session. */
+  max: number;
+  /** Connections open now, busy or idle. */
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection to become free. */
+  waiting: number;
+}
+
 export interface Database {
   /** The query builder on the single pool. Inside a transaction use its `trx`, never this. */
   readonly db: Kysely<Schema>;
   readonly kind: DatabaseKind;
+  /** The pool's connections now (in use = total - idle). Cheap: no query runs. */
+  poolStats(): PoolStats;
   /**
    * Calls `handler` for each NOTIFY on `channel` (lowercase letters, digits and `_`), after the
    * notifying transaction commits. Wake-ups are hints: a long-poll must still re-read the

@@ -12,6 +12,7 @@ export type {
   DbLogger,
   NotificationHandler,
   OpenDatabaseOptions,
+  PoolStats,
   Unsubscribe,
 } from './database.js';
 export { withTransaction } from './transaction.js';

@@ -14,7 +14,7 @@ import { migrateToLatest } from './migrations/migrate.js';
 import { createPgliteHandle, openPgliteDir } from './pglite-database.js';
 import { PostgresListener } from './postgres-listener.js';
 import type { Schema } from './schema.js';
-import { createTranslatingPool } from './translating-pool.js';
+import { createTranslatingPool, poolStats } from './translating-pool.js';
 
 const DEFAULT_CONNECTION_TIMEOUT_MS = 30_000;
 
@@ -64,9 +64,10 @@ async function connect(options: OpenDatabaseOptions): Promise<Database> {
 
 function openPostgres(url: string, options: OpenDatabaseOptions): Database {
   const connectionTimeoutMs = options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
+  const max = options.maxConnections ?? 10;
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.maxConnections ?? 10,
+    max,
     connectionTimeoutMillis: connectionTimeoutMs,
   });
   // Idle clients that lose their server emit 'error' on the pool; unhandled, it would crash.
@@ -88,6 +89,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
   return {
     db,
     kind: 'postgres',
+    poolStats: () => poolStats(pool, max),
     subscribe: (channel, handler) => listener.subscribe(channel, handler),
     close: () => (closing ??= close()),
   };

@@ -23,7 +23,7 @@ import type { Database, DbLogger } from './database.js';
 import { ChannelRegistry } from './notifications.js';
 import { ensurePrivateDir } from './private-dir.js';
 import type { Schema } from './schema.js';
-import { createTranslatingPool } from './translating-pool.js';
+import { createTranslatingPool, poolStats } from './translating-pool.js';
 
 /** Where PGlite keeps its files inside Sluice's data directory. */
 export const PGLITE_SUBDIR = 'pgdata';
@@ -101,6 +101,7 @@ export function createPgliteHandle(
     db,
     kind: 'pglite',
     pglite,
+    poolStats: () => poolStats(pool, 1),
     subscribe: (channel, handler) => registry.add(channel, handler),
     close: () => (closing ??= close()),
   };

@@ -8,7 +8,7 @@ import { InternalError, UnavailableError } from '@sluice/errors';
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
 import { messageOf, toDbError } from './db-errors.js';
-import type { DatabaseKind } from './database.js';
+import type { DatabaseKind, PoolStats } from './database.js';
 
 /** pg-pool's message when no client became free within `connectionTimeoutMillis`. */
 const POOL_TIMEOUT = /timeout exceeded when trying to connect/i;
@@ -41,6 +41,11 @@ export function createTranslatingPool(
     },
     end: () => pool.end(),
   };
+}
+
+/** What `pool` holds now; `max` as it was configured. */
+export function poolStats(pool: pg.Pool, max: number): PoolStats {
+  return { max, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
 }
 
 class TranslatingClient implements PostgresPoolClient {

@@ -14,3 +14,4 @@ export * from './schemas/agents.js';
 export * from './schemas/engine.js';
 export * from './schemas/triggers.js';
 export * from './schemas/settings.js';
+export * from './schemas/health.js';

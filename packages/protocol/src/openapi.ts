@@ -76,7 +76,8 @@ export function buildOpenApiDocument(info: { version: string }): Json {
     info: {
       title: 'Sluice API',
       version: info.version,
-      description: 'User API (/api/v1), agent API (/api/agent/v1) and engine API (/api/engine/v1)',
+      description:
+        'User API (/api/v1), agent API (/api/agent/v1) and engine API (/api/engine/v1); probes /healthz and /readyz. Prometheus metrics are not part of this API: the server serves /metrics on a listener of its own (SLUICE_METRICS_PORT, no token), see docs/metrics.md',
     },
     paths,
     components: {

@@ -7,9 +7,16 @@
  */
 import { runnerRoutes } from './routes-runner.js';
 import { settingsRoutes } from './routes-settings.js';
+import { systemRoutes } from './routes-system.js';
 import { triggerRoutes } from './routes-triggers.js';
 import { userRoutes } from './routes-user.js';
 
-export const routes = { ...userRoutes, ...settingsRoutes, ...runnerRoutes, ...triggerRoutes };
+export const routes = {
+  ...userRoutes,
+  ...systemRoutes,
+  ...settingsRoutes,
+  ...runnerRoutes,
+  ...triggerRoutes,
+};
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;

@@ -18,6 +18,8 @@ export interface ServerCommandOptions {
   port?: number;
   host?: string;
   dataDir?: string;
+  /** Serve Prometheus `/metrics` on this port (SLUICE_METRICS_PORT). */
+  metricsPort?: number;
 }
 
 export interface OpenControlPlane {
@@ -47,6 +49,8 @@ export async function serverCommand(
   const config = loadServerConfig(options);
   const { server, url } = await openControlPlane(config, createLogger({ level: 'info' }));
   term.out(`Sluice server listening on ${url} (${server.services.ctx.database.kind})`);
+  const metricsUrl = server.metricsUrl();
+  if (metricsUrl !== undefined) term.out(`Prometheus metrics on ${metricsUrl}/metrics`);
   if (server.bootstrapToken !== undefined) showAdminToken(term, config, server.bootstrapToken);
   await waitForStopSignal();
   term.out('Stopping the server');

@@ -56,12 +56,10 @@ export function registerRunnerRoutes(app: FastifyInstance, s: Services, auth: Au
     async ({ principal, body }) =>
       void (await s.engine.events(principal.buildId ?? '', body.events)),
   );
-  registerRoute(
-    app,
-    routes.engineLog,
-    auth,
-    async ({ principal, body }) => void (await s.logs.append(principal.buildId ?? '', body)),
-  );
+  registerRoute(app, routes.engineLog, auth, async ({ principal, body }) => {
+    await s.logs.append(principal.buildId ?? '', body);
+    s.ctx.metrics.logLinesReceived(body.lines.length);
+  });
   registerRoute(
     app,
     routes.engineHeartbeat,

@@ -8,6 +8,7 @@ import type { Database } from '@sluice/db';
 import type { Logger } from '@sluice/log';
 import type { ServerConfig } from '../config.js';
 import type { IdGenerator } from '../ids.js';
+import type { ServerMetrics } from '../observability/server-metrics.js';
 import type { Signals } from './signals.js';
 
 export interface ServerContext {
@@ -18,6 +19,8 @@ export interface ServerContext {
   log: Logger;
   secretKey: KeyObject;
   signals: Signals;
+  /** Counts what happens (builds dispatched, ...) for `/metrics`. */
+  metrics: ServerMetrics;
 }
 
 export function isoTime(value: Date | string | null | undefined): string | null {

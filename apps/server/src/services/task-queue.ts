@@ -78,7 +78,9 @@ export class TaskQueue {
 
   async #claim(options: PollOptions, runtimes: string[]): Promise<Task[]> {
     if (runtimes.length === 0) return [];
-    return this.#ctx.database.db.transaction().execute(async (trx) => {
+    // Seconds each build waited for its first hand-out, counted once the hand-out commits.
+    const firstHandOut = new Map<string, number>();
+    const tasks = await this.#ctx.database.db.transaction().execute(async (trx) => {
       const now = new Date(this.#ctx.clock());
       const leaseUntil = new Date(now.getTime() + this.#ctx.config.taskLeaseMs);
       const rows = await trx
@@ -115,19 +117,33 @@ export class TaskQueue {
         (a, b) => a.created_at.getTime() - b.created_at.getTime() || a.position - b.position,
       );
       const tasks: Task[] = [];
-      for (const row of rows) tasks.push(await this.#handOut(trx, row, options.agentId));
+      for (const row of rows)
+        tasks.push(await this.#handOut(trx, row, options.agentId, firstHandOut));
       return tasks;
     });
+    for (const seconds of firstHandOut.values()) this.#ctx.metrics.buildDispatched(seconds);
+    return tasks;
   }
 
-  async #handOut(trx: Executor, row: TaskRow, agentId: string): Promise<Task> {
+  async #handOut(
+    trx: Executor,
+    row: TaskRow,
+    agentId: string,
+    firstHandOut: Map<string, number>,
+  ): Promise<Task> {
     if (row.build_id !== null && START_TASK_TYPES.includes(row.type)) {
-      const dispatchedAt = new Date(this.#ctx.clock()).toISOString();
-      await trx
+      const now = this.#ctx.clock();
+      const dispatchedAt = new Date(now).toISOString();
+      const build = await trx
         .updateTable('builds')
         .set({ agent_id: agentId, timing: keepFirstTiming({ dispatchedAt }) })
         .where('id', '=', row.build_id)
-        .execute();
+        .returning(['created_at', 'timing'])
+        .executeTakeFirst();
+      // keepFirstTiming kept an earlier stamp unless this is the build's first hand-out.
+      const first = (build?.timing as { dispatchedAt?: unknown } | undefined)?.dispatchedAt;
+      if (build !== undefined && first === dispatchedAt && !firstHandOut.has(row.build_id))
+        firstHandOut.set(row.build_id, (now - build.created_at.getTime()) / 1000);
     }
     return {
       id: row.id,

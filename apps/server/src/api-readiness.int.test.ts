@@ -1,0 +1,115 @@
+/**
+ * `/readyz` while PostgreSQL cannot be reached: the server's connections go through a TCP proxy
+ * the test cuts (every connection reset, new ones refused, as when the database host goes
+ * away) and then restores on the same port. Not ready with the reason meanwhile, and no driver
+ * text in the answer; liveness and `/metrics` keep answering; ready again once it is back.
+ * @module
+ */
+import assert from 'node:assert/strict';
+import { createConnection, createServer } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { openDatabase } from '@sluice/db';
+import { useTestDatabases } from '@sluice/db/testing';
+import { startTestServer } from './server-harness.test-support.js';
+import { sample, scrape } from './observability/prometheus-text.test-support.js';
+
+const databases = useTestDatabases({ kinds: ['postgres'] });
+
+interface CuttableProxy {
+  url: string;
+  cut(): Promise<void>;
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A TCP proxy to the database of `url`; `cut()` drops every connection and stops listening. */
+async function cuttableProxy(url: string): Promise<CuttableProxy> {
+  const target = new URL(url);
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = createConnection(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => socket.destroy());
+      socket.on('close', () => sockets.delete(socket));
+    }
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    client.pipe(upstream).pipe(client);
+  });
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  await listen(0);
+  const port = (server.address() as AddressInfo).port;
+  const proxied = new URL(url);
+  proxied.host = `127.0.0.1:${port}`;
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    });
+  return { url: proxied.toString(), cut: stop, restore: () => listen(port), close: stop };
+}
+
+async function readyz(base: string) {
+  const response = await fetch(`${base}/readyz`);
+  return { status: response.status, text: await response.text() };
+}
+
+databases.test(
+  '/readyz is 503 with the reason while PostgreSQL is unreachable, 200 once it is back',
+  async () => {
+    const { url } = await databases.prepare('postgres');
+    assert.ok(url !== undefined);
+    const proxy = await cuttableProxy(url);
+    const database = await openDatabase({ url: proxy.url, connectionTimeoutMs: 5_000 });
+    const t = await startTestServer(database, { metricsPort: 0 });
+    try {
+      assert.equal((await readyz(t.url)).status, 200);
+
+      await proxy.cut();
+      const down = await readyz(t.url);
+      assert.equal(down.status, 503);
+      const body = JSON.parse(down.text) as { ready: boolean; reason: string; database: object };
+      assert.equal(body.ready, false);
+      assert.match(
+        body.reason,
+        /^The database \(postgres\) does not answer \(SLUICE_DB_UNAVAILABLE\)/,
+      );
+      assert.deepEqual(body.database, {
+        kind: 'postgres',
+        ok: false,
+        code: 'SLUICE_DB_UNAVAILABLE',
+      });
+      assert.doesNotMatch(down.text, /127\.0\.0\.1|ECONNREFUSED|terminated/i, 'driver text leaked');
+      assert.match(t.logs(), /database does not answer: not ready/);
+      // Liveness does not depend on the database, and the scrape still answers.
+      assert.equal((await fetch(`${t.url}/healthz`)).status, 200);
+      const metrics = await scrape(`${t.server.metricsUrl() ?? ''}/metrics`);
+      assert.equal(sample(metrics, 'sluice_server_database_up'), 0);
+
+      await proxy.restore();
+      const deadline = Date.now() + 20_000;
+      let back = await readyz(t.url);
+      while (back.status !== 200 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        back = await readyz(t.url);
+      }
+      assert.equal(back.status, 200, back.text);
+      assert.match(t.logs(), /database answers again: ready/);
+      const after = await scrape(`${t.server.metricsUrl() ?? ''}/metrics`);
+      assert.equal(sample(after, 'sluice_server_database_up'), 1);
+    } finally {
+      await t.close();
+      await database.close();
+      await proxy.close();
+    }
+  },
+);

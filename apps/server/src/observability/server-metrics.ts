@@ -1,0 +1,204 @@
+/**
+ * The control plane's Prometheus metrics, on a registry of its own (never prom-client's global
+ * one, so two servers in one process, as in tests, keep theirs apart). Counted as things happen:
+ * HTTP requests by route template, log lines received, builds handed to an agent (how long they
+ * waited). Read at each scrape: builds by status and the two queues (builds pending, tasks
+ * waiting for an agent) from the database, in two small queries with a time limit, and the
+ * database pool from the driver. Plus the process's own metrics, prefixed `sluice_server_`.
+ * @module
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { BUILD_STATUSES, sql } from '@sluice/db';
+import type { Database } from '@sluice/db';
+import type { Logger } from '@sluice/log';
+import { withTimeout } from './with-timeout.js';
+
+export interface HttpRequestLabels {
+  method: string;
+  /** The route's template (`/api/v1/builds/:buildId`), or `unmatched`; never the raw URL. */
+  route: string;
+  /** `2xx`, `4xx`, ... */
+  statusClass: string;
+}
+
+export interface ServerMetrics {
+  readonly contentType: string;
+  httpRequest(labels: HttpRequestLabels, seconds: number): void;
+  logLinesReceived(lines: number): void;
+  /** A build was handed to an agent for the first time, `seconds` after it was created. */
+  buildDispatched(seconds: number): void;
+  /** Reads the database-backed series, then renders every series as Prometheus text. */
+  render(): Promise<string>;
+}
+
+export interface ServerMetricsOptions {
+  database: Database;
+  clock: () => number;
+  log: Logger;
+  /** A scrape's database reads give up after this long; default 2000. */
+  queryTimeoutMs?: number;
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const DISPATCH_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
+
+export function createServerMetrics(options: ServerMetricsOptions): ServerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'sluice_server_' });
+  const registers = [registry];
+  const http = new Histogram({
+    name: 'sluice_server_http_request_duration_seconds',
+    help: 'HTTP requests by method, route template and status class (long-polls and streams included)',
+    labelNames: ['method', 'route', 'status_class'],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const logLines = new Counter({
+    name: 'sluice_server_log_lines_received_total',
+    help: 'Build log lines received from engines (a chunk the engine resends counts again)',
+    registers,
+  });
+  const dispatch = new Histogram({
+    name: 'sluice_server_build_dispatch_seconds',
+    help: 'Time from a build being created to its first task being handed to an agent',
+    buckets: DISPATCH_BUCKETS,
+    registers,
+  });
+  const fromDatabase = databaseSeries(registry, options);
+  return {
+    contentType: registry.contentType,
+    httpRequest: (labels, seconds) =>
+      http.observe(
+        { method: labels.method, route: labels.route, status_class: labels.statusClass },
+        seconds,
+      ),
+    logLinesReceived: (lines) => logLines.inc(lines),
+    buildDispatched: (seconds) => dispatch.observe(Math.max(0, seconds)),
+    async render() {
+      await fromDatabase.refresh();
+      return registry.metrics();
+    },
+  };
+}
+
+interface DatabaseSeries {
+  /** Sets the series from the database now; on failure `database_up` is 0 and they are absent. */
+  refresh(): Promise<void>;
+}
+
+function databaseSeries(registry: Registry, options: ServerMetricsOptions): DatabaseSeries {
+  const { database, clock, log } = options;
+  const registers = [registry];
+  const up = new Gauge({
+    name: 'sluice_server_database_up',
+    help: '1 when the last scrape could read the database, else 0 (the database series are then absent)',
+    registers,
+  });
+  const builds = new Gauge({
+    name: 'sluice_server_builds',
+    help: 'Builds by status, all accounts',
+    labelNames: ['status'],
+    registers,
+  });
+  const depth = new Gauge({
+    name: 'sluice_server_queue_depth',
+    help: 'Waiting work: queue="builds" pending builds, queue="tasks" tasks ready for an agent',
+    labelNames: ['queue'],
+    registers,
+  });
+  const oldest = new Gauge({
+    name: 'sluice_server_queue_oldest_age_seconds',
+    help: 'Age of the oldest waiting item of each queue (0 when it is empty)',
+    labelNames: ['queue'],
+    registers,
+  });
+  new Gauge({
+    name: 'sluice_server_db_pool_connections',
+    help: 'Database pool connections by state (in_use, idle) and the pool maximum (max); PGlite has one',
+    labelNames: ['kind', 'state'],
+    registers,
+    collect() {
+      const stats = database.poolStats();
+      const kind = database.kind;
+      this.set({ kind, state: 'in_use' }, stats.total - stats.idle);
+      this.set({ kind, state: 'idle' }, stats.idle);
+      this.set({ kind, state: 'max' }, stats.max);
+    },
+  });
+  new Gauge({
+    name: 'sluice_server_db_pool_waiting',
+    help: 'Queries waiting for a free database connection',
+    labelNames: ['kind'],
+    registers,
+    collect() {
+      this.set({ kind: database.kind }, database.poolStats().waiting);
+    },
+  });
+  let failing = false;
+  let inFlight: Promise<void> | undefined;
+
+  const read = async () => {
+    const now = clock();
+    const [byStatus, tasks] = await withTimeout(
+      readQueues(database, new Date(now)),
+      options.queryTimeoutMs ?? 2000,
+      'reading the metrics from the database',
+    );
+    builds.reset();
+    for (const status of BUILD_STATUSES) builds.set({ status }, 0);
+    let pending = { count: 0, oldest: undefined as Date | undefined };
+    for (const row of byStatus) {
+      builds.set({ status: row.status }, row.count);
+      if (row.status === 'pending') pending = { count: row.count, oldest: toDate(row.oldest) };
+    }
+    setQueue('builds', pending.count, pending.oldest, now);
+    setQueue('tasks', tasks.count, toDate(tasks.oldest), now);
+    up.set(1);
+    if (failing) log.info('metrics read the database again');
+    failing = false;
+  };
+  const setQueue = (queue: string, count: number, since: Date | undefined, now: number) => {
+    depth.set({ queue }, count);
+    oldest.set({ queue }, since === undefined ? 0 : Math.max(0, (now - since.getTime()) / 1000));
+  };
+  const refresh = async () => {
+    try {
+      await read();
+    } catch (err) {
+      up.set(0);
+      builds.reset();
+      depth.reset();
+      oldest.reset();
+      if (!failing) log.warn('metrics cannot read the database', { error: String(err) });
+      failing = true;
+    }
+  };
+  return {
+    // Scrapes that overlap share one read.
+    refresh: () => (inFlight ??= refresh().finally(() => (inFlight = undefined))),
+  };
+}
+
+interface CountRow {
+  count: number;
+  oldest: Date | string | null;
+}
+
+/** Builds by status (with the oldest of each), and the tasks ready for an agent now. */
+async function readQueues(
+  database: Database,
+  now: Date,
+): Promise<[(CountRow & { status: string })[], CountRow]> {
+  const byStatus = await sql<CountRow & { status: string }>`
+    select status, count(*)::int as count, min(created_at) as oldest
+    from builds group by status`.execute(database.db);
+  const tasks = await sql<CountRow>`
+    select count(*)::int as count, min(available_at) as oldest
+    from tasks where status = 'queued' and available_at <= ${now}`.execute(database.db);
+  return [byStatus.rows, tasks.rows[0] ?? { count: 0, oldest: null }];
+}
+
+function toDate(value: Date | string | null | undefined): Date | undefined {
+  if (value === null || value === undefined) return undefined;
+  return value instanceof Date ? value : new Date(value);
+}
