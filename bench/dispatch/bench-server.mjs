@@ -25,7 +25,7 @@ export function benchConfig() {
     secretKey: exportSecretKey(generateSecretKey()),
     publicUrl: 'http://control-plane.bench',
     agentOfflineAfterMs: 60_000,
-    engineSilentAfterMs: 300_000,
+    limitsIntervalMs: 10_000,
     taskLeaseMs: 60_000,
   };
 }

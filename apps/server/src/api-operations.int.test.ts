@@ -43,33 +43,6 @@ databases.test(
 );
 
 databases.test(
-  'a build whose engine goes silent fails as an infrastructure error and its engine is stopped',
-  async (database) => {
-    const t = await startTestServer(database, { engineSilentAfterMs: 300 });
-    try {
-      const { one, agent } = await setUp(t);
-      const build = await t.admin.call('createBuild', { params: { pipelineId: one.id }, body: {} });
-      const run = (await agent.call('pollTasks', { query: { wait: 0 } })).tasks[0]!;
-      await acknowledge(agent, run);
-      await t.client(String(run.spec.engineToken)).call('engineEvents', {
-        body: { events: [{ type: 'build-started', at: new Date().toISOString() }] },
-      });
-      // The reaper runs every second here; the next poll returns once it queued the stop task.
-      const { tasks } = await agent.call('pollTasks', { query: { wait: 20 } });
-      assert.deepEqual(
-        tasks.map((task) => [task.type, task.buildId]),
-        [['StopEngine', build.id]],
-      );
-      const failed = await t.admin.call('getBuild', { params: { buildId: build.id } });
-      assert.equal(failed.status, 'error');
-      assert.equal(failed.reason, 'The engine stopped sending heartbeats for 300ms');
-    } finally {
-      await t.close();
-    }
-  },
-);
-
-databases.test(
   'agents show online once they heartbeat, with the health they report',
   async (database) => {
     const t = await startTestServer(database);

@@ -21,8 +21,8 @@ export interface ServerConfig {
   publicUrl: string | undefined;
   /** An agent without a heartbeat for this long is offline. */
   agentOfflineAfterMs: number;
-  /** A running build whose engine is silent this long fails as an infrastructure error. */
-  engineSilentAfterMs: number;
+  /** Time between passes that enforce the runtimes' workflowLimits (docs/runtime-limits.md). */
+  limitsIntervalMs: number;
   /** How long a leased task stays with an agent before it may be handed out again. */
   taskLeaseMs: number;
   /** Port of the Prometheus `/metrics` listener (no token); 0 picks one; undefined: none. */
@@ -76,7 +76,7 @@ export function loadServerConfig(
     secretKey: env.SLUICE_SECRET_KEY || undefined,
     publicUrl: env.SLUICE_PUBLIC_URL || undefined,
     agentOfflineAfterMs: numberFrom(env, 'SLUICE_AGENT_OFFLINE_AFTER_MS', 60_000, problems),
-    engineSilentAfterMs: numberFrom(env, 'SLUICE_ENGINE_SILENT_AFTER_MS', 300_000, problems),
+    limitsIntervalMs: numberFrom(env, 'SLUICE_LIMITS_INTERVAL_MS', 10_000, problems),
     taskLeaseMs: numberFrom(env, 'SLUICE_TASK_LEASE_MS', 60_000, problems),
     metricsPort: flags.metricsPort ?? optionalPort(env, 'SLUICE_METRICS_PORT', problems),
     metricsHost: env.SLUICE_METRICS_HOST || (flags.host ?? env.SLUICE_HOST ?? '127.0.0.1'),

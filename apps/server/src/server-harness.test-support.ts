@@ -43,7 +43,7 @@ export async function startTestServer(
     secretKey: exportSecretKey(generateSecretKey()),
     publicUrl: 'http://control-plane.test',
     agentOfflineAfterMs: 60_000,
-    engineSilentAfterMs: 300_000,
+    limitsIntervalMs: 10_000,
     taskLeaseMs: 60_000,
     metricsPort: undefined,
     metricsHost: '127.0.0.1',

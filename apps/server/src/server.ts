@@ -22,6 +22,7 @@ import { loadSecretKey } from './secret-key-file.js';
 import { createServices } from './services/services.js';
 import { startCronLoop } from './services/cron-triggers.js';
 import { startSchedulingLoop } from './services/scheduling-loop.js';
+import { startLimitsLoop } from './services/workflow-limits.js';
 import type { Services } from './services/services.js';
 import { Signals } from './services/signals.js';
 import { instrumentHttp } from './http/http-metrics.js';
@@ -92,15 +93,8 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   registerRunnerRoutes(app, services, auth);
   registerTriggerRoutes(app, services, auth);
 
-  const reaper = setInterval(
-    () => {
-      services.engine
-        .reapSilentEngines()
-        .catch((err: unknown) => log.warn('reaping silent engines failed', { error: String(err) }));
-    },
-    Math.max(1000, Math.min(10_000, config.engineSilentAfterMs / 3)),
-  );
-  reaper.unref();
+  // Ends or stops builds over their runtime's workflowLimits (the silent engine among them).
+  const limits = startLimitsLoop(services.limits, { intervalMs: config.limitsIntervalMs, log });
   // Fires cron triggers due while the server was down at once, then checks every 15 s.
   const cron = startCronLoop(services.cron, { intervalMs: 15_000, log });
   // Schedules builds left pending by a crash at once, then re-checks every 30 s (sooner while the
@@ -126,7 +120,7 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
     async close() {
       closing = true;
       await metricsListener?.close();
-      clearInterval(reaper);
+      await limits.stop();
       await cron.stop();
       await scheduling.stop();
       await app.close();

@@ -158,6 +158,17 @@ export interface BuildsTable {
   timing: JsonbWithDefault<JsonObject>;
   retry_of: string | null;
   engine_heartbeat_at: NullableTimestamp;
+  /** Server time of the engine's `build-started` (004). */
+  engine_started_at: NullableTimestamp;
+  /** Server time of the engine's last event (004). */
+  engine_event_at: NullableTimestamp;
+  /** Server time the pipeline's post-steps (on_success/on_fail/on_finish hooks) began (004). */
+  post_steps_started_at: NullableTimestamp;
+  /** A stop the control plane asked the engine for: a workflow limit or a cancel (004). */
+  stop_requested_at: NullableTimestamp;
+  /** The status and reason a stop requested for a limit ends the build with (004). */
+  stop_status: 'terminated' | 'error' | null;
+  stop_reason: string | null;
   created_at: TimestampWithDefault;
   updated_at: TimestampWithDefault;
   finished_at: NullableTimestamp;

@@ -29,6 +29,26 @@ export async function wasHandedOut(trx: Executor, buildId: string): Promise<bool
   return row !== undefined;
 }
 
+/**
+ * How a build the engine reports finished ends: as reported, except that an engine which ends
+ * `terminated` after the control plane asked it to stop for a workflow limit ends the build
+ * with that limit's status and reason instead of its own "cancelled".
+ */
+export async function reportedEnd(
+  trx: Executor,
+  buildId: string,
+  reported: { status: BuildStatus; reason: string | null },
+): Promise<{ status: BuildStatus; reason: string | null }> {
+  if (reported.status !== 'terminated') return reported;
+  const row = await trx
+    .selectFrom('builds')
+    .select(['stop_status', 'stop_reason'])
+    .where('id', '=', buildId)
+    .executeTakeFirst();
+  if (row?.stop_status == null) return reported;
+  return { status: row.stop_status, reason: row.stop_reason };
+}
+
 interface FinishedBuild {
   accountId: string;
   buildId: string;
@@ -77,6 +97,36 @@ export class BuildFinisher {
     });
     await this.#ctx.signals.publish(trx, CHANNELS.logs, buildId);
     await this.#ctx.signals.publish(trx, CHANNELS.builds, buildId);
+    return true;
+  }
+
+  /**
+   * Asks the engine of a started build to stop through its control channel (what a cancel
+   * does): it stops its containers and reports the end itself. The request is recorded with
+   * the status and reason the build is to end with (none for a cancel: the engine's own), so
+   * the terminating limits can end a build whose engine does not stop. False when the build is
+   * not running or a stop was already asked for.
+   */
+  async requestStop(
+    trx: Executor,
+    buildId: string,
+    intent: { status: 'terminated' | 'error'; reason: string } | null,
+  ): Promise<boolean> {
+    const row = await trx
+      .updateTable('builds')
+      .set({
+        stop_requested_at: new Date(this.#ctx.clock()),
+        stop_status: intent?.status ?? null,
+        stop_reason: intent?.reason ?? null,
+      })
+      .where('id', '=', buildId)
+      .where('status', 'in', ['running', 'pending-approval'])
+      .where('stop_requested_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (row === undefined) return false;
+    await trx.insertInto('build_control').values({ build_id: buildId, kind: 'cancel' }).execute();
+    await this.#ctx.signals.publish(trx, CHANNELS.control, buildId);
     return true;
   }
 

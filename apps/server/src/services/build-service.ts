@@ -15,7 +15,6 @@ import { wasHandedOut } from './build-finisher.js';
 import type { BuildFinisher } from './build-finisher.js';
 import { loadBuild, loadBuilds, lockBuildStatus } from './build-rows.js';
 import { insertPlannedSteps, plannedSteps } from './build-steps.js';
-import { CHANNELS } from './signals.js';
 import type { ProjectService } from './project-service.js';
 import type { Scheduler } from './scheduler.js';
 import type { ServerContext } from './server-context.js';
@@ -175,11 +174,8 @@ export class BuildService {
           : 'Cancelled before it started';
         await this.finish(trx, buildId, 'terminated', reason);
       } else if (!FINISHED_STATUSES.includes(status)) {
-        await trx
-          .insertInto('build_control')
-          .values({ build_id: buildId, kind: 'cancel' })
-          .execute();
-        await this.#ctx.signals.publish(trx, CHANNELS.control, buildId);
+        // Recorded, so a build whose engine never stops is ended by the terminating limits.
+        await this.#finisher.requestStop(trx, buildId, null);
       }
     });
     await this.#scheduler.schedule(accountId);

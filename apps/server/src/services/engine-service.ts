@@ -2,7 +2,7 @@
  * The engine's side of a build: what to run (pipeline, variables, decrypted secrets, the
  * account's registries and step types), state changes of steps (upserted: see build-steps.ts),
  * approvals and the build, heartbeats, and the control channel (cancel, approve, deny).
- * A build whose engine goes silent is failed as an infrastructure error by `reapSilentEngines`.
+ * Reports are stamped in server time for the workflow limits (`workflow-limits.ts`).
  * @module
  */
 import { NotFoundError } from '@sluice/errors';
@@ -18,6 +18,7 @@ import type { Scheduler } from './scheduler.js';
 import { CHANNELS } from './signals.js';
 import { keepFirstTiming, mergeTiming } from './json-columns.js';
 import { awaitApproval, finishStep, startStep } from './build-steps.js';
+import { reportedEnd } from './build-finisher.js';
 import { resumeWhenAnswered } from './approval-service.js';
 import { isoTime } from './server-context.js';
 import type { ServerContext } from './server-context.js';
@@ -96,7 +97,7 @@ export class EngineService {
     let finished = false;
     await this.#ctx.database.db.transaction().execute(async (trx) => {
       for (const event of events) finished = (await this.#apply(trx, buildId, event)) || finished;
-      await this.#touch(trx, buildId);
+      await this.#touch(trx, buildId, { event: true });
     });
     if (finished) {
       const build = await this.#ctx.database.db
@@ -113,7 +114,11 @@ export class EngineService {
       case 'build-started':
         await trx
           .updateTable('builds')
-          .set({ status: 'running', timing: mergeTiming({ engineStartedAt: event.at }) })
+          .set({
+            status: 'running',
+            engine_started_at: new Date(this.#ctx.clock()),
+            timing: mergeTiming({ engineStartedAt: event.at }),
+          })
           .where('id', '=', buildId)
           .where('status', 'in', ['elected', 'pending'])
           .execute();
@@ -125,6 +130,7 @@ export class EngineService {
           .set({ timing: keepFirstTiming({ firstStepStartedAt: event.at }) })
           .where('id', '=', buildId)
           .execute();
+        if (isPostStep(event)) await this.#stampPostSteps(trx, buildId);
         return false;
       case 'approval-requested':
         await awaitApproval(trx, buildId, event);
@@ -140,9 +146,12 @@ export class EngineService {
         // The engine decided an approval itself (its timeout): the build runs on.
         await resumeWhenAnswered(trx, buildId, new Date(this.#ctx.clock()));
         return false;
-      case 'build-finished':
-        await this.#builds.finish(trx, buildId, event.status, event.reason ?? null);
+      case 'build-finished': {
+        const reported = { status: event.status, reason: event.reason ?? null };
+        const { status, reason } = await reportedEnd(trx, buildId, reported);
+        await this.#builds.finish(trx, buildId, status, reason);
         return true;
+      }
     }
   }
 
@@ -150,11 +159,26 @@ export class EngineService {
     await this.#touch(this.#ctx.database.db, buildId);
   }
 
-  async #touch(executor: Executor, buildId: string): Promise<void> {
+  /** Any report keeps the engine alive; an event also counts as output (workflow limits). */
+  async #touch(executor: Executor, buildId: string, options: { event?: boolean } = {}) {
+    const now = new Date(this.#ctx.clock());
     await executor
       .updateTable('builds')
-      .set({ engine_heartbeat_at: new Date(this.#ctx.clock()) })
+      .set(
+        options.event
+          ? { engine_heartbeat_at: now, engine_event_at: now }
+          : { engine_heartbeat_at: now },
+      )
       .where('id', '=', buildId)
+      .execute();
+  }
+
+  async #stampPostSteps(trx: Executor, buildId: string): Promise<void> {
+    await trx
+      .updateTable('builds')
+      .set({ post_steps_started_at: new Date(this.#ctx.clock()) })
+      .where('id', '=', buildId)
+      .where('post_steps_started_at', 'is', null)
       .execute();
   }
 
@@ -181,27 +205,11 @@ export class EngineService {
       await this.#ctx.signals.wait(CHANNELS.control, buildId, left, { signal, since });
     }
   }
+}
 
-  /** Fails builds whose engine stopped heartbeating; finishing queues their stop tasks. */
-  async reapSilentEngines(): Promise<number> {
-    const cutoff = new Date(this.#ctx.clock() - this.#ctx.config.engineSilentAfterMs);
-    const silent = await this.#ctx.database.db
-      .selectFrom('builds')
-      .select(['id', 'account_id'])
-      .where('status', 'in', ['running', 'pending-approval'])
-      .where((eb) =>
-        eb.or([eb('engine_heartbeat_at', '<', cutoff), eb('engine_heartbeat_at', 'is', null)]),
-      )
-      .execute();
-    const silentMs = this.#ctx.config.engineSilentAfterMs;
-    const seconds = silentMs >= 1000 ? `${Math.round(silentMs / 1000)}s` : `${silentMs}ms`;
-    const reason = `The engine stopped sending heartbeats for ${seconds}`;
-    for (const build of silent) {
-      await this.#ctx.database.db
-        .transaction()
-        .execute((trx) => this.#builds.finish(trx, build.id, 'error', reason));
-      await this.#scheduler.schedule(build.account_id);
-    }
-    return silent.length;
-  }
+/** The pipeline's own on_success/on_fail/on_finish hooks (`hooks.<name>` and their steps). */
+const POST_HOOK = /^hooks\.on_(success|fail|finish)(\.|$)/;
+
+function isPostStep(event: { step: string; parent?: string }): boolean {
+  return POST_HOOK.test(event.step) || (event.parent !== undefined && POST_HOOK.test(event.parent));
 }

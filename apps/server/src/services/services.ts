@@ -20,6 +20,7 @@ import { ApprovalService } from './approval-service.js';
 import { RegistryService } from './registry-service.js';
 import { StepTypeService } from './step-type-service.js';
 import { createTaskPlanner } from './task-planner.js';
+import { WorkflowLimitsEnforcer } from './workflow-limits.js';
 import type { ServerContext } from './server-context.js';
 
 export interface Services {
@@ -40,6 +41,7 @@ export interface Services {
   approvals: ApprovalService;
   registries: RegistryService;
   stepTypes: StepTypeService;
+  limits: WorkflowLimitsEnforcer;
 }
 
 export function createServices(ctx: ServerContext): Services {
@@ -79,5 +81,6 @@ export function createServices(ctx: ServerContext): Services {
     approvals: new ApprovalService(ctx),
     registries,
     stepTypes,
+    limits: new WorkflowLimitsEnforcer(ctx, { runtimes, finisher, scheduler }),
   };
 }

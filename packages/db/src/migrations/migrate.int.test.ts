@@ -43,7 +43,7 @@ for (const kind of databases.kinds) {
     try {
       assert.deepEqual(logged.at(-1), [
         'database migrated',
-        { applied: ['001_control_plane', '002_pipeline_language', '003_webhook_deliveries'] },
+        { applied: MIGRATIONS.map((m) => m.name) },
       ]);
       const { rows } = await sql<{ table_name: string }>`
         select table_name from information_schema.tables

@@ -12,6 +12,7 @@ import type { Schema } from '../schema.js';
 import { controlPlaneMigration } from './001-control-plane.js';
 import { pipelineLanguageMigration } from './002-pipeline-language.js';
 import { webhookDeliveriesMigration } from './003-webhook-deliveries.js';
+import { workflowLimitsMigration } from './004-workflow-limits.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
@@ -19,6 +20,7 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   controlPlaneMigration,
   pipelineLanguageMigration,
   webhookDeliveriesMigration,
+  workflowLimitsMigration,
 ];
 
 export interface MigrateResult {
