@@ -2,12 +2,28 @@
  * The agent's Prometheus metrics, on a registry of its own (never the global one, so two agents
  * in one process, as in tests, do not collide): tasks by type and outcome with their duration,
  * tasks held, builds being worked (and the most at once), poll errors, runtime health, objects
- * reaped, and the process's own memory and CPU.
+ * reaped, how long each reconcile pass takes, build pods by phase (engine processes by state on
+ * the local runtime), failed requests to the control plane and to Kubernetes by kind, and the
+ * process's own memory and CPU.
  * @module
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RuntimeBackend } from './runtime-backend.js';
 
 export type TaskOutcome = 'success' | 'retriable-error' | 'error';
+
+/** A loop that compares what exists with what should, and acts on the difference. */
+export type ReconcileLoop = 'reaper' | 'pod-monitor';
+
+/** Failed requests of one kind to one API, counted since the agent started. */
+export interface ApiErrorCount {
+  api: 'control-plane' | 'kubernetes';
+  /** The runtime whose cluster was asked; '' for the control plane. */
+  runtime: string;
+  /** `unavailable`, `forbidden`, `not-found`, ... (an error category or a Kubernetes error kind). */
+  kind: string;
+  count: number;
+}
 
 export interface AgentMetrics {
   registry: Registry;
@@ -16,6 +32,13 @@ export interface AgentMetrics {
   pollError(): void;
   setRuntimeHealthy(runtime: string, healthy: boolean): void;
   reaped(runtime: string, objects: number): void;
+  /** One pass of `loop` over `runtime` took `seconds` (failed passes included). */
+  reconcileDone(loop: ReconcileLoop, runtime: string, seconds: number): void;
+  /**
+   * The runtime's build pods by phase now (Kubernetes `status.phase`; local engine processes:
+   * `Running`, `Stopping`). A phase seen before and absent now reads 0.
+   */
+  setBuildPods(runtime: string, phases: Readonly<Record<string, number>>): void;
   /** Text for `/metrics`. */
   render(): Promise<string>;
 }
@@ -23,6 +46,8 @@ export interface AgentMetrics {
 export interface AgentMetricsOptions {
   /** Tasks held now, read at each scrape (the dispatcher's count, never a copy of it). */
   tasksHeld(): number;
+  /** Failed API requests so far, read at each scrape from where they are counted. */
+  apiErrors?(): ApiErrorCount[];
 }
 
 export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
@@ -76,6 +101,26 @@ export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
     labelNames: ['runtime'],
     registers: [registry],
   });
+  const reconcile = new Histogram({
+    name: 'sluice_agent_reconcile_duration_seconds',
+    help: 'One pass of a reconcile loop over one runtime: the reaper (list build objects, read their builds, delete orphans) or the pod monitor',
+    labelNames: ['loop', 'runtime'],
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  const pods = buildPodsGauge(registry);
+  new Counter({
+    name: 'sluice_agent_api_errors_total',
+    help: 'Failed requests to the control plane (api="control-plane") and to Kubernetes (api="kubernetes", by runtime), by kind; AlreadyExists on create and NotFound on delete are not failures',
+    labelNames: ['api', 'runtime', 'kind'],
+    registers: [registry],
+    collect() {
+      // Counted where the requests are made; copied here at each scrape.
+      this.reset();
+      for (const { api, runtime, kind, count } of options.apiErrors?.() ?? [])
+        if (count > 0) this.inc({ api, runtime, kind }, count);
+    },
+  });
   let most = 0;
   return {
     registry,
@@ -90,6 +135,41 @@ export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
     pollError: () => pollErrors.inc(),
     setRuntimeHealthy: (runtime, ok) => healthy.set({ runtime }, ok ? 1 : 0),
     reaped: (runtime, n) => reaped.inc({ runtime }, n),
+    reconcileDone: (loop, runtime, seconds) => reconcile.observe({ loop, runtime }, seconds),
+    setBuildPods: (runtime, phases) => pods.set(runtime, phases),
     render: () => registry.metrics(),
   };
+}
+
+/** `sluice_agent_build_pods{runtime,phase}`, keeping every phase once seen (at 0 when absent). */
+function buildPodsGauge(registry: Registry) {
+  const gauge = new Gauge({
+    name: 'sluice_agent_build_pods',
+    help: 'Build pods by runtime and phase (Kubernetes status.phase); on the local runtime, engine processes by state',
+    labelNames: ['runtime', 'phase'],
+    registers: [registry],
+  });
+  const seen = new Map<string, Set<string>>();
+  return {
+    set(runtime: string, phases: Readonly<Record<string, number>>) {
+      const known = seen.get(runtime) ?? new Set<string>();
+      seen.set(runtime, known);
+      for (const phase of Object.keys(phases)) known.add(phase);
+      for (const phase of known) gauge.set({ runtime, phase }, phases[phase] ?? 0);
+    },
+  };
+}
+
+/** The control plane's failed calls and each Kubernetes runtime's, as the metrics list them. */
+export function apiErrorCounts(
+  controlPlane: ReadonlyMap<string, number>,
+  backends: readonly Pick<RuntimeBackend, 'runtime' | 'apiErrors'>[],
+): ApiErrorCount[] {
+  const counts: ApiErrorCount[] = [];
+  for (const [kind, count] of controlPlane)
+    counts.push({ api: 'control-plane', runtime: '', kind, count });
+  for (const backend of backends)
+    for (const [kind, count] of Object.entries(backend.apiErrors?.() ?? {}))
+      counts.push({ api: 'kubernetes', runtime: backend.runtime, kind, count });
+  return counts;
 }

@@ -11,11 +11,11 @@ import { describeError } from '@sluice/errors';
 import { silentLogger } from '@sluice/log';
 import type { Logger } from '@sluice/log';
 import type { AgentHealth, AgentRuntime, SluiceClient } from '@sluice/protocol';
-import { createAgentMetrics } from './agent-metrics.js';
+import { apiErrorCounts, createAgentMetrics } from './agent-metrics.js';
 import type { AgentMetrics } from './agent-metrics.js';
 import { startAgentHttp } from './agent-http.js';
 import type { AgentHttp } from './agent-http.js';
-import { createControlPlaneClient } from './control-plane-client.js';
+import { ApiErrorTally, countingErrors, createControlPlaneClient } from './control-plane-client.js';
 import { runHeartbeat } from './health-report.js';
 import { runReaper } from './orphan-reaper.js';
 import type { RunnerConfig, RuntimeTarget } from './runner-config.js';
@@ -57,8 +57,13 @@ export async function startAgent(
     serverUrl: config.serverUrl,
     token: config.token,
   });
-  const { client } = connection;
-  const metrics = createAgentMetrics({ tasksHeld: () => dispatcher.held });
+  // Failed calls by kind for the metrics (calls aborted by their own signal are not counted).
+  const controlPlaneErrors = new ApiErrorTally();
+  const client = countingErrors(connection.client, controlPlaneErrors);
+  const metrics = createAgentMetrics({
+    tasksHeld: () => dispatcher.held,
+    apiErrors: () => apiErrorCounts(controlPlaneErrors.counts(), backends),
+  });
   const stopLoops = new AbortController();
   const giveUp = new AbortController();
   const dispatcher = TaskDispatcher.create({

@@ -2,7 +2,9 @@
  * Zero orphans: every `reapIntervalMs` the agent lists what it made on each runtime (by label,
  * or pid file for engine processes), asks the control plane for the state of those builds, and
  * deletes the objects of builds that are finished or unknown — after a crash, a lost task or a
- * build deleted meanwhile. Builds whose tasks the agent holds right now are left alone.
+ * build deleted meanwhile. Builds whose tasks the agent holds right now are left alone. Each
+ * pass is the agent's reconcile loop, so it is timed, and the listing gives the build pods by
+ * phase (engine processes by state) for the metrics.
  * @module
  */
 import { describeError } from '@sluice/errors';
@@ -26,6 +28,7 @@ const STATES_PER_REQUEST = 500;
 /** One pass over every runtime. */
 async function reapOnce(options: OrphanReaperOptions): Promise<void> {
   for (const backend of options.backends) {
+    const started = performance.now();
     try {
       await reapRuntime(backend, options);
     } catch (err) {
@@ -34,13 +37,16 @@ async function reapOnce(options: OrphanReaperOptions): Promise<void> {
         reason: describeError(err),
       });
     }
+    const seconds = (performance.now() - started) / 1000;
+    options.metrics.reconcileDone('reaper', backend.runtime, seconds);
   }
 }
 
 async function reapRuntime(backend: RuntimeBackend, options: OrphanReaperOptions): Promise<void> {
   const byBuild = new Map<string, BuildObjectRef[]>();
-  for (const ref of await backend.listBuildObjects())
-    byBuild.set(ref.buildId, [...(byBuild.get(ref.buildId) ?? []), ref]);
+  const listed = await backend.listBuildObjects();
+  options.metrics.setBuildPods(backend.runtime, podPhases(listed));
+  for (const ref of listed) byBuild.set(ref.buildId, [...(byBuild.get(ref.buildId) ?? []), ref]);
   const busy = options.busyBuilds();
   const ids = [...byBuild.keys()].filter((id) => !busy.has(id));
   for (let i = 0; i < ids.length; i += STATES_PER_REQUEST) {
@@ -61,6 +67,17 @@ async function reapRuntime(backend: RuntimeBackend, options: OrphanReaperOptions
       options.metrics.reaped(backend.runtime, refs.length);
     }
   }
+}
+
+/** Pods (or engine processes) by phase; an object without one counts as `Unknown`. */
+export function podPhases(refs: readonly BuildObjectRef[]): Record<string, number> {
+  const phases: Record<string, number> = {};
+  for (const ref of refs) {
+    if (ref.kind !== 'Pod' && ref.kind !== 'EngineProcess') continue;
+    const phase = ref.phase ?? 'Unknown';
+    phases[phase] = (phases[phase] ?? 0) + 1;
+  }
+  return phases;
 }
 
 /** Runs a pass every `intervalMs` until the signal aborts. */

@@ -14,6 +14,8 @@ export interface BuildObjectRef {
   kind: string;
   name: string;
   namespace?: string;
+  /** Pods: `status.phase`; engine processes: `Running` or `Stopping`. */
+  phase?: string;
 }
 
 export interface RuntimeBackend {
@@ -32,6 +34,8 @@ export interface RuntimeBackend {
   listBuildObjects(): Promise<BuildObjectRef[]>;
   /** Removes what `listBuildObjects` returned for one build; absent objects are not an error. */
   deleteBuildObjects(refs: BuildObjectRef[]): Promise<void>;
+  /** Failed requests to the runtime's API (Kubernetes) by kind, since the backend was made. */
+  apiErrors?(): Readonly<Record<string, number>>;
   /** Lets go of connections and child processes' handles; does not stop running builds. */
   close(): Promise<void>;
 }

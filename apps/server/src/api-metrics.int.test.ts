@@ -15,8 +15,8 @@ import {
   startTestServer,
 } from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
-import { family, sample, scrape } from './observability/prometheus-text.test-support.js';
-import type { Scrape } from './observability/prometheus-text.test-support.js';
+import { family, sample, scrape } from '@sluice/testkit';
+import type { Scrape } from '@sluice/testkit';
 
 const databases = useTestDatabases();
 

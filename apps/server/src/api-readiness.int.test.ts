@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { openDatabase } from '@sluice/db';
 import { useTestDatabases } from '@sluice/db/testing';
 import { startTestServer } from './server-harness.test-support.js';
-import { sample, scrape } from './observability/prometheus-text.test-support.js';
+import { sample, scrape } from '@sluice/testkit';
 
 const databases = useTestDatabases({ kinds: ['postgres'] });
 

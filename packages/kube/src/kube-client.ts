@@ -20,6 +20,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { InputError } from '@sluice/errors';
+import type { SluiceError } from '@sluice/errors';
 import { DEFAULT_KUBE_BURST, DEFAULT_KUBE_QPS } from './kube-settings.js';
 import { socksAgent } from './client-node-fallback.js';
 import { classifyKubeError, kubeError } from './kube-errors.js';
@@ -117,6 +118,8 @@ export class KubeClient {
   readonly #credentials: KubeCredentials;
   readonly #bucket: TokenBucket;
   readonly #forceDeletePvc: boolean;
+  /** Failed requests by kind, for the agent's metrics. */
+  readonly #errors = new Map<string, number>();
 
   private constructor(
     loaded: LoadedKubeConfig,
@@ -278,6 +281,16 @@ export class KubeClient {
     }
   }
 
+  /**
+   * Failed requests by kind since the client was made: `unavailable`, `forbidden`, `not-found`,
+   * `conflict`, `rejected`, `unauthorized` (the `SLUICE_KUBE_*` code), or `other`. What the
+   * caller counts as done (AlreadyExists on create, NotFound on delete) and requests its own
+   * signal aborted are not counted.
+   */
+  errorCounts(): Readonly<Record<string, number>> {
+    return Object.fromEntries(this.#errors);
+  }
+
   requestStats(): KubeRequestStats {
     const { taken, throttled } = this.#bucket.stats();
     return { requests: taken, throttled };
@@ -309,8 +322,17 @@ export class KubeClient {
         ...(signal === undefined ? {} : { signal }),
       });
     } catch (err) {
-      throw kubeError(err, operation, target);
+      const translated = kubeError(err, operation, target);
+      if (signal?.aborted !== true) this.#countError(translated);
+      throw translated;
     }
+  }
+
+  #countError(err: SluiceError): void {
+    if (err.details?.['outcome'] === 'done') return;
+    const code = /^SLUICE_KUBE_([A-Z_]+)$/.exec(err.code)?.[1];
+    const kind = code === undefined ? 'other' : code.toLowerCase().replace(/_/g, '-');
+    this.#errors.set(kind, (this.#errors.get(kind) ?? 0) + 1);
   }
 
   async #json<T>(

@@ -36,3 +36,7 @@ export type { DockerCertFiles, StartTlsDockerdOptions, TlsDockerd } from './dock
 export * from './kubernetes/index.js';
 export { startRegistry, REGISTRY_UNAVAILABLE } from './registry.js';
 export type { StartRegistryOptions, TestRegistry } from './registry.js';
+export { family, parseMetrics, sample, scrape } from './prometheus-text.js';
+export { startHttpProxy } from './http-proxy.js';
+export type { HttpProxy, StartHttpProxyOptions } from './http-proxy.js';
+export type { MetricFamily, Sample, Scrape } from './prometheus-text.js';

@@ -78,6 +78,7 @@ function kubernetesBackend(
     health: async () => (await check()).health,
     listBuildObjects: () => listBuildObjects(kube, target.name, namespace),
     deleteBuildObjects: (refs) => deleteBuildObjects(kube, logger, refs, namespace),
+    apiErrors: () => kube.errorCounts(),
     close: () => Promise.resolve(kube.close()),
   };
 }
@@ -129,7 +130,8 @@ async function listBuildObjects(
   return lists.flat().flatMap((object: KubeObjectSummary) => {
     const buildId = object.labels[BUILD_LABEL_KEYS.buildId];
     if (buildId === undefined || buildId === '') return [];
-    return [{ buildId, kind: object.kind, name: object.name, namespace: object.namespace }];
+    const { kind, name, phase } = object;
+    return [{ buildId, kind, name, namespace: object.namespace, phase }];
   });
 }
 

@@ -157,7 +157,7 @@ test('RunEngine applied twice, or by a restarted agent, starts one engine; StopE
   await restarted.apply(task, signal);
   assert.equal(pidOf(buildId), pid, 'a second engine was started');
   const refs = (await restarted.listBuildObjects()).filter((r) => r.buildId === buildId);
-  assert.deepEqual(refs, [{ buildId, kind: 'EngineProcess', name: String(pid) }]);
+  assert.deepEqual(refs, [{ buildId, kind: 'EngineProcess', name: String(pid), phase: 'Running' }]);
   await restarted.close();
   assert.ok(processAlive(pid), 'closing a backend stopped an engine it was not asked to stop');
   await reportSuccess(plane, task);
@@ -185,7 +185,7 @@ test('listBuildObjects finds a live engine, deleteBuildObjects stops it, dead pi
     JSON.stringify({ pid: dead, startedAt: new Date().toISOString(), command: ['true'] }),
   );
   const refs = await backend.listBuildObjects();
-  assert.deepEqual(refs, [{ buildId, kind: 'EngineProcess', name: String(pid) }]);
+  assert.deepEqual(refs, [{ buildId, kind: 'EngineProcess', name: String(pid), phase: 'Running' }]);
   assert.ok(!existsSync(join(target.stateDir, 'bld_gone.json')), 'a dead pid file was kept');
   await waitForStepRunning(buildId);
 

@@ -62,6 +62,8 @@ class LocalBackend implements RuntimeBackend {
   readonly #engines: EngineProcesses;
   /** Starts in flight per build, so the same task applied twice at once starts one engine. */
   readonly #starting = new Map<string, Promise<void>>();
+  /** Builds whose engine is being stopped: `Stopping` in the agent's metrics. */
+  readonly #stopping = new Set<string>();
   #docker: DockerClient | undefined;
   #closed = false;
 
@@ -110,9 +112,12 @@ class LocalBackend implements RuntimeBackend {
 
   listBuildObjects(): Promise<BuildObjectRef[]> {
     return Promise.resolve(
-      this.#engines
-        .list()
-        .map(({ buildId, pid }) => ({ buildId, kind: 'EngineProcess', name: String(pid) })),
+      this.#engines.list().map(({ buildId, pid }) => ({
+        buildId,
+        kind: 'EngineProcess',
+        name: String(pid),
+        phase: this.#stopping.has(buildId) ? 'Stopping' : 'Running',
+      })),
     );
   }
 
@@ -165,6 +170,15 @@ class LocalBackend implements RuntimeBackend {
   }
 
   async #stopEngine(buildId: string, signal?: AbortSignal): Promise<void> {
+    this.#stopping.add(buildId);
+    try {
+      await this.#stopEngineNow(buildId, signal);
+    } finally {
+      this.#stopping.delete(buildId);
+    }
+  }
+
+  async #stopEngineNow(buildId: string, signal?: AbortSignal): Promise<void> {
     let outcome: StopOutcome;
     try {
       const graceMs = this.#target.stopGraceSeconds * 1000;

@@ -1,5 +1,5 @@
 /**
- * Reading `/metrics` in tests with a real Prometheus text-format parser
+ * Reading `/metrics` (the server's and the agent's) in tests with a real Prometheus text-format parser
  * (parse-prometheus-text-format, the prom2json shape), and small lookups over what it returns.
  * That parser folds every series of a histogram into one sample, losing their labels, so a
  * histogram's `# TYPE` is kept aside and its `_bucket`, `_sum` and `_count` lines are parsed as
