@@ -39,6 +39,10 @@ export interface CliConfig {
   engineToken: string | undefined;
   /** How long `sluice engine` waits for its Docker daemon to answer (SLUICE_DOCKER_WAIT_SECONDS). */
   dockerWaitSeconds: number;
+  /** SLUICE_LOG_SPOOL_DIR: where `sluice engine` spools log lines (`./sluice-log-spool`). */
+  logSpoolDir: string;
+  /** SLUICE_LOG_DRAIN_SECONDS: how long the end of a build waits for its log to be stored. */
+  logDrainSeconds: number;
   /** SLUICE_REGISTRY_USERNAME: the user of `sluice run --registry` registries. */
   registryUsername: string | undefined;
   /** SLUICE_REGISTRY_PASSWORD: their password. Never printed; masked in build output. */
@@ -85,6 +89,8 @@ export function loadConfig(
     engineServerUrl: env.SLUICE_SERVER_URL || undefined,
     engineToken: env.SLUICE_ENGINE_TOKEN || undefined,
     dockerWaitSeconds: Number(env.SLUICE_DOCKER_WAIT_SECONDS) || 300,
+    logSpoolDir: env.SLUICE_LOG_SPOOL_DIR || 'sluice-log-spool',
+    logDrainSeconds: Number(env.SLUICE_LOG_DRAIN_SECONDS) || 900,
     registryUsername: env.SLUICE_REGISTRY_USERNAME || undefined,
     registryPassword: env.SLUICE_REGISTRY_PASSWORD || undefined,
     stepTypeDirs: (env.SLUICE_STEP_TYPES ?? '').split(delimiter).filter((dir) => dir !== ''),

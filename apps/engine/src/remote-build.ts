@@ -3,10 +3,15 @@
  * with `runBuild` on the given Docker engine, and reports through the engine API: step events and
  * log chunks in order (`BuildOutbox`), a heartbeat, and the control channel (a `cancel` aborts the
  * build; `approve`/`deny` answer its pending-approval steps). The account's registries and step
- * types come with the build. `build-finished` is posted last, after every log line, because the control plane
- * revokes the engine token when the build finishes.
+ * types come with the build. Log lines go through the build's `LogSpool` on disk, so a control
+ * plane that is away costs the build nothing: the steps run on, and at the end the engine waits
+ * (up to `logDrainTimeoutMs`) until the spool is acknowledged. `build-finished` is posted last,
+ * after every log line, because the control plane revokes the engine token when the build
+ * finishes; a log that could not be stored makes it say so (docs/build-logs.md).
  * @module
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { catalogFromDocuments, parsePipeline } from '@sluice/pipeline';
 import type { StepTypeCatalog } from '@sluice/pipeline';
 import { describeError } from '@sluice/errors';
@@ -14,10 +19,11 @@ import { createClient } from '@sluice/protocol';
 import { silentLogger } from '@sluice/log';
 import type { DockerClient } from '@sluice/docker';
 import type { Logger } from '@sluice/log';
-import type { EngineBuild, SluiceClient } from '@sluice/protocol';
+import type { EngineBuild, EngineEvent, SluiceClient } from '@sluice/protocol';
 import { runBuild } from './run-build.js';
 import { BuildOutbox } from './build-outbox.js';
 import type { OutboxItem, RetryPolicy } from './build-outbox.js';
+import { LogSpool } from './log-spool.js';
 import { factsFromApi, toApiItem } from './engine-api-events.js';
 import { ApprovalInbox, startLiveness } from './engine-liveness.js';
 import type { BuildEvent, BuildResult } from './build-events.js';
@@ -34,7 +40,15 @@ export interface RunRemoteBuildOptions {
   heartbeatMs?: number;
   flushMs?: number;
   retry?: RetryPolicy;
+  /** The directory of log spools, one per build beneath it; `./sluice-log-spool` by default. */
+  logSpoolDir?: string;
+  /** How long the end of the build waits for the log to be acknowledged; 15 minutes by default. */
+  logDrainTimeoutMs?: number;
 }
+
+export const DEFAULT_LOG_DRAIN_TIMEOUT_MS = 15 * 60_000;
+/** How long the last report (`build-finished`) is retried once the log was drained or given up. */
+const FINAL_REPORT_MS = 2 * 60_000;
 
 export interface RemoteBuildResult {
   buildId: string;
@@ -46,12 +60,20 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
   const client = createClient({ baseUrl: options.serverUrl, token: options.token });
   const build = await client.call('engineBuild');
   const log = (options.logger ?? silentLogger).child({ buildId: build.buildId });
+  const spool = await openSpool(options.logSpoolDir, build, log);
   const outbox = BuildOutbox.create({
-    post: (item) => post(client, item),
+    post: (item, signal) => post(client, item, signal),
+    spool,
     flushMs: options.flushMs,
     retry: options.retry,
     logger: log,
   });
+  const ending: Ending = {
+    outbox,
+    spool,
+    log,
+    drainMs: options.logDrainTimeoutMs ?? DEFAULT_LOG_DRAIN_TIMEOUT_MS,
+  };
   const parsed = parsePipeline(build.yaml, {
     file: `${build.pipelineName}.yml`,
     stepTypes: stepTypeCatalog(build, log),
@@ -60,7 +82,7 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
     const issue = parsed.issues.find((i) => i.severity === 'error') ?? parsed.issues[0];
     const reason = issue?.message ?? 'The pipeline is not valid';
     log.warn('the pipeline does not parse', { reason });
-    return finish(outbox, { buildId: build.buildId, result: 'error', reason });
+    return finish(ending, { buildId: build.buildId, result: 'error', reason });
   }
   const cancel = new AbortController();
   const onAbort = () => cancel.abort();
@@ -92,7 +114,7 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
       reason: describeError(err),
     }));
     // The heartbeat goes on while the log drains: a slow control plane is not a silent engine.
-    return await finish(outbox, summary);
+    return await finish(ending, summary);
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     stopLiveness.abort();
@@ -125,21 +147,80 @@ function forward(outbox: BuildOutbox, event: BuildEvent): void {
   else outbox.events([item.event]);
 }
 
-/** Flushes the log, then reports the end of the build. */
-async function finish(outbox: BuildOutbox, result: RemoteBuildResult): Promise<RemoteBuildResult> {
-  outbox.events([
-    {
-      type: 'build-finished',
-      status: result.result,
-      reason: result.reason ?? null,
-      at: new Date().toISOString(),
-    },
-  ]);
-  await outbox.drain();
-  return { buildId: result.buildId, result: result.result, reason: result.reason };
+interface Ending {
+  outbox: BuildOutbox;
+  spool: LogSpool;
+  log: Logger;
+  drainMs: number;
 }
 
-async function post(client: SluiceClient, item: OutboxItem): Promise<void> {
-  if (item.kind === 'events') await client.call('engineEvents', { body: { events: item.events } });
-  else await client.call('engineLog', { body: { seq: item.seq, lines: item.lines } });
+/**
+ * The build's spool under `root` (`<root>/<buildId>`, recovered if an earlier engine process
+ * left it); numbering goes on from the control plane's next chunk. A root that cannot be made
+ * (a read-only working directory) falls back to the temporary directory.
+ */
+async function openSpool(root: string | undefined, build: EngineBuild, log: Logger) {
+  const options = { startSeq: build.logNextSeq, logger: log };
+  const dir = join(root ?? 'sluice-log-spool', build.buildId);
+  try {
+    return await LogSpool.open(dir, options);
+  } catch (err) {
+    const fallback = join(tmpdir(), 'sluice-log-spool', build.buildId);
+    log.warn('the log spool directory cannot be used; using the temporary directory', {
+      dir,
+      fallback,
+      error: describeError(err),
+    });
+    return LogSpool.open(fallback, options);
+  }
+}
+
+/**
+ * Waits (up to `drainMs`) until the control plane acknowledged every log line, then reports the
+ * end of the build. A log that did not get through is not passed over: the build is reported
+ * with the reason, and not as a success, and the spool stays on disk.
+ */
+async function finish(ending: Ending, result: RemoteBuildResult): Promise<RemoteBuildResult> {
+  const { outbox, spool, log } = ending;
+  let final = result;
+  let logStored = true;
+  try {
+    await outbox.drain({ timeoutMs: ending.drainMs });
+  } catch (err) {
+    logStored = false;
+    final = incompleteLog(result, err);
+    log.error('the build log did not reach the control plane', {
+      spool: spool.dir,
+      error: describeError(err),
+    });
+  }
+  const event: EngineEvent = {
+    type: 'build-finished',
+    status: final.result,
+    reason: final.reason ?? null,
+    at: new Date().toISOString(),
+  };
+  try {
+    await outbox.sendNow([event], FINAL_REPORT_MS);
+  } finally {
+    if (logStored) await spool.remove();
+    else await spool.close();
+  }
+  return { buildId: final.buildId, result: final.result, reason: final.reason };
+}
+
+/** The result to report when lines of the log were not stored: never a success. */
+function incompleteLog(result: RemoteBuildResult, err: unknown): RemoteBuildResult {
+  const ended = result.reason ?? `The steps ended ${result.result}`;
+  return {
+    buildId: result.buildId,
+    result: result.result === 'success' ? 'error' : result.result,
+    reason: `${ended}; the build log is incomplete: ${describeError(err)}`,
+  };
+}
+
+async function post(client: SluiceClient, item: OutboxItem, signal: AbortSignal): Promise<void> {
+  if (item.kind === 'events')
+    await client.call('engineEvents', { body: { events: item.events }, signal });
+  else await client.call('engineLog', { body: { seq: item.seq, lines: item.lines }, signal });
 }

@@ -57,6 +57,8 @@ export async function engineCommand(
       gitImage: config.gitImage,
       logger: createLogger({ level: 'info' }),
       signal: controller.signal,
+      logSpoolDir: config.logSpoolDir,
+      logDrainTimeoutMs: config.logDrainSeconds * 1000,
     });
     const reason = result.reason === undefined ? '' : `: ${result.reason}`;
     term.out(`Build ${result.buildId} finished: ${result.result}${reason}`);

@@ -68,4 +68,6 @@ test("an engine inherits the agent's environment without its credentials, with i
   assert.equal(env.SLUICE_ENGINE_TOKEN, 'engine-token');
   assert.equal(env.SLUICE_BUILD_ID, 'bld_env');
   assert.equal(env.DOCKER_HOST, 'unix:///run/runtime-docker.sock');
+  // Its log spool beside the pid files, not in the directory the agent was started from.
+  assert.equal(env.SLUICE_LOG_SPOOL_DIR, join(stateDir, 'log-spool'));
 });

@@ -8,6 +8,7 @@
  * agent's log.
  * @module
  */
+import { join } from 'node:path';
 import { DockerClient } from '@sluice/docker';
 import { describeError } from '@sluice/errors';
 import type { Logger } from '@sluice/log';
@@ -156,6 +157,9 @@ class LocalBackend implements RuntimeBackend {
       SLUICE_SERVER_URL: specText(task, 'serverUrl'),
       SLUICE_ENGINE_TOKEN: specText(task, 'engineToken'),
       DOCKER_HOST: this.#target.dockerHost,
+      // Beside the pid files, not in whatever directory the agent was started from.
+      SLUICE_LOG_SPOOL_DIR:
+        this.#env.SLUICE_LOG_SPOOL_DIR || join(this.#target.stateDir, 'log-spool'),
     });
     try {
       const { pid } = await this.#engines.start(buildId, env);

@@ -21,6 +21,7 @@ import { awaitApproval, finishStep, startStep } from './build-steps.js';
 import { reportedEnd } from './build-finisher.js';
 import { resumeWhenAnswered } from './approval-service.js';
 import { isoTime } from './server-context.js';
+import { nextLogSeq } from './log-hub.js';
 import type { ServerContext } from './server-context.js';
 
 export interface EngineServiceDeps {
@@ -90,6 +91,7 @@ export class EngineService {
       tls: await this.#certificates.buildClientCertificate(buildId),
       registries: await this.#registries.forEngine(row.account_id),
       stepTypes: await this.#stepTypes.forEngine(row.account_id),
+      logNextSeq: await nextLogSeq(db, buildId),
     };
   }
 

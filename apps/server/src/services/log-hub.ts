@@ -1,10 +1,14 @@
 /**
- * Build logs: chunks stored in the database as the engine posts them (sequence-numbered; a
- * repeated chunk is ignored, so retries are safe), followed live over Server-Sent Events with
- * `Last-Event-ID` resume, and downloadable whole.
+ * Build logs: chunks stored in the database as the engine posts them, followed live over
+ * Server-Sent Events with `Last-Event-ID` resume, and downloadable whole. Chunks are numbered
+ * from 0 and stored once and in order: a chunk already stored is ignored (the engine resends
+ * after a failed post), and a chunk after a gap is refused with the chunk expected, so the
+ * engine resends from there and a reader never skips a chunk that arrives late.
  * @module
  */
+import { ConflictError } from '@sluice/errors';
 import { jsonb } from '@sluice/db';
+import type { Executor } from '@sluice/db';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { LogChunk, LogLine } from '@sluice/protocol';
 import { CHANNELS } from './signals.js';
@@ -17,6 +21,11 @@ export class LogHub {
     this.#ctx = ctx;
   }
 
+  /**
+   * Stores `chunk` if it is the next one; ignores it if it is stored already. Throws a
+   * ConflictError `SLUICE_LOG_SEQUENCE_GAP` (details: `expectedSeq`) if chunks before it are
+   * missing. Once it returns, every chunk up to `chunk.seq` is stored.
+   */
   async append(buildId: string, chunk: LogChunk): Promise<void> {
     const lines = chunk.lines.map((l) => ({
       step: l.step ?? '',
@@ -26,6 +35,24 @@ export class LogHub {
     }));
     const size = lines.reduce((n, l) => n + l.line.length, 0);
     await this.#ctx.database.db.transaction().execute(async (trx) => {
+      const expected = await nextLogSeq(trx, buildId);
+      if (chunk.seq < expected) return;
+      if (chunk.seq > expected) {
+        this.#ctx.log.warn('a log chunk after a gap was refused', {
+          buildId,
+          seq: chunk.seq,
+          expectedSeq: expected,
+        });
+        throw new ConflictError(
+          'SLUICE_LOG_SEQUENCE_GAP',
+          `Log chunk ${chunk.seq} of build ${buildId} comes after a gap: the next chunk expected is ${expected}`,
+          {
+            details: { expectedSeq: expected },
+            hint: `Resend the log from chunk ${expected}`,
+          },
+        );
+      }
+      // Two copies of one chunk at once (a resend racing its original): the first one wins.
       await trx
         .insertInto('build_log_chunks')
         .values({ build_id: buildId, seq: chunk.seq, lines: jsonb(lines), byte_size: size })
@@ -102,4 +129,15 @@ export class LogHub {
       await this.#ctx.signals.wait(CHANNELS.logs, buildId, 15_000, { signal, since });
     }
   }
+}
+
+/** The seq of the build's next log chunk: one past the last stored, 0 for none. */
+export async function nextLogSeq(executor: Executor, buildId: string): Promise<number> {
+  const row = await executor
+    .selectFrom('build_log_chunks')
+    .select((eb) => eb.fn.max('seq').as('last'))
+    .where('build_id', '=', buildId)
+    .executeTakeFirst();
+  const last = row?.last;
+  return last === null || last === undefined ? 0 : Number(last) + 1;
 }

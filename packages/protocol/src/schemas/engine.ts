@@ -61,6 +61,14 @@ export const EngineBuild = z.object({
     .describe(
       "The account's step types, as registered: typed steps of the pipeline expand from them",
     ),
+  logNextSeq: z
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe(
+      'The log chunk the server stores next: an engine that starts again for this build numbers its chunks from here',
+    ),
 });
 export type EngineBuild = z.infer<typeof EngineBuild>;
 
@@ -99,12 +107,20 @@ export type EngineEvent = z.infer<typeof EngineEvent>;
 
 export const PostEngineEvents = z.object({ events: z.array(EngineEvent).min(1).max(500) });
 
+/**
+ * One chunk of a build's log. The server stores chunks in order and once: 204 means this chunk
+ * and every earlier one are stored (a chunk already stored is ignored, so a resend is safe); a
+ * chunk after a gap is refused with 409 `SLUICE_LOG_SEQUENCE_GAP`, `details.expectedSeq` naming
+ * the chunk to resend from. docs/build-logs.md.
+ */
 export const PostLogChunk = z.object({
   seq: z
     .number()
     .int()
     .min(0)
-    .describe('Chunk number, from 0, no gaps; a repeated seq is ignored (idempotent retry)'),
+    .describe(
+      'Chunk number, from 0, no gaps: a seq already stored is ignored (204); one past the next expected is refused (409 SLUICE_LOG_SEQUENCE_GAP with details.expectedSeq)',
+    ),
   lines: z.array(LogLine).max(5000),
 });
 
