@@ -125,6 +125,15 @@ export async function startAgent(
         onHealth: (health) => void (state.health = health),
       }),
     );
+    for (const backend of backends)
+      if (backend.monitor !== undefined)
+        loops.push(
+          backend.monitor(
+            (buildId, body) =>
+              client.call('agentInfrastructureError', { params: { buildId }, body }),
+            signal,
+          ),
+        );
     if (config.reapIntervalMs > 0)
       loops.push(
         runReaper({

@@ -44,6 +44,8 @@ export interface RunnerConfigInput {
   engineCommand?: string[];
   stateDir?: string;
   stopGraceSeconds?: string;
+  podFailureGraceSeconds?: string;
+  unschedulableGraceSeconds?: string;
 }
 
 /** The variable behind each flag. */
@@ -71,6 +73,8 @@ export const RUNNER_ENV = {
   dockerHost: 'DOCKER_HOST',
   stateDir: 'SLUICE_AGENT_STATE_DIR',
   stopGraceSeconds: 'SLUICE_ENGINE_STOP_GRACE_SECONDS',
+  podFailureGraceSeconds: 'SLUICE_POD_FAILURE_GRACE_SECONDS',
+  unschedulableGraceSeconds: 'SLUICE_UNSCHEDULABLE_GRACE_SECONDS',
 } as const satisfies Partial<Record<keyof RunnerConfigInput, string>>;
 
 type TextKey = Exclude<keyof typeof RUNNER_ENV, 'dindHostAlias'>;
@@ -141,6 +145,16 @@ export function parseRunnerConfig(input: RunnerConfigInput, env: NodeJS.ProcessE
     http: port < 0 ? undefined : { host: read.text('httpHost') ?? '0.0.0.0', port },
     kubeQps: read.number('kubeQps', RUNNER_DEFAULTS.kubeQps, 1, 10_000),
     kubeBurst: read.number('kubeBurst', RUNNER_DEFAULTS.kubeBurst, 1, 10_000),
+    podFailureGraceMs:
+      read.number('podFailureGraceSeconds', RUNNER_DEFAULTS.podFailureGraceMs / 1000, 0, 3600) *
+      1000,
+    unschedulableGraceMs:
+      read.number(
+        'unschedulableGraceSeconds',
+        RUNNER_DEFAULTS.unschedulableGraceMs / 1000,
+        0,
+        86_400,
+      ) * 1000,
     runtimes: runtimeTargets(read, input),
   };
   if (config.runtimes.length === 0) {

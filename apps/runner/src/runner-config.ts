@@ -62,6 +62,13 @@ export interface RunnerConfig {
   /** Kubernetes client rate limit: requests per second and burst, per cluster. */
   kubeQps: number;
   kubeBurst: number;
+  /**
+   * How long a build pod may stay stuck (its image not pulled, its container not created)
+   * before the pod monitor reports it as an infrastructure error; `unschedulableGraceMs` for a
+   * pod no node can take (raise it where a cluster autoscaler adds nodes).
+   */
+  podFailureGraceMs: number;
+  unschedulableGraceMs: number;
   runtimes: RuntimeTarget[];
 }
 
@@ -75,5 +82,7 @@ export const RUNNER_DEFAULTS = {
   kubeQps: DEFAULT_KUBE_QPS,
   kubeBurst: DEFAULT_KUBE_BURST,
   stopGraceSeconds: 15,
+  podFailureGraceMs: 5_000,
+  unschedulableGraceMs: 10_000,
   httpPort: 8080,
 } as const;

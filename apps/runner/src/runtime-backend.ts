@@ -5,7 +5,12 @@
  * and in order; the heartbeat asks for health; the reaper lists what a build left and removes it.
  * @module
  */
-import type { RuntimeHealth, Task } from '@sluice/protocol';
+import type {
+  InfrastructureErrorAnswer,
+  InfrastructureErrorReport,
+  RuntimeHealth,
+  Task,
+} from '@sluice/protocol';
 
 /** One object (or process) the agent made for a build, as the reaper sees it. */
 export interface BuildObjectRef {
@@ -17,6 +22,12 @@ export interface BuildObjectRef {
   /** Pods: `status.phase`; engine processes: `Running` or `Stopping`. */
   phase?: string;
 }
+
+/** Tells the control plane that one of a build's pods failed for an infrastructure reason. */
+export type ReportInfrastructureError = (
+  buildId: string,
+  report: InfrastructureErrorReport,
+) => Promise<InfrastructureErrorAnswer>;
 
 export interface RuntimeBackend {
   /** The runtime environment's name, as tasks carry it in `runtime`. */
@@ -34,6 +45,11 @@ export interface RuntimeBackend {
   listBuildObjects(): Promise<BuildObjectRef[]>;
   /** Removes what `listBuildObjects` returned for one build; absent objects are not an error. */
   deleteBuildObjects(refs: BuildObjectRef[]): Promise<void>;
+  /**
+   * Watches the runtime's build pods until the signal aborts, reporting those that failed for
+   * an infrastructure reason (Kubernetes only: a local engine's end is its own report).
+   */
+  monitor?(report: ReportInfrastructureError, signal: AbortSignal): Promise<void>;
   /** Failed requests to the runtime's API (Kubernetes) by kind, since the backend was made. */
   apiErrors?(): Readonly<Record<string, number>>;
   /** Lets go of connections and child processes' handles; does not stop running builds. */

@@ -8,6 +8,8 @@ export { KubeClient } from './kube-client.js';
 export { DEFAULT_KUBE_BURST, DEFAULT_KUBE_QPS } from './kube-settings.js';
 export type {
   KubeClientOptions,
+  KubeContainerStatus,
+  KubePod,
   KubeRawRequest,
   KubeListQuery,
   KubeObjectRef,

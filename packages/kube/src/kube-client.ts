@@ -77,6 +77,36 @@ export interface KubeListQuery {
   labelSelector?: string;
 }
 
+/** A container's state, as a pod's status gives it: at most one of the three is set. */
+export interface KubeContainerStatus {
+  name: string;
+  restartCount?: number;
+  state?: {
+    waiting?: { reason?: string; message?: string };
+    running?: { startedAt?: string };
+    terminated?: { reason?: string; message?: string; exitCode?: number };
+  };
+}
+
+/** What the pod monitor reads of a pod: its name and labels, phase, conditions, containers. */
+export interface KubePod {
+  metadata: {
+    name: string;
+    uid?: string;
+    labels?: Record<string, string>;
+    deletionTimestamp?: string;
+  };
+  spec?: { nodeName?: string };
+  status?: {
+    phase?: string;
+    reason?: string;
+    message?: string;
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+    containerStatuses?: KubeContainerStatus[];
+    initContainerStatuses?: KubeContainerStatus[];
+  };
+}
+
 export interface KubeObjectSummary {
   kind: KubeKind;
   name: string;
@@ -200,16 +230,31 @@ export class KubeClient {
 
   async list(query: KubeListQuery, options: KubeRequestOptions = {}): Promise<KubeObjectSummary[]> {
     const kind = checkKind(query.kind);
+    const items = await this.#listItems<ListedObject>(kind, query, options.signal);
+    return items.map((item) => summarise(kind, query.namespace, item));
+  }
+
+  /** Pods with their status, for the pod monitor (one list call however many builds run). */
+  async listPods(
+    query: Omit<KubeListQuery, 'kind'>,
+    options: KubeRequestOptions = {},
+  ): Promise<KubePod[]> {
+    return this.#listItems<KubePod>('Pod', query, options.signal);
+  }
+
+  async #listItems<T>(
+    kind: KubeKind,
+    query: Omit<KubeListQuery, 'kind'>,
+    signal: AbortSignal | undefined,
+  ): Promise<T[]> {
     const { namespace, labelSelector } = query;
     const selector =
       labelSelector === undefined ? '' : `?labelSelector=${encodeURIComponent(labelSelector)}`;
-    const list = await this.#json<{ items?: ListedObject[] }>(
-      'list',
-      { kind, namespace },
-      options.signal,
-      { method: 'GET', path: `${objectPath(kind, namespace)}${selector}` },
-    );
-    return (list.items ?? []).map((item) => summarise(kind, namespace, item));
+    const list = await this.#json<{ items?: T[] }>('list', { kind, namespace }, signal, {
+      method: 'GET',
+      path: `${objectPath(kind, namespace)}${selector}`,
+    });
+    return list.items ?? [];
   }
 
   /** A pod's IP address, or undefined while it has none (not scheduled, sandbox not ready). */

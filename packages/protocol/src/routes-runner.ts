@@ -11,6 +11,8 @@ import {
   AgentRuntime,
   BuildState,
   BuildStatesQuery,
+  InfrastructureErrorAnswer,
+  InfrastructureErrorReport,
   PollTasks,
   RuntimeName,
   Task,
@@ -73,6 +75,17 @@ const agent = {
     body: BuildStatesQuery,
     response: z.object({ builds: z.array(BuildState) }),
   }),
+  agentInfrastructureError: route({
+    method: 'POST',
+    path: '/api/agent/v1/builds/:buildId/infrastructure-error',
+    scope: 'agent',
+    tag: 'agent',
+    summary:
+      "One of a build's pods failed for an infrastructure reason: the build is retried on new pods while its runtime allows (before its engine started), else it ends `error` with the pod's reason",
+    params: z.object({ buildId: Id }),
+    body: InfrastructureErrorReport,
+    response: InfrastructureErrorAnswer,
+  }),
   dindCertificate: route({
     method: 'GET',
     path: '/api/agent/v1/runtimes/:name/dind-certificate',
@@ -108,7 +121,8 @@ const engine = {
     path: '/api/engine/v1/log',
     scope: 'engine',
     tag: 'engine',
-    summary: 'A log chunk; a repeated seq is ignored',
+    summary:
+      'A log chunk, stored in order: 204 once it and every earlier chunk are stored (a resend is ignored); 409 SLUICE_LOG_SEQUENCE_GAP with details.expectedSeq after a gap',
     body: PostLogChunk,
     status: 204,
   }),

@@ -30,6 +30,9 @@ export const VOLUME_LABELS = {
   trigger: 'sluice.io/trigger',
 } as const;
 
+/** Retries on new pods of a build whose pod failed for an infrastructure reason. */
+export const DEFAULT_INFRASTRUCTURE_RETRIES = 1;
+
 /** The Codefresh chart's defaults (reference §2.2). */
 export const DEFAULT_WORKFLOW_LIMITS: Required<WorkflowLimits> = {
   MAXIMUM_ALLOWED_TIME_BEFORE_PRE_STEPS_SUCCESS: 600,

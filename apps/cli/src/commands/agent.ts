@@ -62,6 +62,14 @@ const FLAG_HELP: Record<AgentFlag, [placeholder: string, help: string]> = {
     'seconds',
     `seconds an engine gets after SIGTERM before SIGKILL (default ${D.stopGraceSeconds})`,
   ],
+  podFailureGraceSeconds: [
+    'seconds',
+    `seconds a build pod may wait on its image or container before the build fails (default ${D.podFailureGraceMs / 1000})`,
+  ],
+  unschedulableGraceSeconds: [
+    'seconds',
+    `seconds a build pod may stay unschedulable before the build fails; raise it with a cluster autoscaler (default ${D.unschedulableGraceMs / 1000})`,
+  ],
 };
 
 /** Adds one `--kebab-case <value>` option per configuration field, naming its variable. */

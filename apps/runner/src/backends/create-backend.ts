@@ -29,5 +29,7 @@ export const createBackend: BackendFactory = async (target, { logger, config, ru
     qps: config.kubeQps,
     burst: config.kubeBurst,
     namespace: runtime?.namespace ?? undefined,
+    podFailureGraceMs: config.podFailureGraceMs,
+    unschedulableGraceMs: config.unschedulableGraceMs,
   });
 };

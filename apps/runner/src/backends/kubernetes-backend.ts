@@ -9,6 +9,7 @@ import { classifyKubeError, formatPermissions, KubeClient } from '@sluice/kube';
 import type { KubeObjectSummary } from '@sluice/kube';
 import type { Logger } from '@sluice/log';
 import type { Task } from '@sluice/protocol';
+import { RUNNER_DEFAULTS } from '../runner-config.js';
 import type { KubernetesTarget } from '../runner-config.js';
 import { TaskFailure } from '../runtime-backend.js';
 import type { BuildObjectRef, RuntimeBackend } from '../runtime-backend.js';
@@ -18,6 +19,7 @@ import { BUILD_LABEL_KEYS, runtimeSelector } from './kube-labels.js';
 import { actionTarget, kubeTaskAction } from './kube-task.js';
 import type { KubeTaskAction } from './kube-task.js';
 import { withDindHostAlias } from './dind-host-alias.js';
+import { PodMonitor, runPodMonitor } from './pod-monitor.js';
 
 /** How long an engine pod's task waits for its dind pod's IP with `dindHostAlias`. */
 const DIND_ADDRESS_TIMEOUT_MS = 120_000;
@@ -29,7 +31,13 @@ export interface KubernetesBackendOptions {
   burst: number;
   /** Namespace of the build objects when the target names none. */
   namespace?: string;
+  /** How long a stuck build pod, and an unschedulable one, may wait before it is reported. */
+  podFailureGraceMs?: number;
+  unschedulableGraceMs?: number;
 }
+
+/** How long the agent remembers a pod it deleted, so the monitor does not report it gone. */
+const DELETED_MEMORY_MS = 10 * 60_000;
 
 /** The kinds a build owns, in the order they are deleted (the reverse of creation). */
 const DELETE_ORDER = ['Pod', 'ConfigMap', 'Secret', 'PersistentVolumeClaim'] as const;
@@ -61,6 +69,9 @@ function kubernetesBackend(
   // objects fails at once naming them (a build that could not delete its pods would leak them).
   let checked: Promise<KubeRuntimeCheck> | undefined;
   const check = () => (checked = kubeHealth(kube, target.name, namespace));
+  const deleted = new Map<string, number>();
+  const inFlight = new Map<string, Set<AbortController>>();
+  const own = { deleted };
   return {
     runtime: target.name,
     kind: 'kubernetes',
@@ -73,24 +84,67 @@ function kubernetesBackend(
             { retriable: false },
           );
       }
-      return applyTask(kube, logger, task, { signal, hostAlias: target.dindHostAlias });
+      // Aborted when the control plane retries or ends the build after a pod failure.
+      const build = task.buildId ?? '';
+      const controller = new AbortController();
+      const tasks = inFlight.get(build) ?? new Set();
+      inFlight.set(build, tasks.add(controller));
+      try {
+        const both = AbortSignal.any([signal, controller.signal]);
+        return await applyTask(kube, logger, task, {
+          signal: both,
+          hostAlias: target.dindHostAlias,
+          own,
+        });
+      } finally {
+        tasks.delete(controller);
+        if (tasks.size === 0) inFlight.delete(build);
+      }
+    },
+    monitor: (report, signal) => {
+      const monitor = new PodMonitor({
+        kube,
+        runtime: target.name,
+        namespace,
+        logger,
+        report,
+        deletedByAgent: (pod) => deleted.has(pod),
+        onSettled: (buildId) => {
+          for (const controller of inFlight.get(buildId) ?? []) controller.abort();
+        },
+        podFailureGraceMs: options.podFailureGraceMs ?? RUNNER_DEFAULTS.podFailureGraceMs,
+        unschedulableGraceMs: options.unschedulableGraceMs ?? RUNNER_DEFAULTS.unschedulableGraceMs,
+      });
+      return runPodMonitor(monitor, logger, signal);
     },
     health: async () => (await check()).health,
     listBuildObjects: () => listBuildObjects(kube, target.name, namespace),
-    deleteBuildObjects: (refs) => deleteBuildObjects(kube, logger, refs, namespace),
+    deleteBuildObjects: (refs) => {
+      for (const ref of refs) if (ref.kind === 'Pod') remember(deleted, ref.name);
+      return deleteBuildObjects(kube, logger, refs, namespace);
+    },
     apiErrors: () => kube.errorCounts(),
     close: () => Promise.resolve(kube.close()),
   };
+}
+
+/** Notes a pod the agent deleted, forgetting those deleted long ago. */
+function remember(deleted: Map<string, number>, pod: string): void {
+  const now = Date.now();
+  for (const [name, at] of deleted) if (now - at > DELETED_MEMORY_MS) deleted.delete(name);
+  deleted.set(pod, now);
 }
 
 async function applyTask(
   kube: KubeClient,
   logger: Logger,
   task: Task,
-  options: { signal: AbortSignal; hostAlias?: boolean },
+  options: { signal: AbortSignal; hostAlias?: boolean; own: { deleted: Map<string, number> } },
 ): Promise<void> {
   const { signal } = options;
   let action: KubeTaskAction = kubeTaskAction(task);
+  if (action.action === 'delete' && action.ref.kind === 'Pod')
+    remember(options.own.deleted, action.ref.name);
   if (options.hostAlias === true && action.action === 'create') {
     const manifest = await withDindHostAlias(kube, action.manifest, {
       timeoutMs: DIND_ADDRESS_TIMEOUT_MS,

@@ -41,6 +41,14 @@ export function registerRunnerRoutes(app: FastifyInstance, s: Services, auth: Au
     builds: await s.agents.buildStates(principal.agentId ?? '', body.buildIds),
   }));
 
+  registerRoute(app, routes.agentInfrastructureError, auth, async ({ principal, params, body }) =>
+    s.infrastructureErrors.report(
+      await s.agents.servedBy(principal.agentId ?? ''),
+      params.buildId,
+      body,
+    ),
+  );
+
   registerRoute(app, routes.dindCertificate, auth, async ({ principal, params }) => {
     const accountId = await s.agents.assertServes(principal.agentId ?? '', params.name);
     return s.certificates.dindServerCertificate(accountId, params.name);

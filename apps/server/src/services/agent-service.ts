@@ -135,6 +135,12 @@ export class AgentService {
     });
   }
 
+  /** The agent's account and runtimes, for a report about one of its builds. */
+  async servedBy(agentId: string): Promise<{ accountId: string; runtimes: string[] }> {
+    const row = await this.#row(agentId);
+    return { accountId: row.account_id, runtimes: row.runtimes };
+  }
+
   async #row(agentId: string): Promise<{ account_id: string; runtimes: string[] }> {
     const row = await this.#ctx.database.db
       .selectFrom('agents')

@@ -8,6 +8,7 @@ import { BuildService } from './build-service.js';
 import { CronTriggers } from './cron-triggers.js';
 import { EngineService } from './engine-service.js';
 import { IdentityService } from './identity-service.js';
+import { InfrastructureErrors } from './infrastructure-errors.js';
 import { LogHub } from './log-hub.js';
 import { ProjectService } from './project-service.js';
 import { RuntimeService } from './runtime-service.js';
@@ -34,6 +35,7 @@ export interface Services {
   engine: EngineService;
   runtimes: RuntimeService;
   agents: AgentService;
+  infrastructureErrors: InfrastructureErrors;
   triggers: TriggerService;
   webhooks: WebhookService;
   cron: CronTriggers;
@@ -74,6 +76,7 @@ export function createServices(ctx: ServerContext): Services {
     }),
     runtimes,
     agents: new AgentService(ctx, identity, runtimes),
+    infrastructureErrors: new InfrastructureErrors(ctx, runtimes, builds),
     triggers,
     webhooks: new WebhookService(ctx, triggers, builds),
     cron: new CronTriggers(ctx, builds),

@@ -171,3 +171,29 @@ export const BuildState = z.object({
   finished: z.boolean().describe('Finished or unknown: its objects may be deleted'),
 });
 export type BuildState = z.infer<typeof BuildState>;
+
+/**
+ * A build pod that failed for a reason of the cluster's, not the pipeline's, as the agent's pod
+ * monitor saw it: the pod's own reason (`Unschedulable`, `ErrImagePull`, `OOMKilled`, `Evicted`…)
+ * and message. The control plane retries the build on new pods or ends it `error`.
+ */
+export const InfrastructureErrorReport = z.object({
+  pod: z.string().min(1).max(253).describe('Name of the pod that failed'),
+  reason: z
+    .string()
+    .min(1)
+    .max(128)
+    .describe("The pod's or container's reason, as Kubernetes gives it"),
+  message: z.string().max(4096).describe("Kubernetes' message, or the agent's own account"),
+});
+export type InfrastructureErrorReport = z.infer<typeof InfrastructureErrorReport>;
+
+export const InfrastructureErrorAnswer = z.object({
+  action: z
+    .enum(['retried', 'failed', 'ignored'])
+    .describe(
+      '`retried`: new pods are queued; `failed`: the build ended `error`; `ignored`: the build had finished or the pod is not one of its current pods',
+    ),
+  attempt: z.int().describe('The attempt the build is on now, from 1'),
+});
+export type InfrastructureErrorAnswer = z.infer<typeof InfrastructureErrorAnswer>;

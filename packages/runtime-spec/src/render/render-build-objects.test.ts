@@ -211,6 +211,7 @@ test('every scheduler field is in the table, an env variable, or named as not re
     'runtimeScheduler.envVars', // env test
     'runtimeScheduler.userEnvVars', // env test
     'runtimeScheduler.workflowLimits', // env test
+    'runtimeScheduler.infrastructureRetries', // the control plane's, on a pod failure
     'dockerDaemonScheduler.type',
     'dockerDaemonScheduler.cluster',
     'dockerDaemonScheduler.envVars', // proxy test

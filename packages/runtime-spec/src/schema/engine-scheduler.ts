@@ -70,6 +70,14 @@ export const runtimeScheduler = z
       .optional()
       .describe('Environment given to every pipeline step, in Kubernetes EnvVar syntax'),
     workflowLimits: workflowLimits.optional(),
+    infrastructureRetries: z
+      .int()
+      .min(0)
+      .max(5)
+      .optional()
+      .describe(
+        'Times a build whose pod failed for an infrastructure reason (Unschedulable, ErrImagePull, OOMKilled, Evicted…) before its engine started is retried on new pods; default 1',
+      ),
     resources: resources.optional().describe('Engine container resources'),
     ...podFields,
   })

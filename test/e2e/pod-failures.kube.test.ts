@@ -1,0 +1,213 @@
+/**
+ * Build pods that fail for a reason of the cluster's, on a real single-node Kubernetes: a pod no
+ * node can take (an impossible nodeSelector), an engine image that does not exist, an engine
+ * killed for memory. The agent's pod monitor sees each in seconds; the control plane retries the
+ * build once on new pods and then ends it `error` with the pod's own reason, instead of letting
+ * it wait for a timeout. A step that fails (the user's error) is never retried.
+ * @module
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { createNamespace } from '@sluice/kube/testing';
+import { FINISHED_STATUSES } from '@sluice/protocol';
+import type { Build, SluiceClient } from '@sluice/protocol';
+import { buildObjectName } from '@sluice/runtime-spec';
+import { CLUSTER_IMAGES, makeTempDir, useKubernetes } from '@sluice/testkit';
+import type { TempDir, TestRegistry } from '@sluice/testkit';
+import {
+  addHostPathVolume,
+  buildObjects,
+  createAgentToken,
+  createKubeRuntime,
+  objectCount,
+  prepareBuildCluster,
+  startAgentProcess,
+  startControlPlane,
+  waitForProbe,
+} from './cluster-fixture.js';
+import type { AgentProcess, ControlPlane } from './cluster-fixture.js';
+import { createPipelines } from './control-plane-seed.js';
+
+const cluster = useKubernetes({
+  nodes: true,
+  images: [CLUSTER_IMAGES.engine, CLUSTER_IMAGES.dind],
+});
+const NS = 'sluice-pod-failures';
+const RUNTIME = 'pods/ci';
+/** Far below the 300 s an engine may stay silent: the bound proves the monitor, not a timeout. */
+const FAILURE_TIMEOUT_MS = 90_000;
+
+/** Merge patches of the runtime that break its pods one way, and undo it. */
+const BREAK = {
+  unschedulable: {
+    runtimeScheduler: { cluster: { nodeSelector: { 'sluice.io/no-such-node': 'true' } } },
+    dockerDaemonScheduler: { cluster: { nodeSelector: { 'sluice.io/no-such-node': 'true' } } },
+  },
+  // Nothing listens there: the pull fails at once, as for an image that does not exist.
+  noImage: {
+    runtimeScheduler: { image: '127.0.0.1:1/sluice/no-such-engine:1', imagePullPolicy: 'Always' },
+  },
+  oom: {
+    runtimeScheduler: { resources: { requests: { memory: '8Mi' }, limits: { memory: '8Mi' } } },
+  },
+};
+const UNDO: Record<keyof typeof BREAK, Record<string, unknown>> = {
+  unschedulable: {
+    runtimeScheduler: { cluster: { nodeSelector: null } },
+    dockerDaemonScheduler: { cluster: { nodeSelector: null } },
+  },
+  noImage: { runtimeScheduler: { image: 'sluice/engine:1', imagePullPolicy: 'Never' } },
+  oom: { runtimeScheduler: { resources: { requests: { memory: '64Mi' }, limits: null } } },
+};
+
+let temp: TempDir;
+let registry: TestRegistry;
+let plane: ControlPlane;
+let admin: SluiceClient;
+let agent: AgentProcess;
+let pipelines: Record<string, string>;
+let volumes = 0;
+
+before(async () => {
+  await cluster.ready();
+  temp = await makeTempDir('sluice-pod-failures-');
+  registry = await prepareBuildCluster(cluster().kubeConfig);
+  const gateway = (cluster().podSubnet ?? '').replace(/\.0\/24$/, '.1');
+  plane = await startControlPlane({
+    database: { dataDir: join(temp.path, 'data') },
+    logPath: join(temp.path, 'server.log'),
+  });
+  admin = plane.admin;
+  await createNamespace(cluster(), NS);
+  await createKubeRuntime(admin, {
+    name: RUNTIME,
+    namespace: NS,
+    controlPlaneUrl: `http://${gateway}:${plane.port}`,
+    registryMirror: `${gateway}:${registry.port}`,
+    isDefault: true,
+  });
+  pipelines = await createPipelines(admin, 'pods', {
+    echo: 'version: "1.0"\nsteps:\n  hello:\n    image: sluice/busybox:1\n    commands: ["echo hi"]\n',
+    failing:
+      'version: "1.0"\nsteps:\n  broken:\n    image: sluice/busybox:1\n    commands: ["exit 3"]\n',
+  });
+  const { token } = await createAgentToken(admin, 'pods-agent', [RUNTIME]);
+  agent = await startAgentProcess({
+    serverUrl: plane.url,
+    token,
+    logPath: join(temp.path, 'agent.log'),
+    args: [
+      '--kube-runtime',
+      RUNTIME,
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+      '--dind-host-alias',
+    ],
+    // Short grace times: the test cluster has no autoscaler, and registries here never recover.
+    env: { SLUICE_POD_FAILURE_GRACE_SECONDS: '3', SLUICE_UNSCHEDULABLE_GRACE_SECONDS: '5' },
+  });
+});
+
+after(async () => {
+  await agent?.stop();
+  await plane?.stop();
+  await registry?.stop();
+  await temp?.cleanup();
+});
+
+/** Runs the pipeline with the runtime broken one way; the finished build and its pods' names. */
+async function runBroken(broken: keyof typeof BREAK | undefined, pipeline: 'echo' | 'failing') {
+  const patch = (body: Record<string, unknown>) =>
+    admin.call('patchRuntimeEnvironment', { params: { name: RUNTIME }, body: { patch: body } });
+  if (broken !== undefined) await patch(BREAK[broken]);
+  try {
+    return await runBuild(pipeline, broken ?? 'working');
+  } finally {
+    if (broken !== undefined) await patch(UNDO[broken]);
+  }
+}
+
+async function runBuild(pipeline: 'echo' | 'failing', what: string) {
+  volumes += 1;
+  await addHostPathVolume(
+    cluster().kubeConfig,
+    `sluice-pods-${volumes}`,
+    join(temp.path, `pv-${volumes}`),
+  );
+  const created = await admin.call('createBuild', {
+    params: { pipelineId: pipelines[pipeline] ?? '' },
+    body: {},
+  });
+  const pods = new Set<string>();
+  const build = await waitForProbe(
+    `build ${created.id} (${what}) to end (logs in ${temp.path})`,
+    async (): Promise<Build | undefined> => {
+      for (const pod of (await buildObjects(cluster().kubeConfig, NS, created.id)).pods)
+        pods.add(pod);
+      const state = await admin.call('getBuild', { params: { buildId: created.id } });
+      return FINISHED_STATUSES.includes(state.status) ? state : undefined;
+    },
+    FAILURE_TIMEOUT_MS,
+    500,
+  );
+  await waitForProbe(
+    `build ${created.id}'s objects deleted`,
+    async () => objectCount(await buildObjects(cluster().kubeConfig, NS, created.id)) === 0,
+  );
+  const seconds = (Date.parse(build.finishedAt ?? '') - Date.parse(build.createdAt)) / 1000;
+  return {
+    build,
+    pods: [...pods].sort(),
+    took: `${what}: ${build.status} after ${seconds.toFixed(1)} s`,
+  };
+}
+
+function expectRetriedOnce(build: Build, pods: string[], reason: RegExp): void {
+  assert.equal(build.status, 'error', JSON.stringify(build));
+  assert.match(build.reason ?? '', reason);
+  assert.match(build.reason ?? '', /\(after 2 attempt\(s\) on new pods\)$/);
+  const dind = buildObjectName('dind', build.id);
+  assert.ok(pods.includes(`${dind}-r1`), `the second attempt had new pods: ${pods.join(', ')}`);
+  assert.ok(!pods.some((p) => p.endsWith('-r2')), `no third attempt: ${pods.join(', ')}`);
+}
+
+test('a build pod no node can take ends the build with the scheduler message, after one retry', async (t) => {
+  const { build, pods, took } = await runBroken('unschedulable', 'echo');
+  t.diagnostic(took);
+  expectRetriedOnce(
+    build,
+    pods,
+    /: Unschedulable: 0\/1 nodes are available: 1 node\(s\) didn't match (node selector|Pod's node affinity)/,
+  );
+});
+
+test('an engine image that cannot be pulled ends the build with the pull error, after one retry', async (t) => {
+  const { build, pods, took } = await runBroken('noImage', 'echo');
+  t.diagnostic(took);
+  expectRetriedOnce(
+    build,
+    pods,
+    /engine-.*: (ErrImagePull|ImagePullBackOff): container engine: .*no-such-engine/,
+  );
+});
+
+test('an engine killed for memory ends the build OOMKilled, after one retry', async (t) => {
+  const { build, pods, took } = await runBroken('oom', 'echo');
+  t.diagnostic(took);
+  expectRetriedOnce(
+    build,
+    pods,
+    /engine-.*: OOMKilled: container engine was killed for using more memory/,
+  );
+});
+
+test("a failing step is the user's error: the build ends failure on its first pods", async (t) => {
+  const { build, pods, took } = await runBroken(undefined, 'failing');
+  t.diagnostic(took);
+  assert.equal(build.status, 'failure', JSON.stringify(build));
+  assert.deepEqual(
+    pods.filter((p) => p.startsWith('engine')),
+    [buildObjectName('engine', build.id)],
+  );
+});
