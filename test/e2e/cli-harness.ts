@@ -97,6 +97,16 @@ export async function waitForUp(
   return { url, token };
 }
 
+/** The process is alive and not a zombie (from /proc). */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]$/.test(stat.charAt(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+}
+
 export function runSluice(args: string[], options: SluiceRunOptions = {}): Promise<CliResult> {
   return startSluice(args, options).done;
 }

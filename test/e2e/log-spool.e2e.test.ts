@@ -23,7 +23,7 @@ import {
   waitFor,
 } from '@sluice/testkit';
 import type { TempDir } from '@sluice/testkit';
-import { startSluice, waitForUp } from './cli-harness.js';
+import { processAlive as alive, startSluice, waitForUp } from './cli-harness.js';
 import type { RunningCli } from './cli-harness.js';
 import { createPipelines } from './control-plane-seed.js';
 
@@ -98,15 +98,6 @@ function finished(admin: SluiceClient, buildId: string, timeoutMs = 180_000): Pr
     (b) => FINISHED_STATUSES.includes(b.status),
     { what: `build ${buildId} to finish`, timeoutMs, intervalMs: 500 },
   );
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]$/.test(stat.charAt(stat.lastIndexOf(')') + 2));
-  } catch {
-    return false;
-  }
 }
 
 function enginePid(dir: string, buildId: string): number {

@@ -15,7 +15,7 @@ import { createClient, FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, LogChunk, SluiceClient } from '@sluice/protocol';
 import { ensureDockerEngine, ensureTestImages, makeTempDir, waitFor } from '@sluice/testkit';
 import type { TempDir } from '@sluice/testkit';
-import { startSluice, waitForUp } from './cli-harness.js';
+import { processAlive as alive, startSluice, waitForUp } from './cli-harness.js';
 import type { RunningCli } from './cli-harness.js';
 import { createPipelines } from './control-plane-seed.js';
 
@@ -118,15 +118,6 @@ function finished(admin: SluiceClient, buildId: string): Promise<Build> {
     (b) => FINISHED_STATUSES.includes(b.status),
     { what: `build ${buildId} to finish` },
   );
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]$/.test(stat.charAt(stat.lastIndexOf(')') + 2));
-  } catch {
-    return false;
-  }
 }
 
 test('builds made through the API run on this machine: log over SSE, steps, timing; a cancelled one leaves nothing', async () => {

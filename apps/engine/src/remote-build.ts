@@ -47,7 +47,7 @@ export interface RunRemoteBuildOptions {
 }
 
 export const DEFAULT_LOG_DRAIN_TIMEOUT_MS = 15 * 60_000;
-/** How long the last report (`build-finished`) is retried once the log was drained or given up. */
+/** The last report (`build-finished`) is retried until the drain's deadline, and this long at least. */
 const FINAL_REPORT_MS = 2 * 60_000;
 
 export interface RemoteBuildResult {
@@ -182,13 +182,14 @@ async function openSpool(root: string | undefined, build: EngineBuild, log: Logg
  */
 async function finish(ending: Ending, result: RemoteBuildResult): Promise<RemoteBuildResult> {
   const { outbox, spool, log } = ending;
+  const deadline = Date.now() + ending.drainMs;
   let final = result;
   let logStored = true;
   try {
     await outbox.drain({ timeoutMs: ending.drainMs });
   } catch (err) {
     logStored = false;
-    final = incompleteLog(result, err);
+    final = withIncompleteLog(result, err);
     log.error('the build log did not reach the control plane', {
       spool: spool.dir,
       error: describeError(err),
@@ -201,7 +202,7 @@ async function finish(ending: Ending, result: RemoteBuildResult): Promise<Remote
     at: new Date().toISOString(),
   };
   try {
-    await outbox.sendNow([event], FINAL_REPORT_MS);
+    await outbox.sendNow([event], Math.max(FINAL_REPORT_MS, deadline - Date.now()));
   } finally {
     if (logStored) await spool.remove();
     else await spool.close();
@@ -210,7 +211,7 @@ async function finish(ending: Ending, result: RemoteBuildResult): Promise<Remote
 }
 
 /** The result to report when lines of the log were not stored: never a success. */
-function incompleteLog(result: RemoteBuildResult, err: unknown): RemoteBuildResult {
+export function withIncompleteLog(result: RemoteBuildResult, err: unknown): RemoteBuildResult {
   const ended = result.reason ?? `The steps ended ${result.result}`;
   return {
     buildId: result.buildId,
