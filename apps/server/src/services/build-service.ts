@@ -4,7 +4,6 @@
  * its engine starts, through the engine's control channel once it has) and restarted.
  * @module
  */
-import { parsePipeline } from '@sluice/pipeline';
 import { decryptSecret, encryptSecret } from '@sluice/pki';
 import { jsonb, sql } from '@sluice/db';
 import type { Executor } from '@sluice/db';
@@ -14,7 +13,7 @@ import { ConflictError } from '@sluice/errors';
 import { wasHandedOut } from './build-finisher.js';
 import type { BuildFinisher } from './build-finisher.js';
 import { loadBuild, loadBuilds, lockBuildStatus } from './build-rows.js';
-import { insertPlannedSteps, plannedSteps } from './build-steps.js';
+import { insertPlannedSteps } from './build-steps.js';
 import type { ProjectService } from './project-service.js';
 import type { Scheduler } from './scheduler.js';
 import type { ServerContext } from './server-context.js';
@@ -78,11 +77,14 @@ export class BuildService {
    */
   async insert(trx: Executor, input: CreateBuildInput): Promise<string> {
     const pipeline = await this.#projects.pipelineRow(input.accountId, input.pipelineId, trx);
-    const stepTypes = await this.#stepTypes.catalog(input.accountId, trx);
-    const parsed = parsePipeline(pipeline.yaml, { file: pipeline.name, stepTypes });
     // A pipeline that no longer parses (a step type deleted since) still gets its build, which
-    // its engine fails with the reason; it just has no step rows to show beforehand.
-    const steps = parsed.ok ? plannedSteps(parsed.pipeline.steps) : [];
+    // its engine fails with the reason; it just has no step rows to show beforehand. A large one
+    // is parsed in a worker, so creating its build holds up no other request.
+    const { steps } = await this.#projects.parsePipeline({
+      yaml: pipeline.yaml,
+      file: pipeline.name,
+      stepTypes: await this.#stepTypes.forEngine(input.accountId, trx),
+    });
     const id = this.#ctx.ids.next('bld');
     const now = new Date(this.#ctx.clock());
     // Numbers are per pipeline: lock its row so concurrent builds take turns.

@@ -5,8 +5,6 @@
  * @module
  */
 import { InputError, NotFoundError } from '@sluice/errors';
-import { parsePipeline } from '@sluice/pipeline';
-import type { StepTypeCatalog } from '@sluice/pipeline';
 import { decryptSecret, encryptSecret } from '@sluice/pki';
 import type { Executor, ProjectRow } from '@sluice/db';
 import { LIMITS } from '@sluice/protocol';
@@ -14,6 +12,8 @@ import type { Pipeline, Project } from '@sluice/protocol';
 import type { z } from 'zod';
 import type { CreatePipeline, UpdatePipeline } from '@sluice/protocol';
 import { invalidDocument } from './document-issues.js';
+import { PipelineParsePool } from './pipeline-parse-pool.js';
+import type { PipelineParseJob, PipelineParseResult } from './pipeline-parse-pool.js';
 import { isoTime } from './server-context.js';
 import type { ServerContext } from './server-context.js';
 import type { StepTypeService } from './step-type-service.js';
@@ -24,10 +24,13 @@ type UpdatePipelineInput = z.output<typeof UpdatePipeline>;
 export class ProjectService {
   readonly #ctx: ServerContext;
   readonly #stepTypes: StepTypeService;
+  readonly #parser: PipelineParsePool;
 
   constructor(ctx: ServerContext, stepTypes: StepTypeService) {
     this.#ctx = ctx;
     this.#stepTypes = stepTypes;
+    // Its workers end when idle, so it needs no closing.
+    this.#parser = PipelineParsePool.create({ log: ctx.log });
   }
 
   async listProjects(accountId: string): Promise<Project[]> {
@@ -87,8 +90,7 @@ export class ProjectService {
     project: string,
     input: CreatePipelineInput,
   ): Promise<Pipeline> {
-    const stepTypes = await this.#stepTypes.catalog(accountId);
-    assertValidYaml(input.yaml, `${project}/${input.name}`, stepTypes);
+    await this.#assertValidYaml(accountId, input.yaml, `${project}/${input.name}`);
     const id = this.#ctx.ids.next('pip');
     await this.#ctx.database.db.transaction().execute(async (trx) => {
       const projectRow = await this.#projectRow(trx, accountId, project);
@@ -116,8 +118,7 @@ export class ProjectService {
     input: UpdatePipelineInput,
   ): Promise<Pipeline> {
     const current = await this.pipelineRow(accountId, pipelineId);
-    if (input.yaml !== undefined)
-      assertValidYaml(input.yaml, current.name, await this.#stepTypes.catalog(accountId));
+    if (input.yaml !== undefined) await this.#assertValidYaml(accountId, input.yaml, current.name);
     await this.#ctx.database.db.transaction().execute(async (trx) => {
       await trx
         .updateTable('pipelines')
@@ -276,14 +277,36 @@ export class ProjectService {
     }
     return { variables, secrets };
   }
+
+  /**
+   * Parses a pipeline, off the request path when it is large (`PipelineParsePool`): its issues,
+   * and its steps as a build's rows.
+   */
+  parsePipeline(job: PipelineParseJob): Promise<PipelineParseResult> {
+    return this.#parser.parse(job);
+  }
+
+  /** 413 over the size limit; else 422 with every problem, each with line and column. */
+  async #assertValidYaml(accountId: string, yaml: string, file: string): Promise<void> {
+    assertYamlSize(yaml);
+    const stepTypes = await this.#stepTypes.forEngine(accountId);
+    const parsed = await this.parsePipeline({ yaml, file, stepTypes });
+    if (parsed.ok) return;
+    throw invalidDocument({
+      code: 'SLUICE_PIPELINE_INVALID',
+      what: 'The pipeline YAML',
+      issues: parsed.issues,
+      details: { unprocessable: true },
+    });
+  }
 }
 
 function toProject(row: ProjectRow): Project {
   return { id: row.id, name: row.name, createdAt: isoTime(row.created_at) ?? '' };
 }
 
-/** 422 with every problem of the YAML, each with line and column. */
-function assertValidYaml(yaml: string, file: string, stepTypes: StepTypeCatalog): void {
+/** 413 over the size limit, before anything reads it. */
+function assertYamlSize(yaml: string): void {
   const bytes = Buffer.byteLength(yaml, 'utf8');
   if (bytes > LIMITS.pipelineYamlBytes)
     throw new InputError(
@@ -294,12 +317,4 @@ function assertValidYaml(yaml: string, file: string, stepTypes: StepTypeCatalog)
         hint: 'Split the pipeline, or move repeated steps into a step type (docs/step-types.md)',
       },
     );
-  const parsed = parsePipeline(yaml, { file, stepTypes });
-  if (parsed.ok) return;
-  throw invalidDocument({
-    code: 'SLUICE_PIPELINE_INVALID',
-    what: 'The pipeline YAML',
-    issues: parsed.issues,
-    details: { unprocessable: true },
-  });
 }

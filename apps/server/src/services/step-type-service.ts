@@ -76,7 +76,7 @@ export class StepTypeService {
 
   /** What the account's pipelines are parsed with. */
   async catalog(accountId: string, executor?: Executor): Promise<StepTypeCatalog> {
-    return catalogOf(await this.forEngine(accountId, executor));
+    return stepTypeCatalog(await this.forEngine(accountId, executor));
   }
 
   #rows(executor: Executor, accountId: string) {
@@ -91,7 +91,7 @@ export class StepTypeService {
 }
 
 /** The catalog of registered documents (the engine builds the same from `EngineBuild.stepTypes`). */
-function catalogOf(documents: readonly EngineStepType[]): StepTypeCatalog {
+export function stepTypeCatalog(documents: readonly EngineStepType[]): StepTypeCatalog {
   // Stored documents were checked when they were put; one that no longer parses is left out.
   return catalogFromDocuments(documents, CONTROL_PLANE_LOCATION).catalog;
 }

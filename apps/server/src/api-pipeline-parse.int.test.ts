@@ -1,0 +1,105 @@
+/**
+ * A pipeline at the size limit is parsed off the request path: other requests are answered while
+ * it is read; over the limit it is refused before anything reads it.
+ */
+import assert from 'node:assert/strict';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { useTestDatabases } from '@sluice/db/testing';
+import { LIMITS } from '@sluice/protocol';
+import { ADMIN_TOKEN, seedPipeline, startTestServer } from './server-harness.test-support.js';
+import type { TestServer } from './server-harness.test-support.js';
+
+const databases = useTestDatabases();
+
+/** Just under 1 MiB: 14,000 steps, the last with a typo so the answer carries a position. */
+function megabytePipeline(): string {
+  let text = 'version: "1.0"\nsteps:\n';
+  for (let i = 0; i < 14_000; i++) {
+    const n = String(i).padStart(5, '0');
+    const image = i === 13_999 ? 'imag' : 'image';
+    text += `  step_${n}:\n    ${image}: alpine:3.19\n    commands:\n      - echo ${n}\n`;
+  }
+  return text;
+}
+
+function createPipeline(t: TestServer, name: string, yaml: string) {
+  return fetch(`${t.url}/api/v1/projects/web/pipelines`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name, yaml }),
+  });
+}
+
+/** Whether the server logged that it started parsing pipeline `file`. */
+function parseStarted(t: TestServer, file: string): boolean {
+  return t
+    .logs()
+    .split('\n')
+    .some((line) => line.includes(file) && line.includes('"msg":"pipeline parse started"'));
+}
+
+databases.test(
+  'while a 1 MB pipeline is parsed, health requests are answered before the apply is',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      await seedPipeline(t);
+      const yaml = megabytePipeline();
+      assert.ok(Buffer.byteLength(yaml) <= LIMITS.pipelineYamlBytes);
+      const order: string[] = [];
+      const applying = createPipeline(t, 'big', yaml).then(async (response) => {
+        order.push('apply');
+        return { status: response.status, body: (await response.json()) as ErrorBody };
+      });
+      // The server is in this process: once it has said it started parsing, a handler that
+      // parsed in place could not answer anything (nor let this code run) until it was done.
+      while (!parseStarted(t, '"web/big"')) await nextTurn();
+      for (let i = 0; i < 3; i++) {
+        const health = await fetch(`${t.url}/api/health`);
+        assert.equal(health.status, 200);
+        order.push('health');
+      }
+      const applied = await applying;
+      assert.deepEqual(order, ['health', 'health', 'health', 'apply']);
+      assert.equal(applied.status, 422);
+      const [first] = applied.body.error.details.issues;
+      // Step 13,999 starts on line 3 + 4 × 13,999; its "imag" is on the next line.
+      assert.deepEqual(first, {
+        severity: 'error',
+        code: 'SLUICE_PIPELINE_MISSING_FIELD',
+        message: 'Missing required field "image" in freestyle step "step_13999"',
+        path: ['steps', 'step_13999'],
+        line: 3 + 4 * 13_999,
+        column: 3,
+      });
+      assert.equal(applied.body.error.details.issueCount, 2);
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+databases.test('a 5 MB pipeline is refused with 413 before it is parsed', async (database) => {
+  const t = await startTestServer(database);
+  try {
+    await seedPipeline(t);
+    // Broken from its first line: parsed, it would be a 422 naming line 1.
+    const step = '  s: {image: alpine, commands: [make]}\n';
+    const yaml = `steps: [\n${step.repeat(Math.ceil((5 * 1024 * 1024) / step.length))}`;
+    const response = await createPipeline(t, 'huge', yaml);
+    const body = (await response.json()) as ErrorBody;
+    assert.equal(response.status, 413);
+    assert.equal(body.error.code, 'SLUICE_PIPELINE_TOO_LARGE');
+    assert.ok(!parseStarted(t, '"web/huge"'), 'the document was not handed to the parser');
+    assert.ok(parseStarted(t, '"web/app"'), 'the seeded pipeline was');
+  } finally {
+    await t.close();
+  }
+});
+
+interface ErrorBody {
+  error: {
+    code: string;
+    details: { issues: Record<string, unknown>[]; issueCount: number };
+  };
+}

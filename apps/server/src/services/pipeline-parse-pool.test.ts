@@ -1,0 +1,83 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { isSluiceError } from '@sluice/errors';
+import { silentLogger } from '@sluice/log';
+import { parsePipeline } from '@sluice/pipeline';
+import { PipelineParsePool } from './pipeline-parse-pool.js';
+
+/** About `steps` × 70 bytes; step 7 has a typo, so there is an issue deep in a worker's answer. */
+function bigPipeline(steps: number): string {
+  let text = 'version: "1.0"\nsteps:\n';
+  for (let i = 0; i < steps; i++)
+    text += `  step_${i}:\n    ${i === steps - 7 ? 'imag' : 'image'}: alpine\n    commands: [echo ${i}]\n`;
+  return text;
+}
+
+test('a large pipeline is parsed in a worker with the same issues, while the event loop runs', async () => {
+  const pool = PipelineParsePool.create({ log: silentLogger, size: 1 });
+  try {
+    const yaml = bigPipeline(4000);
+    const events: string[] = [];
+    const ticking = setInterval(() => events.push('tick'), 1);
+    const parsing = pool
+      .parse({ yaml, file: 'big.yml', stepTypes: [] })
+      .finally(() => events.push('parsed'));
+    const result = await parsing;
+    clearInterval(ticking);
+    // Parsed in place, the document would be done before the first timer could fire.
+    assert.equal(events[0], 'tick');
+    assert.equal(result.ok, false);
+    assert.deepEqual(result.issues, parsePipeline(yaml, { file: 'big.yml' }).issues);
+    // Step i starts on line 3 + 3i: no image there, an unknown "imag" on the next line.
+    const step = 3 + (4000 - 7) * 3;
+    assert.deepEqual(
+      result.issues.map((i) => `${i.line}:${i.column}`),
+      [`${step}:3`, `${step + 1}:5`],
+    );
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a worker that dies fails its document with the reason; the next gets a new worker', async () => {
+  // A heap this small runs out on a document this large.
+  const pool = PipelineParsePool.create({
+    log: silentLogger,
+    size: 1,
+    resourceLimits: { maxOldGenerationSizeMb: 4, maxYoungGenerationSizeMb: 1 },
+  });
+  try {
+    const failed = await pool
+      .parse({ yaml: bigPipeline(12_000), file: 'huge.yml', stepTypes: [] })
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    assert.ok(isSluiceError(failed), String(failed));
+    assert.equal(failed.code, 'SLUICE_PIPELINE_PARSER_FAILED');
+    assert.match(failed.message, /stopped while reading huge\.yml: .*memory/i);
+    const small = await pool.parse({
+      yaml: bigPipeline(300),
+      file: 'small.yml',
+      stepTypes: [],
+    });
+    assert.equal(small.issues.length, 2);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('documents beyond the queue limit are refused as busy, not queued without end', async () => {
+  const pool = PipelineParsePool.create({ log: silentLogger, size: 1, queueLimit: 1 });
+  try {
+    const yaml = bigPipeline(1000);
+    const job = { yaml, file: 'p.yml', stepTypes: [] };
+    const first = pool.parse(job);
+    const second = pool.parse(job);
+    await assert.rejects(pool.parse(job), { code: 'SLUICE_PIPELINE_PARSER_BUSY' });
+    assert.equal((await first).ok, false);
+    assert.equal((await second).ok, false);
+  } finally {
+    await pool.close();
+  }
+});
