@@ -1,7 +1,8 @@
 /**
  * `sluice engine` against a real `sluice server` (PGlite) and Docker: a build runs its steps,
  * reports events, timing and the masked log in order; a cancelled build ends `terminated`
- * promptly and leaves no container.
+ * promptly and leaves no container; behind an HTTP proxy every call goes through it, and the
+ * runtime's user variables, user volume mounts and proxy reach the steps.
  * @module
  */
 import { after, before, test } from 'node:test';
@@ -11,7 +12,9 @@ import { TestDatabases } from '@sluice/db/testing';
 import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
-import { ensureDockerEngine, ensureTestImages } from '@sluice/testkit';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureDockerEngine, ensureTestImages, makeTempDir, startHttpProxy } from '@sluice/testkit';
 import { kill, runSluice, startServer, startSluice } from './cli-harness.js';
 import type { RunningServer } from './cli-harness.js';
 import { acknowledgeTasks, createLocalRuntime, createPipelines } from './control-plane-seed.js';
@@ -47,6 +50,20 @@ const SLOW_YAML = [
   '',
 ].join('\n');
 
+const SETTINGS_YAML = [
+  'version: "1.0"',
+  'steps:',
+  '  show:',
+  '    image: sluice/busybox:1',
+  '    commands:',
+  '      - "echo team is $TEAM"',
+  '      - "echo proxy is $HTTP_PROXY"',
+  '      - "cat /shared/hello.txt"',
+  '',
+].join('\n');
+/** A name only the test's proxy resolves: an engine that reaches it went through the proxy. */
+const PROXIED_HOST = 'sluice-control-plane.test';
+
 const databases = TestDatabases.create();
 let server: RunningServer | undefined;
 let admin: SluiceClient;
@@ -67,7 +84,7 @@ before(async () => {
   pipelines = await createPipelines(
     admin,
     PROJECT,
-    { app: STEPS_YAML, slow: SLOW_YAML },
+    { app: STEPS_YAML, slow: SLOW_YAML, settings: SETTINGS_YAML },
     { variables },
   );
   const { token } = await admin.call('createAgent', { body: { name: 'a1', runtimes: ['local'] } });
@@ -77,7 +94,7 @@ before(async () => {
 after(async () => {
   if (server) await kill(server);
   await databases.close();
-  for (const name of ['app', 'slow'])
+  for (const name of ['app', 'slow', 'settings'])
     spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${PROJECT}-${name}`]);
 });
 
@@ -160,4 +177,53 @@ test('a build cancelled through the API stops its engine promptly and leaves no 
     { encoding: 'utf8' },
   ).trim();
   assert.equal(left, '', 'containers of the build were left');
+});
+
+test('behind HTTP_PROXY every call of the engine goes through the proxy; user variables, mounts and the proxy reach the steps', async () => {
+  const proxy = await startHttpProxy({ hosts: { [PROXIED_HOST]: '127.0.0.1' } });
+  const shared = await makeTempDir('sluice-user-mount-');
+  try {
+    writeFileSync(join(shared.path, 'hello.txt'), 'hello from the user volume\n');
+    const { buildId, engineToken } = await startBuild('settings');
+    const port = new URL(server?.url ?? '').port;
+    const result = await runSluice(['engine'], {
+      env: {
+        SLUICE_SERVER_URL: `http://${PROXIED_HOST}:${port}`,
+        SLUICE_ENGINE_TOKEN: engineToken,
+        HTTP_PROXY: proxy.url,
+        NO_PROXY: '',
+        // As the engine pod gets them from the runtime spec.
+        SLUICE_USER_ENV_TEAM: 'platform',
+        SLUICE_USER_VOLUME_MOUNTS: JSON.stringify([
+          { mountPath: '/shared', source: shared.path, readOnly: true },
+        ]),
+      },
+    });
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    const build = await admin.call('getBuild', { params: { buildId } });
+    assert.equal(build.status, 'success', JSON.stringify(build));
+    const text = await (await admin.raw('buildLog', { params: { buildId } })).text();
+    for (const line of [
+      '[show] team is platform',
+      `[show] proxy is ${proxy.url}`,
+      '[show] hello from the user volume',
+    ])
+      assert.ok(text.split('\n').includes(line), `"${line}" missing in:\n${text}`);
+    assert.ok(
+      proxy.requests.includes(`CONNECT ${PROXIED_HOST}:${port}`),
+      proxy.requests.join('\n'),
+    );
+    for (const call of [
+      'GET /api/engine/v1/build',
+      'POST /api/engine/v1/events',
+      'POST /api/engine/v1/log',
+    ])
+      assert.ok(
+        proxy.requests.includes(call),
+        `${call} not seen by the proxy:\n${proxy.requests.join('\n')}`,
+      );
+  } finally {
+    await proxy.close();
+    await shared.cleanup();
+  }
 });

@@ -23,6 +23,8 @@ export interface CliConfig {
   color: boolean;
   /** HTTP_PROXY / HTTPS_PROXY / NO_PROXY, passed to steps that opt in with use_proxy. */
   proxy: Record<string, string>;
+  /** SLUICE_USER_ENV_* and SLUICE_USER_VOLUME_MOUNTS: what `sluice engine` gives every step. */
+  userEnv: Record<string, string>;
   /** SLUICE_SERVER: the control plane the management commands talk to. */
   server: string | undefined;
   /** SLUICE_TOKEN: a user token for it. Never printed. */
@@ -81,6 +83,12 @@ export function loadConfig(
     gitImage: env.SLUICE_GIT_IMAGE || undefined,
     color: env.NO_COLOR ? false : env.FORCE_COLOR ? true : isTty,
     proxy,
+    userEnv: Object.fromEntries(
+      Object.entries(env).filter(
+        (entry): entry is [string, string] =>
+          entry[0].startsWith('SLUICE_USER_') && entry[1] !== undefined,
+      ),
+    ),
     server: env.SLUICE_SERVER || undefined,
     token: env.SLUICE_TOKEN || undefined,
     contextFile: env.SLUICE_CONFIG || join(configHome, 'sluice', 'config.yaml'),

@@ -54,6 +54,8 @@ export interface StepRuntime {
   attempt: number;
   /** Added to every container of the step, e.g. CF_CURRENT_ATTEMPT. */
   stepEnvironment: string[];
+  /** The runtime's user volume mounts as binds, for every step container. */
+  userBinds?: string[];
 }
 
 /** The step types that run as one unit of work (not parallel blocks, groups or approvals). */
@@ -134,6 +136,7 @@ function containerContext(step: Step, runtime: StepRuntime): StepContainerContex
       ...runtime.stepEnvironment,
     ],
     defaultWorkingDirectory: runtime.scope.defaultWorkingDirectory,
+    userBinds: runtime.userBinds ?? [],
   };
 }
 

@@ -12,6 +12,8 @@ export { SecretMasker, MASK } from './secret-masker.js';
 export { LABELS, volumeNameFor, networkNameFor } from './resource-names.js';
 export { runRemoteBuild } from './remote-build.js';
 export type { RunRemoteBuildOptions, RemoteBuildResult } from './remote-build.js';
+export { proxyVariables, stepSettingsFrom } from './step-settings.js';
+export type { StepSettings, UserVolumeMount } from './step-settings.js';
 export { waitForDocker } from './wait-for-docker.js';
 export type { WaitForDockerOptions } from './wait-for-docker.js';
 export type { RegistrySetting } from './registry-settings.js';

@@ -27,6 +27,7 @@ import { LogSpool } from './log-spool.js';
 import { factsFromApi, toApiItem } from './engine-api-events.js';
 import { ApprovalInbox, startLiveness } from './engine-liveness.js';
 import type { BuildEvent, BuildResult } from './build-events.js';
+import type { StepSettings } from './step-settings.js';
 
 export interface RunRemoteBuildOptions {
   serverUrl: string;
@@ -40,6 +41,10 @@ export interface RunRemoteBuildOptions {
   heartbeatMs?: number;
   flushMs?: number;
   retry?: RetryPolicy;
+  /** What the runtime gives every step: userEnvVars and proxy variables, userVolumeMounts. */
+  stepSettings?: StepSettings;
+  /** The fetch of the engine's calls to the control plane (one that honours a proxy); global fetch by default. */
+  fetch?: typeof fetch;
   /** The directory of log spools, one per build beneath it; `./sluice-log-spool` by default. */
   logSpoolDir?: string;
   /** How long the end of the build waits for the log to be acknowledged; 15 minutes by default. */
@@ -57,7 +62,11 @@ export interface RemoteBuildResult {
 }
 
 export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<RemoteBuildResult> {
-  const client = createClient({ baseUrl: options.serverUrl, token: options.token });
+  const client = createClient({
+    baseUrl: options.serverUrl,
+    token: options.token,
+    fetch: options.fetch,
+  });
   const build = await client.call('engineBuild');
   const log = (options.logger ?? silentLogger).child({ buildId: build.buildId });
   const spool = await openSpool(options.logSpoolDir, build, log);
@@ -100,10 +109,11 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
   });
   try {
     const summary = await runBuild(parsed.pipeline, {
-      ...buildInputs(build),
+      ...buildInputs(build, options.stepSettings),
       docker: options.docker,
       gitImage: options.gitImage,
       registries: build.registries,
+      userVolumeMounts: options.stepSettings?.mounts,
       approve: approvals.gate,
       onEvent: (event) => forward(outbox, event),
       signal: cancel.signal,
@@ -130,11 +140,12 @@ function stepTypeCatalog(build: EngineBuild, log: Logger): StepTypeCatalog {
   return catalog;
 }
 
-function buildInputs(build: EngineBuild) {
+/** The runtime's step variables under the build's own (which win). */
+function buildInputs(build: EngineBuild, settings: StepSettings | undefined) {
   return {
     buildId: build.buildId,
     facts: factsFromApi(build.pipelineName, build.facts),
-    variables: build.variables,
+    variables: { ...settings?.variables, ...build.variables },
     secrets: build.secrets,
     volumeKey: build.volumeKey,
   };

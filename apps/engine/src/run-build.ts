@@ -7,6 +7,8 @@
  * stopped, the build ends `terminated`, and no container or network is left; the volume stays.
  * @module
  */
+import { userVolumeBinds } from './step-settings.js';
+import type { UserVolumeMount } from './step-settings.js';
 import { systemVariables } from '@sluice/pipeline';
 import { describeError, isSluiceError } from '@sluice/errors';
 import { silentLogger } from '@sluice/log';
@@ -54,6 +56,8 @@ export interface RunBuildOptions {
   registries?: RegistrySetting[];
   /** Answers `pending-approval` steps; without one they are denied at once. */
   approve?: ApprovalGate;
+  /** The runtime's `userVolumeMounts`, bound into every step container. */
+  userVolumeMounts?: UserVolumeMount[];
 }
 
 export async function runBuild(
@@ -108,6 +112,7 @@ export async function runBuild(
     registries: options.registries ?? [],
     attempt: 1,
     stepEnvironment: [],
+    userBinds: userVolumeBinds(options.userVolumeMounts ?? []),
   };
   const flow: BuildFlow = { pipeline, runtime, approve: options.approve, summaries: [] };
   let result: BuildResult;

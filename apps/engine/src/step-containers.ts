@@ -20,6 +20,8 @@ export interface StepContainerContext {
   labels: Record<string, string>;
   environment: string[];
   defaultWorkingDirectory: string;
+  /** The runtime's user volume mounts, bound into every step container. */
+  userBinds: string[];
 }
 
 /** `working_directory` as Codefresh reads it: absolute, relative to the clone, or the image's own. */
@@ -40,6 +42,7 @@ export function freestyleContainer(step: FreestyleStep, ctx: StepContainerContex
     workingDir: resolveWorkingDirectory(step.workingDirectory, ctx.defaultWorkingDirectory),
     binds: [
       `${ctx.volumeName}:${VOLUME_PATH}`,
+      ...ctx.userBinds,
       ...step.volumes.map((v) => volumeBind(v, ctx.volumeMountpoint)),
     ],
     ...networkOf(ctx, [step.name]),
@@ -100,7 +103,7 @@ export function gitCloneContainer(
   gitImage: string,
   ctx: StepContainerContext,
 ): ContainerSpec {
-  const binds = [`${ctx.volumeName}:${VOLUME_PATH}`];
+  const binds = [`${ctx.volumeName}:${VOLUME_PATH}`, ...ctx.userBinds];
   // A file:// repository on this machine is mounted read-only at the same path.
   if (target.url.startsWith('file://')) {
     const hostPath = decodeURIComponent(new URL(target.url).pathname);

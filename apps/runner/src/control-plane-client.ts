@@ -31,16 +31,32 @@ export interface ControlPlaneConnection {
 // A long-poll holds the response for up to a minute.
 const TIMEOUTS = { headersTimeout: 120_000, bodyTimeout: 120_000 };
 
-export function createControlPlaneClient(
-  options: ControlPlaneClientOptions,
-): ControlPlaneConnection {
-  const proxyUrl = proxyUrlFor(options.serverUrl, options.env ?? process.env);
+/** A `fetch` for calls to `serverUrl` and the pool behind it. */
+export interface ControlPlaneFetch {
+  fetch: typeof fetch;
+  close(): Promise<void>;
+}
+
+/**
+ * The fetch of every call to the control plane, through the proxy `env` gives for
+ * `serverUrl` (if any): the agent's and, through `sluice engine`, the engine's.
+ */
+export function createControlPlaneFetch(serverUrl: string, env: ProxyEnv): ControlPlaneFetch {
+  const proxyUrl = proxyUrlFor(serverUrl, env);
   const dispatcher =
     proxyUrl === undefined ? new Agent(TIMEOUTS) : new ProxyAgent({ uri: proxyUrl, ...TIMEOUTS });
   const doFetch = ((input: URL, init?: RequestInit) =>
     undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof fetch;
-  const client = createClient({ baseUrl: options.serverUrl, token: options.token, fetch: doFetch });
-  return { client, close: () => dispatcher.close() };
+  return { fetch: doFetch, close: () => dispatcher.close() };
+}
+
+export function createControlPlaneClient(
+  options: ControlPlaneClientOptions,
+): ControlPlaneConnection {
+  const connection = createControlPlaneFetch(options.serverUrl, options.env ?? process.env);
+  const { fetch } = connection;
+  const client = createClient({ baseUrl: options.serverUrl, token: options.token, fetch });
+  return { client, close: () => connection.close() };
 }
 
 /** Failed calls to the control plane by kind: an error category, or `network` for the rest. */

@@ -55,6 +55,7 @@ export type { BuildRenderInput, BuildTls, BuildNames } from './render/build-cont
 export { buildObjectName, labelValue } from './render/build-names.js';
 export { renderDindService, daemonJson } from './render/dind-pod.js';
 export { DOCKER_CLIENT_CERT_DIR, USER_ENV_PREFIX } from './render/engine-pod.js';
+export { renderLocalEngineEnv } from './render/local-engine-env.js';
 export type { KubeObject, KubeMetadata } from './render/pod-common.js';
 export {
   AGENT_ROLE_RULES,

@@ -6,7 +6,8 @@
  * @module
  */
 import { DockerClient } from '@sluice/docker';
-import { runRemoteBuild, waitForDocker } from '@sluice/engine';
+import { runRemoteBuild, stepSettingsFrom, waitForDocker } from '@sluice/engine';
+import { createControlPlaneFetch } from '@sluice/runner/control-plane-client';
 import { describeError, InputError } from '@sluice/errors';
 import { createLogger } from '@sluice/log';
 import { dockerEndpoint } from '../config.js';
@@ -50,9 +51,13 @@ export async function engineCommand(
       seconds: config.dockerWaitSeconds,
       signal: controller.signal,
     });
+    // The engine's calls go through HTTP(S)_PROXY as the agent's do (NO_PROXY, never loopback).
+    const connection = createControlPlaneFetch(serverUrl, config.proxy);
     const result = await runRemoteBuild({
       serverUrl,
       token,
+      fetch: connection.fetch,
+      stepSettings: stepSettingsFrom({ ...config.proxy, ...config.userEnv }),
       docker,
       gitImage: config.gitImage,
       logger: createLogger({ level: 'info' }),
@@ -60,6 +65,7 @@ export async function engineCommand(
       logSpoolDir: config.logSpoolDir,
       logDrainTimeoutMs: config.logDrainSeconds * 1000,
     });
+    await connection.close();
     const reason = result.reason === undefined ? '' : `: ${result.reason}`;
     term.out(`Build ${result.buildId} finished: ${result.result}${reason}`);
     return result.result === 'success' ? 0 : 1;

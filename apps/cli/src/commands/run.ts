@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { parsePipeline } from '@sluice/pipeline';
 import { DockerClient } from '@sluice/docker';
-import { runBuild } from '@sluice/engine';
+import { runBuild, stepSettingsFrom } from '@sluice/engine';
 import type { BuildSummary } from '@sluice/engine';
 import { dockerEndpoint, parsePairs } from '../config.js';
 import type { CliConfig } from '../config.js';
@@ -107,7 +107,7 @@ export async function runCommand(
         pipelineName: source.name,
         initiator: 'sluice run',
       },
-      variables: { ...config.proxy, ...variables },
+      variables: { ...stepSettingsFrom(config.proxy).variables, ...variables },
       secrets,
       volumeKey: options.volumeKey ?? source.name,
       gitImage: options.gitImage ?? config.gitImage,

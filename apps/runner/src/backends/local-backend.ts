@@ -154,6 +154,7 @@ class LocalBackend implements RuntimeBackend {
       return;
     }
     const env = engineEnv(this.#env, {
+      ...runtimeEnv(task),
       SLUICE_SERVER_URL: specText(task, 'serverUrl'),
       SLUICE_ENGINE_TOKEN: specText(task, 'engineToken'),
       DOCKER_HOST: this.#target.dockerHost,
@@ -245,6 +246,21 @@ function buildIdOf(task: Task): string {
       retriable: false,
     });
   return buildId;
+}
+
+/** What the runtime spec gives its engine (`renderLocalEngineEnv`); only those names are taken. */
+const RUNTIME_ENV =
+  /^(SLUICE_USER_ENV_\w+|SLUICE_USER_VOLUME_MOUNTS|(https?|no)_proxy|(HTTPS?|NO)_PROXY)$/;
+
+function runtimeEnv(task: Task): Record<string, string> {
+  const env = task.spec.env;
+  if (env === null || typeof env !== 'object') return {};
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      (entry): entry is [string, string] =>
+        RUNTIME_ENV.test(entry[0]) && typeof entry[1] === 'string',
+    ),
+  );
 }
 
 /** The agent's environment without its credentials, with `extra` set (undefined: left as is). */

@@ -11,7 +11,8 @@
 import { InputError } from '@sluice/errors';
 import type { Executor } from '@sluice/db';
 import type { TaskType } from '@sluice/protocol';
-import type { KubeMetadata } from '@sluice/runtime-spec';
+import { renderLocalEngineEnv } from '@sluice/runtime-spec';
+import type { KubeMetadata, RuntimeSpec } from '@sluice/runtime-spec';
 import type { CertificateService } from './certificate-service.js';
 import type { IdentityService } from './identity-service.js';
 import { planKubernetesStart } from './kubernetes-plan.js';
@@ -74,7 +75,7 @@ export function createTaskPlanner(options: TaskPlannerOptions): TaskPlanner {
       }
       if (spec.runtimeScheduler?.type === 'KubernetesPod')
         return planKubernetesStart(trx, options, { ...build, spec });
-      return planLocalStart(trx, options, build);
+      return planLocalStart(trx, options, build, spec);
     },
     async planStop(trx, build) {
       const rows = await trx
@@ -94,9 +95,16 @@ async function planLocalStart(
   trx: Executor,
   { ctx, identity }: TaskPlannerOptions,
   build: PlanInput,
+  runtime: RuntimeSpec,
 ): Promise<StartPlan> {
   const engineToken = await identity.issueEngineToken(trx, build);
-  const spec = { buildId: build.buildId, engineToken, serverUrl: ctx.config.publicUrl ?? '' };
+  const spec = {
+    buildId: build.buildId,
+    engineToken,
+    serverUrl: ctx.config.publicUrl ?? '',
+    // userEnvVars, hostPath userVolumeMounts and the proxy, set on the engine process.
+    env: renderLocalEngineEnv(runtime),
+  };
   return { ok: true, tasks: [{ type: 'RunEngine', spec, sealed: true }] };
 }
 
