@@ -6,6 +6,7 @@
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { InputError } from '@sluice/errors';
+import { proxyVariables } from '@sluice/engine/step-settings';
 // The endpoint module only: the package's index loads dockerode (about 20 MiB) into every command.
 import { DEFAULT_DOCKER_HOST, loadTlsFiles } from '@sluice/docker/endpoint';
 import type { DockerEndpoint } from '@sluice/docker/endpoint';
@@ -61,18 +62,7 @@ export function loadConfig(
   stdinIsTty = Boolean(process.stdin.isTTY),
 ): Readonly<CliConfig> {
   const configHome = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
-  const proxy: Record<string, string> = {};
-  for (const name of [
-    'HTTP_PROXY',
-    'HTTPS_PROXY',
-    'NO_PROXY',
-    'http_proxy',
-    'https_proxy',
-    'no_proxy',
-  ]) {
-    const value = env[name];
-    if (value) proxy[name] = value;
-  }
+  const proxy = proxyVariables(env);
   return Object.freeze({
     dockerHost: env.DOCKER_HOST || DEFAULT_DOCKER_HOST,
     dockerCertPath: env.DOCKER_CERT_PATH || undefined,
