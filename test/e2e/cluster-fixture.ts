@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { CoreV1Api, StorageV1Api } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { exportSecretKey, generateSecretKey } from '@sluice/pki';
+import { createNamespace } from '@sluice/kube/testing';
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 import { buildObjectName } from '@sluice/runtime-spec';
@@ -21,7 +22,7 @@ import {
   startRegistry,
   TEST_IMAGES,
 } from '@sluice/testkit';
-import type { TestRegistry } from '@sluice/testkit';
+import type { KubernetesCluster, TestRegistry } from '@sluice/testkit';
 import { SLUICE_AGENT_BIN, SLUICE_BIN } from './cli-harness.js';
 
 export const ADMIN_TOKEN = 'slu_u_runner-cluster-admin-0123456789';
@@ -320,4 +321,37 @@ export function writeRuntimeFile(
     join(dir, file),
     `type: runtime\nname: ${runtime.name}\nhost: ${runtime.host}\nnamespace: ${runtime.namespace}\ntoken: ${runtime.token}\ncrt: |\n${crt}\n`,
   );
+}
+
+export interface BuildPlane {
+  registry: TestRegistry;
+  plane: ControlPlane;
+  /** The node's bridge address: how pods reach this machine. */
+  gateway: string;
+}
+
+/**
+ * What a test of builds on the cluster starts from: the step images' registry mirror, a
+ * control plane (embedded database) pods reach through the node's bridge, the namespace, and
+ * a Kubernetes runtime environment on the test images that is the account default.
+ */
+export async function startBuildPlane(
+  cluster: KubernetesCluster,
+  options: { dir: string; namespace: string; runtime: string },
+): Promise<BuildPlane> {
+  const registry = await prepareBuildCluster(cluster.kubeConfig);
+  const gateway = (cluster.podSubnet ?? '').replace(/\.0\/24$/, '.1');
+  const plane = await startControlPlane({
+    database: { dataDir: join(options.dir, 'data') },
+    logPath: join(options.dir, 'server.log'),
+  });
+  await createNamespace(cluster, options.namespace);
+  await createKubeRuntime(plane.admin, {
+    name: options.runtime,
+    namespace: options.namespace,
+    controlPlaneUrl: `http://${gateway}:${plane.port}`,
+    registryMirror: `${gateway}:${registry.port}`,
+    isDefault: true,
+  });
+  return { registry, plane, gateway };
 }

@@ -9,7 +9,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { createNamespace } from '@sluice/kube/testing';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, SluiceClient } from '@sluice/protocol';
 import { buildObjectName } from '@sluice/runtime-spec';
@@ -19,11 +18,9 @@ import {
   addHostPathVolume,
   buildObjects,
   createAgentToken,
-  createKubeRuntime,
   objectCount,
-  prepareBuildCluster,
   startAgentProcess,
-  startControlPlane,
+  startBuildPlane,
   waitForProbe,
 } from './cluster-fixture.js';
 import type { AgentProcess, ControlPlane } from './cluster-fixture.js';
@@ -72,21 +69,12 @@ let volumes = 0;
 before(async () => {
   await cluster.ready();
   temp = await makeTempDir('sluice-pod-failures-');
-  registry = await prepareBuildCluster(cluster().kubeConfig);
-  const gateway = (cluster().podSubnet ?? '').replace(/\.0\/24$/, '.1');
-  plane = await startControlPlane({
-    database: { dataDir: join(temp.path, 'data') },
-    logPath: join(temp.path, 'server.log'),
-  });
-  admin = plane.admin;
-  await createNamespace(cluster(), NS);
-  await createKubeRuntime(admin, {
-    name: RUNTIME,
+  ({ registry, plane } = await startBuildPlane(cluster(), {
+    dir: temp.path,
     namespace: NS,
-    controlPlaneUrl: `http://${gateway}:${plane.port}`,
-    registryMirror: `${gateway}:${registry.port}`,
-    isDefault: true,
-  });
+    runtime: RUNTIME,
+  }));
+  admin = plane.admin;
   pipelines = await createPipelines(admin, 'pods', {
     echo: 'version: "1.0"\nsteps:\n  hello:\n    image: sluice/busybox:1\n    commands: ["echo hi"]\n',
     failing:

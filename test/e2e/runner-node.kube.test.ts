@@ -10,7 +10,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { createNamespace } from '@sluice/kube/testing';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 import { CLUSTER_IMAGES, makeTempDir, useKubernetes } from '@sluice/testkit';
@@ -19,12 +18,10 @@ import {
   addHostPathVolume,
   buildObjects,
   createAgentToken,
-  createKubeRuntime,
   expectedObjects,
   objectCount,
-  prepareBuildCluster,
   startAgentProcess,
-  startControlPlane,
+  startBuildPlane,
   waitForProbe,
 } from './cluster-fixture.js';
 import type { AgentProcess, BuildObjects, ControlPlane } from './cluster-fixture.js';
@@ -92,21 +89,12 @@ let volumes = 0;
 before(async () => {
   await cluster.ready();
   temp = await makeTempDir('sluice-runner-node-');
-  registry = await prepareBuildCluster(cluster().kubeConfig);
-  const gateway = (cluster().podSubnet ?? '').replace(/\.0\/24$/, '.1');
-  plane = await startControlPlane({
-    database: { dataDir: join(temp.path, 'data') },
-    logPath: join(temp.path, 'server.log'),
-  });
-  admin = plane.admin;
-  await createNamespace(cluster(), NS);
-  await createKubeRuntime(admin, {
-    name: RUNTIME,
+  ({ registry, plane } = await startBuildPlane(cluster(), {
+    dir: temp.path,
     namespace: NS,
-    controlPlaneUrl: `http://${gateway}:${plane.port}`,
-    registryMirror: `${gateway}:${registry.port}`,
-    isDefault: true,
-  });
+    runtime: RUNTIME,
+  }));
+  admin = plane.admin;
   const yamls = Object.fromEntries(
     Object.entries(PIPELINES).map(([name, lines]) => [name, `${lines.join('\n')}\n`] as const),
   );

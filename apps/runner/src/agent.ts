@@ -128,11 +128,15 @@ export async function startAgent(
     for (const backend of backends)
       if (backend.monitor !== undefined)
         loops.push(
-          backend.monitor(
-            (buildId, body) =>
+          backend.monitor({
+            report: (buildId, body) =>
               client.call('agentInfrastructureError', { params: { buildId }, body }),
             signal,
-          ),
+            onPass: (seconds, phases) => {
+              metrics.reconcileDone('pod-monitor', backend.runtime, seconds);
+              metrics.setBuildPods(backend.runtime, phases);
+            },
+          }),
         );
     if (config.reapIntervalMs > 0)
       loops.push(

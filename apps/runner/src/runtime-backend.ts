@@ -49,7 +49,12 @@ export interface RuntimeBackend {
    * Watches the runtime's build pods until the signal aborts, reporting those that failed for
    * an infrastructure reason (Kubernetes only: a local engine's end is its own report).
    */
-  monitor?(report: ReportInfrastructureError, signal: AbortSignal): Promise<void>;
+  monitor?(options: {
+    report: ReportInfrastructureError;
+    signal: AbortSignal;
+    /** After each pass: how long it took and the build pods by phase. */
+    onPass?(seconds: number, phases: Record<string, number>): void;
+  }): Promise<void>;
   /** Failed requests to the runtime's API (Kubernetes) by kind, since the backend was made. */
   apiErrors?(): Readonly<Record<string, number>>;
   /** Lets go of connections and child processes' handles; does not stop running builds. */

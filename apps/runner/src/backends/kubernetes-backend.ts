@@ -101,7 +101,7 @@ function kubernetesBackend(
         if (tasks.size === 0) inFlight.delete(build);
       }
     },
-    monitor: (report, signal) => {
+    monitor: ({ report, signal, onPass }) => {
       const monitor = new PodMonitor({
         kube,
         runtime: target.name,
@@ -115,7 +115,7 @@ function kubernetesBackend(
         podFailureGraceMs: options.podFailureGraceMs ?? RUNNER_DEFAULTS.podFailureGraceMs,
         unschedulableGraceMs: options.unschedulableGraceMs ?? RUNNER_DEFAULTS.unschedulableGraceMs,
       });
-      return runPodMonitor(monitor, logger, signal);
+      return runPodMonitor(monitor, { logger, signal, onPass });
     },
     health: async () => (await check()).health,
     listBuildObjects: () => listBuildObjects(kube, target.name, namespace),

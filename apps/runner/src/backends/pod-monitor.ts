@@ -27,8 +27,6 @@ export interface PodMonitorOptions {
   deletedByAgent(pod: string): boolean;
   /** The control plane acted on a report: stop waiting on the build's tasks in flight. */
   onSettled(buildId: string): void;
-  /** Build pods by phase, after each pass. */
-  onPhases?(phases: Record<string, number>): void;
   podFailureGraceMs: number;
   unschedulableGraceMs: number;
   clock?: () => number;
@@ -51,7 +49,8 @@ export class PodMonitor {
     this.#clock = options.clock ?? Date.now;
   }
 
-  async pass(signal?: AbortSignal): Promise<void> {
+  /** One pass; resolves to the build pods by phase. */
+  async pass(signal?: AbortSignal): Promise<Record<string, number>> {
     const { kube, namespace, runtime } = this.#options;
     const pods = await kube.listPods(
       { namespace, labelSelector: runtimeSelector(runtime) },
@@ -81,7 +80,7 @@ export class PodMonitor {
     for (const key of this.#stuckSince.keys())
       if (!uids.has(key.slice(0, key.indexOf('/')))) this.#stuckSince.delete(key);
     for (const uid of this.#reported) if (!uids.has(uid)) this.#reported.delete(uid);
-    this.#options.onPhases?.(phases);
+    return phases;
   }
 
   async #check(pod: KubePod, buildId: string, uid: string): Promise<void> {
@@ -121,12 +120,18 @@ export class PodMonitor {
 /** A pass every `POD_MONITOR_INTERVAL_MS` until the signal aborts; a failed pass is logged. */
 export async function runPodMonitor(
   monitor: PodMonitor,
-  logger: Logger,
-  signal: AbortSignal,
+  options: {
+    logger: Logger;
+    signal: AbortSignal;
+    onPass?: ((seconds: number, phases: Record<string, number>) => void) | undefined;
+  },
 ): Promise<void> {
+  const { logger, signal } = options;
   while (!signal.aborted) {
+    const started = performance.now();
     try {
-      await monitor.pass(signal);
+      const phases = await monitor.pass(signal);
+      options.onPass?.((performance.now() - started) / 1000, phases);
     } catch (err) {
       if (!signal.aborted) logger.warn('pod monitor pass failed', { reason: describeError(err) });
     }
