@@ -53,6 +53,13 @@ test('segments whose every chunk is acknowledged are deleted; the newest one is 
   assert.equal(spool.unacknowledged, 0);
   await spool.remove();
   await assert.rejects(stat(dir), { code: 'ENOENT' });
+  // The directory of spools stays while another build's spool is in it, and goes once empty.
+  const parent = join(root, 'several');
+  const [a, b] = [await LogSpool.open(join(parent, 'a')), await LogSpool.open(join(parent, 'b'))];
+  await a.remove();
+  assert.deepEqual(await readdir(parent), ['b']);
+  await b.remove();
+  await assert.rejects(stat(parent), { code: 'ENOENT' });
 });
 
 test('a spool reopened after its process died keeps every whole record and cuts a torn one', async () => {

@@ -12,9 +12,9 @@
  * are not fsynced: the spool survives the engine process, not the machine.
  * @module
  */
-import { mkdir, open, readdir, readFile, rm, truncate, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, rmdir, truncate, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describeError } from '@sluice/errors';
 import { silentLogger } from '@sluice/log';
 import type { Logger } from '@sluice/log';
@@ -170,17 +170,22 @@ export class LogSpool {
     this.#file = undefined;
   }
 
-  /** Closes the spool and deletes its directory: every chunk reached the control plane. */
+  /**
+   * Closes the spool and deletes its directory: every chunk reached the control plane. The
+   * directory of spools goes too once it is empty (no other build's spool is in it).
+   */
   async remove(): Promise<void> {
     await this.close();
     await rm(this.dir, { recursive: true, force: true });
+    await rmdir(dirname(this.dir)).catch(() => {});
   }
 
   async #write(held: Held, record: string): Promise<void> {
     if (this.#diskFailed) return;
     try {
       const segment = await this.#activeSegment(held.chunk.seq);
-      await this.#file?.write(record);
+      // appendFile writes the whole record (a plain write may stop short).
+      await this.#file?.appendFile(record);
       segment.lastSeq = held.chunk.seq;
       segment.bytes += held.bytes;
       held.written = true;

@@ -7,7 +7,7 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { silentLogger } from '@sluice/log';
 import { makeTempDir } from '@sluice/testkit';
@@ -102,4 +102,27 @@ test('the exit of an engine this instance started removes its pid file', async (
   while (existsSync(processes.pidFilePath('bld_c')))
     await new Promise((resolve) => setTimeout(resolve, 20));
   assert.deepEqual(processes.list(), []);
+});
+
+test('logs and log spools of builds that no longer run go after the retention; fresh ones stay', () => {
+  const stateDir = join(temp.path, 'retention');
+  const processes = EngineProcesses.create({
+    stateDir,
+    command: COMMAND,
+    logger: silentLogger,
+    logRetentionMs: 3_600_000,
+  });
+  const old = new Date(Date.now() - 7_200_000);
+  for (const buildId of ['bld_old', 'bld_new']) {
+    writeFileSync(join(stateDir, `${buildId}.log`), 'output\n');
+    mkdirSync(join(stateDir, 'log-spool', buildId), { recursive: true });
+    writeFileSync(join(stateDir, 'log-spool', buildId, '000000000001.seg'), '{"seq":0}\n');
+  }
+  utimesSync(join(stateDir, 'bld_old.log'), old, old);
+  utimesSync(join(stateDir, 'log-spool', 'bld_old'), old, old);
+  assert.deepEqual(processes.list(), []);
+  assert.ok(!existsSync(join(stateDir, 'bld_old.log')));
+  assert.ok(!existsSync(join(stateDir, 'log-spool', 'bld_old')));
+  assert.ok(existsSync(join(stateDir, 'bld_new.log')));
+  assert.ok(existsSync(join(stateDir, 'log-spool', 'bld_new', '000000000001.seg')));
 });

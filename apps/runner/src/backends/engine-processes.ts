@@ -5,6 +5,8 @@
  * whatever it started, and an agent that dies does not take its builds down. A pid file is
  * trusted only while /proc shows that process alive, running the command it was started with,
  * for that build (`SLUICE_BUILD_ID` in its environment), so a reused pid is never signalled.
+ * Engine logs and log spools (`log-spool/<buildId>/`) of builds that no longer run are deleted
+ * after the retention.
  * @module
  */
 import { spawn } from 'node:child_process';
@@ -43,6 +45,8 @@ export interface EngineProcessesOptions {
 /** How a stop went: the engine ended on SIGTERM, needed SIGKILL, or was not running. */
 export type StopOutcome = 'stopped' | 'killed' | 'not-running';
 
+/** Where the local runtime's engines keep their log spools, under the state directory. */
+export const SPOOL_DIR = 'log-spool';
 /** A process that ignores SIGKILL this long is stuck in the kernel (uninterruptible I/O). */
 const KILL_WAIT_MS = 10_000;
 const POLL_MS = 100;
@@ -188,13 +192,22 @@ export class EngineProcesses {
     for (const name of names.filter((n) => n.endsWith('.log'))) {
       const buildId = name.slice(0, -'.log'.length);
       if (names.includes(`${buildId}.json`)) continue;
-      const path = join(this.#options.stateDir, name);
-      try {
-        if (statSync(path).mtimeMs < cutoff) rmSync(path, { force: true });
-      } catch {
-        // Removed meanwhile.
-      }
+      removeOlderThan(join(this.#options.stateDir, name), cutoff);
     }
+    // The log spools a killed engine left (docs/build-logs.md): kept as long as its output.
+    const spools = join(this.#options.stateDir, SPOOL_DIR);
+    for (const buildId of existsSync(spools) ? readdirSync(spools) : []) {
+      if (!names.includes(`${buildId}.json`)) removeOlderThan(join(spools, buildId), cutoff);
+    }
+  }
+}
+
+/** Removes a file or directory last changed before `cutoff`. */
+function removeOlderThan(path: string, cutoff: number): void {
+  try {
+    if (statSync(path).mtimeMs < cutoff) rmSync(path, { recursive: true, force: true });
+  } catch {
+    // Removed meanwhile.
   }
 }
 

@@ -17,7 +17,7 @@ import { RUNNER_ENV } from '../parse-runner-config.js';
 import type { LocalTarget } from '../runner-config.js';
 import { TaskFailure } from '../runtime-backend.js';
 import type { BuildObjectRef, RuntimeBackend } from '../runtime-backend.js';
-import { EngineProcesses } from './engine-processes.js';
+import { EngineProcesses, SPOOL_DIR } from './engine-processes.js';
 import type { StopOutcome } from './engine-processes.js';
 import {
   checkDocker,
@@ -160,7 +160,7 @@ class LocalBackend implements RuntimeBackend {
       DOCKER_HOST: this.#target.dockerHost,
       // Beside the pid files, not in whatever directory the agent was started from.
       SLUICE_LOG_SPOOL_DIR:
-        this.#env.SLUICE_LOG_SPOOL_DIR || join(this.#target.stateDir, 'log-spool'),
+        this.#env.SLUICE_LOG_SPOOL_DIR || join(this.#target.stateDir, SPOOL_DIR),
     });
     try {
       const { pid } = await this.#engines.start(buildId, env);
