@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, SluiceClient } from '@sluice/protocol';
 import { buildObjectName } from '@sluice/runtime-spec';
-import { CLUSTER_IMAGES, makeTempDir, useKubernetes } from '@sluice/testkit';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { CLUSTER_IMAGES, makeTempDir, runCommand, useKubernetes } from '@sluice/testkit';
 import type { TempDir, TestRegistry } from '@sluice/testkit';
 import {
   addHostPathVolume,
@@ -79,6 +80,7 @@ before(async () => {
     echo: 'version: "1.0"\nsteps:\n  hello:\n    image: sluice/busybox:1\n    commands: ["echo hi"]\n',
     failing:
       'version: "1.0"\nsteps:\n  broken:\n    image: sluice/busybox:1\n    commands: ["exit 3"]\n',
+    slow: 'version: "1.0"\nsteps:\n  wait:\n    image: sluice/busybox:1\n    commands: ["echo sleeping", "sleep 600"]\n',
   });
   const { token } = await createAgentToken(admin, 'pods-agent', [RUNTIME]);
   agent = await startAgentProcess({
@@ -105,7 +107,9 @@ after(async () => {
 });
 
 /** Runs the pipeline with the runtime broken one way; the finished build and its pods' names. */
-async function runBroken(broken: keyof typeof BREAK | undefined, pipeline: 'echo' | 'failing') {
+type PipelineName = 'echo' | 'failing' | 'slow';
+
+async function runBroken(broken: keyof typeof BREAK | undefined, pipeline: PipelineName) {
   const patch = (body: Record<string, unknown>) =>
     admin.call('patchRuntimeEnvironment', { params: { name: RUNTIME }, body: { patch: body } });
   if (broken !== undefined) await patch(BREAK[broken]);
@@ -116,7 +120,12 @@ async function runBroken(broken: keyof typeof BREAK | undefined, pipeline: 'echo
   }
 }
 
-async function runBuild(pipeline: 'echo' | 'failing', what: string) {
+/** Runs the pipeline, with `during` alongside; the finished build and its pods' names. */
+async function runBuild(
+  pipeline: PipelineName,
+  what: string,
+  during?: (buildId: string) => Promise<void>,
+) {
   volumes += 1;
   await addHostPathVolume(
     cluster().kubeConfig,
@@ -128,6 +137,7 @@ async function runBuild(pipeline: 'echo' | 'failing', what: string) {
     body: {},
   });
   const pods = new Set<string>();
+  const alongside = during?.(created.id);
   const build = await waitForProbe(
     `build ${created.id} (${what}) to end (logs in ${temp.path})`,
     async (): Promise<Build | undefined> => {
@@ -139,6 +149,7 @@ async function runBuild(pipeline: 'echo' | 'failing', what: string) {
     FAILURE_TIMEOUT_MS,
     500,
   );
+  await alongside;
   await waitForProbe(
     `build ${created.id}'s objects deleted`,
     async () => objectCount(await buildObjects(cluster().kubeConfig, NS, created.id)) === 0,
@@ -149,6 +160,27 @@ async function runBuild(pipeline: 'echo' | 'failing', what: string) {
     pods: [...pods].sort(),
     took: `${what}: ${build.status} after ${seconds.toFixed(1)} s`,
   };
+}
+
+/** SIGKILLs the engine's process, as the kernel's OOM killer or a crash would end it. */
+async function killEngine(buildId: string): Promise<void> {
+  const core = cluster().kubeConfig.makeApiClient(CoreV1Api);
+  const pod = await core.readNamespacedPod({
+    namespace: NS,
+    name: buildObjectName('engine', buildId),
+  });
+  const container = (pod.status?.containerStatuses?.[0]?.containerID ?? '').replace(
+    /^\w+:\/\//,
+    '',
+  );
+  const socket = cluster().containerdSocket ?? '';
+  const tasks = await runCommand('ctr', ['--address', socket, '-n', 'k8s.io', 'tasks', 'ls']);
+  const pid = tasks.stdout
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .find(([id]) => id === container)?.[1];
+  assert.ok(pid, `the engine container ${container} runs: ${tasks.stdout}`);
+  process.kill(Number(pid), 'SIGKILL');
 }
 
 function expectRetriedOnce(build: Build, pods: string[], reason: RegExp): void {
@@ -198,4 +230,26 @@ test("a failing step is the user's error: the build ends failure on its first po
     pods.filter((p) => p.startsWith('engine')),
     [buildObjectName('engine', build.id)],
   );
+});
+
+test('an engine SIGKILLed while its step runs ends the build error with the reason, never running for ever', async (t) => {
+  const { build, took } = await runBuild('slow', 'engine killed', async (buildId) => {
+    await waitForProbe(
+      'the step printing',
+      async () => {
+        const log = await admin.raw('buildLog', { params: { buildId } });
+        return (await log.text()).includes('[wait] sleeping');
+      },
+      FAILURE_TIMEOUT_MS,
+      500,
+    );
+    await killEngine(buildId);
+  });
+  t.diagnostic(took);
+  assert.equal(build.status, 'error', JSON.stringify(build));
+  assert.match(
+    build.reason ?? '',
+    /^Infrastructure error on pod engine-\S+: Error: container engine exited with code 137 \(Error\) \(not retried: its steps had started\)$/,
+  );
+  assert.equal(build.steps[0]?.status, 'terminated');
 });
