@@ -2,61 +2,17 @@
  * `/readyz` while PostgreSQL cannot be reached: the server's connections go through a TCP proxy
  * the test cuts (every connection reset, new ones refused, as when the database host goes
  * away) and then restores on the same port. Not ready with the reason meanwhile, and no driver
- * text in the answer; liveness and `/metrics` keep answering; ready again once it is back.
+ * text in the answer; liveness and `/metrics` keep answering (and the queries in flight when the
+ * connection went fail without taking the process down); ready again once it is back.
  * @module
  */
 import assert from 'node:assert/strict';
-import { createConnection, createServer } from 'node:net';
-import type { Server, Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { openDatabase } from '@sluice/db';
 import { useTestDatabases } from '@sluice/db/testing';
 import { startTestServer } from './server-harness.test-support.js';
-import { sample, scrape } from '@sluice/testkit';
+import { sample, scrape, startCuttableProxy } from '@sluice/testkit';
 
 const databases = useTestDatabases({ kinds: ['postgres'] });
-
-interface CuttableProxy {
-  url: string;
-  cut(): Promise<void>;
-  restore(): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** A TCP proxy to the database of `url`; `cut()` drops every connection and stops listening. */
-async function cuttableProxy(url: string): Promise<CuttableProxy> {
-  const target = new URL(url);
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = createConnection(Number(target.port), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => socket.destroy());
-      socket.on('close', () => sockets.delete(socket));
-    }
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-    client.pipe(upstream).pipe(client);
-  });
-  const listen = (port: number) =>
-    new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  await listen(0);
-  const port = (server.address() as AddressInfo).port;
-  const proxied = new URL(url);
-  proxied.host = `127.0.0.1:${port}`;
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    });
-  return { url: proxied.toString(), cut: stop, restore: () => listen(port), close: stop };
-}
 
 async function readyz(base: string) {
   const response = await fetch(`${base}/readyz`);
@@ -68,7 +24,7 @@ databases.test(
   async () => {
     const { url } = await databases.prepare('postgres');
     assert.ok(url !== undefined);
-    const proxy = await cuttableProxy(url);
+    const proxy = await startCuttableProxy(url);
     const database = await openDatabase({ url: proxy.url, connectionTimeoutMs: 5_000 });
     const t = await startTestServer(database, { metricsPort: 0 });
     try {

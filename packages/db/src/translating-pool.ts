@@ -34,6 +34,13 @@ export function createTranslatingPool(
       }
       let wrapped = clients.get(client);
       if (wrapped === undefined) {
+        // pg-pool listens for a client's errors only while it is idle. A connection lost under
+        // a running query emits 'error' too, and with no listener Node throws it as an
+        // uncaught exception: the server would die with its database. The query itself rejects
+        // (translated); the event goes to the pool's handler, which logs it, once.
+        client.on('error', (err: Error) => {
+          if (client.listenerCount('error') === 1) pool.emit('error', err, client);
+        });
         wrapped = new TranslatingClient(client);
         clients.set(client, wrapped);
       }

@@ -40,3 +40,5 @@ export { family, parseMetrics, sample, scrape } from './prometheus-text.js';
 export { startHttpProxy } from './http-proxy.js';
 export type { HttpProxy, StartHttpProxyOptions } from './http-proxy.js';
 export type { MetricFamily, Sample, Scrape } from './prometheus-text.js';
+export { startCuttableProxy } from './tcp-proxy.js';
+export type { CuttableProxy } from './tcp-proxy.js';
