@@ -114,7 +114,7 @@ function keyText(value: unknown): string {
  * What each alias stands for: the last node before it, in document order, with its anchor (the
  * library's own rule). One walk, without recursion, keys before values.
  */
-function aliasTargets(doc: Document): Map<Alias, Node> {
+export function aliasTargets(doc: Document): Map<Alias, Node> {
   const targets = new Map<Alias, Node>();
   const named = new Map<string, Node>();
   const stack: unknown[] = [doc.contents];

@@ -4,12 +4,13 @@
  * @module
  */
 import { isMap, isPair, isScalar, isSeq, parseDocument } from 'yaml';
-import type { Document, Node } from 'yaml';
+import type { Node } from 'yaml';
 import { ISSUE_CODES } from './pipeline-issue.js';
 import { sourceOffset } from './scalar-offsets.js';
 import { describeYamlProblems } from './yaml-diagnostics.js';
 import { addDuplicateKeyErrors } from './yaml-duplicate-keys.js';
 import { createNodeIndex } from './yaml-node-index.js';
+import { toPlainValue } from './yaml-plain-value.js';
 import { checkYamlStructure } from './yaml-structure.js';
 import type { IssuePath, PipelineIssue } from './pipeline-issue.js';
 import type { Position } from './model.js';
@@ -130,14 +131,4 @@ function positionIndex(text: string): (offset: number) => Position {
     }
     return { line: low + 1, column: Math.max(1, at - (starts[low] ?? 0) + 1) };
   };
-}
-
-function toPlainValue(doc: Document, fail: (message: string) => void): unknown {
-  try {
-    return doc.toJS({ maxAliasCount: 1000 });
-  } catch (err) {
-    // The structure check rules out what is known to throw; this is the last line of defence.
-    fail(err instanceof Error ? err.message : String(err));
-    return null;
-  }
 }

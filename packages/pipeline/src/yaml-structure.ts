@@ -16,8 +16,17 @@ export interface StructureProblem {
 
 /** Far beyond any real pipeline, far below what exhausts the stack. */
 const MAX_DEPTH = 100;
-/** Nodes after expanding every alias; a real pipeline has a few thousand. */
+/**
+ * Values aliases may add to what is written (an alias bomb adds millions); a real pipeline adds a
+ * few thousand. What is written is bounded by the size limit, so it does not count: a 1 MiB file
+ * holds some 300,000 values, and one small alias in it is no bomb.
+ */
 const MAX_EXPANDED_NODES = 100_000;
+/**
+ * Aliases in one file. Turning the document into values (the library's `toJS`) looks each alias
+ * up among all anchors and aliases before it, which is quadratic in their number.
+ */
+const MAX_ALIASES = 20_000;
 
 type Item = Node | Pair<Node | null, Node | null>;
 
@@ -37,6 +46,9 @@ interface Walk {
   sizes: Map<Item, number>;
   problems: StructureProblem[];
   biggestAlias: { node: Node; size: number } | undefined;
+  /** Values and pairs as written, an alias counting one. */
+  written: number;
+  aliases: number;
 }
 
 export function checkYamlStructure(doc: Document): StructureProblem[] {
@@ -49,6 +61,8 @@ export function checkYamlStructure(doc: Document): StructureProblem[] {
     sizes: new Map(),
     problems: [],
     biggestAlias: undefined,
+    written: 0,
+    aliases: 0,
   };
   if (!enter(root, walk)) return walk.problems;
   while (walk.stack.length > 0) {
@@ -68,7 +82,13 @@ function enter(item: Item, walk: Walk): boolean {
     walk.problems.push({ offset: start(isPair(item) ? item.key : item), message });
     return false;
   }
+  walk.written++;
   if (isAlias(item)) {
+    if (++walk.aliases > MAX_ALIASES) {
+      const message = `The file uses more than ${MAX_ALIASES} aliases; write the values out or use fewer anchors`;
+      walk.problems.push({ offset: start(item), message });
+      return false;
+    }
     visitAlias(item, walk);
     return true;
   }
@@ -135,7 +155,7 @@ export function isMergeKey(pair: Pair<unknown, unknown>): boolean {
 }
 
 function expansionProblem(walk: Walk, total: number): StructureProblem[] {
-  if (total <= MAX_EXPANDED_NODES || walk.biggestAlias === undefined) return [];
+  if (total - walk.written <= MAX_EXPANDED_NODES || walk.biggestAlias === undefined) return [];
   const { node, size: biggest } = walk.biggestAlias;
   const name = (node as Node & { source: string }).source;
   return [
