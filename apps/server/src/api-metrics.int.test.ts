@@ -68,9 +68,11 @@ databases.test('every series is in /metrics, and they move as builds run', async
       family(before, name);
     family(before, 'sluice_server_build_dispatch_seconds', 'histogram');
     family(before, 'sluice_server_log_lines_received_total', 'counter');
+    family(before, 'sluice_server_builds_finished_total', 'counter');
     family(before, 'sluice_server_http_request_duration_seconds', 'histogram');
     assert.equal(sample(before, 'sluice_server_database_up'), 1);
     assert.equal(sample(before, 'sluice_server_builds', { status: 'pending' }), 0);
+    assert.equal(sample(before, 'sluice_server_builds_finished_total', { status: 'success' }), 0);
     const max = database.kind === 'pglite' ? 1 : 10;
     assert.equal(sample(before, 'sluice_server_db_pool_connections', { state: 'max' }), max);
     assert.equal(sample(before, 'sluice_server_build_dispatch_seconds'), 0);
@@ -108,7 +110,8 @@ databases.test('every series is in /metrics, and they move as builds run', async
       sample(done, 'sluice_server_log_lines_received_total'),
       (sample(taken, 'sluice_server_log_lines_received_total') ?? 0) + 3,
     );
-    assert.equal(sample(done, 'sluice_server_builds', { status: 'success' }), 1);
+    assert.equal(sample(done, 'sluice_server_builds_finished_total', { status: 'success' }), 1);
+    assert.equal(sample(done, 'sluice_server_builds', { status: 'success' }), undefined);
     assert.equal(sample(done, 'sluice_server_builds', { status: 'pending' }), 0);
     assert.equal(sample(done, 'sluice_server_builds', { status: 'elected' }), 1);
     assert.ok(httpCount(done, 'POST', '/api/engine/v1/log', '2xx') >= 1);

@@ -2,13 +2,16 @@
  * The control plane's Prometheus metrics, on a registry of its own (never prom-client's global
  * one, so two servers in one process, as in tests, keep theirs apart). Counted as things happen:
  * HTTP requests by route template, log lines received, builds handed to an agent (how long they
- * waited). Read at each scrape: builds by status and the two queues (builds pending, tasks
- * waiting for an agent) from the database, in two small queries with a time limit, and the
- * database pool from the driver. Plus the process's own metrics, prefixed `sluice_server_`.
+ * waited), builds finished by status. Read at each scrape: the builds not yet finished by status
+ * and the two queues (builds pending, tasks waiting for an agent) from the database, in two
+ * small queries with a time limit that read only unfinished work (through the account+status
+ * index; the finished builds, which only grow, are never counted), and the database pool from
+ * the driver. Plus the process's own metrics, prefixed `sluice_server_`.
  * @module
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { BUILD_STATUSES, sql } from '@sluice/db';
+import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Database } from '@sluice/db';
 import type { Logger } from '@sluice/log';
 import { withTimeout } from './with-timeout.js';
@@ -27,6 +30,8 @@ export interface ServerMetrics {
   logLinesReceived(lines: number): void;
   /** A build was handed to an agent for the first time, `seconds` after it was created. */
   buildDispatched(seconds: number): void;
+  /** A build ended with `status` (counted by the transaction that ends it). */
+  buildFinished(status: string): void;
   /** Reads the database-backed series, then renders every series as Prometheus text. */
   render(): Promise<string>;
 }
@@ -64,6 +69,13 @@ export function createServerMetrics(options: ServerMetricsOptions): ServerMetric
     buckets: DISPATCH_BUCKETS,
     registers,
   });
+  const finished = new Counter({
+    name: 'sluice_server_builds_finished_total',
+    help: 'Builds ended, by status (counted by the server process that ended them)',
+    labelNames: ['status'],
+    registers,
+  });
+  for (const status of FINISHED_STATUSES) finished.inc({ status }, 0);
   const fromDatabase = databaseSeries(registry, options);
   return {
     contentType: registry.contentType,
@@ -74,6 +86,7 @@ export function createServerMetrics(options: ServerMetricsOptions): ServerMetric
       ),
     logLinesReceived: (lines) => logLines.inc(lines),
     buildDispatched: (seconds) => dispatch.observe(Math.max(0, seconds)),
+    buildFinished: (status) => finished.inc({ status }),
     async render() {
       await fromDatabase.refresh();
       return registry.metrics();
@@ -96,7 +109,7 @@ function databaseSeries(registry: Registry, options: ServerMetricsOptions): Data
   });
   const builds = new Gauge({
     name: 'sluice_server_builds',
-    help: 'Builds by status, all accounts',
+    help: 'Builds not yet finished, by status (pending, elected, running, pending-approval), all accounts',
     labelNames: ['status'],
     registers,
   });
@@ -145,7 +158,7 @@ function databaseSeries(registry: Registry, options: ServerMetricsOptions): Data
       'reading the metrics from the database',
     );
     builds.reset();
-    for (const status of BUILD_STATUSES) builds.set({ status }, 0);
+    for (const status of UNFINISHED) builds.set({ status }, 0);
     let pending = { count: 0, oldest: undefined as Date | undefined };
     for (const row of byStatus) {
       builds.set({ status: row.status }, row.count);
@@ -184,17 +197,32 @@ interface CountRow {
   oldest: Date | string | null;
 }
 
-/** Builds by status (with the oldest of each), and the tasks ready for an agent now. */
+const UNFINISHED = BUILD_STATUSES.filter((status) => !FINISHED_STATUSES.includes(status));
+
+/**
+ * Unfinished builds by status (with the oldest of each), and the tasks ready for an agent now.
+ * Builds are read account by account through the (account_id, status) index, so the cost is
+ * the unfinished builds', however many have finished.
+ */
 async function readQueues(
   database: Database,
   now: Date,
 ): Promise<[(CountRow & { status: string })[], CountRow]> {
   const byStatus = await sql<CountRow & { status: string }>`
-    select status, count(*)::int as count, min(created_at) as oldest
-    from builds group by status`.execute(database.db);
+    select b.status, count(*)::int as count, min(b.created_at) as oldest
+    from accounts a cross join lateral (
+      select status, created_at from builds
+      where account_id = a.id and status in (${sql.join(UNFINISHED)})
+    ) b
+    group by b.status`.execute(database.db);
+  // Per runtime through the (runtime, status, available_at) index: done tasks are never read.
   const tasks = await sql<CountRow>`
-    select count(*)::int as count, min(available_at) as oldest
-    from tasks where status = 'queued' and available_at <= ${now}`.execute(database.db);
+    select count(*)::int as count, min(t.available_at) as oldest
+    from (select distinct name from runtime_environments) r
+    cross join lateral (
+      select available_at from tasks
+      where runtime = r.name and status = 'queued' and available_at <= ${now}
+    ) t`.execute(database.db);
   return [byStatus.rows, tasks.rows[0] ?? { count: 0, oldest: null }];
 }
 

@@ -88,6 +88,7 @@ export class BuildFinisher {
       .returning(['account_id', 'runtime_environment'])
       .executeTakeFirst();
     if (row === undefined) return false;
+    this.#ctx.metrics.buildFinished(status);
     await this.#closeSteps(trx, buildId, now);
     await this.#identity.revokeSubject(trx, buildId);
     await this.#stopObjects(trx, {
