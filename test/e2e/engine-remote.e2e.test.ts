@@ -57,6 +57,7 @@ const SETTINGS_YAML = [
   '    image: sluice/busybox:1',
   '    commands:',
   '      - "echo team is $TEAM"',
+  '      - "echo npm token is $NPM_TOKEN"',
   '      - "echo proxy is $HTTP_PROXY"',
   '      - "cat /shared/hello.txt"',
   '',
@@ -194,6 +195,7 @@ test('behind HTTP_PROXY every call of the engine goes through the proxy; user va
         NO_PROXY: '',
         // As the engine pod gets them from the runtime spec.
         SLUICE_USER_ENV_TEAM: 'platform',
+        SLUICE_USER_SECRET_ENV_NPM_TOKEN: 'npm-secret-4711',
         SLUICE_USER_VOLUME_MOUNTS: JSON.stringify([
           { mountPath: '/shared', source: shared.path, readOnly: true },
         ]),
@@ -203,8 +205,10 @@ test('behind HTTP_PROXY every call of the engine goes through the proxy; user va
     const build = await admin.call('getBuild', { params: { buildId } });
     assert.equal(build.status, 'success', JSON.stringify(build));
     const text = await (await admin.raw('buildLog', { params: { buildId } })).text();
+    assert.ok(!text.includes('npm-secret-4711'), `the user secret leaked:\n${text}`);
     for (const line of [
       '[show] team is platform',
+      '[show] npm token is ****',
       `[show] proxy is ${proxy.url}`,
       '[show] hello from the user volume',
     ])

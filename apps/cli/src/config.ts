@@ -24,7 +24,7 @@ export interface CliConfig {
   color: boolean;
   /** HTTP_PROXY / HTTPS_PROXY / NO_PROXY, passed to steps that opt in with use_proxy. */
   proxy: Record<string, string>;
-  /** SLUICE_USER_ENV_* and SLUICE_USER_VOLUME_MOUNTS: what `sluice engine` gives every step. */
+  /** SLUICE_USER_ENV_*, SLUICE_USER_SECRET_ENV_*, SLUICE_USER_VOLUME_MOUNTS: for every step. */
   userEnv: Record<string, string>;
   /** SLUICE_SERVER: the control plane the management commands talk to. */
   server: string | undefined;

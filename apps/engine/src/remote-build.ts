@@ -146,7 +146,7 @@ function buildInputs(build: EngineBuild, settings: StepSettings | undefined) {
     buildId: build.buildId,
     facts: factsFromApi(build.pipelineName, build.facts),
     variables: { ...settings?.variables, ...build.variables },
-    secrets: build.secrets,
+    secrets: { ...settings?.secrets, ...build.secrets },
     volumeKey: build.volumeKey,
   };
 }

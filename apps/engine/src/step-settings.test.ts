@@ -7,6 +7,7 @@ test('user variables and the proxy become step variables; mounts become binds', 
   const settings = stepSettingsFrom({
     SLUICE_USER_ENV_TEAM: 'platform',
     SLUICE_USER_ENV_: 'ignored',
+    SLUICE_USER_SECRET_ENV_NPM_TOKEN: 'npm-secret',
     HTTPS_PROXY: 'http://proxy:3128',
     no_proxy: 'internal.example',
     SLUICE_SERVER_URL: 'http://control-plane',
@@ -20,6 +21,7 @@ test('user variables and the proxy become step variables; mounts become binds', 
     no_proxy: 'internal.example',
     TEAM: 'platform',
   });
+  assert.deepEqual(settings.secrets, { NPM_TOKEN: 'npm-secret' });
   assert.deepEqual(userVolumeBinds(settings.mounts), ['/cache:/cache:ro', '/srv/data:/data']);
 });
 

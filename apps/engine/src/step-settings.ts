@@ -1,8 +1,10 @@
 /**
  * What a runtime gives every step of its builds, read once from the engine's environment by the
  * entry point (the engine pod gets it rendered from the runtime spec, a local engine from its
- * `RunEngine` task): `userEnvVars` (as `SLUICE_USER_ENV_<NAME>`) and the proxy variables become
- * build variables, so every step's container has them (git-clone only with `use_proxy: true`);
+ * `RunEngine` task): `userEnvVars` (as `SLUICE_USER_ENV_<NAME>`, or `SLUICE_USER_SECRET_ENV_<NAME>`
+ * when read from a Secret: those are masked in output like pipeline secrets) and the proxy
+ * variables become build variables, so every step's container has them (git-clone gets the
+ * proxy only with `use_proxy: true`);
  * `userVolumeMounts` (`SLUICE_USER_VOLUME_MOUNTS`, JSON) are bound into every step's container.
  * `sluice run` reads its proxy variables with the same function.
  * @module
@@ -21,10 +23,13 @@ export interface UserVolumeMount {
 export interface StepSettings {
   /** Variables of every step: the proxy first, then `userEnvVars` (a build's own variables win). */
   variables: Record<string, string>;
+  /** `userEnvVars` read from a Kubernetes Secret: variables of every step, masked in output. */
+  secrets: Record<string, string>;
   mounts: UserVolumeMount[];
 }
 
 export const USER_ENV_PREFIX = 'SLUICE_USER_ENV_';
+export const USER_SECRET_ENV_PREFIX = 'SLUICE_USER_SECRET_ENV_';
 export const USER_VOLUME_MOUNTS_ENV = 'SLUICE_USER_VOLUME_MOUNTS';
 const PROXY_NAMES = [
   'HTTP_PROXY',
@@ -47,13 +52,21 @@ export function proxyVariables(env: EnvSource): Record<string, string> {
 
 /** The step settings in `env`; a `SLUICE_USER_VOLUME_MOUNTS` that is not a list of mounts is an InputError. */
 export function stepSettingsFrom(env: EnvSource): StepSettings {
-  const variables: Record<string, string> = { ...proxyVariables(env) };
+  return {
+    variables: { ...proxyVariables(env), ...prefixed(env, USER_ENV_PREFIX) },
+    secrets: prefixed(env, USER_SECRET_ENV_PREFIX),
+    mounts: parseMounts(env[USER_VOLUME_MOUNTS_ENV]),
+  };
+}
+
+/** The variables of `env` named `<prefix><NAME>`, as NAME. */
+function prefixed(env: EnvSource, prefix: string): Record<string, string> {
+  const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (!name.startsWith(USER_ENV_PREFIX) || value === undefined) continue;
-    const key = name.slice(USER_ENV_PREFIX.length);
-    if (key !== '') variables[key] = value;
+    const key = name.slice(prefix.length);
+    if (name.startsWith(prefix) && key !== '' && value !== undefined) out[key] = value;
   }
-  return { variables, mounts: parseMounts(env[USER_VOLUME_MOUNTS_ENV]) };
+  return out;
 }
 
 function parseMounts(text: string | undefined): UserVolumeMount[] {

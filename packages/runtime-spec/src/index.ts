@@ -54,7 +54,11 @@ export {
 export type { BuildRenderInput, BuildTls, BuildNames } from './render/build-context.js';
 export { buildObjectName, labelValue } from './render/build-names.js';
 export { renderDindService, daemonJson } from './render/dind-pod.js';
-export { DOCKER_CLIENT_CERT_DIR, USER_ENV_PREFIX } from './render/engine-pod.js';
+export {
+  DOCKER_CLIENT_CERT_DIR,
+  USER_ENV_PREFIX,
+  USER_SECRET_ENV_PREFIX,
+} from './render/engine-pod.js';
 export { renderLocalEngineEnv } from './render/local-engine-env.js';
 export type { KubeObject, KubeMetadata } from './render/pod-common.js';
 export {

@@ -24,7 +24,7 @@ const CREDENTIALS = {
   DATABASE_URL: 'postgres://sluice:secret@db/sluice',
 };
 
-test("an engine inherits the agent's environment without its credentials, with its build's own", async () => {
+test("an engine inherits the agent's environment without its credentials, with its build's own and its runtime's", async () => {
   const stateDir = join(temp.path, 'state');
   const backend = createLocalBackend(
     {
@@ -50,7 +50,19 @@ test("an engine inherits the agent's environment without its credentials, with i
     type: 'RunEngine',
     buildId: 'bld_env',
     runtime: 'local',
-    spec: { buildId: 'bld_env', serverUrl: 'http://cp.example:8080', engineToken: 'engine-token' },
+    spec: {
+      buildId: 'bld_env',
+      serverUrl: 'http://cp.example:8080',
+      engineToken: 'engine-token',
+      // What the runtime spec gives the engine; only those names are taken.
+      env: {
+        SLUICE_USER_ENV_TEAM: 'platform',
+        SLUICE_USER_VOLUME_MOUNTS: '[{"mountPath":"/shared","source":"/srv/shared"}]',
+        HTTPS_PROXY: 'http://proxy:3128',
+        LD_PRELOAD: '/tmp/evil.so',
+        SLUICE_ENGINE_TOKEN: 'not this one',
+      },
+    },
   });
   await backend.apply(task, new AbortController().signal);
   // The engine's exit removes its pid file; its output is in the log by then.
@@ -68,6 +80,10 @@ test("an engine inherits the agent's environment without its credentials, with i
   assert.equal(env.SLUICE_ENGINE_TOKEN, 'engine-token');
   assert.equal(env.SLUICE_BUILD_ID, 'bld_env');
   assert.equal(env.DOCKER_HOST, 'unix:///run/runtime-docker.sock');
+  assert.equal(env.SLUICE_USER_ENV_TEAM, 'platform');
+  assert.equal(env.SLUICE_USER_VOLUME_MOUNTS, '[{"mountPath":"/shared","source":"/srv/shared"}]');
+  assert.equal(env.HTTPS_PROXY, 'http://proxy:3128');
+  assert.equal(env.LD_PRELOAD, undefined);
   // Its log spool beside the pid files, not in the directory the agent was started from.
   assert.equal(env.SLUICE_LOG_SPOOL_DIR, join(stateDir, 'log-spool'));
 });

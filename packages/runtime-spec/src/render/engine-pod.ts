@@ -21,6 +21,8 @@ import type { EnvVar, KubeObject } from './pod-common.js';
 export const DOCKER_CLIENT_CERT_DIR = '/etc/sluice/docker-client';
 /** Each `userEnvVars` entry reaches the engine under this prefix; the engine gives it to steps. */
 export const USER_ENV_PREFIX = 'SLUICE_USER_ENV_';
+/** The same for an entry read from a Secret (`secretKeyRef`): the engine masks its value too. */
+export const USER_SECRET_ENV_PREFIX = 'SLUICE_USER_SECRET_ENV_';
 const DEFAULT_COMMAND = ['sluice', 'engine'];
 
 function json(name: string, value: unknown): EnvVar[] {
@@ -55,11 +57,15 @@ function env(context: BuildContext, engine: RuntimeScheduler): EnvVar[] {
   const taken = new Set(own.map((e) => e.name));
   const user = (engine.userEnvVars ?? []).map((e) => ({
     ...e,
-    name: `${USER_ENV_PREFIX}${e.name}`,
+    name: `${isSecretRef(e.valueFrom) ? USER_SECRET_ENV_PREFIX : USER_ENV_PREFIX}${e.name}`,
   }));
   // The engine talks to dind by DNS name; a proxy would see (and fail) that TLS connection.
   const proxy = proxyEnv(context.spec.proxy, [context.dindHost]);
   return [...envList(engine.envVars).filter((e) => !taken.has(e.name)), ...own, ...user, ...proxy];
+}
+
+function isSecretRef(source: unknown): boolean {
+  return typeof source === 'object' && source !== null && 'secretKeyRef' in source;
 }
 
 export function renderEnginePod(context: BuildContext, engine: RuntimeScheduler): KubeObject {

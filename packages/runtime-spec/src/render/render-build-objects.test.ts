@@ -227,15 +227,15 @@ test('every scheduler field is in the table, an env variable, or named as not re
   assert.deepEqual(missing, []);
 });
 
-test('the engine gets its settings as env, and userEnvVars under SLUICE_USER_ENV_', () => {
+test('the engine gets its settings as env, and userEnvVars under SLUICE_USER_ENV_ (SLUICE_USER_SECRET_ENV_ from a Secret)', () => {
   const { enginePod } = renderBuildObjects(fullSpec(), BUILD);
   const host = `dind-${ID}.sluice-dind.sluice-builds.svc`;
   assertEnvValue(enginePod, 'DOCKER_HOST', `tcp://${host}:1300`);
   assertEnvValue(enginePod, 'DOCKER_TLS_VERIFY', '1');
   assertEnvValue(enginePod, 'SLUICE_SERVER_URL', 'https://sluice.example.com');
   assertEnvValue(enginePod, 'LOG_LEVEL', 'debug');
-  assert.deepEqual(envOf(enginePod, 'SLUICE_USER_ENV_NPM_TOKEN'), {
-    name: 'SLUICE_USER_ENV_NPM_TOKEN',
+  assert.deepEqual(envOf(enginePod, 'SLUICE_USER_SECRET_ENV_NPM_TOKEN'), {
+    name: 'SLUICE_USER_SECRET_ENV_NPM_TOKEN',
     valueFrom: { secretKeyRef: { name: 'npm-credentials', key: 'token' } },
   });
   assertEnvValue(enginePod, 'SLUICE_USER_ENV_TEAM', 'platform');
