@@ -120,6 +120,14 @@ test('the default install: agent, its account, least RBAC and token Secret, all 
   }
   const agent = agentContainer(objects);
   assert.equal(agent.image, 'sluice/engine:1');
+  const pod = one(objects, 'Deployment') as unknown as {
+    spec: { template: { metadata: { annotations?: Record<string, string> } } };
+  };
+  assert.deepEqual(pod.spec.template.metadata.annotations, {
+    'prometheus.io/scrape': 'true',
+    'prometheus.io/port': '8080',
+    'prometheus.io/path': '/metrics',
+  });
   assert.deepEqual(agent.command.slice(-2), ['/usr/local/lib/sluice/sluice.mjs', 'agent']);
   assert.deepEqual(env(agent), {
     SLUICE_SERVER_URL: 'http://sluice.example.com:8080',

@@ -216,7 +216,15 @@ function deployment(
       replicas: agent.replicas ?? d.replicas,
       selector: { matchLabels: selector },
       template: {
-        metadata: { labels: names.labels },
+        metadata: {
+          labels: names.labels,
+          // Prometheus finds the agent's /metrics, as the chart annotates it.
+          annotations: {
+            'prometheus.io/scrape': 'true',
+            'prometheus.io/port': String(httpPort),
+            'prometheus.io/path': '/metrics',
+          },
+        },
         spec: {
           serviceAccountName: names.serviceAccount,
           terminationGracePeriodSeconds: drainSeconds + 10,
