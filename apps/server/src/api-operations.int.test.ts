@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
-import {
-  acknowledge,
-  startTestServer,
-  agentClient,
-  seedPipelines,
-} from './server-harness.test-support.js';
+import { startTestServer, agentClient, seedPipelines } from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
 
 const databases = useTestDatabases();
