@@ -90,6 +90,11 @@ export function loadServerConfig(
     problems.push(
       `SLUICE_METRICS_PORT must differ from the API port ${config.port}: /metrics has a listener of its own`,
     );
+  // A pass reads every active build: a tighter loop would only load the database.
+  if (config.limitsIntervalMs >= 0 && config.limitsIntervalMs < 100)
+    problems.push(
+      `SLUICE_LIMITS_INTERVAL_MS must be at least 100, got "${env.SLUICE_LIMITS_INTERVAL_MS ?? ''}"`,
+    );
   if (config.bootstrapToken !== undefined && config.bootstrapToken.length < 20) {
     problems.push('SLUICE_BOOTSTRAP_TOKEN must be at least 20 characters');
   }
