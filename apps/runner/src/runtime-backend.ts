@@ -53,7 +53,7 @@ export interface RuntimeBackend {
     report: ReportInfrastructureError;
     signal: AbortSignal;
     /** After each pass: how long it took and the build pods by phase. */
-    onPass?(seconds: number, phases: Record<string, number>): void;
+    onPass?: (seconds: number, phases: Record<string, number>) => void;
   }): Promise<void>;
   /** Failed requests to the runtime's API (Kubernetes) by kind, since the backend was made. */
   apiErrors?(): Readonly<Record<string, number>>;
