@@ -35,6 +35,7 @@ interface Started {
   build: Build;
   agent: SluiceClient;
   agentToken: string;
+  engineToken: string;
   engine: SluiceClient;
 }
 
@@ -53,7 +54,8 @@ async function handOut(t: TestServer, limits: WorkflowLimits): Promise<Started> 
   const task = tasks.find((x) => x.buildId === build.id);
   assert.ok(task !== undefined, 'no task for the build');
   await acknowledge(agent, task);
-  return { build, agent, agentToken, engine: t.client(String(task.spec.engineToken)) };
+  const engineToken = String(task.spec.engineToken);
+  return { build, agent, agentToken, engineToken, engine: t.client(engineToken) };
 }
 
 const at = () => new Date().toISOString();
@@ -356,6 +358,37 @@ databases.test(
         'stopped: the post-steps (pipeline hooks) ran longer than 1 min (MAXIMUM_POST_STEPS_GRACE_PERIOD_MINUTES)',
       );
       await assertStopTask(agent, build.id);
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+databases.test(
+  'silence while the control plane was down is not held against the engine; silence after it is',
+  async (database) => {
+    const config = { ...FAST, secretKey: exportSecretKey(generateSecretKey()) };
+    const first = await startTestServer(database, config);
+    let started: Started;
+    try {
+      started = await handOut(first, { TIME_ENGINE_INACTIVE_UNTIL_TERMINATION: 2 });
+      await startSteps(started.engine);
+    } finally {
+      await first.close();
+    }
+    await sleep(3000); // Away longer than the limit: the engine could not report.
+    const t = await startTestServer(database, config);
+    try {
+      await sleep(1000); // Ten passes.
+      const build = await t.admin.call('getBuild', { params: { buildId: started.build.id } });
+      assert.equal(build.status, 'running', build.reason ?? '');
+      await t.client(started.engineToken).call('engineHeartbeat', { body: {} });
+      const ended = await waitFor(t, started.build.id, finished);
+      assert.equal(ended.status, 'error');
+      assert.equal(
+        ended.reason,
+        'stopped: no report from the engine for 2 s (TIME_ENGINE_INACTIVE_UNTIL_TERMINATION)',
+      );
     } finally {
       await t.close();
     }

@@ -16,6 +16,7 @@ const running: BuildClocks = {
   postStepsStartedAt: null,
   stop: null,
   unhealthy: false,
+  listeningSince: 0,
 };
 const OFF = Object.fromEntries(Object.keys(DEFAULT_WORKFLOW_LIMITS).map((k) => [k, 0])) as Required<
   typeof DEFAULT_WORKFLOW_LIMITS
@@ -74,4 +75,15 @@ test('the unhealthy mark is set once and lifted when the engine reports again', 
   assert.equal(decideLimits(silent, limits, NOW)?.kind, 'unhealthy');
   assert.equal(decideLimits({ ...silent, unhealthy: true }, limits, NOW), undefined);
   assert.equal(decideLimits({ ...running, unhealthy: true }, limits, NOW)?.kind, 'healthy');
+});
+
+test('silence from before the control plane could listen (a restart, a database outage) does not count', () => {
+  const limits = {
+    ...OFF,
+    TIME_ENGINE_INACTIVE_UNTIL_TERMINATION: 300,
+    TIME_INACTIVE_UNTIL_TERMINATION: 60,
+  };
+  const silent = { ...running, lastReportAt: NOW - 600_000, lastOutputAt: NOW - 600_000 };
+  assert.equal(decideLimits({ ...silent, listeningSince: NOW - 10_000 }, limits, NOW), undefined);
+  assert.equal(decideLimits(silent, limits, NOW)?.kind, 'finish');
 });

@@ -30,6 +30,11 @@ export interface BuildClocks {
   stop: { requestedAt: number; status: StopStatus | null; reason: string | null } | null;
   /** The build carries the unhealthy mark. */
   unhealthy: boolean;
+  /**
+   * Since when this control plane could have heard from the engine (its start, or the database
+   * coming back): silence before it is the control plane's outage, not the engine's.
+   */
+  listeningSince: number;
 }
 
 export type LimitAction =
@@ -100,7 +105,10 @@ export function decideLimits(
     return undefined;
   }
   // The engine started: it reports; when it stops reporting it cannot be asked to stop either.
-  const reported = build.lastReportAt ?? build.engineStartedAt ?? build.electedAt;
+  const reported = Math.max(
+    build.lastReportAt ?? build.engineStartedAt ?? build.electedAt,
+    build.listeningSince,
+  );
   if (over('TIME_ENGINE_INACTIVE_UNTIL_TERMINATION', reported))
     return finish('TIME_ENGINE_INACTIVE_UNTIL_TERMINATION', 'error');
   if (build.stop !== null) return terminating(build, build.stop, { over, reason });
@@ -112,7 +120,11 @@ export function decideLimits(
   )
     return stop('MAXIMUM_ALLOWED_TIME_BEFORE_PRE_STEPS_SUCCESS', 'error');
   // Waiting for a person to approve is not inactivity.
-  const output = Math.max(build.lastOutputAt ?? 0, build.engineStartedAt ?? 0) || null;
+  const output = Math.max(
+    build.lastOutputAt ?? 0,
+    build.engineStartedAt ?? 0,
+    build.listeningSince,
+  );
   if (build.status === 'running' && over('TIME_INACTIVE_UNTIL_TERMINATION', output))
     return stop('TIME_INACTIVE_UNTIL_TERMINATION', 'terminated');
   if (over('MAXIMUM_POST_STEPS_GRACE_PERIOD_MINUTES', build.postStepsStartedAt, 60_000))
@@ -133,7 +145,7 @@ function terminating(
     reason: (name: LimitName) => string;
   },
 ): LimitAction | undefined {
-  const updated = Math.max(stop.requestedAt, build.lastOutputAt ?? 0);
+  const updated = Math.max(stop.requestedAt, build.lastOutputAt ?? 0, build.listeningSince);
   const name: LimitName | undefined = rules.over(
     'MAXIMUM_TERMINATING_STATE_AGE_ALLOWED',
     stop.requestedAt,

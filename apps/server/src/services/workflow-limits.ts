@@ -36,6 +36,8 @@ interface ActiveBuild {
 export class WorkflowLimitsEnforcer {
   readonly #ctx: ServerContext;
   readonly #deps: WorkflowLimitsDeps;
+  /** The start of the first pass that read the database after a start or an outage. */
+  #listeningSince: number | undefined;
 
   constructor(ctx: ServerContext, deps: WorkflowLimitsDeps) {
     this.#ctx = ctx;
@@ -44,7 +46,15 @@ export class WorkflowLimitsEnforcer {
 
   /** One pass over the active builds; how many it acted on. */
   async enforce(): Promise<{ acted: number }> {
-    const builds = await this.#activeBuilds();
+    const started = this.#ctx.clock();
+    let builds: ActiveBuild[];
+    try {
+      builds = await this.#activeBuilds((this.#listeningSince ??= started));
+    } catch (err) {
+      // Engines cannot report while the database is away: their silence restarts with it.
+      this.#listeningSince = undefined;
+      throw err;
+    }
     const limitsOf = new Map<string, Promise<Required<WorkflowLimits>>>();
     let acted = 0;
     for (const build of builds) {
@@ -68,7 +78,7 @@ export class WorkflowLimitsEnforcer {
     }
   }
 
-  async #activeBuilds(): Promise<ActiveBuild[]> {
+  async #activeBuilds(listeningSince: number): Promise<ActiveBuild[]> {
     const rows = await this.#ctx.database.db
       .selectFrom('builds')
       .select([
@@ -113,6 +123,7 @@ export class WorkflowLimitsEnforcer {
             ? null
             : { requestedAt: stopAt, status: row.stop_status, reason: row.stop_reason },
         unhealthy: row.reason?.startsWith(UNHEALTHY_PREFIX) === true,
+        listeningSince,
       };
       return { id: row.id, accountId: row.account_id, runtime: row.runtime_environment, clocks };
     });
