@@ -25,32 +25,48 @@ export async function loadBuilds(
   buildIds: readonly string[],
 ): Promise<Build[]> {
   if (buildIds.length === 0) return [];
-  const rows = await executor
+  const rows = await selectBuilds(executor, accountId).where('builds.id', 'in', buildIds).execute();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return withSteps(
+    executor,
+    buildIds.flatMap((id) => byId.get(id) ?? []),
+  );
+}
+
+/** Builds of the account with their pipeline's and project's names, for `toBuild`. */
+export function selectBuilds(executor: Executor, accountId: string) {
+  return executor
     .selectFrom('builds')
     .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
     .innerJoin('projects', 'projects.id', 'pipelines.project_id')
     .selectAll('builds')
     .select(['pipelines.name as pipeline_name', 'projects.name as project_name'])
-    .where('builds.id', 'in', buildIds)
-    .where('builds.account_id', '=', accountId)
-    .execute();
+    .where('builds.account_id', '=', accountId);
+}
+
+/** The rows as API builds, in their order, with their steps read in one query. */
+export async function withSteps(
+  executor: Executor,
+  rows: readonly BuildJoinRow[],
+): Promise<Build[]> {
+  if (rows.length === 0) return [];
   const steps = await executor
     .selectFrom('build_steps')
     .selectAll()
-    .where('build_id', 'in', buildIds)
+    .where(
+      'build_id',
+      'in',
+      rows.map((row) => row.id),
+    )
     .orderBy('position')
     .execute();
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return buildIds.flatMap((id) => {
-    const row = byId.get(id);
-    if (row === undefined) return [];
-    return [
-      toBuild(
-        row,
-        steps.filter((step) => step.build_id === id),
-      ),
-    ];
-  });
+  const stepsOf = new Map<string, BuildStepRow[]>();
+  for (const step of steps) {
+    const list = stepsOf.get(step.build_id);
+    if (list === undefined) stepsOf.set(step.build_id, [step]);
+    else list.push(step);
+  }
+  return rows.map((row) => toBuild(row, stepsOf.get(row.id) ?? []));
 }
 
 function toBuild(row: BuildJoinRow, steps: readonly BuildStepRow[]): Build {

@@ -5,14 +5,14 @@
  * @module
  */
 import { decryptSecret, encryptSecret } from '@sluice/pki';
-import { jsonb, sql } from '@sluice/db';
+import { jsonb } from '@sluice/db';
 import type { Executor } from '@sluice/db';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, BuildStatus } from '@sluice/protocol';
 import { ConflictError } from '@sluice/errors';
 import { wasHandedOut } from './build-finisher.js';
 import type { BuildFinisher } from './build-finisher.js';
-import { loadBuild, loadBuilds, lockBuildStatus } from './build-rows.js';
+import { loadBuild, lockBuildStatus, selectBuilds, withSteps } from './build-rows.js';
 import { insertPlannedSteps } from './build-steps.js';
 import type { ProjectService } from './project-service.js';
 import type { Scheduler } from './scheduler.js';
@@ -87,18 +87,14 @@ export class BuildService {
     });
     const id = this.#ctx.ids.next('bld');
     const now = new Date(this.#ctx.clock());
-    // Numbers are per pipeline: lock its row so concurrent builds take turns.
-    await trx
-      .selectFrom('pipelines')
-      .select('id')
+    // Numbers are per pipeline: taking the next one locks its row to the end of the
+    // transaction, so concurrent builds take turns (and the statements before it run in parallel).
+    const { last_build_number: number } = await trx
+      .updateTable('pipelines')
+      .set((eb) => ({ last_build_number: eb('last_build_number', '+', 1) }))
       .where('id', '=', pipeline.id)
-      .forUpdate()
-      .executeTakeFirst();
-    const last = await trx
-      .selectFrom('builds')
-      .select(sql<number>`coalesce(max(number), 0)`.as('n'))
-      .where('pipeline_id', '=', pipeline.id)
-      .executeTakeFirst();
+      .returning('last_build_number')
+      .executeTakeFirstOrThrow();
     const secrets = input.secrets ?? {};
     await trx
       .insertInto('builds')
@@ -106,7 +102,7 @@ export class BuildService {
         id,
         account_id: input.accountId,
         pipeline_id: pipeline.id,
-        number: Number(last?.n ?? 0) + 1,
+        number,
         status: 'pending',
         trigger: input.trigger,
         initiator: input.initiator ?? null,
@@ -137,22 +133,20 @@ export class BuildService {
     return loadBuild(this.#ctx.database.db, accountId, buildId);
   }
 
+  /** A page in two queries: the builds with their names, then their steps. */
   async list(input: ListBuildsInput): Promise<{ items: Build[]; nextCursor: string | null }> {
-    let query = this.#ctx.database.db
-      .selectFrom('builds')
-      .select('id')
-      .where('account_id', '=', input.accountId);
-    if (input.pipelineId) query = query.where('pipeline_id', '=', input.pipelineId);
-    if (input.status) query = query.where('status', '=', input.status);
-    if (input.branch) query = query.where('branch', '=', input.branch);
-    if (input.cursor) query = query.where('id', '<', input.cursor);
+    const db = this.#ctx.database.db;
+    let query = selectBuilds(db, input.accountId);
+    if (input.pipelineId) query = query.where('builds.pipeline_id', '=', input.pipelineId);
+    if (input.status) query = query.where('builds.status', '=', input.status);
+    if (input.branch) query = query.where('builds.branch', '=', input.branch);
+    if (input.cursor) query = query.where('builds.id', '<', input.cursor);
     const rows = await query
-      .orderBy('id', 'desc')
+      .orderBy('builds.id', 'desc')
       .limit(input.limit + 1)
       .execute();
     const page = rows.slice(0, input.limit);
-    const ids = page.map((r) => r.id);
-    const items = await loadBuilds(this.#ctx.database.db, input.accountId, ids);
+    const items = await withSteps(db, page);
     return { items, nextCursor: rows.length > input.limit ? (page.at(-1)?.id ?? null) : null };
   }
 

@@ -10,11 +10,13 @@
 import { sql } from '@sluice/db';
 import type { Executor } from '@sluice/db';
 import type { BuildFinisher } from './build-finisher.js';
+import { coalescePasses } from './coalesced-passes.js';
 import { ACTIVE_STATUSES } from './build-rows.js';
 import { mergeTiming } from './json-columns.js';
 import type { ServerContext } from './server-context.js';
 import type { TaskPlanner } from './task-planner.js';
-import { insertTasks } from './task-rows.js';
+import { insertBuildTasks } from './task-rows.js';
+import type { InsertTasksOptions } from './task-rows.js';
 
 interface PendingBuild {
   id: string;
@@ -29,6 +31,8 @@ export class Scheduler {
   readonly #ctx: ServerContext;
   readonly #planner: TaskPlanner;
   readonly #finisher: BuildFinisher;
+  /** One pass per account at a time in this process, shared by the calls that wait for it. */
+  readonly #schedule = coalescePasses((accountId) => this.#pass(accountId));
 
   constructor(ctx: ServerContext, planner: TaskPlanner, finisher: BuildFinisher) {
     this.#ctx = ctx;
@@ -51,7 +55,17 @@ export class Scheduler {
     return { accounts: rows.length };
   }
 
-  async schedule(accountId: string): Promise<void> {
+  /**
+   * Resolves after a pass for the account that started after this call, so a build committed
+   * before it has been considered. Calls that arrive while a pass runs share the one pass queued
+   * behind it: under a burst of new builds one pass elects many, instead of every request
+   * running its own pass and waiting its turn for the account's lock with a pooled connection.
+   */
+  schedule(accountId: string): Promise<void> {
+    return this.#schedule(accountId);
+  }
+
+  async #pass(accountId: string): Promise<void> {
     await this.#planner.prepare();
     await this.#ctx.database.db.transaction().execute(async (trx) => {
       // One scheduler pass per account at a time, across server processes.
@@ -78,6 +92,7 @@ export class Scheduler {
         .execute();
       if (pending.length === 0) return;
       const active = await activeCounts(trx, accountId);
+      const elected: InsertTasksOptions[] = [];
       for (const build of pending) {
         const runtime = build.build_runtime ?? build.pipeline_runtime ?? account.default_runtime;
         const wait = waitingReason(build, runtime, active, account.max_concurrent_builds);
@@ -90,44 +105,63 @@ export class Scheduler {
               .execute();
           continue;
         }
-        if (!(await this.#elect(trx, accountId, build.id, runtime as string))) continue;
+        const plan = await this.#plan(trx, accountId, build.id, runtime as string);
+        if (plan === undefined) continue;
+        elected.push(plan);
         active.total += 1;
         active.byPipeline.set(
           build.pipeline_id,
           (active.byPipeline.get(build.pipeline_id) ?? 0) + 1,
         );
       }
+      await this.#elect(trx, elected);
     });
   }
 
-  /** Elected with its start tasks, or ended `error` when its runtime cannot run it. */
-  async #elect(trx: Executor, accountId: string, buildId: string, runtime: string) {
-    const now = new Date(this.#ctx.clock());
-    await trx
-      .updateTable('builds')
-      .set({
-        status: 'elected',
-        runtime_environment: runtime,
-        reason: null,
-        updated_at: now,
-        timing: mergeTiming({ electedAt: now.toISOString() }),
-      })
-      .where('id', '=', buildId)
-      .execute();
+  /** The build's start tasks; undefined when its runtime cannot run it, and it has ended `error`. */
+  async #plan(
+    trx: Executor,
+    accountId: string,
+    buildId: string,
+    runtime: string,
+  ): Promise<InsertTasksOptions | undefined> {
     const plan = await this.#planner.planStart(trx, { accountId, buildId, runtime });
-    if (!plan.ok) {
-      this.#ctx.log.warn('build cannot start on its runtime', { buildId, runtime });
-      await this.#finisher.finish(trx, buildId, 'error', plan.reason);
-      return false;
+    if (plan.ok) return { accountId, buildId, runtime, tasks: plan.tasks, firstPosition: 0 };
+    this.#ctx.log.warn('build cannot start on its runtime', { buildId, runtime });
+    await this.#markElected(trx, [{ buildId, runtime }]);
+    await this.#finisher.finish(trx, buildId, 'error', plan.reason);
+    return undefined;
+  }
+
+  /**
+   * The planned builds elected and their tasks queued, in a few statements however many: one
+   * update per runtime, one insert, one wake-up per runtime.
+   */
+  async #elect(trx: Executor, builds: readonly InsertTasksOptions[]): Promise<void> {
+    if (builds.length === 0) return;
+    await this.#markElected(trx, builds);
+    await insertBuildTasks(this.#ctx, trx, builds);
+  }
+
+  async #markElected(
+    trx: Executor,
+    builds: readonly { buildId: string; runtime: string }[],
+  ): Promise<void> {
+    const now = new Date(this.#ctx.clock());
+    for (const runtime of new Set(builds.map((b) => b.runtime))) {
+      const ids = builds.filter((b) => b.runtime === runtime).map((b) => b.buildId);
+      await trx
+        .updateTable('builds')
+        .set({
+          status: 'elected',
+          runtime_environment: runtime,
+          reason: null,
+          updated_at: now,
+          timing: mergeTiming({ electedAt: now.toISOString() }),
+        })
+        .where('id', 'in', ids)
+        .execute();
     }
-    await insertTasks(this.#ctx, trx, {
-      accountId,
-      buildId,
-      runtime,
-      tasks: plan.tasks,
-      firstPosition: 0,
-    });
-    return true;
   }
 }
 

@@ -61,6 +61,20 @@ const STOP_TYPE: Partial<Record<string, TaskType>> = {
 
 export function createTaskPlanner(options: TaskPlannerOptions): TaskPlanner {
   const { ctx, runtimes, certificates } = options;
+  // A scheduler pass plans many builds in one transaction, mostly on the same runtime: its spec
+  // is read and resolved once per transaction.
+  const specs = new WeakMap<Executor, Map<string, Promise<RuntimeSpec>>>();
+  const resolve = (trx: Executor, accountId: string, runtime: string): Promise<RuntimeSpec> => {
+    const inTrx = specs.get(trx) ?? new Map<string, Promise<RuntimeSpec>>();
+    specs.set(trx, inTrx);
+    const key = `${accountId}/${runtime}`;
+    let spec = inTrx.get(key);
+    if (spec === undefined) {
+      spec = runtimes.resolve(accountId, runtime, { executor: trx });
+      inTrx.set(key, spec);
+    }
+    return spec;
+  };
   return {
     async prepare() {
       await certificates.ca();
@@ -68,7 +82,7 @@ export function createTaskPlanner(options: TaskPlannerOptions): TaskPlanner {
     async planStart(trx, build) {
       let spec;
       try {
-        spec = await runtimes.resolve(build.accountId, build.runtime, { executor: trx });
+        spec = await resolve(trx, build.accountId, build.runtime);
       } catch (err) {
         if (err instanceof InputError) return { ok: false, reason: err.message };
         throw err;

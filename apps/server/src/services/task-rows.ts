@@ -36,34 +36,46 @@ function associatedData(taskId: string): { associatedData: string } {
 }
 
 /** Queues `tasks` in order and wakes the agents of the runtime. */
-export async function insertTasks(
+export function insertTasks(
   ctx: ServerContext,
   trx: Executor,
   options: InsertTasksOptions,
 ): Promise<void> {
-  if (options.tasks.length === 0) return;
+  return insertBuildTasks(ctx, trx, [options]);
+}
+
+/** Queues the tasks of several builds in one statement and wakes each runtime's agents once. */
+export async function insertBuildTasks(
+  ctx: ServerContext,
+  trx: Executor,
+  builds: readonly InsertTasksOptions[],
+): Promise<void> {
   const now = new Date(ctx.clock());
-  const rows = options.tasks.map((task, index) => {
-    const id = ctx.ids.next('tsk');
-    const spec = task.sealed
-      ? { sealed: encryptSecret(JSON.stringify(task.spec), ctx.secretKey, associatedData(id)) }
-      : task.spec;
-    return {
-      id,
-      account_id: options.accountId,
-      build_id: options.buildId,
-      runtime: options.runtime,
-      type: task.type,
-      spec: json(spec),
-      position: options.firstPosition + index,
-      status: 'queued' as const,
-      available_at: now,
-      created_at: now,
-      updated_at: now,
-    };
-  });
+  const rows = builds.flatMap((options) =>
+    options.tasks.map((task, index) => {
+      const id = ctx.ids.next('tsk');
+      const spec = task.sealed
+        ? { sealed: encryptSecret(JSON.stringify(task.spec), ctx.secretKey, associatedData(id)) }
+        : task.spec;
+      return {
+        id,
+        account_id: options.accountId,
+        build_id: options.buildId,
+        runtime: options.runtime,
+        type: task.type,
+        spec: json(spec),
+        position: options.firstPosition + index,
+        status: 'queued' as const,
+        available_at: now,
+        created_at: now,
+        updated_at: now,
+      };
+    }),
+  );
+  if (rows.length === 0) return;
   await trx.insertInto('tasks').values(rows).execute();
-  await ctx.signals.publish(trx, CHANNELS.tasks, options.runtime);
+  for (const runtime of new Set(rows.map((row) => row.runtime)))
+    await ctx.signals.publish(trx, CHANNELS.tasks, runtime);
 }
 
 /** A task row's spec as planned: sealed specs decrypted. */
