@@ -1,10 +1,12 @@
 /**
  * Accounts, users and API tokens. Tokens are random, shown once, stored as a SHA-256 hash and
  * scoped by kind: a user token acts for its user, an agent token for one agent's runtimes, an
- * engine token for one build. The first start creates the admin and prints its token once.
+ * engine token for one build. The first start creates the admin and prints its token once (one
+ * of several replicas started together on an empty database: the others find it made).
  * @module
  */
 import { AuthenticationError, NotFoundError } from '@sluice/errors';
+import { sql } from '@sluice/db';
 import type { ApiTokenRow, Executor } from '@sluice/db';
 import type { TokenInfo, TokenKind } from '@sluice/protocol';
 import { hashToken, newTokenValue, tokenDisplayPrefix } from '../ids.js';
@@ -35,11 +37,14 @@ export class IdentityService {
   /** Creates the default account and its admin on an empty database; the token once, or undefined. */
   async bootstrap(value: string | undefined): Promise<{ token: string } | undefined> {
     const db = this.#ctx.database.db;
-    const existing = await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
-    if (existing !== undefined) return undefined;
+    if (await hasAccount(db)) return undefined;
     const accountId = this.#ctx.ids.next('acc');
     const userId = this.#ctx.ids.next('usr');
     return db.transaction().execute(async (trx) => {
+      // Replicas started together on an empty database: the first to take the lock creates the
+      // admin, the others find it once they get the lock (a fresh snapshot per statement).
+      await sql`select pg_advisory_xact_lock(hashtext('sluice-bootstrap'))`.execute(trx);
+      if (await hasAccount(trx)) return undefined;
       await trx.insertInto('accounts').values({ id: accountId, name: 'default' }).execute();
       await trx
         .insertInto('users')
@@ -91,6 +96,31 @@ export class IdentityService {
       executor,
     );
     return token;
+  }
+
+  /** `issueEngineToken` for each build, in order, in one statement. */
+  async issueEngineTokens(
+    executor: Executor,
+    builds: readonly { accountId: string; buildId: string }[],
+  ): Promise<string[]> {
+    if (builds.length === 0) return [];
+    const tokens = builds.map(() => newTokenValue('engine'));
+    await executor
+      .insertInto('api_tokens')
+      .values(
+        builds.map((build, i) => ({
+          id: this.#ctx.ids.next('tok'),
+          account_id: build.accountId,
+          kind: 'engine' as const,
+          subject_id: build.buildId,
+          name: `engine ${build.buildId}`,
+          token_hash: hashToken(tokens[i] ?? ''),
+          token_prefix: tokenDisplayPrefix(tokens[i] ?? ''),
+          expires_at: null,
+        })),
+      )
+      .execute();
+    return tokens;
   }
 
   async authenticate(token: string): Promise<Principal> {
@@ -215,4 +245,9 @@ function toTokenInfo(row: ApiTokenRow): TokenInfo {
     expiresAt: isoTime(row.expires_at),
     revokedAt: isoTime(row.revoked_at),
   };
+}
+
+async function hasAccount(executor: Executor): Promise<boolean> {
+  const row = await executor.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
+  return row !== undefined;
 }
