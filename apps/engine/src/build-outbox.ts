@@ -64,7 +64,7 @@ type Queued =
   { kind: 'events'; events: EngineEvent[] } | { kind: 'log'; next: number; end: number };
 
 /** Rejections that another attempt cannot fix: the request or the token is wrong. */
-function shouldRetry(err: unknown): boolean {
+export function shouldRetry(err: unknown): boolean {
   return !(
     err instanceof InputError ||
     err instanceof AuthenticationError ||

@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { UnavailableError } from '@sluice/errors';
-import { withIncompleteLog } from './remote-build.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AuthenticationError, UnavailableError } from '@sluice/errors';
+import type { DockerClient } from '@sluice/docker';
+import { runRemoteBuild, withIncompleteLog } from './remote-build.js';
 
 const notStored = new UnavailableError(
   'SLUICE_LOG_NOT_ACKNOWLEDGED',
@@ -24,4 +27,31 @@ test('a build that failed keeps its status and its reason, with the log added', 
   );
   assert.equal(reported.result, 'terminated');
   assert.match(reported.reason ?? '', /^The build was cancelled; the build log is incomplete: /);
+});
+
+test('an engine whose control plane is not there yet asks for its build again until it answers', async () => {
+  // A port with nothing on it yet: the replica the balancer sent the engine to has gone away.
+  const server = createServer((request, response) => {
+    requests.push(`${request.method} ${request.url}`);
+    response.writeHead(401, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ error: { code: 'SLUICE_AUTH_INVALID_TOKEN', message: 'no' } }));
+  });
+  const requests: string[] = [];
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  const running = runRemoteBuild({
+    serverUrl: `http://127.0.0.1:${port}`,
+    token: 'slu_e_test',
+    docker: {} as DockerClient, // Not reached: the build is never handed over.
+  });
+  await new Promise((resolve) => setTimeout(resolve, 700));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  try {
+    // The answer that does come (the token was revoked: the build ended) is final at once.
+    await assert.rejects(running, AuthenticationError);
+    assert.deepEqual(requests, ['GET /api/engine/v1/build']);
+  } finally {
+    server.close();
+  }
 });

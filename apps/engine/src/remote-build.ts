@@ -21,7 +21,8 @@ import type { DockerClient } from '@sluice/docker';
 import type { Logger } from '@sluice/log';
 import type { EngineBuild, EngineEvent, SluiceClient } from '@sluice/protocol';
 import { runBuild } from './run-build.js';
-import { BuildOutbox } from './build-outbox.js';
+import { BuildOutbox, shouldRetry } from './build-outbox.js';
+import { abortableSleep } from './durations.js';
 import type { OutboxItem, RetryPolicy } from './build-outbox.js';
 import { LogSpool } from './log-spool.js';
 import { factsFromApi, toApiItem } from './engine-api-events.js';
@@ -54,6 +55,8 @@ export interface RunRemoteBuildOptions {
 export const DEFAULT_LOG_DRAIN_TIMEOUT_MS = 15 * 60_000;
 /** The last report (`build-finished`) is retried until the drain's deadline, and this long at least. */
 const FINAL_REPORT_MS = 2 * 60_000;
+/** How long the first call (the build itself) is retried while the control plane is away. */
+const FETCH_BUILD_MS = 2 * 60_000;
 
 export interface RemoteBuildResult {
   buildId: string;
@@ -67,7 +70,7 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
     token: options.token,
     fetch: options.fetch,
   });
-  const build = await client.call('engineBuild');
+  const build = await fetchBuild(client, options.logger ?? silentLogger, options.signal);
   const log = (options.logger ?? silentLogger).child({ buildId: build.buildId });
   const spool = await openSpool(options.logSpoolDir, build, log);
   const outbox = BuildOutbox.create({
@@ -129,6 +132,34 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
     options.signal?.removeEventListener('abort', onAbort);
     stopLiveness.abort();
     await liveness;
+  }
+}
+
+/**
+ * The build, asked for again while the control plane cannot answer (a replica that went away
+ * behind the load balancer, a restart) for up to FETCH_BUILD_MS: the agent has reported this
+ * engine started, so an engine that gave up here would leave its build elected with nothing
+ * running it. A refusal (a revoked token: the build has ended) is final at once.
+ */
+async function fetchBuild(
+  client: SluiceClient,
+  log: Logger,
+  signal: AbortSignal | undefined,
+): Promise<EngineBuild> {
+  const deadline = Date.now() + FETCH_BUILD_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await client.call('engineBuild', { signal });
+    } catch (err) {
+      if (signal?.aborted || !shouldRetry(err) || Date.now() >= deadline) throw err;
+      const delayMs = Math.min(5_000, 200 * 2 ** Math.min(attempt - 1, 10));
+      log.warn('fetching the build failed; retrying', {
+        attempt,
+        delayMs,
+        error: describeError(err),
+      });
+      await abortableSleep(delayMs, signal);
+    }
   }
 }
 
