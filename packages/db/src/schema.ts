@@ -101,7 +101,7 @@ export interface PipelinesTable {
   yaml: string;
   runtime_environment: string | null;
   max_concurrent_builds: number | null;
-  /** The number of its newest build (migration 005); a new build takes the next. */
+  /** The number of its newest build (migration 005_build_throughput); a new build takes the next. */
   last_build_number: Generated<number>;
   created_at: TimestampWithDefault;
   updated_at: TimestampWithDefault;

@@ -3,7 +3,8 @@
  * @module
  */
 import { NotFoundError } from '@sluice/errors';
-import type { BuildRow, BuildStepRow, Executor } from '@sluice/db';
+import { sql } from '@sluice/db';
+import type { BuildRow, Executor } from '@sluice/db';
 import type { Build, BuildStatus } from '@sluice/protocol';
 import { isoTime } from './server-context.js';
 
@@ -18,7 +19,7 @@ export async function loadBuild(
   return build;
 }
 
-/** The builds of `buildIds` in the account, in that order, in two queries however many. */
+/** The builds of `buildIds` in the account, in that order, in one query however many. */
 export async function loadBuilds(
   executor: Executor,
   accountId: string,
@@ -27,10 +28,7 @@ export async function loadBuilds(
   if (buildIds.length === 0) return [];
   const rows = await selectBuilds(executor, accountId).where('builds.id', 'in', buildIds).execute();
   const byId = new Map(rows.map((row) => [row.id, row]));
-  return withSteps(
-    executor,
-    buildIds.flatMap((id) => byId.get(id) ?? []),
-  );
+  return toBuilds(buildIds.flatMap((id) => byId.get(id) ?? []));
 }
 
 /** Builds of the account with their pipeline's and project's names, for `toBuild`. */
@@ -39,37 +37,67 @@ export function selectBuilds(executor: Executor, accountId: string) {
     .selectFrom('builds')
     .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
     .innerJoin('projects', 'projects.id', 'pipelines.project_id')
-    .selectAll('builds')
+    .select(BUILD_COLUMNS)
     .select(['pipelines.name as pipeline_name', 'projects.name as project_name'])
+    .select(STEPS.as('steps'))
     .where('builds.account_id', '=', accountId);
 }
 
-/** The rows as API builds, in their order, with their steps read in one query. */
-export async function withSteps(
-  executor: Executor,
-  rows: readonly BuildJoinRow[],
-): Promise<Build[]> {
-  if (rows.length === 0) return [];
-  const steps = await executor
-    .selectFrom('build_steps')
-    .selectAll()
-    .where(
-      'build_id',
-      'in',
-      rows.map((row) => row.id),
-    )
-    .orderBy('position')
-    .execute();
-  const stepsOf = new Map<string, BuildStepRow[]>();
-  for (const step of steps) {
-    const list = stepsOf.get(step.build_id);
-    if (list === undefined) stepsOf.set(step.build_id, [step]);
-    else list.push(step);
-  }
-  return rows.map((row) => toBuild(row, stepsOf.get(row.id) ?? []));
+/** What `toBuild` shows: not the facts, the sealed secrets or the engine's bookkeeping. */
+const BUILD_COLUMNS = [
+  'builds.id',
+  'builds.number',
+  'builds.pipeline_id',
+  'builds.status',
+  'builds.trigger',
+  'builds.initiator',
+  'builds.branch',
+  'builds.revision',
+  'builds.variables',
+  'builds.runtime_environment',
+  'builds.agent_id',
+  'builds.reason',
+  'builds.retry_of',
+  'builds.timing',
+  'builds.created_at',
+  'builds.finished_at',
+] as const;
+
+/** The rows as API builds, in their order. */
+export function toBuilds(rows: readonly BuildJoinRow[]): Build[] {
+  return rows.map(toBuild);
 }
 
-function toBuild(row: BuildJoinRow, steps: readonly BuildStepRow[]): Build {
+/**
+ * A build's steps as one JSON array, in the row (an index lookup per build): a page of builds
+ * is one query. Timestamps come as text and are read as the driver reads timestamptz.
+ */
+const STEPS = sql<StepJson[]>`(
+  select coalesce(json_agg(json_build_object(
+    'name', s.name, 'position', s.position, 'parent', s.parent, 'attempt', s.attempt,
+    'status', s.status, 'exit_code', s.exit_code, 'reason', s.reason,
+    'started_at', s.started_at, 'finished_at', s.finished_at, 'answered_by', s.answered_by
+  ) order by s.position), '[]'::json)
+  from build_steps s where s.build_id = builds.id)`;
+
+interface StepJson {
+  name: string;
+  position: number;
+  parent: string | null;
+  attempt: number;
+  status: string;
+  exit_code: number | null;
+  reason: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  answered_by: string | null;
+}
+
+function jsonTime(value: string | null): string | null {
+  return value === null ? null : new Date(value).toISOString();
+}
+
+function toBuild(row: BuildJoinRow): Build {
   return {
     id: row.id,
     number: row.number,
@@ -86,7 +114,7 @@ function toBuild(row: BuildJoinRow, steps: readonly BuildStepRow[]): Build {
     agentId: row.agent_id,
     reason: row.reason,
     retryOf: row.retry_of,
-    steps: steps.map((s) => ({
+    steps: row.steps.map((s) => ({
       name: s.name,
       position: s.position,
       parent: s.parent,
@@ -94,8 +122,8 @@ function toBuild(row: BuildJoinRow, steps: readonly BuildStepRow[]): Build {
       status: s.status as Build['steps'][number]['status'],
       exitCode: s.exit_code,
       reason: s.reason,
-      startedAt: isoTime(s.started_at),
-      finishedAt: isoTime(s.finished_at),
+      startedAt: jsonTime(s.started_at),
+      finishedAt: jsonTime(s.finished_at),
       answeredBy: s.answered_by,
     })),
     timing: row.timing,
@@ -104,7 +132,14 @@ function toBuild(row: BuildJoinRow, steps: readonly BuildStepRow[]): Build {
   };
 }
 
-type BuildJoinRow = BuildRow & { pipeline_name: string; project_name: string };
+/** `builds.id` → `id`. */
+type BuildColumn<T> = T extends `builds.${infer C extends keyof BuildRow}` ? C : never;
+
+type BuildJoinRow = Pick<BuildRow, BuildColumn<(typeof BUILD_COLUMNS)[number]>> & {
+  pipeline_name: string;
+  project_name: string;
+  steps: StepJson[];
+};
 
 /** The build's status, its row locked to the end of `trx`: a cancel and an answer take turns. */
 export async function lockBuildStatus(trx: Executor, buildId: string): Promise<BuildStatus> {

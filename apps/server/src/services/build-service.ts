@@ -9,10 +9,10 @@ import { jsonb } from '@sluice/db';
 import type { Executor } from '@sluice/db';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, BuildStatus } from '@sluice/protocol';
-import { ConflictError } from '@sluice/errors';
+import { ConflictError, NotFoundError } from '@sluice/errors';
 import { wasHandedOut } from './build-finisher.js';
 import type { BuildFinisher } from './build-finisher.js';
-import { loadBuild, lockBuildStatus, selectBuilds, withSteps } from './build-rows.js';
+import { loadBuild, lockBuildStatus, selectBuilds, toBuilds } from './build-rows.js';
 import { insertPlannedSteps } from './build-steps.js';
 import type { ProjectService } from './project-service.js';
 import type { Scheduler } from './scheduler.js';
@@ -65,7 +65,12 @@ export class BuildService {
   }
 
   async create(input: CreateBuildInput): Promise<Build> {
-    const id = await this.#ctx.database.db.transaction().execute((trx) => this.insert(trx, input));
+    const db = this.#ctx.database.db;
+    // The number is taken first, in a statement of its own, so the pipeline's row is locked only
+    // for that statement and builds of one pipeline created at once do not wait for each other's
+    // whole insert. A creation that fails after this leaves a gap in the numbers, as a sequence.
+    const number = await takeBuildNumber(db, input);
+    const id = await db.transaction().execute((trx) => this.insert(trx, input, number));
     await this.#scheduler.schedule(input.accountId);
     return loadBuild(this.#ctx.database.db, input.accountId, id);
   }
@@ -73,9 +78,10 @@ export class BuildService {
   /**
    * Inserts a pending build in the caller's transaction and returns its id; the caller runs
    * `schedule` after the commit. The cron loop uses it to create a build and advance its trigger
-   * atomically.
+   * atomically. Its number is `number` when the caller took one (see `create`), else the
+   * pipeline's next, which locks the pipeline's row to the end of `trx`.
    */
-  async insert(trx: Executor, input: CreateBuildInput): Promise<string> {
+  async insert(trx: Executor, input: CreateBuildInput, number?: number): Promise<string> {
     const pipeline = await this.#projects.pipelineRow(input.accountId, input.pipelineId, trx);
     // A pipeline that no longer parses (a step type deleted since) still gets its build, which
     // its engine fails with the reason; it just has no step rows to show beforehand. A large one
@@ -87,14 +93,12 @@ export class BuildService {
     });
     const id = this.#ctx.ids.next('bld');
     const now = new Date(this.#ctx.clock());
-    // Numbers are per pipeline: taking the next one locks its row to the end of the
-    // transaction, so concurrent builds take turns (and the statements before it run in parallel).
-    const { last_build_number: number } = await trx
-      .updateTable('pipelines')
-      .set((eb) => ({ last_build_number: eb('last_build_number', '+', 1) }))
-      .where('id', '=', pipeline.id)
-      .returning('last_build_number')
-      .executeTakeFirstOrThrow();
+    number ??= await takeBuildNumber(trx, { ...input, pipelineId: pipeline.id });
+    if (number === undefined)
+      throw new NotFoundError(
+        'SLUICE_PIPELINE_NOT_FOUND',
+        `Pipeline ${pipeline.id} does not exist`,
+      );
     const secrets = input.secrets ?? {};
     await trx
       .insertInto('builds')
@@ -133,7 +137,7 @@ export class BuildService {
     return loadBuild(this.#ctx.database.db, accountId, buildId);
   }
 
-  /** A page in two queries: the builds with their names, then their steps. */
+  /** A page in one query: the builds with their names and steps. */
   async list(input: ListBuildsInput): Promise<{ items: Build[]; nextCursor: string | null }> {
     const db = this.#ctx.database.db;
     let query = selectBuilds(db, input.accountId);
@@ -146,7 +150,7 @@ export class BuildService {
       .limit(input.limit + 1)
       .execute();
     const page = rows.slice(0, input.limit);
-    const items = await withSteps(db, page);
+    const items = toBuilds(page);
     return { items, nextCursor: rows.length > input.limit ? (page.at(-1)?.id ?? null) : null };
   }
 
@@ -211,6 +215,24 @@ export class BuildService {
   ): Promise<boolean> {
     return this.#finisher.finish(trx, buildId, status, reason);
   }
+}
+
+/**
+ * The pipeline's next build number (`pipelines.last_build_number`, migration
+ * 005_build_throughput); undefined when the account has no such pipeline.
+ */
+async function takeBuildNumber(
+  executor: Executor,
+  input: { accountId: string; pipelineId: string },
+): Promise<number | undefined> {
+  const row = await executor
+    .updateTable('pipelines')
+    .set((eb) => ({ last_build_number: eb('last_build_number', '+', 1) }))
+    .where('id', '=', input.pipelineId)
+    .where('account_id', '=', input.accountId)
+    .returning('last_build_number')
+    .executeTakeFirst();
+  return row?.last_build_number;
 }
 
 /** A build's secrets, encrypted with the build id as associated data. */

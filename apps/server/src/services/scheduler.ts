@@ -92,30 +92,66 @@ export class Scheduler {
         .execute();
       if (pending.length === 0) return;
       const active = await activeCounts(trx, accountId);
+      if (await this.#electTogether(trx, accountId, account, pending, active)) return;
       const elected: InsertTasksOptions[] = [];
       for (const build of pending) {
         const runtime = build.build_runtime ?? build.pipeline_runtime ?? account.default_runtime;
         const wait = waitingReason(build, runtime, active, account.max_concurrent_builds);
         if (wait !== undefined) {
-          if (build.reason !== wait)
-            await trx
-              .updateTable('builds')
-              .set({ reason: wait })
-              .where('id', '=', build.id)
-              .execute();
+          await setReason(trx, build, wait);
           continue;
         }
         const plan = await this.#plan(trx, accountId, build.id, runtime as string);
         if (plan === undefined) continue;
         elected.push(plan);
-        active.total += 1;
-        active.byPipeline.set(
-          build.pipeline_id,
-          (active.byPipeline.get(build.pipeline_id) ?? 0) + 1,
-        );
+        countActive(active, build);
       }
       await this.#elect(trx, elected);
     });
+  }
+
+  /**
+   * The usual case in a few statements however many builds: chooses under the limits, plans
+   * the chosen together and elects them. A build its runtime cannot run frees its place for the
+   * next one, which only the one-by-one pass gets right: then this is rolled back and false.
+   */
+  async #electTogether(
+    trx: Executor,
+    accountId: string,
+    account: AccountLimits,
+    pending: readonly PendingBuild[],
+    counts: ActiveCounts,
+  ): Promise<boolean> {
+    const active = { total: counts.total, byPipeline: new Map(counts.byPipeline) };
+    const chosen: { build: PendingBuild; runtime: string }[] = [];
+    const waiting: { build: PendingBuild; reason: string }[] = [];
+    for (const build of pending) {
+      const runtime = build.build_runtime ?? build.pipeline_runtime ?? account.default_runtime;
+      const reason = waitingReason(build, runtime, active, account.max_concurrent_builds);
+      if (reason !== undefined) waiting.push({ build, reason });
+      else {
+        chosen.push({ build, runtime: runtime as string });
+        countActive(active, build);
+      }
+    }
+    await sql`savepoint elect_together`.execute(trx);
+    const plans = await this.#planner.planStarts(
+      trx,
+      chosen.map(({ build, runtime }) => ({ accountId, buildId: build.id, runtime })),
+    );
+    const elected = chosen.flatMap(({ build, runtime }, i) => {
+      const plan = plans[i];
+      return plan?.ok
+        ? [{ accountId, buildId: build.id, runtime, tasks: plan.tasks, firstPosition: 0 }]
+        : [];
+    });
+    if (elected.length < chosen.length) {
+      await sql`rollback to savepoint elect_together`.execute(trx);
+      return false;
+    }
+    await this.#elect(trx, elected);
+    for (const { build, reason } of waiting) await setReason(trx, build, reason);
+    return true;
   }
 
   /** The build's start tasks; undefined when its runtime cannot run it, and it has ended `error`. */
@@ -163,6 +199,21 @@ export class Scheduler {
         .execute();
     }
   }
+}
+
+interface AccountLimits {
+  default_runtime: string | null;
+  max_concurrent_builds: number | null;
+}
+
+async function setReason(trx: Executor, build: PendingBuild, reason: string): Promise<void> {
+  if (build.reason === reason) return;
+  await trx.updateTable('builds').set({ reason }).where('id', '=', build.id).execute();
+}
+
+function countActive(active: ActiveCounts, build: PendingBuild): void {
+  active.total += 1;
+  active.byPipeline.set(build.pipeline_id, (active.byPipeline.get(build.pipeline_id) ?? 0) + 1);
 }
 
 interface ActiveCounts {

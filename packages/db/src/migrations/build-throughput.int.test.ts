@@ -46,7 +46,7 @@ for (const kind of databases.kinds) {
           .execute();
 
         assert.deepEqual(await migrateToLatest(database.db, MIGRATIONS.slice(0, 5)), {
-          applied: ['005_build_numbers'],
+          applied: ['005_build_throughput'],
         });
         const rows = await database.db
           .selectFrom('pipelines')

@@ -13,7 +13,7 @@ import { controlPlaneMigration } from './001-control-plane.js';
 import { pipelineLanguageMigration } from './002-pipeline-language.js';
 import { webhookDeliveriesMigration } from './003-webhook-deliveries.js';
 import { workflowLimitsMigration } from './004-workflow-limits.js';
-import { buildNumbersMigration } from './005-build-numbers.js';
+import { buildThroughputMigration } from './005-build-throughput.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
@@ -22,7 +22,7 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   pipelineLanguageMigration,
   webhookDeliveriesMigration,
   workflowLimitsMigration,
-  buildNumbersMigration,
+  buildThroughputMigration,
 ];
 
 export interface MigrateResult {

@@ -1,0 +1,78 @@
+// Closed-loop HTTP clients: each sends its request, waits for the whole answer, and sends the
+// next, over one keep-alive connection of its own (node:http), until the deadline. Every answer
+// is recorded with its route, status and latency.
+import http from 'node:http';
+import { percentile } from '../dispatch/bench-server.mjs';
+
+/**
+ * Runs `clients` — `[{ route, method, path, body? }, …]`, one loop each — for `seconds`;
+ * returns per-route figures.
+ */
+export async function runClients(url, token, clients, seconds) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: clients.length });
+  const { hostname, port } = new URL(url);
+  const deadline = performance.now() + seconds * 1000;
+  const samples = new Map(); // route → { latencies: [], errors: Map(status → n) }
+  const started = performance.now();
+  await Promise.all(
+    clients.map(async (client) => {
+      const record = samples.get(client.route) ?? { latencies: [], errors: new Map() };
+      samples.set(client.route, record);
+      while (performance.now() < deadline) {
+        const sent = performance.now();
+        const status = await send(agent, { hostname, port, token, ...client });
+        if (status >= 200 && status < 300) record.latencies.push(performance.now() - sent);
+        else record.errors.set(status, (record.errors.get(status) ?? 0) + 1);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  return Object.fromEntries(
+    [...samples].map(([route, { latencies, errors }]) => [
+      route,
+      figures(latencies, errors, elapsed),
+    ]),
+  );
+}
+
+function figures(latencies, errors, elapsed) {
+  const round = (x) => (x === undefined ? null : Math.round(x * 10) / 10);
+  return {
+    req_per_s: round(latencies.length / elapsed),
+    p50_ms: round(percentile(latencies, 0.5)),
+    p99_ms: round(percentile(latencies, 0.99)),
+    max_ms: round(latencies.length ? Math.max(...latencies) : undefined),
+    n: latencies.length,
+    errors: Object.fromEntries(errors),
+  };
+}
+
+/** One request; resolves with the status (0 when the connection failed) once the body is read. */
+function send(agent, { hostname, port, token, method, path, body }) {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve) => {
+    const request = http.request(
+      {
+        agent,
+        hostname,
+        port,
+        method,
+        path,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(payload === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+        },
+      },
+      (response) => {
+        response.on('data', () => undefined);
+        response.on('end', () => resolve(response.statusCode ?? 0));
+        response.on('error', () => resolve(0));
+      },
+    );
+    request.on('error', () => resolve(0));
+    request.end(payload);
+  });
+}
