@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
-import { seedPipeline, startTestServer } from './server-harness.test-support.js';
+import { seedPipeline, seedPipelines, startTestServer } from './server-harness.test-support.js';
 
 const databases = useTestDatabases();
 
@@ -81,6 +81,46 @@ databases.test(
         assert.equal(build.reason, 'Waiting: the pipeline allows 3 concurrent build(s)');
       const tasks = await database.db.selectFrom('tasks').select('build_id').execute();
       assert.equal(tasks.length, 3);
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+databases.test(
+  'a build its runtime cannot run frees its place in the same pass: the next build takes it, the one after waits',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const [bad, good] = await seedPipelines(t, { pipelines: ['bad', 'good'] });
+      assert.ok(bad !== undefined && good !== undefined);
+      // Nothing can be elected yet: the builds wait together for one pass.
+      await database.db.updateTable('accounts').set({ default_runtime: null }).execute();
+      const create = (pipelineId: string) =>
+        t.admin.call('createBuild', { params: { pipelineId }, body: {} });
+      const doomed = await create(bad.id);
+      const first = await create(good.id);
+      await database.db
+        .updateTable('pipelines')
+        .set({ runtime_environment: 'no-such-runtime' })
+        .where('id', '=', bad.id)
+        .execute();
+      await database.db
+        .updateTable('accounts')
+        .set({ default_runtime: 'local', max_concurrent_builds: 1 })
+        .execute();
+
+      const second = await create(good.id);
+      const status = async (id: string) => {
+        const build = await t.admin.call('getBuild', { params: { buildId: id } });
+        return [build.status, build.reason];
+      };
+      assert.equal((await status(doomed.id))[0], 'error');
+      assert.deepEqual(await status(first.id), ['elected', null]);
+      assert.deepEqual(await status(second.id), [
+        'pending',
+        'Waiting: the account allows 1 concurrent build(s)',
+      ]);
     } finally {
       await t.close();
     }
