@@ -12,12 +12,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, FINISHED_STATUSES } from '@sluice/protocol';
-import type { Build, LogChunk, SluiceClient } from '@sluice/protocol';
+import type { Build, SluiceClient } from '@sluice/protocol';
 import { ensureDockerEngine, ensureTestImages, makeTempDir, waitFor } from '@sluice/testkit';
 import type { TempDir } from '@sluice/testkit';
 import { processAlive as alive, startSluice, waitForUp } from './cli-harness.js';
 import type { RunningCli } from './cli-harness.js';
 import { createPipelines } from './control-plane-seed.js';
+import { streamLog } from './log-stream.js';
 
 const PROJECT = `up${process.pid}`;
 const STEPS_YAML = `version: "1.0"
@@ -84,32 +85,6 @@ async function tempDir(): Promise<string> {
   const temp = await makeTempDir('sluice-up-e2e-');
   temps.push(temp);
   return temp.path;
-}
-
-/** The raw SSE route, read as any client would: `log` events until the `end` event. */
-async function streamLog(url: string, token: string, buildId: string): Promise<string[]> {
-  const response = await fetch(`${url}/api/v1/builds/${buildId}/log/stream`, {
-    headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
-  });
-  assert.equal(response.headers.get('content-type'), 'text/event-stream');
-  const lines: string[] = [];
-  let ended = false;
-  let buffer = '';
-  for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += Buffer.from(bytes).toString('utf8');
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const event = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = /^data: (.*)$/m.exec(event)?.[1] ?? '';
-      ended ||= /^event: end$/m.test(event);
-      if (/^event: log$/m.test(event))
-        for (const l of (JSON.parse(data) as LogChunk).lines) lines.push(`[${l.step}] ${l.line}`);
-    }
-  }
-  // Read to the close after `end`: a body cancelled early would hold the connection open.
-  assert.ok(ended, `the stream closed before its end event; lines so far:\n${lines.join('\n')}`);
-  return lines;
 }
 
 function finished(admin: SluiceClient, buildId: string): Promise<Build> {
