@@ -7,6 +7,7 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { silentLogger } from '@sluice/log';
@@ -126,3 +127,29 @@ test('logs and log spools of builds that no longer run go after the retention; f
   assert.ok(existsSync(join(stateDir, 'bld_new.log')));
   assert.ok(existsSync(join(stateDir, 'log-spool', 'bld_new', '000000000001.seg')));
 });
+
+test('an engine whose agent died before writing its pid file is found and not started twice', async () => {
+  // What start() spawns, without the pid file: the agent was killed in between.
+  const orphan = spawn(COMMAND[0] ?? '', COMMAND.slice(1), {
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, SLUICE_BUILD_ID: 'bld_orphan' },
+  });
+  await new Promise((resolve) => orphan.once('spawn', resolve));
+  const pid = orphan.pid ?? 0;
+  try {
+    const restarted = engines('orphans');
+    assert.equal(restarted.running('bld_other'), undefined, 'another build took the engine');
+    assert.equal(restarted.running('bld_orphan')?.pid, pid);
+    assert.equal(readPid(restarted.pidFilePath('bld_orphan')), pid, 'its pid file is written');
+    assert.deepEqual(restarted.list(), [{ buildId: 'bld_orphan', pid }]);
+    assert.equal(await restarted.stop('bld_orphan', 10_000), 'stopped');
+    assert.ok(!processAlive(pid), 'the engine survived');
+  } finally {
+    if (processAlive(pid)) process.kill(-pid, 'SIGKILL');
+  }
+});
+
+function readPid(path: string): number {
+  return (JSON.parse(readFileSync(path, 'utf8')) as { pid: number }).pid;
+}

@@ -4,7 +4,8 @@
  * in `<buildId>.log`. An engine is detached (its own session and process group): a stop reaches
  * whatever it started, and an agent that dies does not take its builds down. A pid file is
  * trusted only while /proc shows that process alive, running the command it was started with,
- * for that build (`SLUICE_BUILD_ID` in its environment), so a reused pid is never signalled.
+ * for that build (`SLUICE_BUILD_ID` in its environment), so a reused pid is never signalled. An
+ * engine whose agent died before writing its pid file is found in /proc and given one.
  * Engine logs and log spools (`log-spool/<buildId>/`) of builds that no longer run are deleted
  * after the retention.
  * @module
@@ -80,13 +81,31 @@ export class EngineProcesses {
     try {
       file = JSON.parse(readFileSync(path, 'utf8')) as PidFile;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return this.#adopt(buildId);
       rmSync(path, { force: true }); // Unreadable: not one we finished writing.
       return undefined;
     }
     if (isEngineOf(file, buildId)) return file;
     rmSync(path, { force: true });
     return undefined;
+  }
+
+  /**
+   * An engine of the build without a pid file: its agent was killed between starting it and
+   * writing the file. Found in /proc (its command and `SLUICE_BUILD_ID`) and given its pid file,
+   * so the task handed out again finds it running instead of starting a second engine.
+   */
+  #adopt(buildId: string): PidFile | undefined {
+    const pid = findEngineProcess(this.#options.command, buildId);
+    if (pid === undefined) return undefined;
+    const file: PidFile = {
+      pid,
+      startedAt: new Date().toISOString(),
+      command: [...this.#options.command],
+    };
+    writeAtomically(this.pidFilePath(buildId), `${JSON.stringify(file)}\n`);
+    this.#options.logger.warn('found an engine without its pid file', { buildId, pid });
+    return file;
   }
 
   /** Every running engine; pid files of dead processes and old logs are removed. */
@@ -253,6 +272,30 @@ function isEngineOf(file: PidFile, buildId: string): boolean {
   } catch {
     return true; // Another user's process would not have matched the command line this far.
   }
+}
+
+/**
+ * The live process leading its own group (an engine is started detached; its children are not
+ * leaders) that runs `command` with `SLUICE_BUILD_ID=buildId` in an environment it can read.
+ * Every engine has the same command line, so an unreadable environment is never a match here.
+ */
+function findEngineProcess(command: readonly string[], buildId: string): number | undefined {
+  if (!HAS_PROC) return undefined;
+  const cmdline = `${command.join('\0')}\0`;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8') !== cmdline) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[2] !== name || fields[0] === 'Z') continue;
+      const environ = readFileSync(`/proc/${name}/environ`, 'utf8').split('\0');
+      if (environ.includes(`SLUICE_BUILD_ID=${buildId}`)) return Number(name);
+    } catch {
+      // Gone meanwhile, or another user's.
+    }
+  }
+  return undefined;
 }
 
 /** Signals the process group led by `pid`; false when there is no such group. */
