@@ -52,7 +52,8 @@ before(async () => {
 
 after(async () => {
   for (const agent of agents) agent.child.kill('SIGKILL');
-  for (const server of servers) if (server.child.exitCode === null) await kill(server);
+  for (const server of servers)
+    if (server.child.exitCode === null && server.child.signalCode === null) await kill(server);
   await balancer?.close();
   await databases.close();
   for (const temp of temps) await temp.cleanup();
