@@ -355,3 +355,10 @@ export async function startBuildPlane(
   });
   return { registry, plane, gateway };
 }
+
+/**
+ * For an agent on an API-only cluster: with no node every build pod stays Unschedulable, which
+ * the pod monitor would report (and the control plane retry) after 10 s; tests of tasks, leases
+ * and permissions there are not about scheduling.
+ */
+export const NO_NODE_AGENT_ARGS = ['--unschedulable-grace-seconds', '86400'] as const;

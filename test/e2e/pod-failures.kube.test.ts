@@ -109,12 +109,16 @@ after(async () => {
 /** Runs the pipeline with the runtime broken one way; the finished build and its pods' names. */
 type PipelineName = 'echo' | 'failing' | 'slow';
 
-async function runBroken(broken: keyof typeof BREAK | undefined, pipeline: PipelineName) {
+async function runBroken(
+  broken: keyof typeof BREAK | undefined,
+  pipeline: PipelineName,
+  during?: (buildId: string) => Promise<void>,
+) {
   const patch = (body: Record<string, unknown>) =>
     admin.call('patchRuntimeEnvironment', { params: { name: RUNTIME }, body: { patch: body } });
   if (broken !== undefined) await patch(BREAK[broken]);
   try {
-    return await runBuild(pipeline, broken ?? 'working');
+    return await runBuild(pipeline, broken ?? 'working', during);
   } finally {
     if (broken !== undefined) await patch(UNDO[broken]);
   }
@@ -192,14 +196,25 @@ function expectRetriedOnce(build: Build, pods: string[], reason: RegExp): void {
   assert.ok(!pods.some((p) => p.endsWith('-r2')), `no third attempt: ${pods.join(', ')}`);
 }
 
-test('a build pod no node can take ends the build with the scheduler message, after one retry', async (t) => {
-  const { build, pods, took } = await runBroken('unschedulable', 'echo');
+test("a build pod no node can take ends the build with the scheduler message, after one retry; the agent's /metrics shows it Pending", async (t) => {
+  const passes = () =>
+    agent.metric('sluice_agent_reconcile_duration_seconds_count', { loop: 'pod-monitor' });
+  const before = await passes();
+  const { build, pods, took } = await runBroken('unschedulable', 'echo', async () => {
+    await waitForProbe(
+      "a Pending build pod on the agent's /metrics",
+      async () => (await agent.metric('sluice_agent_build_pods', { phase: 'Pending' })) >= 1,
+      FAILURE_TIMEOUT_MS,
+      500,
+    );
+  });
   t.diagnostic(took);
   expectRetriedOnce(
     build,
     pods,
     /: Unschedulable: 0\/1 nodes are available: 1 node\(s\) didn't match (node selector|Pod's node affinity)/,
   );
+  assert.ok((await passes()) > before, 'the pod monitor passes are counted');
 });
 
 test('an engine image that cannot be pulled ends the build with the pull error, after one retry', async (t) => {

@@ -26,6 +26,7 @@ import {
   createKubeRuntime,
   expectedObjects,
   objectCount,
+  NO_NODE_AGENT_ARGS,
   startAgentProcess,
   startControlPlane,
   waitForProbe,
@@ -88,6 +89,7 @@ function startAgent(args: string[], name: string): Promise<AgentProcess> {
       '5',
       '--heartbeat-seconds',
       '2',
+      ...NO_NODE_AGENT_ARGS,
       ...args,
     ],
   }).then((agent) => {
@@ -235,7 +237,7 @@ test('a runtime whose service account lacks a permission is unhealthy, naming th
     serverUrl: plane.url,
     token: limitedToken,
     logPath: join(temp.path, 'limited.log'),
-    args: ['--config-dir', dir, '--heartbeat-seconds', '1'],
+    args: ['--config-dir', dir, '--heartbeat-seconds', '1', ...NO_NODE_AGENT_ARGS],
   });
   agents.push(agent);
   const health = await waitForProbe('the unhealthy report', async () => {

@@ -22,6 +22,7 @@ import {
   createAgentToken,
   createKubeRuntime,
   objectCount,
+  NO_NODE_AGENT_ARGS,
   startAgentProcess,
   startControlPlane,
   waitForProbe,
@@ -79,7 +80,15 @@ before(async () => {
     serverUrl: plane.url,
     token,
     logPath: join(temp.path, 'agent.log'),
-    args: ['--config-dir', dir, '--heartbeat-seconds', '1', '--poll-wait', '2'],
+    args: [
+      '--config-dir',
+      dir,
+      '--heartbeat-seconds',
+      '1',
+      '--poll-wait',
+      '2',
+      ...NO_NODE_AGENT_ARGS,
+    ],
   });
 });
 
