@@ -7,6 +7,7 @@ const ISOMORPHIC = [
   'packages/pipeline/src/**/*.ts',
   'packages/errors/src/**/*.ts',
   'packages/runtime-spec/src/**/*.ts',
+  'packages/config/src/**/*.ts',
 ];
 
 export default tseslint.config(

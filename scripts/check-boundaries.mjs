@@ -7,6 +7,7 @@ import { join } from 'node:path';
 
 const ALLOWED = {
   '@sluice/errors': [],
+  '@sluice/config': ['@sluice/errors'],
   '@sluice/pipeline': ['@sluice/errors'],
   '@sluice/pki': ['@sluice/errors'],
   '@sluice/triggers': ['@sluice/errors', '@sluice/pipeline'],
@@ -33,6 +34,7 @@ const ALLOWED = {
     '@sluice/pki',
     '@sluice/runtime-spec',
     '@sluice/triggers',
+    '@sluice/config',
   ],
   '@sluice/runner': [
     '@sluice/errors',
@@ -40,6 +42,7 @@ const ALLOWED = {
     '@sluice/kube',
     '@sluice/log',
     '@sluice/protocol',
+    '@sluice/config',
   ],
   // The CLI is the single `sluice` binary: the one place allowed to compose other apps.
   '@sluice/cli': [
@@ -54,6 +57,7 @@ const ALLOWED = {
     '@sluice/protocol',
     // runner init|delete|upgrade install the runtime's objects through the one Kubernetes client.
     '@sluice/kube',
+    '@sluice/config',
   ],
 };
 // Tests may also use the internal CA to make real certificates (the docker package's TLS tests)
@@ -61,6 +65,7 @@ const ALLOWED = {
 const TEST_ONLY = ['@sluice/testkit', '@sluice/pki', '@sluice/runtime-spec'];
 const PURE = new Set([
   '@sluice/errors',
+  '@sluice/config',
   '@sluice/pipeline',
   '@sluice/protocol',
   '@sluice/runtime-spec',

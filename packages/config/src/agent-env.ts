@@ -1,0 +1,191 @@
+/**
+ * `sluice agent`'s environment. Each variable has a flag of the same meaning; the agent passes
+ * its flags in under the variables' names, so flags win and a problem names both.
+ * @module
+ */
+import { numberVar, requiredTextVar, switchVar, textVar, urlVar } from './variables.js';
+import type { EnvValues } from './parse-env.js';
+
+/** The agent's defaults, for the loader and for tests and benches that need the same values. */
+export const AGENT_DEFAULTS = {
+  concurrency: 10,
+  queueSize: 100,
+  pollWaitSeconds: 30,
+  heartbeatMs: 10_000,
+  reapIntervalMs: 60_000,
+  drainTimeoutMs: 30_000,
+  // The Kubernetes client's own defaults (@sluice/kube/settings), per cluster.
+  kubeQps: 50,
+  kubeBurst: 100,
+  stopGraceSeconds: 15,
+  podFailureGraceMs: 5_000,
+  unschedulableGraceMs: 10_000,
+  httpPort: 8080,
+  httpHost: '0.0.0.0',
+} as const;
+
+const SECONDS = 'seconds';
+
+export const agentEnv = {
+  SLUICE_SERVER_URL: urlVar({
+    description: 'The control plane, required',
+    flag: 'server-url',
+    required: true,
+  }),
+  SLUICE_AGENT_TOKEN: requiredTextVar({
+    description:
+      'The agent token, shown once when the agent was created, required; never passed to engines',
+    flag: 'token',
+    secret: true,
+  }),
+  SLUICE_AGENT_CONCURRENCY: numberVar({
+    description: 'Builds worked on at once',
+    flag: 'concurrency',
+    min: 1,
+    max: 1000,
+    default: AGENT_DEFAULTS.concurrency,
+  }),
+  SLUICE_AGENT_QUEUE_SIZE: numberVar({
+    description: 'Tasks held before the agent stops asking for more',
+    flag: 'queue-size',
+    min: 1,
+    max: 100_000,
+    default: AGENT_DEFAULTS.queueSize,
+  }),
+  SLUICE_AGENT_POLL_WAIT: numberVar({
+    description: 'Seconds the server holds each long-poll open',
+    flag: 'poll-wait',
+    min: 0,
+    max: 60,
+    fraction: true,
+    unit: SECONDS,
+    default: AGENT_DEFAULTS.pollWaitSeconds,
+  }),
+  SLUICE_AGENT_HEARTBEAT_SECONDS: numberVar({
+    description: "Seconds between heartbeats, each with every runtime's health",
+    flag: 'heartbeat-seconds',
+    min: 1,
+    max: 600,
+    fraction: true,
+    default: AGENT_DEFAULTS.heartbeatMs / 1000,
+  }),
+  SLUICE_AGENT_REAP_SECONDS: numberVar({
+    description: 'Seconds between passes of the orphan reaper; 0 turns it off',
+    flag: 'reap-seconds',
+    min: 0,
+    max: 86_400,
+    fraction: true,
+    default: AGENT_DEFAULTS.reapIntervalMs / 1000,
+  }),
+  SLUICE_AGENT_HTTP_PORT: numberVar({
+    description: 'Port of `/healthz` and `/metrics`; 0 picks a free one, -1 serves nothing',
+    flag: 'http-port',
+    min: -1,
+    max: 65_535,
+    default: AGENT_DEFAULTS.httpPort,
+  }),
+  SLUICE_AGENT_HTTP_HOST: textVar({
+    description: 'Address of `/healthz` and `/metrics`',
+    flag: 'http-host',
+    default: AGENT_DEFAULTS.httpHost,
+  }),
+  SLUICE_AGENT_DRAIN_SECONDS: numberVar({
+    description: 'How long a shutdown waits for running tasks',
+    flag: 'drain-seconds',
+    min: 0,
+    max: 3600,
+    fraction: true,
+    unit: SECONDS,
+    default: AGENT_DEFAULTS.drainTimeoutMs / 1000,
+  }),
+  SLUICE_KUBE_QPS: numberVar({
+    description: 'Kubernetes client rate limit, requests per second per cluster',
+    flag: 'kube-qps',
+    min: 1,
+    max: 10_000,
+    fraction: true,
+    default: AGENT_DEFAULTS.kubeQps,
+  }),
+  SLUICE_KUBE_BURST: numberVar({
+    description: 'Kubernetes client burst, per cluster',
+    flag: 'kube-burst',
+    min: 1,
+    max: 10_000,
+    default: AGENT_DEFAULTS.kubeBurst,
+  }),
+  SLUICE_IN_CLUSTER_RUNTIME: textVar({
+    description: "Serve this runtime with the pod's own service account",
+    flag: 'in-cluster-runtime',
+  }),
+  SLUICE_AGENT_CONFIG_DIR: textVar({
+    description:
+      'Serve the runtime of each `*.runtime.yaml` file in this directory (`name`, `host`, `token`, `crt`)',
+    flag: 'config-dir',
+  }),
+  SLUICE_KUBE_RUNTIME: textVar({
+    description: 'Serve this runtime through `KUBECONFIG`',
+    flag: 'kube-runtime',
+  }),
+  KUBECONFIG: textVar({
+    description: 'The kubeconfig file of `SLUICE_KUBE_RUNTIME`',
+    flag: 'kubeconfig',
+  }),
+  SLUICE_KUBE_CONTEXT: textVar({
+    description: 'The context of `KUBECONFIG` to use',
+    flag: 'kube-context',
+    defaultText: 'its current context',
+  }),
+  SLUICE_NAMESPACE: textVar({
+    description: 'Namespace of build objects when the control plane does not name one',
+    flag: 'namespace',
+  }),
+  SLUICE_DIND_HOST_ALIAS: switchVar({
+    description:
+      'Engine pods reach their dind pod by its IP (a `hostAliases` entry) instead of cluster DNS',
+    flag: 'dind-host-alias',
+  }),
+  SLUICE_LOCAL_RUNTIME: textVar({
+    description:
+      "Serve this runtime with `sluice engine` processes on this machine's Docker engine",
+    flag: 'local-runtime',
+  }),
+  DOCKER_HOST: textVar({
+    description:
+      'The Docker engine of the local runtime (`DOCKER_TLS_VERIFY`, `DOCKER_CERT_PATH` for TLS)',
+    flag: 'docker-host',
+    defaultText: 'the local socket',
+  }),
+  SLUICE_AGENT_STATE_DIR: textVar({
+    description:
+      "Where the local runtime keeps `<build>.json` (engine pid files), `<build>.log` (engine output) and `log-spool/<build>/` (a killed engine's log spool; both kept 3 days); required with `SLUICE_LOCAL_RUNTIME`",
+    flag: 'state-dir',
+  }),
+  SLUICE_ENGINE_STOP_GRACE_SECONDS: numberVar({
+    description: 'Seconds a local engine gets after SIGTERM before SIGKILL',
+    flag: 'stop-grace-seconds',
+    min: 0,
+    max: 3600,
+    fraction: true,
+    default: AGENT_DEFAULTS.stopGraceSeconds,
+  }),
+  SLUICE_POD_FAILURE_GRACE_SECONDS: numberVar({
+    description:
+      'Seconds a build pod may wait on its image or container before the build fails (docs/pod-failures.md)',
+    flag: 'pod-failure-grace-seconds',
+    min: 0,
+    max: 3600,
+    fraction: true,
+    default: AGENT_DEFAULTS.podFailureGraceMs / 1000,
+  }),
+  SLUICE_UNSCHEDULABLE_GRACE_SECONDS: numberVar({
+    description:
+      'Seconds a build pod may stay unschedulable before the build fails; raise it with a cluster autoscaler',
+    flag: 'unschedulable-grace-seconds',
+    min: 0,
+    max: 86_400,
+    fraction: true,
+    default: AGENT_DEFAULTS.unschedulableGraceMs / 1000,
+  }),
+};
+
+export type AgentEnv = EnvValues<typeof agentEnv>;

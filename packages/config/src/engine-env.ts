@@ -1,0 +1,52 @@
+/**
+ * `sluice engine`'s own variables (one build, started by a runner), on top of the CLI's Docker
+ * and proxy variables.
+ * @module
+ */
+import { numberVar, requiredTextVar, textVar, urlVar } from './variables.js';
+import type { EnvValues } from './parse-env.js';
+
+/** The engine's defaults, for the loader and for tests and benches that need the same values. */
+export const ENGINE_DEFAULTS = {
+  dockerWaitSeconds: 300,
+  logSpoolDir: 'sluice-log-spool',
+  logDrainSeconds: 900,
+} as const;
+
+export const engineEnv = {
+  SLUICE_SERVER_URL: urlVar({
+    description: 'The control plane, as the engine reaches it',
+    required: true,
+  }),
+  SLUICE_ENGINE_TOKEN: requiredTextVar({
+    description:
+      "The build's engine token: it reaches only that build, and dies when the build ends",
+    secret: true,
+  }),
+  SLUICE_DOCKER_WAIT_SECONDS: numberVar({
+    description:
+      'How long the engine waits for its Docker daemon to answer (its dind starting beside it); after that the build fails on its first Docker call, with the reason',
+    min: 0,
+    max: 86_400,
+    fraction: true,
+    unit: 'seconds',
+    default: ENGINE_DEFAULTS.dockerWaitSeconds,
+  }),
+  SLUICE_LOG_SPOOL_DIR: textVar({
+    description:
+      'Where the engine spools log lines until the control plane acknowledges them, in `<dir>/<build id>/` (docs/build-logs.md); the temporary directory if that cannot be written. The local runtime sets `<SLUICE_AGENT_STATE_DIR>/log-spool`',
+    default: ENGINE_DEFAULTS.logSpoolDir,
+    defaultText: `\`${ENGINE_DEFAULTS.logSpoolDir}\` in its working directory`,
+  }),
+  SLUICE_LOG_DRAIN_SECONDS: numberVar({
+    description:
+      'How long the end of a build waits for its log to be acknowledged before it reports the build anyway, not as a success and with the reason (docs/errors.md)',
+    min: 1,
+    max: 86_400,
+    fraction: true,
+    unit: 'seconds',
+    default: ENGINE_DEFAULTS.logDrainSeconds,
+  }),
+};
+
+export type EngineEnv = EnvValues<typeof engineEnv>;

@@ -1,0 +1,109 @@
+/**
+ * `sluice server`'s environment (and `sluice up`'s, which runs the same control plane): the
+ * variables, their defaults, and the rules between them.
+ * @module
+ */
+import { numberVar, textVar, urlVar } from './variables.js';
+import type { EnvValues } from './parse-env.js';
+
+/** The server's defaults, for the loader and for tests and benches that need the same values. */
+export const SERVER_DEFAULTS = {
+  port: 8080,
+  host: '127.0.0.1',
+  agentOfflineAfterMs: 60_000,
+  limitsIntervalMs: 10_000,
+  taskLeaseMs: 60_000,
+} as const;
+
+const PORT = { min: 0, max: 65_535 } as const;
+
+export const serverEnv = {
+  SLUICE_PORT: numberVar({
+    description: 'Port to listen on; 0 picks a free one',
+    flag: 'port',
+    ...PORT,
+    default: SERVER_DEFAULTS.port,
+  }),
+  SLUICE_HOST: textVar({
+    description: 'Address to listen on',
+    flag: 'host',
+    default: SERVER_DEFAULTS.host,
+  }),
+  SLUICE_DATA_DIR: textVar({
+    description: 'Data directory for the embedded database and `server.key`',
+    flag: 'data-dir',
+  }),
+  DATABASE_URL: textVar({
+    description: 'PostgreSQL instead of the embedded database',
+    secret: true,
+  }),
+  SLUICE_BOOTSTRAP_TOKEN: textVar({
+    description: 'The first admin token, for automation',
+    defaultText:
+      'random: shown once on a terminal, else written to `<data-dir>/admin-token` (0600) and its path printed',
+    minLength: 20,
+    secret: true,
+  }),
+  SLUICE_SECRET_KEY: textVar({
+    description:
+      '32 bytes in base64 that encrypt secrets at rest (`openssl rand -base64 32`); required with `DATABASE_URL` and no data directory',
+    defaultText: '`server.key` in the data directory',
+    secret: true,
+  }),
+  SLUICE_PUBLIC_URL: urlVar({
+    description: 'The URL agents, engines and webhook senders use to reach the server',
+  }),
+  SLUICE_AGENT_OFFLINE_AFTER_MS: numberVar({
+    description: 'An agent without a heartbeat for this long is shown offline',
+    min: 0,
+    unit: 'milliseconds',
+    default: SERVER_DEFAULTS.agentOfflineAfterMs,
+  }),
+  SLUICE_LIMITS_INTERVAL_MS: numberVar({
+    // A pass reads every active build: a tighter loop would only load the database.
+    description:
+      "Time between the passes that enforce the runtimes' `workflowLimits` (docs/runtime-limits.md)",
+    min: 100,
+    unit: 'milliseconds',
+    default: SERVER_DEFAULTS.limitsIntervalMs,
+  }),
+  SLUICE_TASK_LEASE_MS: numberVar({
+    description:
+      'How long a task handed to an agent stays its own before it may be handed out again',
+    min: 0,
+    unit: 'milliseconds',
+    default: SERVER_DEFAULTS.taskLeaseMs,
+  }),
+  SLUICE_METRICS_PORT: numberVar({
+    description:
+      'Port of Prometheus `/metrics`, on a listener of its own without a token; 0 picks one (docs/metrics.md)',
+    flag: 'metrics-port',
+    ...PORT,
+    default: undefined,
+  }),
+  SLUICE_METRICS_HOST: textVar({
+    description: 'Address of the `/metrics` listener',
+    defaultText: '`SLUICE_HOST`',
+  }),
+};
+
+export type ServerEnv = EnvValues<typeof serverEnv>;
+
+/** The rules between the server's settings, once flags are applied. */
+export function serverRules(settings: {
+  port: number;
+  dataDir: string | undefined;
+  databaseUrl: string | undefined;
+  metricsPort: number | undefined;
+}): string[] {
+  const problems: string[] = [];
+  if (settings.databaseUrl === undefined && settings.dataDir === undefined)
+    problems.push(
+      'Give a data directory (--data-dir or SLUICE_DATA_DIR) for the embedded database, or DATABASE_URL for PostgreSQL',
+    );
+  if (settings.metricsPort === settings.port && settings.port !== 0)
+    problems.push(
+      `SLUICE_METRICS_PORT must differ from the API port ${settings.port}: /metrics has a listener of its own`,
+    );
+  return problems;
+}
