@@ -20,9 +20,20 @@ export interface HandlerContext<D extends RouteDef> {
   reply: FastifyReply;
 }
 
+/**
+ * An answer already serialized to JSON: requests coalesced into one read share one string
+ * instead of each serializing the same object.
+ */
+export class JsonText {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
 export type Handler<D extends RouteDef> = (
   ctx: HandlerContext<D>,
-) => Promise<z.input<D['response']> | undefined>;
+) => Promise<z.input<D['response']> | JsonText | undefined>;
 
 export type Authenticate = (token: string) => Promise<Principal>;
 
@@ -73,6 +84,8 @@ export function registerRoute<D extends RouteDef>(
       } as HandlerContext<D>;
       const result = await handler(ctx);
       if (route.raw || reply.sent) return reply;
+      if (result instanceof JsonText)
+        return reply.status(route.status).type('application/json; charset=utf-8').send(result.text);
       return reply.status(route.status).send(route.status === 204 ? undefined : result);
     },
   });

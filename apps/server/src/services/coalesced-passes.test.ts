@@ -81,3 +81,23 @@ test("a failed pass fails only its own callers; the queued pass still runs and d
   await finish(1);
   assert.deepEqual([second.settled, second.error], [true, undefined]);
 });
+
+test("reads: each caller gets the value of the pass it waited for, never an older one's", async () => {
+  let version = 0;
+  const releases: Array<() => void> = [];
+  const read = coalescePasses(async (key: string) => {
+    const seen = `${key}@${version}`;
+    await new Promise<void>((resolve) => releases.push(resolve));
+    return seen;
+  });
+  const first = read('page');
+  version = 1; // a write committed while the first read runs
+  const second = read('page');
+  const third = read('page');
+  releases[0]?.();
+  assert.equal(await first, 'page@0');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(releases.length, 2, 'one more read for both later callers');
+  releases[1]?.();
+  assert.deepEqual(await Promise.all([second, third]), ['page@1', 'page@1']);
+});

@@ -7,13 +7,17 @@
  * @module
  */
 
-/** Runs `pass(key)` as described above; each caller gets the outcome of the pass it waited for. */
-export function coalescePasses(
-  pass: (key: string) => Promise<void>,
-): (key: string) => Promise<void> {
-  const passes = new Map<string, { current: Promise<void>; next?: Promise<void> }>();
-  const start = (key: string): Promise<void> => {
-    const entry: { current: Promise<void>; next?: Promise<void> } = { current: pass(key) };
+/**
+ * Runs `pass(key)` as described above; each caller gets the outcome (the value or the error) of
+ * the pass it waited for. Reads use it too: callers asking the same question at once share one
+ * answer that is never older than their call.
+ */
+export function coalescePasses<T = void>(
+  pass: (key: string) => Promise<T>,
+): (key: string) => Promise<T> {
+  const passes = new Map<string, { current: Promise<T>; next?: Promise<T> }>();
+  const start = (key: string): Promise<T> => {
+    const entry: { current: Promise<T>; next?: Promise<T> } = { current: pass(key) };
     passes.set(key, entry);
     void entry.current.then(ignore, ignore).then(() => {
       // With a pass queued, that pass replaces this entry when it starts.

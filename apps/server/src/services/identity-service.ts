@@ -11,6 +11,7 @@ import type { ApiTokenRow, Executor } from '@sluice/db';
 import type { TokenInfo, TokenKind } from '@sluice/protocol';
 import { hashToken, newTokenValue, tokenDisplayPrefix } from '../ids.js';
 import type { Principal } from '../http/auth.js';
+import { coalescePasses } from './coalesced-passes.js';
 import { isoTime } from './server-context.js';
 import type { ServerContext } from './server-context.js';
 
@@ -29,6 +30,7 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 
 export class IdentityService {
   readonly #ctx: ServerContext;
+  readonly #lookups = coalescePasses((tokenHash) => this.#lookup(tokenHash));
 
   constructor(ctx: ServerContext) {
     this.#ctx = ctx;
@@ -123,7 +125,15 @@ export class IdentityService {
     return tokens;
   }
 
-  async authenticate(token: string): Promise<Principal> {
+  /**
+   * The principal of a token. Requests with one token at once share one lookup that started
+   * after each of them arrived, so a revocation committed before a request is always seen.
+   */
+  authenticate(token: string): Promise<Principal> {
+    return this.#lookups(hashToken(token));
+  }
+
+  async #lookup(tokenHash: string): Promise<Principal> {
     const db = this.#ctx.database.db;
     const row = await db
       .selectFrom('api_tokens')
@@ -138,7 +148,7 @@ export class IdentityService {
         'api_tokens.last_used_at',
         'users.is_admin',
       ])
-      .where('api_tokens.token_hash', '=', hashToken(token))
+      .where('api_tokens.token_hash', '=', tokenHash)
       .executeTakeFirst();
     const now = this.#ctx.clock();
     if (
