@@ -13,9 +13,13 @@ import type { Logger } from '@sluice/log';
 import type { ServerConfig } from './config.js';
 import { createHttpApp } from './http/http-app.js';
 import { registerRoute } from './http/register-routes.js';
-import { registerRunnerRoutes } from './http/runner-routes.js';
+import { registerAgentRoutes } from './http/agent-routes.js';
+import { registerBuildRoutes } from './http/build-routes.js';
+import { registerEngineRoutes } from './http/engine-routes.js';
+import { registerIdentityRoutes } from './http/identity-routes.js';
+import { registerProjectRoutes } from './http/project-routes.js';
+import { registerRuntimeRoutes } from './http/runtime-routes.js';
 import { registerTriggerRoutes } from './http/trigger-routes.js';
-import { registerUserRoutes } from './http/user-routes.js';
 import { registerSettingsRoutes } from './http/settings-routes.js';
 import { createIdGenerator } from './ids.js';
 import { loadSecretKey } from './secret-key-file.js';
@@ -88,9 +92,13 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   let closing = false;
   registerHealthRoutes(app, createReadiness({ database, log, stopping: () => closing }), auth);
   app.get('/api/openapi.json', () => buildOpenApiDocument({ version: SERVER_VERSION }));
-  registerUserRoutes(app, services, auth);
+  registerIdentityRoutes(app, services, auth);
+  registerProjectRoutes(app, services, auth);
+  registerBuildRoutes(app, services, auth);
+  registerRuntimeRoutes(app, services, auth);
   registerSettingsRoutes(app, services, auth);
-  registerRunnerRoutes(app, services, auth);
+  registerAgentRoutes(app, services, auth);
+  registerEngineRoutes(app, services, auth);
   registerTriggerRoutes(app, services, auth);
 
   // Ends or stops builds over their runtime's workflowLimits (the silent engine among them).

@@ -1,13 +1,22 @@
 /**
- * The probes, outside the versioned APIs and without a token: `/healthz` (liveness) and
- * `/readyz` (readiness: the database answers). Prometheus `/metrics` is not among them: the
+ * The probes, outside the versioned APIs and without a token: `/api/health` (liveness and the
+ * database kind), `/healthz` (liveness) and `/readyz` (readiness: the database answers). Prometheus `/metrics` is not among them: the
  * server serves it on a listener of its own (docs/metrics.md).
  * @module
  */
+import { z } from 'zod';
 import { route } from './route.js';
 import { Liveness, Readiness } from './schemas/health.js';
 
 export const systemRoutes = {
+  health: route({
+    method: 'GET',
+    path: '/api/health',
+    scope: 'public',
+    tag: 'system',
+    summary: 'Liveness and database reachability',
+    response: z.object({ ok: z.boolean(), database: z.enum(['pglite', 'postgres']) }),
+  }),
   liveness: route({
     method: 'GET',
     path: '/healthz',

@@ -1,21 +1,29 @@
 /**
- * Every route of the three APIs: `/api/v1` (people and the CLI, user tokens), `/api/agent/v1`
- * (runner agents, agent tokens) and `/api/engine/v1` (one build's engine, engine tokens), plus
- * account settings (registries, step types), triggers and the public webhook endpoint git hosts
- * post to.
+ * Every route of the three APIs: `/api/v1` (people and the CLI, user tokens: identity,
+ * projects, builds, runtimes, account settings, triggers), `/api/agent/v1` (runner agents,
+ * agent tokens) and `/api/engine/v1` (one build's engine, engine tokens), plus the probes and
+ * the public webhook endpoint git hosts post to.
  * @module
  */
-import { runnerRoutes } from './routes-runner.js';
+import { agentRoutes } from './routes-agent.js';
+import { buildRoutes } from './routes-builds.js';
+import { engineRoutes } from './routes-engine.js';
+import { identityRoutes } from './routes-identity.js';
+import { projectRoutes } from './routes-projects.js';
+import { runtimeRoutes } from './routes-runtimes.js';
 import { settingsRoutes } from './routes-settings.js';
 import { systemRoutes } from './routes-system.js';
 import { triggerRoutes } from './routes-triggers.js';
-import { userRoutes } from './routes-user.js';
 
 export const routes = {
-  ...userRoutes,
+  ...identityRoutes,
+  ...projectRoutes,
+  ...buildRoutes,
+  ...runtimeRoutes,
   ...systemRoutes,
   ...settingsRoutes,
-  ...runnerRoutes,
+  ...agentRoutes,
+  ...engineRoutes,
   ...triggerRoutes,
 };
 export type Routes = typeof routes;

@@ -1,6 +1,6 @@
 /**
- * `/api/agent/v1` (agent tokens: only the agent's own runtimes) and `/api/engine/v1` (engine
- * tokens: only their own build). The subject comes from the token, never from the request.
+ * `/api/agent/v1`, for runner agents. An agent token sees only its own runtimes: the agent
+ * comes from the token, never from the request.
  * @module
  */
 import { routes } from '@sluice/protocol';
@@ -9,7 +9,7 @@ import type { Services } from '../services/services.js';
 import { disconnectSignal, registerRoute } from './register-routes.js';
 import type { Authenticate } from './register-routes.js';
 
-export function registerRunnerRoutes(app: FastifyInstance, s: Services, auth: Authenticate): void {
+export function registerAgentRoutes(app: FastifyInstance, s: Services, auth: Authenticate): void {
   registerRoute(app, routes.pollTasks, auth, async ({ principal, query, request }) => ({
     tasks: await s.tasks.poll({
       agentId: principal.agentId ?? '',
@@ -53,33 +53,4 @@ export function registerRunnerRoutes(app: FastifyInstance, s: Services, auth: Au
     const accountId = await s.agents.assertServes(principal.agentId ?? '', params.name);
     return s.certificates.dindServerCertificate(accountId, params.name);
   });
-
-  registerRoute(app, routes.engineBuild, auth, ({ principal }) =>
-    s.engine.build(principal.buildId ?? ''),
-  );
-  registerRoute(
-    app,
-    routes.engineEvents,
-    auth,
-    async ({ principal, body }) =>
-      void (await s.engine.events(principal.buildId ?? '', body.events)),
-  );
-  registerRoute(app, routes.engineLog, auth, async ({ principal, body }) => {
-    await s.logs.append(principal.buildId ?? '', body);
-    s.ctx.metrics.logLinesReceived(body.lines.length);
-  });
-  registerRoute(
-    app,
-    routes.engineHeartbeat,
-    auth,
-    async ({ principal }) => void (await s.engine.heartbeat(principal.buildId ?? '')),
-  );
-  registerRoute(app, routes.engineControl, auth, async ({ principal, query, request }) => ({
-    messages: await s.engine.control(
-      principal.buildId ?? '',
-      query.after,
-      query.wait * 1000,
-      disconnectSignal(request),
-    ),
-  }));
 }

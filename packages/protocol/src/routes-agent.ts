@@ -1,11 +1,11 @@
 /**
- * Routes of `/api/agent/v1` (runner agents, agent tokens) and `/api/engine/v1` (one build's
- * engine, engine tokens).
+ * Routes of `/api/agent/v1`: what a runner agent calls with its agent token (tasks of its own
+ * runtimes, heartbeat, build states, pod failures, dind certificates).
  * @module
  */
 import { z } from 'zod';
 import { route } from './route.js';
-import { Empty, Id } from './schemas/common.js';
+import { Id } from './schemas/common.js';
 import {
   AgentHeartbeat,
   AgentRuntime,
@@ -18,16 +18,9 @@ import {
   Task,
   TaskStatusReport,
 } from './schemas/agents.js';
-import {
-  ControlMessage,
-  EngineBuild,
-  PollControl,
-  PostEngineEvents,
-  PostLogChunk,
-  TlsBundle,
-} from './schemas/engine.js';
+import { TlsBundle } from './schemas/engine.js';
 
-const agent = {
+export const agentRoutes = {
   pollTasks: route({
     method: 'GET',
     path: '/api/agent/v1/tasks',
@@ -97,53 +90,3 @@ const agent = {
     response: TlsBundle,
   }),
 };
-
-const engine = {
-  engineBuild: route({
-    method: 'GET',
-    path: '/api/engine/v1/build',
-    scope: 'engine',
-    tag: 'engine',
-    summary: "The engine's build: pipeline, variables, secrets",
-    response: EngineBuild,
-  }),
-  engineEvents: route({
-    method: 'POST',
-    path: '/api/engine/v1/events',
-    scope: 'engine',
-    tag: 'engine',
-    summary: 'Step and build state changes',
-    body: PostEngineEvents,
-    status: 204,
-  }),
-  engineLog: route({
-    method: 'POST',
-    path: '/api/engine/v1/log',
-    scope: 'engine',
-    tag: 'engine',
-    summary:
-      'A log chunk, stored in order: 204 once it and every earlier chunk are stored (a resend is ignored); 409 SLUICE_LOG_SEQUENCE_GAP with details.expectedSeq after a gap',
-    body: PostLogChunk,
-    status: 204,
-  }),
-  engineHeartbeat: route({
-    method: 'POST',
-    path: '/api/engine/v1/heartbeat',
-    scope: 'engine',
-    tag: 'engine',
-    summary: 'The engine is alive',
-    body: Empty,
-    status: 204,
-  }),
-  engineControl: route({
-    method: 'GET',
-    path: '/api/engine/v1/control',
-    scope: 'engine',
-    tag: 'engine',
-    summary: 'Long-poll for control messages (cancel, approve, deny) after a sequence number',
-    query: PollControl,
-    response: z.object({ messages: z.array(ControlMessage) }),
-  }),
-};
-
-export const runnerRoutes = { ...agent, ...engine };

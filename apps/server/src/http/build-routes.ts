@@ -1,0 +1,85 @@
+/**
+ * `/api/v1` for builds: run, list, read and follow the log, cancel, approve or deny, restart
+ * (user tokens, the caller's account).
+ * @module
+ */
+import { routes } from '@sluice/protocol';
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../services/services.js';
+import type { z } from 'zod';
+import { coalescePasses } from '../services/coalesced-passes.js';
+import { JsonText, disconnectSignal, registerRoute } from './register-routes.js';
+import type { Authenticate, Handler } from './register-routes.js';
+
+export function registerBuildRoutes(app: FastifyInstance, s: Services, auth: Authenticate): void {
+  registerRoute(app, routes.createBuild, auth, async ({ principal, params, body }) => {
+    if (body.runtimeEnvironment !== undefined)
+      await s.runtimes.assertExists(principal.accountId, body.runtimeEnvironment);
+    return s.builds.create({
+      accountId: principal.accountId,
+      pipelineId: params.pipelineId,
+      trigger: 'manual',
+      initiator: principal.userId,
+      ...body,
+    });
+  });
+  // Clients polling the same page at once (dashboards, `get builds -w`) share one read and one
+  // serialization; each answer comes from a read that started after its request arrived.
+  const listPage = coalescePasses(async (key) => {
+    const { accountId, query } = JSON.parse(key) as {
+      accountId: string;
+      query: z.output<typeof routes.listBuilds.query>;
+    };
+    return new JsonText(JSON.stringify(await s.builds.list({ accountId, ...query })));
+  });
+  registerRoute(app, routes.listBuilds, auth, ({ principal, query }) =>
+    listPage(JSON.stringify({ accountId: principal.accountId, query })),
+  );
+  registerRoute(app, routes.getBuild, auth, ({ principal, params }) =>
+    s.builds.get(principal.accountId, params.buildId),
+  );
+  registerRoute(app, routes.cancelBuild, auth, ({ principal, params }) =>
+    s.builds.cancel(principal.accountId, params.buildId),
+  );
+  const answer =
+    (decision: 'approve' | 'deny'): Handler<typeof routes.approveBuild> =>
+    ({ principal, params, body }) =>
+      s.approvals.answer({
+        accountId: principal.accountId,
+        buildId: params.buildId,
+        decision,
+        step: body.step,
+        userId: principal.userId,
+      });
+  registerRoute(app, routes.approveBuild, auth, answer('approve'));
+  registerRoute(app, routes.denyBuild, auth, answer('deny'));
+  registerRoute(app, routes.restartBuild, auth, ({ principal, params }) =>
+    s.builds.restart(principal.accountId, params.buildId, principal.userId),
+  );
+  registerRoute(app, routes.buildLog, auth, async ({ principal, params, reply }) => {
+    await s.builds.get(principal.accountId, params.buildId);
+    void reply.type('text/plain; charset=utf-8').send(await s.logs.text(params.buildId));
+    return undefined;
+  });
+  registerRoute(app, routes.buildLogStream, auth, async ({ principal, params, request, reply }) => {
+    await s.builds.get(principal.accountId, params.buildId);
+    const lastEventId = Number(
+      request.headers['last-event-id'] ?? (request.query as { after?: string }).after ?? -1,
+    );
+    reply.hijack();
+    reply.raw.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    await s.logs.follow(
+      params.buildId,
+      Number.isFinite(lastEventId) ? lastEventId : -1,
+      (text) => reply.raw.write(text),
+      disconnectSignal(request),
+    );
+    reply.raw.end();
+    return undefined;
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * `/api/v1` for projects and their pipelines (user tokens, the caller's account).
+ * @module
+ */
+import { routes } from '@sluice/protocol';
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../services/services.js';
+import { registerRoute } from './register-routes.js';
+import type { Authenticate } from './register-routes.js';
+
+export function registerProjectRoutes(app: FastifyInstance, s: Services, auth: Authenticate): void {
+  registerRoute(app, routes.listProjects, auth, async ({ principal }) => ({
+    items: await s.projects.listProjects(principal.accountId),
+  }));
+  registerRoute(app, routes.createProject, auth, ({ principal, body }) =>
+    s.projects.createProject(principal.accountId, body.name),
+  );
+  registerRoute(app, routes.getProject, auth, ({ principal, params }) =>
+    s.projects.getProject(principal.accountId, params.project),
+  );
+  registerRoute(
+    app,
+    routes.deleteProject,
+    auth,
+    async ({ principal, params }) =>
+      void (await s.projects.deleteProject(principal.accountId, params.project)),
+  );
+  registerRoute(app, routes.listPipelines, auth, async ({ principal, params }) => ({
+    items: await s.projects.listPipelines(principal.accountId, params.project),
+  }));
+  registerRoute(app, routes.createPipeline, auth, ({ principal, params, body }) =>
+    s.projects.createPipeline(principal.accountId, params.project, body),
+  );
+  registerRoute(app, routes.getPipelineByName, auth, ({ principal, params }) =>
+    s.projects.getPipelineByName(principal.accountId, params.project, params.name),
+  );
+  registerRoute(app, routes.getPipeline, auth, ({ principal, params }) =>
+    s.projects.getPipeline(principal.accountId, params.pipelineId),
+  );
+  registerRoute(app, routes.updatePipeline, auth, ({ principal, params, body }) =>
+    s.projects.updatePipeline(principal.accountId, params.pipelineId, body),
+  );
+  registerRoute(
+    app,
+    routes.deletePipeline,
+    auth,
+    async ({ principal, params }) =>
+      void (await s.projects.deletePipeline(principal.accountId, params.pipelineId)),
+  );
+  registerRoute(app, routes.setVariable, auth, ({ principal, params, body }) =>
+    s.projects.setVariable(principal.accountId, params.pipelineId, params.name, body),
+  );
+}

@@ -1,0 +1,103 @@
+/**
+ * Routes of `/api/v1` for builds: run a pipeline, list, follow, cancel, approve, restart.
+ * @module
+ */
+import { z } from 'zod';
+import { route } from './route.js';
+import { Id, paged } from './schemas/common.js';
+import { AnswerApproval, Build, CreateBuild, ListBuilds } from './schemas/builds.js';
+
+const V1 = '/api/v1';
+const PipelineParams = z.object({ pipelineId: Id });
+const BuildParams = z.object({ buildId: Id });
+
+export const buildRoutes = {
+  createBuild: route({
+    method: 'POST',
+    path: `${V1}/pipelines/:pipelineId/builds`,
+    scope: 'user',
+    tag: 'builds',
+    summary: 'Run a pipeline (manual trigger)',
+    params: PipelineParams,
+    body: CreateBuild,
+    response: Build,
+    status: 201,
+  }),
+  listBuilds: route({
+    method: 'GET',
+    path: `${V1}/builds`,
+    scope: 'user',
+    tag: 'builds',
+    summary: 'Builds, newest first, filtered and paginated',
+    query: ListBuilds,
+    response: paged(Build),
+  }),
+  getBuild: route({
+    method: 'GET',
+    path: `${V1}/builds/:buildId`,
+    scope: 'user',
+    tag: 'builds',
+    summary: 'One build with its steps and timing',
+    params: BuildParams,
+    response: Build,
+  }),
+  cancelBuild: route({
+    method: 'POST',
+    path: `${V1}/builds/:buildId/cancel`,
+    scope: 'user',
+    tag: 'builds',
+    summary: 'Cancel a build (pending: at once; running: through its engine)',
+    params: BuildParams,
+    response: Build,
+  }),
+  approveBuild: route({
+    method: 'POST',
+    path: `${V1}/builds/:buildId/approve`,
+    scope: 'user',
+    tag: 'builds',
+    summary:
+      'Approve a pending-approval step (the named one, or every waiting one); 409 when none waits',
+    params: BuildParams,
+    body: AnswerApproval,
+    response: Build,
+  }),
+  denyBuild: route({
+    method: 'POST',
+    path: `${V1}/builds/:buildId/deny`,
+    scope: 'user',
+    tag: 'builds',
+    summary:
+      'Deny a pending-approval step (the named one, or every waiting one); 409 when none waits',
+    params: BuildParams,
+    body: AnswerApproval,
+    response: Build,
+  }),
+  restartBuild: route({
+    method: 'POST',
+    path: `${V1}/builds/:buildId/restart`,
+    scope: 'user',
+    tag: 'builds',
+    summary: 'Run the same build again as a new build',
+    params: BuildParams,
+    response: Build,
+    status: 201,
+  }),
+  buildLog: route({
+    method: 'GET',
+    path: `${V1}/builds/:buildId/log`,
+    scope: 'user',
+    tag: 'builds',
+    summary: 'The whole log as text',
+    params: BuildParams,
+    raw: true,
+  }),
+  buildLogStream: route({
+    method: 'GET',
+    path: `${V1}/builds/:buildId/log/stream`,
+    scope: 'user',
+    tag: 'builds',
+    summary: 'Server-Sent Events, one event per log chunk (id = seq); resumes after Last-Event-ID',
+    params: BuildParams,
+    raw: true,
+  }),
+};

@@ -1,0 +1,126 @@
+/**
+ * Routes of `/api/v1` for projects and their pipelines (YAML, runtime, limits, variables).
+ * @module
+ */
+import { z } from 'zod';
+import { route } from './route.js';
+import { Id, Name } from './schemas/common.js';
+import {
+  CreatePipeline,
+  CreateProject,
+  Pipeline,
+  Project,
+  UpdatePipeline,
+  VariableInput,
+} from './schemas/projects.js';
+
+const V1 = '/api/v1';
+const ProjectParams = z.object({ project: Name });
+const PipelineParams = z.object({ pipelineId: Id });
+
+export const projectRoutes = {
+  listProjects: route({
+    method: 'GET',
+    path: `${V1}/projects`,
+    scope: 'user',
+    tag: 'projects',
+    summary: 'Projects of the account',
+    response: z.object({ items: z.array(Project) }),
+  }),
+  createProject: route({
+    method: 'POST',
+    path: `${V1}/projects`,
+    scope: 'user',
+    tag: 'projects',
+    summary: 'Create a project',
+    body: CreateProject,
+    response: Project,
+    status: 201,
+  }),
+  getProject: route({
+    method: 'GET',
+    path: `${V1}/projects/:project`,
+    scope: 'user',
+    tag: 'projects',
+    summary: 'One project',
+    params: ProjectParams,
+    response: Project,
+  }),
+  deleteProject: route({
+    method: 'DELETE',
+    path: `${V1}/projects/:project`,
+    scope: 'user',
+    tag: 'projects',
+    summary: 'Delete a project and its pipelines',
+    params: ProjectParams,
+    status: 204,
+  }),
+  listPipelines: route({
+    method: 'GET',
+    path: `${V1}/projects/:project/pipelines`,
+    scope: 'user',
+    tag: 'pipelines',
+    summary: 'Pipelines of a project',
+    params: ProjectParams,
+    response: z.object({ items: z.array(Pipeline) }),
+  }),
+  createPipeline: route({
+    method: 'POST',
+    path: `${V1}/projects/:project/pipelines`,
+    scope: 'user',
+    tag: 'pipelines',
+    summary: 'Create a pipeline; 422 lists every problem of its YAML with line:column',
+    params: ProjectParams,
+    body: CreatePipeline,
+    response: Pipeline,
+    status: 201,
+  }),
+  getPipelineByName: route({
+    method: 'GET',
+    path: `${V1}/projects/:project/pipelines/:name`,
+    scope: 'user',
+    tag: 'pipelines',
+    summary: 'One pipeline by its project and name (`sluice run-pipeline project/pipeline`)',
+    params: ProjectParams.extend({ name: Name }),
+    response: Pipeline,
+  }),
+  getPipeline: route({
+    method: 'GET',
+    path: `${V1}/pipelines/:pipelineId`,
+    scope: 'user',
+    tag: 'pipelines',
+    summary: 'One pipeline',
+    params: PipelineParams,
+    response: Pipeline,
+  }),
+  updatePipeline: route({
+    method: 'PATCH',
+    path: `${V1}/pipelines/:pipelineId`,
+    scope: 'user',
+    tag: 'pipelines',
+    summary:
+      'Change YAML, runtime, limits or variables (`variables` set or replace, `removeVariables` delete)',
+    params: PipelineParams,
+    body: UpdatePipeline,
+    response: Pipeline,
+  }),
+  deletePipeline: route({
+    method: 'DELETE',
+    path: `${V1}/pipelines/:pipelineId`,
+    scope: 'user',
+    tag: 'pipelines',
+    summary: 'Delete a pipeline',
+    params: PipelineParams,
+    status: 204,
+  }),
+  setVariable: route({
+    method: 'PUT',
+    path: `${V1}/pipelines/:pipelineId/variables/:name`,
+    scope: 'user',
+    tag: 'pipelines',
+    summary: 'Set a variable or secret (secrets are encrypted at rest and never returned)',
+    params: PipelineParams.extend({ name: z.string() }),
+    body: VariableInput,
+    response: Pipeline,
+  }),
+};

@@ -1,0 +1,129 @@
+/**
+ * Routes of `/api/v1` for where builds run: runtime environments (versioned specs) and the
+ * agents that serve them.
+ * @module
+ */
+import { z } from 'zod';
+import { route } from './route.js';
+import { Id } from './schemas/common.js';
+import {
+  Agent,
+  CreateAgent,
+  CreatedAgent,
+  CreateRuntimeEnvironment,
+  PatchRuntimeEnvironment,
+  RuntimeEnvironment,
+  RuntimeName,
+  UpdateAgent,
+} from './schemas/agents.js';
+
+const V1 = '/api/v1';
+const RuntimeParams = z.object({ name: RuntimeName });
+
+export const runtimeRoutes = {
+  listRuntimeEnvironments: route({
+    method: 'GET',
+    path: `${V1}/runtime-environments`,
+    scope: 'user',
+    tag: 'runtime-environments',
+    summary: 'Latest version of each runtime environment',
+    response: z.object({ items: z.array(RuntimeEnvironment) }),
+  }),
+  createRuntimeEnvironment: route({
+    method: 'POST',
+    path: `${V1}/runtime-environments`,
+    scope: 'user',
+    tag: 'runtime-environments',
+    summary: 'Create a runtime environment (version 1); 422 names each bad field',
+    body: CreateRuntimeEnvironment,
+    response: RuntimeEnvironment,
+    status: 201,
+  }),
+  getRuntimeEnvironment: route({
+    method: 'GET',
+    path: `${V1}/runtime-environments/:name`,
+    scope: 'user',
+    tag: 'runtime-environments',
+    summary: 'A runtime environment; ?extend=true merges its parents',
+    params: RuntimeParams,
+    query: z.object({
+      version: z.coerce.number().int().optional(),
+      extend: z.enum(['true', 'false']).optional(),
+    }),
+    response: RuntimeEnvironment,
+  }),
+  patchRuntimeEnvironment: route({
+    method: 'PATCH',
+    path: `${V1}/runtime-environments/:name`,
+    scope: 'user',
+    tag: 'runtime-environments',
+    summary: 'Apply a merge patch: a new version',
+    params: RuntimeParams,
+    body: PatchRuntimeEnvironment,
+    response: RuntimeEnvironment,
+  }),
+  runtimeEnvironmentHistory: route({
+    method: 'GET',
+    path: `${V1}/runtime-environments/:name/history`,
+    scope: 'user',
+    tag: 'runtime-environments',
+    summary: 'Every version, newest first',
+    params: RuntimeParams,
+    response: z.object({ items: z.array(RuntimeEnvironment) }),
+  }),
+  setDefaultRuntimeEnvironment: route({
+    method: 'PUT',
+    path: `${V1}/runtime-environments/:name/default`,
+    scope: 'user',
+    tag: 'runtime-environments',
+    summary: "Make it the account's default",
+    params: RuntimeParams,
+    response: RuntimeEnvironment,
+  }),
+  deleteRuntimeEnvironment: route({
+    method: 'DELETE',
+    path: `${V1}/runtime-environments/:name`,
+    scope: 'user',
+    tag: 'runtime-environments',
+    summary: 'Delete every version',
+    params: RuntimeParams,
+    status: 204,
+  }),
+  listAgents: route({
+    method: 'GET',
+    path: `${V1}/agents`,
+    scope: 'user',
+    tag: 'agents',
+    summary: 'Agents with online state and health',
+    response: z.object({ items: z.array(Agent) }),
+  }),
+  createAgent: route({
+    method: 'POST',
+    path: `${V1}/agents`,
+    scope: 'user',
+    tag: 'agents',
+    summary: 'Create an agent for some runtimes; its token is shown once',
+    body: CreateAgent,
+    response: CreatedAgent,
+    status: 201,
+  }),
+  updateAgent: route({
+    method: 'PATCH',
+    path: `${V1}/agents/:agentId`,
+    scope: 'user',
+    tag: 'agents',
+    summary: 'Replace the runtimes an agent serves; its token keeps working',
+    params: z.object({ agentId: Id }),
+    body: UpdateAgent,
+    response: Agent,
+  }),
+  deleteAgent: route({
+    method: 'DELETE',
+    path: `${V1}/agents/:agentId`,
+    scope: 'user',
+    tag: 'agents',
+    summary: 'Delete an agent and revoke its token',
+    params: z.object({ agentId: Id }),
+    status: 204,
+  }),
+};
