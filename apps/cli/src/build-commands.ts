@@ -8,29 +8,11 @@
 import type { Command } from 'commander';
 import { InputError } from '@sluice/errors';
 import { examples, HELP_GROUPS } from './cli-help.js';
-import type { CliConfig } from './config.js';
-import type { OutputFormat, ServerOptions } from './commands/server-resources.js';
-import type { Terminal } from './ui/terminal.js';
+import type { OutputFormat } from './commands/server-resources.js';
+import type { BuildCommandsContext, ServerFlags } from './build-commands-context.js';
 import { addRunnerInstallCommands } from './runner/runner-commands.js';
 
-interface ServerFlags {
-  server?: string;
-  token?: string;
-  context?: string;
-}
-
 type Output = { output: OutputFormat };
-
-export interface BuildCommandsContext {
-  program: Command;
-  term: Terminal;
-  config: Readonly<CliConfig>;
-  verbs: { get: Command; create: Command; delete: Command };
-  /** Adds --server, --token and --context. */
-  withServer: (cmd: Command) => Command;
-  server: (flags: ServerFlags) => ServerOptions;
-  setExitCode: (code: number) => void;
-}
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 

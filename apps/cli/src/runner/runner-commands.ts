@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { InputError } from '@sluice/errors';
 import { examples } from '../cli-help.js';
-import type { BuildCommandsContext } from '../build-commands.js';
+import type { BuildCommandsContext } from '../build-commands-context.js';
 import type { RunnerFlags } from './runner-settings.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
