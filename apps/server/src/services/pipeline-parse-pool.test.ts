@@ -81,3 +81,26 @@ test('documents beyond the queue limit are refused as busy, not queued without e
     await pool.close();
   }
 });
+
+test('a document parsed again is answered from memory, frozen; another text or other step types is parsed anew', async () => {
+  const pool = PipelineParsePool.create({ log: silentLogger, size: 1 });
+  try {
+    const yaml = 'version: "1.0"\nsteps:\n  hello:\n    image: alpine\n    commands: [echo hi]\n';
+    const first = await pool.parse({ yaml, file: 'a.yml', stepTypes: [] });
+    const again = await pool.parse({ yaml, file: 'a.yml', stepTypes: [] });
+    assert.equal(again, first, 'the same answer object');
+    assert.equal(first.ok, true);
+    assert.equal(first.steps.length, 1);
+    assert.throws(() => (first.steps as unknown[]).push('x'), TypeError, 'frozen');
+    const edited = await pool.parse({
+      yaml: yaml.replace('hi', 'ho'),
+      file: 'a.yml',
+      stepTypes: [],
+    });
+    assert.notEqual(edited, first);
+    const renamed = await pool.parse({ yaml, file: 'b.yml', stepTypes: [] });
+    assert.notEqual(renamed, first);
+  } finally {
+    await pool.close();
+  }
+});

@@ -13,6 +13,7 @@
  * compiled files and from the esbuild bundle of the CLI alike (no second entry point to ship).
  * @module
  */
+import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { ResourceLimits } from 'node:worker_threads';
@@ -55,6 +56,14 @@ export interface PipelineParsePoolOptions {
 }
 
 const ROLE = 'sluice-pipeline-parser';
+/** Parsed documents kept in memory, by their total size: eight documents at the size limit. */
+const RECENT_CHARS_LIMIT = 8 * 1024 * 1024;
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  for (const child of Object.values(value)) deepFreeze(child);
+  return Object.freeze(value);
+}
 
 interface Waiting {
   job: PipelineParseJob;
@@ -75,6 +84,8 @@ export class PipelineParsePool {
   readonly #log: Logger;
   readonly #slots = new Set<Slot>();
   readonly #queue: Waiting[] = [];
+  readonly #recent = new Map<string, { result: PipelineParseResult; chars: number }>();
+  #recentChars = 0;
 
   private constructor(options: PipelineParsePoolOptions) {
     this.#log = options.log.child({ component: 'pipeline-parse-pool' });
@@ -91,8 +102,42 @@ export class PipelineParsePool {
     return new PipelineParsePool(options);
   }
 
-  /** The document's issues, every one with line:column; `ok` when it validates. */
-  parse(job: PipelineParseJob): Promise<PipelineParseResult> {
+  /**
+   * The document's issues, every one with line:column; `ok` when it validates. A document parsed
+   * recently (the same text, file name and step types: every build of a pipeline until it is
+   * edited) is answered from memory; the answer is frozen, so no caller can change another's.
+   */
+  async parse(job: PipelineParseJob): Promise<PipelineParseResult> {
+    const key = createHash('sha256')
+      .update(job.file)
+      .update('\0')
+      .update(job.yaml)
+      .update('\0')
+      .update(JSON.stringify(job.stepTypes))
+      .digest('base64');
+    const cached = this.#recent.get(key);
+    if (cached !== undefined) {
+      // Most recently used last: the first entry is the one to drop.
+      this.#recent.delete(key);
+      this.#recent.set(key, cached);
+      return cached.result;
+    }
+    const result = deepFreeze(await this.#parseNow(job));
+    this.#remember(key, { result, chars: job.yaml.length });
+    return result;
+  }
+
+  #remember(key: string, entry: { result: PipelineParseResult; chars: number }): void {
+    this.#recent.set(key, entry);
+    this.#recentChars += entry.chars;
+    for (const [oldest, { chars }] of this.#recent) {
+      if (this.#recentChars <= RECENT_CHARS_LIMIT) break;
+      this.#recent.delete(oldest);
+      this.#recentChars -= chars;
+    }
+  }
+
+  #parseNow(job: PipelineParseJob): Promise<PipelineParseResult> {
     const inWorker = job.yaml.length > this.#options.inlineChars;
     this.#log.debug('pipeline parse started', { file: job.file, chars: job.yaml.length, inWorker });
     if (!inWorker) return Promise.resolve(parseJob(job));
