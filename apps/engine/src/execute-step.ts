@@ -8,64 +8,18 @@
 import { randomBytes } from 'node:crypto';
 import { interpolate } from '@sluice/pipeline';
 import { isSluiceError } from '@sluice/errors';
-import type {
-  BuildStep,
-  CompositionStep,
-  FreestyleStep,
-  GitCloneStep,
-  PushStep,
-  Step,
-} from '@sluice/pipeline';
-import type { ContainerSpec, DockerClient, OutputStream } from '@sluice/docker';
-import type { Logger } from '@sluice/log';
-import type { BuildEventSink, StepResult } from './build-events.js';
+import type { GitCloneStep, Step } from '@sluice/pipeline';
+import type { ContainerSpec, OutputStream } from '@sluice/docker';
 import type { BuildScope } from './build-scope.js';
-import type { SecretMasker } from './secret-masker.js';
+import type { LeafStep, StepOutcome, StepRuntime } from './step-runtime.js';
 import { EXPORTS_FILE, maskMarker, parseExportsFile } from './exports-file.js';
 import { cloneTarget, freestyleContainer, gitCloneContainer } from './step-containers.js';
 import type { CloneTarget, StepContainerContext } from './step-containers.js';
 import { containerNameFor } from './resource-names.js';
-import { ensureImagePresent, helperLabels, runToExit } from './service-containers.js';
-import type { RegistrySetting } from './registry-settings.js';
+import { ensureImagePresent, helperLabels, runToExit } from './container-run.js';
 import { runBuildStep } from './step-build.js';
 import { runPushStep } from './step-push.js';
 import { runCompositionStep } from './step-composition.js';
-
-export interface StepRuntime {
-  docker: DockerClient;
-  buildId: string;
-  volumeName: string;
-  volumeMountpoint: string;
-  networkName: string;
-  sandboxId: string | undefined;
-  labels: Record<string, string>;
-  gitImage: string;
-  /** The network sandbox's image (small, with `sh`): what never-started helper containers use. */
-  sandboxImage: string;
-  scope: BuildScope;
-  masker: SecretMasker;
-  emit: BuildEventSink;
-  clock: () => number;
-  signal: AbortSignal | undefined;
-  stopGraceSeconds: number;
-  log: Logger;
-  registries: RegistrySetting[];
-  /** 1-based attempt of the step being run (`retry`); names its container. */
-  attempt: number;
-  /** Added to every container of the step, e.g. CF_CURRENT_ATTEMPT. */
-  stepEnvironment: string[];
-  /** The runtime's user volume mounts as binds, for every step container. */
-  userBinds?: string[];
-}
-
-/** The step types that run as one unit of work (not parallel blocks, groups or approvals). */
-export type LeafStep = FreestyleStep | GitCloneStep | BuildStep | PushStep | CompositionStep;
-
-export interface StepOutcome {
-  result: StepResult;
-  exitCode?: number;
-  reason?: string;
-}
 
 /** What a step prints before a value to mask (`cf_export --mask`); computed once, not per line. */
 const MASK_MARKER = maskMarker(randomBytes(8).toString('hex'));

@@ -21,12 +21,13 @@ import { LABELS, containerNameFor, networkNameFor, volumeNameFor } from './resou
 import { DEFAULT_SANDBOX_IMAGE, startSandbox } from './build-sandbox.js';
 import type { BuildEventSink, BuildResult, BuildSummary } from './build-events.js';
 import { interpolateDeep } from './execute-step.js';
-import type { StepRuntime } from './execute-step.js';
+import type { StepRuntime } from './step-runtime.js';
 import type { ApprovalGate } from './approval-gate.js';
 import type { RegistrySetting } from './registry-settings.js';
 import type { BuildFlow, Lane } from './build-flow.js';
 import { runHook } from './step-hooks.js';
-import { skipStep } from './step-lifecycle.js';
+import { runStep } from './step-lifecycle.js';
+import { skipStep } from './step-summaries.js';
 import { runDag, runSequence } from './step-scheduler.js';
 import type { ListOutcome } from './step-scheduler.js';
 import { startServices } from './step-services.js';
@@ -114,7 +115,13 @@ export async function runBuild(
     stepEnvironment: [],
     userBinds: userVolumeBinds(options.userVolumeMounts ?? []),
   };
-  const flow: BuildFlow = { pipeline, runtime, approve: options.approve, summaries: [] };
+  const flow: BuildFlow = {
+    pipeline,
+    runtime,
+    approve: options.approve,
+    summaries: [],
+    runStep,
+  };
   let result: BuildResult;
   let reason: string | undefined;
   try {

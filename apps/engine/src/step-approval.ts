@@ -6,9 +6,9 @@
  */
 import type { ApprovalStep } from '@sluice/pipeline';
 import type { ApprovalAnswer, ApprovalGate } from './approval-gate.js';
-import type { StepOutcome, StepRuntime } from './execute-step.js';
+import type { StepOutcome, StepRuntime } from './step-runtime.js';
 import { formatDuration } from './durations.js';
-import { emitLine } from './service-containers.js';
+import { emitLine } from './container-run.js';
 
 export async function runApproval(
   step: ApprovalStep,

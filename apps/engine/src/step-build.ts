@@ -13,7 +13,7 @@ import { InputError, isSluiceError } from '@sluice/errors';
 import { VOLUME_PATH } from '@sluice/pipeline';
 import { dockerIgnoreMatcher, parseImageReference, rewriteTar } from '@sluice/docker';
 import type { BuildStep } from '@sluice/pipeline';
-import type { StepOutcome, StepRuntime } from './execute-step.js';
+import type { StepOutcome, StepRuntime } from './step-runtime.js';
 import { resolveWorkingDirectory } from './step-containers.js';
 import {
   emitLine,
@@ -21,7 +21,7 @@ import {
   helperLabels,
   helperName,
   outcomeOfError,
-} from './service-containers.js';
+} from './container-run.js';
 import { findRegistry, pushImage } from './step-push.js';
 
 export async function runBuildStep(step: BuildStep, runtime: StepRuntime): Promise<StepOutcome> {

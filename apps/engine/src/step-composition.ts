@@ -7,15 +7,10 @@
  * @module
  */
 import type { CompositionStep, ServiceContainer } from '@sluice/pipeline';
-import type { StepOutcome, StepRuntime } from './execute-step.js';
-import {
-  emitLine,
-  ensureImagePresent,
-  outcomeOfError,
-  runToExit,
-  serviceSpec,
-} from './service-containers.js';
-import type { HelperExit } from './service-containers.js';
+import type { StepOutcome, StepRuntime } from './step-runtime.js';
+import { emitLine, ensureImagePresent, outcomeOfError, runToExit } from './container-run.js';
+import type { HelperExit } from './container-run.js';
+import { serviceSpec } from './service-containers.js';
 import { startServices } from './step-services.js';
 import type { RunningServices } from './step-services.js';
 

@@ -7,8 +7,7 @@
  */
 import type { FreestyleStep, Hook } from '@sluice/pipeline';
 import type { BuildFlow, Lane } from './build-flow.js';
-import { isFailure } from './build-flow.js';
-import { runStep } from './step-lifecycle.js';
+import { isFailure } from './step-readiness.js';
 import { runDag, runSequence } from './step-scheduler.js';
 
 export type HookName = 'on_elected' | 'on_success' | 'on_fail' | 'on_finish';
@@ -25,7 +24,10 @@ export async function runHook(
   const hookLane: Lane = { parent: `${owner}.${name}`, signal: lane.signal };
   let failed = false;
   if (hook.exec !== undefined) {
-    const summary = await runStep(execStep(hook, name, owner), flow, { ...lane, parent: owner });
+    const summary = await flow.runStep(execStep(hook, name, owner), flow, {
+      ...lane,
+      parent: owner,
+    });
     failed = isFailure(summary.result);
   }
   if (hook.steps !== undefined && hook.steps.length > 0 && !failed) {

@@ -11,15 +11,16 @@ import type { ApprovalStep, Step } from '@sluice/pipeline';
 import type { StepSummary } from './build-events.js';
 import { evaluateWhen } from './step-conditions.js';
 import { executeStep, interpolateDeep } from './execute-step.js';
-import type { StepOutcome, StepRuntime } from './execute-step.js';
+import type { StepOutcome, StepRuntime } from './step-runtime.js';
 import { runApproval } from './step-approval.js';
 import { startServices } from './step-services.js';
 import type { RunningServices } from './step-services.js';
 import { runHook } from './step-hooks.js';
 import { abortableSleep, formatDuration } from './durations.js';
 import type { BuildFlow, Lane } from './build-flow.js';
-import { isFailure } from './build-flow.js';
+import { isFailure } from './step-readiness.js';
 import { runGroup, runParallel } from './step-scheduler.js';
+import { record, skipStep } from './step-summaries.js';
 
 export async function runStep(step: Step, flow: BuildFlow, lane: Lane): Promise<StepSummary> {
   const { runtime } = flow;
@@ -199,32 +200,6 @@ function approvalWithTitle(step: ApprovalStep, runtime: StepRuntime): ApprovalSt
   return step.title === undefined ? step : { ...step, title: titleOf(step, runtime) };
 }
 
-/** A step that does not run still gets its result, in the scope and as an event; so do its children. */
-export function skipStep(step: Step, reason: string, flow: BuildFlow, lane: Lane): StepSummary {
-  const { runtime } = flow;
-  runtime.scope.register(step);
-  runtime.scope.setStep(step.name, { result: 'skipped' });
-  runtime.emit({
-    type: 'step-finished',
-    step: step.name,
-    result: 'skipped',
-    reason,
-    durationMs: 0,
-    at: runtime.clock(),
-  });
-  if (step.type === 'parallel' || step.type === 'group') {
-    for (const child of step.steps) skipStep(child, reason, flow, { ...lane, parent: step.name });
-  }
-  return record(flow, {
-    name: step.name,
-    title: step.title,
-    parent: lane.parent,
-    result: 'skipped',
-    reason,
-    durationMs: 0,
-  });
-}
-
 function emitStarted(
   step: Step,
   flow: BuildFlow,
@@ -249,9 +224,4 @@ function titleOf(step: Step, runtime: StepRuntime): string | undefined {
 
 function log(flow: BuildFlow, step: string, line: string): void {
   flow.runtime.emit({ type: 'step-log', step, stream: 'system', line, at: flow.runtime.clock() });
-}
-
-function record(flow: BuildFlow, summary: StepSummary): StepSummary {
-  flow.summaries.push(summary);
-  return summary;
 }

@@ -7,9 +7,9 @@
 import { parseImageReference } from '@sluice/docker';
 import type { PushStep } from '@sluice/pipeline';
 import type { RegistryAuth } from '@sluice/docker';
-import type { StepOutcome, StepRuntime } from './execute-step.js';
+import type { StepOutcome, StepRuntime } from './step-runtime.js';
 import type { RegistrySetting } from './registry-settings.js';
-import { emitLine, outcomeOfError } from './service-containers.js';
+import { emitLine, outcomeOfError } from './container-run.js';
 
 export async function runPushStep(step: PushStep, runtime: StepRuntime): Promise<StepOutcome> {
   const registry = findRegistry(step.registry, runtime.registries);

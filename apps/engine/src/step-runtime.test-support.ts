@@ -21,7 +21,7 @@ import { SecretMasker } from './secret-masker.js';
 import { startSandbox } from './build-sandbox.js';
 import { containerNameFor, LABELS, networkNameFor, volumeNameFor } from './resource-names.js';
 import type { BuildEvent } from './build-events.js';
-import type { StepRuntime } from './execute-step.js';
+import type { StepRuntime } from './step-runtime.js';
 import type { RegistrySetting } from './registry-settings.js';
 import { SHELL_IMAGE, stepLines, uniqueId } from './build-harness.test-support.js';
 

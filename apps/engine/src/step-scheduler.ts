@@ -6,13 +6,13 @@
  * stops its running siblings. `runGroup`: a typed step's expanded steps, in order.
  * @module
  */
-import type { GroupStep, ParallelStep, Step, StepDependency } from '@sluice/pipeline';
-import type { StepResult, StepSummary } from './build-events.js';
-import type { StepOutcome } from './execute-step.js';
+import type { GroupStep, ParallelStep, Step } from '@sluice/pipeline';
+import type { StepSummary } from './build-events.js';
+import type { StepOutcome } from './step-runtime.js';
 import { evaluateWhen } from './step-conditions.js';
-import { runStep, skipStep } from './step-lifecycle.js';
 import type { BuildFlow, Lane } from './build-flow.js';
-import { isFailure } from './build-flow.js';
+import { CANCELLED, isFailure, readinessOf } from './step-readiness.js';
+import { skipStep } from './step-summaries.js';
 
 export interface ListOutcome {
   /** A `fail_fast` step failed, or a `strict_fail_fast` one did. */
@@ -21,8 +21,6 @@ export interface ListOutcome {
   failedStep?: string;
   terminated: boolean;
 }
-
-const CANCELLED = 'build terminated';
 
 export async function runSequence(
   steps: readonly Step[],
@@ -37,7 +35,7 @@ export async function runSequence(
       skipStep(step, halted, flow, lane);
       continue;
     }
-    const summary = await runStep(step, flow, lane);
+    const summary = await flow.runStep(step, flow, lane);
     if (summary.result === 'terminated') {
       outcome.terminated = true;
       halted = CANCELLED;
@@ -65,8 +63,6 @@ function countFailure(
   return true;
 }
 
-type Readiness = 'run' | 'wait' | { skip: string };
-
 /**
  * `mode: parallel`: dependencies are re-evaluated whenever a step ends. After a `fail_fast`
  * failure only steps that wait for a failure (`on: [failure]` or `finished`) still start.
@@ -80,17 +76,18 @@ export async function runDag(
   const pending = new Set(steps);
   const running = new Map<Step, Promise<void>>();
   let halted: string | undefined;
+  const resultOf = (name: string) => flow.runtime.scope.resultOf(name);
   const startReady = () => {
     for (const step of [...pending]) {
       if (lane.signal?.aborted) halted ??= CANCELLED;
-      const readiness = readinessOf(step, flow, halted);
+      const readiness = readinessOf(step.when?.steps, resultOf, halted);
       if (readiness === 'wait') continue;
       pending.delete(step);
       if (readiness !== 'run') {
         skipStep(step, readiness.skip, flow, lane);
         continue;
       }
-      const done = runStep(step, flow, lane).then((summary) => {
+      const done = flow.runStep(step, flow, lane).then((summary) => {
         running.delete(step);
         if (summary.result === 'terminated') outcome.terminated = true;
         else if (countFailure(step, summary, flow, outcome) && step.failFast)
@@ -116,40 +113,6 @@ export async function runDag(
   return outcome;
 }
 
-function readinessOf(step: Step, flow: BuildFlow, halted: string | undefined): Readiness {
-  if (halted === CANCELLED) return { skip: CANCELLED };
-  const when = step.when?.steps;
-  if (when === undefined || when.dependencies.length === 0)
-    return halted === undefined ? 'run' : { skip: halted };
-  const states = when.dependencies.map((dep) => dependencyState(dep, flow));
-  const met = states.filter((s) => s === 'met');
-  const decided = states.every((s) => s !== 'waiting');
-  const ready = when.mode === 'all' ? met.length === states.length : met.length > 0;
-  if (ready) {
-    if (halted === undefined) return 'run';
-    // After a fail-fast failure, only failure handlers still run.
-    const handlesFailure = when.dependencies.some((d) => d.on.some((on) => on !== 'success'));
-    return handlesFailure ? 'run' : { skip: halted };
-  }
-  if (when.mode === 'all' ? states.includes('unmet') : decided)
-    return { skip: `when.steps: ${describeDependencies(when.dependencies)} not met` };
-  return 'wait';
-}
-
-function dependencyState(dep: StepDependency, flow: BuildFlow): 'met' | 'unmet' | 'waiting' {
-  const state = flow.runtime.scope.resultOf(dep.step);
-  if (state === undefined || state === 'pending' || state === 'running') return 'waiting';
-  const result: StepResult = state;
-  const matches = dep.on.some(
-    (on) => on === 'finished' || on === result || (on === 'failure' && isFailure(result)),
-  );
-  return matches ? 'met' : 'unmet';
-}
-
-function describeDependencies(deps: readonly StepDependency[]): string {
-  return deps.map((d) => `${d.step} on ${d.on.join('|')}`).join(', ');
-}
-
 /** Children at once; the block's result follows `success_criteria`, or its fail-fast children. */
 export async function runParallel(
   block: ParallelStep,
@@ -161,7 +124,7 @@ export async function runParallel(
   const settled = await Promise.allSettled(
     block.steps.map(async (child) => {
       if (signal.aborted) return skipStep(child, CANCELLED, flow, { ...lane, signal });
-      const summary = await runStep(child, flow, { ...lane, signal });
+      const summary = await flow.runStep(child, flow, { ...lane, signal });
       if (isFailure(summary.result) && child.failFast && block.failFast && !stop.signal.aborted)
         stop.abort(`Stopped because step "${child.name}" failed (fail_fast)`);
       return summary;

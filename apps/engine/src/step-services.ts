@@ -9,15 +9,9 @@
 import { InputError, UnavailableError } from '@sluice/errors';
 import type { ReadinessProbe, ServicesSpec } from '@sluice/pipeline';
 import type { OutputStream, StartedContainer } from '@sluice/docker';
-import type { StepRuntime } from './execute-step.js';
-import {
-  commandSpec,
-  emitLine,
-  ensureImagePresent,
-  helperName,
-  runToExit,
-  serviceSpec,
-} from './service-containers.js';
+import type { StepRuntime } from './step-runtime.js';
+import { emitLine, ensureImagePresent, helperName, runToExit } from './container-run.js';
+import { commandSpec, serviceSpec } from './service-containers.js';
 import { abortableSleep } from './durations.js';
 
 export interface RunningServices {

@@ -1,0 +1,56 @@
+/**
+ * The types every step kind and the flow share: what a step runs with (`StepRuntime`), the
+ * steps that run as one unit of work (`LeafStep`), and how a step ended (`StepOutcome`). They
+ * live below both the file that dispatches step kinds and the step kinds themselves, so neither
+ * has to import the other to name them (ARCHITECTURE.md, "The engine's layers").
+ * @module
+ */
+import type {
+  BuildStep,
+  CompositionStep,
+  FreestyleStep,
+  GitCloneStep,
+  PushStep,
+} from '@sluice/pipeline';
+import type { DockerClient } from '@sluice/docker';
+import type { Logger } from '@sluice/log';
+import type { BuildEventSink, StepResult } from './build-events.js';
+import type { BuildScope } from './build-scope.js';
+import type { SecretMasker } from './secret-masker.js';
+import type { RegistrySetting } from './registry-settings.js';
+
+export interface StepRuntime {
+  docker: DockerClient;
+  buildId: string;
+  volumeName: string;
+  volumeMountpoint: string;
+  networkName: string;
+  sandboxId: string | undefined;
+  labels: Record<string, string>;
+  gitImage: string;
+  /** The network sandbox's image (small, with `sh`): what never-started helper containers use. */
+  sandboxImage: string;
+  scope: BuildScope;
+  masker: SecretMasker;
+  emit: BuildEventSink;
+  clock: () => number;
+  signal: AbortSignal | undefined;
+  stopGraceSeconds: number;
+  log: Logger;
+  registries: RegistrySetting[];
+  /** 1-based attempt of the step being run (`retry`); names its container. */
+  attempt: number;
+  /** Added to every container of the step, e.g. CF_CURRENT_ATTEMPT. */
+  stepEnvironment: string[];
+  /** The runtime's user volume mounts as binds, for every step container. */
+  userBinds?: string[];
+}
+
+/** The step types that run as one unit of work (not parallel blocks, groups or approvals). */
+export type LeafStep = FreestyleStep | GitCloneStep | BuildStep | PushStep | CompositionStep;
+
+export interface StepOutcome {
+  result: StepResult;
+  exitCode?: number;
+  reason?: string;
+}
