@@ -14,10 +14,10 @@ const ALLOWED = {
   '@sluice/runtime-spec': ['@sluice/errors'],
   '@sluice/protocol': ['@sluice/errors'],
   '@sluice/log': ['@sluice/errors'],
-  '@sluice/docker': ['@sluice/errors'],
+  '@sluice/docker': ['@sluice/errors', '@sluice/config'],
   '@sluice/db': ['@sluice/errors'],
   '@sluice/testkit': ['@sluice/errors'],
-  '@sluice/kube': ['@sluice/errors'],
+  '@sluice/kube': ['@sluice/errors', '@sluice/config'],
   '@sluice/engine': [
     '@sluice/errors',
     '@sluice/pipeline',

@@ -1,6 +1,7 @@
 // Shared by run.mjs, diagnose.mjs and race.mjs: the server configuration of a dispatch bench,
 // the seed every run needs (a local runtime as default, a one-step pipeline, agents), the
 // server's database behind a Kysely plugin, a reader of the SSE log stream, and percentiles.
+import { SERVER_DEFAULTS } from '@sluice/config';
 import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
 import {
@@ -24,9 +25,9 @@ export function benchConfig() {
     bootstrapToken: ADMIN_TOKEN,
     secretKey: exportSecretKey(generateSecretKey()),
     publicUrl: 'http://control-plane.bench',
-    agentOfflineAfterMs: 60_000,
-    limitsIntervalMs: 10_000,
-    taskLeaseMs: 60_000,
+    agentOfflineAfterMs: SERVER_DEFAULTS.agentOfflineAfterMs,
+    limitsIntervalMs: SERVER_DEFAULTS.limitsIntervalMs,
+    taskLeaseMs: SERVER_DEFAULTS.taskLeaseMs,
   };
 }
 

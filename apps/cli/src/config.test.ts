@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { dockerEndpoint, loadConfig, parsePairs, serverContext } from './config.js';
+import { CLI_DEFAULTS, ENGINE_DEFAULTS } from '@sluice/config';
+import { isSluiceError } from '@sluice/errors';
+import {
+  dockerEndpoint,
+  loadConfig,
+  loadEngineConfig,
+  parsePairs,
+  serverContext,
+} from './config.js';
 import { writeContexts } from './contexts/context-file.js';
 
 test('DOCKER_HOST, colour and proxy settings come from the environment', () => {
@@ -19,7 +27,7 @@ test('DOCKER_HOST, colour and proxy settings come from the environment', () => {
 
 test('the local socket is the default and a TTY gets colour', () => {
   const config = loadConfig({}, true);
-  assert.equal(config.dockerHost, 'unix:///var/run/docker.sock');
+  assert.equal(config.dockerHost, CLI_DEFAULTS.dockerHost);
   assert.equal(config.color, true);
 });
 
@@ -93,4 +101,50 @@ test('server and token: flags, then the environment, then the context; a context
   });
   assert.deepEqual([flags.server, flags.token, flags.source.token], ['http://f:1', 't', '--token']);
   assert.throws(() => serverContext(config({}), { context: 'zz' }), /No context "zz"/);
+});
+
+test('a bad SLUICE_SERVER stops the commands that talk to a server, naming it', () => {
+  const config = loadConfig({ SLUICE_SERVER: 'cp:8080', SLUICE_TOKEN: 'tok' }, false);
+  assert.deepEqual(config.problems, [
+    '--server (SLUICE_SERVER) must be an http(s) URL, got "cp:8080"',
+  ]);
+  assert.throws(
+    () => serverContext(config, {}),
+    (err) =>
+      isSluiceError(err) &&
+      err.code === 'SLUICE_CLI_CONFIG_INVALID' &&
+      err.message.includes('(SLUICE_SERVER) must be an http(s) URL'),
+  );
+  assert.deepEqual(
+    loadConfig({ SLUICE_SERVER: 'http://cp:8080/' }, false).server,
+    'http://cp:8080',
+  );
+});
+
+test("the engine's settings: defaults, and every refused one named without echoing the token", () => {
+  const base = { SLUICE_SERVER_URL: 'http://cp:8080', SLUICE_ENGINE_TOKEN: 'sk_engine_secret' };
+  const engine = loadEngineConfig(base);
+  assert.equal(engine.dockerWaitSeconds, ENGINE_DEFAULTS.dockerWaitSeconds);
+  assert.equal(engine.logDrainSeconds, ENGINE_DEFAULTS.logDrainSeconds);
+  assert.equal(engine.logSpoolDir, ENGINE_DEFAULTS.logSpoolDir);
+  assert.equal(loadEngineConfig({ ...base, SLUICE_LOG_DRAIN_SECONDS: '2.5' }).logDrainSeconds, 2.5);
+  assert.throws(
+    () =>
+      loadEngineConfig({
+        SLUICE_ENGINE_TOKEN: 'sk_engine_secret',
+        SLUICE_DOCKER_WAIT_SECONDS: 'abc',
+        SLUICE_LOG_DRAIN_SECONDS: '-3',
+      }),
+    (err) => {
+      assert.ok(isSluiceError(err));
+      assert.equal(err.code, 'SLUICE_ENGINE_CONFIG_INVALID');
+      assert.deepEqual(err.details?.problems, [
+        'SLUICE_SERVER_URL is not set',
+        'SLUICE_DOCKER_WAIT_SECONDS must be a number from 0 to 86400 (seconds), got "abc"',
+        'SLUICE_LOG_DRAIN_SECONDS must be a number from 1 to 86400 (seconds), got "-3"',
+      ]);
+      assert.ok(!err.message.includes('sk_engine_secret'));
+      return true;
+    },
+  );
 });

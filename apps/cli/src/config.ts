@@ -1,14 +1,16 @@
 /**
- * The CLI's configuration from the environment: read once, validated, frozen. The only module
- * that reads process.env. Flags override these values in the commands.
+ * The CLI's configuration from the environment, through the schemas of `@sluice/config`: read
+ * once, validated, frozen. The only module that reads process.env. Flags override these values
+ * in the commands.
  * @module
  */
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { CLI_DEFAULTS, cliEnv, configError, engineEnv, parseEnv } from '@sluice/config';
 import { InputError } from '@sluice/errors';
 import { proxyVariables } from '@sluice/engine/step-settings';
 // The endpoint module only: the package's index loads dockerode (about 20 MiB) into every command.
-import { DEFAULT_DOCKER_HOST, loadTlsFiles } from '@sluice/docker/endpoint';
+import { loadTlsFiles } from '@sluice/docker/endpoint';
 import type { DockerEndpoint } from '@sluice/docker/endpoint';
 import { readContexts } from './contexts/context-file.js';
 
@@ -36,16 +38,6 @@ export interface CliConfig {
   context: string | undefined;
   /** The terminal's width for tables (100 when the output is not a terminal). */
   columns: number;
-  /** SLUICE_SERVER_URL: the control plane `sluice engine` reports to. */
-  engineServerUrl: string | undefined;
-  /** SLUICE_ENGINE_TOKEN: the engine token of one build (`sluice engine`). Never printed. */
-  engineToken: string | undefined;
-  /** How long `sluice engine` waits for its Docker daemon to answer (SLUICE_DOCKER_WAIT_SECONDS). */
-  dockerWaitSeconds: number;
-  /** SLUICE_LOG_SPOOL_DIR: where `sluice engine` spools log lines (`./sluice-log-spool`). */
-  logSpoolDir: string;
-  /** SLUICE_LOG_DRAIN_SECONDS: how long the end of a build waits for its log to be stored. */
-  logDrainSeconds: number;
   /** SLUICE_REGISTRY_USERNAME: the user of `sluice run --registry` registries. */
   registryUsername: string | undefined;
   /** SLUICE_REGISTRY_PASSWORD: their password. Never printed; masked in build output. */
@@ -54,6 +46,26 @@ export interface CliConfig {
   stepTypeDirs: string[];
   /** Standard input and output are both a terminal: `sluice run` may ask questions. */
   interactive: boolean;
+  /**
+   * The variables that were refused, each naming itself. The commands that use one of them
+   * (those that talk to a server) refuse to start while there are any; the others need none of
+   * them, so a bad SLUICE_SERVER does not stop `sluice run`.
+   */
+  problems: readonly string[];
+}
+
+/** `sluice engine`'s own settings (SLUICE_SERVER_URL, SLUICE_ENGINE_TOKEN, ...). */
+export interface EngineConfig {
+  /** SLUICE_SERVER_URL: the control plane `sluice engine` reports to. */
+  serverUrl: string;
+  /** SLUICE_ENGINE_TOKEN: the engine token of one build. Never printed. */
+  token: string;
+  /** How long `sluice engine` waits for its Docker daemon to answer (SLUICE_DOCKER_WAIT_SECONDS). */
+  dockerWaitSeconds: number;
+  /** SLUICE_LOG_SPOOL_DIR: where `sluice engine` spools log lines (`./sluice-log-spool`). */
+  logSpoolDir: string;
+  /** SLUICE_LOG_DRAIN_SECONDS: how long the end of a build waits for its log to be stored. */
+  logDrainSeconds: number;
 }
 
 export function loadConfig(
@@ -61,17 +73,15 @@ export function loadConfig(
   isTty = Boolean(process.stdout.isTTY),
   stdinIsTty = Boolean(process.stdin.isTTY),
 ): Readonly<CliConfig> {
+  const { values: v, problems } = parseEnv(cliEnv, env);
   const configHome = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
   const proxy = proxyVariables(env);
   return Object.freeze({
-    dockerHost: env.DOCKER_HOST || DEFAULT_DOCKER_HOST,
-    dockerCertPath: env.DOCKER_CERT_PATH || undefined,
-    dockerTlsVerify:
-      env.DOCKER_TLS_VERIFY !== undefined &&
-      env.DOCKER_TLS_VERIFY !== '' &&
-      env.DOCKER_TLS_VERIFY !== '0',
-    gitImage: env.SLUICE_GIT_IMAGE || undefined,
-    color: env.NO_COLOR ? false : env.FORCE_COLOR ? true : isTty,
+    dockerHost: v.DOCKER_HOST ?? CLI_DEFAULTS.dockerHost,
+    dockerCertPath: v.DOCKER_CERT_PATH,
+    dockerTlsVerify: v.DOCKER_TLS_VERIFY,
+    gitImage: v.SLUICE_GIT_IMAGE,
+    color: v.NO_COLOR !== undefined ? false : v.FORCE_COLOR !== undefined ? true : isTty,
     proxy,
     userEnv: Object.fromEntries(
       Object.entries(env).filter(
@@ -79,20 +89,43 @@ export function loadConfig(
           entry[0].startsWith('SLUICE_USER_') && entry[1] !== undefined,
       ),
     ),
-    server: env.SLUICE_SERVER || undefined,
-    token: env.SLUICE_TOKEN || undefined,
-    contextFile: env.SLUICE_CONFIG || join(configHome, 'sluice', 'config.yaml'),
-    context: env.SLUICE_CONTEXT || undefined,
+    server: v.SLUICE_SERVER,
+    token: v.SLUICE_TOKEN,
+    contextFile: v.SLUICE_CONFIG ?? join(configHome, 'sluice', 'config.yaml'),
+    context: v.SLUICE_CONTEXT,
     columns: isTty ? Math.max(40, process.stdout.columns || 100) : 100,
-    engineServerUrl: env.SLUICE_SERVER_URL || undefined,
-    engineToken: env.SLUICE_ENGINE_TOKEN || undefined,
-    dockerWaitSeconds: Number(env.SLUICE_DOCKER_WAIT_SECONDS) || 300,
-    logSpoolDir: env.SLUICE_LOG_SPOOL_DIR || 'sluice-log-spool',
-    logDrainSeconds: Number(env.SLUICE_LOG_DRAIN_SECONDS) || 900,
-    registryUsername: env.SLUICE_REGISTRY_USERNAME || undefined,
-    registryPassword: env.SLUICE_REGISTRY_PASSWORD || undefined,
-    stepTypeDirs: (env.SLUICE_STEP_TYPES ?? '').split(delimiter).filter((dir) => dir !== ''),
+    registryUsername: v.SLUICE_REGISTRY_USERNAME,
+    registryPassword: v.SLUICE_REGISTRY_PASSWORD,
+    stepTypeDirs: (v.SLUICE_STEP_TYPES ?? '').split(delimiter).filter((dir) => dir !== ''),
     interactive: isTty && stdinIsTty,
+    problems: Object.freeze(problems),
+  });
+}
+
+/** @throws InputError `SLUICE_CLI_CONFIG_INVALID` listing every variable refused. */
+export function assertConfigValid(config: CliConfig): void {
+  if (config.problems.length > 0)
+    throw configError(config.problems, { code: 'SLUICE_CLI_CONFIG_INVALID', whose: "the CLI's" });
+}
+
+/**
+ * `sluice engine`'s settings, read when the engine starts.
+ * @throws InputError `SLUICE_ENGINE_CONFIG_INVALID` listing every problem.
+ */
+export function loadEngineConfig(env: NodeJS.ProcessEnv = process.env): Readonly<EngineConfig> {
+  const { values: v, problems } = parseEnv(engineEnv, env);
+  if (problems.length > 0)
+    throw configError(problems, {
+      code: 'SLUICE_ENGINE_CONFIG_INVALID',
+      whose: "the engine's",
+      hint: 'The runner agent sets SLUICE_SERVER_URL and SLUICE_ENGINE_TOKEN for the engine',
+    });
+  return Object.freeze({
+    serverUrl: v.SLUICE_SERVER_URL,
+    token: v.SLUICE_ENGINE_TOKEN,
+    dockerWaitSeconds: v.SLUICE_DOCKER_WAIT_SECONDS,
+    logSpoolDir: v.SLUICE_LOG_SPOOL_DIR,
+    logDrainSeconds: v.SLUICE_LOG_DRAIN_SECONDS,
   });
 }
 
@@ -138,6 +171,7 @@ export function serverContext(
   config: CliConfig,
   flags: { server?: string; token?: string; context?: string },
 ): ServerTarget {
+  assertConfigValid(config);
   const named = flags.context ?? config.context;
   // Flags or the environment that give both leave the contexts file unread (and unparsed).
   const complete =

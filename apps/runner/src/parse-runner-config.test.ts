@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { isSluiceError } from '@sluice/errors';
 import { parseRunnerConfig } from './parse-runner-config.js';
+import { RUNNER_DEFAULTS } from './runner-config.js';
 
 const base = { SLUICE_SERVER_URL: 'http://cp:8080/', SLUICE_AGENT_TOKEN: 'sk_agent' };
 
@@ -61,7 +62,7 @@ test('every problem is reported at once, each naming its flag and variable', () 
   assert.deepEqual(found, [
     '--server-url (SLUICE_SERVER_URL) must be an http(s) URL, got "cp"',
     '--token (SLUICE_AGENT_TOKEN) is not set',
-    '--concurrency (SLUICE_AGENT_CONCURRENCY) must be a number from 1 to 1000, got "many"',
+    '--concurrency (SLUICE_AGENT_CONCURRENCY) must be an integer from 1 to 1000, got "many"',
     '--kube-runtime (SLUICE_KUBE_RUNTIME) needs --kubeconfig (KUBECONFIG)',
     'No runtime to serve: give --in-cluster-runtime, --config-dir, --kube-runtime with --kubeconfig, or --local-runtime',
   ]);
@@ -117,4 +118,25 @@ test('a local runtime needs a state directory and the engine command; names are 
   );
   assert.equal(ok.http, undefined);
   assert.equal(ok.runtimes[0]?.kind, 'local');
+});
+
+test('a flag given leaves its variable unread; a bad switch and a bad number are named', () => {
+  const config = parseRunnerConfig(
+    { concurrency: '3', inClusterRuntime: 'prod/ci' },
+    { ...base, SLUICE_AGENT_CONCURRENCY: 'many' },
+  );
+  assert.equal(config.concurrency, 3);
+  assert.equal(config.heartbeatMs, RUNNER_DEFAULTS.heartbeatMs);
+  assert.deepEqual(
+    problems(() =>
+      parseRunnerConfig(
+        { inClusterRuntime: 'prod/ci' },
+        { ...base, SLUICE_DIND_HOST_ALIAS: 'maybe', SLUICE_AGENT_DRAIN_SECONDS: '-1' },
+      ),
+    ),
+    [
+      '--drain-seconds (SLUICE_AGENT_DRAIN_SECONDS) must be a number from 0 to 3600 (seconds), got "-1"',
+      '--dind-host-alias (SLUICE_DIND_HOST_ALIAS) must be one of 1, 0, true, false, yes, no, on, off, got "maybe"',
+    ],
+  );
 });

@@ -1,7 +1,8 @@
 /**
- * Reads the agent's configuration from flags (already split by the CLI) and the environment,
- * in one pass that reports every problem at once: flags win over variables, numbers are checked
- * for range, and each runtime is named with how to reach it. `*.runtime.yaml` files of a config
+ * Reads the agent's configuration from flags (already split by the CLI) and the environment
+ * through the schema of `@sluice/config`, in one pass that reports every problem at once: flags
+ * win over variables, numbers are checked for range, and each runtime is named with how to
+ * reach it. `*.runtime.yaml` files of a config
  * directory (reference §1.6: `type: runtime`, `name`, `host`, `token`, `crt`, plus our optional
  * `namespace`) give one agent several clusters; a bad file is a problem naming the file.
  * @module
@@ -9,8 +10,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { InputError } from '@sluice/errors';
-import { RUNNER_DEFAULTS } from './runner-config.js';
+import { agentEnv, configError, parseEnv, variableLabel } from '@sluice/config';
+import type { AgentEnv, Env } from '@sluice/config';
 import type { KubernetesTarget, RunnerConfig, RuntimeTarget } from './runner-config.js';
 
 /** Flag values as the CLI received them; each has an environment variable (see docs). */
@@ -77,152 +78,101 @@ export const RUNNER_ENV = {
   unschedulableGraceSeconds: 'SLUICE_UNSCHEDULABLE_GRACE_SECONDS',
 } as const satisfies Partial<Record<keyof RunnerConfigInput, string>>;
 
-type TextKey = Exclude<keyof typeof RUNNER_ENV, 'dindHostAlias'>;
-
-class Reader {
-  readonly problems: string[] = [];
-  readonly #input: RunnerConfigInput;
-  readonly #env: NodeJS.ProcessEnv;
-
-  constructor(input: RunnerConfigInput, env: NodeJS.ProcessEnv) {
-    this.#input = input;
-    this.#env = env;
+/** The environment with the flags given put in under their variables' names, so they win. */
+function withFlags(input: RunnerConfigInput, env: NodeJS.ProcessEnv): Env {
+  const merged: Record<string, string | undefined> = { ...env };
+  for (const [key, name] of Object.entries(RUNNER_ENV) as [keyof typeof RUNNER_ENV, string][]) {
+    const flag = input[key];
+    if (flag === true) merged[name] = 'true';
+    else if (typeof flag === 'string' && flag !== '') merged[name] = flag;
   }
-
-  flag(key: 'dindHostAlias'): boolean {
-    if (this.#input[key] === true) return true;
-    const value = this.#env[RUNNER_ENV[key]];
-    return value !== undefined && !['', '0', 'false', 'no'].includes(value.toLowerCase());
-  }
-
-  text(key: TextKey): string | undefined {
-    const flag = this.#input[key];
-    if (typeof flag === 'string' && flag !== '') return flag;
-    const value = this.#env[RUNNER_ENV[key]];
-    return value === undefined || value === '' ? undefined : value;
-  }
-
-  number(key: TextKey, fallback: number, min: number, max: number): number {
-    const raw = this.text(key);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value < min || value > max) {
-      this.problems.push(
-        `${describeKey(key)} must be a number from ${min} to ${max}, got "${raw}"`,
-      );
-      return fallback;
-    }
-    return value;
-  }
+  return merged;
 }
 
+type Values = AgentEnv;
+
 function describeKey(key: keyof typeof RUNNER_ENV): string {
-  const flag = key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-  return `--${flag} (${RUNNER_ENV[key]})`;
+  return variableLabel(agentEnv, RUNNER_ENV[key]);
 }
 
 /** @throws InputError `SLUICE_AGENT_CONFIG_INVALID` listing every problem. */
 export function parseRunnerConfig(input: RunnerConfigInput, env: NodeJS.ProcessEnv): RunnerConfig {
-  const read = new Reader(input, env);
-  const serverUrl = read.text('serverUrl');
-  const token = read.text('token');
-  if (serverUrl === undefined) read.problems.push(`${describeKey('serverUrl')} is not set`);
-  else if (!/^https?:\/\/[^/]/.test(serverUrl))
-    read.problems.push(`${describeKey('serverUrl')} must be an http(s) URL, got "${serverUrl}"`);
-  if (token === undefined) read.problems.push(`${describeKey('token')} is not set`);
-  const port = read.number('httpPort', RUNNER_DEFAULTS.httpPort, -1, 65535);
+  const { values: v, problems } = parseEnv(agentEnv, withFlags(input, env));
+  const port = v.SLUICE_AGENT_HTTP_PORT;
   const config: RunnerConfig = {
-    serverUrl: serverUrl?.replace(/\/+$/, '') ?? '',
-    token: token ?? '',
-    concurrency: read.number('concurrency', RUNNER_DEFAULTS.concurrency, 1, 1000),
-    queueSize: read.number('queueSize', RUNNER_DEFAULTS.queueSize, 1, 100_000),
-    pollWaitSeconds: read.number('pollWait', RUNNER_DEFAULTS.pollWaitSeconds, 0, 60),
-    heartbeatMs: read.number('heartbeatSeconds', RUNNER_DEFAULTS.heartbeatMs / 1000, 1, 600) * 1000,
-    reapIntervalMs:
-      read.number('reapSeconds', RUNNER_DEFAULTS.reapIntervalMs / 1000, 0, 86_400) * 1000,
-    drainTimeoutMs:
-      read.number('drainSeconds', RUNNER_DEFAULTS.drainTimeoutMs / 1000, 0, 3600) * 1000,
-    http: port < 0 ? undefined : { host: read.text('httpHost') ?? '0.0.0.0', port },
-    kubeQps: read.number('kubeQps', RUNNER_DEFAULTS.kubeQps, 1, 10_000),
-    kubeBurst: read.number('kubeBurst', RUNNER_DEFAULTS.kubeBurst, 1, 10_000),
-    podFailureGraceMs:
-      read.number('podFailureGraceSeconds', RUNNER_DEFAULTS.podFailureGraceMs / 1000, 0, 3600) *
-      1000,
-    unschedulableGraceMs:
-      read.number(
-        'unschedulableGraceSeconds',
-        RUNNER_DEFAULTS.unschedulableGraceMs / 1000,
-        0,
-        86_400,
-      ) * 1000,
-    runtimes: runtimeTargets(read, input),
+    serverUrl: v.SLUICE_SERVER_URL ?? '',
+    token: v.SLUICE_AGENT_TOKEN ?? '',
+    concurrency: v.SLUICE_AGENT_CONCURRENCY,
+    queueSize: v.SLUICE_AGENT_QUEUE_SIZE,
+    pollWaitSeconds: v.SLUICE_AGENT_POLL_WAIT,
+    heartbeatMs: v.SLUICE_AGENT_HEARTBEAT_SECONDS * 1000,
+    reapIntervalMs: v.SLUICE_AGENT_REAP_SECONDS * 1000,
+    drainTimeoutMs: v.SLUICE_AGENT_DRAIN_SECONDS * 1000,
+    http: port < 0 ? undefined : { host: v.SLUICE_AGENT_HTTP_HOST, port },
+    kubeQps: v.SLUICE_KUBE_QPS,
+    kubeBurst: v.SLUICE_KUBE_BURST,
+    podFailureGraceMs: v.SLUICE_POD_FAILURE_GRACE_SECONDS * 1000,
+    unschedulableGraceMs: v.SLUICE_UNSCHEDULABLE_GRACE_SECONDS * 1000,
+    runtimes: runtimeTargets(v, input, problems),
   };
   if (config.runtimes.length === 0) {
-    read.problems.push(
+    problems.push(
       'No runtime to serve: give --in-cluster-runtime, --config-dir, --kube-runtime with --kubeconfig, or --local-runtime',
     );
   }
   const names = config.runtimes.map((r) => r.name);
   for (const name of new Set(names.filter((n, i) => names.indexOf(n) !== i)))
-    read.problems.push(`Runtime "${name}" is configured twice`);
-  if (read.problems.length > 0) {
-    throw new InputError(
-      'SLUICE_AGENT_CONFIG_INVALID',
-      `The agent's configuration has ${read.problems.length} problem(s):\n  - ${read.problems.join('\n  - ')}`,
-      { details: { problems: read.problems }, hint: 'See `sluice agent --help`' },
-    );
-  }
+    problems.push(`Runtime "${name}" is configured twice`);
+  if (problems.length > 0)
+    throw configError(problems, {
+      code: 'SLUICE_AGENT_CONFIG_INVALID',
+      whose: "the agent's",
+      hint: 'See `sluice agent --help`',
+    });
   return config;
 }
 
-function runtimeTargets(read: Reader, input: RunnerConfigInput): RuntimeTarget[] {
+function runtimeTargets(v: Values, input: RunnerConfigInput, problems: string[]): RuntimeTarget[] {
   const targets: RuntimeTarget[] = [];
-  const namespace = read.text('namespace');
-  const dindHostAlias = read.flag('dindHostAlias') || undefined;
-  const inCluster = read.text('inClusterRuntime');
+  const namespace = v.SLUICE_NAMESPACE;
+  const dindHostAlias = v.SLUICE_DIND_HOST_ALIAS || undefined;
+  const alias = dindHostAlias ? { dindHostAlias } : {};
+  const inCluster = v.SLUICE_IN_CLUSTER_RUNTIME;
   if (inCluster !== undefined)
     targets.push({
       kind: 'kubernetes',
       name: inCluster,
       source: { type: 'in-cluster' },
       namespace,
-      ...(dindHostAlias ? { dindHostAlias } : {}),
+      ...alias,
     });
-  const kubeRuntime = read.text('kubeRuntime');
+  const kubeRuntime = v.SLUICE_KUBE_RUNTIME;
   if (kubeRuntime !== undefined) {
-    const path = read.text('kubeconfig');
+    const path = v.KUBECONFIG;
     if (path === undefined)
-      read.problems.push(`${describeKey('kubeRuntime')} needs ${describeKey('kubeconfig')}`);
+      problems.push(`${describeKey('kubeRuntime')} needs ${describeKey('kubeconfig')}`);
     else {
-      const source = { type: 'kubeconfig' as const, path, context: read.text('kubeContext') };
-      targets.push({
-        kind: 'kubernetes',
-        name: kubeRuntime,
-        source,
-        namespace,
-        ...(dindHostAlias ? { dindHostAlias } : {}),
-      });
+      const source = { type: 'kubeconfig' as const, path, context: v.SLUICE_KUBE_CONTEXT };
+      targets.push({ kind: 'kubernetes', name: kubeRuntime, source, namespace, ...alias });
     }
   }
-  const dir = read.text('configDir');
+  const dir = v.SLUICE_AGENT_CONFIG_DIR;
   if (dir !== undefined)
-    targets.push(
-      ...runtimeFiles(dir, read.problems).map((t) => (dindHostAlias ? { ...t, dindHostAlias } : t)),
-    );
-  const local = read.text('localRuntime');
+    targets.push(...runtimeFiles(dir, problems).map((t) => ({ ...t, ...alias })));
+  const local = v.SLUICE_LOCAL_RUNTIME;
   if (local !== undefined) {
-    const stateDir = read.text('stateDir');
+    const stateDir = v.SLUICE_AGENT_STATE_DIR;
     if (stateDir === undefined)
-      read.problems.push(`${describeKey('localRuntime')} needs ${describeKey('stateDir')}`);
+      problems.push(`${describeKey('localRuntime')} needs ${describeKey('stateDir')}`);
     if (input.engineCommand === undefined || input.engineCommand.length === 0)
-      read.problems.push(`${describeKey('localRuntime')} needs the command that starts an engine`);
+      problems.push(`${describeKey('localRuntime')} needs the command that starts an engine`);
     targets.push({
       kind: 'local',
       name: local,
-      dockerHost: read.text('dockerHost'),
+      dockerHost: v.DOCKER_HOST,
       engineCommand: input.engineCommand ?? [],
       stateDir: stateDir ?? '',
-      stopGraceSeconds: read.number('stopGraceSeconds', RUNNER_DEFAULTS.stopGraceSeconds, 0, 3600),
+      stopGraceSeconds: v.SLUICE_ENGINE_STOP_GRACE_SECONDS,
     });
   }
   return targets;

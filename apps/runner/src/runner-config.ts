@@ -5,7 +5,7 @@
  * machine's Docker engine).
  * @module
  */
-import { DEFAULT_KUBE_BURST, DEFAULT_KUBE_QPS } from '@sluice/kube/settings';
+import { AGENT_DEFAULTS } from '@sluice/config';
 import type { KubeSource as KubeClientSource } from '@sluice/kube';
 
 /**
@@ -72,17 +72,5 @@ export interface RunnerConfig {
   runtimes: RuntimeTarget[];
 }
 
-export const RUNNER_DEFAULTS = {
-  concurrency: 10,
-  queueSize: 100,
-  pollWaitSeconds: 30,
-  heartbeatMs: 10_000,
-  reapIntervalMs: 60_000,
-  drainTimeoutMs: 30_000,
-  kubeQps: DEFAULT_KUBE_QPS,
-  kubeBurst: DEFAULT_KUBE_BURST,
-  stopGraceSeconds: 15,
-  podFailureGraceMs: 5_000,
-  unschedulableGraceMs: 10_000,
-  httpPort: 8080,
-} as const;
+/** The agent's defaults: `AGENT_DEFAULTS` of `@sluice/config`, where its variables are described. */
+export const RUNNER_DEFAULTS = AGENT_DEFAULTS;

@@ -1,9 +1,10 @@
 /**
- * The server's configuration: defaults < environment < flags, validated once, frozen. The only
- * module of the server that reads process.env.
+ * The server's configuration: defaults < environment < flags, read through the schema of
+ * `@sluice/config` (every problem at once, each naming its variable), frozen. The only module of
+ * the server that reads process.env.
  * @module
  */
-import { InputError } from '@sluice/errors';
+import { configError, parseEnv, serverEnv, serverRules } from '@sluice/config';
 
 export interface ServerConfig {
   /** Port to listen on; 0 picks a free one (tests). */
@@ -38,72 +39,47 @@ export interface ServerFlags {
   metricsPort?: number;
 }
 
-function numberFrom(
-  env: NodeJS.ProcessEnv,
-  name: string,
-  fallback: number,
-  problems: string[],
-): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0)
-    problems.push(`${name} must be a non-negative number, got "${raw}"`);
-  return value;
-}
-
-/** A port from `name`, or undefined when it is unset or empty. */
-function optionalPort(env: NodeJS.ProcessEnv, name: string, problems: string[]) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 65_535)
-    problems.push(`${name} must be a port from 0 to 65535, got "${raw}"`);
-  return value;
-}
-
+/**
+ * @param env the environment; flags win over it.
+ * @throws InputError `SLUICE_SERVER_CONFIG_INVALID` listing every problem.
+ */
 export function loadServerConfig(
   flags: ServerFlags = {},
   env: NodeJS.ProcessEnv = process.env,
 ): Readonly<ServerConfig> {
-  const problems: string[] = [];
+  const { values: v, problems } = parseEnv(serverEnv, { ...env, ...flagVariables(flags) });
+  const host = v.SLUICE_HOST;
   const config: ServerConfig = {
-    port: flags.port ?? numberFrom(env, 'SLUICE_PORT', 8080, problems),
-    host: flags.host ?? env.SLUICE_HOST ?? '127.0.0.1',
-    dataDir: flags.dataDir ?? env.SLUICE_DATA_DIR ?? undefined,
-    databaseUrl: env.DATABASE_URL || undefined,
-    bootstrapToken: env.SLUICE_BOOTSTRAP_TOKEN || undefined,
-    secretKey: env.SLUICE_SECRET_KEY || undefined,
-    publicUrl: env.SLUICE_PUBLIC_URL || undefined,
-    agentOfflineAfterMs: numberFrom(env, 'SLUICE_AGENT_OFFLINE_AFTER_MS', 60_000, problems),
-    limitsIntervalMs: numberFrom(env, 'SLUICE_LIMITS_INTERVAL_MS', 10_000, problems),
-    taskLeaseMs: numberFrom(env, 'SLUICE_TASK_LEASE_MS', 60_000, problems),
-    metricsPort: flags.metricsPort ?? optionalPort(env, 'SLUICE_METRICS_PORT', problems),
-    metricsHost: env.SLUICE_METRICS_HOST || (flags.host ?? env.SLUICE_HOST ?? '127.0.0.1'),
+    port: v.SLUICE_PORT,
+    host,
+    dataDir: v.SLUICE_DATA_DIR,
+    databaseUrl: v.DATABASE_URL,
+    bootstrapToken: v.SLUICE_BOOTSTRAP_TOKEN,
+    secretKey: v.SLUICE_SECRET_KEY,
+    publicUrl: v.SLUICE_PUBLIC_URL,
+    agentOfflineAfterMs: v.SLUICE_AGENT_OFFLINE_AFTER_MS,
+    limitsIntervalMs: v.SLUICE_LIMITS_INTERVAL_MS,
+    taskLeaseMs: v.SLUICE_TASK_LEASE_MS,
+    metricsPort: v.SLUICE_METRICS_PORT,
+    metricsHost: v.SLUICE_METRICS_HOST ?? host,
   };
-  if (config.databaseUrl === undefined && config.dataDir === undefined) {
-    problems.push(
-      'Give a data directory (--data-dir or SLUICE_DATA_DIR) for the embedded database, or DATABASE_URL for PostgreSQL',
-    );
-  }
-  if (config.metricsPort === config.port && config.port !== 0)
-    problems.push(
-      `SLUICE_METRICS_PORT must differ from the API port ${config.port}: /metrics has a listener of its own`,
-    );
-  // A pass reads every active build: a tighter loop would only load the database.
-  if (config.limitsIntervalMs >= 0 && config.limitsIntervalMs < 100)
-    problems.push(
-      `SLUICE_LIMITS_INTERVAL_MS must be at least 100, got "${env.SLUICE_LIMITS_INTERVAL_MS ?? ''}"`,
-    );
-  if (config.bootstrapToken !== undefined && config.bootstrapToken.length < 20) {
-    problems.push('SLUICE_BOOTSTRAP_TOKEN must be at least 20 characters');
-  }
-  if (problems.length > 0) {
-    throw new InputError(
-      'SLUICE_SERVER_CONFIG_INVALID',
-      `Invalid server configuration:\n  ${problems.join('\n  ')}`,
-      { details: { problems } },
-    );
-  }
+  problems.push(...serverRules(config));
+  if (problems.length > 0)
+    throw configError(problems, { code: 'SLUICE_SERVER_CONFIG_INVALID', whose: "the server's" });
   return Object.freeze(config);
+}
+
+/** The flags given, under their variables' names (so they win and are checked alike). */
+function flagVariables(flags: ServerFlags): Record<string, string> {
+  const named: Record<string, string | number | undefined> = {
+    SLUICE_PORT: flags.port,
+    SLUICE_HOST: flags.host,
+    SLUICE_DATA_DIR: flags.dataDir,
+    SLUICE_METRICS_PORT: flags.metricsPort,
+  };
+  return Object.fromEntries(
+    Object.entries(named).flatMap(([name, value]) =>
+      value === undefined ? [] : [[name, String(value)]],
+    ),
+  );
 }

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
+import { SERVER_DEFAULTS } from '@sluice/config';
 import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
 import type { Build, SluiceClient, Task } from '@sluice/protocol';
@@ -36,17 +37,17 @@ export async function startTestServer(
   output.on('data', (chunk: Buffer) => (captured += chunk.toString()));
   const config: ServerConfig = {
     port: 0,
-    host: '127.0.0.1',
+    host: SERVER_DEFAULTS.host,
     dataDir: undefined,
     databaseUrl: undefined,
     bootstrapToken: ADMIN_TOKEN,
     secretKey: exportSecretKey(generateSecretKey()),
     publicUrl: 'http://control-plane.test',
-    agentOfflineAfterMs: 60_000,
-    limitsIntervalMs: 10_000,
-    taskLeaseMs: 60_000,
+    agentOfflineAfterMs: SERVER_DEFAULTS.agentOfflineAfterMs,
+    limitsIntervalMs: SERVER_DEFAULTS.limitsIntervalMs,
+    taskLeaseMs: SERVER_DEFAULTS.taskLeaseMs,
     metricsPort: undefined,
-    metricsHost: '127.0.0.1',
+    metricsHost: SERVER_DEFAULTS.host,
     ...overrides,
   };
   const server = await createServer({

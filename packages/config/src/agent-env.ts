@@ -14,7 +14,7 @@ export const AGENT_DEFAULTS = {
   heartbeatMs: 10_000,
   reapIntervalMs: 60_000,
   drainTimeoutMs: 30_000,
-  // The Kubernetes client's own defaults (@sluice/kube/settings), per cluster.
+  // Also the Kubernetes client's defaults (@sluice/kube/settings takes them from here).
   kubeQps: 50,
   kubeBurst: 100,
   stopGraceSeconds: 15,

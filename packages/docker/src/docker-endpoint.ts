@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CLI_DEFAULTS } from '@sluice/config';
 import { InputError } from '@sluice/errors';
 
 export interface TlsMaterial {
@@ -36,7 +37,8 @@ export type DockerodeConnection =
       key?: TlsMaterial['key'];
     };
 
-export const DEFAULT_DOCKER_HOST = 'unix:///var/run/docker.sock';
+// The docker CLI's default, described with DOCKER_HOST in @sluice/config.
+export const DEFAULT_DOCKER_HOST = CLI_DEFAULTS.dockerHost;
 
 export function toDockerodeOptions(endpoint: DockerEndpoint): DockerodeConnection {
   const { host, tls } = endpoint;

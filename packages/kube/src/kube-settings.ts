@@ -4,7 +4,10 @@
  * runtime (and every other command) loads nothing of the Kubernetes client.
  * @module
  */
-export const DEFAULT_KUBE_QPS = 50;
-export const DEFAULT_KUBE_BURST = 100;
+import { AGENT_DEFAULTS } from '@sluice/config';
+
+// The agent's variables describe them (SLUICE_KUBE_QPS, SLUICE_KUBE_BURST), so they live there.
+export const DEFAULT_KUBE_QPS = AGENT_DEFAULTS.kubeQps;
+export const DEFAULT_KUBE_BURST = AGENT_DEFAULTS.kubeBurst;
 export { proxyUrlFor } from './proxy-env.js';
 export type { ProxyEnv } from './proxy-env.js';

@@ -1,6 +1,7 @@
 /**
  * `sluice engine`: the engine of one build, started for the control plane (by a runner agent).
- * Reads the server URL and the build's engine token from the environment (never printed), runs
+ * Reads the server URL and the build's engine token from the environment (never printed; every
+ * refused variable is named before anything starts: `loadEngineConfig`), runs
  * the build on a Docker engine and reports it through the engine API. Exit 0 only when the build
  * succeeded; SIGINT/SIGTERM stop it cleanly (it ends `terminated` and is reported as such).
  * @module
@@ -8,9 +9,9 @@
 import { DockerClient } from '@sluice/docker';
 import { runRemoteBuild, stepSettingsFrom, waitForDocker } from '@sluice/engine';
 import { createControlPlaneFetch } from '@sluice/runner/control-plane-client';
-import { describeError, InputError } from '@sluice/errors';
+import { describeError } from '@sluice/errors';
 import { createLogger } from '@sluice/log';
-import { dockerEndpoint } from '../config.js';
+import { dockerEndpoint, loadEngineConfig } from '../config.js';
 import type { CliConfig } from '../config.js';
 import type { Terminal } from '../ui/terminal.js';
 
@@ -23,18 +24,8 @@ export async function engineCommand(
   config: CliConfig,
   options: EngineCommandOptions,
 ): Promise<number> {
-  const { engineServerUrl: serverUrl, engineToken: token } = config;
-  if (serverUrl === undefined || token === undefined) {
-    const missing = [
-      ['SLUICE_SERVER_URL', serverUrl],
-      ['SLUICE_ENGINE_TOKEN', token],
-    ].flatMap(([name, value]) => (value === undefined ? [name] : []));
-    throw new InputError(
-      'SLUICE_ENGINE_NO_SERVER',
-      `sluice engine needs ${missing.join(' and ')} to be set`,
-      { hint: 'The runner agent sets SLUICE_SERVER_URL and SLUICE_ENGINE_TOKEN for the engine' },
-    );
-  }
+  const engine = loadEngineConfig();
+  const { serverUrl, token } = engine;
   const endpoint = dockerEndpoint(config, options.dockerHost);
   const docker = DockerClient.create(endpoint);
   // Before the wait for the daemon: a stop that comes while dind starts still ends the build
@@ -48,7 +39,7 @@ export async function engineCommand(
   process.on('SIGTERM', onSignal);
   try {
     await waitForDaemon(term, docker, endpoint.host, {
-      seconds: config.dockerWaitSeconds,
+      seconds: engine.dockerWaitSeconds,
       signal: controller.signal,
     });
     // The engine's calls go through HTTP(S)_PROXY as the agent's do (NO_PROXY, never loopback).
@@ -62,8 +53,8 @@ export async function engineCommand(
       gitImage: config.gitImage,
       logger: createLogger({ level: 'info' }),
       signal: controller.signal,
-      logSpoolDir: config.logSpoolDir,
-      logDrainTimeoutMs: config.logDrainSeconds * 1000,
+      logSpoolDir: engine.logSpoolDir,
+      logDrainTimeoutMs: engine.logDrainSeconds * 1000,
     });
     await connection.close();
     const reason = result.reason === undefined ? '' : `: ${result.reason}`;
