@@ -1,0 +1,80 @@
+// The engine's layers, checked by scripts/check-boundaries.mjs. The table of each file's layer
+// is the one in ARCHITECTURE.md ("The engine's layers"), read from there so the document and
+// the check cannot drift: its rows, top layer first, name the files of each layer in backticks.
+// A file may import files of its own layer or of a layer below, never above; only step kinds
+// and container primitives may import values from @sluice/docker (the others name its types
+// only). Tests and test support sit beside the code and may use any layer.
+import { readFileSync } from 'node:fs';
+import { basename, relative } from 'node:path';
+import ts from 'typescript';
+
+const HEADING = "### The engine's layers";
+const DOCKER_VALUES_ALLOWED = new Set(['step kinds', 'container primitives']);
+
+/**
+ * The layers (top first) and each file's layer, from the `| layer | files | job |` table under
+ * the heading; undefined when the document has no such table.
+ */
+export function engineLayersFrom(architecture) {
+  const section = architecture.split(HEADING)[1]?.split(/\n#{2,3} /)[0];
+  if (section === undefined) return undefined;
+  const rows = section
+    .split('\n')
+    .filter((line) => line.startsWith('|') && line.includes('`'))
+    .map((line) => line.split('|').map((cell) => cell.trim()));
+  if (rows.length === 0) return undefined;
+  const layers = rows.map((cells) => cells[1]);
+  const files = Object.fromEntries(
+    rows.flatMap((cells) =>
+      [...cells[2].matchAll(/`([\w.-]+\.ts)`/g)].map((m) => [m[1], cells[1]]),
+    ),
+  );
+  return { layers, files };
+}
+
+function isTestFile(file) {
+  return /\.test(-support)?\.ts$/.test(file);
+}
+
+/** A value (not `import type`) import of @sluice/docker in `file`. */
+function importsDockerValues(file) {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
+  return source.statements.some(
+    (s) =>
+      ts.isImportDeclaration(s) &&
+      ts.isStringLiteral(s.moduleSpecifier) &&
+      s.moduleSpecifier.text === '@sluice/docker' &&
+      s.importClause?.isTypeOnly !== true,
+  );
+}
+
+/**
+ * Every breach of the engine's layers (`engineLayersFrom`) in `graph` (importGraph of
+ * apps/engine/src), with paths relative to `root`.
+ */
+export function engineLayerProblems(graph, root, { layers, files }) {
+  const problems = [];
+  const layerOf = (file) => files[basename(file)];
+  const rank = (layer) => layers.indexOf(layer);
+  for (const [file, targets] of graph) {
+    if (isTestFile(file)) continue;
+    const where = relative(root, file);
+    const layer = layerOf(file);
+    if (layer === undefined) {
+      problems.push(`${where}: has no layer in ARCHITECTURE.md ("The engine's layers")`);
+      continue;
+    }
+    for (const target of targets) {
+      const targetLayer = layerOf(target);
+      if (targetLayer !== undefined && rank(targetLayer) < rank(layer))
+        problems.push(
+          `${where} (${layer}) imports ${basename(target)} (${targetLayer}), a layer above it`,
+        );
+    }
+    if (!DOCKER_VALUES_ALLOWED.has(layer) && importsDockerValues(file))
+      problems.push(
+        `${where} (${layer}) imports values from @sluice/docker, which only step kinds and container primitives may`,
+      );
+  }
+  return problems;
+}
