@@ -4,11 +4,8 @@
  * @module
  */
 
-export const LABELS = {
-  build: 'io.sluice.build-id',
-  step: 'io.sluice.step',
-  volumeKey: 'io.sluice.volume-key',
-} as const;
+/** The labels of a build's containers and network (@sluice/labels: the agent reads them too). */
+export { DOCKER_LABELS as LABELS } from '@sluice/labels';
 
 /** Docker names allow [a-zA-Z0-9][a-zA-Z0-9_.-]*. */
 export function dockerSafe(text: string): string {

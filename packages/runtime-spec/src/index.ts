@@ -7,7 +7,8 @@ export type {
 } from './schema/runtime-spec-schema.js';
 export type { WorkflowLimits } from './schema/engine-scheduler.js';
 export { isQuantity, quantityValue } from './schema/kube-quantity.js';
-export { isLabelKey, isLabelValue } from './schema/kube-names.js';
+export { isLabelKey } from './schema/kube-names.js';
+export { isLabelValue } from '@sluice/labels';
 export { validateRuntimeSpec } from './validate-runtime-spec.js';
 export type { ValidateRuntimeSpecResult } from './validate-runtime-spec.js';
 export { parseRuntimeSpecYaml } from './parse-runtime-spec-yaml.js';
@@ -52,7 +53,8 @@ export {
   dindHostName,
 } from './render/build-context.js';
 export type { BuildRenderInput, BuildTls, BuildNames } from './render/build-context.js';
-export { buildObjectName, labelValue } from './render/build-names.js';
+export { buildObjectName } from './render/build-names.js';
+export { labelValue } from '@sluice/labels';
 export { renderDindService, daemonJson } from './render/dind-pod.js';
 export {
   DOCKER_CLIENT_CERT_DIR,

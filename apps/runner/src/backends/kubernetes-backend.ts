@@ -15,7 +15,7 @@ import { TaskFailure } from '../runtime-backend.js';
 import type { BuildObjectRef, RuntimeBackend } from '../runtime-backend.js';
 import { GRANT, kubeHealth } from './kube-health.js';
 import type { KubeRuntimeCheck } from './kube-health.js';
-import { BUILD_LABEL_KEYS, runtimeSelector } from './kube-labels.js';
+import { BUILD_LABELS, runtimeSelector } from '@sluice/labels';
 import { actionTarget, kubeTaskAction } from './kube-task.js';
 import type { KubeTaskAction } from './kube-task.js';
 import { withDindHostAlias } from './dind-host-alias.js';
@@ -182,7 +182,7 @@ async function listBuildObjects(
     DELETE_ORDER.map((kind) => kube.list({ kind, namespace, labelSelector })),
   );
   return lists.flat().flatMap((object: KubeObjectSummary) => {
-    const buildId = object.labels[BUILD_LABEL_KEYS.buildId];
+    const buildId = object.labels[BUILD_LABELS.buildId];
     if (buildId === undefined || buildId === '') return [];
     const { kind, name, phase } = object;
     return [{ buildId, kind, name, namespace: object.namespace, phase }];

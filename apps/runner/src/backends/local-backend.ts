@@ -11,6 +11,7 @@
 import { join } from 'node:path';
 import { DockerClient } from '@sluice/docker';
 import { describeError } from '@sluice/errors';
+import { DOCKER_LABELS } from '@sluice/labels';
 import type { Logger } from '@sluice/log';
 import type { RuntimeHealth, Task } from '@sluice/protocol';
 import { RUNNER_ENV } from '../parse-runner-config.js';
@@ -42,8 +43,6 @@ const WITHHELD_ENV = [
   'SLUICE_SECRET_KEY',
   'DATABASE_URL',
 ];
-/** The label the engine puts on every container and network of a build. */
-const BUILD_LABEL = 'io.sluice.build-id';
 const BUILD_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$/;
 
 export function createLocalBackend(
@@ -210,7 +209,7 @@ class LocalBackend implements RuntimeBackend {
   async #removeDockerLeftovers(buildId: string): Promise<void> {
     try {
       const docker = this.#dockerClient();
-      const labels = { [BUILD_LABEL]: buildId };
+      const labels = { [DOCKER_LABELS.build]: buildId };
       const containers = await docker.listContainers(labels);
       for (const c of containers) await docker.removeContainer(c.id);
       const networks = await docker.listNetworks(labels);

@@ -14,7 +14,7 @@ import type { Logger } from '@sluice/log';
 import type { InfrastructureErrorReport } from '@sluice/protocol';
 import type { ReportInfrastructureError } from '../runtime-backend.js';
 import { sleep } from '../sleep.js';
-import { BUILD_LABEL_KEYS, runtimeSelector } from './kube-labels.js';
+import { BUILD_LABELS, runtimeSelector } from '@sluice/labels';
 import { podFailure } from './pod-failures.js';
 
 export interface PodMonitorOptions {
@@ -60,7 +60,7 @@ export class PodMonitor {
     const seen = new Map<string, string>();
     const uids = new Set<string>();
     for (const pod of pods) {
-      const buildId = pod.metadata.labels?.[BUILD_LABEL_KEYS.buildId];
+      const buildId = pod.metadata.labels?.[BUILD_LABELS.buildId];
       const phase = pod.status?.phase ?? 'Unknown';
       phases[phase] = (phases[phase] ?? 0) + 1;
       if (buildId === undefined || buildId === '') continue;

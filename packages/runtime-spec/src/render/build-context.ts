@@ -4,7 +4,7 @@
  * @module
  */
 import type { RuntimeSpec } from '../schema/runtime-spec-schema.js';
-import { labelValue } from './build-names.js';
+import { BUILD_LABELS, labelValue, MANAGED_BY_SLUICE } from '@sluice/labels';
 
 /** TLS material of one build, PEM text, issued by the control plane's dind CA. */
 export interface BuildTls {
@@ -33,14 +33,7 @@ export interface BuildRenderInput {
   volumeSize?: string;
 }
 
-/** Labels on every object of a build; `sluice.io/build-id=<id>` lists them all. */
-export const BUILD_LABELS = {
-  buildId: 'sluice.io/build-id',
-  runtime: 'sluice.io/runtime',
-  component: 'sluice.io/component',
-  managedBy: 'app.kubernetes.io/managed-by',
-  account: 'sluice.io/account-id',
-} as const;
+export { BUILD_LABELS };
 
 /** Keys of the build Secret. The client trio follows the DOCKER_CERT_PATH file names. */
 export const BUILD_SECRET_KEYS = {
@@ -85,7 +78,7 @@ export function commonLabels(build: BuildRenderInput): Record<string, string> {
   return {
     [BUILD_LABELS.buildId]: labelValue(build.buildId),
     [BUILD_LABELS.runtime]: labelValue(build.runtimeName),
-    [BUILD_LABELS.managedBy]: 'sluice',
+    [BUILD_LABELS.managedBy]: MANAGED_BY_SLUICE,
   };
 }
 

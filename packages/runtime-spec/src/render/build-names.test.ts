@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isDnsLabel, isLabelValue } from '../schema/kube-names.js';
-import { buildObjectName, labelValue } from './build-names.js';
+import { isDnsLabel } from '../schema/kube-names.js';
+import { buildObjectName } from './build-names.js';
 import { renderBuildObjects } from './render-build-objects.js';
 import { BUILD, defaultSpec, objectList, validateKube } from './render-fixtures.test-support.js';
 
@@ -27,15 +27,6 @@ test('object names are deterministic DNS labels, however odd the build id', () =
   assert.equal(buildObjectName('dind', 'ABC-123'), 'dind-abc-123');
   assert.notEqual(buildObjectName('dind', 'a/b'), buildObjectName('dind', 'a_b'));
   assert.equal(buildObjectName('engine', 'a'.repeat(200)).length, 63);
-});
-
-test('label values are kept when valid, otherwise cleaned and told apart by a hash', () => {
-  assert.equal(labelValue('main'), 'main');
-  assert.equal(labelValue(''), '');
-  for (const text of ['feature/x', 'feature_x/', '///', 'ä', '-lead', 'x'.repeat(100)]) {
-    assert.ok(isLabelValue(labelValue(text)), `${JSON.stringify(labelValue(text))} from ${text}`);
-  }
-  assert.notEqual(labelValue('feature/x'), labelValue('feature-x'));
 });
 
 test('odd build ids render objects valid against the Kubernetes schemas', () => {

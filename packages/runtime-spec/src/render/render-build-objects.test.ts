@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { InputError } from '@sluice/errors';
 import { runtimeScheduler } from '../schema/engine-scheduler.js';
 import { dockerDaemonScheduler } from '../schema/dind-scheduler.js';
-import { labelValue } from './build-names.js';
+import { labelValue } from '@sluice/labels';
 import { renderDindService } from './dind-pod.js';
 import { renderBuildObjects, REUSE_ANNOTATIONS } from './render-build-objects.js';
 import type { KubeObject } from './pod-common.js';

@@ -24,7 +24,8 @@ import {
   dindHostName,
 } from './build-context.js';
 import type { BuildContext, BuildNames, BuildRenderInput } from './build-context.js';
-import { buildObjectName, labelValue } from './build-names.js';
+import { labelValue } from '@sluice/labels';
+import { buildObjectName } from './build-names.js';
 import { daemonJson, renderDindPod } from './dind-pod.js';
 import { renderEnginePod } from './engine-pod.js';
 import type { KubeObject } from './pod-common.js';

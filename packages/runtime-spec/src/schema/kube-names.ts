@@ -4,6 +4,7 @@
  * case are completed with the field name when issues are collected (see `zod-issues.ts`).
  * @module
  */
+import { isLabelValue } from '@sluice/labels';
 import { z } from 'zod';
 import { typeName } from '../describe-value.js';
 
@@ -25,10 +26,6 @@ export function isLabelKey(text: string): boolean {
   const name = slash === -1 ? text : text.slice(slash + 1);
   const prefixOk = slash === -1 || isDnsSubdomain(text.slice(0, slash));
   return prefixOk && name.length <= 63 && LABEL_NAME.test(name);
-}
-
-export function isLabelValue(text: string): boolean {
-  return text === '' || (text.length <= 63 && LABEL_NAME.test(text));
 }
 
 /** A string field checked by `test`, described as `what` in the message. */
