@@ -1,9 +1,14 @@
 #!/usr/bin/env node
 // Asserts the who-imports-whom table of ARCHITECTURE.md: every `@sluice/*` import in a
 // workspace's sources is declared in its package.json and allowed below, and the graph has no
-// cycles. Pure packages (no I/O) may import only other pure packages.
+// cycles. Pure packages (no I/O) may import only other pure packages. Inside every workspace no
+// file imports itself back through others (scripts/lib/import-cycles.mjs: `import type` and
+// `import()` included), and the engine's files keep to the layers of ARCHITECTURE.md
+// (scripts/lib/engine-layers.mjs).
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { findCycles, importGraph } from './lib/import-cycles.mjs';
+import { engineLayerProblems, engineLayersFrom } from './lib/engine-layers.mjs';
 
 const ALLOWED = {
   '@sluice/errors': [],
@@ -140,9 +145,20 @@ for (const node of graph.keys()) {
   }
 }
 
+const engineLayers = engineLayersFrom(readFileSync(join(root, 'ARCHITECTURE.md'), 'utf8'));
+if (engineLayers === undefined)
+  problems.push(`ARCHITECTURE.md has no table under "### The engine's layers"`);
+for (const sources of [...workspaces.map((dir) => join(dir, 'src')), join(root, 'test')]) {
+  const graph = importGraph(sources);
+  for (const cycle of findCycles(graph))
+    problems.push(`import cycle: ${cycle.map((file) => file.slice(root.length)).join(' -> ')}`);
+  if (engineLayers && sources === join(root, 'apps/engine/src'))
+    problems.push(...engineLayerProblems(graph, root, engineLayers));
+}
+
 if (problems.length > 0) {
   console.error(problems.join('\n'));
   console.error(`${problems.length} boundary problem(s)`);
   process.exit(1);
 }
-console.log(`boundaries ok: ${graph.size} workspaces`);
+console.log(`boundaries ok: ${graph.size} workspaces, no import cycle, engine layers kept`);
