@@ -153,7 +153,7 @@ for (const sources of [...workspaces.map((dir) => join(dir, 'src')), join(root, 
   for (const cycle of findCycles(graph))
     problems.push(`import cycle: ${cycle.map((file) => file.slice(root.length)).join(' -> ')}`);
   if (engineLayers && sources === join(root, 'apps/engine/src'))
-    problems.push(...engineLayerProblems(graph, root, engineLayers));
+    problems.push(...engineLayerProblems(graph, { sources, root, ...engineLayers }));
 }
 
 if (problems.length > 0) {

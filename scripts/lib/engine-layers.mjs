@@ -1,11 +1,12 @@
 // The engine's layers, checked by scripts/check-boundaries.mjs. The table of each file's layer
 // is the one in ARCHITECTURE.md ("The engine's layers"), read from there so the document and
-// the check cannot drift: its rows, top layer first, name the files of each layer in backticks.
+// the check cannot drift: its rows, top layer first, name the files of each layer in backticks,
+// as paths under apps/engine/src (`cleaner/` would name every file of that folder).
 // A file may import files of its own layer or of a layer below, never above; only step kinds
 // and container primitives may import values from @sluice/docker (the others name its types
 // only). Tests and test support sit beside the code and may use any layer.
 import { readFileSync } from 'node:fs';
-import { basename, relative } from 'node:path';
+import { relative } from 'node:path';
 import ts from 'typescript';
 
 const HEADING = "### The engine's layers";
@@ -26,7 +27,7 @@ export function engineLayersFrom(architecture) {
   const layers = rows.map((cells) => cells[1]);
   const files = Object.fromEntries(
     rows.flatMap((cells) =>
-      [...cells[2].matchAll(/`([\w.-]+\.ts)`/g)].map((m) => [m[1], cells[1]]),
+      [...cells[2].matchAll(/`([\w./-]+(?:\.ts|\/))`/g)].map((m) => [m[1], cells[1]]),
     ),
   );
   return { layers, files };
@@ -48,13 +49,21 @@ function importsDockerValues(file) {
   );
 }
 
+/** The layer of `path` (relative to the engine's src): its own entry, else its folder's. */
+function layerIn(files, path) {
+  if (files[path] !== undefined) return files[path];
+  const folders = Object.keys(files).filter((f) => f.endsWith('/') && path.startsWith(f));
+  const nearest = folders.sort((a, b) => b.length - a.length)[0];
+  return nearest === undefined ? undefined : files[nearest];
+}
+
 /**
- * Every breach of the engine's layers (`engineLayersFrom`) in `graph` (importGraph of
- * apps/engine/src), with paths relative to `root`.
+ * Every breach of the engine's layers (`engineLayersFrom`) in `graph`, the importGraph of
+ * `sources` (apps/engine/src), with paths relative to `root` in the messages.
  */
-export function engineLayerProblems(graph, root, { layers, files }) {
+export function engineLayerProblems(graph, { sources, root, layers, files }) {
   const problems = [];
-  const layerOf = (file) => files[basename(file)];
+  const layerOf = (file) => layerIn(files, relative(sources, file));
   const rank = (layer) => layers.indexOf(layer);
   for (const [file, targets] of graph) {
     if (isTestFile(file)) continue;
@@ -68,7 +77,7 @@ export function engineLayerProblems(graph, root, { layers, files }) {
       const targetLayer = layerOf(target);
       if (targetLayer !== undefined && rank(targetLayer) < rank(layer))
         problems.push(
-          `${where} (${layer}) imports ${basename(target)} (${targetLayer}), a layer above it`,
+          `${where} (${layer}) imports ${relative(sources, target)} (${targetLayer}), a layer above it`,
         );
     }
     if (!DOCKER_VALUES_ALLOWED.has(layer) && importsDockerValues(file))

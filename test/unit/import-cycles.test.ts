@@ -18,7 +18,10 @@ interface Layers {
 }
 interface EngineLayers {
   engineLayersFrom: (architecture: string) => Layers | undefined;
-  engineLayerProblems: (graph: Graph, root: string, layers: Layers) => string[];
+  engineLayerProblems: (
+    graph: Graph,
+    where: { sources: string; root: string } & Layers,
+  ) => string[];
 }
 
 // From test/dist/unit/ back to the repository's scripts/lib/.
@@ -97,7 +100,7 @@ const ARCHITECTURE = `# Architecture
 | flow                 | \`step-lifecycle.ts\`    | steps |
 | step kinds           | \`step-build.ts\`        | kinds |
 | container primitives | \`container-run.ts\`     | runs  |
-| base                 | \`step-readiness.ts\`    | rules |
+| base                 | \`step-readiness.ts\`, \`cleaner/\` | rules |
 
 ## A later section
 
@@ -114,6 +117,7 @@ test("the engine's layers are read from ARCHITECTURE.md's table, top first", () 
       'step-build.ts': 'step kinds',
       'container-run.ts': 'container primitives',
       'step-readiness.ts': 'base',
+      'cleaner/': 'base',
     },
   });
   assert.equal(engineLayersFrom('# Architecture\n'), undefined);
@@ -130,13 +134,20 @@ test('an engine file that imports a layer above it, or Docker values from the fl
     'step-readiness.ts':
       "import type { DockerClient } from '@sluice/docker';\nexport const r = 1 as unknown as DockerClient;\n",
     'unlisted.ts': 'export const u = 1;\n',
+    'cleaner/sweeps.ts': "import { b } from '../step-build.js';\nexport const s = b;\n",
     'step-lifecycle.test.ts': "import { r } from './container-run.js';\nexport const t = r;\n",
   });
   const layers = engineLayersFrom(ARCHITECTURE);
   assert.ok(layers);
-  assert.deepEqual(engineLayerProblems(importGraph(dir), dir + '/', layers), [
-    'container-run.ts (container primitives) imports step-lifecycle.ts (flow), a layer above it',
-    'step-lifecycle.ts (flow) imports values from @sluice/docker, which only step kinds and container primitives may',
-    'unlisted.ts: has no layer in ARCHITECTURE.md ("The engine\'s layers")',
+  const problems = engineLayerProblems(importGraph(dir), {
+    sources: dir,
+    root: temp.path,
+    ...layers,
+  });
+  assert.deepEqual(problems, [
+    'engine/cleaner/sweeps.ts (base) imports step-build.ts (step kinds), a layer above it',
+    'engine/container-run.ts (container primitives) imports step-lifecycle.ts (flow), a layer above it',
+    'engine/step-lifecycle.ts (flow) imports values from @sluice/docker, which only step kinds and container primitives may',
+    'engine/unlisted.ts: has no layer in ARCHITECTURE.md ("The engine\'s layers")',
   ]);
 });
