@@ -4,6 +4,7 @@
  * @module
  */
 import { isMap, isPair, isScalar, isSeq, parseDocument } from 'yaml';
+import { positionIndex } from '@sluice/errors';
 import type { Node } from 'yaml';
 import { ISSUE_CODES } from './pipeline-issue.js';
 import { sourceOffset } from './scalar-offsets.js';
@@ -111,24 +112,4 @@ function hasAnchor(root: Node | null): boolean {
     }
   }
   return false;
-}
-
-/**
- * Offset to 1-based line and column. Computed from the text rather than with the parser's
- * `LineCounter`, which misses the line breaks inside a token that spans lines after an error.
- * A byte order mark is invisible in editors, so it takes no column.
- */
-function positionIndex(text: string): (offset: number) => Position {
-  const starts = [text.startsWith('\uFEFF') ? 1 : 0];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return (offset) => {
-    const at = Math.max(0, Math.min(offset, text.length));
-    let [low, high] = [0, starts.length - 1];
-    while (low < high) {
-      const mid = (low + high + 1) >> 1;
-      if ((starts[mid] ?? 0) <= at) low = mid;
-      else high = mid - 1;
-    }
-    return { line: low + 1, column: Math.max(1, at - (starts[low] ?? 0) + 1) };
-  };
 }

@@ -4,9 +4,10 @@
  * @module
  */
 import { parseDocument } from 'yaml';
+import { positionIndex } from '@sluice/errors';
 import { RUNTIME_SPEC_ISSUE_CODES } from './runtime-spec-issue.js';
 import { validateRuntimeSpec } from './validate-runtime-spec.js';
-import { offsetOf, positionIndex } from './yaml-positions.js';
+import { offsetOf } from './yaml-positions.js';
 import type { RuntimeSpecYamlIssue } from './runtime-spec-issue.js';
 import type { RuntimeSpec } from './schema/runtime-spec-schema.js';
 

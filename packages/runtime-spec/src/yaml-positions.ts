@@ -2,32 +2,12 @@
  * Where a field path is in a YAML document, as 1-based line and column: the key of a field
  * (for unknown fields) or its value, or the nearest ancestor when the path does not exist (for
  * missing fields). Aliases are followed; merge keys are not, so a field that only comes from
- * `<<: *anchor` is placed at the map that merges it.
+ * `<<: *anchor` is placed at the map that merges it. Offsets become line and column with
+ * `positionIndex` of @sluice/errors, which the pipeline parser uses too.
  * @module
  */
 import { isAlias, isMap, isPair, isScalar, isSeq } from 'yaml';
 import type { Document, Node } from 'yaml';
-
-export interface LinePosition {
-  line: number;
-  column: number;
-}
-
-/** Offset to line and column; a byte order mark takes no column. */
-export function positionIndex(text: string): (offset: number) => LinePosition {
-  const starts = [text.startsWith('\uFEFF') ? 1 : 0];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return (offset) => {
-    const at = Math.max(0, Math.min(offset, text.length));
-    let [low, high] = [0, starts.length - 1];
-    while (low < high) {
-      const mid = (low + high + 1) >> 1;
-      if ((starts[mid] ?? 0) <= at) low = mid;
-      else high = mid - 1;
-    }
-    return { line: low + 1, column: Math.max(1, at - (starts[low] ?? 0) + 1) };
-  };
-}
 
 /** Start offset of the node at `path` (its key with `at: 'key'`), nearest ancestor if absent. */
 export function offsetOf(
