@@ -5,24 +5,7 @@
  */
 import { numberVar, requiredTextVar, switchVar, textVar, urlVar } from './variables.js';
 import type { EnvValues } from './parse-env.js';
-
-/** The agent's defaults, for the loader and for tests and benches that need the same values. */
-export const AGENT_DEFAULTS = {
-  concurrency: 10,
-  queueSize: 100,
-  pollWaitSeconds: 30,
-  heartbeatMs: 10_000,
-  reapIntervalMs: 60_000,
-  drainTimeoutMs: 30_000,
-  // Also the Kubernetes client's defaults (@sluice/kube/settings takes them from here).
-  kubeQps: 50,
-  kubeBurst: 100,
-  stopGraceSeconds: 15,
-  podFailureGraceMs: 5_000,
-  unschedulableGraceMs: 10_000,
-  httpPort: 8080,
-  httpHost: '0.0.0.0',
-} as const;
+import { AGENT_DEFAULTS } from './defaults.js';
 
 const SECONDS = 'seconds';
 

@@ -5,12 +5,7 @@
  */
 import { presenceVar, textVar, urlVar } from './variables.js';
 import type { EnvValues } from './parse-env.js';
-
-/** The CLI's defaults, for the loader and for tests and benches that need the same values. */
-export const CLI_DEFAULTS = {
-  /** The Docker engine's local socket (the docker CLI's default). */
-  dockerHost: 'unix:///var/run/docker.sock',
-} as const;
+import { CLI_DEFAULTS } from './defaults.js';
 
 /** DOCKER_HOST and Docker's TLS variables, read as the docker CLI reads them. */
 export const dockerEnv = {

@@ -5,13 +5,7 @@
  */
 import { numberVar, requiredTextVar, textVar, urlVar } from './variables.js';
 import type { EnvValues } from './parse-env.js';
-
-/** The engine's defaults, for the loader and for tests and benches that need the same values. */
-export const ENGINE_DEFAULTS = {
-  dockerWaitSeconds: 300,
-  logSpoolDir: 'sluice-log-spool',
-  logDrainSeconds: 900,
-} as const;
+import { ENGINE_DEFAULTS } from './defaults.js';
 
 export const engineEnv = {
   SLUICE_SERVER_URL: urlVar({

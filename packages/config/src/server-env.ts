@@ -5,15 +5,7 @@
  */
 import { numberVar, textVar, urlVar } from './variables.js';
 import type { EnvValues } from './parse-env.js';
-
-/** The server's defaults, for the loader and for tests and benches that need the same values. */
-export const SERVER_DEFAULTS = {
-  port: 8080,
-  host: '127.0.0.1',
-  agentOfflineAfterMs: 60_000,
-  limitsIntervalMs: 10_000,
-  taskLeaseMs: 60_000,
-} as const;
+import { SERVER_DEFAULTS } from './defaults.js';
 
 const PORT = { min: 0, max: 65_535 } as const;
 

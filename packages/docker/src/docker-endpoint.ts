@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI_DEFAULTS } from '@sluice/config';
+import { CLI_DEFAULTS } from '@sluice/config/defaults';
 import { InputError } from '@sluice/errors';
 
 export interface TlsMaterial {

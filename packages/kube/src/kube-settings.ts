@@ -4,7 +4,7 @@
  * runtime (and every other command) loads nothing of the Kubernetes client.
  * @module
  */
-import { AGENT_DEFAULTS } from '@sluice/config';
+import { AGENT_DEFAULTS } from '@sluice/config/defaults';
 
 // The agent's variables describe them (SLUICE_KUBE_QPS, SLUICE_KUBE_BURST), so they live there.
 export const DEFAULT_KUBE_QPS = AGENT_DEFAULTS.kubeQps;
