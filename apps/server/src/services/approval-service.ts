@@ -7,9 +7,9 @@
  * @module
  */
 import { ConflictError } from '@sluice/errors';
-import type { Executor } from '@sluice/db';
 import type { Build } from '@sluice/protocol';
 import { loadBuild, lockBuildStatus } from './build-rows.js';
+import type { BuildStore } from './build-store.js';
 import { CHANNELS } from './signals.js';
 import { userName } from './user-name.js';
 import type { ServerContext } from './server-context.js';
@@ -26,9 +26,11 @@ export interface AnswerInput {
 
 export class ApprovalService {
   readonly #ctx: ServerContext;
+  readonly #store: BuildStore;
 
-  constructor(ctx: ServerContext) {
+  constructor(ctx: ServerContext, store: BuildStore) {
     this.#ctx = ctx;
+    this.#store = store;
   }
 
   async answer(input: AnswerInput): Promise<Build> {
@@ -70,31 +72,10 @@ export class ApprovalService {
         .where('build_id', '=', buildId)
         .where('name', 'in', steps)
         .execute();
-      await resumeWhenAnswered(trx, buildId, now);
+      await this.#store.resumeWhenAnswered(trx, buildId, now);
       await this.#ctx.signals.publish(trx, CHANNELS.control, buildId);
     });
     this.#ctx.log.info('approval answered', { buildId, decision: input.decision, actor });
     return loadBuild(this.#ctx.database.db, accountId, buildId);
   }
-}
-
-/** The build runs again once no step of it waits for approval. */
-export async function resumeWhenAnswered(trx: Executor, buildId: string, now: Date): Promise<void> {
-  await trx
-    .updateTable('builds')
-    .set({ status: 'running', updated_at: now })
-    .where('id', '=', buildId)
-    .where('status', '=', 'pending-approval')
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('build_steps')
-            .select('name')
-            .where('build_id', '=', buildId)
-            .where('status', '=', 'pending-approval'),
-        ),
-      ),
-    )
-    .execute();
 }

@@ -9,9 +9,8 @@
  */
 import { sql } from '@sluice/db';
 import type { Executor } from '@sluice/db';
-import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { BuildStatus } from '@sluice/protocol';
-import { mergeTiming } from './json-columns.js';
+import type { BuildStore, StopIntent } from './build-store.js';
 import type { IdentityService } from './identity-service.js';
 import type { ServerContext } from './server-context.js';
 import { CHANNELS } from './signals.js';
@@ -59,9 +58,16 @@ export class BuildFinisher {
   readonly #ctx: ServerContext;
   readonly #identity: IdentityService;
   readonly #planner: TaskPlanner;
+  readonly #store: BuildStore;
 
-  constructor(ctx: ServerContext, identity: IdentityService, planner: TaskPlanner) {
+  constructor(
+    ctx: ServerContext,
+    identity: IdentityService,
+    planner: TaskPlanner,
+    store: BuildStore,
+  ) {
     this.#ctx = ctx;
+    this.#store = store;
     this.#identity = identity;
     this.#planner = planner;
   }
@@ -73,31 +79,12 @@ export class BuildFinisher {
     status: BuildStatus,
     reason: string | null,
   ): Promise<boolean> {
-    const now = new Date(this.#ctx.clock());
-    const row = await trx
-      .updateTable('builds')
-      .set({
-        status,
-        reason,
-        finished_at: now,
-        updated_at: now,
-        timing: mergeTiming({ finishedAt: now.toISOString() }),
-      })
-      .where('id', '=', buildId)
-      .where('status', 'not in', FINISHED_STATUSES)
-      .returning(['account_id', 'runtime_environment'])
-      .executeTakeFirst();
-    if (row === undefined) return false;
+    const ended = await this.#store.finish(trx, buildId, status, reason);
+    if (ended === undefined) return false;
     this.#ctx.metrics.buildFinished(status);
-    await this.#closeSteps(trx, buildId, now);
+    await this.#closeSteps(trx, buildId, ended.finishedAt);
     await this.#identity.revokeSubject(trx, buildId);
-    await this.#stopObjects(trx, {
-      accountId: row.account_id,
-      buildId,
-      runtime: row.runtime_environment,
-    });
-    await this.#ctx.signals.publish(trx, CHANNELS.logs, buildId);
-    await this.#ctx.signals.publish(trx, CHANNELS.builds, buildId);
+    await this.#stopObjects(trx, { accountId: ended.accountId, buildId, runtime: ended.runtime });
     return true;
   }
 
@@ -108,24 +95,8 @@ export class BuildFinisher {
    * the terminating limits can end a build whose engine does not stop. False when the build is
    * not running or a stop was already asked for.
    */
-  async requestStop(
-    trx: Executor,
-    buildId: string,
-    intent: { status: 'terminated' | 'error'; reason: string } | null,
-  ): Promise<boolean> {
-    const row = await trx
-      .updateTable('builds')
-      .set({
-        stop_requested_at: new Date(this.#ctx.clock()),
-        stop_status: intent?.status ?? null,
-        stop_reason: intent?.reason ?? null,
-      })
-      .where('id', '=', buildId)
-      .where('status', 'in', ['running', 'pending-approval'])
-      .where('stop_requested_at', 'is', null)
-      .returning('id')
-      .executeTakeFirst();
-    if (row === undefined) return false;
+  async requestStop(trx: Executor, buildId: string, intent: StopIntent | null): Promise<boolean> {
+    if (!(await this.#store.requestStop(trx, buildId, intent))) return false;
     await trx.insertInto('build_control').values({ build_id: buildId, kind: 'cancel' }).execute();
     await this.#ctx.signals.publish(trx, CHANNELS.control, buildId);
     return true;

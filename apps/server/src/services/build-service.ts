@@ -5,8 +5,7 @@
  * @module
  */
 import { decryptSecret, encryptSecret } from '@sluice/pki';
-import { jsonb } from '@sluice/db';
-import type { Executor } from '@sluice/db';
+import type { Executor, Schema, Transaction } from '@sluice/db';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, BuildStatus } from '@sluice/protocol';
 import { ConflictError, NotFoundError } from '@sluice/errors';
@@ -15,7 +14,7 @@ import type { BuildFinisher } from './build-finisher.js';
 import { loadBuild, lockBuildStatus, selectBuilds, toBuilds } from './build-rows.js';
 import { insertPlannedSteps } from './build-steps.js';
 import type { ProjectService } from './project-service.js';
-import type { Scheduler } from './scheduler.js';
+import type { BuildStore } from './build-store.js';
 import type { ServerContext } from './server-context.js';
 import type { StepTypeService } from './step-type-service.js';
 
@@ -46,20 +45,20 @@ export interface ListBuildsInput {
 export class BuildService {
   readonly #ctx: ServerContext;
   readonly #projects: ProjectService;
-  readonly #scheduler: Scheduler;
+  readonly #store: BuildStore;
   readonly #finisher: BuildFinisher;
   readonly #stepTypes: StepTypeService;
 
   constructor(
     ctx: ServerContext,
     projects: ProjectService,
-    scheduler: Scheduler,
+    store: BuildStore,
     finisher: BuildFinisher,
     stepTypes: StepTypeService,
   ) {
     this.#ctx = ctx;
     this.#projects = projects;
-    this.#scheduler = scheduler;
+    this.#store = store;
     this.#finisher = finisher;
     this.#stepTypes = stepTypes;
   }
@@ -70,14 +69,13 @@ export class BuildService {
     // for that statement and builds of one pipeline created at once do not wait for each other's
     // whole insert. A creation that fails after this leaves a gap in the numbers, as a sequence.
     const number = await takeBuildNumber(db, input);
-    const id = await db.transaction().execute((trx) => this.insert(trx, input, number));
-    await this.#scheduler.schedule(input.accountId);
+    const id = await this.#store.transaction((trx) => this.insert(trx, input, number));
     return loadBuild(this.#ctx.database.db, input.accountId, id);
   }
 
   /**
-   * Inserts a pending build in the caller's transaction and returns its id; the caller runs
-   * `schedule` after the commit. The cron loop uses it to create a build and advance its trigger
+   * Inserts a pending build in the caller's transaction and returns its id; its commit wakes the
+   * scheduler (run it in `transaction` to wait for that pass). The cron loop uses it to create a build and advance its trigger
    * atomically. Its number is `number` when the caller took one (see `create`), else the
    * pipeline's next, which locks the pipeline's row to the end of `trx`.
    */
@@ -100,37 +98,34 @@ export class BuildService {
         `Pipeline ${pipeline.id} does not exist`,
       );
     const secrets = input.secrets ?? {};
-    await trx
-      .insertInto('builds')
-      .values({
-        id,
-        account_id: input.accountId,
-        pipeline_id: pipeline.id,
-        number,
-        status: 'pending',
-        trigger: input.trigger,
-        initiator: input.initiator ?? null,
-        branch: input.branch ?? null,
-        revision: input.revision ?? null,
-        facts: jsonb(input.facts ?? {}),
-        variables: jsonb(input.variables ?? {}),
-        secret_variables_encrypted: Object.keys(secrets).length
-          ? encryptSecret(JSON.stringify(secrets), this.#ctx.secretKey, { associatedData: id })
-          : null,
-        retry_of: input.retryOf ?? null,
-        runtime_environment: input.runtimeEnvironment ?? null,
-        timing: jsonb({ queuedAt: now.toISOString() }),
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    await this.#store.insert(trx, {
+      id,
+      accountId: input.accountId,
+      pipelineId: pipeline.id,
+      number,
+      trigger: input.trigger,
+      initiator: input.initiator ?? null,
+      branch: input.branch ?? null,
+      revision: input.revision ?? null,
+      facts: input.facts ?? {},
+      variables: input.variables ?? {},
+      secretsEncrypted: Object.keys(secrets).length
+        ? encryptSecret(JSON.stringify(secrets), this.#ctx.secretKey, { associatedData: id })
+        : null,
+      retryOf: input.retryOf ?? null,
+      runtime: input.runtimeEnvironment ?? null,
+      createdAt: now,
+    });
     await insertPlannedSteps(trx, id, steps);
     return id;
   }
 
-  /** Queues pending builds of the account under its limits; call after committing `insert`. */
-  schedule(accountId: string): Promise<void> {
-    return this.#scheduler.schedule(accountId);
+  /**
+   * Runs `fn` in a transaction and, after its commit, waits for the scheduling passes its
+   * writes started (see BuildStore), so the caller answers with the builds elected.
+   */
+  transaction<T>(fn: (trx: Transaction<Schema>) => Promise<T>): Promise<T> {
+    return this.#store.transaction(fn);
   }
 
   get(accountId: string, buildId: string): Promise<Build> {
@@ -166,7 +161,7 @@ export class BuildService {
         'SLUICE_BUILD_FINISHED',
         `Build ${buildId} already finished (${build.status})`,
       );
-    await this.#ctx.database.db.transaction().execute(async (trx) => {
+    await this.#store.transaction(async (trx) => {
       const status = await lockBuildStatus(trx, buildId);
       if (status === 'pending' || status === 'elected') {
         const reason = (await wasHandedOut(trx, buildId))
@@ -178,7 +173,6 @@ export class BuildService {
         await this.#finisher.requestStop(trx, buildId, null);
       }
     });
-    await this.#scheduler.schedule(accountId);
     return loadBuild(this.#ctx.database.db, accountId, buildId);
   }
 

@@ -57,28 +57,22 @@ export class CronTriggers {
       .limit(BATCH)
       .execute();
     const result: FireDueResult = { fired: [], failed: [] };
-    const accounts = new Set<string>();
     for (const { id } of due) {
       try {
         const fired = await this.#fire(id, now);
         if (fired === undefined) continue;
         result.fired.push(fired.trigger);
-        accounts.add(fired.accountId);
       } catch (err) {
         result.failed.push(id);
         this.#log.error('cron trigger failed to fire', { triggerId: id, error: String(err) });
       }
     }
-    for (const accountId of accounts) await this.#builds.schedule(accountId);
     return result;
   }
 
   /** Undefined when another caller holds the trigger or has already fired it for `now`. */
-  async #fire(
-    triggerId: string,
-    now: Date,
-  ): Promise<{ trigger: FiredTrigger; accountId: string } | undefined> {
-    return this.#ctx.database.db.transaction().execute(async (trx) => {
+  async #fire(triggerId: string, now: Date): Promise<{ trigger: FiredTrigger } | undefined> {
+    return this.#builds.transaction(async (trx) => {
       const row = await trx
         .selectFrom('triggers')
         .selectAll()
@@ -109,7 +103,7 @@ export class CronTriggers {
         buildId,
         nextRunAt: nextRunAt.toISOString(),
       });
-      return { trigger: { triggerId: row.id, buildId, nextRunAt }, accountId: row.account_id };
+      return { trigger: { triggerId: row.id, buildId, nextRunAt } };
     });
   }
 }

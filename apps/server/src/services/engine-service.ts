@@ -14,12 +14,10 @@ import { decryptBuildSecrets } from './build-service.js';
 import type { ProjectService } from './project-service.js';
 import type { RegistryService } from './registry-service.js';
 import type { StepTypeService } from './step-type-service.js';
-import type { Scheduler } from './scheduler.js';
+import type { BuildStore } from './build-store.js';
 import { CHANNELS } from './signals.js';
-import { keepFirstTiming, mergeTiming } from './json-columns.js';
 import { awaitApproval, finishStep, startStep } from './build-steps.js';
 import { reportedEnd } from './build-finisher.js';
-import { resumeWhenAnswered } from './approval-service.js';
 import { isoTime } from './server-context.js';
 import { nextLogSeq } from './log-hub.js';
 import type { ServerContext } from './server-context.js';
@@ -27,7 +25,7 @@ import type { ServerContext } from './server-context.js';
 export interface EngineServiceDeps {
   projects: ProjectService;
   builds: BuildService;
-  scheduler: Scheduler;
+  store: BuildStore;
   certificates: CertificateService;
   registries: RegistryService;
   stepTypes: StepTypeService;
@@ -37,7 +35,7 @@ export class EngineService {
   readonly #ctx: ServerContext;
   readonly #projects: ProjectService;
   readonly #builds: BuildService;
-  readonly #scheduler: Scheduler;
+  readonly #store: BuildStore;
   readonly #certificates: CertificateService;
   readonly #registries: RegistryService;
   readonly #stepTypes: StepTypeService;
@@ -46,7 +44,7 @@ export class EngineService {
     this.#ctx = ctx;
     this.#projects = deps.projects;
     this.#builds = deps.builds;
-    this.#scheduler = deps.scheduler;
+    this.#store = deps.store;
     this.#certificates = deps.certificates;
     this.#registries = deps.registries;
     this.#stepTypes = deps.stepTypes;
@@ -96,92 +94,42 @@ export class EngineService {
   }
 
   async events(buildId: string, events: EngineEvent[]): Promise<void> {
-    let finished = false;
-    await this.#ctx.database.db.transaction().execute(async (trx) => {
-      for (const event of events) finished = (await this.#apply(trx, buildId, event)) || finished;
-      await this.#touch(trx, buildId, { event: true });
+    await this.#builds.transaction(async (trx) => {
+      for (const event of events) await this.#apply(trx, buildId, event);
+      await this.#store.touch(trx, buildId, { event: true });
     });
-    if (finished) {
-      const build = await this.#ctx.database.db
-        .selectFrom('builds')
-        .select('account_id')
-        .where('id', '=', buildId)
-        .executeTakeFirstOrThrow();
-      await this.#scheduler.schedule(build.account_id);
-    }
   }
 
-  async #apply(trx: Executor, buildId: string, event: EngineEvent): Promise<boolean> {
+  async #apply(trx: Executor, buildId: string, event: EngineEvent): Promise<void> {
     switch (event.type) {
       case 'build-started':
-        await trx
-          .updateTable('builds')
-          .set({
-            status: 'running',
-            engine_started_at: new Date(this.#ctx.clock()),
-            timing: mergeTiming({ engineStartedAt: event.at }),
-          })
-          .where('id', '=', buildId)
-          .where('status', 'in', ['elected', 'pending'])
-          .execute();
-        return false;
+        await this.#store.start(trx, buildId, event.at);
+        return;
       case 'step-started':
         await startStep(trx, buildId, event);
-        await trx
-          .updateTable('builds')
-          .set({ timing: keepFirstTiming({ firstStepStartedAt: event.at }) })
-          .where('id', '=', buildId)
-          .execute();
-        if (isPostStep(event)) await this.#stampPostSteps(trx, buildId);
-        return false;
+        await this.#store.stampFirstStep(trx, buildId, event.at);
+        if (isPostStep(event)) await this.#store.stampPostSteps(trx, buildId);
+        return;
       case 'approval-requested':
         await awaitApproval(trx, buildId, event);
-        await trx
-          .updateTable('builds')
-          .set({ status: 'pending-approval', updated_at: new Date(this.#ctx.clock()) })
-          .where('id', '=', buildId)
-          .where('status', '=', 'running')
-          .execute();
-        return false;
+        await this.#store.awaitApproval(trx, buildId);
+        return;
       case 'step-finished':
         await finishStep(trx, buildId, event);
         // The engine decided an approval itself (its timeout): the build runs on.
-        await resumeWhenAnswered(trx, buildId, new Date(this.#ctx.clock()));
-        return false;
+        await this.#store.resumeWhenAnswered(trx, buildId, new Date(this.#ctx.clock()));
+        return;
       case 'build-finished': {
         const reported = { status: event.status, reason: event.reason ?? null };
         const { status, reason } = await reportedEnd(trx, buildId, reported);
         await this.#builds.finish(trx, buildId, status, reason);
-        return true;
+        return;
       }
     }
   }
 
   async heartbeat(buildId: string): Promise<void> {
-    await this.#touch(this.#ctx.database.db, buildId);
-  }
-
-  /** Any report keeps the engine alive; an event also counts as output (workflow limits). */
-  async #touch(executor: Executor, buildId: string, options: { event?: boolean } = {}) {
-    const now = new Date(this.#ctx.clock());
-    await executor
-      .updateTable('builds')
-      .set(
-        options.event
-          ? { engine_heartbeat_at: now, engine_event_at: now }
-          : { engine_heartbeat_at: now },
-      )
-      .where('id', '=', buildId)
-      .execute();
-  }
-
-  async #stampPostSteps(trx: Executor, buildId: string): Promise<void> {
-    await trx
-      .updateTable('builds')
-      .set({ post_steps_started_at: new Date(this.#ctx.clock()) })
-      .where('id', '=', buildId)
-      .where('post_steps_started_at', 'is', null)
-      .execute();
+    await this.#store.touch(this.#ctx.database.db, buildId);
   }
 
   async control(buildId: string, after: number, waitMs: number, signal?: AbortSignal) {

@@ -19,6 +19,7 @@ import type {
 } from '@sluice/protocol';
 import { DEFAULT_INFRASTRUCTURE_RETRIES } from '@sluice/runtime-spec';
 import type { BuildService } from './build-service.js';
+import type { BuildStore } from './build-store.js';
 import type { RuntimeService } from './runtime-service.js';
 import type { ServerContext } from './server-context.js';
 import { insertTasks, unsealTaskSpec } from './task-rows.js';
@@ -44,8 +45,15 @@ export class InfrastructureErrors {
   readonly #ctx: ServerContext;
   readonly #runtimes: RuntimeService;
   readonly #builds: BuildService;
+  readonly #store: BuildStore;
 
-  constructor(ctx: ServerContext, runtimes: RuntimeService, builds: BuildService) {
+  constructor(
+    ctx: ServerContext,
+    runtimes: RuntimeService,
+    builds: BuildService,
+    store: BuildStore,
+  ) {
+    this.#store = store;
     this.#ctx = ctx;
     this.#runtimes = runtimes;
     this.#builds = builds;
@@ -60,7 +68,7 @@ export class InfrastructureErrors {
     buildId: string,
     report: InfrastructureErrorReport,
   ): Promise<InfrastructureErrorAnswer> {
-    const answer = await this.#ctx.database.db.transaction().execute(async (trx) => {
+    const answer = await this.#builds.transaction(async (trx) => {
       const build = await trx
         .selectFrom('builds')
         .select(['id', 'account_id', 'status', 'runtime_environment'])
@@ -81,8 +89,6 @@ export class InfrastructureErrors {
     });
     const log = { buildId, pod: report.pod, reason: report.reason, ...answer };
     if (answer.action !== 'ignored') this.#ctx.log.warn('build pod failed (infrastructure)', log);
-    // A build that ended frees a place under the concurrency limits.
-    if (answer.action === 'failed') await this.#builds.schedule(agent.accountId);
     return answer;
   }
 
@@ -173,14 +179,12 @@ export class InfrastructureErrors {
       tasks,
       firstPosition: Number(last ?? -1) + 1,
     });
-    await trx
-      .updateTable('builds')
-      .set({
-        reason: `Retrying on new pods (attempt ${attempt + 1}) after an infrastructure error on ${what}`,
-        updated_at: now,
-      })
-      .where('id', '=', build.id)
-      .execute();
+    await this.#store.markRetrying(
+      trx,
+      build.id,
+      `Retrying on new pods (attempt ${attempt + 1}) after an infrastructure error on ${what}`,
+      now,
+    );
   }
 }
 

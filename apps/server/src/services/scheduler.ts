@@ -10,9 +10,9 @@
 import { sql } from '@sluice/db';
 import type { Executor } from '@sluice/db';
 import type { BuildFinisher } from './build-finisher.js';
+import type { BuildStore } from './build-store.js';
 import { coalescePasses } from './coalesced-passes.js';
 import { ACTIVE_STATUSES } from './build-rows.js';
-import { mergeTiming } from './json-columns.js';
 import type { ServerContext } from './server-context.js';
 import type { TaskPlanner } from './task-planner.js';
 import { insertBuildTasks } from './task-rows.js';
@@ -31,11 +31,18 @@ export class Scheduler {
   readonly #ctx: ServerContext;
   readonly #planner: TaskPlanner;
   readonly #finisher: BuildFinisher;
+  readonly #store: BuildStore;
   /** One pass per account at a time in this process, shared by the calls that wait for it. */
   readonly #schedule = coalescePasses((accountId) => this.#pass(accountId));
 
-  constructor(ctx: ServerContext, planner: TaskPlanner, finisher: BuildFinisher) {
+  constructor(
+    ctx: ServerContext,
+    planner: TaskPlanner,
+    finisher: BuildFinisher,
+    store: BuildStore,
+  ) {
     this.#ctx = ctx;
+    this.#store = store;
     this.#planner = planner;
     this.#finisher = finisher;
   }
@@ -57,7 +64,8 @@ export class Scheduler {
 
   /**
    * Resolves after a pass for the account that started after this call, so a build committed
-   * before it has been considered. Calls that arrive while a pass runs share the one pass queued
+   * before it has been considered. The build store's writes call it through their wake-ups
+   * (`scheduling-wakeups.ts`); nothing else needs to. Calls that arrive while a pass runs share the one pass queued
    * behind it: under a burst of new builds one pass elects many, instead of every request
    * running its own pass and waiting its turn for the account's lock with a pooled connection.
    */
@@ -98,7 +106,7 @@ export class Scheduler {
         const runtime = build.build_runtime ?? build.pipeline_runtime ?? account.default_runtime;
         const wait = waitingReason(build, runtime, active, account.max_concurrent_builds);
         if (wait !== undefined) {
-          await setReason(trx, build, wait);
+          await this.#setReason(trx, build, wait);
           continue;
         }
         const plan = await this.#plan(trx, accountId, build.id, runtime as string);
@@ -150,8 +158,12 @@ export class Scheduler {
       return false;
     }
     await this.#elect(trx, elected);
-    for (const { build, reason } of waiting) await setReason(trx, build, reason);
+    for (const { build, reason } of waiting) await this.#setReason(trx, build, reason);
     return true;
+  }
+
+  async #setReason(trx: Executor, build: PendingBuild, reason: string): Promise<void> {
+    if (build.reason !== reason) await this.#store.setWaitingReason(trx, build.id, reason);
   }
 
   /** The build's start tasks; undefined when its runtime cannot run it, and it has ended `error`. */
@@ -164,7 +176,7 @@ export class Scheduler {
     const plan = await this.#planner.planStart(trx, { accountId, buildId, runtime });
     if (plan.ok) return { accountId, buildId, runtime, tasks: plan.tasks, firstPosition: 0 };
     this.#ctx.log.warn('build cannot start on its runtime', { buildId, runtime });
-    await this.#markElected(trx, [{ buildId, runtime }]);
+    await this.#store.elect(trx, [{ buildId, runtime }]);
     await this.#finisher.finish(trx, buildId, 'error', plan.reason);
     return undefined;
   }
@@ -175,40 +187,14 @@ export class Scheduler {
    */
   async #elect(trx: Executor, builds: readonly InsertTasksOptions[]): Promise<void> {
     if (builds.length === 0) return;
-    await this.#markElected(trx, builds);
+    await this.#store.elect(trx, builds);
     await insertBuildTasks(this.#ctx, trx, builds);
-  }
-
-  async #markElected(
-    trx: Executor,
-    builds: readonly { buildId: string; runtime: string }[],
-  ): Promise<void> {
-    const now = new Date(this.#ctx.clock());
-    for (const runtime of new Set(builds.map((b) => b.runtime))) {
-      const ids = builds.filter((b) => b.runtime === runtime).map((b) => b.buildId);
-      await trx
-        .updateTable('builds')
-        .set({
-          status: 'elected',
-          runtime_environment: runtime,
-          reason: null,
-          updated_at: now,
-          timing: mergeTiming({ electedAt: now.toISOString() }),
-        })
-        .where('id', 'in', ids)
-        .execute();
-    }
   }
 }
 
 interface AccountLimits {
   default_runtime: string | null;
   max_concurrent_builds: number | null;
-}
-
-async function setReason(trx: Executor, build: PendingBuild, reason: string): Promise<void> {
-  if (build.reason === reason) return;
-  await trx.updateTable('builds').set({ reason }).where('id', '=', build.id).execute();
 }
 
 function countActive(active: ActiveCounts, build: PendingBuild): void {

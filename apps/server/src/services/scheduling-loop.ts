@@ -1,7 +1,7 @@
 /**
- * The scheduler's safety net. Requests schedule their own account after each write, but a build
- * committed just before a crash, or whose pass failed because the database went away, would
- * stay `pending` with nothing to wake it. So the server runs a pass over every account with a
+ * The scheduler's safety net. The build store's writes wake a pass for their account when they
+ * commit (`scheduling-wakeups.ts`), but a build committed just before a crash, or whose pass
+ * failed because the database went away, would stay `pending` with nothing to wake it. So the server runs a pass over every account with a
  * pending build when it starts, then every `intervalMs`; while passes fail (the database is
  * unreachable) it retries with backoff, and the first pass that succeeds after a failure is the
  * one that runs "after the database is back".

@@ -5,6 +5,7 @@
 import { AgentService } from './agent-service.js';
 import { CertificateService } from './certificate-service.js';
 import { BuildService } from './build-service.js';
+import { BuildStore } from './build-store.js';
 import { CronTriggers } from './cron-triggers.js';
 import { EngineService } from './engine-service.js';
 import { IdentityService } from './identity-service.js';
@@ -13,6 +14,7 @@ import { LogHub } from './log-hub.js';
 import { ProjectService } from './project-service.js';
 import { RuntimeService } from './runtime-service.js';
 import { Scheduler } from './scheduler.js';
+import { SchedulingWakeups } from './scheduling-wakeups.js';
 import { TaskQueue } from './task-queue.js';
 import { TriggerService } from './trigger-service.js';
 import { WebhookService } from './webhook-service.js';
@@ -54,9 +56,13 @@ export function createServices(ctx: ServerContext): Services {
   const runtimes = new RuntimeService(ctx);
   const certificates = new CertificateService(ctx);
   const planner = createTaskPlanner({ ctx, runtimes, identity, certificates });
-  const finisher = new BuildFinisher(ctx, identity, planner);
-  const scheduler = new Scheduler(ctx, planner, finisher);
-  const builds = new BuildService(ctx, projects, scheduler, finisher, stepTypes);
+  const wakeups = new SchedulingWakeups(ctx.signals, ctx.log);
+  const store = new BuildStore(ctx, wakeups);
+  const finisher = new BuildFinisher(ctx, identity, planner, store);
+  const scheduler = new Scheduler(ctx, planner, finisher, store);
+  // Every write that frees or takes a place wakes a pass, in this process and the others.
+  wakeups.drive((accountId) => scheduler.schedule(accountId));
+  const builds = new BuildService(ctx, projects, store, finisher, stepTypes);
   const triggers = new TriggerService(ctx, projects);
   return {
     ctx,
@@ -64,26 +70,26 @@ export function createServices(ctx: ServerContext): Services {
     projects,
     scheduler,
     builds,
-    tasks: new TaskQueue(ctx, builds),
+    tasks: new TaskQueue(ctx, builds, store),
     logs: new LogHub(ctx),
     engine: new EngineService(ctx, {
       projects,
       builds,
-      scheduler,
+      store,
       certificates,
       registries,
       stepTypes,
     }),
     runtimes,
     agents: new AgentService(ctx, identity, runtimes),
-    infrastructureErrors: new InfrastructureErrors(ctx, runtimes, builds),
+    infrastructureErrors: new InfrastructureErrors(ctx, runtimes, builds, store),
     triggers,
     webhooks: new WebhookService(ctx, triggers, builds),
     cron: new CronTriggers(ctx, builds),
     certificates,
-    approvals: new ApprovalService(ctx),
+    approvals: new ApprovalService(ctx, store),
     registries,
     stepTypes,
-    limits: new WorkflowLimitsEnforcer(ctx, { runtimes, finisher, scheduler }),
+    limits: new WorkflowLimitsEnforcer(ctx, { runtimes, finisher, store }),
   };
 }

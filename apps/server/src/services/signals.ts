@@ -4,7 +4,8 @@
  * database), and waiters in this process are woken by key. A wake-up is a hint: waiters re-read
  * the database, and always time out. A reader takes the key's `generation` before it reads and
  * passes it to `wait`: a wake-up that arrived in between then returns at once instead of being
- * lost (a task would otherwise wait for the next re-check).
+ * lost (a task would otherwise wait for the next re-check). A listener (`listen`) hears every key
+ * of a channel: the scheduler's passes are driven that way (`scheduling-wakeups.ts`).
  * @module
  */
 import { notify } from '@sluice/db';
@@ -15,12 +16,15 @@ export const CHANNELS = {
   logs: 'sluice_logs',
   control: 'sluice_control',
   builds: 'sluice_builds',
+  /** A build's place under the concurrency limits changed (`<accountId> <write id>`). */
+  schedule: 'sluice_schedule',
 } as const;
 export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];
 
 export class Signals {
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #unsubscribes: (() => Promise<void>)[] = [];
+  readonly #listeners = new Map<Channel, Set<(key: string) => void>>();
   /** Last wake-up per key, bounded: a forgotten key only causes one extra re-read. */
   readonly #generations = new Map<string, number>();
   #counter = 0;
@@ -31,7 +35,7 @@ export class Signals {
     const signals = new Signals();
     for (const channel of Object.values(CHANNELS)) {
       signals.#unsubscribes.push(
-        await database.subscribe(channel, (key) => signals.#wake(`${channel}:${key}`)),
+        await database.subscribe(channel, (key) => signals.#wake(channel, key)),
       );
     }
     return signals;
@@ -77,7 +81,17 @@ export class Signals {
     });
   }
 
-  #wake(slot: string): void {
+  /** Calls `listener` with every key woken on `channel`, before its waiters; returns the undo. */
+  listen(channel: Channel, listener: (key: string) => void): () => void {
+    const set = this.#listeners.get(channel) ?? new Set();
+    this.#listeners.set(channel, set);
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  #wake(channel: Channel, key: string): void {
+    for (const listener of [...(this.#listeners.get(channel) ?? [])]) listener(key);
+    const slot = `${channel}:${key}`;
     this.#generations.delete(slot);
     this.#generations.set(slot, ++this.#counter);
     if (this.#generations.size > 10_000)

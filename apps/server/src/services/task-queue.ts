@@ -8,14 +8,15 @@
  * @module
  */
 import { ConflictError, NotFoundError } from '@sluice/errors';
+import { backoffDelay } from '@sluice/process';
 import { sql } from '@sluice/db';
 import type { Executor, TaskRow } from '@sluice/db';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Task } from '@sluice/protocol';
 import { BUILD_LABELS } from '@sluice/runtime-spec';
 import type { BuildService } from './build-service.js';
+import type { BuildStore } from './build-store.js';
 import { CHANNELS } from './signals.js';
-import { keepFirstTiming } from './json-columns.js';
 import { isoTime } from './server-context.js';
 import type { ServerContext } from './server-context.js';
 import { START_TASK_TYPES } from './task-planner.js';
@@ -41,10 +42,12 @@ const BACKOFF_MAX_MS = 60_000;
 export class TaskQueue {
   readonly #ctx: ServerContext;
   readonly #builds: BuildService;
+  readonly #store: BuildStore;
 
-  constructor(ctx: ServerContext, builds: BuildService) {
+  constructor(ctx: ServerContext, builds: BuildService, store: BuildStore) {
     this.#ctx = ctx;
     this.#builds = builds;
+    this.#store = store;
   }
 
   async poll(options: PollOptions): Promise<Task[]> {
@@ -134,12 +137,7 @@ export class TaskQueue {
     if (row.build_id !== null && START_TASK_TYPES.includes(row.type)) {
       const now = this.#ctx.clock();
       const dispatchedAt = new Date(now).toISOString();
-      const build = await trx
-        .updateTable('builds')
-        .set({ agent_id: agentId, timing: keepFirstTiming({ dispatchedAt }) })
-        .where('id', '=', row.build_id)
-        .returning(['created_at', 'timing'])
-        .executeTakeFirst();
+      const build = await this.#store.stampDispatched(trx, row.build_id, agentId, dispatchedAt);
       // keepFirstTiming kept an earlier stamp unless this is the build's first hand-out.
       const first = (build?.timing as { dispatchedAt?: unknown } | undefined)?.dispatchedAt;
       if (build !== undefined && first === dispatchedAt && !firstHandOut.has(row.build_id))
@@ -163,21 +161,19 @@ export class TaskQueue {
    * recorded and nothing else: it is not retried, and it fails nothing.
    */
   async report(agentId: string, taskId: string, report: StatusReport): Promise<void> {
-    const failed = await this.#ctx.database.db
-      .transaction()
-      .execute((trx) => this.#record(trx, agentId, taskId, report));
-    if (failed === undefined) return;
-    this.#ctx.log.warn('build failed: its task could not be carried out', { taskId });
-    await this.#builds.schedule(failed);
+    const failed = await this.#builds.transaction((trx) =>
+      this.#record(trx, agentId, taskId, report),
+    );
+    if (failed) this.#ctx.log.warn('build failed: its task could not be carried out', { taskId });
   }
 
-  /** Writes the report; the account of the build it failed, if it failed one. */
+  /** Writes the report; whether it failed the build. */
   async #record(
     trx: Executor,
     agentId: string,
     taskId: string,
     report: StatusReport,
-  ): Promise<string | undefined> {
+  ): Promise<boolean> {
     const row = await this.#reportedRow(trx, agentId, taskId, report);
     const late = await this.#isLate(trx, row);
     const now = new Date(this.#ctx.clock());
@@ -196,21 +192,19 @@ export class TaskQueue {
     if (report.status === 'Success') {
       await set({ status: 'done' });
       if (!late && row.build_id !== null && createsEngine(row))
-        await this.#stampObjectsCreated(trx, row.build_id);
-      return undefined;
+        await this.#store.stampObjectsCreated(trx, row.build_id);
+      return false;
     }
     if (!late && report.isRetriable && row.attempts < row.max_attempts) {
-      const delay = Math.min(BACKOFF_MAX_MS, 1000 * 2 ** (row.attempts - 1));
+      const delay = backoffDelay(row.attempts, { baseMs: 1000, maxMs: BACKOFF_MAX_MS });
       await set({ status: 'queued', available_at: new Date(now.getTime() + delay) });
       setTimeout(() => void this.#wakeLater(row.runtime), delay + 10).unref();
-      return undefined;
+      return false;
     }
     await set({ status: 'failed' });
-    if (row.build_id === null || late) return undefined;
+    if (row.build_id === null || late) return false;
     const why = `Task ${row.type} failed after ${row.attempts} attempt(s): ${report.reason ?? 'no reason given'}`;
-    return (await this.#builds.finish(trx, row.build_id, 'error', why))
-      ? row.account_id
-      : undefined;
+    return this.#builds.finish(trx, row.build_id, 'error', why);
   }
 
   async #reportedRow(
@@ -248,15 +242,6 @@ export class TaskQueue {
       .where('id', '=', row.build_id)
       .executeTakeFirst();
     return build === undefined || FINISHED_STATUSES.includes(build.status);
-  }
-
-  async #stampObjectsCreated(trx: Executor, buildId: string): Promise<void> {
-    const at = new Date(this.#ctx.clock()).toISOString();
-    await trx
-      .updateTable('builds')
-      .set({ timing: keepFirstTiming({ objectsCreatedAt: at }) })
-      .where('id', '=', buildId)
-      .execute();
   }
 
   async #wakeLater(runtime: string): Promise<void> {

@@ -9,7 +9,6 @@
  * outcome, never the secret, the signature or the payload.
  * @module
  */
-import { withTransaction } from '@sluice/db';
 import { AuthenticationError } from '@sluice/errors';
 import { decryptSecret } from '@sluice/pki';
 import {
@@ -107,17 +106,14 @@ export class WebhookService {
     }
     const key = { triggerId: trigger.id, deliveryId };
     const now = new Date(this.#ctx.clock());
-    const result = await withTransaction(this.#ctx.database.db, async (trx) => {
+    const result = await this.#builds.transaction(async (trx) => {
       const claim = await claimDelivery(trx, key, now);
       if (!claim.claimed) return duplicate(deliveryId, claim);
       const buildId = await this.#builds.insert(trx, input);
       await recordDeliveryBuild(trx, key, buildId);
       return { outcome: 'build-created' as const, buildId };
     });
-    if (result.outcome === 'build-created') {
-      await this.#builds.schedule(trigger.account_id);
-      await this.#prune(now);
-    }
+    if (result.outcome === 'build-created') await this.#prune(now);
     return result;
   }
 

@@ -14,8 +14,8 @@ import { DEFAULT_WORKFLOW_LIMITS } from '@sluice/runtime-spec';
 import type { WorkflowLimits } from '@sluice/runtime-spec';
 import type { BuildFinisher } from './build-finisher.js';
 import { ACTIVE_STATUSES } from './build-rows.js';
+import type { BuildStore } from './build-store.js';
 import type { RuntimeService } from './runtime-service.js';
-import type { Scheduler } from './scheduler.js';
 import type { ServerContext } from './server-context.js';
 import { decideLimits, UNHEALTHY_PREFIX } from './workflow-limit-rules.js';
 import type { ActiveStatus, BuildClocks, LimitAction } from './workflow-limit-rules.js';
@@ -23,7 +23,7 @@ import type { ActiveStatus, BuildClocks, LimitAction } from './workflow-limit-ru
 export interface WorkflowLimitsDeps {
   runtimes: RuntimeService;
   finisher: BuildFinisher;
-  scheduler: Pick<Scheduler, 'schedule'>;
+  store: BuildStore;
 }
 
 interface ActiveBuild {
@@ -135,17 +135,14 @@ export class WorkflowLimitsEnforcer {
     const log = this.#ctx.log.child({ component: 'workflow-limits', buildId: build.id });
     switch (action.kind) {
       case 'finish': {
-        const done = await db
-          .transaction()
-          .execute((trx) =>
-            this.#deps.finisher.finish(trx, build.id, action.status, action.reason),
-          );
+        const done = await this.#deps.store.transaction((trx) =>
+          this.#deps.finisher.finish(trx, build.id, action.status, action.reason),
+        );
         if (!done) return false;
         log.warn('build ended by a workflow limit', {
           status: action.status,
           reason: action.reason,
         });
-        await this.#deps.scheduler.schedule(build.accountId);
         return true;
       }
       case 'stop': {
@@ -158,17 +155,9 @@ export class WorkflowLimitsEnforcer {
       case 'unhealthy':
       case 'healthy': {
         const mark = action.kind === 'unhealthy' ? action.reason : null;
-        const result = await db
-          .updateTable('builds')
-          .set({ reason: mark })
-          .where('id', '=', build.id)
-          .where('status', 'in', ['running', 'pending-approval'])
-          .where((eb) =>
-            eb.or([eb('reason', 'is', null), eb('reason', 'like', `${UNHEALTHY_PREFIX}%`)]),
-          )
-          .executeTakeFirst();
+        const changed = await this.#deps.store.markHealth(build.id, mark, UNHEALTHY_PREFIX);
         if (mark !== null) log.info('build marked unhealthy', { reason: mark });
-        return Number(result.numUpdatedRows) > 0;
+        return changed;
       }
     }
   }
