@@ -9,10 +9,13 @@
 //                  dispatched → engine process started → engine running → first step
 //   docker_run_s   the median `docker run --rm IMAGE sh -c 'echo hello'`, create to exit
 //   ratio          p50_s / docker_run_s
+//   engine_bundle  whether engines ran from the engine bundle (`npm run build`) at the start and
+//                  the end of the run, or from the command tree (after a `tsc -b` alone)
 // Goal: ratio at most 2.
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { createClient } from '@sluice/protocol';
+import { freshEngineBundle } from '../../apps/cli/bin/engine-bundle.js';
 import { ensureDockerEngine, ensureTestImages, makeTempDir, waitFor } from '@sluice/testkit';
 import { startSluice, waitForUp } from '../../test/dist/e2e/cli-harness.js';
 import { createPipelines } from '../../test/dist/e2e/control-plane-seed.js';
@@ -77,6 +80,7 @@ try {
   const admin = createClient({ baseUrl: url, token });
   const { p: pipelineId } = await createPipelines(admin, PROJECT, { p: PIPELINE });
   const loadAtStart = loadavg()[0];
+  const bundledAtStart = freshEngineBundle() !== undefined;
   dockerRun(); // warm-up: image and page cache
   await oneBuild(admin, pipelineId);
   const builds = [];
@@ -109,6 +113,7 @@ try {
       ratio: Math.round((p50 / dockerRunMs) * 100) / 100,
       goal: { ratio: 2 },
       met: p50 / dockerRunMs <= 2,
+      engine_bundle: [bundledAtStart, freshEngineBundle() !== undefined],
       machine: {
         cpus: cpus().length,
         loadavg_1m: [Math.round(loadAtStart * 100) / 100, Math.round(loadavg()[0] * 100) / 100],

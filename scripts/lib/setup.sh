@@ -20,8 +20,9 @@ sluice_node_deps() {
 }
 
 sluice_build() {
-  sluice_step "build (tsc -b)"
+  sluice_step "build (tsc -b, the engine bundle)"
   npx tsc -b
+  node scripts/bundle-engine.mjs
 }
 
 # Arguments go to prepare.js: the test command passes --test-services for what the test tiers

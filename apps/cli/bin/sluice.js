@@ -1,6 +1,12 @@
 #!/usr/bin/env node
-// The `sluice` command: the compiled CLI lives in dist/ (npm run build).
-import('../dist/main.js').catch((err) => {
+// The `sluice` command: the compiled CLI lives in dist/ (npm run build). A bare `sluice engine`
+// (how the local runtime starts each build's engine) runs the engine bundle instead when it is
+// fresh (engine-bundle.js): the same command, started sooner.
+import { freshEngineBundle } from './engine-bundle.js';
+
+const args = process.argv.slice(2);
+const bundle = args.length === 1 && args[0] === 'engine' ? freshEngineBundle() : undefined;
+import(bundle ?? '../dist/main.js').catch((err) => {
   if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/main.js')) {
     process.stderr.write('sluice is not built yet: run `npm run build` in the repository first\n');
     process.exit(70);

@@ -8,14 +8,14 @@
  * @module
  */
 import { Command, CommanderError } from 'commander';
-import { describeError, exitCodeFor, isSluiceError } from '@sluice/errors';
 import { addBuildCommands, parseFormat } from './build-commands.js';
 import { examples, HELP_GROUPS } from './cli-help.js';
 import { checkCommandWords } from './command-words.js';
 import { loadConfig, serverContext } from './config.js';
 import { addLocalCommands } from './local-commands.js';
 import { addSettingsCommands } from './settings-commands.js';
-import { createTerminal, printError } from './ui/terminal.js';
+import { reportCommandError } from './ui/command-error.js';
+import { createTerminal } from './ui/terminal.js';
 import type { Terminal } from './ui/terminal.js';
 import { CLI_VERSION } from './version.js';
 
@@ -127,13 +127,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return exitCode;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-    printError(
-      term,
-      describeError(err, { verbose }).replace(/\nhint: .*$/s, ''),
-      isSluiceError(err) ? err.hint : undefined,
-    );
-    if (!isSluiceError(err) && !verbose && err instanceof Error && err.stack) term.err(err.stack);
-    return exitCodeFor(err);
+    return reportCommandError(term, err, verbose);
   }
 }
 

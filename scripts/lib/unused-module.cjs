@@ -1,0 +1,8 @@
+// Stands in, inside the engine bundle (scripts/bundle-engine.mjs), for a package the engine
+// never uses but its Docker client requires at load: ssh2 (ssh:// Docker hosts, which
+// @sluice/docker refuses) and gRPC (BuildKit sessions, which no build asks for). Any use throws.
+'use strict';
+function unused() {
+  throw new Error('the engine bundle leaves out this module: it is not used by sluice engine');
+}
+module.exports = new Proxy(unused, { get: (_, key) => (key === '__esModule' ? false : unused) });
