@@ -52,9 +52,11 @@ const ALLOWED = {
     '@sluice/protocol',
     '@sluice/config',
   ],
+  '@sluice/provisioner': ['@sluice/errors', '@sluice/kube', '@sluice/log', '@sluice/runtime-spec'],
   // The CLI is the single `sluice` binary: the one place allowed to compose other apps.
   '@sluice/cli': [
     '@sluice/errors',
+    '@sluice/process',
     '@sluice/pipeline',
     '@sluice/docker',
     '@sluice/log',

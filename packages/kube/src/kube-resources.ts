@@ -43,6 +43,9 @@ export const RESOURCE_KINDS = {
     namespaced: true,
   },
   StorageClass: { apiVersion: 'storage.k8s.io/v1', resource: 'storageclasses', namespaced: false },
+  // The volume provisioner's: the volumes it keeps for reuse, and its leader election.
+  PersistentVolume: { apiVersion: 'v1', resource: 'persistentvolumes', namespaced: false },
+  Lease: { apiVersion: 'coordination.k8s.io/v1', resource: 'leases', namespaced: true },
 } as const satisfies Record<string, KindInfo>;
 export type ResourceKind = keyof typeof RESOURCE_KINDS;
 
@@ -110,6 +113,16 @@ export function resourcePath(ref: { kind: string; namespace?: string; name?: str
   return `${base}${scope}/${info.resource}${name}`;
 }
 
+function refOf(manifest: KubeResource): ResourceRef {
+  return {
+    kind: manifest.kind,
+    name: manifest.metadata.name,
+    ...(manifest.metadata.namespace === undefined
+      ? {}
+      : { namespace: manifest.metadata.namespace }),
+  };
+}
+
 function targetOf(ref: ResourceRef): KubeTarget {
   const info = kindInfo(ref.kind);
   return info.namespaced
@@ -153,6 +166,26 @@ export class KubeResources {
     }
   }
 
+  /** Creates the object; `exists` when one of that name is there already (left as it is). */
+  async create(
+    manifest: KubeResource,
+    options: KubeRequestOptions = {},
+  ): Promise<'created' | 'exists'> {
+    kindInfo(manifest.kind, manifest.apiVersion);
+    const ref = refOf(manifest);
+    const made = await this.#client.request<KubeResource>(
+      'create',
+      targetOf(ref),
+      {
+        method: 'POST',
+        path: resourcePath({ kind: ref.kind, namespace: ref.namespace ?? '' }),
+        body: JSON.stringify(manifest),
+      },
+      options,
+    );
+    return made === undefined ? 'exists' : 'created';
+  }
+
   /**
    * Server-side apply of the manifest.
    * @throws InputError `SLUICE_KUBE_UNSUPPORTED_KIND` for a kind or apiVersion not known here,
@@ -160,13 +193,7 @@ export class KubeResources {
    */
   async apply(manifest: KubeResource, options: ApplyOptions = {}): Promise<ApplyResult> {
     kindInfo(manifest.kind, manifest.apiVersion);
-    const ref = {
-      kind: manifest.kind,
-      name: manifest.metadata.name,
-      ...(manifest.metadata.namespace === undefined
-        ? {}
-        : { namespace: manifest.metadata.namespace }),
-    };
+    const ref = refOf(manifest);
     const before = await this.read(ref, options);
     const query = `?fieldManager=${FIELD_MANAGER}&force=true${options.dryRun ? '&dryRun=All' : ''}`;
     const after = await this.#client.request<KubeResource>(

@@ -1,0 +1,12 @@
+export { VolumeProvisioner } from './volume-provisioner.js';
+export type { PassReport, VolumeProvisionerOptions } from './volume-provisioner.js';
+export { LeaderLease } from './leader-lease.js';
+export type { LeaderLeaseOptions } from './leader-lease.js';
+export { chooseVolume } from './volume-choice.js';
+export type { ClaimFacts, VolumeChoice, VolumeFacts } from './volume-choice.js';
+export {
+  DEFAULT_REUSE_SELECTOR,
+  PROVISIONER_LABEL,
+  SELECTED_NODE_ANNOTATION,
+  VOLUME_ANNOTATIONS,
+} from './volume-objects.js';

@@ -1,0 +1,86 @@
+/**
+ * Which volume a claim gets: pure, so every rule of the reuse policy is tested without a cluster.
+ *
+ * A released volume of this provisioner may serve a claim when its labels equal the claim's on
+ * every key of the claim's `reuseVolumeSelector` (a key absent on both counts as equal), it is
+ * at least as large as the claim asks, it is not being retired, and — once the scheduler has
+ * picked a node for the claim's pod — it lives on that node. Among those, volumes that also
+ * match the keys of `reuseVolumeSortOrder` come first, in that order of keys (a volume matching
+ * the first key beats one matching only the second), then the most recently used, then the
+ * name, so the choice is the same every time. With none, a new volume is made.
+ * @module
+ */
+
+export interface ClaimFacts {
+  namespace: string;
+  name: string;
+  uid: string;
+  labels: Readonly<Record<string, string>>;
+  /** Label keys whose values must all match. */
+  selector: readonly string[];
+  /** Label keys a volume preferably matches too, most important first. */
+  sortOrder: readonly string[];
+  /** Requested size in bytes. */
+  requestBytes: number;
+  /** The node the scheduler picked for the claim's pod, once it has. */
+  node?: string;
+}
+
+export interface VolumeFacts {
+  name: string;
+  labels: Readonly<Record<string, string>>;
+  capacityBytes: number;
+  /** When its last claim let it go (ms since the epoch); 0 when never used. */
+  lastUsedMs: number;
+  mountCount: number;
+  /** Bound or promised to a claim that still exists. */
+  inUse: boolean;
+  /** Marked for deletion (retention, full disk). */
+  retiring: boolean;
+  /** The node holding a local volume. */
+  node?: string;
+}
+
+export type VolumeChoice =
+  | { kind: 'reuse'; volume: VolumeFacts; matchedSortKeys: string[] }
+  | { kind: 'new'; reason: string };
+
+export function chooseVolume(claim: ClaimFacts, volumes: readonly VolumeFacts[]): VolumeChoice {
+  const free = volumes.filter((v) => !v.inUse && !v.retiring);
+  if (free.length === 0) return { kind: 'new', reason: 'no released volume' };
+  const sameKeys = free.filter((v) => claim.selector.every((key) => sameLabel(claim, v, key)));
+  if (sameKeys.length === 0)
+    return { kind: 'new', reason: `no released volume matches ${claim.selector.join(',')}` };
+  const bigEnough = sameKeys.filter((v) => v.capacityBytes >= claim.requestBytes);
+  if (bigEnough.length === 0) return { kind: 'new', reason: 'the matching volumes are too small' };
+  const node = claim.node;
+  const here = node === undefined ? bigEnough : bigEnough.filter((v) => v.node === node);
+  if (here.length === 0) return { kind: 'new', reason: `no matching volume on node ${node}` };
+  const ranked = here
+    .map((volume) => ({
+      volume,
+      score: claim.sortOrder.map((key) => sameLabel(claim, volume, key)),
+    }))
+    .sort(
+      (a, b) =>
+        compareScores(b.score, a.score) ||
+        b.volume.lastUsedMs - a.volume.lastUsedMs ||
+        a.volume.name.localeCompare(b.volume.name),
+    );
+  const best = ranked[0]!;
+  return {
+    kind: 'reuse',
+    volume: best.volume,
+    matchedSortKeys: claim.sortOrder.filter((_, i) => best.score[i]),
+  };
+}
+
+function sameLabel(claim: ClaimFacts, volume: VolumeFacts, key: string): boolean {
+  return (claim.labels[key] ?? '') === (volume.labels[key] ?? '');
+}
+
+/** Lexicographic over the sort keys: a match on an earlier key outweighs any later ones. */
+function compareScores(a: readonly boolean[], b: readonly boolean[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] ? 1 : -1;
+  return 0;
+}

@@ -1,0 +1,214 @@
+/**
+ * The provisioner's view of claims and volumes: facts read from PersistentVolumeClaims and
+ * PersistentVolumes, and the objects and patches it writes. A volume's bookkeeping lives in its
+ * own annotations, so a new leader carries on where the last one stopped.
+ * @module
+ */
+import type { KubeResource } from '@sluice/kube';
+import {
+  labelValue,
+  quantityValue,
+  REUSE_ANNOTATIONS,
+  VOLUME_LABELS,
+  BUILD_LABELS,
+} from '@sluice/runtime-spec';
+import type { ClaimFacts, VolumeFacts } from './volume-choice.js';
+
+export const VOLUME_ANNOTATIONS = {
+  provisionedBy: 'sluice.io/provisioned-by',
+  created: 'sluice.io/created',
+  lastUsed: 'sluice.io/last-used',
+  mountCount: 'sluice.io/mount-count',
+  /** The uid of the claim using the volume; cleared when that claim is gone. */
+  usedBy: 'sluice.io/used-by',
+  /** Why the volume is being removed (retention, a full disk); it is never chosen again. */
+  retiring: 'sluice.io/retiring',
+  node: 'sluice.io/node',
+} as const;
+
+/** The label every volume of one provisioner carries, to list them. */
+export const PROVISIONER_LABEL = 'sluice.io/volume-provisioner';
+/** Set on a claim by the scheduler when its pod has a node (WaitForFirstConsumer). */
+export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';
+const BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';
+
+/** Codefresh's default: any pipeline of the account. */
+export const DEFAULT_REUSE_SELECTOR = [VOLUME_LABELS.app, BUILD_LABELS.account];
+
+interface ClaimRef {
+  namespace?: string;
+  name?: string;
+  uid?: string;
+}
+
+export function claimFacts(pvc: KubeResource): ClaimFacts {
+  const annotations = pvc.metadata.annotations ?? {};
+  const spec = pvc['spec'] as { resources?: { requests?: { storage?: string } } } | undefined;
+  const node = annotations[SELECTED_NODE_ANNOTATION];
+  return {
+    namespace: pvc.metadata.namespace ?? '',
+    name: pvc.metadata.name,
+    uid: uidOf(pvc),
+    labels: pvc.metadata.labels ?? {},
+    selector: keyList(annotations[REUSE_ANNOTATIONS.selector]) ?? DEFAULT_REUSE_SELECTOR,
+    sortOrder: keyList(annotations[REUSE_ANNOTATIONS.sortOrder]) ?? [],
+    requestBytes: quantityValue(spec?.resources?.requests?.storage ?? '0') ?? 0,
+    ...(node === undefined ? {} : { node }),
+  };
+}
+
+export function claimRefOf(pv: KubeResource): ClaimRef | undefined {
+  return (pv['spec'] as { claimRef?: ClaimRef } | undefined)?.claimRef;
+}
+
+/** `liveClaimUids`: the uids of the claims that exist now. */
+export function volumeFacts(pv: KubeResource, liveClaimUids: ReadonlySet<string>): VolumeFacts {
+  const annotations = pv.metadata.annotations ?? {};
+  const spec = pv['spec'] as { capacity?: { storage?: string } } | undefined;
+  const ref = claimRefOf(pv);
+  const node = annotations[VOLUME_ANNOTATIONS.node];
+  return {
+    name: pv.metadata.name,
+    labels: pv.metadata.labels ?? {},
+    capacityBytes: quantityValue(spec?.capacity?.storage ?? '0') ?? 0,
+    lastUsedMs: Date.parse(annotations[VOLUME_ANNOTATIONS.lastUsed] ?? '') || 0,
+    mountCount: Number(annotations[VOLUME_ANNOTATIONS.mountCount] ?? 0) || 0,
+    inUse: ref?.uid !== undefined && liveClaimUids.has(ref.uid),
+    retiring:
+      annotations[VOLUME_ANNOTATIONS.retiring] !== undefined ||
+      pv.metadata.deletionTimestamp !== undefined,
+    ...(node === undefined ? {} : { node }),
+  };
+}
+
+export interface NewVolume {
+  name: string;
+  storageClass: string;
+  provisionerName: string;
+  provisionerLabel: string;
+  path: string;
+  node: string;
+  /** The node's `kubernetes.io/hostname` label, which the volume's node affinity names. */
+  hostname: string;
+  now: number;
+}
+
+/**
+ * A volume on a node: a directory under the parent directory that the kubelet creates on first
+ * mount (hostPath `DirectoryOrCreate`), pinned to its node so the build lands where its cache is,
+ * promised to the claim through `claimRef` so the controller-manager binds exactly that pair.
+ */
+export function newVolumeObject(
+  claim: KubeResource,
+  facts: ClaimFacts,
+  v: NewVolume,
+): KubeResource {
+  const spec = claim['spec'] as { resources?: { requests?: { storage?: string } } } | undefined;
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: {
+      name: v.name,
+      labels: { ...facts.labels, [PROVISIONER_LABEL]: v.provisionerLabel },
+      annotations: {
+        [VOLUME_ANNOTATIONS.provisionedBy]: v.provisionerName,
+        [VOLUME_ANNOTATIONS.created]: new Date(v.now).toISOString(),
+        [VOLUME_ANNOTATIONS.lastUsed]: new Date(v.now).toISOString(),
+        [VOLUME_ANNOTATIONS.mountCount]: '1',
+        [VOLUME_ANNOTATIONS.usedBy]: facts.uid,
+        [VOLUME_ANNOTATIONS.node]: v.node,
+      },
+    },
+    spec: {
+      capacity: { storage: spec?.resources?.requests?.storage ?? '1Gi' },
+      accessModes: ['ReadWriteOnce'],
+      persistentVolumeReclaimPolicy: 'Retain',
+      storageClassName: v.storageClass,
+      claimRef: claimRef(facts),
+      hostPath: { path: v.path, type: 'DirectoryOrCreate' },
+      nodeAffinity: {
+        required: {
+          nodeSelectorTerms: [
+            {
+              matchExpressions: [
+                { key: 'kubernetes.io/hostname', operator: 'In', values: [v.hostname] },
+              ],
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/**
+ * The merge patch that promises a released volume to a claim: the claim's labels replace the
+ * last user's, the use is counted. It carries the volume's resourceVersion, so a volume changed
+ * since it was read (another claim got it first) is refused with 409 instead of shared.
+ */
+export function reusePatch(
+  pv: KubeResource,
+  facts: ClaimFacts,
+  provisionerLabel: string,
+  now: number,
+): Record<string, unknown> {
+  const old = pv.metadata.labels ?? {};
+  const labels: Record<string, string | null> = Object.fromEntries(
+    Object.keys(old).map((key) => [key, null]),
+  );
+  Object.assign(labels, facts.labels, { [PROVISIONER_LABEL]: provisionerLabel });
+  const count = Number(pv.metadata.annotations?.[VOLUME_ANNOTATIONS.mountCount] ?? 0) || 0;
+  return {
+    metadata: {
+      resourceVersion: pv.metadata.resourceVersion,
+      labels,
+      annotations: {
+        [VOLUME_ANNOTATIONS.lastUsed]: new Date(now).toISOString(),
+        [VOLUME_ANNOTATIONS.mountCount]: String(count + 1),
+        [VOLUME_ANNOTATIONS.usedBy]: facts.uid,
+        [BOUND_BY_CONTROLLER]: null,
+      },
+    },
+    spec: { claimRef: claimRef(facts) },
+  };
+}
+
+/** Marks a volume whose claim is gone as released: its last use ends now. */
+export function releasePatch(pv: KubeResource, now: number): Record<string, unknown> {
+  return {
+    metadata: {
+      resourceVersion: pv.metadata.resourceVersion,
+      annotations: {
+        [VOLUME_ANNOTATIONS.lastUsed]: new Date(now).toISOString(),
+        [VOLUME_ANNOTATIONS.usedBy]: null,
+      },
+    },
+  };
+}
+
+function claimRef(facts: ClaimFacts) {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    namespace: facts.namespace,
+    name: facts.name,
+    uid: facts.uid,
+  };
+}
+
+/** The object's uid, which the API server gives every object. */
+export function uidOf(object: KubeResource): string {
+  const uid = object.metadata['uid'];
+  return typeof uid === 'string' ? uid : '';
+}
+
+function keyList(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const keys = text
+    .split(',')
+    .map((key) => key.trim())
+    .filter((key) => key !== '');
+  return keys.length === 0 ? undefined : keys;
+}
+
+export { labelValue };

@@ -1,0 +1,236 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeClient, KubeResources } from '@sluice/kube';
+import type { KubeResource } from '@sluice/kube';
+import { adminSource, createNamespace } from '@sluice/kube/testing';
+import { silentLogger } from '@sluice/log';
+import { REUSE_ANNOTATIONS } from '@sluice/runtime-spec';
+import { CLUSTER_IMAGES, eventually, useKubernetes } from '@sluice/testkit';
+import { VolumeProvisioner } from './volume-provisioner.js';
+import { VOLUME_ANNOTATIONS } from './volume-objects.js';
+
+// One cluster with a node: the controller-manager binds the claims, the kubelet mounts them.
+const cluster = useKubernetes({ nodes: true, images: [CLUSTER_IMAGES.busybox] });
+const NS = 'volumes';
+const PROVISIONER = 'sluice.io/volumes-test';
+let resources: KubeResources | undefined;
+
+async function kube(): Promise<KubeResources> {
+  if (resources !== undefined) return resources;
+  await createNamespace(cluster(), NS);
+  const client = KubeClient.create({ source: adminSource(cluster()), env: {} });
+  resources = new KubeResources(client);
+  for (const [name, mode] of [
+    ['sluice-wait', 'WaitForFirstConsumer'],
+    ['sluice-now', 'Immediate'],
+  ] as const)
+    await resources.create({
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name },
+      provisioner: PROVISIONER,
+      volumeBindingMode: mode,
+      reclaimPolicy: 'Retain',
+    });
+  return resources;
+}
+
+function provisioner(storageClass: string, identity: string, leaseDurationMs = 15_000) {
+  return new VolumeProvisioner({
+    resources: resources!,
+    log: silentLogger,
+    provisionerName: PROVISIONER,
+    storageClass,
+    namespace: NS,
+    volumeParentDir: mkdtempSync(join(tmpdir(), 'sluice-volumes-')),
+    identity,
+    resyncMs: 200,
+    leaseDurationMs,
+  });
+}
+
+/** Runs the provisioner in the background for the test's duration. */
+function running(p: VolumeProvisioner): { stop: () => Promise<void> } {
+  const controller = new AbortController();
+  const done = p.run(controller.signal);
+  return {
+    stop: async () => {
+      controller.abort();
+      await done;
+    },
+  };
+}
+
+function claim(name: string, storageClass: string, labels: Record<string, string>): KubeResource {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: {
+      name,
+      namespace: NS,
+      labels,
+      annotations: {
+        [REUSE_ANNOTATIONS.selector]: 'app,pipeline',
+        [REUSE_ANNOTATIONS.sortOrder]: 'branch',
+      },
+    },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      storageClassName: storageClass,
+      resources: { requests: { storage: '1Gi' } },
+    },
+  };
+}
+
+function pod(name: string, claimName: string, script: string): KubeResource {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: NS },
+    spec: {
+      restartPolicy: 'Never',
+      containers: [
+        {
+          name: 'main',
+          image: CLUSTER_IMAGES.busybox,
+          imagePullPolicy: 'Never',
+          command: ['sh', '-c', script],
+          volumeMounts: [{ name: 'data', mountPath: '/data' }],
+        },
+      ],
+      volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }],
+    },
+  };
+}
+
+async function read(kind: string, name: string): Promise<KubeResource | undefined> {
+  return (await kube()).read({ kind, name, namespace: NS });
+}
+
+function phaseOf(object: KubeResource | undefined): string | undefined {
+  return (object?.['status'] as { phase?: string } | undefined)?.phase;
+}
+
+/** The pod's final phase, Succeeded or Failed. */
+async function podPhase(name: string): Promise<string | undefined> {
+  const last = await eventually(
+    () => read('Pod', name),
+    (p) => ['Succeeded', 'Failed'].includes(phaseOf(p) ?? ''),
+    { timeoutMs: 120_000 },
+  );
+  return phaseOf(last);
+}
+
+/** The volume the claim is bound to, once the controller-manager has bound it. */
+async function boundVolume(name: string): Promise<string> {
+  const pvc = await eventually(
+    () => read('PersistentVolumeClaim', name),
+    (c) => phaseOf(c) === 'Bound',
+    { timeoutMs: 60_000 },
+  );
+  assert.equal(phaseOf(pvc), 'Bound', `claim ${name}: ${JSON.stringify(pvc?.['status'])}`);
+  return String((pvc?.['spec'] as { volumeName: string }).volumeName);
+}
+
+async function remove(kind: string, name: string): Promise<void> {
+  const r = await kube();
+  await r.delete({ kind, name, namespace: NS });
+  const left = await eventually(
+    () => r.read({ kind, name, namespace: NS }),
+    (o) => o === undefined,
+    { timeoutMs: 120_000 },
+  );
+  assert.equal(left, undefined, `${kind} ${name} is still there`);
+}
+
+test('a second build of a pipeline mounts the volume the first one wrote; another pipeline gets a new one', async () => {
+  const r = await kube();
+  const p = running(provisioner('sluice-wait', 'only'));
+  try {
+    const labels = { app: 'dind', pipeline: 'p1', branch: 'main' };
+    await r.create(claim('first', 'sluice-wait', labels));
+    await r.create(pod('first', 'first', 'echo warm > /data/marker'));
+    assert.equal(await podPhase('first'), 'Succeeded');
+    const volume = await boundVolume('first');
+    await remove('Pod', 'first');
+    await remove('PersistentVolumeClaim', 'first');
+
+    await r.create(claim('second', 'sluice-wait', { ...labels, branch: 'dev' }));
+    await r.create(pod('second', 'second', 'test "$(cat /data/marker)" = warm'));
+    assert.equal(await podPhase('second'), 'Succeeded', "the second pod read the first one's file");
+    assert.equal(await boundVolume('second'), volume);
+    const pv = await r.read({ kind: 'PersistentVolume', name: volume });
+    assert.equal(pv?.metadata.annotations?.[VOLUME_ANNOTATIONS.mountCount], '2');
+    assert.equal(
+      pv?.metadata.labels?.['branch'],
+      'dev',
+      "the volume carries its last user's labels",
+    );
+
+    await r.create(claim('other', 'sluice-wait', { ...labels, pipeline: 'p2' }));
+    await r.create(pod('other', 'other', 'test ! -e /data/marker'));
+    assert.equal(await podPhase('other'), 'Succeeded', 'another pipeline starts cold');
+    assert.notEqual(await boundVolume('other'), volume);
+    for (const name of ['second', 'other']) {
+      await remove('Pod', name);
+      await remove('PersistentVolumeClaim', name);
+    }
+  } finally {
+    await p.stop();
+  }
+});
+
+test('20 claims at once, 5 released volumes among them: every claim bound, no volume shared', async () => {
+  const r = await kube();
+  const labels = { app: 'dind', pipeline: 'burst' };
+  const p = running(provisioner('sluice-now', 'burst'));
+  try {
+    const warm = Array.from({ length: 5 }, (_, i) => `warm-${i}`);
+    for (const name of warm) await r.create(claim(name, 'sluice-now', labels));
+    const warmVolumes = await Promise.all(warm.map(boundVolume));
+    for (const name of warm) await remove('PersistentVolumeClaim', name);
+    const names = Array.from({ length: 20 }, (_, i) => `burst-${i}`);
+    await Promise.all(names.map((name) => r.create(claim(name, 'sluice-now', labels))));
+    const volumes = await Promise.all(names.map(boundVolume));
+    assert.equal(new Set(volumes).size, 20, `distinct volumes: ${volumes.join(' ')}`);
+    assert.deepEqual(
+      warmVolumes.filter((v) => volumes.includes(v)).sort(),
+      [...warmVolumes].sort(),
+      'the released volumes were reused',
+    );
+    for (const name of names) await remove('PersistentVolumeClaim', name);
+  } finally {
+    await p.stop();
+  }
+});
+
+test('the leader stops mid-work: a standby takes over when its lease runs out, and makes no volume twice', async () => {
+  const r = await kube();
+  const labels = { app: 'dind', pipeline: 'leader' };
+  const leader = provisioner('sluice-now', 'leader-a', 3000);
+  const standby = provisioner('sluice-now', 'leader-b', 3000);
+  const first = Array.from({ length: 5 }, (_, i) => `lead-${i}`);
+  for (const name of first) await r.create(claim(name, 'sluice-now', labels));
+  const report = await leader.pass();
+  assert.equal(report.leader, true);
+  assert.equal(report.created.length, 5);
+  // The leader dies here (no more passes, its lease left to run out); more claims arrive.
+  assert.equal((await standby.pass()).leader, false, 'the standby waits while the lease is held');
+  const later = Array.from({ length: 5 }, (_, i) => `late-${i}`);
+  for (const name of later) await r.create(claim(name, 'sluice-now', labels));
+  const p = running(standby);
+  try {
+    const volumes = await Promise.all([...first, ...later].map(boundVolume));
+    assert.equal(new Set(volumes).size, 10);
+    const mine = (await r.list({ kind: 'PersistentVolume' })).filter(
+      (pv) => pv.metadata.labels?.['pipeline'] === 'leader',
+    );
+    assert.equal(mine.length, 10, 'one volume per claim, none made twice');
+    for (const name of [...first, ...later]) await remove('PersistentVolumeClaim', name);
+  } finally {
+    await p.stop();
+  }
+});
