@@ -125,18 +125,7 @@ export async function runBuild(
   let result: BuildResult;
   let reason: string | undefined;
   try {
-    const volume = await options.docker.ensureVolume(volumeName, {
-      [LABELS.volumeKey]: options.volumeKey,
-    });
-    runtime.volumeMountpoint = volume.mountpoint;
-    await options.docker.createNetwork(networkName, labels);
-    runtime.sandboxId = await startSandbox(options.docker, {
-      containerName: containerNameFor(options.buildId, 'sandbox', 0),
-      networkName,
-      image: runtime.sandboxImage,
-      labels,
-      log,
-    });
+    await prepareResources(runtime, options.volumeKey);
     ({ result, reason } = await runPipeline(flow));
   } catch (err) {
     result = 'error';
@@ -209,6 +198,30 @@ async function startPipelineServices(flow: BuildFlow): Promise<RunningServices |
 
 function skipAll(pipeline: Pipeline, flow: BuildFlow, reason: string): void {
   for (const step of pipeline.steps) skipStep(step, reason, flow, { signal: undefined });
+}
+
+/**
+ * The build's volume, and its network with the sandbox on it, made side by side: they do not
+ * depend on each other, and they stand between the engine's start and the first step. Both are
+ * waited for before a failure is thrown, so that nothing is created after the clean-up.
+ */
+async function prepareResources(runtime: StepRuntime, volumeKey: string): Promise<void> {
+  const [volume, sandbox] = await Promise.allSettled([
+    runtime.docker.ensureVolume(runtime.volumeName, { [LABELS.volumeKey]: volumeKey }),
+    runtime.docker.createNetwork(runtime.networkName, runtime.labels).then(() =>
+      startSandbox(runtime.docker, {
+        containerName: containerNameFor(runtime.buildId, 'sandbox', 0),
+        networkName: runtime.networkName,
+        image: runtime.sandboxImage,
+        labels: runtime.labels,
+        log: runtime.log,
+      }),
+    ),
+  ]);
+  if (volume.status === 'rejected') throw volume.reason;
+  if (sandbox.status === 'rejected') throw sandbox.reason;
+  runtime.volumeMountpoint = volume.value.mountpoint;
+  runtime.sandboxId = sandbox.value;
 }
 
 /** Removes every container and the network of the build, whatever happened. */
