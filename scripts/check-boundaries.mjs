@@ -12,6 +12,7 @@ import { engineLayerProblems, engineLayersFrom } from './lib/engine-layers.mjs';
 
 const ALLOWED = {
   '@sluice/errors': [],
+  '@sluice/process': [],
   '@sluice/labels': [],
   '@sluice/config': ['@sluice/errors'],
   '@sluice/pipeline': ['@sluice/errors'],
@@ -21,11 +22,12 @@ const ALLOWED = {
   '@sluice/protocol': ['@sluice/errors'],
   '@sluice/log': ['@sluice/errors'],
   '@sluice/docker': ['@sluice/errors', '@sluice/config'],
-  '@sluice/db': ['@sluice/errors'],
-  '@sluice/testkit': ['@sluice/errors'],
+  '@sluice/db': ['@sluice/errors', '@sluice/process'],
+  '@sluice/testkit': ['@sluice/errors', '@sluice/process'],
   '@sluice/kube': ['@sluice/errors', '@sluice/config'],
   '@sluice/engine': [
     '@sluice/errors',
+    '@sluice/process',
     '@sluice/labels',
     '@sluice/pipeline',
     '@sluice/docker',
@@ -34,6 +36,7 @@ const ALLOWED = {
   ],
   '@sluice/server': [
     '@sluice/errors',
+    '@sluice/process',
     '@sluice/log',
     '@sluice/pipeline',
     '@sluice/protocol',
@@ -45,6 +48,7 @@ const ALLOWED = {
   ],
   '@sluice/runner': [
     '@sluice/errors',
+    '@sluice/process',
     '@sluice/labels',
     '@sluice/docker',
     '@sluice/kube',
@@ -56,6 +60,7 @@ const ALLOWED = {
   // The CLI is the single `sluice` binary: the one place allowed to compose other apps.
   '@sluice/cli': [
     '@sluice/errors',
+    '@sluice/process',
     '@sluice/process',
     '@sluice/pipeline',
     '@sluice/docker',

@@ -23,6 +23,7 @@ import {
 import { silentLogger } from '@sluice/log';
 import type { Logger } from '@sluice/log';
 import type { EngineEvent, LogLine } from '@sluice/protocol';
+import { backoffDelay } from '@sluice/process';
 import { abortableSleep, formatDuration } from './durations.js';
 import type { LogSpool } from './log-spool.js';
 
@@ -269,7 +270,7 @@ export class BuildOutbox {
       } catch (err) {
         if (signal.aborted) throw signal.reason ?? err;
         if (attempt >= retry.attempts || !shouldRetry(err)) throw err;
-        const delay = Math.min(retry.maxMs, retry.baseMs * 2 ** Math.min(attempt - 1, 30));
+        const delay = backoffDelay(attempt, retry);
         this.#log.warn('posting to the control plane failed; retrying', {
           kind: item.kind,
           ...(item.kind === 'log' ? { seq: item.seq } : {}),

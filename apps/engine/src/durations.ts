@@ -14,19 +14,5 @@ export function formatDuration(ms: number): string {
   return [h ? `${h}h` : '', m ? `${m}m` : '', s ? `${s}s` : ''].join('') || '0s';
 }
 
-/** Resolves true after `ms`, or false as soon as `signal` aborts. */
-export function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  if (signal?.aborted) return Promise.resolve(false);
-  if (ms <= 0) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
+/** Resolves true after `ms`, or false as soon as `signal` aborts (@sluice/process's `sleep`). */
+export { sleep as abortableSleep } from '@sluice/process';

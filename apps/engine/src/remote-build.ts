@@ -20,6 +20,7 @@ import { silentLogger } from '@sluice/log';
 import type { DockerClient } from '@sluice/docker';
 import type { Logger } from '@sluice/log';
 import type { EngineBuild, EngineEvent, SluiceClient } from '@sluice/protocol';
+import { backoffDelay } from '@sluice/process';
 import { runBuild } from './run-build.js';
 import { BuildOutbox, shouldRetry } from './build-outbox.js';
 import { abortableSleep } from './durations.js';
@@ -29,6 +30,7 @@ import { factsFromApi, toApiItem } from './engine-api-events.js';
 import { ApprovalInbox, startLiveness } from './engine-liveness.js';
 import type { BuildEvent, BuildResult } from './build-events.js';
 import type { StepSettings } from './step-settings.js';
+import type { CleanerSettings } from './cleaner/cleaner-settings.js';
 
 export interface RunRemoteBuildOptions {
   serverUrl: string;
@@ -50,6 +52,8 @@ export interface RunRemoteBuildOptions {
   logSpoolDir?: string;
   /** How long the end of the build waits for the log to be acknowledged; 15 minutes by default. */
   logDrainTimeoutMs?: number;
+  /** The in-dind cleaner (CLEAN_DOCKER); none: the build's daemon is not cleaned. */
+  cleaner?: CleanerSettings;
 }
 
 export const DEFAULT_LOG_DRAIN_TIMEOUT_MS = 15 * 60_000;
@@ -117,6 +121,7 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
       gitImage: options.gitImage,
       registries: build.registries,
       userVolumeMounts: options.stepSettings?.mounts,
+      cleaner: options.cleaner,
       approve: approvals.gate,
       onEvent: (event) => forward(outbox, event),
       signal: cancel.signal,
@@ -152,7 +157,7 @@ async function fetchBuild(
       return await client.call('engineBuild', { signal });
     } catch (err) {
       if (signal?.aborted || !shouldRetry(err) || Date.now() >= deadline) throw err;
-      const delayMs = Math.min(5_000, 200 * 2 ** Math.min(attempt - 1, 10));
+      const delayMs = backoffDelay(attempt, { baseMs: 200, maxMs: 5_000 });
       log.warn('fetching the build failed; retrying', {
         attempt,
         delayMs,

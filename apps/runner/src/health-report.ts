@@ -8,9 +8,9 @@
 import { describeError } from '@sluice/errors';
 import type { Logger } from '@sluice/log';
 import type { AgentHealth, RuntimeHealth, SluiceClient } from '@sluice/protocol';
+import { sleep } from '@sluice/process';
 import type { AgentMetrics } from './agent-metrics.js';
 import type { RuntimeBackend } from './runtime-backend.js';
-import { sleep } from './sleep.js';
 
 export interface HealthReportOptions {
   client: SluiceClient;

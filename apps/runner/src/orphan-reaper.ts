@@ -10,9 +10,9 @@
 import { describeError } from '@sluice/errors';
 import type { Logger } from '@sluice/log';
 import type { SluiceClient } from '@sluice/protocol';
+import { sleep } from '@sluice/process';
 import type { AgentMetrics } from './agent-metrics.js';
 import type { BuildObjectRef, RuntimeBackend } from './runtime-backend.js';
-import { sleep } from './sleep.js';
 
 export interface OrphanReaperOptions {
   client: SluiceClient;

@@ -7,9 +7,9 @@
 import { describeError, isSluiceError } from '@sluice/errors';
 import type { Logger } from '@sluice/log';
 import type { SluiceClient } from '@sluice/protocol';
+import { backoffDelay, sleep } from '@sluice/process';
 import type { AgentMetrics } from './agent-metrics.js';
 import type { TaskDispatcher } from './task-dispatcher.js';
-import { sleep } from './sleep.js';
 
 export interface TaskPollerOptions {
   client: SluiceClient;
@@ -26,8 +26,7 @@ const MAX_PER_POLL = 200;
 const BACKOFF_MAX_MS = 30_000;
 
 export function backoffMs(failures: number, random = Math.random()): number {
-  const base = Math.min(BACKOFF_MAX_MS, 1000 * 2 ** Math.max(0, failures - 1));
-  return Math.round(base * (0.8 + 0.4 * random));
+  return backoffDelay(failures, { baseMs: 1000, maxMs: BACKOFF_MAX_MS, jitter: 0.2 }, random);
 }
 
 export async function runTaskPoller(options: TaskPollerOptions): Promise<void> {

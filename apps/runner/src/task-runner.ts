@@ -9,10 +9,10 @@
 import { describeError, isSluiceError } from '@sluice/errors';
 import type { Logger } from '@sluice/log';
 import type { SluiceClient, Task } from '@sluice/protocol';
+import { backoffDelay, sleep } from '@sluice/process';
 import type { AgentMetrics, TaskOutcome } from './agent-metrics.js';
 import { TaskFailure } from './runtime-backend.js';
 import type { RuntimeBackend } from './runtime-backend.js';
-import { sleep } from './sleep.js';
 
 export interface TaskRunnerOptions {
   client: SluiceClient;
@@ -84,7 +84,7 @@ async function report(task: Task, outcome: Outcome, options: TaskRunnerOptions, 
         });
         return;
       }
-      await sleep(500 * 2 ** (attempt - 1), options.signal);
+      await sleep(backoffDelay(attempt, { baseMs: 500 }), options.signal);
     }
   }
 }

@@ -6,7 +6,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConflictError, InputError } from '@sluice/errors';
 import { makeTempDir } from '@sluice/testkit';
-import { isAlive, LOCK_FILE, lockDataDir } from './data-dir-lock.js';
+import { processAlive } from '@sluice/process';
+import { LOCK_FILE, lockDataDir } from './data-dir-lock.js';
 
 function isLocked(pid: number) {
   return (err: unknown): boolean => {
@@ -22,7 +23,7 @@ function isLocked(pid: number) {
 async function deadPid(): Promise<number> {
   const child = spawn(process.execPath, ['-e', '']);
   await new Promise((resolve) => child.once('exit', resolve));
-  assert.ok(child.pid !== undefined && !isAlive(child.pid));
+  assert.ok(child.pid !== undefined && !processAlive(child.pid));
   return child.pid;
 }
 

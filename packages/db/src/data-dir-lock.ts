@@ -13,6 +13,7 @@ import { unlinkSync } from 'node:fs';
 import { link, mkdir, readFile, realpath, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConflictError, InputError } from '@sluice/errors';
+import { processAlive } from '@sluice/process';
 import type { DbLogger } from './database.js';
 import { PRIVATE_DIR_MODE } from './private-dir.js';
 
@@ -43,7 +44,7 @@ export async function lockDataDir(
   for (let attempt = 1; ; attempt++) {
     if (await tryCreate(path)) break;
     const holder = await readHolder(path);
-    if (holder !== undefined && isAlive(holder) && holder !== process.pid) {
+    if (holder !== undefined && processAlive(holder) && holder !== process.pid) {
       throw lockedError(dir, holder);
     }
     if (attempt >= 3) throw lockedError(dir, holder ?? 0);
@@ -109,16 +110,6 @@ async function readHolder(path: string): Promise<number | undefined> {
   const text = await readFile(path, 'utf8').catch(() => '');
   const pid = Number.parseInt(text.trim(), 10);
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-/** Signal 0 checks existence only; EPERM means alive but someone else's. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function lockedError(dir: string, pid: number): ConflictError {

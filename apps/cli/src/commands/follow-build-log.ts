@@ -9,6 +9,7 @@
  */
 import { isSluiceError, UnavailableError } from '@sluice/errors';
 import type { LogChunk, LogLine, SluiceClient } from '@sluice/protocol';
+import { sleep } from '@sluice/process';
 
 export interface LogEnd {
   status: string;
@@ -113,18 +114,6 @@ export async function followBuildLog(
     `The log stream of build ${buildId} could not be resumed for ${Math.round(reconnectForMs / 1000)} s`,
     { cause: failure, hint: `The build goes on; follow it again with: sluice logs -f ${buildId}` },
   );
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 async function* readEvents(response: Response): AsyncGenerator<SseEvent> {

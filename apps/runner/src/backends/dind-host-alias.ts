@@ -8,8 +8,8 @@
  */
 import { classifyKubeError } from '@sluice/kube';
 import type { KubeClient, KubeManifest } from '@sluice/kube';
+import { sleep } from '@sluice/process';
 import { TaskFailure } from '../runtime-backend.js';
-import { sleep } from '../sleep.js';
 
 const FIRST_POLL_MS = 100;
 const LAST_POLL_MS = 500;

@@ -12,7 +12,8 @@ import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from '
 import { join } from 'node:path';
 import { silentLogger } from '@sluice/log';
 import { makeTempDir } from '@sluice/testkit';
-import { EngineProcesses, processAlive } from './engine-processes.js';
+import { processAlive } from '@sluice/process';
+import { EngineProcesses } from './engine-processes.js';
 
 const temp = await makeTempDir('sluice-engine-processes-');
 after(() => temp.cleanup());

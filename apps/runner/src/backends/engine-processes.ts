@@ -26,7 +26,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '@sluice/log';
-import { sleep } from '../sleep.js';
+import { processAlive, sleep } from '@sluice/process';
 
 export interface PidFile {
   pid: number;
@@ -234,25 +234,6 @@ function writeAtomically(path: string, text: string): void {
   const temporary = `${path}.${process.pid}.tmp`;
   writeFileSync(temporary, text, { mode: 0o600 });
   renameSync(temporary, path);
-}
-
-/** Alive and not a zombie. Without /proc (not Linux), whether the pid exists at all. */
-export function processAlive(pid: number): boolean {
-  if (!HAS_PROC) {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === 'EPERM';
-    }
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.charAt(stat.lastIndexOf(')') + 2);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
 }
 
 /** The pid file's process is alive, runs the command it was started with, for this build. */

@@ -17,7 +17,7 @@ import type { TempDir } from '@sluice/testkit';
 import type { LocalTarget } from '../runner-config.js';
 import type { RuntimeBackend } from '../runtime-backend.js';
 import { TaskFailure } from '../runtime-backend.js';
-import { processAlive } from './engine-processes.js';
+import { processAlive } from '@sluice/process';
 import { createLocalBackend } from './local-backend.js';
 import {
   reportSuccess,

@@ -13,8 +13,8 @@ import type { KubeClient, KubePod } from '@sluice/kube';
 import type { Logger } from '@sluice/log';
 import type { InfrastructureErrorReport } from '@sluice/protocol';
 import type { ReportInfrastructureError } from '../runtime-backend.js';
-import { sleep } from '../sleep.js';
 import { BUILD_LABELS, runtimeSelector } from '@sluice/labels';
+import { sleep } from '@sluice/process';
 import { podFailure } from './pod-failures.js';
 
 export interface PodMonitorOptions {

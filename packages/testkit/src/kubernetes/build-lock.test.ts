@@ -5,7 +5,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeTempDir } from '../temp-dir.js';
 import { acquireLock } from './build-lock.js';
-import { isRunning } from './proc-scan.js';
+import { processAlive } from '@sluice/process';
 
 test('a second caller waits until the first releases the lock', async () => {
   const temp = await makeTempDir();
@@ -38,7 +38,7 @@ test('a lock left by a process that died is taken over', async () => {
     const child = spawn('true');
     const pid = child.pid ?? 0;
     await new Promise((resolve) => child.on('exit', resolve));
-    assert.equal(isRunning(pid), false);
+    assert.equal(processAlive(pid), false);
     const path = join(temp.path, '.lock');
     await writeFile(path, `${pid}\n`);
     const lock = await acquireLock(path, { timeoutMs: 1000 });

@@ -8,7 +8,7 @@ import { open, readFile, rm } from 'node:fs/promises';
 import { UnavailableError } from '@sluice/errors';
 import { formatDuration } from './build-progress.js';
 import { KUBE_BUILD_FAILED } from './kube-errors.js';
-import { isRunning } from './proc-scan.js';
+import { processAlive } from '@sluice/process';
 
 export interface AcquireLockOptions {
   /** Called once when another live process holds the lock, with its PID. */
@@ -32,7 +32,7 @@ export async function acquireLock(
   for (;;) {
     if (await tryCreate(path)) return { release: () => rm(path, { force: true }) };
     const owner = await ownerPid(path);
-    if (owner === undefined || !isRunning(owner)) {
+    if (owner === undefined || !processAlive(owner)) {
       // Left by a process that died (or is mid-write): take it over.
       await rm(path, { force: true });
       continue;

@@ -7,7 +7,7 @@
  */
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isRunning } from './proc-scan.js';
+import { processAlive } from '@sluice/process';
 
 export const CLUSTER_DIR_PREFIX = 'sluice-kube-';
 const RECORD_FILE = 'cluster.json';
@@ -74,7 +74,7 @@ export async function findStaleClusters(stateRoot: string): Promise<StaleCluster
     const dir = join(stateRoot, name);
     const record = await loadRecord(dir);
     if (record !== undefined) {
-      if (!isRunning(record.ownerPid)) stale.push({ dir, record });
+      if (!processAlive(record.ownerPid)) stale.push({ dir, record });
       continue;
     }
     // No record yet: a cluster being created right now looks the same for a moment.

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { UnavailableError } from '@sluice/errors';
 import { makeTempDir } from '../temp-dir.js';
-import { isRunning } from './proc-scan.js';
+import { processAlive } from '@sluice/process';
 import { startComponent, stopPid, waitUntil } from './component-process.js';
 
 test('a component that dies while being waited on fails the wait with its step and log', async () => {
@@ -65,7 +65,7 @@ test('stopPid stops a process by its PID, with SIGKILL if SIGTERM is ignored', a
       timeoutMs: 5000,
     });
     assert.equal(stubborn.exit?.signal, 'SIGKILL');
-    assert.equal(isRunning(stubborn.pid), false);
+    assert.equal(processAlive(stubborn.pid), false);
   } finally {
     await temp.cleanup();
   }

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { KUBE_UNAVAILABLE, stepFailed } from './kube-errors.js';
-import { isRunning } from './proc-scan.js';
+import { processAlive, sleep } from '@sluice/process';
 
 export interface ComponentProcess {
   name: string;
@@ -107,7 +107,7 @@ export async function waitUntil(
 export async function stopPid(pid: number, graceMs = 10_000): Promise<void> {
   if (!signal(pid, 'SIGTERM')) return;
   const deadline = Date.now() + graceMs;
-  while (isRunning(pid)) {
+  while (processAlive(pid)) {
     if (Date.now() > deadline) {
       signal(pid, 'SIGKILL');
       await sleep(100);
@@ -124,8 +124,4 @@ function signal(pid: number, name: NodeJS.Signals): boolean {
   } catch {
     return false;
   }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -10,10 +10,10 @@ import { mkdir, readdir, readlink, rm, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InternalError } from '@sluice/errors';
 import { runCommand } from '../run-command.js';
-import { isRunning } from './proc-scan.js';
+import { processAlive, sleep } from '@sluice/process';
 import { saveRecord } from './cluster-record.js';
 import type { ClusterRecord } from './cluster-record.js';
-import { sleep, stopPid } from './component-process.js';
+import { stopPid } from './component-process.js';
 import { KUBE_TEARDOWN_FAILED } from './kube-errors.js';
 import { cgroupPids, existingCgroupDirs, removeCgroup } from './node-cgroups.js';
 import { cleanupKubeProxy, kubeProxyChains } from './kube-proxy-rules.js';
@@ -74,7 +74,7 @@ export async function findLeftovers(
 ): Promise<string[]> {
   const left: string[] = [];
   for (const { name, pid } of record.processes)
-    if (isRunning(pid)) left.push(`process ${name} (PID ${pid})`);
+    if (processAlive(pid)) left.push(`process ${name} (PID ${pid})`);
   for (const pid of await processesMentioning(`${record.dir}/`))
     left.push(`process ${pid} naming ${record.dir}`);
   if (record.cgroupRoot !== undefined) {
@@ -121,7 +121,7 @@ async function removeContainers(record: ClusterRecord): Promise<void> {
   if (
     record.containerdSocket === undefined ||
     containerd === undefined ||
-    !isRunning(containerd.pid)
+    !processAlive(containerd.pid)
   )
     return;
   const ctr = ['--address', record.containerdSocket, '--namespace', 'k8s.io'];

@@ -4,7 +4,6 @@
  * mounts under the directory (kubelet volumes, container root filesystems, network namespaces).
  * @module
  */
-import { readFileSync } from 'node:fs';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 
 /** PIDs (other than ours) whose command line contains `needle`. */
@@ -63,33 +62,4 @@ export function parseMountPoints(mountinfo: string): string[] {
     .map((point) =>
       point.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))),
     );
-}
-
-/** Whether a process with this PID exists (signal 0 checks without sending anything). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Whether the PID is a process that still runs: a zombie waiting to be reaped does not. */
-export function isRunning(pid: number): boolean {
-  return isAlive(pid) && !isZombie(pid);
-}
-
-/**
- * A killed process stays a zombie until its parent (Node for our children, init for those of a
- * test process that died) reaps it.
- */
-function isZombie(pid: number): boolean {
-  try {
-    // "pid (comm) STATE ...": comm may contain spaces, so read the state after the last ')'.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
-  }
 }

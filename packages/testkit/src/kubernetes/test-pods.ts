@@ -8,7 +8,7 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import type { CoreV1Api, V1Pod, V1Secret } from '@kubernetes/client-node';
-import { sleep } from './component-process.js';
+import { sleep } from '@sluice/process';
 import { KUBE_UNAVAILABLE, stepFailed } from './kube-errors.js';
 import { createCa, issueCert } from './openssl-certs.js';
 
