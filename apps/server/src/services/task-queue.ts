@@ -9,7 +9,6 @@
  */
 import { ConflictError, NotFoundError } from '@sluice/errors';
 import { backoffDelay } from '@sluice/process';
-import { backoffDelay } from '@sluice/process';
 import { sql } from '@sluice/db';
 import type { Executor, TaskRow } from '@sluice/db';
 import { FINISHED_STATUSES } from '@sluice/protocol';
