@@ -61,7 +61,6 @@ const ALLOWED = {
   '@sluice/cli': [
     '@sluice/errors',
     '@sluice/process',
-    '@sluice/process',
     '@sluice/pipeline',
     '@sluice/docker',
     '@sluice/log',
