@@ -56,7 +56,13 @@ const ALLOWED = {
     '@sluice/protocol',
     '@sluice/config',
   ],
-  '@sluice/provisioner': ['@sluice/errors', '@sluice/kube', '@sluice/log', '@sluice/runtime-spec'],
+  '@sluice/provisioner': [
+    '@sluice/errors',
+    '@sluice/config',
+    '@sluice/kube',
+    '@sluice/log',
+    '@sluice/runtime-spec',
+  ],
   // The CLI is the single `sluice` binary: the one place allowed to compose other apps.
   '@sluice/cli': [
     '@sluice/errors',
@@ -72,6 +78,8 @@ const ALLOWED = {
     // runner init|delete|upgrade install the runtime's objects through the one Kubernetes client.
     '@sluice/kube',
     '@sluice/config',
+    // sluice provisioner runs the volume provisioner.
+    '@sluice/provisioner',
   ],
 };
 // Tests may also use the internal CA to make real certificates (the docker package's TLS tests)

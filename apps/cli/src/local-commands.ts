@@ -14,6 +14,7 @@ import type { RunOptions } from './commands/run.js';
 import type { ServerCommandOptions } from './commands/server.js';
 import type { UpOptions } from './commands/up.js';
 import type { Terminal } from './ui/terminal.js';
+import { addProvisionerOptions } from './commands/provisioner-options.js';
 
 const LOCAL = HELP_GROUPS.local;
 const SERVICES = HELP_GROUPS.services;
@@ -185,6 +186,22 @@ export function addLocalCommands({
       const { agentCommand } = await import('./commands/agent.js');
       setExitCode(await agentCommand(term, opts, process.env));
     });
+
+  const provisioner = program
+    .command('provisioner')
+    .description("Run the volume provisioner of a runtime's StorageClass (warm build caches)")
+    .helpGroup(SERVICES)
+    .addHelpText(
+      'after',
+      exampleText([
+        'sluice provisioner --provisioner-name sluice.io/volumes-ci --storage-class sluice-volumes-ci --namespace ci',
+      ]),
+    )
+    .action(async (opts: Record<string, string | undefined>) => {
+      const { provisionerCommand } = await import('./commands/provisioner.js');
+      setExitCode(await provisionerCommand(term, opts, process.env));
+    });
+  addProvisionerOptions(provisioner);
 
   program
     .command('up')

@@ -10,3 +10,5 @@ export {
   SELECTED_NODE_ANNOTATION,
   VOLUME_ANNOTATIONS,
 } from './volume-objects.js';
+export { parseProvisionerConfig } from './provisioner-config.js';
+export type { ProvisionerConfig, ProvisionerFlags } from './provisioner-config.js';

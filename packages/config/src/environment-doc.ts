@@ -6,6 +6,7 @@
  * @module
  */
 import { agentEnv } from './agent-env.js';
+import { provisionerEnv } from './provisioner-env.js';
 import { cliEnv, dockerEnv, proxyEnv } from './cli-env.js';
 import { engineEnv } from './engine-env.js';
 import { serverEnv } from './server-env.js';
@@ -47,6 +48,12 @@ in those problems.`,
 \`SLUICE_BOOTSTRAP_TOKEN\`, \`SLUICE_SECRET_KEY\` and \`DATABASE_URL\`, and gets \`SLUICE_SERVER_URL\`,
 \`SLUICE_ENGINE_TOKEN\`, \`SLUICE_BUILD_ID\` and \`DOCKER_HOST\` for its build, and
 \`SLUICE_LOG_SPOOL_DIR\` (\`<SLUICE_AGENT_STATE_DIR>/log-spool\` unless the agent has one).`,
+  },
+  {
+    title: '## `sluice provisioner` (`apps/cli/src/commands/provisioner.ts`)',
+    before: `The volume provisioner of a runtime's StorageClass (\`apps/provisioner/README.md\`). Each
+variable has a flag of the same name in kebab case; every problem is reported at once.`,
+    shape: provisionerEnv,
   },
   {
     title: '## `sluice up` (`apps/cli/src/commands/up-setup.ts`)',

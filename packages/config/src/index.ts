@@ -18,5 +18,7 @@ export { cliEnv, dockerEnv, proxyEnv } from './cli-env.js';
 export type { CliEnv } from './cli-env.js';
 export { engineEnv } from './engine-env.js';
 export type { EngineEnv } from './engine-env.js';
+export { PROVISIONER_DEFAULTS, provisionerEnv } from './provisioner-env.js';
+export type { ProvisionerEnv } from './provisioner-env.js';
 export { markdownTable, renderEnvironmentDoc } from './environment-doc.js';
 export { AGENT_DEFAULTS, CLI_DEFAULTS, ENGINE_DEFAULTS, SERVER_DEFAULTS } from './defaults.js';

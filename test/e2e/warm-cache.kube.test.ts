@@ -1,0 +1,161 @@
+/**
+ * Warm caches on a real single-node Kubernetes: the volume provisioner serves the runtime's
+ * StorageClass, so the second build of a pipeline gets the volume its first build's dind wrote
+ * (its image layers are there: the build step's log says "Using cache"), and a build of another
+ * pipeline gets a volume of its own and starts cold.
+ * @module
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { KubeClient, KubeResources } from '@sluice/kube';
+import { silentLogger } from '@sluice/log';
+import { FINISHED_STATUSES } from '@sluice/protocol';
+import type { SluiceClient } from '@sluice/protocol';
+import { VOLUME_ANNOTATIONS, VolumeProvisioner } from '@sluice/provisioner';
+import { labelValue, VOLUME_LABELS } from '@sluice/runtime-spec';
+import { CLUSTER_IMAGES, makeTempDir, useKubernetes } from '@sluice/testkit';
+import type { TempDir, TestRegistry } from '@sluice/testkit';
+import {
+  createAgentToken,
+  startAgentProcess,
+  startBuildPlane,
+  waitForProbe,
+  buildObjects,
+  objectCount,
+} from './cluster-fixture.js';
+import type { AgentProcess, ControlPlane } from './cluster-fixture.js';
+import { createPipelines } from './control-plane-seed.js';
+
+const cluster = useKubernetes({
+  nodes: true,
+  images: [CLUSTER_IMAGES.engine, CLUSTER_IMAGES.dind],
+});
+const NS = 'sluice-warm';
+const RUNTIME = 'warm/ci';
+const BUILD_TIMEOUT_MS = 240_000;
+
+/** The same Dockerfile in two pipelines: a cache hit can only come from the volume. */
+const pipeline = (tag: string) =>
+  [
+    'version: "1.0"',
+    'steps:',
+    '  image:',
+    '    type: build',
+    '    image_name: sluice/warm-cache',
+    `    tag: ${tag}`,
+    '    dockerfile:',
+    '      content: "FROM sluice/busybox:1\\nRUN echo layer made once > /layer"',
+    '',
+  ].join('\n');
+
+let temp: TempDir;
+let registry: TestRegistry;
+let plane: ControlPlane;
+let admin: SluiceClient;
+let agent: AgentProcess;
+let pipelineIds: Record<string, string>;
+let resources: KubeResources;
+const stopProvisioner = new AbortController();
+let provisioning: Promise<void> | undefined;
+
+before(async () => {
+  await cluster.ready();
+  temp = await makeTempDir('sluice-warm-cache-');
+  ({ registry, plane } = await startBuildPlane(cluster(), {
+    dir: temp.path,
+    namespace: NS,
+    runtime: RUNTIME,
+  }));
+  admin = plane.admin;
+  pipelineIds = await createPipelines(admin, 'warm', {
+    first: pipeline('a'),
+    other: pipeline('b'),
+  });
+  resources = new KubeResources(
+    KubeClient.create({ source: { type: 'kubeconfig', path: cluster().kubeconfigPath }, env: {} }),
+  );
+  // The runtime's StorageClass (`sluice-test`, made by startBuildPlane) served by the provisioner.
+  provisioning = new VolumeProvisioner({
+    resources,
+    log: silentLogger,
+    provisionerName: 'sluice.io/warm-cache-test',
+    storageClass: 'sluice-test',
+    namespace: NS,
+    volumeParentDir: join(temp.path, 'volumes'),
+    identity: 'warm-cache-test',
+    resyncMs: 250,
+  }).run(stopProvisioner.signal);
+  const { token } = await createAgentToken(admin, 'warm-agent', [RUNTIME]);
+  agent = await startAgentProcess({
+    serverUrl: plane.url,
+    token,
+    logPath: join(temp.path, 'agent.log'),
+    args: [
+      '--kube-runtime',
+      RUNTIME,
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+      '--dind-host-alias',
+    ],
+  });
+});
+
+after(async () => {
+  await agent?.stop();
+  stopProvisioner.abort();
+  await provisioning;
+  await plane?.stop();
+  await registry?.stop();
+  await temp?.cleanup();
+});
+
+async function runBuild(pipelineId: string): Promise<{ status: string; log: string; id: string }> {
+  const build = await admin.call('createBuild', { params: { pipelineId }, body: {} });
+  const deadline = Date.now() + BUILD_TIMEOUT_MS;
+  let state = build;
+  while (!FINISHED_STATUSES.includes(state.status)) {
+    if (Date.now() > deadline)
+      throw new Error(`build ${build.id} did not finish; see ${temp.path}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    state = await admin.call('getBuild', { params: { buildId: build.id } });
+  }
+  const log = await (await admin.raw('buildLog', { params: { buildId: build.id } })).text();
+  await waitForProbe(
+    `build ${build.id}'s objects deleted`,
+    async () => objectCount(await buildObjects(cluster().kubeConfig, NS, build.id)) === 0,
+  );
+  return { status: state.status, log, id: build.id };
+}
+
+/** The provisioner's volumes last used by the pipeline, with their mount counts. */
+async function volumesOf(pipelineId: string): Promise<Array<{ name: string; mounts: string }>> {
+  const all = await resources.list({ kind: 'PersistentVolume' });
+  return all
+    .filter((pv) => pv.metadata.labels?.[VOLUME_LABELS.pipeline] === labelValue(pipelineId))
+    .map((pv) => ({
+      name: pv.metadata.name,
+      mounts: pv.metadata.annotations?.[VOLUME_ANNOTATIONS.mountCount] ?? '',
+    }));
+}
+
+test("the second build of a pipeline runs on the first one's volume and its dind has the layers; another pipeline starts cold", async () => {
+  const first = pipelineIds['first'] ?? '';
+  const cold = await runBuild(first);
+  assert.equal(cold.status, 'success', cold.log);
+  assert.doesNotMatch(cold.log, /Using cache/, 'the first build is cold');
+  const [volume] = await volumesOf(first);
+  assert.deepEqual(await volumesOf(first), [{ name: volume?.name, mounts: '1' }]);
+
+  const warm = await runBuild(first);
+  assert.equal(warm.status, 'success', warm.log);
+  assert.match(warm.log, /Using cache/, "the second build's dind found the first one's layers");
+  assert.deepEqual(await volumesOf(first), [{ name: volume?.name, mounts: '2' }]);
+
+  const other = pipelineIds['other'] ?? '';
+  const fresh = await runBuild(other);
+  assert.equal(fresh.status, 'success', fresh.log);
+  assert.doesNotMatch(fresh.log, /Using cache/, 'another pipeline gets a volume of its own');
+  const [otherVolume] = await volumesOf(other);
+  assert.ok(otherVolume !== undefined && otherVolume.name !== volume?.name);
+});
