@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { runSluice } from './cli-harness.js';
 
 test('unknown commands exit 2 with the nearest one, with or without --help', async () => {
@@ -84,4 +85,17 @@ test('a context is refused a token with a NUL byte or spaces, and nothing is wri
     ),
     true,
   );
+});
+
+test('--version, -V and `version` print the version of package.json alone', async () => {
+  const pkg = JSON.parse(
+    readFileSync(new URL('../../../apps/cli/package.json', import.meta.url), 'utf8'),
+  ) as { version: string };
+  for (const args of [['--version'], ['-V'], ['version']]) {
+    const result = await runSluice(args);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, `${pkg.version}\n`, args.join(' '));
+  }
+  // With anything else on the line, the command tree parses it as before.
+  assert.equal((await runSluice(['version', 'extra'])).code, 2);
 });

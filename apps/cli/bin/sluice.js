@@ -5,9 +5,11 @@
 import { freshEngineBundle } from './engine-bundle.js';
 
 const args = process.argv.slice(2);
+// `sluice --version` loads one constant, not the command tree and its schemas.
+const versionOnly = args.length === 1 && ['--version', '-V', 'version'].includes(args[0]);
 const bundle = args.length === 1 && args[0] === 'engine' ? freshEngineBundle() : undefined;
-import(bundle ?? '../dist/main.js').catch((err) => {
-  if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/main.js')) {
+import(versionOnly ? '../dist/version-main.js' : (bundle ?? '../dist/main.js')).catch((err) => {
+  if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('/dist/')) {
     process.stderr.write('sluice is not built yet: run `npm run build` in the repository first\n');
     process.exit(70);
   }
