@@ -15,6 +15,7 @@ import { json } from './json-columns.js';
 import type { IdentityService } from './identity-service.js';
 import type { RuntimeService } from './runtime-service.js';
 import { isoTime } from './server-context.js';
+import { statusesOnRuntimes } from './build-rows.js';
 import type { ServerContext } from './server-context.js';
 
 export class AgentService {
@@ -117,16 +118,10 @@ export class AgentService {
    */
   async buildStates(agentId: string, buildIds: readonly string[]): Promise<BuildState[]> {
     const agent = await this.#row(agentId);
-    const rows =
-      buildIds.length === 0 || agent.runtimes.length === 0
-        ? []
-        : await this.#ctx.database.db
-            .selectFrom('builds')
-            .select(['id', 'status'])
-            .where('account_id', '=', agent.account_id)
-            .where('runtime_environment', 'in', agent.runtimes)
-            .where('id', 'in', [...new Set(buildIds)])
-            .execute();
+    const rows = await statusesOnRuntimes(this.#ctx.database.db, agent.account_id, {
+      runtimes: agent.runtimes,
+      buildIds,
+    });
     const status = new Map(rows.map((r) => [r.id, r.status]));
     return buildIds.map((buildId) => {
       const found = status.get(buildId);

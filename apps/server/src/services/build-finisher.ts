@@ -12,6 +12,7 @@ import type { Executor } from '@sluice/db';
 import type { BuildStatus } from '@sluice/protocol';
 import type { BuildStore, StopIntent } from './build-store.js';
 import type { IdentityService } from './identity-service.js';
+import { stopIntent } from './build-rows.js';
 import type { ServerContext } from './server-context.js';
 import { CHANNELS } from './signals.js';
 import type { TaskPlanner } from './task-planner.js';
@@ -39,11 +40,7 @@ export async function reportedEnd(
   reported: { status: BuildStatus; reason: string | null },
 ): Promise<{ status: BuildStatus; reason: string | null }> {
   if (reported.status !== 'terminated') return reported;
-  const row = await trx
-    .selectFrom('builds')
-    .select(['stop_status', 'stop_reason'])
-    .where('id', '=', buildId)
-    .executeTakeFirst();
+  const row = await stopIntent(trx, buildId);
   if (row?.stop_status == null) return reported;
   return { status: row.stop_status, reason: row.stop_reason };
 }

@@ -1,5 +1,6 @@
 /**
- * Reading builds: the row-to-API mapping shared by every service that returns a build.
+ * Reading builds: every query of the `builds` table (the build store's read half; its writes are
+ * `build-store.ts`), and the row-to-API mapping shared by every service that returns a build.
  * @module
  */
 import { NotFoundError } from '@sluice/errors';
@@ -153,3 +154,168 @@ export async function lockBuildStatus(trx: Executor, buildId: string): Promise<B
 }
 
 export const ACTIVE_STATUSES: readonly BuildStatus[] = ['elected', 'running', 'pending-approval'];
+
+/** The build's status, or undefined when there is no such build. */
+export async function buildStatus(
+  executor: Executor,
+  buildId: string,
+): Promise<{ status: BuildStatus; reason: string | null } | undefined> {
+  return executor
+    .selectFrom('builds')
+    .select(['status', 'reason'])
+    .where('id', '=', buildId)
+    .executeTakeFirst();
+}
+
+/** The status and reason a stop asked for a limit ends the build with (null: none asked). */
+export async function stopIntent(executor: Executor, buildId: string) {
+  return executor
+    .selectFrom('builds')
+    .select(['stop_status', 'stop_reason'])
+    .where('id', '=', buildId)
+    .executeTakeFirst();
+}
+
+/** A build of the account, its row locked to the end of `trx`, for a report about its pods. */
+export async function lockReportedBuild(trx: Executor, accountId: string, buildId: string) {
+  return trx
+    .selectFrom('builds')
+    .select(['id', 'account_id', 'status', 'runtime_environment'])
+    .where('id', '=', buildId)
+    .where('account_id', '=', accountId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** The statuses of those of `buildIds` that run on one of `runtimes` of the account. */
+export async function statusesOnRuntimes(
+  executor: Executor,
+  accountId: string,
+  options: { runtimes: readonly string[]; buildIds: readonly string[] },
+): Promise<{ id: string; status: BuildStatus }[]> {
+  if (options.buildIds.length === 0 || options.runtimes.length === 0) return [];
+  return executor
+    .selectFrom('builds')
+    .select(['id', 'status'])
+    .where('account_id', '=', accountId)
+    .where('runtime_environment', 'in', options.runtimes)
+    .where('id', 'in', [...new Set(options.buildIds)])
+    .execute();
+}
+
+/** What a build's Kubernetes objects are labelled with, besides the account. */
+export async function buildLabelFacts(executor: Executor, buildId: string) {
+  return executor
+    .selectFrom('builds')
+    .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
+    .select(['builds.pipeline_id', 'pipelines.project_id', 'builds.branch', 'builds.trigger'])
+    .where('builds.id', '=', buildId)
+    .executeTakeFirstOrThrow();
+}
+
+/** The build's whole row with its pipeline's YAML and names: what its engine is given. */
+export async function buildForEngine(executor: Executor, buildId: string) {
+  return executor
+    .selectFrom('builds')
+    .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
+    .innerJoin('projects', 'projects.id', 'pipelines.project_id')
+    .selectAll('builds')
+    .select(['pipelines.yaml', 'pipelines.name as pipeline_name', 'projects.name as project_name'])
+    .where('builds.id', '=', buildId)
+    .executeTakeFirst();
+}
+
+/** What a restart copies that the API does not show: the facts and the sealed secrets. */
+export async function restartInputs(executor: Executor, buildId: string) {
+  return executor
+    .selectFrom('builds')
+    .select(['facts', 'secret_variables_encrypted'])
+    .where('id', '=', buildId)
+    .executeTakeFirstOrThrow();
+}
+
+/** A pending build as the scheduler weighs it: its runtimes and its pipeline's limit. */
+export interface PendingBuild {
+  id: string;
+  pipeline_id: string;
+  build_runtime: string | null;
+  pipeline_runtime: string | null;
+  pipeline_limit: number | null;
+  reason: string | null;
+}
+
+/** The account's pending builds, oldest first. */
+export async function pendingBuilds(trx: Executor, accountId: string): Promise<PendingBuild[]> {
+  return trx
+    .selectFrom('builds')
+    .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
+    .select([
+      'builds.id',
+      'builds.pipeline_id',
+      'builds.reason',
+      'builds.runtime_environment as build_runtime',
+      'pipelines.runtime_environment as pipeline_runtime',
+      'pipelines.max_concurrent_builds as pipeline_limit',
+    ])
+    .where('builds.account_id', '=', accountId)
+    .where('builds.status', '=', 'pending')
+    .orderBy('builds.id')
+    .execute();
+}
+
+/** The accounts with a pending build. */
+export async function accountsWithPendingBuilds(executor: Executor): Promise<string[]> {
+  const rows = await executor
+    .selectFrom('builds')
+    .select('account_id')
+    .distinct()
+    .where('status', '=', 'pending')
+    .execute();
+  return rows.map((row) => row.account_id);
+}
+
+export interface ActiveCounts {
+  total: number;
+  byPipeline: Map<string, number>;
+}
+
+/** The account's active builds, in all and per pipeline. */
+export async function activeCounts(trx: Executor, accountId: string): Promise<ActiveCounts> {
+  const rows = await trx
+    .selectFrom('builds')
+    .select(['pipeline_id', sql<number>`count(*)`.as('n')])
+    .where('account_id', '=', accountId)
+    .where('status', 'in', ACTIVE_STATUSES)
+    .groupBy('pipeline_id')
+    .execute();
+  const byPipeline = new Map(rows.map((r) => [r.pipeline_id, Number(r.n)]));
+  return { total: [...byPipeline.values()].reduce((a, b) => a + b, 0), byPipeline };
+}
+
+/** Every active build with what the workflow limits decide on (`workflow-limits.ts`). */
+export async function activeBuildClocks(executor: Executor) {
+  return executor
+    .selectFrom('builds')
+    .select([
+      'id',
+      'account_id',
+      'status',
+      'runtime_environment',
+      'reason',
+      'timing',
+      'created_at',
+      'updated_at',
+      'engine_started_at',
+      'engine_heartbeat_at',
+      'engine_event_at',
+      'post_steps_started_at',
+      'stop_requested_at',
+      'stop_status',
+      'stop_reason',
+      // The newest chunk by its key: one index probe per build, however long its log.
+      sql<Date | string | null>`(select c.created_at from build_log_chunks c
+        where c.build_id = builds.id order by c.seq desc limit 1)`.as('last_log_at'),
+    ])
+    .where('status', 'in', ACTIVE_STATUSES)
+    .execute();
+}

@@ -11,7 +11,7 @@ import type { Build, BuildStatus } from '@sluice/protocol';
 import { ConflictError, NotFoundError } from '@sluice/errors';
 import { wasHandedOut } from './build-finisher.js';
 import type { BuildFinisher } from './build-finisher.js';
-import { loadBuild, lockBuildStatus, selectBuilds, toBuilds } from './build-rows.js';
+import { loadBuild, lockBuildStatus, restartInputs, selectBuilds, toBuilds } from './build-rows.js';
 import { insertPlannedSteps } from './build-steps.js';
 import type { ProjectService } from './project-service.js';
 import type { BuildStore } from './build-store.js';
@@ -178,11 +178,7 @@ export class BuildService {
 
   async restart(accountId: string, buildId: string, initiator: string | undefined): Promise<Build> {
     const build = await loadBuild(this.#ctx.database.db, accountId, buildId);
-    const row = await this.#ctx.database.db
-      .selectFrom('builds')
-      .select(['facts', 'secret_variables_encrypted'])
-      .where('id', '=', buildId)
-      .executeTakeFirstOrThrow();
+    const row = await restartInputs(this.#ctx.database.db, buildId);
     return this.create({
       accountId,
       pipelineId: build.pipelineId,

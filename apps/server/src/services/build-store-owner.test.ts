@@ -6,6 +6,11 @@ import { fileURLToPath } from 'node:url';
 
 /** The one file allowed to write `builds` (see its module comment). */
 const OWNER = 'build-store.ts';
+/**
+ * The files that may read it: the store's read half, and the metrics scrape, which counts the
+ * unfinished builds by status in SQL of its own (observability imports no service).
+ */
+const READERS = ['services/build-rows.ts', OWNER, 'observability/server-metrics.ts'];
 
 /** Kysely's writes of the table, and SQL text writing it, in code with comments removed. */
 const WRITES = [
@@ -13,9 +18,22 @@ const WRITES = [
   /\b(insert\s+into|update|delete\s+from|merge\s+into)\s+"?builds"?\b/i,
 ];
 
+/** Kysely's reads of the table, and SQL text reading it. */
+const READS = [
+  /\b(selectFrom|innerJoin|leftJoin)\(\s*['"`]builds\b/,
+  /\b(from|join)\s+"?builds"?\b/i,
+];
+
 function writesBuilds(source: string): boolean {
-  const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-  return WRITES.some((pattern) => pattern.test(code));
+  return WRITES.some((pattern) => pattern.test(withoutComments(source)));
+}
+
+function readsBuilds(source: string): boolean {
+  return READS.some((pattern) => pattern.test(withoutComments(source)));
+}
+
+function withoutComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
 }
 
 /** The server's own sources (apps/server/src), found from this file's place in dist or src. */
@@ -46,7 +64,23 @@ test('only the build store writes the builds table', () => {
   assert.ok(owner !== undefined && writesBuilds(readFileSync(owner, 'utf8')));
 });
 
-test('the check finds each kind of write, and not reads or prose', () => {
+test('only the build store reads the builds table (and the metrics scrape)', () => {
+  const readers = serverSources()
+    .filter((file) => !READERS.some((reader) => file.endsWith(`/${reader}`)))
+    .filter((file) => readsBuilds(readFileSync(file, 'utf8')))
+    .map((file) => relative(process.cwd(), file));
+  assert.deepEqual(readers, [], 'read builds through services/build-rows.ts');
+});
+
+test('the checks find each kind of write and read, and not other tables or prose', () => {
+  for (const read of [
+    "db.selectFrom('builds')",
+    "trx.selectFrom('pipelines').innerJoin('builds', 'builds.pipeline_id', 'pipelines.id')",
+    'sql`select count(*) from builds`',
+  ])
+    assert.ok(readsBuilds(read), read);
+  assert.ok(!readsBuilds("db.selectFrom('build_steps')"));
+  assert.ok(!readsBuilds('// read from builds in the store'));
   for (const write of [
     "await trx.insertInto('builds').values(row)",
     "trx\n  .updateTable(\n    'builds'\n  )",

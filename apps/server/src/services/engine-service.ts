@@ -20,6 +20,7 @@ import { awaitApproval, finishStep, startStep } from './build-steps.js';
 import { reportedEnd } from './build-finisher.js';
 import { isoTime } from './server-context.js';
 import { nextLogSeq } from './log-hub.js';
+import { buildForEngine } from './build-rows.js';
 import type { ServerContext } from './server-context.js';
 
 export interface EngineServiceDeps {
@@ -52,18 +53,7 @@ export class EngineService {
 
   async build(buildId: string): Promise<EngineBuild> {
     const db = this.#ctx.database.db;
-    const row = await db
-      .selectFrom('builds')
-      .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
-      .innerJoin('projects', 'projects.id', 'pipelines.project_id')
-      .selectAll('builds')
-      .select([
-        'pipelines.yaml',
-        'pipelines.name as pipeline_name',
-        'projects.name as project_name',
-      ])
-      .where('builds.id', '=', buildId)
-      .executeTakeFirst();
+    const row = await buildForEngine(db, buildId);
     if (row === undefined)
       throw new NotFoundError('SLUICE_BUILD_NOT_FOUND', `Build ${buildId} does not exist`);
     const stored = await this.#projects.variablesForBuild(row.pipeline_id);

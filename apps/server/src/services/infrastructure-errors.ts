@@ -21,6 +21,7 @@ import { DEFAULT_INFRASTRUCTURE_RETRIES } from '@sluice/runtime-spec';
 import type { BuildService } from './build-service.js';
 import type { BuildStore } from './build-store.js';
 import type { RuntimeService } from './runtime-service.js';
+import { lockReportedBuild } from './build-rows.js';
 import type { ServerContext } from './server-context.js';
 import { insertTasks, unsealTaskSpec } from './task-rows.js';
 import type { PlannedTask } from './task-rows.js';
@@ -69,13 +70,7 @@ export class InfrastructureErrors {
     report: InfrastructureErrorReport,
   ): Promise<InfrastructureErrorAnswer> {
     const answer = await this.#builds.transaction(async (trx) => {
-      const build = await trx
-        .selectFrom('builds')
-        .select(['id', 'account_id', 'status', 'runtime_environment'])
-        .where('id', '=', buildId)
-        .where('account_id', '=', agent.accountId)
-        .forUpdate()
-        .executeTakeFirst();
+      const build = await lockReportedBuild(trx, agent.accountId, buildId);
       if (
         build === undefined ||
         build.runtime_environment === null ||

@@ -13,6 +13,7 @@ import { dindHostName, renderBuildObjects, renderDindService } from '@sluice/run
 import type { BuildObjects, BuildRenderInput, BuildTls, RuntimeSpec } from '@sluice/runtime-spec';
 import type { CertificateService } from './certificate-service.js';
 import type { IdentityService } from './identity-service.js';
+import { buildLabelFacts } from './build-rows.js';
 import type { ServerContext } from './server-context.js';
 import type { StartPlan } from './task-rows.js';
 
@@ -84,12 +85,7 @@ async function renderInput(
   input: KubernetesPlanInput,
   controlPlaneUrl: string,
 ): Promise<BaseRenderInput> {
-  const row = await trx
-    .selectFrom('builds')
-    .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
-    .select(['builds.pipeline_id', 'pipelines.project_id', 'builds.branch', 'builds.trigger'])
-    .where('builds.id', '=', input.buildId)
-    .executeTakeFirstOrThrow();
+  const row = await buildLabelFacts(trx, input.buildId);
   // Pipelines have no volume size of their own yet: `pvcs.dind.volumeSize` decides.
   return {
     buildId: input.buildId,

@@ -12,6 +12,7 @@ import type { Executor } from '@sluice/db';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { LogChunk, LogLine } from '@sluice/protocol';
 import { CHANNELS } from './signals.js';
+import { buildStatus } from './build-rows.js';
 import type { ServerContext } from './server-context.js';
 
 export class LogHub {
@@ -114,11 +115,7 @@ export class LogHub {
         after = chunk.seq;
       }
       if (chunks.length > 0) continue;
-      const build = await this.#ctx.database.db
-        .selectFrom('builds')
-        .select(['status', 'reason'])
-        .where('id', '=', buildId)
-        .executeTakeFirst();
+      const build = await buildStatus(this.#ctx.database.db, buildId);
       if (build === undefined || FINISHED_STATUSES.includes(build.status)) {
         write(
           `event: end\ndata: ${JSON.stringify({ status: build?.status ?? 'unknown', reason: build?.reason ?? null })}\n\n`,

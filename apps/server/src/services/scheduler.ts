@@ -12,20 +12,12 @@ import type { Executor } from '@sluice/db';
 import type { BuildFinisher } from './build-finisher.js';
 import type { BuildStore } from './build-store.js';
 import { coalescePasses } from './coalesced-passes.js';
-import { ACTIVE_STATUSES } from './build-rows.js';
+import { accountsWithPendingBuilds, activeCounts, pendingBuilds } from './build-rows.js';
+import type { ActiveCounts, PendingBuild } from './build-rows.js';
 import type { ServerContext } from './server-context.js';
 import type { TaskPlanner } from './task-planner.js';
 import { insertBuildTasks } from './task-rows.js';
 import type { InsertTasksOptions } from './task-rows.js';
-
-interface PendingBuild {
-  id: string;
-  pipeline_id: string;
-  build_runtime: string | null;
-  pipeline_runtime: string | null;
-  pipeline_limit: number | null;
-  reason: string | null;
-}
 
 export class Scheduler {
   readonly #ctx: ServerContext;
@@ -52,14 +44,9 @@ export class Scheduler {
    * run, since a build committed just before a crash (or a lost connection) was never scheduled.
    */
   async schedulePending(): Promise<{ accounts: number }> {
-    const rows = await this.#ctx.database.db
-      .selectFrom('builds')
-      .select('account_id')
-      .distinct()
-      .where('status', '=', 'pending')
-      .execute();
-    for (const { account_id } of rows) await this.schedule(account_id);
-    return { accounts: rows.length };
+    const accounts = await accountsWithPendingBuilds(this.#ctx.database.db);
+    for (const accountId of accounts) await this.schedule(accountId);
+    return { accounts: accounts.length };
   }
 
   /**
@@ -83,21 +70,7 @@ export class Scheduler {
         .select(['default_runtime', 'max_concurrent_builds'])
         .where('id', '=', accountId)
         .executeTakeFirstOrThrow();
-      const pending = await trx
-        .selectFrom('builds')
-        .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
-        .select([
-          'builds.id',
-          'builds.pipeline_id',
-          'builds.reason',
-          'builds.runtime_environment as build_runtime',
-          'pipelines.runtime_environment as pipeline_runtime',
-          'pipelines.max_concurrent_builds as pipeline_limit',
-        ])
-        .where('builds.account_id', '=', accountId)
-        .where('builds.status', '=', 'pending')
-        .orderBy('builds.id')
-        .execute();
+      const pending = await pendingBuilds(trx, accountId);
       if (pending.length === 0) return;
       const active = await activeCounts(trx, accountId);
       if (await this.#electTogether(trx, accountId, account, pending, active)) return;
@@ -200,23 +173,6 @@ interface AccountLimits {
 function countActive(active: ActiveCounts, build: PendingBuild): void {
   active.total += 1;
   active.byPipeline.set(build.pipeline_id, (active.byPipeline.get(build.pipeline_id) ?? 0) + 1);
-}
-
-interface ActiveCounts {
-  total: number;
-  byPipeline: Map<string, number>;
-}
-
-async function activeCounts(trx: Executor, accountId: string): Promise<ActiveCounts> {
-  const rows = await trx
-    .selectFrom('builds')
-    .select(['pipeline_id', sql<number>`count(*)`.as('n')])
-    .where('account_id', '=', accountId)
-    .where('status', 'in', ACTIVE_STATUSES)
-    .groupBy('pipeline_id')
-    .execute();
-  const byPipeline = new Map(rows.map((r) => [r.pipeline_id, Number(r.n)]));
-  return { total: [...byPipeline.values()].reduce((a, b) => a + b, 0), byPipeline };
 }
 
 function waitingReason(

@@ -18,6 +18,7 @@ import type { BuildService } from './build-service.js';
 import type { BuildStore } from './build-store.js';
 import { CHANNELS } from './signals.js';
 import { isoTime } from './server-context.js';
+import { buildStatus } from './build-rows.js';
 import type { ServerContext } from './server-context.js';
 import { START_TASK_TYPES } from './task-planner.js';
 import { unsealTaskSpec } from './task-rows.js';
@@ -236,11 +237,7 @@ export class TaskQueue {
   /** A start task whose build already finished: its stop tasks are queued or done. */
   async #isLate(trx: Executor, row: TaskRow): Promise<boolean> {
     if (row.build_id === null || !START_TASK_TYPES.includes(row.type)) return false;
-    const build = await trx
-      .selectFrom('builds')
-      .select('status')
-      .where('id', '=', row.build_id)
-      .executeTakeFirst();
+    const build = await buildStatus(trx, row.build_id);
     return build === undefined || FINISHED_STATUSES.includes(build.status);
   }
 

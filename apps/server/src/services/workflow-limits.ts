@@ -8,12 +8,11 @@
  * (each write is conditional). The server runs a pass every `intervalMs`.
  * @module
  */
-import { sql } from '@sluice/db';
 import type { Logger } from '@sluice/log';
 import { DEFAULT_WORKFLOW_LIMITS } from '@sluice/runtime-spec';
 import type { WorkflowLimits } from '@sluice/runtime-spec';
 import type { BuildFinisher } from './build-finisher.js';
-import { ACTIVE_STATUSES } from './build-rows.js';
+import { activeBuildClocks } from './build-rows.js';
 import type { BuildStore } from './build-store.js';
 import type { RuntimeService } from './runtime-service.js';
 import type { ServerContext } from './server-context.js';
@@ -79,30 +78,7 @@ export class WorkflowLimitsEnforcer {
   }
 
   async #activeBuilds(listeningSince: number): Promise<ActiveBuild[]> {
-    const rows = await this.#ctx.database.db
-      .selectFrom('builds')
-      .select([
-        'id',
-        'account_id',
-        'status',
-        'runtime_environment',
-        'reason',
-        'timing',
-        'created_at',
-        'updated_at',
-        'engine_started_at',
-        'engine_heartbeat_at',
-        'engine_event_at',
-        'post_steps_started_at',
-        'stop_requested_at',
-        'stop_status',
-        'stop_reason',
-        // The newest chunk by its key: one index probe per build, however long its log.
-        sql<Date | string | null>`(select c.created_at from build_log_chunks c
-          where c.build_id = builds.id order by c.seq desc limit 1)`.as('last_log_at'),
-      ])
-      .where('status', 'in', ACTIVE_STATUSES)
-      .execute();
+    const rows = await activeBuildClocks(this.#ctx.database.db);
     return rows.map((row) => {
       const timing = row.timing;
       const lastLog = ms(row.last_log_at);
