@@ -10,7 +10,7 @@ import { InputError } from '@sluice/errors';
 import type { RunnerConfigInput } from '@sluice/runner';
 import { exampleText, HELP_GROUPS } from './cli-help.js';
 import type { CliConfig } from './config.js';
-import type { RunOptions } from './commands/run.js';
+import type { RunOptions } from './commands/run/run.js';
 import type { ServerCommandOptions } from './commands/server.js';
 import type { UpOptions } from './commands/up.js';
 import type { Terminal } from './ui/terminal.js';
@@ -96,7 +96,7 @@ export function addLocalCommands({
       [],
     )
     .action(async (file: string | undefined, opts: Omit<RunOptions, 'cwd'>) => {
-      const { runCommand } = await import('./commands/run.js');
+      const { runCommand } = await import('./commands/run/run.js');
       setExitCode(await runCommand(term, config, file, { ...opts, cwd: process.cwd() }));
     });
 

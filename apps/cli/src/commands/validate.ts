@@ -4,8 +4,8 @@
  * @module
  */
 import { parsePipeline } from '@sluice/pipeline';
-import { localStepTypes } from '../local-step-types.js';
-import { readPipelineFile } from '../pipeline-file.js';
+import { localStepTypes } from './run/local-step-types.js';
+import { readPipelineFile } from './run/pipeline-file.js';
 import { printIssues } from '../ui/print-issues.js';
 import type { Terminal } from '../ui/terminal.js';
 

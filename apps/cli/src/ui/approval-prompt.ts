@@ -5,7 +5,7 @@
  * @module
  */
 import { createInterface } from 'node:readline';
-import type { ApprovalRequest } from '../run-approvals.js';
+import type { ApprovalRequest } from '../commands/run/approvals.js';
 
 export interface PromptStreams {
   input: NodeJS.ReadableStream;

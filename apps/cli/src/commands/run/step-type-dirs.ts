@@ -11,8 +11,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NotFoundError } from '@sluice/errors';
 
-/** `step-types/` at the root of this repository (apps/cli/dist → ../../..). */
-export const BUILT_IN_STEP_TYPES = fileURLToPath(new URL('../../../step-types/', import.meta.url));
+/** `step-types/` at the root of this repository (apps/cli/dist/commands/run → ../../../../..). */
+export const BUILT_IN_STEP_TYPES = fileURLToPath(
+  new URL('../../../../../step-types/', import.meta.url),
+);
 
 export interface StepTypeDirsOptions {
   /** `--step-types` values, relative to `cwd`. */

@@ -9,10 +9,10 @@ import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import { formatIssue, loadStepTypeCatalog } from '@sluice/pipeline';
 import type { StepTypeCatalog } from '@sluice/pipeline';
-import type { CliConfig } from './config.js';
+import type { CliConfig } from '../../config.js';
 import type { PipelineFile } from './pipeline-file.js';
 import { stepTypeDirectories } from './step-type-dirs.js';
-import type { Terminal } from './ui/terminal.js';
+import type { Terminal } from '../../ui/terminal.js';
 
 export function localStepTypes(
   term: Terminal,

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { approvalGateFor, NO_TERMINAL } from './run-approvals.js';
-import type { ApprovalRequest } from './run-approvals.js';
+import { approvalGateFor, NO_TERMINAL } from './approvals.js';
+import type { ApprovalRequest } from './approvals.js';
 
 const request = (step: string): ApprovalRequest => ({
   step,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRegistryFlags } from './run-registries.js';
+import { parseRegistryFlags } from './registries.js';
 
 test('--registry NAME=HOST[:PORT] is repeatable and the first is the default', () => {
   assert.deepEqual(
