@@ -19,12 +19,25 @@ import { createTerminal } from './ui/terminal.js';
 import type { Terminal } from './ui/terminal.js';
 import { CLI_VERSION } from './version.js';
 
+type SetExitCode = (code: number) => void;
+type Config = ReturnType<typeof loadConfig>;
+
 /** The whole command tree; `setExitCode` receives each action's exit code. */
 export function buildProgram(
   term: Terminal,
-  config: ReturnType<typeof loadConfig>,
-  setExitCode: (code: number) => void,
+  config: Config,
+  setExitCode: SetExitCode,
 ): { program: Command; agent: Command } {
+  const program = createRootCommand(term);
+  const agent = addLocalCommands({ program, term, config, setExitCode });
+  addServerCommands(program, term, config, setExitCode);
+  addSetupCommands(program, term);
+  orderHelpGroups(program);
+  return { program, agent };
+}
+
+/** `sluice` itself: its global options, and Commander's output through the terminal. */
+function createRootCommand(term: Terminal): Command {
   const program = new Command('sluice')
     .description('Self-hosted CI/CD for codefresh.yml pipelines')
     .usage('<command> [options]   (sluice --version prints the version)')
@@ -39,17 +52,36 @@ export function buildProgram(
     'after',
     '\nStart with: sluice up --demo, then sluice auth create-context (see sluice auth --help).\nEach command has examples: sluice <command> --help',
   );
-  const agent = addLocalCommands({ program, term, config, setExitCode });
+  return program;
+}
 
+/** The commands against a server: the kubectl-style verbs, builds and account settings. */
+function addServerCommands(
+  program: Command,
+  term: Terminal,
+  config: Config,
+  setExitCode: SetExitCode,
+): void {
   const withServer = (cmd: Command) =>
     cmd
       .option('--context <name>', 'use this context (default: SLUICE_CONTEXT, or the one in use)')
       .option('--server <url>', 'the Sluice server (default: SLUICE_SERVER, or the context)')
       .option('--token <token>', 'a user token (default: SLUICE_TOKEN, or the context)');
-  const manage = HELP_GROUPS.manage;
+  const verbs = addManagementVerbs(program);
+  const server = (flags: { server?: string; token?: string; context?: string }) =>
+    serverContext(config, flags);
+  addBuildCommands({ program, term, config, verbs, withServer, server, setExitCode });
+  addSettingsCommands({ term, verbs, withServer, parseFormat, server, setExitCode });
+}
+
+/** `get`, `create`, `delete` and `patch`, whose resources the build and settings commands add. */
+function addManagementVerbs(program: Command) {
   const verb = (name: string, description: string, ...lines: string[]) =>
-    examples(program.command(name).description(description).helpGroup(manage), ...lines);
-  const verbs = {
+    examples(
+      program.command(name).description(description).helpGroup(HELP_GROUPS.manage),
+      ...lines,
+    );
+  return {
     get: verb(
       'get',
       'List resources, or show one (-o wide|yaml|json)',
@@ -65,11 +97,10 @@ export function buildProgram(
     delete: verb('delete', 'Delete resources', 'sluice delete registry hub'),
     patch: verb('patch', 'Change resources from a file', 'sluice patch re local -f patch.yml'),
   };
-  const server = (flags: { server?: string; token?: string; context?: string }) =>
-    serverContext(config, flags);
-  addBuildCommands({ program, term, config, verbs, withServer, server, setExitCode });
-  addSettingsCommands({ term, verbs, withServer, parseFormat, server, setExitCode });
+}
 
+/** `completion`, `version` and `help`. */
+function addSetupCommands(program: Command, term: Terminal): void {
   examples(
     program
       .command('completion')
@@ -89,44 +120,51 @@ export function buildProgram(
       .helpGroup(HELP_GROUPS.setup),
     'sluice version',
   ).action(() => term.out(CLI_VERSION));
-  // `help [command]` goes with the set-up commands, and the groups show in task order.
+  // `help [command]` goes with the set-up commands.
   program
     .commandsGroup(HELP_GROUPS.setup)
     .helpCommand('help [command]', 'Show the help of a command');
+}
+
+/** The help lists the groups in task order. */
+function orderHelpGroups(program: Command): void {
   const order: string[] = Object.values(HELP_GROUPS);
   (program.commands as Command[]).sort(
     (a, b) => order.indexOf(a.helpGroup()) - order.indexOf(b.helpGroup()),
   );
-  return { program, agent };
+}
+
+/**
+ * The agent's flags come from @sluice/runner (their variables and defaults), which loads the
+ * Kubernetes client: only `sluice agent` pays for them.
+ */
+async function addAgentOptionsWhenRun(agent: Command, argv: readonly string[]): Promise<void> {
+  if (argv.find((word) => !word.startsWith('-')) !== agent.name()) return;
+  const { addAgentOptions } = await import('./commands/agent.js');
+  addAgentOptions(agent);
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
   const config = loadConfig();
-  const color = config.color && !argv.includes('--no-color');
-  const term = createTerminal({ color });
+  const term = createTerminal({ color: config.color && !argv.includes('--no-color') });
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     term.out(CLI_VERSION);
     return 0;
   }
   let exitCode = 0;
   const { program, agent } = buildProgram(term, config, (code) => void (exitCode = code));
-  const verbose = argv.includes('-v') || argv.includes('--verbose');
   try {
     checkCommandWords(program, argv);
     if (argv.length === 0) {
       program.outputHelp();
       return 0;
     }
-    // The agent's flags come from @sluice/runner (their variables and defaults), which loads
-    // the Kubernetes client: only `sluice agent` pays for them.
-    if (argv.find((word) => !word.startsWith('-')) === agent.name()) {
-      const { addAgentOptions } = await import('./commands/agent.js');
-      addAgentOptions(agent);
-    }
+    await addAgentOptionsWhenRun(agent, argv);
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    const verbose = argv.includes('-v') || argv.includes('--verbose');
     return reportCommandError(term, err, verbose);
   }
 }
