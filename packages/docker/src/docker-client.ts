@@ -13,6 +13,7 @@ import { toDockerodeOptions } from './docker-endpoint.js';
 import { BUILD_FAILED, runImageBuild, tagReference } from './image-build.js';
 import { pushFailure, runImagePush } from './image-push.js';
 import { followProgress } from './json-progress.js';
+import { DaemonHousekeeping } from './daemon-housekeeping.js';
 import type { ContainerSpec, OutputHandler, StartedContainer } from './container-run.js';
 import type { DockerEndpoint } from './docker-endpoint.js';
 import type { BuildImageOptions, BuiltImage } from './image-build.js';
@@ -43,6 +44,11 @@ export class DockerClient {
 
   static create(endpoint: DockerEndpoint): DockerClient {
     return new DockerClient(new Docker(toDockerodeOptions(endpoint)), endpoint);
+  }
+
+  /** The daemon's inventory, events and removals, for a cleaner of the daemon's disk. */
+  housekeeping(): DaemonHousekeeping {
+    return new DaemonHousekeeping(this.#docker, this.endpoint);
   }
 
   async ping(): Promise<{ version: string; apiVersion: string }> {

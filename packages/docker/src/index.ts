@@ -1,4 +1,13 @@
 export { DockerClient } from './docker-client.js';
+export { DaemonHousekeeping } from './daemon-housekeeping.js';
+export type {
+  DaemonContainer,
+  DaemonEvent,
+  DaemonImage,
+  DaemonVolume,
+  HelperRun,
+  RemoveOutcome,
+} from './daemon-housekeeping.js';
 export { messageOf } from './connection-errors.js';
 export type {
   ContainerSpec,

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { firstFileFromTar } from './tar-file.js';
+import { spawnSync } from 'node:child_process';
+import { firstFileFromTar, singleFileTar } from './tar-file.js';
 
 function tarEntry(name: string, content: string, type = '0'): Buffer {
   const header = Buffer.alloc(512);
@@ -24,4 +25,14 @@ test('returns the content of the first regular file, skipping directories', () =
 test('an archive without a regular file gives undefined', () => {
   assert.equal(firstFileFromTar(Buffer.alloc(1024)), undefined);
   assert.equal(firstFileFromTar(Buffer.alloc(0)), undefined);
+});
+
+test('singleFileTar makes an archive that firstFileFromTar and tar(1) read back', () => {
+  const content = Buffer.from('{"version":1}\n'.repeat(100));
+  const archive = singleFileTar('state.json', content);
+  assert.equal(archive.length % 512, 0);
+  assert.deepEqual(firstFileFromTar(archive), content);
+  const listed = spawnSync('tar', ['-tvf', '-'], { input: archive, encoding: 'utf8' });
+  assert.equal(listed.status, 0, listed.stderr);
+  assert.match(listed.stdout, /-rw-r--r-- .* 1400 .*state\.json/);
 });

@@ -33,6 +33,11 @@ export interface StartTlsDockerdOptions {
   addresses?: readonly string[];
   /** How long to wait for the daemon to answer; 60 s by default. */
   timeoutMs?: number;
+  /**
+   * `--data-root`: a directory the caller owns and keeps after `stop` (a small filesystem of
+   * its own, or one a second daemon starts on again); `<its directory>/data` by default.
+   */
+  dataRoot?: string;
 }
 
 export interface TlsDockerd {
@@ -113,7 +118,7 @@ async function writeMaterial(dir: string, options: StartTlsDockerdOptions): Prom
   await writeFile(join(dir, 'daemon.json'), '{}\n');
   return [
     `--config-file=${join(dir, 'daemon.json')}`,
-    `--data-root=${join(dir, 'data')}`,
+    `--data-root=${options.dataRoot ?? join(dir, 'data')}`,
     `--exec-root=${join(dir, 'exec')}`,
     `--pidfile=${join(dir, 'dockerd.pid')}`,
     '--iptables=false',
