@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { CLI_DEFAULTS, ENGINE_DEFAULTS } from '@sluice/config';
+import { CLEANER_DEFAULTS, CLI_DEFAULTS, ENGINE_DEFAULTS } from '@sluice/config';
 import { isSluiceError } from '@sluice/errors';
 import {
   dockerEndpoint,
@@ -144,6 +144,35 @@ test("the engine's settings: defaults, and every refused one named without echoi
         'SLUICE_LOG_DRAIN_SECONDS must be a number from 1 to 86400 (seconds), got "-3"',
       ]);
       assert.ok(!err.message.includes('sk_engine_secret'));
+      return true;
+    },
+  );
+});
+
+test('the in-dind cleaner runs only with CLEAN_DOCKER, with the runtime defaults of reference §3.4', () => {
+  const base = { SLUICE_SERVER_URL: 'http://cp:8080', SLUICE_ENGINE_TOKEN: 'sk_engine_x' };
+  assert.equal(loadEngineConfig(base).cleaner, undefined);
+  const cleaner = loadEngineConfig({ ...base, CLEAN_DOCKER: 'true' }).cleaner;
+  assert.deepEqual(cleaner, { ...CLEANER_DEFAULTS, background: true });
+  assert.equal(cleaner.imageRetainSeconds, 4 * 3600);
+  assert.equal(cleaner.cleanPeriodBuilds, 5);
+  const tuned = loadEngineConfig({
+    ...base,
+    CLEAN_DOCKER: '1',
+    DISABLE_CLEANER_AGENT: 'yes',
+    IMAGE_RETAIN_PERIOD: '60',
+    DISK_USAGE_THRESHOLD: '0.5',
+  }).cleaner;
+  assert.equal(tuned?.background, false);
+  assert.equal(tuned?.imageRetainSeconds, 60);
+  assert.equal(tuned?.diskUsageThreshold, 0.5);
+  assert.throws(
+    () => loadEngineConfig({ ...base, CLEAN_DOCKER: '1', INODES_USAGE_THRESHOLD: '80' }),
+    (err) => {
+      assert.ok(isSluiceError(err));
+      assert.deepEqual(err.details?.problems, [
+        'INODES_USAGE_THRESHOLD must be a number from 0 to 1, got "80"',
+      ]);
       return true;
     },
   );

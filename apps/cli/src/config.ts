@@ -7,6 +7,8 @@
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { CLI_DEFAULTS, cliEnv, configError, engineEnv, parseEnv } from '@sluice/config';
+import type { EngineEnv } from '@sluice/config';
+import type { CleanerSettings } from '@sluice/engine';
 import { InputError } from '@sluice/errors';
 import { proxyVariables } from '@sluice/engine/step-settings';
 // The endpoint module only: the package's index loads dockerode (about 20 MiB) into every command.
@@ -66,6 +68,8 @@ export interface EngineConfig {
   logSpoolDir: string;
   /** SLUICE_LOG_DRAIN_SECONDS: how long the end of a build waits for its log to be stored. */
   logDrainSeconds: number;
+  /** The in-dind cleaner's settings when CLEAN_DOCKER is on (docs/cleaners.md). */
+  cleaner: CleanerSettings | undefined;
 }
 
 export function loadConfig(
@@ -126,7 +130,21 @@ export function loadEngineConfig(env: NodeJS.ProcessEnv = process.env): Readonly
     dockerWaitSeconds: v.SLUICE_DOCKER_WAIT_SECONDS,
     logSpoolDir: v.SLUICE_LOG_SPOOL_DIR,
     logDrainSeconds: v.SLUICE_LOG_DRAIN_SECONDS,
+    cleaner: cleanerSettings(v),
   });
+}
+
+function cleanerSettings(v: EngineEnv): CleanerSettings | undefined {
+  if (!v.CLEAN_DOCKER) return undefined;
+  return {
+    cleanPeriodSeconds: v.CLEAN_PERIOD_SECONDS,
+    cleanPeriodBuilds: v.CLEAN_PERIOD_BUILDS,
+    imageRetainSeconds: v.IMAGE_RETAIN_PERIOD,
+    volumeRetainSeconds: v.VOLUMES_RETAIN_PERIOD,
+    diskUsageThreshold: v.DISK_USAGE_THRESHOLD,
+    inodeUsageThreshold: v.INODES_USAGE_THRESHOLD,
+    background: !v.DISABLE_CLEANER_AGENT,
+  };
 }
 
 /** The Docker endpoint from `--docker-host` (if given) and the environment. */

@@ -30,6 +30,7 @@ import { factsFromApi, toApiItem } from './engine-api-events.js';
 import { ApprovalInbox, startLiveness } from './engine-liveness.js';
 import type { BuildEvent, BuildResult } from './build-events.js';
 import type { StepSettings } from './step-settings.js';
+import type { CleanerSettings } from './cleaner/cleaner-settings.js';
 
 export interface RunRemoteBuildOptions {
   serverUrl: string;
@@ -51,6 +52,8 @@ export interface RunRemoteBuildOptions {
   logSpoolDir?: string;
   /** How long the end of the build waits for the log to be acknowledged; 15 minutes by default. */
   logDrainTimeoutMs?: number;
+  /** The in-dind cleaner (CLEAN_DOCKER); none: the build's daemon is not cleaned. */
+  cleaner?: CleanerSettings;
 }
 
 export const DEFAULT_LOG_DRAIN_TIMEOUT_MS = 15 * 60_000;
@@ -118,6 +121,7 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
       gitImage: options.gitImage,
       registries: build.registries,
       userVolumeMounts: options.stepSettings?.mounts,
+      cleaner: options.cleaner,
       approve: approvals.gate,
       onEvent: (event) => forward(outbox, event),
       signal: cancel.signal,

@@ -32,6 +32,9 @@ import { runDag, runSequence } from './step-scheduler.js';
 import type { ListOutcome } from './step-scheduler.js';
 import { startServices } from './step-services.js';
 import type { RunningServices } from './step-services.js';
+import { startBuildCleaner } from './cleaner/build-cleaner.js';
+import type { BuildCleaner } from './cleaner/build-cleaner.js';
+import type { CleanerSettings } from './cleaner/cleaner-settings.js';
 
 export const DEFAULT_GIT_IMAGE = 'sluice/git:1';
 
@@ -59,6 +62,8 @@ export interface RunBuildOptions {
   approve?: ApprovalGate;
   /** The runtime's `userVolumeMounts`, bound into every step container. */
   userVolumeMounts?: UserVolumeMount[];
+  /** The in-dind cleaner (a build's own daemon on Kubernetes); none: the daemon is not cleaned. */
+  cleaner?: CleanerSettings;
 }
 
 export async function runBuild(
@@ -124,8 +129,10 @@ export async function runBuild(
   };
   let result: BuildResult;
   let reason: string | undefined;
+  let cleaner: BuildCleaner | undefined;
   try {
     await prepareResources(runtime, options.volumeKey);
+    cleaner = startBuildCleaner(runtime, options.cleaner);
     ({ result, reason } = await runPipeline(flow));
   } catch (err) {
     result = 'error';
@@ -136,6 +143,7 @@ export async function runBuild(
     });
   } finally {
     await cleanUp(runtime, log);
+    await cleaner?.finish();
   }
   const durationMs = clock() - startedAt;
   emit({ type: 'build-finished', result, reason, durationMs, at: clock() });

@@ -5,6 +5,7 @@
  */
 import { numberVar, requiredTextVar, textVar, urlVar } from './variables.js';
 import type { EnvValues } from './parse-env.js';
+import { cleanerEnv } from './cleaner-env.js';
 import { ENGINE_DEFAULTS } from './defaults.js';
 
 export const engineEnv = {
@@ -41,6 +42,7 @@ export const engineEnv = {
     unit: 'seconds',
     default: ENGINE_DEFAULTS.logDrainSeconds,
   }),
+  ...cleanerEnv,
 };
 
 export type EngineEnv = EnvValues<typeof engineEnv>;

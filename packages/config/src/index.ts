@@ -18,6 +18,8 @@ export { cliEnv, dockerEnv, proxyEnv } from './cli-env.js';
 export type { CliEnv } from './cli-env.js';
 export { engineEnv } from './engine-env.js';
 export type { EngineEnv } from './engine-env.js';
+export { CLEANER_DEFAULTS, cleanerEnv } from './cleaner-env.js';
+export type { CleanerEnv } from './cleaner-env.js';
 export { PROVISIONER_DEFAULTS, provisionerEnv } from './provisioner-env.js';
 export type { ProvisionerEnv } from './provisioner-env.js';
 export { markdownTable, renderEnvironmentDoc } from './environment-doc.js';

@@ -55,6 +55,7 @@ export async function engineCommand(
       signal: controller.signal,
       logSpoolDir: engine.logSpoolDir,
       logDrainTimeoutMs: engine.logDrainSeconds * 1000,
+      cleaner: engine.cleaner,
     });
     await connection.close();
     const reason = result.reason === undefined ? '' : `: ${result.reason}`;

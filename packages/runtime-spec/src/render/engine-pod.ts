@@ -17,6 +17,7 @@ import {
   secretFilesVolume,
 } from './pod-common.js';
 import type { EnvVar, KubeObject } from './pod-common.js';
+import { engineCleanerEnv } from './engine-cleaner-env.js';
 
 export const DOCKER_CLIENT_CERT_DIR = '/etc/sluice/docker-client';
 /** Each `userEnvVars` entry reaches the engine under this prefix; the engine gives it to steps. */
@@ -49,6 +50,7 @@ function engineEnv(context: BuildContext): EnvVar[] {
     // Paths inside dind that every step container gets too (reference §2.2 userVolumeMounts).
     ...json('SLUICE_USER_VOLUME_MOUNTS', userMounts.length > 0 ? userMounts : undefined),
     ...json('SLUICE_DIND_USER_ACCESS', dind?.userAccess),
+    ...engineCleanerEnv(dind?.envVars),
   ];
 }
 
