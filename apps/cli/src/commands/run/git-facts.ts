@@ -6,17 +6,15 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { repoFromUrl } from '@sluice/pipeline';
+import type { BuildFacts } from '@sluice/pipeline';
 
 const run = promisify(execFile);
 
-export interface GitFacts {
-  branch?: string;
-  revision?: string;
-  repoOwner?: string;
-  repoName?: string;
-  commitAuthor?: string;
-  commitMessage?: string;
-}
+/** The build facts (@sluice/pipeline's `BuildFacts`) that a checkout tells. */
+export type GitFacts = Pick<
+  BuildFacts,
+  'branch' | 'revision' | 'repoOwner' | 'repoName' | 'commitAuthor' | 'commitMessage'
+>;
 
 async function git(dir: string, args: string[]): Promise<string | undefined> {
   try {
