@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { DockerClient } from '@sluice/docker';
 import { silentLogger } from '@sluice/log';
+import { parsePipeline } from '@sluice/pipeline';
 import { createCertificateAuthority, issueServerCertificate } from '@sluice/pki';
 import { ensureTestImages, makeTempDir, runCommand, startTlsDockerd } from '@sluice/testkit';
 import type { TempDir, TlsDockerd } from '@sluice/testkit';
@@ -13,6 +14,8 @@ import type { DindCleanerOptions } from './dind-cleaner.js';
 import type { CleanerSettings } from './cleaner-settings.js';
 import { DindVolume } from './dind-volume.js';
 import { parseState } from './cleaner-state.js';
+import { runBuild } from '../run-build.js';
+import type { BuildEvent } from '../build-events.js';
 
 // The cleaner against a real, throwaway dockerd (never the machine's: other tests use its
 // images) whose data root is a 64 MiB tmpfs of the test's own, so the thresholds are crossed for
@@ -222,6 +225,39 @@ test('in use is never removed: a running container keeps its image and volume th
   } finally {
     await docker('rm', '-f', 'holder');
   }
+});
+
+test('a build with the cleaner: its decisions are system lines of the build, and the build is counted on the volume', async () => {
+  const parsed = parsePipeline(
+    `version: '1.0'\nsteps:\n  hello:\n    image: ${BUSYBOX}\n    commands:\n      - echo hi\n`,
+    { file: 'cleaner.yml' },
+  );
+  assert.ok(parsed.ok);
+  const events: BuildEvent[] = [];
+  const summary = await runBuild(parsed.pipeline, {
+    docker: DockerClient.create({ host: `unix://${daemon().socketPath}` }),
+    buildId: 'b-run-build',
+    facts: { pipelineName: 'cleaner' },
+    volumeKey: 'cleaner-workspace',
+    onEvent: (event) => events.push(event),
+    clock: () => now,
+    cleaner: { ...RETAIN, cleanPeriodBuilds: 1 },
+  });
+
+  assert.equal(summary.result, 'success', summary.reason);
+  const lines = events.flatMap((e) =>
+    e.type === 'step-log' && e.step === '' && e.stream === 'system' ? [e.line] : [],
+  );
+  assert.ok(
+    lines.some((l) => /^Cleaner: volume created/.test(l)),
+    lines.join('\n'),
+  );
+  assert.ok(lines.some((l) => /^Cleaner: deep clean: 1 builds since the last clean/.test(l)));
+  const finished = events.findIndex((e) => e.type === 'build-finished');
+  assert.ok(events.findLastIndex((e) => e.type === 'step-log' && e.step === '') < finished);
+  const state = await bookkeeping();
+  assert.equal(state.builds.at(-1)?.id, 'b-run-build');
+  assert.ok((await images()).includes(BUSYBOX), "the engine's helper image was removed");
 });
 
 test('the bookkeeping survives a restart of the daemon on the same data root', async () => {
