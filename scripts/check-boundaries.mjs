@@ -58,6 +58,7 @@ const ALLOWED = {
   ],
   '@sluice/provisioner': [
     '@sluice/errors',
+    '@sluice/process',
     '@sluice/config',
     '@sluice/kube',
     '@sluice/log',

@@ -15,6 +15,7 @@
 import { isSluiceError } from '@sluice/errors';
 import type { KubeResource, KubeResources } from '@sluice/kube';
 import type { Logger } from '@sluice/log';
+import { sleep } from '@sluice/process';
 import { LeaderLease } from './leader-lease.js';
 import { chooseVolume } from './volume-choice.js';
 import {
@@ -207,16 +208,4 @@ export class VolumeProvisioner {
       throw err;
     }
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }
