@@ -86,6 +86,8 @@ export class DindCleaner {
     if (problem !== undefined) options.log.warn('the cleaner starts afresh', { problem });
     const cleaner = new DindCleaner(options, volume, recordBuild(state, options.buildId, now));
     await cleaner.#note();
+    // Saved now, so the build counts even if the engine never reaches the end of it.
+    await cleaner.#save();
     const builds = cleaner.#state.builds.length;
     options.say(
       `Cleaner: volume created ${new Date(cleaner.#state.created).toISOString()}, build ${builds}${builds >= 50 ? '+' : ''} on it, ${cleaner.#state.buildsSinceClean} since the last clean`,
@@ -94,12 +96,15 @@ export class DindCleaner {
     return cleaner;
   }
 
-  /** One background pass (also what the timer runs): note use, measure, escalate if above. */
+  /**
+   * One background pass (also what the timer runs): note use, measure, escalate if above. The
+   * bookkeeping is written only after a clean (else at the build's end): a pass costs the daemon
+   * one helper container.
+   */
   async pass(): Promise<void> {
     await this.#exclusive(async () => {
       const inventory = await this.#note();
-      await this.#escalate(inventory, await this.#volume.usage());
-      await this.#save();
+      if (await this.#escalate(inventory, await this.#volume.usage())) await this.#save();
     });
   }
 
@@ -139,8 +144,8 @@ export class DindCleaner {
     return { pruned: above !== undefined, usage };
   }
 
-  /** Background: one step, measure, next step while still above. */
-  async #escalate(inventory: Inventory, usage: DiskUsage): Promise<void> {
+  /** Background: one step, measure, next step while still above; whether it cleaned. */
+  async #escalate(inventory: Inventory, usage: DiskUsage): Promise<boolean> {
     const running = this.#options.protect.volumes;
     const ownBuild = (labels: Record<string, string>) =>
       CLEANER_HELPER_LABEL in labels ||
@@ -152,13 +157,15 @@ export class DindCleaner {
       (inv, why) => this.#hardPrune(inv, why, running),
     ];
     let why = overThreshold(usage, this.#options.settings);
+    if (why === undefined) return false;
     for (const step of steps) {
-      if (why === undefined) return;
+      if (why === undefined) break;
       if (step === steps[0]) this.#options.say(`Cleaner: ${why}: cleaning while the build runs`);
       await step(inventory, why);
       inventory = await this.#inventory();
       why = overThreshold(await this.#volume.usage(), this.#options.settings);
     }
+    return true;
   }
 
   async #retained(inventory: Inventory, kind: 'images' | 'volumes', running: readonly string[]) {

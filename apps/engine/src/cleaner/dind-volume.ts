@@ -59,18 +59,20 @@ export class DindVolume {
     };
   }
 
-  /** The bookkeeping file's text; undefined when there is none yet. */
+  /** The bookkeeping file's text; undefined when there is none yet (its directory is made). */
   async readState(): Promise<string | undefined> {
     const path = `${MOUNT}/${STATE_DIR}/${STATE_FILE}`;
-    const { exitCode, stdout } = await this.#run(`[ ! -e ${path} ] && exit 3; cat ${path}`);
+    const { exitCode, stdout } = await this.#run(
+      `mkdir -p ${MOUNT}/${STATE_DIR} && [ ! -e ${path} ] && exit 3; cat ${path}`,
+    );
     if (exitCode === 3) return undefined;
     if (exitCode !== 0) throw new Error(`reading ${path} failed (exit ${exitCode})`);
     return stdout;
   }
 
+  /** Replaces the bookkeeping file; `readState` has made its directory. */
   async writeState(text: string): Promise<void> {
     const dir = `${MOUNT}/${STATE_DIR}`;
-    await this.#run(`mkdir -p ${dir}`);
     await this.#daemon.writeFile(
       { image: this.#image, binds: this.#binds(), labels: { [CLEANER_HELPER_LABEL]: 'true' } },
       dir,
