@@ -124,8 +124,11 @@ export class BuildService {
    * Runs `fn` in a transaction and, after its commit, waits for the scheduling passes its
    * writes started (see BuildStore), so the caller answers with the builds elected.
    */
-  transaction<T>(fn: (trx: Transaction<Schema>) => Promise<T>): Promise<T> {
-    return this.#store.transaction(fn);
+  transaction<T>(
+    fn: (trx: Transaction<Schema>) => Promise<T>,
+    options: { translateErrors?: boolean } = {},
+  ): Promise<T> {
+    return this.#store.transaction(fn, options);
   }
 
   get(accountId: string, buildId: string): Promise<Build> {

@@ -51,14 +51,24 @@ export class BuildStore {
     this.#wakeups = wakeups;
   }
 
-  /** Runs `fn` in a transaction, then waits for the scheduling passes its writes started. */
-  async transaction<T>(fn: (trx: Transaction<Schema>) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` in a transaction, then waits for the scheduling passes its writes started. With
+   * `translateErrors`, database errors come out as Sluice errors (`withTransaction`).
+   */
+  async transaction<T>(
+    fn: (trx: Transaction<Schema>) => Promise<T>,
+    options: { translateErrors?: boolean } = {},
+  ): Promise<T> {
     let keys: string[] = [];
-    const result = await withTransaction(this.#ctx.database.db, async (trx) => {
+    const body = async (trx: Transaction<Schema>) => {
       const value = await fn(trx);
       keys = this.#wakeups.announced(trx);
       return value;
-    });
+    };
+    const { db } = this.#ctx.database;
+    const result = options.translateErrors
+      ? await withTransaction(db, body)
+      : await db.transaction().execute(body);
     await this.#wakeups.settled(keys);
     return result;
   }

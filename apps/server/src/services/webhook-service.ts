@@ -106,13 +106,16 @@ export class WebhookService {
     }
     const key = { triggerId: trigger.id, deliveryId };
     const now = new Date(this.#ctx.clock());
-    const result = await this.#builds.transaction(async (trx) => {
-      const claim = await claimDelivery(trx, key, now);
-      if (!claim.claimed) return duplicate(deliveryId, claim);
-      const buildId = await this.#builds.insert(trx, input);
-      await recordDeliveryBuild(trx, key, buildId);
-      return { outcome: 'build-created' as const, buildId };
-    });
+    const result = await this.#builds.transaction(
+      async (trx) => {
+        const claim = await claimDelivery(trx, key, now);
+        if (!claim.claimed) return duplicate(deliveryId, claim);
+        const buildId = await this.#builds.insert(trx, input);
+        await recordDeliveryBuild(trx, key, buildId);
+        return { outcome: 'build-created' as const, buildId };
+      },
+      { translateErrors: true },
+    );
     if (result.outcome === 'build-created') await this.#prune(now);
     return result;
   }
