@@ -5,7 +5,8 @@
 // engines) when none of those files is newer than it, and the unbundled command tree
 // otherwise: a `tsc -b` without this step costs start-up time, never a stale engine.
 // Why it is faster: one file instead of about 400 modules resolved and read one by one, and the
-// Docker client's unused transports (ssh2, gRPC: scripts/lib/unused-module.cjs) left out.
+// Docker client's unused transports left out (ssh2, gRPC, BuildKit's protobufjs:
+// scripts/lib/unused-module.cjs).
 // Run by `npm run build` and the set-up of the README's commands (scripts/lib/setup.sh).
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -41,7 +42,9 @@ const result = await build({
   target: 'node20',
   outfile: join(outDir, 'sluice-engine.mjs'),
   banner: { js: banner },
-  alias: { ssh2: unused, '@grpc/grpc-js': unused, '@grpc/proto-loader': unused },
+  alias: Object.fromEntries(
+    ['ssh2', '@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs'].map((name) => [name, unused]),
+  ),
   external: ['*.node'],
   legalComments: 'none',
   logLevel: 'warning',
