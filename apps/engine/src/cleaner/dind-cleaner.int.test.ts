@@ -106,7 +106,12 @@ const RETAIN: CleanerSettings = {
   background: false,
 };
 
-function start(settings: Partial<CleanerSettings>, lines: string[], buildId: string) {
+function start(
+  settings: Partial<CleanerSettings>,
+  lines: string[],
+  buildId: string,
+  more: Partial<DindCleanerOptions> = {},
+) {
   const options: DindCleanerOptions = {
     docker: DockerClient.create({ host: `unix://${daemon().socketPath}` }),
     settings: { ...RETAIN, ...settings },
@@ -117,6 +122,7 @@ function start(settings: Partial<CleanerSettings>, lines: string[], buildId: str
     say: (line) => lines.push(line),
     log: silentLogger,
     clock: () => now,
+    ...more,
   };
   return DindCleaner.start(options);
 }
@@ -276,4 +282,57 @@ test('the bookkeeping survives a restart of the daemon on the same data root', a
   );
   assert.ok((await images()).includes('held:1'), 'the image store did not survive either');
   assert.ok(after.images[await docker('image', 'inspect', '--format', '{{.Id}}', 'held:1')]);
+});
+
+test('the background passes clean on their own while the build runs, sparing its stopped containers and workspace volume', async () => {
+  await makeImage('drift:1', 12);
+  await docker('volume', 'create', 'bg-workspace');
+  const own = await docker(
+    'create',
+    '--label',
+    'io.sluice.build=b-background',
+    '-v',
+    'bg-workspace:/w',
+    BUSYBOX,
+    'true',
+  );
+  await docker('rm', '-v', await docker('create', '-v', 'bg-workspace:/w', BUSYBOX, 'true'));
+  const lines: string[] = [];
+  const cleaner = await start(
+    { background: true, diskUsageThreshold: 0.01 },
+    lines,
+    'b-background',
+    {
+      intervalMs: 100,
+      protect: { images: [BUSYBOX], volumes: ['bg-workspace'] },
+    },
+  );
+  try {
+    for (let waited = 0; !lines.some((l) => /by the hard prune/.test(l)); waited += 100) {
+      assert.ok(waited < 60_000, `no background clean after 60 s:\n${lines.join('\n')}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // While the build runs, its workspace volume and its stopped container stay.
+    assert.ok(
+      (await volumes()).includes('bg-workspace'),
+      "the build's workspace volume was removed",
+    );
+    assert.equal(await docker('inspect', '--format', '{{.State.Status}}', own), 'created');
+  } finally {
+    await cleaner.finish();
+  }
+  assert.ok(
+    lines.some((l) => /cleaning while the build runs/.test(l)),
+    lines.join('\n'),
+  );
+  assert.ok(!(await images()).includes('drift:1'), 'the background passes left an unused image');
+  // The end of the build removes its stopped container.
+  assert.ok(
+    lines.some((l) => /removed 1 stopped container/.test(l)),
+    lines.join('\n'),
+  );
+  assert.equal(
+    (await runCommand('docker', ['-H', `unix://${daemon().socketPath}`, 'inspect', own])).code,
+    1,
+  );
 });
