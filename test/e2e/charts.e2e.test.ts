@@ -9,8 +9,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { ClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
+import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding';
 import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
+import { StorageClass } from 'kubernetes-models/storage.k8s.io/v1/StorageClass';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
@@ -50,6 +53,9 @@ const AGENT_OPTIONS = {
   runtimesSecret: 'remote-runtimes',
 };
 const MODELS: Record<string, new (data: never) => { validate(): void }> = {
+  ClusterRole,
+  ClusterRoleBinding,
+  StorageClass,
   Deployment,
   Role,
   RoleBinding,
@@ -292,6 +298,20 @@ test('`sluice runner init` makes the same objects as the chart for the same valu
       rbac: { create: false },
       agent: { token: 't', serviceAccount: { create: false } },
     },
+    { ...REQUIRED, volumes: { enabled: true } },
+    {
+      ...REQUIRED,
+      runtime: { name: 'r', namespace: 'builds' },
+      agent: { ...AGENT_OPTIONS },
+      volumes: {
+        enabled: true,
+        storageClass: 'warm',
+        parentDir: '/mnt/ci-volumes',
+        replicas: 3,
+        leaseSeconds: 30,
+        resources: { limits: { memory: '256Mi' } },
+      },
+    },
   ];
   const key = (o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`;
   for (const values of valueSets) {
@@ -308,4 +328,62 @@ test('`sluice runner init` makes the same objects as the chart for the same valu
       JSON.stringify(values),
     );
   }
+});
+
+test('volumes.enabled: the provisioner, its StorageClass and its rights, cluster-wide only for volumes, nodes and the class', async () => {
+  const objects = await render({
+    values: {
+      ...REQUIRED,
+      runtime: { name: 'r', namespace: 'builds' },
+      volumes: { enabled: true },
+    },
+  });
+  const mine = objects.filter(
+    (o) =>
+      (o.metadata as { labels?: Record<string, string> }).labels?.['app.kubernetes.io/name'] ===
+      'sluice-provisioner',
+  );
+  assert.deepEqual(
+    mine.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort(),
+    [
+      'ClusterRole//rt-provisioner-sluice',
+      'ClusterRoleBinding//rt-provisioner-sluice',
+      'Deployment/sluice/rt-provisioner',
+      'Role/builds/rt-provisioner',
+      'RoleBinding/builds/rt-provisioner',
+      'ServiceAccount/sluice/rt-provisioner',
+      'StorageClass//sluice-volumes-builds',
+    ],
+  );
+  for (const object of mine) {
+    assert.ok(SERVED_EVERYWHERE.has(object.apiVersion), `${object.kind} ${object.apiVersion}`);
+    new MODELS[object.kind]!(object as never).validate();
+  }
+  const storageClass = one(mine, 'StorageClass');
+  assert.equal(storageClass['provisioner'], 'sluice.io/volumes-builds');
+  assert.equal(storageClass['volumeBindingMode'], 'WaitForFirstConsumer');
+  assert.equal(storageClass['reclaimPolicy'], 'Retain');
+  const clusterRole = one(mine, 'ClusterRole') as unknown as { rules: { resources: string[] }[] };
+  assert.deepEqual(clusterRole.rules.flatMap((r) => r.resources).sort(), [
+    'nodes',
+    'persistentvolumes',
+    'storageclasses',
+  ]);
+  const deployment = one(mine, 'Deployment') as unknown as {
+    spec: { replicas: number; template: { spec: { containers: Container[] } } };
+  };
+  assert.equal(deployment.spec.replicas, 2, 'a leader and a standby');
+  const container = deployment.spec.template.spec.containers[0]!;
+  assert.deepEqual(container.command.slice(-1), ['provisioner']);
+  assert.deepEqual(env(container), {
+    SLUICE_PROVISIONER_NAME: 'sluice.io/volumes-builds',
+    SLUICE_PROVISIONER_STORAGE_CLASS: 'sluice-volumes-builds',
+    SLUICE_PROVISIONER_NAMESPACE: 'builds',
+    SLUICE_VOLUME_PARENT_DIR: '/var/lib/sluice/volumes',
+    SLUICE_PROVISIONER_IDENTITY: { fieldRef: { fieldPath: 'metadata.name' } },
+    SLUICE_PROVISIONER_LEASE_SECONDS: '15',
+  });
+  // Off by default: nothing of it without the value.
+  const plain = await render({ values: REQUIRED });
+  assert.ok(!plain.some((o) => o.kind === 'StorageClass' || o.kind === 'ClusterRole'));
 });

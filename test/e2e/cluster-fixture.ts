@@ -337,7 +337,7 @@ export interface BuildPlane {
  */
 export async function startBuildPlane(
   cluster: KubernetesCluster,
-  options: { dir: string; namespace: string; runtime: string },
+  options: { dir: string; namespace: string; runtime: string; storageClassName?: string },
 ): Promise<BuildPlane> {
   const registry = await prepareBuildCluster(cluster.kubeConfig);
   const gateway = (cluster.podSubnet ?? '').replace(/\.0\/24$/, '.1');
@@ -352,6 +352,9 @@ export async function startBuildPlane(
     controlPlaneUrl: `http://${gateway}:${plane.port}`,
     registryMirror: `${gateway}:${registry.port}`,
     isDefault: true,
+    ...(options.storageClassName === undefined
+      ? {}
+      : { storageClassName: options.storageClassName }),
   });
   return { registry, plane, gateway };
 }

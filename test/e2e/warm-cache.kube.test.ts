@@ -1,19 +1,20 @@
 /**
- * Warm caches on a real single-node Kubernetes: the volume provisioner serves the runtime's
- * StorageClass, so the second build of a pipeline gets the volume its first build's dind wrote
- * (its image layers are there: the build step's log says "Using cache"), and a build of another
- * pipeline gets a volume of its own and starts cold.
+ * Warm caches on a real single-node Kubernetes: the volume provisioner, installed in the cluster
+ * as the runtime chart and `runner init --warm-volumes` install it (two replicas from the engine
+ * image, its StorageClass, its rights), serves the runtime's claims, so the second build of a
+ * pipeline gets the volume its first build's dind wrote (its image layers are there: the build
+ * step's log says "Using cache"), and a build of another pipeline gets a volume of its own and
+ * starts cold.
  * @module
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { KubeClient, KubeResources } from '@sluice/kube';
-import { silentLogger } from '@sluice/log';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
-import { VOLUME_ANNOTATIONS, VolumeProvisioner } from '@sluice/provisioner';
-import { labelValue, VOLUME_LABELS } from '@sluice/runtime-spec';
+import { VOLUME_ANNOTATIONS } from '@sluice/provisioner';
+import { labelValue, renderRuntimeInstall, VOLUME_LABELS } from '@sluice/runtime-spec';
 import { CLUSTER_IMAGES, makeTempDir, useKubernetes } from '@sluice/testkit';
 import type { TempDir, TestRegistry } from '@sluice/testkit';
 import {
@@ -56,8 +57,7 @@ let admin: SluiceClient;
 let agent: AgentProcess;
 let pipelineIds: Record<string, string>;
 let resources: KubeResources;
-const stopProvisioner = new AbortController();
-let provisioning: Promise<void> | undefined;
+const STORAGE_CLASS = 'sluice-warm';
 
 before(async () => {
   await cluster.ready();
@@ -66,6 +66,7 @@ before(async () => {
     dir: temp.path,
     namespace: NS,
     runtime: RUNTIME,
+    storageClassName: STORAGE_CLASS,
   }));
   admin = plane.admin;
   pipelineIds = await createPipelines(admin, 'warm', {
@@ -75,17 +76,23 @@ before(async () => {
   resources = new KubeResources(
     KubeClient.create({ source: { type: 'kubeconfig', path: cluster().kubeconfigPath }, env: {} }),
   );
-  // The runtime's StorageClass (`sluice-test`, made by startBuildPlane) served by the provisioner.
-  provisioning = new VolumeProvisioner({
-    resources,
-    log: silentLogger,
-    provisionerName: 'sluice.io/warm-cache-test',
-    storageClass: 'sluice-test',
+  // The provisioner's objects of the runtime install, applied as `runner init` applies them.
+  const install = renderRuntimeInstall({
+    release: 'warm',
     namespace: NS,
-    volumeParentDir: join(temp.path, 'volumes'),
-    identity: 'warm-cache-test',
-    resyncMs: 250,
-  }).run(stopProvisioner.signal);
+    values: {
+      controlPlane: { url: plane.url },
+      runtime: { name: RUNTIME },
+      agent: { image: { pullPolicy: 'Never' } },
+      volumes: {
+        enabled: true,
+        storageClass: STORAGE_CLASS,
+        parentDir: join(temp.path, 'volumes'),
+        leaseSeconds: 5,
+      },
+    },
+  }).filter((o) => o.metadata.labels['app.kubernetes.io/name'] === 'sluice-provisioner');
+  for (const object of install) await resources.apply(object);
   const { token } = await createAgentToken(admin, 'warm-agent', [RUNTIME]);
   agent = await startAgentProcess({
     serverUrl: plane.url,
@@ -103,8 +110,6 @@ before(async () => {
 
 after(async () => {
   await agent?.stop();
-  stopProvisioner.abort();
-  await provisioning;
   await plane?.stop();
   await registry?.stop();
   await temp?.cleanup();

@@ -28,3 +28,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/name: sluice-agent
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
+
+{{- define "sluice-runtime.provisionerLabels" -}}
+app.kubernetes.io/name: sluice-provisioner
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/part-of: sluice
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}

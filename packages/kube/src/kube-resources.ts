@@ -42,6 +42,16 @@ export const RESOURCE_KINDS = {
     resource: 'rolebindings',
     namespaced: true,
   },
+  ClusterRole: {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    resource: 'clusterroles',
+    namespaced: false,
+  },
+  ClusterRoleBinding: {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    resource: 'clusterrolebindings',
+    namespaced: false,
+  },
   StorageClass: { apiVersion: 'storage.k8s.io/v1', resource: 'storageclasses', namespaced: false },
   // The volume provisioner's: the volumes it keeps for reuse, and its leader election.
   PersistentVolume: { apiVersion: 'v1', resource: 'persistentvolumes', namespaced: false },

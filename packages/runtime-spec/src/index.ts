@@ -74,3 +74,10 @@ export type {
   RuntimeInstallOptions,
   RuntimeInstallValues,
 } from './install/runtime-install.js';
+export {
+  renderProvisionerInstall,
+  VOLUMES_DEFAULTS,
+  volumesProvisionerName,
+  volumesStorageClass,
+} from './install/provisioner-install.js';
+export type { VolumesValues } from './install/provisioner-install.js';

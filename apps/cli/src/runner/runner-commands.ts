@@ -92,6 +92,10 @@ export function addRunnerInstallCommands(ctx: BuildCommandsContext, runner: Comm
       .option('--test-pipeline', 'run a test pipeline when the agent is healthy (default)')
       .option('--no-test-pipeline', 'skip the test pipeline')
       .option('--test-image <image>', "the test pipeline's image", 'alpine:3.20')
+      .option(
+        '--warm-volumes',
+        "run the volume provisioner: each build's Docker daemon gets a volume a matching build warmed",
+      )
       .option('-f, --values <file>', 'chart values (as --generate-helm-values-file writes them)')
       .option(
         '--set-value <key=value>',

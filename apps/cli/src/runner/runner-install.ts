@@ -5,7 +5,12 @@
  * same install (`--generate-helm-values-file`). Pure.
  * @module
  */
-import { deepMerge, renderRuntimeInstall, RUNTIME_INSTALL_DEFAULTS } from '@sluice/runtime-spec';
+import {
+  deepMerge,
+  renderRuntimeInstall,
+  RUNTIME_INSTALL_DEFAULTS,
+  volumesStorageClass,
+} from '@sluice/runtime-spec';
 import type { InstallObject } from '@sluice/runtime-spec';
 import { CLI_VERSION } from '../version.js';
 import type { RunnerSettings } from './runner-settings.js';
@@ -61,6 +66,12 @@ export function runtimeSpecFor(
   const inCluster = options.inCluster ?? true;
   const { values } = settings;
   const image = { ...RUNTIME_INSTALL_DEFAULTS.image, ...values.agent.image };
+  // With the volume provisioner installed, builds claim its class unless told otherwise.
+  const storageClass =
+    settings.storageClass ??
+    (values.volumes?.enabled
+      ? volumesStorageClass(values.volumes, values.runtime.namespace)
+      : undefined);
   const placement = {
     ...(Object.keys(settings.buildNodeSelector).length
       ? { nodeSelector: settings.buildNodeSelector }
@@ -88,9 +99,7 @@ export function runtimeSpecFor(
     dockerDaemonScheduler: {
       cluster: { namespace: values.runtime.namespace, inCluster, ...placement },
       ...tolerations,
-      ...(settings.storageClass
-        ? { pvcs: { dind: { storageClassName: settings.storageClass } } }
-        : {}),
+      ...(storageClass === undefined ? {} : { pvcs: { dind: { storageClassName: storageClass } } }),
     },
   };
   return deepMerge<Record<string, unknown>>(spec, settings.runtimeSpecPatch);

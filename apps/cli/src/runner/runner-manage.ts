@@ -80,6 +80,10 @@ async function installedObjects(install: Install): Promise<ResourceRef[]> {
     for (const namespace of namespaces)
       for (const object of await resources.list({ kind, namespace, labelSelector }))
         found.push({ kind, namespace, name: object.metadata.name });
+  // The volume provisioner's cluster-wide objects (volumes.enabled); its volumes stay.
+  for (const kind of ['ClusterRoleBinding', 'ClusterRole', 'StorageClass'])
+    for (const object of await resources.list({ kind, labelSelector }))
+      found.push({ kind, name: object.metadata.name });
   for (const object of await resources.list({ kind: 'Namespace', labelSelector }))
     found.push({ kind: 'Namespace', name: object.metadata.name });
   return found;

@@ -158,3 +158,29 @@ test('objects come in apply order, with both namespaces', () => {
     ],
   );
 });
+
+test('--warm-volumes installs the volume provisioner and points the runtime at its class; --storage-class wins', () => {
+  const context = { ...DEFAULTS, controlPlaneUrl: 'http://ci:8080' };
+  const warm = resolveRunnerSettings({ warmVolumes: true, buildNamespace: 'builds' }, {}, context);
+  assert.equal(warm.values.volumes?.enabled, true);
+  const kinds = installObjects(warm, 't').map((o) => `${o.kind}/${o.metadata.name}`);
+  assert.ok(kinds.includes('StorageClass/sluice-volumes-builds'), kinds.join(' '));
+  assert.ok(kinds.includes('Deployment/sluice-provisioner'), kinds.join(' '));
+  const claimClass = (settings: typeof warm) =>
+    (
+      runtimeSpecFor(settings)['dockerDaemonScheduler'] as {
+        pvcs?: { dind?: { storageClassName?: string } };
+      }
+    ).pvcs?.dind?.storageClassName;
+  assert.equal(claimClass(warm), 'sluice-volumes-builds');
+  const named = resolveRunnerSettings(
+    { warmVolumes: true, buildNamespace: 'builds', storageClass: 'fast' },
+    {},
+    context,
+  );
+  assert.equal(claimClass(named), 'fast');
+  const cold = resolveRunnerSettings({ buildNamespace: 'builds' }, {}, context);
+  assert.equal(cold.values.volumes, undefined);
+  assert.ok(!installObjects(cold, 't').some((o) => o.kind === 'StorageClass'));
+  assert.equal(claimClass(cold), undefined);
+});

@@ -35,6 +35,8 @@ export interface RunnerFlags {
   imageTag?: string;
   setDefault?: boolean;
   testPipeline?: boolean;
+  /** volumes.enabled: the volume provisioner and its StorageClass. */
+  warmVolumes?: boolean;
   values?: string;
   setValue?: string[];
   runtimeSpec?: string;
@@ -307,6 +309,9 @@ export function resolveRunnerSettings(
       },
       agent: { ...agent, token: '' },
       proxy,
+      ...(flags.warmVolumes
+        ? { volumes: { ...(values as Partial<RuntimeInstallValues>).volumes, enabled: true } }
+        : {}),
     },
   };
   if (problems.length > 0)

@@ -5,17 +5,11 @@
  * @module
  */
 
-/** A manifest of the install; a Namespace has no namespace of its own. */
-export type InstallObject = {
-  apiVersion: string;
-  kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    labels: Record<string, string>;
-    annotations?: Record<string, string>;
-  };
-} & Record<string, unknown>;
+import type { InstallObject } from './install-object.js';
+import { renderProvisionerInstall, VOLUMES_DEFAULTS } from './provisioner-install.js';
+import type { VolumesValues } from './provisioner-install.js';
+
+export type { InstallObject } from './install-object.js';
 
 export interface RuntimeInstallValues {
   controlPlane: { url: string };
@@ -43,6 +37,8 @@ export interface RuntimeInstallValues {
     serviceAccount?: { create?: boolean; name?: string; annotations?: Record<string, string> };
   };
   rbac?: { create?: boolean };
+  /** The volume provisioner, for warm build caches (`provisioner-install.ts`). */
+  volumes?: VolumesValues;
   proxy?: { httpProxy?: string; httpsProxy?: string; noProxy?: string };
 }
 
@@ -158,6 +154,18 @@ export function renderRuntimeInstall(options: RuntimeInstallOptions): InstallObj
       ),
       automountServiceAccountToken: false,
     });
+  const image = { ...RUNTIME_INSTALL_DEFAULTS.image, ...agent.image };
+  objects.push(
+    ...renderProvisionerInstall({
+      release,
+      namespace,
+      runtimeNamespace,
+      volumes: values.volumes,
+      labels,
+      image,
+      resources: mergeMaps(VOLUMES_DEFAULTS.resources, values.volumes?.resources ?? {}),
+    }),
+  );
   return objects;
 }
 

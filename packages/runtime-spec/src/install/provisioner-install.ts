@@ -1,0 +1,167 @@
+/**
+ * The volume provisioner's objects in a runtime install (`volumes.enabled`): the StorageClass
+ * the builds' dind volumes are claimed from, the provisioner's Deployment (one replica leads
+ * through a Lease, the others stand by), its ServiceAccount and its rights — cluster-wide for
+ * what is cluster-wide (PersistentVolumes; Nodes and the StorageClass read), in the runtime
+ * namespace for the rest (claims read, its Lease). Kept equal to `charts/sluice-runtime`'s
+ * `templates/provisioner.yaml` by the same test as the agent's objects.
+ * @module
+ */
+import type { InstallObject } from './install-object.js';
+
+export interface VolumesValues {
+  /** Run the provisioner and make its StorageClass (off until the node agent retires volumes). */
+  enabled?: boolean;
+  /** The StorageClass's name; `sluice-volumes-<runtime namespace>` when empty. */
+  storageClass?: string;
+  /** The directory on every node under which the volumes are. */
+  parentDir?: string;
+  replicas?: number;
+  leaseSeconds?: number;
+  resources?: Record<string, unknown>;
+}
+
+export const VOLUMES_DEFAULTS = {
+  parentDir: '/var/lib/sluice/volumes',
+  replicas: 2,
+  leaseSeconds: 15,
+  resources: { requests: { cpu: '20m', memory: '64Mi' }, limits: { memory: '192Mi' } },
+} as const;
+
+/** The StorageClass a runtime's dind volumes are claimed from when the provisioner runs. */
+export function volumesStorageClass(volumes: VolumesValues | undefined, runtimeNamespace: string) {
+  return volumes?.storageClass || `sluice-volumes-${runtimeNamespace}`.slice(0, 253);
+}
+
+/** The provisioner name the StorageClass names and the provisioner answers to. */
+export function volumesProvisionerName(runtimeNamespace: string): string {
+  return `sluice.io/volumes-${runtimeNamespace}`;
+}
+
+const RBAC = 'rbac.authorization.k8s.io/v1';
+
+export interface ProvisionerInstallInput {
+  release: string;
+  /** The release's namespace: the provisioner's Deployment and ServiceAccount. */
+  namespace: string;
+  /** Where the builds' claims are, and the provisioner's Lease. */
+  runtimeNamespace: string;
+  volumes: VolumesValues | undefined;
+  labels: Record<string, string>;
+  image: { repository: string; tag: string; pullPolicy: string };
+  /** VOLUMES_DEFAULTS.resources with the values' merged over them, as Helm merges. */
+  resources: Record<string, unknown>;
+}
+
+export function renderProvisionerInstall(input: ProvisionerInstallInput): InstallObject[] {
+  const { release, namespace, runtimeNamespace, image, resources } = input;
+  const volumes = input.volumes ?? {};
+  if (!volumes.enabled) return [];
+  const name = `${release}-provisioner`.slice(0, 63).replace(/-+$/, '');
+  // Cluster-wide names carry the release's namespace: two runtimes in one cluster do not clash.
+  const clusterName = `${name}-${namespace}`.slice(0, 253);
+  const storageClass = volumesStorageClass(volumes, runtimeNamespace);
+  const labels = { ...input.labels, 'app.kubernetes.io/name': 'sluice-provisioner' };
+  const selector = {
+    'app.kubernetes.io/name': 'sluice-provisioner',
+    'app.kubernetes.io/instance': release,
+  };
+  const subjects = [{ kind: 'ServiceAccount', name, namespace }];
+  const d = VOLUMES_DEFAULTS;
+  return [
+    {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: storageClass, labels },
+      provisioner: volumesProvisionerName(runtimeNamespace),
+      // The build's pod lands first; a new volume is made on its node, a reused one brings it
+      // to the node where the cache is.
+      volumeBindingMode: 'WaitForFirstConsumer',
+      reclaimPolicy: 'Retain',
+    },
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace, labels } },
+    {
+      apiVersion: RBAC,
+      kind: 'ClusterRole',
+      metadata: { name: clusterName, labels },
+      rules: [
+        {
+          apiGroups: [''],
+          resources: ['persistentvolumes'],
+          verbs: ['get', 'list', 'create', 'patch', 'delete'],
+        },
+        { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list'] },
+        { apiGroups: ['storage.k8s.io'], resources: ['storageclasses'], verbs: ['get'] },
+      ],
+    },
+    {
+      apiVersion: RBAC,
+      kind: 'ClusterRoleBinding',
+      metadata: { name: clusterName, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterName },
+      subjects,
+    },
+    {
+      apiVersion: RBAC,
+      kind: 'Role',
+      metadata: { name, namespace: runtimeNamespace, labels },
+      rules: [
+        { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get', 'list'] },
+        {
+          apiGroups: ['coordination.k8s.io'],
+          resources: ['leases'],
+          verbs: ['get', 'create', 'patch'],
+        },
+      ],
+    },
+    {
+      apiVersion: RBAC,
+      kind: 'RoleBinding',
+      metadata: { name, namespace: runtimeNamespace, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+      subjects,
+    },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace, labels },
+      spec: {
+        replicas: volumes.replicas ?? d.replicas,
+        selector: { matchLabels: selector },
+        template: {
+          metadata: { labels },
+          spec: {
+            serviceAccountName: name,
+            containers: [
+              {
+                name: 'provisioner',
+                image: `${image.repository}:${image.tag}`,
+                imagePullPolicy: image.pullPolicy,
+                command: ['node', '/usr/local/lib/sluice/sluice.mjs', 'provisioner'],
+                env: [
+                  {
+                    name: 'SLUICE_PROVISIONER_NAME',
+                    value: volumesProvisionerName(runtimeNamespace),
+                  },
+                  { name: 'SLUICE_PROVISIONER_STORAGE_CLASS', value: storageClass },
+                  { name: 'SLUICE_PROVISIONER_NAMESPACE', value: runtimeNamespace },
+                  { name: 'SLUICE_VOLUME_PARENT_DIR', value: volumes.parentDir || d.parentDir },
+                  {
+                    name: 'SLUICE_PROVISIONER_IDENTITY',
+                    valueFrom: { fieldRef: { fieldPath: 'metadata.name' } },
+                  },
+                  {
+                    name: 'SLUICE_PROVISIONER_LEASE_SECONDS',
+                    value: String(volumes.leaseSeconds ?? d.leaseSeconds),
+                  },
+                ],
+                resources,
+                securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true },
+              },
+            ],
+          },
+        },
+      },
+    },
+  ];
+}
