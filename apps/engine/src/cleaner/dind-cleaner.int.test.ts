@@ -190,6 +190,8 @@ test('thresholds: below them no deep clean; above, one step at a time until belo
     lines.join('\n'),
   );
   assert.ok(!lines.some((l) => /hard prune|every image/.test(l)), 'escalated past the images');
+  const freed = lines.map((l) => /^Cleaner: ([\d.]+) MiB freed \(disk/.exec(l)?.[1]).find(Boolean);
+  assert.ok(Number(freed) >= 24, `the stale images (24 MiB) were not freed:\n${lines.join('\n')}`);
   const { usage } = await cleaner.finish();
   assert.ok(usage !== undefined && usage.disk <= 0.5, `still ${usage?.disk} used`);
 });

@@ -124,13 +124,16 @@ export class DindCleaner {
         return { pruned: false, usage };
       }
       this.#options.say(`Cleaner: deep clean: ${reason}`);
-      const after = await this.#deepClean(inventory);
+      const after = await this.#deepClean(inventory, usage);
       await this.#save();
       return { deepClean: reason, ...after };
     });
   }
 
-  async #deepClean(inventory: Inventory): Promise<{ pruned: boolean; usage: DiskUsage }> {
+  async #deepClean(
+    inventory: Inventory,
+    before: DiskUsage,
+  ): Promise<{ pruned: boolean; usage: DiskUsage }> {
     await this.#retained(inventory, 'volumes', []);
     await this.#retained(await this.#inventory(), 'images', []);
     let usage = await this.#volume.usage();
@@ -140,7 +143,8 @@ export class DindCleaner {
       usage = await this.#volume.usage();
     }
     this.#state = markCleaned(this.#state, this.#clock(), { pruned: above !== undefined });
-    this.#options.say(`Cleaner: done (${this.#describe(usage)})`);
+    const freed = Math.max(0, before.usedBytes - usage.usedBytes);
+    this.#options.say(`Cleaner: done, ${bytes(freed)} freed (${this.#describe(usage)})`);
     return { pruned: above !== undefined, usage };
   }
 
@@ -158,13 +162,17 @@ export class DindCleaner {
     ];
     let why = overThreshold(usage, this.#options.settings);
     if (why === undefined) return false;
+    this.#options.say(`Cleaner: ${why}: cleaning while the build runs`);
+    let now = usage;
     for (const step of steps) {
       if (why === undefined) break;
-      if (step === steps[0]) this.#options.say(`Cleaner: ${why}: cleaning while the build runs`);
       await step(inventory, why);
       inventory = await this.#inventory();
-      why = overThreshold(await this.#volume.usage(), this.#options.settings);
+      now = await this.#volume.usage();
+      why = overThreshold(now, this.#options.settings);
     }
+    const freed = Math.max(0, usage.usedBytes - now.usedBytes);
+    this.#options.say(`Cleaner: ${bytes(freed)} freed (${this.#describe(now)})`);
     return true;
   }
 
