@@ -7,6 +7,7 @@
  */
 import pg from 'pg';
 import { UnavailableError } from '@sluice/errors';
+import { backoffDelay } from '@sluice/process';
 import { toDbError } from './db-errors.js';
 import type { DbLogger, NotificationHandler, Unsubscribe } from './database.js';
 import { ChannelRegistry } from './notifications.js';
@@ -21,7 +22,8 @@ export class PostgresListener {
   /** The connected client, to tell its events from those of a client already replaced. */
   #connected: pg.Client | undefined;
   #retryTimer: NodeJS.Timeout | undefined;
-  #backoffMs = 500;
+  /** Reconnects failed in a row: the next waits backoffDelay of it (0.5 s, doubling). */
+  #failures = 0;
   #closed = false;
 
   constructor(url: string, logger: DbLogger | undefined) {
@@ -91,12 +93,15 @@ export class PostgresListener {
   #scheduleReconnect(): void {
     if (this.#closed || this.#retryTimer !== undefined) return;
     if (this.#registry.listening().length === 0) return;
-    this.#retryTimer = setTimeout(() => {
-      this.#retryTimer = undefined;
-      void this.#relisten();
-    }, this.#backoffMs);
+    this.#failures += 1;
+    this.#retryTimer = setTimeout(
+      () => {
+        this.#retryTimer = undefined;
+        void this.#relisten();
+      },
+      backoffDelay(this.#failures, { baseMs: 500, maxMs: MAX_BACKOFF_MS }),
+    );
     this.#retryTimer.unref();
-    this.#backoffMs = Math.min(this.#backoffMs * 2, MAX_BACKOFF_MS);
   }
 
   async #relisten(): Promise<void> {
@@ -104,7 +109,7 @@ export class PostgresListener {
     try {
       const client = await this.#connect();
       for (const channel of channels) await client.query(`LISTEN "${channel}"`);
-      this.#backoffMs = 500;
+      this.#failures = 0;
       this.#logger?.info('notification listener reconnected', { channels });
     } catch (err) {
       this.#logger?.warn('notification listener reconnect failed', { error: String(err) });
