@@ -8,6 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { DaemonSet } from 'kubernetes-models/apps/v1/DaemonSet';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { ClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
 import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding';
@@ -56,6 +57,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   ClusterRole,
   ClusterRoleBinding,
   StorageClass,
+  DaemonSet,
   Deployment,
   Role,
   RoleBinding,
@@ -309,6 +311,9 @@ test('`sluice runner init` makes the same objects as the chart for the same valu
         parentDir: '/mnt/ci-volumes',
         replicas: 3,
         leaseSeconds: 30,
+        retentionDays: 0,
+        diskThreshold: 0.9,
+        inodeThreshold: 0.75,
         resources: { limits: { memory: '256Mi' } },
       },
     },
@@ -348,6 +353,7 @@ test('volumes.enabled: the provisioner, its StorageClass and its rights, cluster
     [
       'ClusterRole//rt-provisioner-sluice',
       'ClusterRoleBinding//rt-provisioner-sluice',
+      'DaemonSet/sluice/rt-volume-agent',
       'Deployment/sluice/rt-provisioner',
       'Role/builds/rt-provisioner',
       'RoleBinding/builds/rt-provisioner',
@@ -382,6 +388,34 @@ test('volumes.enabled: the provisioner, its StorageClass and its rights, cluster
     SLUICE_VOLUME_PARENT_DIR: '/var/lib/sluice/volumes',
     SLUICE_PROVISIONER_IDENTITY: { fieldRef: { fieldPath: 'metadata.name' } },
     SLUICE_PROVISIONER_LEASE_SECONDS: '15',
+    SLUICE_VOLUME_RETENTION_DAYS: '4',
+  });
+  const daemonSet = one(mine, 'DaemonSet') as unknown as {
+    spec: {
+      template: {
+        spec: {
+          tolerations: unknown[];
+          containers: (Container & { volumeMounts: { mountPath: string }[] })[];
+          volumes: { hostPath: { path: string; type: string } }[];
+        };
+      };
+    };
+  };
+  const node = daemonSet.spec.template.spec;
+  assert.deepEqual(node.tolerations, [{ operator: 'Exists' }], 'on tainted build nodes too');
+  assert.deepEqual(node.volumes[0]?.hostPath, {
+    path: '/var/lib/sluice/volumes',
+    type: 'DirectoryOrCreate',
+  });
+  const agentOnNode = node.containers[0]!;
+  assert.equal(agentOnNode.volumeMounts[0]?.mountPath, '/var/lib/sluice/volumes', 'the same path');
+  assert.deepEqual(agentOnNode.command.slice(-1), ['volume-agent']);
+  assert.deepEqual(env(agentOnNode), {
+    SLUICE_PROVISIONER_NAME: 'sluice.io/volumes-builds',
+    SLUICE_NODE_NAME: { fieldRef: { fieldPath: 'spec.nodeName' } },
+    SLUICE_VOLUME_PARENT_DIR: '/var/lib/sluice/volumes',
+    SLUICE_VOLUME_DISK_THRESHOLD: '0.8',
+    SLUICE_VOLUME_INODE_THRESHOLD: '0.8',
   });
   // Off by default: nothing of it without the value.
   const plain = await render({ values: REQUIRED });

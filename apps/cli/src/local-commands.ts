@@ -14,7 +14,8 @@ import type { RunOptions } from './commands/run/run.js';
 import type { ServerCommandOptions } from './commands/server.js';
 import type { UpOptions } from './commands/up.js';
 import type { Terminal } from './ui/terminal.js';
-import { addProvisionerOptions } from './commands/provisioner-options.js';
+import { provisionerEnv, volumeAgentEnv } from '@sluice/config';
+import { addEnvOptions } from './commands/provisioner-options.js';
 
 const LOCAL = HELP_GROUPS.local;
 const SERVICES = HELP_GROUPS.services;
@@ -201,7 +202,24 @@ export function addLocalCommands({
       const { provisionerCommand } = await import('./commands/provisioner.js');
       setExitCode(await provisionerCommand(term, opts, process.env));
     });
-  addProvisionerOptions(provisioner);
+  addEnvOptions(provisioner, provisionerEnv);
+  const volumeAgent = program
+    .command('volume-agent')
+    .description(
+      "Run the volume provisioner's agent on a node: remove deleted volumes, retire one when the disk is full",
+    )
+    .helpGroup(SERVICES)
+    .addHelpText(
+      'after',
+      exampleText([
+        'sluice volume-agent --provisioner-name sluice.io/volumes-ci --node-name $(hostname)',
+      ]),
+    )
+    .action(async (opts: Record<string, string | undefined>) => {
+      const { volumeAgentCommand } = await import('./commands/provisioner.js');
+      setExitCode(await volumeAgentCommand(term, opts, process.env));
+    });
+  addEnvOptions(volumeAgent, volumeAgentEnv);
 
   program
     .command('up')

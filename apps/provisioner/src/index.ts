@@ -10,5 +10,11 @@ export {
   SELECTED_NODE_ANNOTATION,
   VOLUME_ANNOTATIONS,
 } from './volume-objects.js';
-export { parseProvisionerConfig } from './provisioner-config.js';
-export type { ProvisionerConfig, ProvisionerFlags } from './provisioner-config.js';
+export { parseProvisionerConfig, parseVolumeAgentConfig } from './provisioner-config.js';
+export type {
+  ProvisionerConfig,
+  ProvisionerFlags,
+  VolumeAgentConfig,
+} from './provisioner-config.js';
+export { diskUsage, NodeAgent } from './node-agent.js';
+export type { DiskUsage, NodeAgentOptions, NodeAgentReport } from './node-agent.js';

@@ -4,7 +4,7 @@
  * @module
  */
 import { hostname } from 'node:os';
-import { configError, parseEnv, provisionerEnv } from '@sluice/config';
+import { configError, parseEnv, provisionerEnv, volumeAgentEnv } from '@sluice/config';
 import type { Env } from '@sluice/config';
 import type { KubeSource } from '@sluice/kube';
 
@@ -17,32 +17,72 @@ export interface ProvisionerConfig {
   source: KubeSource;
   resyncMs: number;
   leaseDurationMs: number;
+  retentionDays: number;
 }
 
-/** Flags as `sluice provisioner` takes them: one per variable, named by its `flag`. */
-export type ProvisionerFlags = Partial<Record<keyof typeof provisionerEnv, string>>;
+export interface VolumeAgentConfig {
+  provisionerName: string;
+  nodeName: string;
+  volumeParentDir: string;
+  diskThreshold: number;
+  inodeThreshold: number;
+  intervalMs: number;
+  source: KubeSource;
+}
+
+/** Flags as the commands take them, under their variables' names (flags win). */
+export type ProvisionerFlags = Partial<Record<string, string>>;
+
+function merged(flags: ProvisionerFlags, env: Env): Env {
+  const out: Record<string, string | undefined> = { ...env };
+  for (const [name, value] of Object.entries(flags)) if (value !== undefined) out[name] = value;
+  return out;
+}
+
+function kubeSource(kubeconfig: string | undefined): KubeSource {
+  return kubeconfig === undefined
+    ? { type: 'in-cluster' }
+    : { type: 'kubeconfig', path: kubeconfig };
+}
 
 /** @throws InputError `SLUICE_PROVISIONER_CONFIG_INVALID` listing every problem. */
 export function parseProvisionerConfig(flags: ProvisionerFlags, env: Env): ProvisionerConfig {
-  const merged: Record<string, string | undefined> = { ...env };
-  for (const [name, value] of Object.entries(flags)) if (value !== undefined) merged[name] = value;
-  const { values: v, problems } = parseEnv(provisionerEnv, merged);
+  const { values: v, problems } = parseEnv(provisionerEnv, merged(flags, env));
   if (problems.length > 0)
     throw configError(problems, {
       code: 'SLUICE_PROVISIONER_CONFIG_INVALID',
       whose: "the provisioner's",
       hint: 'See `sluice provisioner --help`',
     });
-  const kubeconfig = v.SLUICE_PROVISIONER_KUBECONFIG;
   return {
     provisionerName: v.SLUICE_PROVISIONER_NAME,
     storageClass: v.SLUICE_PROVISIONER_STORAGE_CLASS,
     namespace: v.SLUICE_PROVISIONER_NAMESPACE,
     volumeParentDir: v.SLUICE_VOLUME_PARENT_DIR,
     identity: v.SLUICE_PROVISIONER_IDENTITY ?? hostname(),
-    source:
-      kubeconfig === undefined ? { type: 'in-cluster' } : { type: 'kubeconfig', path: kubeconfig },
+    source: kubeSource(v.SLUICE_PROVISIONER_KUBECONFIG),
     resyncMs: v.SLUICE_PROVISIONER_RESYNC_SECONDS * 1000,
     leaseDurationMs: v.SLUICE_PROVISIONER_LEASE_SECONDS * 1000,
+    retentionDays: v.SLUICE_VOLUME_RETENTION_DAYS,
+  };
+}
+
+/** @throws InputError `SLUICE_PROVISIONER_CONFIG_INVALID` listing every problem. */
+export function parseVolumeAgentConfig(flags: ProvisionerFlags, env: Env): VolumeAgentConfig {
+  const { values: v, problems } = parseEnv(volumeAgentEnv, merged(flags, env));
+  if (problems.length > 0)
+    throw configError(problems, {
+      code: 'SLUICE_PROVISIONER_CONFIG_INVALID',
+      whose: "the volume agent's",
+      hint: 'See `sluice volume-agent --help`',
+    });
+  return {
+    provisionerName: v.SLUICE_PROVISIONER_NAME,
+    nodeName: v.SLUICE_NODE_NAME,
+    volumeParentDir: v.SLUICE_VOLUME_PARENT_DIR,
+    diskThreshold: v.SLUICE_VOLUME_DISK_THRESHOLD,
+    inodeThreshold: v.SLUICE_VOLUME_INODE_THRESHOLD,
+    intervalMs: v.SLUICE_VOLUME_AGENT_INTERVAL_SECONDS * 1000,
+    source: kubeSource(v.SLUICE_PROVISIONER_KUBECONFIG),
   };
 }

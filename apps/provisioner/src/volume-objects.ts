@@ -24,7 +24,26 @@ export const VOLUME_ANNOTATIONS = {
   /** Why the volume is being removed (retention, a full disk); it is never chosen again. */
   retiring: 'sluice.io/retiring',
   node: 'sluice.io/node',
+  /**
+   * Days a released volume is kept ("7" or "7d"), from its last claim's annotation of the same
+   * name; the provisioner's `retentionDays` otherwise.
+   */
+  retention: 'sluice.io/volume-retention',
 } as const;
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Whether a released volume has been unused longer than it may be kept: its own
+ * `sluice.io/volume-retention` days, else `defaultDays`; 0 days keeps it for ever.
+ */
+export function expired(pv: KubeResource, now: number, defaultDays: number): boolean {
+  const annotations = pv.metadata.annotations ?? {};
+  const own = /^(\d+)d?$/.exec(annotations[VOLUME_ANNOTATIONS.retention] ?? '');
+  const days = own === null ? defaultDays : Number(own[1]);
+  const lastUsed = Date.parse(annotations[VOLUME_ANNOTATIONS.lastUsed] ?? '');
+  return days > 0 && Number.isFinite(lastUsed) && now - lastUsed > days * DAY_MS;
+}
 
 /** The label every volume of one provisioner carries, to list them. */
 export const PROVISIONER_LABEL = 'sluice.io/volume-provisioner';
@@ -117,6 +136,7 @@ export function newVolumeObject(
         [VOLUME_ANNOTATIONS.mountCount]: '1',
         [VOLUME_ANNOTATIONS.usedBy]: facts.uid,
         [VOLUME_ANNOTATIONS.node]: v.node,
+        ...retentionOf(claim),
       },
     },
     spec: {
@@ -148,6 +168,7 @@ export function newVolumeObject(
  */
 export function reusePatch(
   pv: KubeResource,
+  claim: KubeResource,
   facts: ClaimFacts,
   provisionerLabel: string,
   now: number,
@@ -166,6 +187,8 @@ export function reusePatch(
         [VOLUME_ANNOTATIONS.lastUsed]: new Date(now).toISOString(),
         [VOLUME_ANNOTATIONS.mountCount]: String(count + 1),
         [VOLUME_ANNOTATIONS.usedBy]: facts.uid,
+        [VOLUME_ANNOTATIONS.retention]: null,
+        ...retentionOf(claim),
         [BOUND_BY_CONTROLLER]: null,
       },
     },
@@ -184,6 +207,22 @@ export function releasePatch(pv: KubeResource, now: number): Record<string, unkn
       },
     },
   };
+}
+
+/** The claim's own retention, carried to its volume. */
+/** Marks a volume as going: it is never chosen again. Guarded by its resourceVersion. */
+export function retirePatch(pv: KubeResource, reason: string): Record<string, unknown> {
+  return {
+    metadata: {
+      resourceVersion: pv.metadata.resourceVersion,
+      annotations: { [VOLUME_ANNOTATIONS.retiring]: reason },
+    },
+  };
+}
+
+function retentionOf(claim: KubeResource): Record<string, string> {
+  const days = claim.metadata.annotations?.[VOLUME_ANNOTATIONS.retention];
+  return days === undefined ? {} : { [VOLUME_ANNOTATIONS.retention]: days };
 }
 
 function claimRef(facts: ClaimFacts) {

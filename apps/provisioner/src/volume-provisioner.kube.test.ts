@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient, KubeResources } from '@sluice/kube';
@@ -9,6 +10,7 @@ import { adminSource, createNamespace } from '@sluice/kube/testing';
 import { silentLogger } from '@sluice/log';
 import { REUSE_ANNOTATIONS } from '@sluice/runtime-spec';
 import { CLUSTER_IMAGES, eventually, useKubernetes } from '@sluice/testkit';
+import { NodeAgent } from './node-agent.js';
 import { VolumeProvisioner } from './volume-provisioner.js';
 import { VOLUME_ANNOTATIONS } from './volume-objects.js';
 
@@ -38,14 +40,19 @@ async function kube(): Promise<KubeResources> {
   return resources;
 }
 
-function provisioner(storageClass: string, identity: string, leaseDurationMs = 15_000) {
+function provisioner(
+  storageClass: string,
+  identity: string,
+  leaseDurationMs = 15_000,
+  volumeParentDir = mkdtempSync(join(tmpdir(), 'sluice-volumes-')),
+) {
   return new VolumeProvisioner({
     resources: resources!,
     log: silentLogger,
     provisionerName: PROVISIONER,
     storageClass,
     namespace: NS,
-    volumeParentDir: mkdtempSync(join(tmpdir(), 'sluice-volumes-')),
+    volumeParentDir,
     identity,
     resyncMs: 200,
     leaseDurationMs,
@@ -233,4 +240,124 @@ test('the leader stops mid-work: a standby takes over when its lease runs out, a
   } finally {
     await p.stop();
   }
+});
+
+test('the node agent on a full small filesystem retires the least recently used free volume, one per pass, never one in use', async () => {
+  const r = await kube();
+  const parent = mkdtempSync(join(tmpdir(), 'sluice-small-volumes-'));
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=32m', 'tmpfs', parent]);
+  const p = running(provisioner('sluice-now', 'small', 15_000, parent));
+  const FILL = 'dd if=/dev/zero of=/data/fill bs=1M count=7 && sync';
+  try {
+    // Three volumes of 7 MiB, each used by one pod and released, in this order.
+    const released: string[] = [];
+    for (const i of [0, 1, 2]) {
+      await r.create(claim(`fill-${i}`, 'sluice-now', { app: 'dind', pipeline: `small-${i}` }));
+      await r.create(pod(`fill-${i}`, `fill-${i}`, FILL));
+      assert.equal(await podPhase(`fill-${i}`), 'Succeeded');
+      released.push(await boundVolume(`fill-${i}`));
+      await remove('Pod', `fill-${i}`);
+      await remove('PersistentVolumeClaim', `fill-${i}`);
+      // Released (its last use stamped) before the next one, so the order is theirs.
+      await eventually(
+        () => r.read({ kind: 'PersistentVolume', name: released[i] ?? '' }),
+        (pv) => pv?.metadata.annotations?.[VOLUME_ANNOTATIONS.usedBy] === undefined,
+        { timeoutMs: 30_000 },
+      );
+    }
+    // A fourth in use: its pod wrote 7 MiB and runs on.
+    await r.create(claim('busy', 'sluice-now', { app: 'dind', pipeline: 'small-busy' }));
+    await r.create(pod('busy', 'busy', `${FILL} && touch /data/done && sleep 600`));
+    const busy = await boundVolume('busy');
+    const done = await eventually(
+      () => existsSync(join(parent, busy, 'done')),
+      (found) => found,
+      { timeoutMs: 120_000 },
+    );
+    assert.ok(done, 'the busy pod wrote its file');
+
+    const agent = (diskThreshold: number) =>
+      new NodeAgent({
+        resources: r,
+        log: silentLogger,
+        nodeName: cluster().nodeName ?? '',
+        provisionerName: PROVISIONER,
+        volumeParentDir: parent,
+        diskThreshold,
+      });
+    const first = await agent(0.8).pass();
+    assert.ok(first.usage.space > 0.8, `28 MiB of 32 in use: ${first.usage.space}`);
+    assert.equal(first.retired, released[0], 'the least recently used goes first');
+    assert.equal(existsSync(join(parent, released[0] ?? '')), false, 'with its directory');
+    const second = await agent(0.8).pass();
+    assert.ok(second.usage.space < 0.8, `below the threshold now: ${second.usage.space}`);
+    assert.equal(second.retired, undefined, 'only as many as needed');
+
+    // However full, a volume in use stays.
+    const greedy = agent(0.01);
+    assert.equal((await greedy.pass()).retired, released[1]);
+    assert.equal((await greedy.pass()).retired, released[2]);
+    assert.equal((await greedy.pass()).retired, undefined);
+    assert.ok((await r.read({ kind: 'PersistentVolume', name: busy })) !== undefined);
+    assert.ok(existsSync(join(parent, busy, 'done')), 'the busy volume and its data are there');
+    for (const name of released)
+      assert.equal(await r.read({ kind: 'PersistentVolume', name }), undefined, name);
+  } finally {
+    await r.delete({ kind: 'Pod', name: 'busy', namespace: NS }).catch(() => undefined);
+    await remove('PersistentVolumeClaim', 'busy').catch(() => undefined);
+    await p.stop();
+    execFileSync('umount', ['-l', parent]);
+  }
+});
+
+test('a volume unused longer than its retention is deleted by the leader; the node agent then removes its directory', async () => {
+  const r = await kube();
+  const parent = mkdtempSync(join(tmpdir(), 'sluice-retention-'));
+  let offsetMs = 0;
+  const p = new VolumeProvisioner({
+    resources: r,
+    log: silentLogger,
+    provisionerName: PROVISIONER,
+    storageClass: 'sluice-now',
+    namespace: NS,
+    volumeParentDir: parent,
+    identity: 'retention',
+    retentionDays: 4,
+    clock: () => Date.now() + offsetMs,
+  });
+  const run = running(p);
+  let volume = '';
+  try {
+    await r.create(claim('kept', 'sluice-now', { app: 'dind', pipeline: 'retention' }));
+    await r.create(pod('kept', 'kept', 'echo cache > /data/file'));
+    assert.equal(await podPhase('kept'), 'Succeeded');
+    volume = await boundVolume('kept');
+    await remove('Pod', 'kept');
+    await remove('PersistentVolumeClaim', 'kept');
+    const released = await eventually(
+      () => r.read({ kind: 'PersistentVolume', name: volume }),
+      (pv) => pv?.metadata.annotations?.[VOLUME_ANNOTATIONS.usedBy] === undefined,
+      { timeoutMs: 30_000 },
+    );
+    assert.ok(released?.metadata.annotations?.[VOLUME_ANNOTATIONS.lastUsed]);
+    assert.ok(existsSync(join(parent, volume, 'file')));
+  } finally {
+    await run.stop();
+  }
+  // Three days later it is kept; five days later it is gone.
+  // (The earlier tests' released volumes of this provisioner expire along with it.)
+  offsetMs = 3 * 86_400_000;
+  assert.ok(!(await p.pass()).expired.includes(volume));
+  offsetMs = 5 * 86_400_000;
+  assert.ok((await p.pass()).expired.includes(volume));
+  assert.equal(await r.read({ kind: 'PersistentVolume', name: volume }), undefined);
+  const agent = new NodeAgent({
+    resources: r,
+    log: silentLogger,
+    nodeName: cluster().nodeName ?? '',
+    provisionerName: PROVISIONER,
+    volumeParentDir: parent,
+  });
+  assert.deepEqual((await agent.pass()).removed, [volume]);
+  assert.equal(existsSync(join(parent, volume)), false);
 });

@@ -21,10 +21,12 @@ import { chooseVolume } from './volume-choice.js';
 import {
   claimFacts,
   claimRefOf,
+  expired,
   labelValue,
   newVolumeObject,
   PROVISIONER_LABEL,
   releasePatch,
+  retirePatch,
   reusePatch,
   uidOf,
   VOLUME_ANNOTATIONS,
@@ -45,6 +47,8 @@ export interface VolumeProvisionerOptions {
   identity: string;
   resyncMs?: number;
   leaseDurationMs?: number;
+  /** Days a released volume is kept unused (4, as Codefresh); 0 keeps volumes for ever. */
+  retentionDays?: number;
   clock?: () => number;
 }
 
@@ -53,6 +57,8 @@ export interface PassReport {
   reused: string[];
   created: string[];
   released: string[];
+  /** Deleted for having been unused longer than their retention. */
+  expired: string[];
 }
 
 export class VolumeProvisioner {
@@ -62,7 +68,13 @@ export class VolumeProvisioner {
   #bindingMode: string | undefined;
 
   constructor(options: VolumeProvisionerOptions) {
-    this.#o = { resyncMs: 1000, leaseDurationMs: 15_000, clock: Date.now, ...options };
+    this.#o = {
+      resyncMs: 1000,
+      leaseDurationMs: 15_000,
+      retentionDays: 4,
+      clock: Date.now,
+      ...options,
+    };
     this.#label = labelValue(options.provisionerName);
     this.#lease = new LeaderLease({
       resources: options.resources,
@@ -89,7 +101,13 @@ export class VolumeProvisioner {
 
   /** One look at the claims and volumes, when this replica is (or becomes) the leader. */
   async pass(): Promise<PassReport> {
-    const report: PassReport = { leader: false, reused: [], created: [], released: [] };
+    const report: PassReport = {
+      leader: false,
+      reused: [],
+      created: [],
+      released: [],
+      expired: [],
+    };
     if (!(await this.#lease.acquireOrRenew())) return report;
     report.leader = true;
     const { resources, namespace, storageClass } = this.#o;
@@ -106,6 +124,19 @@ export class VolumeProvisioner {
       if (volumeFacts(pv, liveUids).inUse) continue;
       if (await this.#write(pv, releasePatch(pv, this.#o.clock())))
         report.released.push(pv.metadata.name);
+    }
+    for (const pv of volumes) {
+      const facts = volumeFacts(pv, liveUids);
+      if (facts.inUse || facts.retiring || pv.metadata.annotations?.[VOLUME_ANNOTATIONS.usedBy])
+        continue;
+      if (!expired(pv, this.#o.clock(), this.#o.retentionDays)) continue;
+      // Marked first, guarded: a volume promised to a claim since it was read is left alone.
+      const reason = `unused for more than its retention (last used ${facts.lastUsedMs ? new Date(facts.lastUsedMs).toISOString() : 'never'})`;
+      if (!(await this.#write(pv, retirePatch(pv, reason)))) continue;
+      // Its directory goes with the node agent's next pass.
+      await this.#o.resources.delete({ kind: 'PersistentVolume', name: pv.metadata.name });
+      report.expired.push(pv.metadata.name);
+      this.#o.log.info('volume expired', { volume: pv.metadata.name, reason });
     }
     const promised = new Set(
       volumes.map((pv) => claimRefOf(pv)?.uid).filter((uid) => uid !== undefined),
@@ -138,7 +169,8 @@ export class VolumeProvisioner {
     if (choice.kind === 'reuse') {
       const pv = volumes.find((v) => v.metadata.name === choice.volume.name)!;
       taken.add(pv.metadata.name);
-      if (!(await this.#write(pv, reusePatch(pv, facts, this.#label, now)))) return undefined;
+      if (!(await this.#write(pv, reusePatch(pv, claim, facts, this.#label, now))))
+        return undefined;
       this.#o.log.info('volume reused', {
         claim: where,
         volume: pv.metadata.name,

@@ -6,7 +6,7 @@
  * @module
  */
 import { agentEnv } from './agent-env.js';
-import { provisionerEnv } from './provisioner-env.js';
+import { provisionerEnv, volumeAgentEnv } from './provisioner-env.js';
 import { cliEnv, dockerEnv, proxyEnv } from './cli-env.js';
 import { engineEnv } from './engine-env.js';
 import { serverEnv } from './server-env.js';
@@ -54,6 +54,13 @@ in those problems.`,
     before: `The volume provisioner of a runtime's StorageClass (\`apps/provisioner/README.md\`). Each
 variable has a flag of the same name in kebab case; every problem is reported at once.`,
     shape: provisionerEnv,
+  },
+  {
+    title: '## `sluice volume-agent` (`apps/cli/src/commands/provisioner.ts`)',
+    before: `The volume provisioner's agent on each node (\`apps/provisioner/src/node-agent.ts\`): removes the
+directories of deleted volumes and, above a threshold, retires the least recently used free
+volume, one per pass. Each variable has a flag of the same name in kebab case.`,
+    shape: volumeAgentEnv,
   },
   {
     title: '## `sluice up` (`apps/cli/src/commands/up-setup.ts`)',

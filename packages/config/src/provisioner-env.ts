@@ -10,13 +10,33 @@ export const PROVISIONER_DEFAULTS = {
   volumeParentDir: '/var/lib/sluice/volumes',
   resyncSeconds: 1,
   leaseSeconds: 15,
+  retentionDays: 4,
+  diskThreshold: 0.8,
+  inodeThreshold: 0.8,
+  volumeAgentIntervalSeconds: 60,
 } as const;
 
-export const provisionerEnv = {
-  SLUICE_PROVISIONER_NAME: requiredTextVar({
+const parentDir = () =>
+  textVar({
+    description: 'The directory on every node under which the volumes are',
+    flag: 'volume-parent-dir',
+    default: PROVISIONER_DEFAULTS.volumeParentDir,
+  });
+
+const provisionerName = () =>
+  requiredTextVar({
     description: "The `provisioner` of the runtime's StorageClass, which this provisioner serves",
     flag: 'provisioner-name',
-  }),
+  });
+
+const kubeconfig = () =>
+  textVar({
+    description: "A kubeconfig file; without one, the pod's own service account",
+    flag: 'kubeconfig',
+  });
+
+export const provisionerEnv = {
+  SLUICE_PROVISIONER_NAME: provisionerName(),
   SLUICE_PROVISIONER_STORAGE_CLASS: requiredTextVar({
     description: 'The StorageClass whose claims it answers',
     flag: 'storage-class',
@@ -25,20 +45,13 @@ export const provisionerEnv = {
     description: "The runtime's namespace: where the claims and the leader-election Lease are",
     flag: 'namespace',
   }),
-  SLUICE_VOLUME_PARENT_DIR: textVar({
-    description: 'The directory on every node under which the volumes are',
-    flag: 'volume-parent-dir',
-    default: PROVISIONER_DEFAULTS.volumeParentDir,
-  }),
+  SLUICE_VOLUME_PARENT_DIR: parentDir(),
   SLUICE_PROVISIONER_IDENTITY: textVar({
     description: "This replica's name in the leader election (the chart gives the pod's name)",
     flag: 'identity',
     defaultText: 'the host name',
   }),
-  SLUICE_PROVISIONER_KUBECONFIG: textVar({
-    description: "A kubeconfig file; without one, the pod's own service account",
-    flag: 'kubeconfig',
-  }),
+  SLUICE_PROVISIONER_KUBECONFIG: kubeconfig(),
   SLUICE_PROVISIONER_RESYNC_SECONDS: numberVar({
     description: 'Seconds between looks at the claims and volumes',
     flag: 'resync-seconds',
@@ -54,6 +67,53 @@ export const provisionerEnv = {
     max: 300,
     default: PROVISIONER_DEFAULTS.leaseSeconds,
   }),
+  SLUICE_VOLUME_RETENTION_DAYS: numberVar({
+    description:
+      "Days a released volume is kept unused before it is deleted (a claim's `sluice.io/volume-retention` annotation overrides); 0 keeps volumes for ever",
+    flag: 'retention-days',
+    min: 0,
+    max: 3650,
+    default: PROVISIONER_DEFAULTS.retentionDays,
+  }),
 };
 
 export type ProvisionerEnv = EnvValues<typeof provisionerEnv>;
+
+/** `sluice volume-agent`: the provisioner's agent on each node (a DaemonSet). */
+export const volumeAgentEnv = {
+  SLUICE_PROVISIONER_NAME: provisionerName(),
+  SLUICE_NODE_NAME: requiredTextVar({
+    description: "This node's name (the chart gives the pod's `spec.nodeName`)",
+    flag: 'node-name',
+  }),
+  SLUICE_VOLUME_PARENT_DIR: parentDir(),
+  SLUICE_VOLUME_DISK_THRESHOLD: numberVar({
+    description:
+      'Fraction of the space in use above which the least recently used free volume goes',
+    flag: 'disk-threshold',
+    min: 0.01,
+    max: 1,
+    fraction: true,
+    default: PROVISIONER_DEFAULTS.diskThreshold,
+  }),
+  SLUICE_VOLUME_INODE_THRESHOLD: numberVar({
+    description:
+      'Fraction of the inodes in use above which the least recently used free volume goes',
+    flag: 'inode-threshold',
+    min: 0.01,
+    max: 1,
+    fraction: true,
+    default: PROVISIONER_DEFAULTS.inodeThreshold,
+  }),
+  SLUICE_VOLUME_AGENT_INTERVAL_SECONDS: numberVar({
+    description: 'Seconds between passes (measure, retire at most one volume, remove orphans)',
+    flag: 'interval-seconds',
+    min: 1,
+    max: 3600,
+    fraction: true,
+    default: PROVISIONER_DEFAULTS.volumeAgentIntervalSeconds,
+  }),
+  SLUICE_PROVISIONER_KUBECONFIG: kubeconfig(),
+};
+
+export type VolumeAgentEnv = EnvValues<typeof volumeAgentEnv>;

@@ -36,6 +36,7 @@ export const RESOURCE_KINDS = {
     namespaced: true,
   },
   Deployment: { apiVersion: 'apps/v1', resource: 'deployments', namespaced: true },
+  DaemonSet: { apiVersion: 'apps/v1', resource: 'daemonsets', namespaced: true },
   Role: { apiVersion: 'rbac.authorization.k8s.io/v1', resource: 'roles', namespaced: true },
   RoleBinding: {
     apiVersion: 'rbac.authorization.k8s.io/v1',

@@ -1,40 +1,35 @@
 /**
- * `sluice provisioner`: the volume provisioner of one runtime's StorageClass
- * (`apps/provisioner`), as `charts/sluice-runtime` deploys it. Every variable of
- * `provisionerEnv` is a flag too; an invalid configuration lists every problem before anything
- * starts. Runs until SIGINT/SIGTERM, then gives up its lease so a standby takes over at once.
+ * `sluice provisioner`: the volume provisioner of one runtime's StorageClass, and
+ * `sluice volume-agent`: its agent on each node (`apps/provisioner`), as `charts/sluice-runtime`
+ * deploys them. Every variable of their schemas is a flag too; an invalid configuration lists
+ * every problem before anything starts. Both run until SIGINT/SIGTERM; the provisioner then
+ * gives up its lease so a standby takes over at once.
  * @module
  */
-import { provisionerEnv, variableMeta } from '@sluice/config';
+import { provisionerEnv, volumeAgentEnv } from '@sluice/config';
 import { KubeClient, KubeResources } from '@sluice/kube';
 import { createLogger } from '@sluice/log';
-import { parseProvisionerConfig, VolumeProvisioner } from '@sluice/provisioner';
-import type { ProvisionerFlags } from '@sluice/provisioner';
+import {
+  NodeAgent,
+  parseProvisionerConfig,
+  parseVolumeAgentConfig,
+  VolumeProvisioner,
+} from '@sluice/provisioner';
 import type { Terminal } from '../ui/terminal.js';
-import { optionKey } from './provisioner-options.js';
+import { flagsByVariable } from './provisioner-options.js';
 import { waitForStopSignal } from './stop-signal.js';
 
-type Name = keyof typeof provisionerEnv;
+type Options = Record<string, string | undefined>;
 
 export async function provisionerCommand(
   term: Terminal,
-  opts: Record<string, string | undefined>,
+  opts: Options,
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
-  const flags: ProvisionerFlags = {};
-  for (const [name, schema] of Object.entries(provisionerEnv) as [
-    Name,
-    (typeof provisionerEnv)[Name],
-  ][]) {
-    const flag = variableMeta(schema).flag;
-    const value = flag === undefined ? undefined : opts[optionKey(flag)];
-    if (value !== undefined) flags[name] = value;
-  }
-  const config = parseProvisionerConfig(flags, env);
+  const config = parseProvisionerConfig(flagsByVariable(provisionerEnv, opts), env);
   const log = createLogger({ level: 'info' });
-  const resources = new KubeResources(KubeClient.create({ source: config.source, env }));
   const provisioner = new VolumeProvisioner({
-    resources,
+    resources: new KubeResources(KubeClient.create({ source: config.source, env })),
     log,
     provisionerName: config.provisionerName,
     storageClass: config.storageClass,
@@ -43,17 +38,47 @@ export async function provisionerCommand(
     identity: config.identity,
     resyncMs: config.resyncMs,
     leaseDurationMs: config.leaseDurationMs,
+    retentionDays: config.retentionDays,
   });
-  const stop = new AbortController();
   log.info('volume provisioner started', {
     storageClass: config.storageClass,
     namespace: config.namespace,
     identity: config.identity,
   });
-  const running = provisioner.run(stop.signal);
+  return runUntilStopped(term, 'Provisioner', (signal) => provisioner.run(signal));
+}
+
+export async function volumeAgentCommand(
+  term: Terminal,
+  opts: Options,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const config = parseVolumeAgentConfig(flagsByVariable(volumeAgentEnv, opts), env);
+  const log = createLogger({ level: 'info' });
+  const agent = new NodeAgent({
+    resources: new KubeResources(KubeClient.create({ source: config.source, env })),
+    log,
+    nodeName: config.nodeName,
+    provisionerName: config.provisionerName,
+    volumeParentDir: config.volumeParentDir,
+    diskThreshold: config.diskThreshold,
+    inodeThreshold: config.inodeThreshold,
+    intervalMs: config.intervalMs,
+  });
+  log.info('volume agent started', { node: config.nodeName, dir: config.volumeParentDir });
+  return runUntilStopped(term, 'Volume agent', (signal) => agent.run(signal));
+}
+
+async function runUntilStopped(
+  term: Terminal,
+  what: string,
+  run: (signal: AbortSignal) => Promise<void>,
+): Promise<number> {
+  const stop = new AbortController();
+  const running = run(stop.signal);
   const signal = await waitForStopSignal(running);
   stop.abort();
   await running;
-  term.err(`Provisioner stopped (${signal})`);
+  term.err(`${what} stopped (${signal})`);
   return 0;
 }

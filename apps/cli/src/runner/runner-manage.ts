@@ -76,7 +76,7 @@ async function installedObjects(install: Install): Promise<ResourceRef[]> {
   const { resources } = install.cluster;
   const found: ResourceRef[] = [];
   const namespaces = [...new Set([install.namespace, install.buildNamespace])];
-  for (const kind of ['Deployment', 'RoleBinding', 'Role', 'Secret', 'ServiceAccount'])
+  for (const kind of ['Deployment', 'DaemonSet', 'RoleBinding', 'Role', 'Secret', 'ServiceAccount'])
     for (const namespace of namespaces)
       for (const object of await resources.list({ kind, namespace, labelSelector }))
         found.push({ kind, namespace, name: object.metadata.name });

@@ -18,6 +18,11 @@ export interface VolumesValues {
   parentDir?: string;
   replicas?: number;
   leaseSeconds?: number;
+  /** Days a released volume is kept unused; 0 for ever. */
+  retentionDays?: number;
+  /** The node agent retires a free volume above these fractions of space and inodes in use. */
+  diskThreshold?: number;
+  inodeThreshold?: number;
   resources?: Record<string, unknown>;
 }
 
@@ -25,6 +30,9 @@ export const VOLUMES_DEFAULTS = {
   parentDir: '/var/lib/sluice/volumes',
   replicas: 2,
   leaseSeconds: 15,
+  retentionDays: 4,
+  diskThreshold: 0.8,
+  inodeThreshold: 0.8,
   resources: { requests: { cpu: '20m', memory: '64Mi' }, limits: { memory: '192Mi' } },
 } as const;
 
@@ -62,12 +70,14 @@ export function renderProvisionerInstall(input: ProvisionerInstallInput): Instal
   const clusterName = `${name}-${namespace}`.slice(0, 253);
   const storageClass = volumesStorageClass(volumes, runtimeNamespace);
   const labels = { ...input.labels, 'app.kubernetes.io/name': 'sluice-provisioner' };
-  const selector = {
+  const selector = (component: string) => ({
     'app.kubernetes.io/name': 'sluice-provisioner',
     'app.kubernetes.io/instance': release,
-  };
-  const subjects = [{ kind: 'ServiceAccount', name, namespace }];
+    'app.kubernetes.io/component': component,
+  });
   const d = VOLUMES_DEFAULTS;
+  const parentDir = volumes.parentDir || d.parentDir;
+  const subjects = [{ kind: 'ServiceAccount', name, namespace }];
   return [
     {
       apiVersion: 'storage.k8s.io/v1',
@@ -127,9 +137,9 @@ export function renderProvisionerInstall(input: ProvisionerInstallInput): Instal
       metadata: { name, namespace, labels },
       spec: {
         replicas: volumes.replicas ?? d.replicas,
-        selector: { matchLabels: selector },
+        selector: { matchLabels: selector('provisioner') },
         template: {
-          metadata: { labels },
+          metadata: { labels: { ...labels, ...selector('provisioner') } },
           spec: {
             serviceAccountName: name,
             containers: [
@@ -145,7 +155,7 @@ export function renderProvisionerInstall(input: ProvisionerInstallInput): Instal
                   },
                   { name: 'SLUICE_PROVISIONER_STORAGE_CLASS', value: storageClass },
                   { name: 'SLUICE_PROVISIONER_NAMESPACE', value: runtimeNamespace },
-                  { name: 'SLUICE_VOLUME_PARENT_DIR', value: volumes.parentDir || d.parentDir },
+                  { name: 'SLUICE_VOLUME_PARENT_DIR', value: parentDir },
                   {
                     name: 'SLUICE_PROVISIONER_IDENTITY',
                     valueFrom: { fieldRef: { fieldPath: 'metadata.name' } },
@@ -154,10 +164,68 @@ export function renderProvisionerInstall(input: ProvisionerInstallInput): Instal
                     name: 'SLUICE_PROVISIONER_LEASE_SECONDS',
                     value: String(volumes.leaseSeconds ?? d.leaseSeconds),
                   },
+                  {
+                    name: 'SLUICE_VOLUME_RETENTION_DAYS',
+                    value: String(volumes.retentionDays ?? d.retentionDays),
+                  },
                 ],
                 resources,
                 securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true },
               },
+            ],
+          },
+        },
+      },
+    },
+    {
+      // On every node (build nodes are often tainted: it tolerates everything), the volumes'
+      // directory mounted at the same path, so a volume's hostPath names it here too.
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: {
+        name: `${release}-volume-agent`.slice(0, 63).replace(/-+$/, ''),
+        namespace,
+        labels,
+      },
+      spec: {
+        selector: { matchLabels: selector('volume-agent') },
+        template: {
+          metadata: { labels: { ...labels, ...selector('volume-agent') } },
+          spec: {
+            serviceAccountName: name,
+            tolerations: [{ operator: 'Exists' }],
+            containers: [
+              {
+                name: 'volume-agent',
+                image: `${image.repository}:${image.tag}`,
+                imagePullPolicy: image.pullPolicy,
+                command: ['node', '/usr/local/lib/sluice/sluice.mjs', 'volume-agent'],
+                env: [
+                  {
+                    name: 'SLUICE_PROVISIONER_NAME',
+                    value: volumesProvisionerName(runtimeNamespace),
+                  },
+                  {
+                    name: 'SLUICE_NODE_NAME',
+                    valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } },
+                  },
+                  { name: 'SLUICE_VOLUME_PARENT_DIR', value: parentDir },
+                  {
+                    name: 'SLUICE_VOLUME_DISK_THRESHOLD',
+                    value: String(volumes.diskThreshold ?? d.diskThreshold),
+                  },
+                  {
+                    name: 'SLUICE_VOLUME_INODE_THRESHOLD',
+                    value: String(volumes.inodeThreshold ?? d.inodeThreshold),
+                  },
+                ],
+                resources,
+                securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true },
+                volumeMounts: [{ name: 'volumes', mountPath: parentDir }],
+              },
+            ],
+            volumes: [
+              { name: 'volumes', hostPath: { path: parentDir, type: 'DirectoryOrCreate' } },
             ],
           },
         },

@@ -1,0 +1,176 @@
+/**
+ * The node agent of the volume provisioner: one per node (a DaemonSet), with the volumes'
+ * parent directory mounted. Each pass it
+ *
+ * 1. removes the directories of volumes whose PersistentVolume is gone (retired here, expired by
+ *    the provisioner's retention, or deleted by hand), and nothing else: only `sluice-vol-*`
+ *    directories, and only those listed before the volumes were (a volume made between the two
+ *    reads is in the second);
+ * 2. measures the parent directory's filesystem (space and inodes, `statfs`), and above either
+ *    threshold retires one volume of this node that no claim uses — the least recently used —
+ *    then measures again on the next pass, so no more go than needed.
+ *
+ * Retiring is first a patch marking the volume `sluice.io/retiring`, guarded by its
+ * resourceVersion (a volume the provisioner promised to a claim since it was read has changed,
+ * and is left alone), then the PersistentVolume's deletion and its directory's. A volume in use
+ * (bound, or promised: `sluice.io/used-by` set) is never retired.
+ * @module
+ */
+import { readdir, rm, statfs } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isSluiceError } from '@sluice/errors';
+import type { KubeResource, KubeResources } from '@sluice/kube';
+import type { Logger } from '@sluice/log';
+import { sleep } from '@sluice/process';
+import {
+  labelValue,
+  PROVISIONER_LABEL,
+  retirePatch,
+  VOLUME_ANNOTATIONS,
+} from './volume-objects.js';
+
+export interface NodeAgentOptions {
+  resources: KubeResources;
+  log: Logger;
+  /** This node's name: the volumes it looks after carry it in `sluice.io/node`. */
+  nodeName: string;
+  provisionerName: string;
+  volumeParentDir: string;
+  /** Fraction of the space in use above which a volume is retired (0.8). */
+  diskThreshold?: number;
+  /** Fraction of the inodes in use above which a volume is retired (0.8). */
+  inodeThreshold?: number;
+  intervalMs?: number;
+}
+
+export interface DiskUsage {
+  space: number;
+  inodes: number;
+}
+
+export interface NodeAgentReport {
+  usage: DiskUsage;
+  /** Directories removed because their volume is gone. */
+  removed: string[];
+  /** The volume retired this pass, if any. */
+  retired: string | undefined;
+}
+
+const VOLUME_DIR = /^sluice-vol-[a-z0-9-]+$/;
+
+export class NodeAgent {
+  readonly #o: Required<NodeAgentOptions>;
+
+  constructor(options: NodeAgentOptions) {
+    this.#o = { diskThreshold: 0.8, inodeThreshold: 0.8, intervalMs: 60_000, ...options };
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        await this.pass();
+      } catch (err) {
+        this.#o.log.warn('volume node agent pass failed', { error: String(err) });
+      }
+      await sleep(this.#o.intervalMs, signal);
+    }
+  }
+
+  async pass(): Promise<NodeAgentReport> {
+    const { resources, volumeParentDir } = this.#o;
+    // Directories first: a volume made after this read is in the list below.
+    const dirs = (await readdir(volumeParentDir)).filter((name) => VOLUME_DIR.test(name));
+    const volumes = await resources.list({
+      kind: 'PersistentVolume',
+      labelSelector: `${PROVISIONER_LABEL}=${labelValue(this.#o.provisionerName)}`,
+    });
+    const names = new Set(volumes.map((pv) => pv.metadata.name));
+    const removed: string[] = [];
+    for (const dir of dirs.filter((d) => !names.has(d))) {
+      await rm(join(volumeParentDir, dir), { recursive: true, force: true });
+      removed.push(dir);
+      this.#o.log.info('volume directory removed: its volume is gone', { dir });
+    }
+    // A retirement cut short (the pod restarted between the mark and the deletion) is finished.
+    for (const pv of volumes.filter((v) => this.#mine(v) && retiring(v) && !bound(v)))
+      await this.#remove(pv.metadata.name, 'finishing its retirement');
+    const usage = await diskUsage(volumeParentDir);
+    const full = usage.space > this.#o.diskThreshold || usage.inodes > this.#o.inodeThreshold;
+    const retired = full ? await this.#retireOne(volumes, usage) : undefined;
+    return { usage, removed, retired };
+  }
+
+  async #retireOne(volumes: KubeResource[], usage: DiskUsage): Promise<string | undefined> {
+    const candidates = volumes
+      .filter((pv) => this.#mine(pv) && !inUse(pv))
+      .sort((a, b) => lastUsed(a) - lastUsed(b) || a.metadata.name.localeCompare(b.metadata.name));
+    const { resources, log } = this.#o;
+    for (const pv of candidates) {
+      const name = pv.metadata.name;
+      const reason = `disk ${percent(usage.space)} and inodes ${percent(usage.inodes)} in use on ${this.#o.nodeName}`;
+      try {
+        await resources.patch({ kind: 'PersistentVolume', name }, retirePatch(pv, reason));
+      } catch (err) {
+        // Promised to a claim since it was read: try the next one.
+        if (isSluiceError(err) && err.code === 'SLUICE_KUBE_CONFLICT') continue;
+        throw err;
+      }
+      await this.#remove(name, reason);
+      return name;
+    }
+    log.warn('the volumes disk is full and every volume on it is in use', {
+      node: this.#o.nodeName,
+      space: percent(usage.space),
+    });
+    return undefined;
+  }
+
+  /** On this node, and in this agent's directory (never a volume it cannot see). */
+  #mine(pv: KubeResource): boolean {
+    const path = (pv['spec'] as { hostPath?: { path?: string } } | undefined)?.hostPath?.path;
+    return (
+      pv.metadata.annotations?.[VOLUME_ANNOTATIONS.node] === this.#o.nodeName &&
+      path === join(this.#o.volumeParentDir, pv.metadata.name)
+    );
+  }
+
+  async #remove(name: string, reason: string): Promise<void> {
+    await this.#o.resources.delete({ kind: 'PersistentVolume', name });
+    await rm(join(this.#o.volumeParentDir, name), { recursive: true, force: true });
+    this.#o.log.info('volume retired', { volume: name, reason });
+  }
+}
+
+/** Space and inodes in use on the filesystem of `path`, as fractions. */
+export async function diskUsage(path: string): Promise<DiskUsage> {
+  const s = await statfs(path);
+  return {
+    space: s.blocks === 0 ? 0 : 1 - s.bavail / s.blocks,
+    inodes: s.files === 0 ? 0 : 1 - s.ffree / s.files,
+  };
+}
+
+function bound(pv: KubeResource): boolean {
+  return (pv['status'] as { phase?: string } | undefined)?.phase === 'Bound';
+}
+
+function retiring(pv: KubeResource): boolean {
+  return pv.metadata.annotations?.[VOLUME_ANNOTATIONS.retiring] !== undefined;
+}
+
+function inUse(pv: KubeResource): boolean {
+  return (
+    bound(pv) ||
+    pv.metadata.annotations?.[VOLUME_ANNOTATIONS.usedBy] !== undefined ||
+    retiring(pv) ||
+    pv.metadata.deletionTimestamp !== undefined
+  );
+}
+
+function lastUsed(pv: KubeResource): number {
+  return Date.parse(pv.metadata.annotations?.[VOLUME_ANNOTATIONS.lastUsed] ?? '') || 0;
+}
+
+function percent(fraction: number): string {
+  return `${Math.round(fraction * 100)} %`;
+}
