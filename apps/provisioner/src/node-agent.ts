@@ -141,12 +141,14 @@ export class NodeAgent {
   }
 }
 
-/** Space and inodes in use on the filesystem of `path`, as fractions. */
+/** Space and inodes in use on the filesystem of `path`, as fractions (df's Use% and IUse%). */
 export async function diskUsage(path: string): Promise<DiskUsage> {
   const s = await statfs(path);
+  // As df counts: used over what users may have (blocks reserved for root are neither).
+  const used = s.blocks - s.bfree;
   return {
-    space: s.blocks === 0 ? 0 : 1 - s.bavail / s.blocks,
-    inodes: s.files === 0 ? 0 : 1 - s.ffree / s.files,
+    space: used + s.bavail === 0 ? 0 : used / (used + s.bavail),
+    inodes: s.files === 0 ? 0 : (s.files - s.ffree) / s.files,
   };
 }
 
