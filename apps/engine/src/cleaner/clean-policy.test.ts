@@ -96,6 +96,18 @@ test('removable: past the retain period and unused only; the hard prune ignores 
     hard.volumes.map((v) => v.name),
     ['old-v'],
   );
+  // While a build runs, what it used (or brought) since it started stays even in a hard prune.
+  const during = removable(inventory, state, {
+    settings: SETTINGS,
+    protect,
+    now,
+    ignoreRetention: true,
+    keepUsedSince: T0 + 2 * HOUR,
+  });
+  assert.deepEqual(
+    during.images.map((i) => i.id),
+    ['sha256:old'],
+  );
 });
 
 test('the bookkeeping: what is new is dated now, what is gone is forgotten, a foreign file starts afresh', () => {

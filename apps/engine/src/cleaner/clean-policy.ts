@@ -67,8 +67,10 @@ export function inUse(containers: readonly DaemonContainer[]): {
 }
 
 /**
- * The images and volumes that may be removed: not in use, not protected, and (unless
- * `ignoreRetention`, the hard prune) not used within their retain period by the bookkeeping.
+ * The images and volumes that may be removed: not in use, not protected, not used since
+ * `keepUsedSince` (while a build runs: what it used or brought, such as an image pulled for a
+ * step whose container does not exist yet), and (unless `ignoreRetention`, the hard prune) not
+ * used within their retain period by the bookkeeping.
  */
 export function removable(
   inventory: Inventory,
@@ -78,13 +80,15 @@ export function removable(
     protect: Protected;
     now: number;
     ignoreRetention: boolean;
+    keepUsedSince?: number;
   },
 ): { images: DaemonImage[]; volumes: DaemonVolume[] } {
-  const { settings, protect, now, ignoreRetention } = options;
+  const { settings, protect, now, ignoreRetention, keepUsedSince } = options;
   const used = inUse(inventory.containers);
   const kept = new Set(protect.images);
   const stale = (last: number | undefined, retainSeconds: number) =>
-    ignoreRetention || (last !== undefined && now - last >= retainSeconds * 1000);
+    !(keepUsedSince !== undefined && last !== undefined && last >= keepUsedSince) &&
+    (ignoreRetention || (last !== undefined && now - last >= retainSeconds * 1000));
   const images = inventory.images.filter(
     (image) =>
       !used.images.has(image.id) &&

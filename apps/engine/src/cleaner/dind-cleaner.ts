@@ -45,6 +45,11 @@ export interface DindCleanerOptions {
   clock?: () => number;
   /** Between background passes; 5 s by default. */
   intervalMs?: number;
+  /**
+   * How far back each read of the daemon's events reaches past the previous one (and the first
+   * before the start), for a daemon whose clock is a little behind; 2 s by default.
+   */
+  eventOverlapMs?: number;
 }
 
 /** What the end of a build did, for tests and the engine's log. */
@@ -68,6 +73,9 @@ export class DindCleaner {
   readonly #seenEvents = new Set<string>();
   #busy: Promise<unknown> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
+  /** When the build started (policy time): while it runs, what it used since is kept. */
+  readonly #startedAt: number;
+  #finishing = false;
 
   private constructor(options: DindCleanerOptions, volume: DindVolume, state: CleanerState) {
     this.#options = options;
@@ -75,7 +83,8 @@ export class DindCleaner {
     this.#volume = volume;
     this.#clock = options.clock ?? Date.now;
     this.#state = state;
-    this.#eventsFrom = Date.now() - EVENT_OVERLAP_MS;
+    this.#startedAt = this.#clock();
+    this.#eventsFrom = Date.now() - this.#overlap();
   }
 
   /** Reads the bookkeeping, records the build, starts the background passes. */
@@ -113,6 +122,7 @@ export class DindCleaner {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     return this.#exclusive(async () => {
+      this.#finishing = true;
       let inventory = await this.#note();
       if (await removeStoppedContainers(this.#sweep(), inventory, (l) => CLEANER_HELPER_LABEL in l))
         inventory = await this.#inventory();
@@ -198,6 +208,7 @@ export class DindCleaner {
       settings,
       now: this.#clock(),
       ignoreRetention,
+      keepUsedSince: this.#finishing ? undefined : this.#startedAt,
       protect: {
         images: [...protect.images, helperImage],
         volumes: [...runningVolumes],
@@ -210,7 +221,7 @@ export class DindCleaner {
     const until = Date.now();
     const window = { since: this.#eventsFrom, until, seen: this.#seenEvents };
     const used = await recentUse(this.#daemon, window);
-    this.#eventsFrom = until - EVENT_OVERLAP_MS;
+    this.#eventsFrom = until - this.#overlap();
     const inventory = await this.#inventory();
     const now = this.#clock();
     const current = {
@@ -237,6 +248,10 @@ export class DindCleaner {
 
   async #save(): Promise<void> {
     await this.#volume.writeState(`${JSON.stringify(this.#state)}\n`);
+  }
+
+  #overlap(): number {
+    return this.#options.eventOverlapMs ?? EVENT_OVERLAP_MS;
   }
 
   #sweep(): SweepContext {
