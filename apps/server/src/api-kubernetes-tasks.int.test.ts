@@ -9,7 +9,7 @@ import {
   dindHostName,
   renderDindService,
 } from '@sluice/runtime-spec';
-import { DIND_SERVER_NAME } from './services/certificate-service.js';
+import { DIND_SERVER_NAME } from './services/identity/certificate-service.js';
 import {
   engineOf,
   poll,

@@ -10,7 +10,7 @@
 import { routes } from '@sluice/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services/services.js';
-import type { WebhookService } from '../services/webhook-service.js';
+import type { WebhookService } from '../services/triggers/webhook-service.js';
 import { registerRoute } from './register-routes.js';
 import type { Authenticate } from './register-routes.js';
 

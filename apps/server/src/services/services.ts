@@ -2,28 +2,28 @@
  * Builds every service once, in dependency order: the server's wiring in one place.
  * @module
  */
-import { AgentService } from './agent-service.js';
-import { CertificateService } from './certificate-service.js';
-import { BuildService } from './build-service.js';
-import { BuildStore } from './build-store.js';
-import { CronTriggers } from './cron-triggers.js';
-import { EngineService } from './engine-service.js';
-import { IdentityService } from './identity-service.js';
-import { InfrastructureErrors } from './infrastructure-errors.js';
-import { LogHub } from './log-hub.js';
-import { ProjectService } from './project-service.js';
-import { RuntimeService } from './runtime-service.js';
-import { Scheduler } from './scheduler.js';
-import { SchedulingWakeups } from './scheduling-wakeups.js';
-import { TaskQueue } from './task-queue.js';
-import { TriggerService } from './trigger-service.js';
-import { WebhookService } from './webhook-service.js';
-import { BuildFinisher } from './build-finisher.js';
-import { ApprovalService } from './approval-service.js';
-import { RegistryService } from './registry-service.js';
-import { StepTypeService } from './step-type-service.js';
-import { createTaskPlanner } from './task-planner.js';
-import { WorkflowLimitsEnforcer } from './workflow-limits.js';
+import { AgentService } from './tasks/agent-service.js';
+import { CertificateService } from './identity/certificate-service.js';
+import { BuildService } from './builds/build-service.js';
+import { BuildStore } from './builds/build-store.js';
+import { CronTriggers } from './triggers/cron-triggers.js';
+import { EngineService } from './builds/engine-service.js';
+import { IdentityService } from './identity/identity-service.js';
+import { InfrastructureErrors } from './builds/infrastructure-errors.js';
+import { LogHub } from './builds/log-hub.js';
+import { ProjectService } from './projects/project-service.js';
+import { RuntimeService } from './settings/runtime-service.js';
+import { Scheduler } from './builds/scheduler.js';
+import { SchedulingWakeups } from './builds/scheduling-wakeups.js';
+import { TaskQueue } from './tasks/task-queue.js';
+import { TriggerService } from './triggers/trigger-service.js';
+import { WebhookService } from './triggers/webhook-service.js';
+import { BuildFinisher } from './builds/build-finisher.js';
+import { ApprovalService } from './builds/approval-service.js';
+import { RegistryService } from './settings/registry-service.js';
+import { StepTypeService } from './settings/step-type-service.js';
+import { createTaskPlanner } from './tasks/task-planner.js';
+import { WorkflowLimitsEnforcer } from './builds/workflow-limits.js';
 import type { ServerContext } from './server-context.js';
 
 export interface Services {

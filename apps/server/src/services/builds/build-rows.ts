@@ -1,0 +1,321 @@
+/**
+ * Reading builds: every query of the `builds` table (the build store's read half; its writes are
+ * `build-store.ts`), and the row-to-API mapping shared by every service that returns a build.
+ * @module
+ */
+import { NotFoundError } from '@sluice/errors';
+import { sql } from '@sluice/db';
+import type { BuildRow, Executor } from '@sluice/db';
+import type { Build, BuildStatus } from '@sluice/protocol';
+import { isoTime } from '../server-context.js';
+
+export async function loadBuild(
+  executor: Executor,
+  accountId: string,
+  buildId: string,
+): Promise<Build> {
+  const [build] = await loadBuilds(executor, accountId, [buildId]);
+  if (build === undefined)
+    throw new NotFoundError('SLUICE_BUILD_NOT_FOUND', `Build ${buildId} does not exist`);
+  return build;
+}
+
+/** The builds of `buildIds` in the account, in that order, in one query however many. */
+export async function loadBuilds(
+  executor: Executor,
+  accountId: string,
+  buildIds: readonly string[],
+): Promise<Build[]> {
+  if (buildIds.length === 0) return [];
+  const rows = await selectBuilds(executor, accountId).where('builds.id', 'in', buildIds).execute();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return toBuilds(buildIds.flatMap((id) => byId.get(id) ?? []));
+}
+
+/** Builds of the account with their pipeline's and project's names, for `toBuild`. */
+export function selectBuilds(executor: Executor, accountId: string) {
+  return executor
+    .selectFrom('builds')
+    .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
+    .innerJoin('projects', 'projects.id', 'pipelines.project_id')
+    .select(BUILD_COLUMNS)
+    .select(['pipelines.name as pipeline_name', 'projects.name as project_name'])
+    .select(STEPS.as('steps'))
+    .where('builds.account_id', '=', accountId);
+}
+
+/** What `toBuild` shows: not the facts, the sealed secrets or the engine's bookkeeping. */
+const BUILD_COLUMNS = [
+  'builds.id',
+  'builds.number',
+  'builds.pipeline_id',
+  'builds.status',
+  'builds.trigger',
+  'builds.initiator',
+  'builds.branch',
+  'builds.revision',
+  'builds.variables',
+  'builds.runtime_environment',
+  'builds.agent_id',
+  'builds.reason',
+  'builds.retry_of',
+  'builds.timing',
+  'builds.created_at',
+  'builds.finished_at',
+] as const;
+
+/** The rows as API builds, in their order. */
+export function toBuilds(rows: readonly BuildJoinRow[]): Build[] {
+  return rows.map(toBuild);
+}
+
+/**
+ * A build's steps as one JSON array, in the row (an index lookup per build): a page of builds
+ * is one query. Timestamps come as text and are read as the driver reads timestamptz.
+ */
+const STEPS = sql<StepJson[]>`(
+  select coalesce(json_agg(json_build_object(
+    'name', s.name, 'position', s.position, 'parent', s.parent, 'attempt', s.attempt,
+    'status', s.status, 'exit_code', s.exit_code, 'reason', s.reason,
+    'started_at', s.started_at, 'finished_at', s.finished_at, 'answered_by', s.answered_by
+  ) order by s.position), '[]'::json)
+  from build_steps s where s.build_id = builds.id)`;
+
+interface StepJson {
+  name: string;
+  position: number;
+  parent: string | null;
+  attempt: number;
+  status: string;
+  exit_code: number | null;
+  reason: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  answered_by: string | null;
+}
+
+function jsonTime(value: string | null): string | null {
+  return value === null ? null : new Date(value).toISOString();
+}
+
+function toBuild(row: BuildJoinRow): Build {
+  return {
+    id: row.id,
+    number: row.number,
+    pipelineId: row.pipeline_id,
+    project: row.project_name,
+    pipeline: row.pipeline_name,
+    status: row.status,
+    trigger: row.trigger as Build['trigger'],
+    initiator: row.initiator,
+    branch: row.branch,
+    revision: row.revision,
+    variables: row.variables,
+    runtimeEnvironment: row.runtime_environment,
+    agentId: row.agent_id,
+    reason: row.reason,
+    retryOf: row.retry_of,
+    steps: row.steps.map((s) => ({
+      name: s.name,
+      position: s.position,
+      parent: s.parent,
+      attempt: s.attempt,
+      status: s.status as Build['steps'][number]['status'],
+      exitCode: s.exit_code,
+      reason: s.reason,
+      startedAt: jsonTime(s.started_at),
+      finishedAt: jsonTime(s.finished_at),
+      answeredBy: s.answered_by,
+    })),
+    timing: row.timing,
+    createdAt: isoTime(row.created_at) ?? '',
+    finishedAt: isoTime(row.finished_at),
+  };
+}
+
+/** `builds.id` → `id`. */
+type BuildColumn<T> = T extends `builds.${infer C extends keyof BuildRow}` ? C : never;
+
+type BuildJoinRow = Pick<BuildRow, BuildColumn<(typeof BUILD_COLUMNS)[number]>> & {
+  pipeline_name: string;
+  project_name: string;
+  steps: StepJson[];
+};
+
+/** The build's status, its row locked to the end of `trx`: a cancel and an answer take turns. */
+export async function lockBuildStatus(trx: Executor, buildId: string): Promise<BuildStatus> {
+  const { status } = await trx
+    .selectFrom('builds')
+    .select('status')
+    .where('id', '=', buildId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  return status;
+}
+
+export const ACTIVE_STATUSES: readonly BuildStatus[] = ['elected', 'running', 'pending-approval'];
+
+/** The build's status, or undefined when there is no such build. */
+export async function buildStatus(
+  executor: Executor,
+  buildId: string,
+): Promise<{ status: BuildStatus; reason: string | null } | undefined> {
+  return executor
+    .selectFrom('builds')
+    .select(['status', 'reason'])
+    .where('id', '=', buildId)
+    .executeTakeFirst();
+}
+
+/** The status and reason a stop asked for a limit ends the build with (null: none asked). */
+export async function stopIntent(executor: Executor, buildId: string) {
+  return executor
+    .selectFrom('builds')
+    .select(['stop_status', 'stop_reason'])
+    .where('id', '=', buildId)
+    .executeTakeFirst();
+}
+
+/** A build of the account, its row locked to the end of `trx`, for a report about its pods. */
+export async function lockReportedBuild(trx: Executor, accountId: string, buildId: string) {
+  return trx
+    .selectFrom('builds')
+    .select(['id', 'account_id', 'status', 'runtime_environment'])
+    .where('id', '=', buildId)
+    .where('account_id', '=', accountId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** The statuses of those of `buildIds` that run on one of `runtimes` of the account. */
+export async function statusesOnRuntimes(
+  executor: Executor,
+  accountId: string,
+  options: { runtimes: readonly string[]; buildIds: readonly string[] },
+): Promise<{ id: string; status: BuildStatus }[]> {
+  if (options.buildIds.length === 0 || options.runtimes.length === 0) return [];
+  return executor
+    .selectFrom('builds')
+    .select(['id', 'status'])
+    .where('account_id', '=', accountId)
+    .where('runtime_environment', 'in', options.runtimes)
+    .where('id', 'in', [...new Set(options.buildIds)])
+    .execute();
+}
+
+/** What a build's Kubernetes objects are labelled with, besides the account. */
+export async function buildLabelFacts(executor: Executor, buildId: string) {
+  return executor
+    .selectFrom('builds')
+    .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
+    .select(['builds.pipeline_id', 'pipelines.project_id', 'builds.branch', 'builds.trigger'])
+    .where('builds.id', '=', buildId)
+    .executeTakeFirstOrThrow();
+}
+
+/** The build's whole row with its pipeline's YAML and names: what its engine is given. */
+export async function buildForEngine(executor: Executor, buildId: string) {
+  return executor
+    .selectFrom('builds')
+    .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
+    .innerJoin('projects', 'projects.id', 'pipelines.project_id')
+    .selectAll('builds')
+    .select(['pipelines.yaml', 'pipelines.name as pipeline_name', 'projects.name as project_name'])
+    .where('builds.id', '=', buildId)
+    .executeTakeFirst();
+}
+
+/** What a restart copies that the API does not show: the facts and the sealed secrets. */
+export async function restartInputs(executor: Executor, buildId: string) {
+  return executor
+    .selectFrom('builds')
+    .select(['facts', 'secret_variables_encrypted'])
+    .where('id', '=', buildId)
+    .executeTakeFirstOrThrow();
+}
+
+/** A pending build as the scheduler weighs it: its runtimes and its pipeline's limit. */
+export interface PendingBuild {
+  id: string;
+  pipeline_id: string;
+  build_runtime: string | null;
+  pipeline_runtime: string | null;
+  pipeline_limit: number | null;
+  reason: string | null;
+}
+
+/** The account's pending builds, oldest first. */
+export async function pendingBuilds(trx: Executor, accountId: string): Promise<PendingBuild[]> {
+  return trx
+    .selectFrom('builds')
+    .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
+    .select([
+      'builds.id',
+      'builds.pipeline_id',
+      'builds.reason',
+      'builds.runtime_environment as build_runtime',
+      'pipelines.runtime_environment as pipeline_runtime',
+      'pipelines.max_concurrent_builds as pipeline_limit',
+    ])
+    .where('builds.account_id', '=', accountId)
+    .where('builds.status', '=', 'pending')
+    .orderBy('builds.id')
+    .execute();
+}
+
+/** The accounts with a pending build. */
+export async function accountsWithPendingBuilds(executor: Executor): Promise<string[]> {
+  const rows = await executor
+    .selectFrom('builds')
+    .select('account_id')
+    .distinct()
+    .where('status', '=', 'pending')
+    .execute();
+  return rows.map((row) => row.account_id);
+}
+
+export interface ActiveCounts {
+  total: number;
+  byPipeline: Map<string, number>;
+}
+
+/** The account's active builds, in all and per pipeline. */
+export async function activeCounts(trx: Executor, accountId: string): Promise<ActiveCounts> {
+  const rows = await trx
+    .selectFrom('builds')
+    .select(['pipeline_id', sql<number>`count(*)`.as('n')])
+    .where('account_id', '=', accountId)
+    .where('status', 'in', ACTIVE_STATUSES)
+    .groupBy('pipeline_id')
+    .execute();
+  const byPipeline = new Map(rows.map((r) => [r.pipeline_id, Number(r.n)]));
+  return { total: [...byPipeline.values()].reduce((a, b) => a + b, 0), byPipeline };
+}
+
+/** Every active build with what the workflow limits decide on (`workflow-limits.ts`). */
+export async function activeBuildClocks(executor: Executor) {
+  return executor
+    .selectFrom('builds')
+    .select([
+      'id',
+      'account_id',
+      'status',
+      'runtime_environment',
+      'reason',
+      'timing',
+      'created_at',
+      'updated_at',
+      'engine_started_at',
+      'engine_heartbeat_at',
+      'engine_event_at',
+      'post_steps_started_at',
+      'stop_requested_at',
+      'stop_status',
+      'stop_reason',
+      // The newest chunk by its key: one index probe per build, however long its log.
+      sql<Date | string | null>`(select c.created_at from build_log_chunks c
+        where c.build_id = builds.id order by c.seq desc limit 1)`.as('last_log_at'),
+    ])
+    .where('status', 'in', ACTIVE_STATUSES)
+    .execute();
+}

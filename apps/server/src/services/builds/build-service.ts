@@ -1,0 +1,241 @@
+/**
+ * Builds: created `pending` (manual, webhook, cron or restart), then queued under the
+ * concurrency limits by the scheduler; listed with filters and pages; cancelled (at once until
+ * its engine starts, through the engine's control channel once it has) and restarted.
+ * @module
+ */
+import { decryptSecret, encryptSecret } from '@sluice/pki';
+import type { Executor, Schema, Transaction } from '@sluice/db';
+import { FINISHED_STATUSES } from '@sluice/protocol';
+import type { Build, BuildStatus } from '@sluice/protocol';
+import { ConflictError, NotFoundError } from '@sluice/errors';
+import { wasHandedOut } from './build-finisher.js';
+import type { BuildFinisher } from './build-finisher.js';
+import { loadBuild, lockBuildStatus, restartInputs, selectBuilds, toBuilds } from './build-rows.js';
+import { insertPlannedSteps } from './build-steps.js';
+import type { ProjectService } from '../projects/project-service.js';
+import type { BuildStore } from './build-store.js';
+import type { ServerContext } from '../server-context.js';
+import type { StepTypeService } from '../settings/step-type-service.js';
+
+export interface CreateBuildInput {
+  accountId: string;
+  pipelineId: string;
+  trigger: Build['trigger'];
+  initiator?: string;
+  branch?: string;
+  revision?: string;
+  facts?: Record<string, string>;
+  variables?: Record<string, string>;
+  secrets?: Record<string, string>;
+  retryOf?: string;
+  /** Overrides the pipeline's runtime environment and the account default (already checked to exist). */
+  runtimeEnvironment?: string;
+}
+
+export interface ListBuildsInput {
+  accountId: string;
+  pipelineId?: string;
+  status?: BuildStatus;
+  branch?: string;
+  limit: number;
+  cursor?: string;
+}
+
+export class BuildService {
+  readonly #ctx: ServerContext;
+  readonly #projects: ProjectService;
+  readonly #store: BuildStore;
+  readonly #finisher: BuildFinisher;
+  readonly #stepTypes: StepTypeService;
+
+  constructor(
+    ctx: ServerContext,
+    projects: ProjectService,
+    store: BuildStore,
+    finisher: BuildFinisher,
+    stepTypes: StepTypeService,
+  ) {
+    this.#ctx = ctx;
+    this.#projects = projects;
+    this.#store = store;
+    this.#finisher = finisher;
+    this.#stepTypes = stepTypes;
+  }
+
+  async create(input: CreateBuildInput): Promise<Build> {
+    const db = this.#ctx.database.db;
+    // The number is taken first, in a statement of its own, so the pipeline's row is locked only
+    // for that statement and builds of one pipeline created at once do not wait for each other's
+    // whole insert. A creation that fails after this leaves a gap in the numbers, as a sequence.
+    const number = await takeBuildNumber(db, input);
+    const id = await this.#store.transaction((trx) => this.insert(trx, input, number));
+    return loadBuild(this.#ctx.database.db, input.accountId, id);
+  }
+
+  /**
+   * Inserts a pending build in the caller's transaction and returns its id; its commit wakes the
+   * scheduler (run it in `transaction` to wait for that pass). The cron loop uses it to create a build and advance its trigger
+   * atomically. Its number is `number` when the caller took one (see `create`), else the
+   * pipeline's next, which locks the pipeline's row to the end of `trx`.
+   */
+  async insert(trx: Executor, input: CreateBuildInput, number?: number): Promise<string> {
+    const pipeline = await this.#projects.pipelineRow(input.accountId, input.pipelineId, trx);
+    // A pipeline that no longer parses (a step type deleted since) still gets its build, which
+    // its engine fails with the reason; it just has no step rows to show beforehand. A large one
+    // is parsed in a worker, so creating its build holds up no other request.
+    const { steps } = await this.#projects.parsePipeline({
+      yaml: pipeline.yaml,
+      file: pipeline.name,
+      stepTypes: await this.#stepTypes.forEngine(input.accountId, trx),
+    });
+    const id = this.#ctx.ids.next('bld');
+    const now = new Date(this.#ctx.clock());
+    number ??= await takeBuildNumber(trx, { ...input, pipelineId: pipeline.id });
+    if (number === undefined)
+      throw new NotFoundError(
+        'SLUICE_PIPELINE_NOT_FOUND',
+        `Pipeline ${pipeline.id} does not exist`,
+      );
+    const secrets = input.secrets ?? {};
+    await this.#store.insert(trx, {
+      id,
+      accountId: input.accountId,
+      pipelineId: pipeline.id,
+      number,
+      trigger: input.trigger,
+      initiator: input.initiator ?? null,
+      branch: input.branch ?? null,
+      revision: input.revision ?? null,
+      facts: input.facts ?? {},
+      variables: input.variables ?? {},
+      secretsEncrypted: Object.keys(secrets).length
+        ? encryptSecret(JSON.stringify(secrets), this.#ctx.secretKey, { associatedData: id })
+        : null,
+      retryOf: input.retryOf ?? null,
+      runtime: input.runtimeEnvironment ?? null,
+      createdAt: now,
+    });
+    await insertPlannedSteps(trx, id, steps);
+    return id;
+  }
+
+  /**
+   * Runs `fn` in a transaction and, after its commit, waits for the scheduling passes its
+   * writes started (see BuildStore), so the caller answers with the builds elected.
+   */
+  transaction<T>(
+    fn: (trx: Transaction<Schema>) => Promise<T>,
+    options: { translateErrors?: boolean } = {},
+  ): Promise<T> {
+    return this.#store.transaction(fn, options);
+  }
+
+  get(accountId: string, buildId: string): Promise<Build> {
+    return loadBuild(this.#ctx.database.db, accountId, buildId);
+  }
+
+  /** A page in one query: the builds with their names and steps. */
+  async list(input: ListBuildsInput): Promise<{ items: Build[]; nextCursor: string | null }> {
+    const db = this.#ctx.database.db;
+    let query = selectBuilds(db, input.accountId);
+    if (input.pipelineId) query = query.where('builds.pipeline_id', '=', input.pipelineId);
+    if (input.status) query = query.where('builds.status', '=', input.status);
+    if (input.branch) query = query.where('builds.branch', '=', input.branch);
+    if (input.cursor) query = query.where('builds.id', '<', input.cursor);
+    const rows = await query
+      .orderBy('builds.id', 'desc')
+      .limit(input.limit + 1)
+      .execute();
+    const page = rows.slice(0, input.limit);
+    const items = toBuilds(page);
+    return { items, nextCursor: rows.length > input.limit ? (page.at(-1)?.id ?? null) : null };
+  }
+
+  /**
+   * Pending, or elected with no task handed out: terminated at once. Elected and handed out but
+   * its engine not started (pods may still be Pending): terminated, and its objects removed.
+   * Running: its engine is told to stop through the control channel.
+   */
+  async cancel(accountId: string, buildId: string): Promise<Build> {
+    const build = await loadBuild(this.#ctx.database.db, accountId, buildId);
+    if (FINISHED_STATUSES.includes(build.status))
+      throw new ConflictError(
+        'SLUICE_BUILD_FINISHED',
+        `Build ${buildId} already finished (${build.status})`,
+      );
+    await this.#store.transaction(async (trx) => {
+      const status = await lockBuildStatus(trx, buildId);
+      if (status === 'pending' || status === 'elected') {
+        const reason = (await wasHandedOut(trx, buildId))
+          ? 'Cancelled before the engine started'
+          : 'Cancelled before it started';
+        await this.finish(trx, buildId, 'terminated', reason);
+      } else if (!FINISHED_STATUSES.includes(status)) {
+        // Recorded, so a build whose engine never stops is ended by the terminating limits.
+        await this.#finisher.requestStop(trx, buildId, null);
+      }
+    });
+    return loadBuild(this.#ctx.database.db, accountId, buildId);
+  }
+
+  async restart(accountId: string, buildId: string, initiator: string | undefined): Promise<Build> {
+    const build = await loadBuild(this.#ctx.database.db, accountId, buildId);
+    const row = await restartInputs(this.#ctx.database.db, buildId);
+    return this.create({
+      accountId,
+      pipelineId: build.pipelineId,
+      trigger: 'restart',
+      initiator,
+      branch: build.branch ?? undefined,
+      revision: build.revision ?? undefined,
+      facts: row.facts as Record<string, string>,
+      variables: build.variables,
+      secrets:
+        row.secret_variables_encrypted === null
+          ? undefined
+          : decryptBuildSecrets(this.#ctx, buildId, row.secret_variables_encrypted),
+      retryOf: buildId,
+    });
+  }
+
+  /** Ends the build and queues the removal of its objects (see BuildFinisher); false if it had already ended. */
+  finish(
+    trx: Executor,
+    buildId: string,
+    status: BuildStatus,
+    reason: string | null,
+  ): Promise<boolean> {
+    return this.#finisher.finish(trx, buildId, status, reason);
+  }
+}
+
+/**
+ * The pipeline's next build number (`pipelines.last_build_number`, migration
+ * 005_build_throughput); undefined when the account has no such pipeline.
+ */
+async function takeBuildNumber(
+  executor: Executor,
+  input: { accountId: string; pipelineId: string },
+): Promise<number | undefined> {
+  const row = await executor
+    .updateTable('pipelines')
+    .set((eb) => ({ last_build_number: eb('last_build_number', '+', 1) }))
+    .where('id', '=', input.pipelineId)
+    .where('account_id', '=', input.accountId)
+    .returning('last_build_number')
+    .executeTakeFirst();
+  return row?.last_build_number;
+}
+
+/** A build's secrets, encrypted with the build id as associated data. */
+export function decryptBuildSecrets(
+  ctx: ServerContext,
+  buildId: string,
+  encrypted: string,
+): Record<string, string> {
+  return JSON.parse(decryptSecret(encrypted, ctx.secretKey, { associatedData: buildId })) as Record<
+    string,
+    string
+  >;
+}

@@ -1,0 +1,293 @@
+/**
+ * The one owner of writes to the `builds` table (a test fails when another file writes it).
+ * Status moves are checked against `build-transitions.ts`: each write moves only from the
+ * statuses its transition allows, and does what the transition must also do here (stamps, the
+ * end published, the scheduler woken through `SchedulingWakeups`). The other effects of an end
+ * (steps, token, tasks) are `BuildFinisher`'s, which calls `finish`. Writes take the caller's
+ * executor; `transaction` runs one and, after its commit, waits for the scheduling passes its
+ * writes announced, so a request answers with what the pass did.
+ * @module
+ */
+import { jsonb, withTransaction } from '@sluice/db';
+import type { Executor, JsonObject, Schema, Transaction } from '@sluice/db';
+import type { BuildStatus } from '@sluice/protocol';
+import { effectsOf, sourcesOf } from './build-transitions.js';
+import type { BuildTransition } from './build-transitions.js';
+import { keepFirstTiming, mergeTiming } from '../json-columns.js';
+import type { SchedulingWakeups } from './scheduling-wakeups.js';
+import type { ServerContext } from '../server-context.js';
+import { CHANNELS } from '../signals.js';
+
+/** How a stop the control plane asked for is to end the build (none: the engine's own end). */
+export interface StopIntent {
+  status: 'terminated' | 'error';
+  reason: string;
+}
+
+/** A build as created: pending, with what its trigger gave it. */
+export interface NewBuild {
+  id: string;
+  accountId: string;
+  pipelineId: string;
+  number: number;
+  trigger: string;
+  initiator: string | null;
+  branch: string | null;
+  revision: string | null;
+  facts: JsonObject;
+  variables: Record<string, string>;
+  secretsEncrypted: string | null;
+  retryOf: string | null;
+  runtime: string | null;
+  createdAt: Date;
+}
+
+export class BuildStore {
+  readonly #ctx: ServerContext;
+  readonly #wakeups: SchedulingWakeups;
+
+  constructor(ctx: ServerContext, wakeups: SchedulingWakeups) {
+    this.#ctx = ctx;
+    this.#wakeups = wakeups;
+  }
+
+  /**
+   * Runs `fn` in a transaction, then waits for the scheduling passes its writes started. With
+   * `translateErrors`, database errors come out as Sluice errors (`withTransaction`).
+   */
+  async transaction<T>(
+    fn: (trx: Transaction<Schema>) => Promise<T>,
+    options: { translateErrors?: boolean } = {},
+  ): Promise<T> {
+    let keys: string[] = [];
+    const body = async (trx: Transaction<Schema>) => {
+      const value = await fn(trx);
+      keys = this.#wakeups.announced(trx);
+      return value;
+    };
+    const { db } = this.#ctx.database;
+    const result = options.translateErrors
+      ? await withTransaction(db, body)
+      : await db.transaction().execute(body);
+    await this.#wakeups.settled(keys);
+    return result;
+  }
+
+  /** A new pending build: it may take a free place. */
+  async insert(trx: Executor, build: NewBuild): Promise<void> {
+    await trx
+      .insertInto('builds')
+      .values({
+        id: build.id,
+        account_id: build.accountId,
+        pipeline_id: build.pipelineId,
+        number: build.number,
+        status: 'pending',
+        trigger: build.trigger,
+        initiator: build.initiator,
+        branch: build.branch,
+        revision: build.revision,
+        facts: jsonb(build.facts),
+        variables: jsonb(build.variables),
+        secret_variables_encrypted: build.secretsEncrypted,
+        retry_of: build.retryOf,
+        runtime_environment: build.runtime,
+        timing: jsonb({ queuedAt: build.createdAt.toISOString() }),
+        created_at: build.createdAt,
+        updated_at: build.createdAt,
+      })
+      .execute();
+    await this.#wakeups.announce(trx, build.accountId);
+  }
+
+  /** Why a pending build still waits (unchanged when it is the same). */
+  async setWaitingReason(trx: Executor, buildId: string, reason: string): Promise<void> {
+    await trx
+      .updateTable('builds')
+      .set({ reason })
+      .where('id', '=', buildId)
+      .where('status', 'in', sourcesOf('elect'))
+      .execute();
+  }
+
+  /** Pending builds elected on their runtimes: one update per runtime. */
+  async elect(trx: Executor, builds: readonly { buildId: string; runtime: string }[]) {
+    const now = new Date(this.#ctx.clock());
+    for (const runtime of new Set(builds.map((b) => b.runtime))) {
+      const ids = builds.filter((b) => b.runtime === runtime).map((b) => b.buildId);
+      await trx
+        .updateTable('builds')
+        .set({
+          status: 'elected',
+          runtime_environment: runtime,
+          reason: null,
+          updated_at: now,
+          timing: mergeTiming({ electedAt: now.toISOString() }),
+        })
+        .where('id', 'in', ids)
+        .where('status', 'in', sourcesOf('elect'))
+        .execute();
+    }
+  }
+
+  /** The engine started (`at`: its own time, kept in `timing`). */
+  async start(trx: Executor, buildId: string, at: string): Promise<void> {
+    await this.#move(trx, buildId, 'start')
+      .set({
+        status: 'running',
+        engine_started_at: new Date(this.#ctx.clock()),
+        timing: mergeTiming({ engineStartedAt: at }),
+      })
+      .execute();
+  }
+
+  async awaitApproval(trx: Executor, buildId: string): Promise<void> {
+    await this.#move(trx, buildId, 'await-approval')
+      .set({ status: 'pending-approval', updated_at: new Date(this.#ctx.clock()) })
+      .execute();
+  }
+
+  /** The build runs again once no step of it waits for approval. */
+  async resumeWhenAnswered(trx: Executor, buildId: string, now: Date): Promise<void> {
+    await this.#move(trx, buildId, 'resume')
+      .set({ status: 'running', updated_at: now })
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('build_steps')
+              .select('name')
+              .where('build_id', '=', buildId)
+              .where('status', '=', 'pending-approval'),
+          ),
+        ),
+      )
+      .execute();
+  }
+
+  /**
+   * Ends the build with `status`: stamped, its end published and its place freed. Undefined
+   * (nothing written) when it had already finished; else its account and runtime.
+   */
+  async finish(trx: Executor, buildId: string, status: BuildStatus, reason: string | null) {
+    const now = new Date(this.#ctx.clock());
+    const row = await this.#move(trx, buildId, 'finish')
+      .set({
+        status,
+        reason,
+        finished_at: now,
+        updated_at: now,
+        timing: mergeTiming({ finishedAt: now.toISOString() }),
+      })
+      .returning(['account_id', 'runtime_environment'])
+      .executeTakeFirst();
+    if (row === undefined) return undefined;
+    for (const effect of effectsOf('finish')) {
+      if (effect === 'publish-end') {
+        await this.#ctx.signals.publish(trx, CHANNELS.logs, buildId);
+        await this.#ctx.signals.publish(trx, CHANNELS.builds, buildId);
+      } else if (effect === 'schedule') await this.#wakeups.announce(trx, row.account_id);
+    }
+    return { accountId: row.account_id, runtime: row.runtime_environment, finishedAt: now };
+  }
+
+  /** Records a stop asked of a running build's engine; false when not running or already asked. */
+  async requestStop(trx: Executor, buildId: string, intent: StopIntent | null): Promise<boolean> {
+    const row = await trx
+      .updateTable('builds')
+      .set({
+        stop_requested_at: new Date(this.#ctx.clock()),
+        stop_status: intent?.status ?? null,
+        stop_reason: intent?.reason ?? null,
+      })
+      .where('id', '=', buildId)
+      .where('status', 'in', ['running', 'pending-approval'])
+      .where('stop_requested_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** A build that waits for new pods after an infrastructure error says so. */
+  async markRetrying(trx: Executor, buildId: string, reason: string, now: Date): Promise<void> {
+    await trx
+      .updateTable('builds')
+      .set({ reason, updated_at: now })
+      .where('id', '=', buildId)
+      .execute();
+  }
+
+  /**
+   * Marks a running build unhealthy (`mark`, starting with `prefix`) or healthy again (null),
+   * leaving any other reason alone; false when nothing changed.
+   */
+  async markHealth(buildId: string, mark: string | null, prefix: string): Promise<boolean> {
+    const result = await this.#ctx.database.db
+      .updateTable('builds')
+      .set({ reason: mark })
+      .where('id', '=', buildId)
+      .where('status', 'in', ['running', 'pending-approval'])
+      .where((eb) => eb.or([eb('reason', 'is', null), eb('reason', 'like', `${prefix}%`)]))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Any engine report keeps it alive; an event also counts as output (workflow limits). */
+  async touch(executor: Executor, buildId: string, options: { event?: boolean } = {}) {
+    const now = new Date(this.#ctx.clock());
+    await executor
+      .updateTable('builds')
+      .set(
+        options.event
+          ? { engine_heartbeat_at: now, engine_event_at: now }
+          : { engine_heartbeat_at: now },
+      )
+      .where('id', '=', buildId)
+      .execute();
+  }
+
+  async stampFirstStep(trx: Executor, buildId: string, at: string): Promise<void> {
+    await this.#stamp(trx, buildId, { firstStepStartedAt: at });
+  }
+
+  async stampObjectsCreated(trx: Executor, buildId: string): Promise<void> {
+    await this.#stamp(trx, buildId, {
+      objectsCreatedAt: new Date(this.#ctx.clock()).toISOString(),
+    });
+  }
+
+  async stampPostSteps(trx: Executor, buildId: string): Promise<void> {
+    await trx
+      .updateTable('builds')
+      .set({ post_steps_started_at: new Date(this.#ctx.clock()) })
+      .where('id', '=', buildId)
+      .where('post_steps_started_at', 'is', null)
+      .execute();
+  }
+
+  /** A start task handed to `agentId`: the agent recorded, the first hand-out's time kept. */
+  stampDispatched(trx: Executor, buildId: string, agentId: string, dispatchedAt: string) {
+    return trx
+      .updateTable('builds')
+      .set({ agent_id: agentId, timing: keepFirstTiming({ dispatchedAt }) })
+      .where('id', '=', buildId)
+      .returning(['created_at', 'timing'])
+      .executeTakeFirst();
+  }
+
+  async #stamp(trx: Executor, buildId: string, stamps: Record<string, string>): Promise<void> {
+    await trx
+      .updateTable('builds')
+      .set({ timing: keepFirstTiming(stamps) })
+      .where('id', '=', buildId)
+      .execute();
+  }
+
+  /** An update of the build that applies only from the statuses `transition` may leave. */
+  #move(trx: Executor, buildId: string, transition: BuildTransition) {
+    return trx
+      .updateTable('builds')
+      .where('id', '=', buildId)
+      .where('status', 'in', sourcesOf(transition));
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * The engine's side of a build: what to run (pipeline, variables, decrypted secrets, the
+ * account's registries and step types), state changes of steps (upserted: see build-steps.ts),
+ * approvals and the build, heartbeats, and the control channel (cancel, approve, deny).
+ * Reports are stamped in server time for the workflow limits (`workflow-limits.ts`).
+ * @module
+ */
+import { NotFoundError } from '@sluice/errors';
+import type { Executor } from '@sluice/db';
+import type { EngineBuild, EngineEvent } from '@sluice/protocol';
+import type { BuildService } from './build-service.js';
+import type { CertificateService } from '../identity/certificate-service.js';
+import { decryptBuildSecrets } from './build-service.js';
+import type { ProjectService } from '../projects/project-service.js';
+import type { RegistryService } from '../settings/registry-service.js';
+import type { StepTypeService } from '../settings/step-type-service.js';
+import type { BuildStore } from './build-store.js';
+import { CHANNELS } from '../signals.js';
+import { awaitApproval, finishStep, startStep } from './build-steps.js';
+import { reportedEnd } from './build-finisher.js';
+import { isoTime } from '../server-context.js';
+import { nextLogSeq } from './log-hub.js';
+import { buildForEngine } from './build-rows.js';
+import type { ServerContext } from '../server-context.js';
+
+export interface EngineServiceDeps {
+  projects: ProjectService;
+  builds: BuildService;
+  store: BuildStore;
+  certificates: CertificateService;
+  registries: RegistryService;
+  stepTypes: StepTypeService;
+}
+
+export class EngineService {
+  readonly #ctx: ServerContext;
+  readonly #projects: ProjectService;
+  readonly #builds: BuildService;
+  readonly #store: BuildStore;
+  readonly #certificates: CertificateService;
+  readonly #registries: RegistryService;
+  readonly #stepTypes: StepTypeService;
+
+  constructor(ctx: ServerContext, deps: EngineServiceDeps) {
+    this.#ctx = ctx;
+    this.#projects = deps.projects;
+    this.#builds = deps.builds;
+    this.#store = deps.store;
+    this.#certificates = deps.certificates;
+    this.#registries = deps.registries;
+    this.#stepTypes = deps.stepTypes;
+  }
+
+  async build(buildId: string): Promise<EngineBuild> {
+    const db = this.#ctx.database.db;
+    const row = await buildForEngine(db, buildId);
+    if (row === undefined)
+      throw new NotFoundError('SLUICE_BUILD_NOT_FOUND', `Build ${buildId} does not exist`);
+    const stored = await this.#projects.variablesForBuild(row.pipeline_id);
+    const runSecrets =
+      row.secret_variables_encrypted === null
+        ? {}
+        : decryptBuildSecrets(this.#ctx, buildId, row.secret_variables_encrypted);
+    const facts: Record<string, string> = { ...(row.facts as Record<string, string>) };
+    if (row.branch !== null) facts.branch = row.branch;
+    if (row.revision !== null) facts.revision = row.revision;
+    return {
+      buildId,
+      number: row.number,
+      pipelineName: row.pipeline_name,
+      projectName: row.project_name,
+      yaml: row.yaml,
+      status: row.status,
+      facts,
+      variables: { ...stored.variables, ...row.variables },
+      secrets: { ...stored.secrets, ...runSecrets },
+      volumeKey: `${row.project_name}-${row.pipeline_name}`,
+      runtimeEnvironment: row.runtime_environment,
+      tls: await this.#certificates.buildClientCertificate(buildId),
+      registries: await this.#registries.forEngine(row.account_id),
+      stepTypes: await this.#stepTypes.forEngine(row.account_id),
+      logNextSeq: await nextLogSeq(db, buildId),
+    };
+  }
+
+  async events(buildId: string, events: EngineEvent[]): Promise<void> {
+    await this.#builds.transaction(async (trx) => {
+      for (const event of events) await this.#apply(trx, buildId, event);
+      await this.#store.touch(trx, buildId, { event: true });
+    });
+  }
+
+  async #apply(trx: Executor, buildId: string, event: EngineEvent): Promise<void> {
+    switch (event.type) {
+      case 'build-started':
+        await this.#store.start(trx, buildId, event.at);
+        return;
+      case 'step-started':
+        await startStep(trx, buildId, event);
+        await this.#store.stampFirstStep(trx, buildId, event.at);
+        if (isPostStep(event)) await this.#store.stampPostSteps(trx, buildId);
+        return;
+      case 'approval-requested':
+        await awaitApproval(trx, buildId, event);
+        await this.#store.awaitApproval(trx, buildId);
+        return;
+      case 'step-finished':
+        await finishStep(trx, buildId, event);
+        // The engine decided an approval itself (its timeout): the build runs on.
+        await this.#store.resumeWhenAnswered(trx, buildId, new Date(this.#ctx.clock()));
+        return;
+      case 'build-finished': {
+        const reported = { status: event.status, reason: event.reason ?? null };
+        const { status, reason } = await reportedEnd(trx, buildId, reported);
+        await this.#builds.finish(trx, buildId, status, reason);
+        return;
+      }
+    }
+  }
+
+  async heartbeat(buildId: string): Promise<void> {
+    await this.#store.touch(this.#ctx.database.db, buildId);
+  }
+
+  async control(buildId: string, after: number, waitMs: number, signal?: AbortSignal) {
+    const deadline = this.#ctx.clock() + waitMs;
+    for (;;) {
+      const since = this.#ctx.signals.generation(CHANNELS.control, buildId);
+      const rows = await this.#ctx.database.db
+        .selectFrom('build_control')
+        .selectAll()
+        .where('build_id', '=', buildId)
+        .where('seq', '>', after)
+        .orderBy('seq')
+        .execute();
+      const left = deadline - this.#ctx.clock();
+      if (rows.length > 0 || left <= 0 || signal?.aborted)
+        return rows.map((r) => ({
+          seq: r.seq,
+          kind: r.kind,
+          step: r.step,
+          by: r.actor,
+          at: isoTime(r.created_at) ?? '',
+        }));
+      await this.#ctx.signals.wait(CHANNELS.control, buildId, left, { signal, since });
+    }
+  }
+}
+
+/** The pipeline's own on_success/on_fail/on_finish hooks (`hooks.<name>` and their steps). */
+const POST_HOOK = /^hooks\.on_(success|fail|finish)(\.|$)/;
+
+function isPostStep(event: { step: string; parent?: string }): boolean {
+  return POST_HOOK.test(event.step) || (event.parent !== undefined && POST_HOOK.test(event.parent));
+}

@@ -1,0 +1,320 @@
+/**
+ * Projects and pipelines. A pipeline's YAML is validated with @sluice/pipeline when saved and
+ * refused with 422 listing every problem with line:column. Secret variables are encrypted at
+ * rest with the server key and never returned.
+ * @module
+ */
+import { InputError, NotFoundError } from '@sluice/errors';
+import { decryptSecret, encryptSecret } from '@sluice/pki';
+import type { Executor, ProjectRow } from '@sluice/db';
+import { LIMITS } from '@sluice/protocol';
+import type { Pipeline, Project } from '@sluice/protocol';
+import type { z } from 'zod';
+import type { CreatePipeline, UpdatePipeline } from '@sluice/protocol';
+import { invalidDocument } from './document-issues.js';
+import { PipelineParsePool } from './pipeline-parse-pool.js';
+import type { PipelineParseJob, PipelineParseResult } from './pipeline-parse-pool.js';
+import { isoTime } from '../server-context.js';
+import type { ServerContext } from '../server-context.js';
+import type { StepTypeService } from '../settings/step-type-service.js';
+
+type CreatePipelineInput = z.output<typeof CreatePipeline>;
+type UpdatePipelineInput = z.output<typeof UpdatePipeline>;
+
+export class ProjectService {
+  readonly #ctx: ServerContext;
+  readonly #stepTypes: StepTypeService;
+  readonly #parser: PipelineParsePool;
+
+  constructor(ctx: ServerContext, stepTypes: StepTypeService) {
+    this.#ctx = ctx;
+    this.#stepTypes = stepTypes;
+    // Its workers end when idle, so it needs no closing.
+    this.#parser = PipelineParsePool.create({ log: ctx.log });
+  }
+
+  async listProjects(accountId: string): Promise<Project[]> {
+    const rows = await this.#ctx.database.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('name')
+      .execute();
+    return rows.map(toProject);
+  }
+
+  async createProject(accountId: string, name: string): Promise<Project> {
+    const row = await this.#ctx.database.db
+      .insertInto('projects')
+      .values({ id: this.#ctx.ids.next('prj'), account_id: accountId, name })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toProject(row);
+  }
+
+  async getProject(accountId: string, name: string): Promise<Project> {
+    const row = await this.#projectRow(this.#ctx.database.db, accountId, name);
+    return toProject(row);
+  }
+
+  async deleteProject(accountId: string, name: string): Promise<void> {
+    const project = await this.#projectRow(this.#ctx.database.db, accountId, name);
+    await this.#ctx.database.db.deleteFrom('projects').where('id', '=', project.id).execute();
+  }
+
+  async #projectRow(executor: Executor, accountId: string, name: string) {
+    const row = await executor
+      .selectFrom('projects')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('name', '=', name)
+      .executeTakeFirst();
+    if (row === undefined)
+      throw new NotFoundError('SLUICE_PROJECT_NOT_FOUND', `Project "${name}" does not exist`);
+    return row;
+  }
+
+  async listPipelines(accountId: string, project: string): Promise<Pipeline[]> {
+    const projectRow = await this.#projectRow(this.#ctx.database.db, accountId, project);
+    const ids = await this.#ctx.database.db
+      .selectFrom('pipelines')
+      .select('id')
+      .where('project_id', '=', projectRow.id)
+      .orderBy('name')
+      .execute();
+    return Promise.all(ids.map((r) => this.getPipeline(accountId, r.id)));
+  }
+
+  async createPipeline(
+    accountId: string,
+    project: string,
+    input: CreatePipelineInput,
+  ): Promise<Pipeline> {
+    await this.#assertValidYaml(accountId, input.yaml, `${project}/${input.name}`);
+    const id = this.#ctx.ids.next('pip');
+    await this.#ctx.database.db.transaction().execute(async (trx) => {
+      const projectRow = await this.#projectRow(trx, accountId, project);
+      await trx
+        .insertInto('pipelines')
+        .values({
+          id,
+          account_id: accountId,
+          project_id: projectRow.id,
+          name: input.name,
+          yaml: input.yaml,
+          runtime_environment: input.runtimeEnvironment ?? null,
+          max_concurrent_builds: input.maxConcurrentBuilds ?? null,
+        })
+        .execute();
+      for (const [name, variable] of Object.entries(input.variables ?? {}))
+        await this.#writeVariable(trx, id, name, variable);
+    });
+    return this.getPipeline(accountId, id);
+  }
+
+  async updatePipeline(
+    accountId: string,
+    pipelineId: string,
+    input: UpdatePipelineInput,
+  ): Promise<Pipeline> {
+    const current = await this.pipelineRow(accountId, pipelineId);
+    if (input.yaml !== undefined) await this.#assertValidYaml(accountId, input.yaml, current.name);
+    await this.#ctx.database.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('pipelines')
+        .set({
+          yaml: input.yaml ?? current.yaml,
+          runtime_environment:
+            input.runtimeEnvironment === undefined
+              ? current.runtime_environment
+              : input.runtimeEnvironment,
+          max_concurrent_builds:
+            input.maxConcurrentBuilds === undefined
+              ? current.max_concurrent_builds
+              : input.maxConcurrentBuilds,
+          updated_at: new Date(this.#ctx.clock()),
+        })
+        .where('id', '=', pipelineId)
+        .execute();
+      for (const [name, variable] of Object.entries(input.variables ?? {}))
+        await this.#writeVariable(trx, pipelineId, name, variable);
+      const removed = (input.removeVariables ?? []).filter(
+        (name) => !(name in (input.variables ?? {})),
+      );
+      if (removed.length > 0)
+        await trx
+          .deleteFrom('pipeline_variables')
+          .where('pipeline_id', '=', pipelineId)
+          .where('name', 'in', removed)
+          .execute();
+    });
+    return this.getPipeline(accountId, pipelineId);
+  }
+
+  async getPipelineByName(accountId: string, project: string, name: string): Promise<Pipeline> {
+    const projectRow = await this.#projectRow(this.#ctx.database.db, accountId, project);
+    const row = await this.#ctx.database.db
+      .selectFrom('pipelines')
+      .select('id')
+      .where('project_id', '=', projectRow.id)
+      .where('name', '=', name)
+      .executeTakeFirst();
+    if (row === undefined)
+      throw new NotFoundError(
+        'SLUICE_PIPELINE_NOT_FOUND',
+        `Pipeline "${name}" does not exist in project "${project}"`,
+        { hint: `List the project's pipelines with: sluice get pipelines --project ${project}` },
+      );
+    return this.getPipeline(accountId, row.id);
+  }
+
+  async setVariable(
+    accountId: string,
+    pipelineId: string,
+    name: string,
+    variable: { value: string; secret: boolean },
+  ): Promise<Pipeline> {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new InputError(
+        'SLUICE_VARIABLE_NAME_INVALID',
+        `Variable name "${name}" must be letters, digits and "_", not starting with a digit`,
+      );
+    await this.pipelineRow(accountId, pipelineId);
+    await this.#writeVariable(this.#ctx.database.db, pipelineId, name, variable);
+    return this.getPipeline(accountId, pipelineId);
+  }
+
+  async #writeVariable(
+    executor: Executor,
+    pipelineId: string,
+    name: string,
+    variable: { value: string; secret: boolean },
+  ): Promise<void> {
+    const row = {
+      pipeline_id: pipelineId,
+      name,
+      is_secret: variable.secret,
+      value: variable.secret ? null : variable.value,
+      encrypted_value: variable.secret
+        ? encryptSecret(variable.value, this.#ctx.secretKey, {
+            associatedData: `${pipelineId}/${name}`,
+          })
+        : null,
+    };
+    await executor
+      .insertInto('pipeline_variables')
+      .values(row)
+      .onConflict((oc) => oc.columns(['pipeline_id', 'name']).doUpdateSet(row))
+      .execute();
+  }
+
+  async deletePipeline(accountId: string, pipelineId: string): Promise<void> {
+    await this.pipelineRow(accountId, pipelineId);
+    await this.#ctx.database.db.deleteFrom('pipelines').where('id', '=', pipelineId).execute();
+  }
+
+  /** `executor` lets a caller read the pipeline inside its own transaction. */
+  async pipelineRow(
+    accountId: string,
+    pipelineId: string,
+    executor: Executor = this.#ctx.database.db,
+  ) {
+    const row = await executor
+      .selectFrom('pipelines')
+      .innerJoin('projects', 'projects.id', 'pipelines.project_id')
+      .selectAll('pipelines')
+      .select('projects.name as project_name')
+      .where('pipelines.id', '=', pipelineId)
+      .where('pipelines.account_id', '=', accountId)
+      .executeTakeFirst();
+    if (row === undefined)
+      throw new NotFoundError('SLUICE_PIPELINE_NOT_FOUND', `Pipeline ${pipelineId} does not exist`);
+    return row;
+  }
+
+  async getPipeline(accountId: string, pipelineId: string): Promise<Pipeline> {
+    const row = await this.pipelineRow(accountId, pipelineId);
+    const variables = await this.#ctx.database.db
+      .selectFrom('pipeline_variables')
+      .selectAll()
+      .where('pipeline_id', '=', pipelineId)
+      .orderBy('name')
+      .execute();
+    return {
+      id: row.id,
+      project: row.project_name,
+      name: row.name,
+      yaml: row.yaml,
+      runtimeEnvironment: row.runtime_environment,
+      maxConcurrentBuilds: row.max_concurrent_builds,
+      variables: variables.map((v) => ({
+        name: v.name,
+        value: v.is_secret ? null : v.value,
+        secret: v.is_secret,
+      })),
+      createdAt: isoTime(row.created_at) ?? '',
+      updatedAt: isoTime(row.updated_at) ?? '',
+    };
+  }
+
+  /** Plain variables and decrypted secrets, for a build's engine only. */
+  async variablesForBuild(
+    pipelineId: string,
+  ): Promise<{ variables: Record<string, string>; secrets: Record<string, string> }> {
+    const rows = await this.#ctx.database.db
+      .selectFrom('pipeline_variables')
+      .selectAll()
+      .where('pipeline_id', '=', pipelineId)
+      .execute();
+    const variables: Record<string, string> = {};
+    const secrets: Record<string, string> = {};
+    for (const row of rows) {
+      if (row.is_secret && row.encrypted_value !== null)
+        secrets[row.name] = decryptSecret(row.encrypted_value, this.#ctx.secretKey, {
+          associatedData: `${pipelineId}/${row.name}`,
+        });
+      else if (row.value !== null) variables[row.name] = row.value;
+    }
+    return { variables, secrets };
+  }
+
+  /**
+   * Parses a pipeline, off the request path when it is large (`PipelineParsePool`): its issues,
+   * and its steps as a build's rows.
+   */
+  parsePipeline(job: PipelineParseJob): Promise<PipelineParseResult> {
+    return this.#parser.parse(job);
+  }
+
+  /** 413 over the size limit; else 422 with every problem, each with line and column. */
+  async #assertValidYaml(accountId: string, yaml: string, file: string): Promise<void> {
+    assertYamlSize(yaml);
+    const stepTypes = await this.#stepTypes.forEngine(accountId);
+    const parsed = await this.parsePipeline({ yaml, file, stepTypes });
+    if (parsed.ok) return;
+    throw invalidDocument({
+      code: 'SLUICE_PIPELINE_INVALID',
+      what: 'The pipeline YAML',
+      issues: parsed.issues,
+      details: { unprocessable: true },
+    });
+  }
+}
+
+function toProject(row: ProjectRow): Project {
+  return { id: row.id, name: row.name, createdAt: isoTime(row.created_at) ?? '' };
+}
+
+/** 413 over the size limit, before anything reads it. */
+function assertYamlSize(yaml: string): void {
+  const bytes = Buffer.byteLength(yaml, 'utf8');
+  if (bytes > LIMITS.pipelineYamlBytes)
+    throw new InputError(
+      'SLUICE_PIPELINE_TOO_LARGE',
+      `The pipeline YAML is ${bytes} bytes; the limit is ${LIMITS.pipelineYamlBytes} bytes (1 MiB)`,
+      {
+        details: { tooLarge: true, bytes, limit: LIMITS.pipelineYamlBytes },
+        hint: 'Split the pipeline, or move repeated steps into a step type (docs/step-types.md)',
+      },
+    );
+}

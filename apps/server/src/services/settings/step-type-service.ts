@@ -1,0 +1,121 @@
+/**
+ * Step types registered in the account: the documents typed steps (`type: account/name`) expand
+ * from. A document is validated when registered (400 with every problem at line:column); the
+ * account's catalog is what the server parses pipelines with, and what a build's engine gets.
+ * @module
+ */
+import { NotFoundError } from '@sluice/errors';
+import { catalogFromDocuments, parseStepTypeDocument } from '@sluice/pipeline';
+import type { StepTypeCatalog, StepTypeDefinition } from '@sluice/pipeline';
+import type { Executor, StepTypeRow } from '@sluice/db';
+import type { EngineStepType, StepType } from '@sluice/protocol';
+import { invalidDocument } from '../projects/document-issues.js';
+import { isoTime } from '../server-context.js';
+import { userName } from '../identity/user-name.js';
+import type { ServerContext } from '../server-context.js';
+
+/** What errors inside a registered document name as its place. */
+const CONTROL_PLANE_LOCATION = 'control plane';
+
+export class StepTypeService {
+  readonly #ctx: ServerContext;
+
+  constructor(ctx: ServerContext) {
+    this.#ctx = ctx;
+  }
+
+  async list(accountId: string): Promise<StepType[]> {
+    return (await this.#rows(this.#ctx.database.db, accountId)).map(toStepType);
+  }
+
+  /**
+   * Registers a document: a new name or version, or replaces the same name and version.
+   * `userId` is recorded by name as `createdBy`.
+   */
+  async put(accountId: string, yaml: string, userId: string | undefined): Promise<StepType> {
+    const definition = validDefinition(yaml);
+    const values = {
+      document: yaml,
+      created_by: await userName(this.#ctx.database.db, userId),
+      created_at: new Date(this.#ctx.clock()),
+    };
+    const row = await this.#ctx.database.db
+      .insertInto('step_types')
+      .values({
+        account_id: accountId,
+        name: definition.name,
+        version: definition.version,
+        ...values,
+      })
+      .onConflict((oc) => oc.columns(['account_id', 'name', 'version']).doUpdateSet(values))
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toStepType(row);
+  }
+
+  async delete(accountId: string, name: string, version: string): Promise<void> {
+    const result = await this.#ctx.database.db
+      .deleteFrom('step_types')
+      .where('account_id', '=', accountId)
+      .where('name', '=', name)
+      .where('version', '=', version)
+      .executeTakeFirst();
+    if (result.numDeletedRows === 0n)
+      throw new NotFoundError(
+        'SLUICE_STEP_TYPE_NOT_FOUND',
+        `Step type ${name}:${version} is not registered`,
+        { hint: 'List them with sluice get step-types' },
+      );
+  }
+
+  /** The documents as a build's engine gets them. */
+  async forEngine(accountId: string, executor?: Executor): Promise<EngineStepType[]> {
+    const rows = await this.#rows(executor ?? this.#ctx.database.db, accountId);
+    return rows.map((row) => ({ source: sourceOf(row), text: row.document }));
+  }
+
+  /** What the account's pipelines are parsed with. */
+  async catalog(accountId: string, executor?: Executor): Promise<StepTypeCatalog> {
+    return stepTypeCatalog(await this.forEngine(accountId, executor));
+  }
+
+  #rows(executor: Executor, accountId: string) {
+    return executor
+      .selectFrom('step_types')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('name')
+      .orderBy('version')
+      .execute();
+  }
+}
+
+/** The catalog of registered documents (the engine builds the same from `EngineBuild.stepTypes`). */
+export function stepTypeCatalog(documents: readonly EngineStepType[]): StepTypeCatalog {
+  // Stored documents were checked when they were put; one that no longer parses is left out.
+  return catalogFromDocuments(documents, CONTROL_PLANE_LOCATION).catalog;
+}
+
+function validDefinition(yaml: string): StepTypeDefinition {
+  const parsed = parseStepTypeDocument(yaml, CONTROL_PLANE_LOCATION);
+  if (parsed.ok) return parsed.definition;
+  throw invalidDocument({
+    code: 'SLUICE_STEP_TYPE_INVALID',
+    what: 'The step-type document',
+    issues: parsed.issues,
+  });
+}
+
+function sourceOf(row: StepTypeRow): string {
+  return `${CONTROL_PLANE_LOCATION}: ${row.name}:${row.version}`;
+}
+
+function toStepType(row: StepTypeRow): StepType {
+  return {
+    name: row.name,
+    version: row.version,
+    yaml: row.document,
+    createdAt: isoTime(row.created_at) ?? '',
+    createdBy: row.created_by,
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Tasks as rows. A planned task that holds secret material (the build Secret with its engine
+ * token and TLS keys) is stored as `{ sealed }`, AES-256-GCM with the server key and the task id
+ * as associated data, and opened only when handed out, so the manifest is never at rest in the
+ * clear and every hand-out of it is identical.
+ * @module
+ */
+import { decryptSecret, encryptSecret } from '@sluice/pki';
+import type { Executor } from '@sluice/db';
+import type { TaskType } from '@sluice/protocol';
+import { json } from '../json-columns.js';
+import type { ServerContext } from '../server-context.js';
+import { CHANNELS } from '../signals.js';
+
+export interface PlannedTask {
+  type: TaskType;
+  spec: Record<string, unknown>;
+  /** Holds secret material: stored encrypted, decrypted when handed out. */
+  sealed?: boolean;
+}
+
+/** The start tasks, or why the build cannot start (it then ends `error` with the reason). */
+export type StartPlan = { ok: true; tasks: PlannedTask[] } | { ok: false; reason: string };
+
+export interface InsertTasksOptions {
+  accountId: string;
+  buildId: string;
+  runtime: string;
+  tasks: readonly PlannedTask[];
+  /** Position of the first task; the build's later tasks continue after its earlier ones. */
+  firstPosition: number;
+}
+
+function associatedData(taskId: string): { associatedData: string } {
+  return { associatedData: `task/${taskId}` };
+}
+
+/** Queues `tasks` in order and wakes the agents of the runtime. */
+export function insertTasks(
+  ctx: ServerContext,
+  trx: Executor,
+  options: InsertTasksOptions,
+): Promise<void> {
+  return insertBuildTasks(ctx, trx, [options]);
+}
+
+/** Queues the tasks of several builds in one statement and wakes each runtime's agents once. */
+export async function insertBuildTasks(
+  ctx: ServerContext,
+  trx: Executor,
+  builds: readonly InsertTasksOptions[],
+): Promise<void> {
+  const now = new Date(ctx.clock());
+  const rows = builds.flatMap((options) =>
+    options.tasks.map((task, index) => {
+      const id = ctx.ids.next('tsk');
+      const spec = task.sealed
+        ? { sealed: encryptSecret(JSON.stringify(task.spec), ctx.secretKey, associatedData(id)) }
+        : task.spec;
+      return {
+        id,
+        account_id: options.accountId,
+        build_id: options.buildId,
+        runtime: options.runtime,
+        type: task.type,
+        spec: json(spec),
+        position: options.firstPosition + index,
+        status: 'queued' as const,
+        available_at: now,
+        created_at: now,
+        updated_at: now,
+      };
+    }),
+  );
+  if (rows.length === 0) return;
+  await trx.insertInto('tasks').values(rows).execute();
+  for (const runtime of new Set(rows.map((row) => row.runtime)))
+    await ctx.signals.publish(trx, CHANNELS.tasks, runtime);
+}
+
+/** A task row's spec as planned: sealed specs decrypted. */
+export function unsealTaskSpec(
+  ctx: ServerContext,
+  row: { id: string; spec: unknown },
+): Record<string, unknown> {
+  const spec = row.spec as Record<string, unknown>;
+  if (typeof spec.sealed !== 'string' || Object.keys(spec).length !== 1) return { ...spec };
+  const text = decryptSecret(spec.sealed, ctx.secretKey, associatedData(row.id));
+  return JSON.parse(text) as Record<string, unknown>;
+}
