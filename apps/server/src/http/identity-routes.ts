@@ -14,11 +14,9 @@ export function registerIdentityRoutes(
   auth: Authenticate,
 ): void {
   registerRoute(app, routes.me, auth, ({ principal }) => s.identity.me(principal));
-  registerRoute(app, routes.updateAccount, auth, async ({ principal, body }) => {
-    const account = await s.identity.updateAccount(principal.accountId, body);
-    await s.scheduler.schedule(principal.accountId);
-    return account;
-  });
+  registerRoute(app, routes.updateAccount, auth, ({ principal, body }) =>
+    s.identity.updateAccount(principal.accountId, body),
+  );
   registerRoute(app, routes.listTokens, auth, async ({ principal }) => ({
     items: await s.identity.listTokens(principal),
   }));

@@ -49,14 +49,14 @@ export interface Services {
 }
 
 export function createServices(ctx: ServerContext): Services {
-  const identity = new IdentityService(ctx);
+  const wakeups = new SchedulingWakeups(ctx.signals, ctx.log);
+  const identity = new IdentityService(ctx, wakeups);
   const stepTypes = new StepTypeService(ctx);
   const registries = new RegistryService(ctx);
   const projects = new ProjectService(ctx, stepTypes);
   const runtimes = new RuntimeService(ctx);
   const certificates = new CertificateService(ctx);
   const planner = createTaskPlanner({ ctx, runtimes, identity, certificates });
-  const wakeups = new SchedulingWakeups(ctx.signals, ctx.log);
   const store = new BuildStore(ctx, wakeups);
   const finisher = new BuildFinisher(ctx, identity, planner, store);
   const scheduler = new Scheduler(ctx, planner, finisher, store);

@@ -8,7 +8,7 @@
  * writes announced, so a request answers with what the pass did.
  * @module
  */
-import { jsonb, withTransaction } from '@sluice/db';
+import { jsonb } from '@sluice/db';
 import type { Executor, JsonObject, Schema, Transaction } from '@sluice/db';
 import type { BuildStatus } from '@sluice/protocol';
 import { effectsOf, sourcesOf } from './build-transitions.js';
@@ -55,22 +55,11 @@ export class BuildStore {
    * Runs `fn` in a transaction, then waits for the scheduling passes its writes started. With
    * `translateErrors`, database errors come out as Sluice errors (`withTransaction`).
    */
-  async transaction<T>(
+  transaction<T>(
     fn: (trx: Transaction<Schema>) => Promise<T>,
     options: { translateErrors?: boolean } = {},
   ): Promise<T> {
-    let keys: string[] = [];
-    const body = async (trx: Transaction<Schema>) => {
-      const value = await fn(trx);
-      keys = this.#wakeups.announced(trx);
-      return value;
-    };
-    const { db } = this.#ctx.database;
-    const result = options.translateErrors
-      ? await withTransaction(db, body)
-      : await db.transaction().execute(body);
-    await this.#wakeups.settled(keys);
-    return result;
+    return this.#wakeups.transaction(this.#ctx.database.db, fn, options);
   }
 
   /** A new pending build: it may take a free place. */

@@ -9,7 +9,8 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { Executor } from '@sluice/db';
+import { withTransaction } from '@sluice/db';
+import type { Executor, Schema, Transaction } from '@sluice/db';
 import type { Logger } from '@sluice/log';
 import { CHANNELS } from '../signals.js';
 import type { Signals } from '../signals.js';
@@ -54,6 +55,28 @@ export class SchedulingWakeups {
   /** The keys announced in `executor`'s transaction so far. */
   announced(executor: Executor): string[] {
     return [...(this.#announced.get(executor)?.values() ?? [])];
+  }
+
+  /**
+   * Runs `fn` in a transaction of `executor`, then waits for the passes its announced wake-ups
+   * started. With `translateErrors`, database errors come out as Sluice errors.
+   */
+  async transaction<T>(
+    executor: Executor,
+    fn: (trx: Transaction<Schema>) => Promise<T>,
+    options: { translateErrors?: boolean } = {},
+  ): Promise<T> {
+    let keys: string[] = [];
+    const body = async (trx: Transaction<Schema>) => {
+      const value = await fn(trx);
+      keys = this.announced(trx);
+      return value;
+    };
+    const result = options.translateErrors
+      ? await withTransaction(executor, body)
+      : await executor.transaction().execute(body);
+    await this.settled(keys);
+    return result;
   }
 
   /** Resolves when the passes the committed wake-ups `keys` started have run. */

@@ -14,6 +14,7 @@ import type { Principal } from '../../http/auth.js';
 import { coalescePasses } from '../coalesced-passes.js';
 import { isoTime } from '../server-context.js';
 import type { ServerContext } from '../server-context.js';
+import type { SchedulingWakeups } from '../builds/scheduling-wakeups.js';
 
 export interface IssueTokenOptions {
   accountId: string;
@@ -30,10 +31,12 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 
 export class IdentityService {
   readonly #ctx: ServerContext;
+  readonly #wakeups: SchedulingWakeups;
   readonly #lookups = coalescePasses((tokenHash) => this.#lookup(tokenHash));
 
-  constructor(ctx: ServerContext) {
+  constructor(ctx: ServerContext, wakeups: SchedulingWakeups) {
     this.#ctx = ctx;
+    this.#wakeups = wakeups;
   }
 
   /** Creates the default account and its admin on an empty database; the token once, or undefined. */
@@ -195,13 +198,18 @@ export class IdentityService {
     return { account, user: { id: user.id, name: user.name, isAdmin: user.is_admin } };
   }
 
+  /** A new limit may free places: its commit wakes the account's scheduling pass (waited for). */
   async updateAccount(accountId: string, update: { maxConcurrentBuilds: number | null }) {
-    const row = await this.#ctx.database.db
-      .updateTable('accounts')
-      .set({ max_concurrent_builds: update.maxConcurrentBuilds })
-      .where('id', '=', accountId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await this.#wakeups.transaction(this.#ctx.database.db, async (trx) => {
+      const updated = await trx
+        .updateTable('accounts')
+        .set({ max_concurrent_builds: update.maxConcurrentBuilds })
+        .where('id', '=', accountId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await this.#wakeups.announce(trx, accountId);
+      return updated;
+    });
     return {
       id: row.id,
       name: row.name,
