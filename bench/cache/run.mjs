@@ -16,10 +16,9 @@ import { silentLogger } from '@sluice/log';
 import { VolumeProvisioner } from '@sluice/provisioner';
 import { CLUSTER_IMAGES, startKubernetes } from '@sluice/testkit';
 import {
-  createAgentToken,
   createKubeRuntime,
   prepareBuildCluster,
-  startAgentProcess,
+  startKubeAgent,
   startControlPlane,
   waitForProbe,
 } from '../../test/dist/e2e/cluster-fixture.js';
@@ -84,12 +83,10 @@ try {
     resyncMs: 250,
   }).run(stopProvisioner.signal);
   const ids = await createPipelines(plane.admin, 'bench', { slow: yaml('a'), other: yaml('b') });
-  const { token } = await createAgentToken(plane.admin, 'bench-agent', [RUNTIME]);
-  agent = await startAgentProcess({
-    serverUrl: plane.url,
-    token,
-    logPath: join(temp, 'agent.log'),
-    args: ['--kube-runtime', RUNTIME, '--kubeconfig', cluster.kubeconfigPath, '--dind-host-alias'],
+  agent = await startKubeAgent(plane, cluster, {
+    name: 'bench-agent',
+    runtime: RUNTIME,
+    dir: temp,
   });
 
   const run = async (label, pipelineId) => {

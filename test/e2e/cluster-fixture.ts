@@ -360,6 +360,32 @@ export async function startBuildPlane(
 }
 
 /**
+ * `sluice agent` on this machine serving one runtime of the node test cluster through its
+ * kubeconfig (engine pods reach their dind pod by IP: the cluster has no DNS), with an agent
+ * token of its own; its log in `<dir>/agent.log`.
+ */
+export async function startKubeAgent(
+  plane: ControlPlane,
+  cluster: KubernetesCluster,
+  options: { name: string; runtime: string; dir: string; env?: NodeJS.ProcessEnv },
+): Promise<AgentProcess> {
+  const { token } = await createAgentToken(plane.admin, options.name, [options.runtime]);
+  return startAgentProcess({
+    serverUrl: plane.url,
+    token,
+    logPath: join(options.dir, 'agent.log'),
+    args: [
+      '--kube-runtime',
+      options.runtime,
+      '--kubeconfig',
+      cluster.kubeconfigPath,
+      '--dind-host-alias',
+    ],
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
+}
+
+/**
  * For an agent on an API-only cluster: with no node every build pod stays Unschedulable, which
  * the pod monitor would report (and the control plane retry) after 10 s; tests of tasks, leases
  * and permissions there are not about scheduling.

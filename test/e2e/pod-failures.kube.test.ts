@@ -18,9 +18,8 @@ import type { TempDir, TestRegistry } from '@sluice/testkit';
 import {
   addHostPathVolume,
   buildObjects,
-  createAgentToken,
+  startKubeAgent,
   objectCount,
-  startAgentProcess,
   startBuildPlane,
   waitForProbe,
 } from './cluster-fixture.js';
@@ -82,18 +81,10 @@ before(async () => {
       'version: "1.0"\nsteps:\n  broken:\n    image: sluice/busybox:1\n    commands: ["exit 3"]\n',
     slow: 'version: "1.0"\nsteps:\n  wait:\n    image: sluice/busybox:1\n    commands: ["echo sleeping", "sleep 600"]\n',
   });
-  const { token } = await createAgentToken(admin, 'pods-agent', [RUNTIME]);
-  agent = await startAgentProcess({
-    serverUrl: plane.url,
-    token,
-    logPath: join(temp.path, 'agent.log'),
-    args: [
-      '--kube-runtime',
-      RUNTIME,
-      '--kubeconfig',
-      cluster().kubeconfigPath,
-      '--dind-host-alias',
-    ],
+  agent = await startKubeAgent(plane, cluster(), {
+    name: 'pods-agent',
+    runtime: RUNTIME,
+    dir: temp.path,
     // Short grace times: the test cluster has no autoscaler, and registries here never recover.
     env: { SLUICE_POD_FAILURE_GRACE_SECONDS: '3', SLUICE_UNSCHEDULABLE_GRACE_SECONDS: '5' },
   });

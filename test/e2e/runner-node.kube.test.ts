@@ -17,10 +17,9 @@ import type { TempDir, TestRegistry } from '@sluice/testkit';
 import {
   addHostPathVolume,
   buildObjects,
-  createAgentToken,
+  startKubeAgent,
   expectedObjects,
   objectCount,
-  startAgentProcess,
   startBuildPlane,
   waitForProbe,
 } from './cluster-fixture.js';
@@ -99,18 +98,10 @@ before(async () => {
     Object.entries(PIPELINES).map(([name, lines]) => [name, `${lines.join('\n')}\n`] as const),
   );
   pipelineIds = await createPipelines(admin, 'node', yamls);
-  const { token } = await createAgentToken(admin, 'node-agent', [RUNTIME]);
-  agent = await startAgentProcess({
-    serverUrl: plane.url,
-    token,
-    logPath: join(temp.path, 'agent.log'),
-    args: [
-      '--kube-runtime',
-      RUNTIME,
-      '--kubeconfig',
-      cluster().kubeconfigPath,
-      '--dind-host-alias',
-    ],
+  agent = await startKubeAgent(plane, cluster(), {
+    name: 'node-agent',
+    runtime: RUNTIME,
+    dir: temp.path,
   });
 });
 

@@ -18,8 +18,7 @@ import { labelValue, renderRuntimeInstall, VOLUME_LABELS } from '@sluice/runtime
 import { CLUSTER_IMAGES, makeTempDir, useKubernetes } from '@sluice/testkit';
 import type { TempDir, TestRegistry } from '@sluice/testkit';
 import {
-  createAgentToken,
-  startAgentProcess,
+  startKubeAgent,
   startBuildPlane,
   waitForProbe,
   buildObjects,
@@ -93,18 +92,10 @@ before(async () => {
     },
   }).filter((o) => o.metadata.labels['app.kubernetes.io/name'] === 'sluice-provisioner');
   for (const object of install) await resources.apply(object);
-  const { token } = await createAgentToken(admin, 'warm-agent', [RUNTIME]);
-  agent = await startAgentProcess({
-    serverUrl: plane.url,
-    token,
-    logPath: join(temp.path, 'agent.log'),
-    args: [
-      '--kube-runtime',
-      RUNTIME,
-      '--kubeconfig',
-      cluster().kubeconfigPath,
-      '--dind-host-alias',
-    ],
+  agent = await startKubeAgent(plane, cluster(), {
+    name: 'warm-agent',
+    runtime: RUNTIME,
+    dir: temp.path,
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { configError, parseEnv, provisionerEnv, volumeAgentEnv } from '@sluice/config';
-import type { Env } from '@sluice/config';
+import type { Env, EnvShape, EnvValues } from '@sluice/config';
 import type { KubeSource } from '@sluice/kube';
 
 export interface ProvisionerConfig {
@@ -39,6 +39,23 @@ function merged(flags: ProvisionerFlags, env: Env): Env {
   return out;
 }
 
+/** The values, or every problem at once as `SLUICE_PROVISIONER_CONFIG_INVALID`. */
+function valuesOf<S extends EnvShape>(
+  shape: S,
+  env: Env,
+  whose: string,
+  command: string,
+): EnvValues<S> {
+  const { values, problems } = parseEnv(shape, env);
+  if (problems.length > 0)
+    throw configError(problems, {
+      code: 'SLUICE_PROVISIONER_CONFIG_INVALID',
+      whose,
+      hint: `See \`sluice ${command} --help\``,
+    });
+  return values;
+}
+
 function kubeSource(kubeconfig: string | undefined): KubeSource {
   return kubeconfig === undefined
     ? { type: 'in-cluster' }
@@ -47,13 +64,7 @@ function kubeSource(kubeconfig: string | undefined): KubeSource {
 
 /** @throws InputError `SLUICE_PROVISIONER_CONFIG_INVALID` listing every problem. */
 export function parseProvisionerConfig(flags: ProvisionerFlags, env: Env): ProvisionerConfig {
-  const { values: v, problems } = parseEnv(provisionerEnv, merged(flags, env));
-  if (problems.length > 0)
-    throw configError(problems, {
-      code: 'SLUICE_PROVISIONER_CONFIG_INVALID',
-      whose: "the provisioner's",
-      hint: 'See `sluice provisioner --help`',
-    });
+  const v = valuesOf(provisionerEnv, merged(flags, env), "the provisioner's", 'provisioner');
   return {
     provisionerName: v.SLUICE_PROVISIONER_NAME,
     storageClass: v.SLUICE_PROVISIONER_STORAGE_CLASS,
@@ -69,13 +80,7 @@ export function parseProvisionerConfig(flags: ProvisionerFlags, env: Env): Provi
 
 /** @throws InputError `SLUICE_PROVISIONER_CONFIG_INVALID` listing every problem. */
 export function parseVolumeAgentConfig(flags: ProvisionerFlags, env: Env): VolumeAgentConfig {
-  const { values: v, problems } = parseEnv(volumeAgentEnv, merged(flags, env));
-  if (problems.length > 0)
-    throw configError(problems, {
-      code: 'SLUICE_PROVISIONER_CONFIG_INVALID',
-      whose: "the volume agent's",
-      hint: 'See `sluice volume-agent --help`',
-    });
+  const v = valuesOf(volumeAgentEnv, merged(flags, env), "the volume agent's", 'volume-agent');
   return {
     provisionerName: v.SLUICE_PROVISIONER_NAME,
     nodeName: v.SLUICE_NODE_NAME,
