@@ -119,12 +119,17 @@ export class VolumeProvisioner {
       }),
     ]);
     const liveUids = new Set(claims.map((c) => uidOf(c)));
-    for (const pv of volumes) {
+    for (const [i, pv] of volumes.entries()) {
       if (pv.metadata.annotations?.[VOLUME_ANNOTATIONS.usedBy] === undefined) continue;
       if (volumeFacts(pv, liveUids).inUse) continue;
-      if (await this.#write(pv, releasePatch(pv, this.#o.clock())))
-        report.released.push(pv.metadata.name);
+      const released = await this.#write(pv, releasePatch(pv, this.#o.clock()));
+      if (released === undefined) continue;
+      // The released volume as it is now, so a claim below may have it in this same pass.
+      volumes[i] = released;
+      report.released.push(pv.metadata.name);
     }
+    // Volumes deleted for their age below are no claim's to have.
+    const taken = new Set<string>();
     for (const pv of volumes) {
       const facts = volumeFacts(pv, liveUids);
       if (facts.inUse || facts.retiring || pv.metadata.annotations?.[VOLUME_ANNOTATIONS.usedBy])
@@ -133,6 +138,7 @@ export class VolumeProvisioner {
       // Marked first, guarded: a volume promised to a claim since it was read is left alone.
       const reason = `unused for more than its retention (last used ${facts.lastUsedMs ? new Date(facts.lastUsedMs).toISOString() : 'never'})`;
       if (!(await this.#write(pv, retirePatch(pv, reason)))) continue;
+      taken.add(pv.metadata.name);
       // Its directory goes with the node agent's next pass.
       await this.#o.resources.delete({ kind: 'PersistentVolume', name: pv.metadata.name });
       report.expired.push(pv.metadata.name);
@@ -141,7 +147,6 @@ export class VolumeProvisioner {
     const promised = new Set(
       volumes.map((pv) => claimRefOf(pv)?.uid).filter((uid) => uid !== undefined),
     );
-    const taken = new Set<string>();
     for (const claim of claims) {
       const spec = claim['spec'] as { storageClassName?: string; volumeName?: string } | undefined;
       const uid = uidOf(claim);
@@ -230,13 +235,21 @@ export class VolumeProvisioner {
     return found?.metadata.labels?.['kubernetes.io/hostname'] ?? node;
   }
 
-  /** A patch guarded by resourceVersion; false when the volume changed since it was read. */
-  async #write(pv: KubeResource, patch: Record<string, unknown>): Promise<boolean> {
+  /**
+   * A patch guarded by resourceVersion: the volume as it is now, or undefined when it changed
+   * since it was read (409) or is gone (404).
+   */
+  async #write(
+    pv: KubeResource,
+    patch: Record<string, unknown>,
+  ): Promise<KubeResource | undefined> {
     try {
-      await this.#o.resources.patch({ kind: 'PersistentVolume', name: pv.metadata.name }, patch);
-      return true;
+      return await this.#o.resources.patch(
+        { kind: 'PersistentVolume', name: pv.metadata.name },
+        patch,
+      );
     } catch (err) {
-      if (isSluiceError(err) && err.code === 'SLUICE_KUBE_CONFLICT') return false;
+      if (isSluiceError(err) && err.code === 'SLUICE_KUBE_CONFLICT') return undefined;
       throw err;
     }
   }
