@@ -4,14 +4,40 @@
 //   unit: **/dist/**/*.test.js without .int./.e2e./.kube.  int: **/dist/**/*.int.test.js
 //   e2e:  test/dist/e2e/*.e2e.test.js                kube: **/dist/**/*.kube.test.js (a real cluster)
 // Filter with SLUICE_TEST_FILTER=<substring of the path>.
+//   --background-setup=CMD  runs the shell command CMD (niced, its lines prefixed) beside the
+//   unit and int tiers, which do not need it, and waits for it before the first later tier: the
+//   test command builds the Kubernetes test cluster this way on a fresh machine (~14 minutes).
+import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { join, relative } from 'node:path';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 
 const root = new URL('..', import.meta.url).pathname;
-const tiers = process.argv.slice(2);
+const args = process.argv.slice(2);
+const setupFlag = '--background-setup=';
+const setupCommand = args.find((a) => a.startsWith(setupFlag))?.slice(setupFlag.length);
+const tiers = args.filter((a) => !a.startsWith('--'));
 if (tiers.length === 0) tiers.push('unit', 'int', 'e2e');
+const BESIDE_SETUP = new Set(['unit', 'int']);
+
+/** CMD started now at a lower CPU priority; the promise settles with its exit code when it ends. */
+function startBackgroundSetup(command) {
+  const prefix = '[background set-up] ';
+  console.log(`${prefix}started: ${command}`);
+  const child = spawn('nice', ['-n', '10', 'bash', '-c', command], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on('line', (line) => console.log(prefix + line));
+  }
+  return new Promise((resolve) => {
+    child.once('error', (error) => resolve(`could not start (${error.message})`));
+    child.once('close', (code, signal) => resolve(signal ? `killed by ${signal}` : code));
+  });
+}
+let setup = setupCommand === undefined ? undefined : startBackgroundSetup(setupCommand);
 
 function walk(dir, out) {
   for (const name of readdirSync(dir)) {
@@ -49,6 +75,13 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 for (const tier of tiers) {
+  if (setup !== undefined && !BESIDE_SETUP.has(tier)) {
+    console.log(`\n== waiting for the background set-up before the ${tier} tier ==`);
+    const status = await setup;
+    // A failed set-up is reported by the tests that need it, with its step and log.
+    console.log(`[background set-up] finished: ${status === 0 ? 'ok' : `failed (${status})`}`);
+    setup = undefined;
+  }
   const files = filesFor(tier);
   console.log(`\n== ${tier}: ${files.length} test files ==`);
   if (files.length === 0) continue;

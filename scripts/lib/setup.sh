@@ -36,13 +36,11 @@ sluice_prepare_docker() {
 
 # The kube tier's machine set-up: the Kubernetes binaries (built from Debian's source on the
 # first run, about 12 minutes with progress lines; cached in /var/cache/sluice/kubernetes after
-# that), etcd, containerd, the CNI plugins and the cluster images. A failure is reported and the
-# other tiers still run; the kube tests then fail with the same step and log in their message.
-sluice_prepare_kubernetes() {
-  sluice_step "Kubernetes test cluster: binaries, packages and images"
-  node packages/testkit/dist/kubernetes/bin/prepare-kubernetes.js ||
-    echo "Kubernetes set-up failed (see above); the kube tier will report it"
-}
+# that), etcd, containerd, the CNI plugins and the cluster images. The test command runs it in
+# the background beside the unit and int tiers (run-tests.mjs --background-setup). A failure is
+# reported and the other tiers still run; the kube tests then fail with the same step and log in
+# their message.
+readonly SLUICE_PREPARE_KUBERNETES='node packages/testkit/dist/kubernetes/bin/prepare-kubernetes.js'
 
 sluice_setup() {
   sluice_node_deps

@@ -19,12 +19,14 @@ export async function aptInstall(
   const log = options.log ?? (() => undefined);
   const install = ['install', '-y', ...packages];
   const step = `apt-get ${install.join(' ')}`;
+  // Another install may hold dpkg's lock (the Kubernetes set-up runs beside the first tiers).
+  const waitForLock = ['-o', 'DPkg::Lock::Timeout=600'];
   if (process.getuid?.() !== 0) return { ok: false, step: `${step} (needs root)`, output: '' };
   const apt = findExecutable('apt-get', [...readTestkitEnv().path, ...SYSTEM_BIN_DIRS]);
   if (apt === undefined) return { ok: false, step: `${step} (apt-get not found)`, output: '' };
   const env = childEnv({ DEBIAN_FRONTEND: 'noninteractive' });
   log(`running ${step} ...`);
-  let result = await runCommand(apt, install, { env });
+  let result = await runCommand(apt, [...waitForLock, ...install], { env });
   if (result.code === 0) return { ok: true };
   // A fresh machine often has no package lists yet.
   log('apt-get install failed; running apt-get update and retrying');
@@ -36,7 +38,7 @@ export async function aptInstall(
       output: tailLines(update.stderr + update.stdout, 20),
     };
   }
-  result = await runCommand(apt, install, { env });
+  result = await runCommand(apt, [...waitForLock, ...install], { env });
   if (result.code === 0) return { ok: true };
   return { ok: false, step, output: tailLines(result.stderr + result.stdout, 20) };
 }
