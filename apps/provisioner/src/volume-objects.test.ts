@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { KubeResource } from '@sluice/kube';
-import { expired, VOLUME_ANNOTATIONS } from './volume-objects.js';
+import { CACHE_ANNOTATIONS } from '@sluice/runtime-spec';
+import { cachePatch, expired, VOLUME_ANNOTATIONS } from './volume-objects.js';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-26T12:00:00Z');
@@ -27,4 +28,40 @@ test('0 days keeps volumes for ever; a volume without a last use is never expire
   assert.equal(expired(volume(400, '0d'), NOW, 4), false);
   assert.equal(expired(volume(undefined), NOW, 4), false);
   assert.equal(expired(volume(5, 'a week'), NOW, 4), true);
+});
+
+test('the cache record on a claim: a reused volume with its first use, mounts and the last use before this one', () => {
+  const reused = volume(2);
+  reused.metadata.annotations![VOLUME_ANNOTATIONS.created] = '2026-11-20T08:00:00.000Z';
+  reused.metadata.annotations![VOLUME_ANNOTATIONS.mountCount] = '3';
+  const patch = cachePatch({
+    outcome: 'hit',
+    reason: 'reused: the same pipeline',
+    volume: reused,
+    previousUseMs: NOW - 2 * DAY,
+  });
+  assert.deepEqual(patch, {
+    metadata: {
+      annotations: {
+        [CACHE_ANNOTATIONS.outcome]: 'hit',
+        [CACHE_ANNOTATIONS.reason]: 'reused: the same pipeline',
+        [CACHE_ANNOTATIONS.volume]: 'v',
+        [CACHE_ANNOTATIONS.created]: '2026-11-20T08:00:00.000Z',
+        [CACHE_ANNOTATIONS.mounts]: '3',
+        [CACHE_ANNOTATIONS.previousUse]: '2026-11-24T12:00:00.000Z',
+      },
+    },
+  });
+});
+
+test('the cache record of a new volume has no previous use, and a stale one from an earlier claim is cleared', () => {
+  const fresh = volume(undefined);
+  const annotations = (
+    cachePatch({ outcome: 'miss', reason: 'new: no released volume', volume: fresh }).metadata as {
+      annotations: Record<string, string | null>;
+    }
+  ).annotations;
+  assert.equal(annotations[CACHE_ANNOTATIONS.outcome], 'miss');
+  assert.equal(annotations[CACHE_ANNOTATIONS.previousUse], null);
+  assert.equal(annotations[CACHE_ANNOTATIONS.mounts], null, 'a volume without bookkeeping says so');
 });

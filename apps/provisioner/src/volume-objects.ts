@@ -6,6 +6,7 @@
  */
 import type { KubeResource } from '@sluice/kube';
 import {
+  CACHE_ANNOTATIONS,
   labelValue,
   quantityValue,
   REUSE_ANNOTATIONS,
@@ -209,13 +210,44 @@ export function releasePatch(pv: KubeResource, now: number): Record<string, unkn
   };
 }
 
-/** The claim's own retention, carried to its volume. */
 /** Marks a volume as going: it is never chosen again. Guarded by its resourceVersion. */
 export function retirePatch(pv: KubeResource, reason: string): Record<string, unknown> {
   return {
     metadata: {
       resourceVersion: pv.metadata.resourceVersion,
       annotations: { [VOLUME_ANNOTATIONS.retiring]: reason },
+    },
+  };
+}
+
+/** What a claim got, as `cachePatch` records it on the claim. */
+export interface CacheDecision {
+  outcome: 'hit' | 'miss';
+  reason: string;
+  /** The volume as written: reused (patched) or new. */
+  volume: KubeResource;
+  /** The volume's last use before this claim; absent for a new volume. */
+  previousUseMs?: number;
+}
+
+/**
+ * The merge patch that records on the claim what it got (`CACHE_ANNOTATIONS`), for the agent to
+ * report as the build's cache record and for `kubectl describe pvc` to show.
+ */
+export function cachePatch(decision: CacheDecision): Record<string, unknown> {
+  const annotations = decision.volume.metadata.annotations ?? {};
+  const previous = decision.previousUseMs;
+  return {
+    metadata: {
+      annotations: {
+        [CACHE_ANNOTATIONS.outcome]: decision.outcome,
+        [CACHE_ANNOTATIONS.reason]: decision.reason,
+        [CACHE_ANNOTATIONS.volume]: decision.volume.metadata.name,
+        [CACHE_ANNOTATIONS.created]: annotations[VOLUME_ANNOTATIONS.created] ?? null,
+        [CACHE_ANNOTATIONS.mounts]: annotations[VOLUME_ANNOTATIONS.mountCount] ?? null,
+        [CACHE_ANNOTATIONS.previousUse]:
+          previous === undefined || previous === 0 ? null : new Date(previous).toISOString(),
+      },
     },
   };
 }

@@ -18,8 +18,10 @@ import type { Logger } from '@sluice/log';
 import { sleep } from '@sluice/process';
 import { LeaderLease } from './leader-lease.js';
 import { chooseVolume } from './volume-choice.js';
+import type { CacheDecision } from './volume-objects.js';
 import {
   claimFacts,
+  cachePatch,
   claimRefOf,
   expired,
   labelValue,
@@ -174,31 +176,37 @@ export class VolumeProvisioner {
     if (choice.kind === 'reuse') {
       const pv = volumes.find((v) => v.metadata.name === choice.volume.name)!;
       taken.add(pv.metadata.name);
-      if (!(await this.#write(pv, reusePatch(pv, claim, facts, this.#label, now))))
-        return undefined;
+      const written = await this.#write(pv, reusePatch(pv, claim, facts, this.#label, now));
+      if (written === undefined) return undefined;
+      const matched = [...facts.selector, ...choice.matchedSortKeys];
       this.#o.log.info('volume reused', {
         claim: where,
         volume: pv.metadata.name,
         mounts: choice.volume.mountCount + 1,
-        matched: choice.matchedSortKeys.join(','),
+        matched: matched.join(','),
+      });
+      await this.#record(claim, {
+        outcome: 'hit',
+        reason: `reused: the same ${matched.join(', ')}`,
+        volume: written,
+        previousUseMs: choice.volume.lastUsedMs,
       });
       return { kind: 'reused', volume: pv.metadata.name };
     }
     const node = facts.node ?? (await this.#immediateNode());
     if (node === undefined) return undefined; // WaitForFirstConsumer: the pod's node decides.
     const name = `sluice-vol-${facts.uid}`;
-    const made = await this.#o.resources.create(
-      newVolumeObject(claim, facts, {
-        name,
-        storageClass: this.#o.storageClass,
-        provisionerName: this.#o.provisionerName,
-        provisionerLabel: this.#label,
-        path: `${this.#o.volumeParentDir.replace(/\/+$/, '')}/${name}`,
-        node,
-        hostname: await this.#hostname(node),
-        now,
-      }),
-    );
+    const volume = newVolumeObject(claim, facts, {
+      name,
+      storageClass: this.#o.storageClass,
+      provisionerName: this.#o.provisionerName,
+      provisionerLabel: this.#label,
+      path: `${this.#o.volumeParentDir.replace(/\/+$/, '')}/${name}`,
+      node,
+      hostname: await this.#hostname(node),
+      now,
+    });
+    const made = await this.#o.resources.create(volume);
     this.#o.log.info('volume created', {
       claim: where,
       volume: name,
@@ -206,7 +214,28 @@ export class VolumeProvisioner {
       why: choice.reason,
       made,
     });
+    await this.#record(claim, { outcome: 'miss', reason: `new: ${choice.reason}`, volume });
     return { kind: 'created', volume: name };
+  }
+
+  /**
+   * Records on the claim what it got. A claim gone meanwhile, or a failed write, costs only the
+   * build's cache record (the agent then reports it as not recorded), never the volume.
+   */
+  async #record(claim: KubeResource, decision: CacheDecision): Promise<void> {
+    const ref = {
+      kind: 'PersistentVolumeClaim',
+      namespace: this.#o.namespace,
+      name: claim.metadata.name,
+    };
+    try {
+      await this.#o.resources.patch(ref, cachePatch(decision));
+    } catch (err) {
+      this.#o.log.warn('could not record the cache decision on the claim', {
+        claim: `${ref.namespace}/${ref.name}`,
+        error: String(err),
+      });
+    }
   }
 
   /** With `Immediate` binding no pod has a node yet: the first ready node, by name. */

@@ -116,7 +116,7 @@ export function renderProvisionerInstall(input: ProvisionerInstallInput): Instal
       kind: 'Role',
       metadata: { name, namespace: runtimeNamespace, labels },
       rules: [
-        { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get', 'list'] },
+        { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get', 'list', 'patch'] },
         {
           apiGroups: ['coordination.k8s.io'],
           resources: ['leases'],
