@@ -1,19 +1,23 @@
 /**
- * The agent's only connection out: the typed client for the control plane, over undici, so
- * HTTPS_PROXY, HTTP_PROXY and NO_PROXY (upper case first, then lower case) are honoured as a
- * corporate network expects; Node 20's own fetch ignores them. The agent talks to one server,
- * so whether to use a proxy is decided once, by the same rule as its Kubernetes connections
- * (`proxyUrlFor`, Go's: the proxy of the URL's scheme, never for loopback, NO_PROXY with
- * domains, addresses and CIDR ranges). undici's `EnvHttpProxyAgent`, which makes that decision
- * per request, warns that it is experimental on every start, and proxies loopback.
+ * The agent's only connection out: the typed client for the control plane, with HTTPS_PROXY,
+ * HTTP_PROXY and NO_PROXY (upper case first, then lower case) honoured as a corporate network
+ * expects; Node 20's own fetch ignores them. The agent talks to one server, so whether to use a
+ * proxy is decided once, by the same rule as its Kubernetes connections (`proxyUrlFor`, Go's:
+ * the proxy of the URL's scheme, never for loopback, NO_PROXY with domains, addresses and CIDR
+ * ranges). Through a proxy the calls go over undici's `ProxyAgent` (undici's
+ * `EnvHttpProxyAgent`, which makes that decision per request, warns that it is experimental on
+ * every start, and proxies loopback); without one, the agent's calls go over node:http
+ * (`createHttpFetch`) and undici is never loaded: it is about 3.4 MiB of a resident agent's
+ * heap (bench/agent).
  * @module
  */
-import { Agent, fetch as undiciFetch, ProxyAgent } from 'undici';
 import { proxyUrlFor } from '@sluice/kube/settings';
 import type { ProxyEnv } from '@sluice/kube/settings';
+import type * as Undici from 'undici';
 import { isSluiceError } from '@sluice/errors';
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
+import { createHttpFetch } from './http-fetch.js';
 
 export interface ControlPlaneClientOptions {
   serverUrl: string;
@@ -38,22 +42,55 @@ export interface ControlPlaneFetch {
 }
 
 /**
- * The fetch of every call to the control plane, through the proxy `env` gives for
- * `serverUrl` (if any): the agent's and, through `sluice engine`, the engine's.
+ * Connections the agent keeps to the control plane: enough for the long-poll, the heartbeat and
+ * the reports of many builds at once (each takes a few milliseconds), few enough that 100
+ * concurrent builds do not hold 100 sockets.
+ */
+const AGENT_CONNECTIONS = 16;
+
+/**
+ * The fetch of every call to the control plane over undici, through the proxy `env` gives for
+ * `serverUrl` (if any): `sluice engine` hands it to the engine. undici is loaded on the first
+ * call.
  */
 export function createControlPlaneFetch(serverUrl: string, env: ProxyEnv): ControlPlaneFetch {
-  const proxyUrl = proxyUrlFor(serverUrl, env);
-  const dispatcher =
-    proxyUrl === undefined ? new Agent(TIMEOUTS) : new ProxyAgent({ uri: proxyUrl, ...TIMEOUTS });
-  const doFetch = ((input: URL, init?: RequestInit) =>
-    undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof fetch;
-  return { fetch: doFetch, close: () => dispatcher.close() };
+  return undiciFetch(proxyUrlFor(serverUrl, env));
 }
 
+function undiciFetch(proxyUrl: string | undefined): ControlPlaneFetch {
+  let pool: Promise<{ undici: typeof Undici; dispatcher: Undici.Dispatcher }> | undefined;
+  const connect = () =>
+    (pool ??= import('undici').then((undici) => ({
+      undici,
+      dispatcher:
+        proxyUrl === undefined
+          ? new undici.Agent(TIMEOUTS)
+          : new undici.ProxyAgent({ uri: proxyUrl, ...TIMEOUTS }),
+    })));
+  const doFetch = (async (input: URL, init?: RequestInit) => {
+    const { undici, dispatcher } = await connect();
+    return undici.fetch(input, { ...(init as object), dispatcher });
+  }) as unknown as typeof fetch;
+  return {
+    fetch: doFetch,
+    close: async () => {
+      if (pool !== undefined) await (await pool).dispatcher.close();
+    },
+  };
+}
+
+/**
+ * The agent's client: over undici through the proxy `env` gives for `serverUrl`, else over
+ * node:http with at most `AGENT_CONNECTIONS` connections.
+ */
 export function createControlPlaneClient(
   options: ControlPlaneClientOptions,
 ): ControlPlaneConnection {
-  const connection = createControlPlaneFetch(options.serverUrl, options.env ?? process.env);
+  const proxyUrl = proxyUrlFor(options.serverUrl, options.env ?? process.env);
+  const connection =
+    proxyUrl === undefined
+      ? createHttpFetch({ maxSockets: AGENT_CONNECTIONS, idleTimeoutMs: TIMEOUTS.bodyTimeout })
+      : undiciFetch(proxyUrl);
   const { fetch } = connection;
   const client = createClient({ baseUrl: options.serverUrl, token: options.token, fetch });
   return { client, close: () => connection.close() };
