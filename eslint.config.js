@@ -8,6 +8,8 @@ const ISOMORPHIC = [
   'packages/errors/src/**/*.ts',
   'packages/runtime-spec/src/**/*.ts',
   'packages/config/src/**/*.ts',
+  // The browser has no Node built-ins either.
+  'apps/web/src/**/*.{ts,tsx}',
 ];
 
 export default tseslint.config(
@@ -15,6 +17,7 @@ export default tseslint.config(
     ignores: [
       '**/dist/**',
       '**/node_modules/**',
+      'apps/web/.tsc/**',
       'scripts/**',
       'bench/**/*.mjs',
       'apps/cli/bin/**',

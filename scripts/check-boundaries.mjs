@@ -64,6 +64,8 @@ const ALLOWED = {
     '@sluice/log',
     '@sluice/runtime-spec',
   ],
+  // The web UI talks to the server only through the public API's typed client.
+  '@sluice/web': ['@sluice/errors', '@sluice/protocol'],
   // The CLI is the single `sluice` binary: the one place allowed to compose other apps.
   '@sluice/cli': [
     '@sluice/errors',

@@ -3,6 +3,7 @@
 // with a plain "N passed, N failed" line that CI reads.
 //   unit: **/dist/**/*.test.js without .int./.e2e./.kube.  int: **/dist/**/*.int.test.js
 //   e2e:  test/dist/e2e/*.e2e.test.js                kube: **/dist/**/*.kube.test.js (a real cluster)
+//   The unit tier also runs the web UI's component tests (apps/web/src/**/*.test.tsx, vitest).
 // Filter with SLUICE_TEST_FILTER=<substring of the path>.
 //   --background-setup=CMD  runs the shell command CMD (niced, its lines prefixed) beside the
 //   unit and int tiers, which do not need it, and waits for it before the first later tier: the
@@ -10,9 +11,10 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
+import { runWebTests, webTestFiles } from './lib/web-tests.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const args = process.argv.slice(2);
@@ -83,9 +85,23 @@ for (const tier of tiers) {
     setup = undefined;
   }
   const files = filesFor(tier);
-  console.log(`\n== ${tier}: ${files.length} test files ==`);
-  if (files.length === 0) continue;
+  // The web UI's component tests (vitest, jsdom) belong to the unit tier.
+  const webFiles = tier === 'unit' ? webTestFiles(process.env.SLUICE_TEST_FILTER ?? '') : [];
+  console.log(`\n== ${tier}: ${files.length + webFiles.length} test files ==`);
   const counts = { passed: 0, failed: 0, skipped: 0 };
+  if (webFiles.length > 0) {
+    const web = await runWebTests(webFiles);
+    console.log(`web components: ${web.passed} passed, ${web.failed} failed`);
+    counts.passed += web.passed;
+    counts.failed += web.failed;
+    counts.skipped += web.skipped;
+  }
+  if (files.length === 0) {
+    passed += counts.passed;
+    failed += counts.failed;
+    skipped += counts.skipped;
+    continue;
+  }
   // A kube file may build the Kubernetes binaries on a fresh machine (about 12 minutes).
   const timeout = (tier === 'kube' ? 40 : 15) * 60_000;
   const stream = run({ files, concurrency: tier === 'unit' ? 2 : 1, timeout });
@@ -101,7 +117,7 @@ for (const tier of tiers) {
   stream.compose(spec).pipe(process.stdout);
   await new Promise((resolve) => stream.once('end', resolve));
   console.log(
-    `${tier}: ${counts.passed} passed, ${counts.failed} failed (${files.map((f) => relative(root, f)).length} files)`,
+    `${tier}: ${counts.passed} passed, ${counts.failed} failed (${files.length + webFiles.length} files)`,
   );
   passed += counts.passed;
   failed += counts.failed;

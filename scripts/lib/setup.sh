@@ -20,9 +20,10 @@ sluice_node_deps() {
 }
 
 sluice_build() {
-  sluice_step "build (tsc -b, the engine bundle)"
+  sluice_step "build (tsc -b, the engine bundle, the web UI)"
   npx tsc -b
   node scripts/bundle-engine.mjs
+  node scripts/build-web.mjs
 }
 
 # Arguments go to prepare.js: the test command passes --test-services for what the test tiers

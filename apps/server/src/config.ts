@@ -30,6 +30,8 @@ export interface ServerConfig {
   metricsPort: number | undefined;
   /** Address of the `/metrics` listener; the API's `host` by default. */
   metricsHost: string;
+  /** The built web UI served at `/`; apps/web/dist beside the server when unset. */
+  webDir?: string | undefined;
 }
 
 export interface ServerFlags {
@@ -62,6 +64,7 @@ export function loadServerConfig(
     taskLeaseMs: v.SLUICE_TASK_LEASE_MS,
     metricsPort: v.SLUICE_METRICS_PORT,
     metricsHost: v.SLUICE_METRICS_HOST ?? host,
+    webDir: v.SLUICE_WEB_DIR,
   };
   problems.push(...serverRules(config));
   if (problems.length > 0)

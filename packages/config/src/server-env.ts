@@ -73,6 +73,10 @@ export const serverEnv = {
     ...PORT,
     default: undefined,
   }),
+  SLUICE_WEB_DIR: textVar({
+    description: 'The built web UI served at `/` (its `index.html` and `assets/`)',
+    defaultText: '`apps/web/dist` beside the server, as `npm run build` makes it',
+  }),
   SLUICE_METRICS_HOST: textVar({
     description: 'Address of the `/metrics` listener',
     defaultText: '`SLUICE_HOST`',

@@ -1,0 +1,88 @@
+/**
+ * The web UI (apps/web, built by Vite into its `dist/`) served at `/`: files as they are, the
+ * hashed bundles under `/assets/` cached for a year, `index.html` revalidated every time, and
+ * every other page address answered with `index.html` so the UI's own router shows it. Nothing
+ * under `/api` is ever answered here: an unknown API address keeps the API's JSON 404.
+ * @module
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+/** apps/web/dist beside this server in the repository (this file is apps/server/dist/http/). */
+export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+// Inline styles: React's style attribute positions the log's rows and the timing bars.
+const CSP =
+  "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+export function registerWebUi(app: FastifyInstance, dir: string = DEFAULT_WEB_DIR): void {
+  const root = normalize(dir.endsWith(sep) ? dir : dir + sep);
+  app.get('/*', async (request, reply) => {
+    const path = decodePath(request.url.split('?')[0] ?? '/');
+    if (path === undefined || path === '/api' || path.startsWith('/api/')) {
+      return reply.callNotFound();
+    }
+    const file = normalize(join(root, path));
+    if (file.startsWith(root) && (await isFile(file))) {
+      return send(reply, file, path.startsWith('/assets/') ? IMMUTABLE : 'no-cache');
+    }
+    // A missing file (an old bundle's chunk, a typo) is a 404, never the page.
+    if (path.startsWith('/assets/') || extname(path) !== '') return reply.callNotFound();
+    const index = join(root, 'index.html');
+    if (!(await isFile(index))) {
+      return reply.status(404).send({
+        error: {
+          code: 'SLUICE_WEB_UI_NOT_BUILT',
+          message: `The web UI is not built: ${index} does not exist`,
+          hint: 'Run `npm run build` (it builds apps/web), or set SLUICE_WEB_DIR to a built UI',
+          requestId: request.id,
+        },
+      });
+    }
+    return send(reply, index, 'no-cache');
+  });
+}
+
+async function send(reply: FastifyReply, file: string, cacheControl: string) {
+  const type = TYPES[extname(file)] ?? 'application/octet-stream';
+  void reply
+    .header('cache-control', cacheControl)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .type(type);
+  if (type.startsWith('text/html')) void reply.header('content-security-policy', CSP);
+  return reply.send(await readFile(file));
+}
+
+function decodePath(raw: string): string | undefined {
+  try {
+    const path = decodeURIComponent(raw);
+    return path.includes('\0') ? undefined : path;
+  } catch {
+    return undefined;
+  }
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The frame around every page: navigation, the connection banner (shown while the server does
+ * not answer, gone on the next answer), and sign-out.
+ * @module
+ */
+import type { ReactNode } from 'react';
+import { useApi } from '../api/api-context.js';
+import { useOnline } from '../api/connection.js';
+import { Link } from './router.js';
+
+const NAV = [
+  { href: '/builds', label: 'Builds' },
+  { href: '/pipelines', label: 'Pipelines' },
+  { href: '/runtimes', label: 'Runtime environments' },
+  { href: '/agents', label: 'Agents' },
+];
+
+export function Layout({ path, children }: { path: string; children: ReactNode }) {
+  const api = useApi();
+  const online = useOnline();
+  return (
+    <div className="layout">
+      <header className="top">
+        <Link href="/builds" className="brand">
+          Sluice
+        </Link>
+        <nav aria-label="Main">
+          {NAV.map((item) => (
+            <Link
+              key={item.href}
+              href={item.href}
+              aria-current={path.startsWith(item.href) ? 'page' : undefined}
+            >
+              {item.label}
+            </Link>
+          ))}
+        </nav>
+        <button type="button" className="sign-out" onClick={api.signOut}>
+          Sign out
+        </button>
+      </header>
+      {online ? null : (
+        <div className="offline" role="status">
+          Connection to the server lost — retrying…
+        </div>
+      )}
+      <main className="content">{children}</main>
+    </div>
+  );
+}

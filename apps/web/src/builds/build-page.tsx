@@ -1,0 +1,132 @@
+/**
+ * One build: its summary, the actions its status allows (cancel, restart, approve, deny), the
+ * step timeline, the timing waterfall, cache information and the live log. Polled until it
+ * finishes, so the final state shows without a reload.
+ * @module
+ */
+import { useState } from 'react';
+import { FINISHED_STATUSES } from '@sluice/protocol';
+import type { Build } from '@sluice/protocol';
+import { useApi } from '../api/api-context.js';
+import { usePoll } from '../api/use-poll.js';
+import { between, formatDuration, shortRevision } from '../app/format.js';
+import { Link, navigate } from '../app/router.js';
+import { ErrorNote } from '../app/error-note.js';
+import { LogPanel } from '../logs/log-panel.js';
+import { StatusBadge } from './status-badge.js';
+import { StepTimeline } from './step-timeline.js';
+import { Waterfall } from './waterfall.js';
+
+export function BuildPage({ buildId }: { buildId: string }) {
+  const api = useApi();
+  const polled = usePoll((signal) => api.call('getBuild', { params: { buildId }, signal }), {
+    intervalMs: 1500,
+    key: buildId,
+    stop: (build) => FINISHED_STATUSES.includes(build.status),
+  });
+  const [actionError, setActionError] = useState<Error | undefined>();
+  const build = polled.data;
+  if (!build) return polled.error ? <ErrorNote error={polled.error} /> : <p>Loading…</p>;
+
+  const act = async (run: () => Promise<Build>, open = false) => {
+    setActionError(undefined);
+    try {
+      const result = await run();
+      if (open) navigate(`/builds/${result.id}`);
+      else polled.reload();
+    } catch (err) {
+      setActionError(err as Error);
+    }
+  };
+  const params = { buildId };
+  const finished = FINISHED_STATUSES.includes(build.status);
+  const waiting = build.steps.some((s) => s.status === 'pending-approval');
+
+  return (
+    <article className="build-page">
+      <header className="page-head">
+        <h1>
+          <Link href={`/builds?pipelineId=${build.pipelineId}`}>
+            {build.project}/{build.pipeline}
+          </Link>{' '}
+          #{build.number}
+        </h1>
+        <StatusBadge status={build.status} />
+        <div className="actions">
+          {!finished ? (
+            <button
+              type="button"
+              onClick={() => void act(() => api.call('cancelBuild', { params }))}
+            >
+              Cancel
+            </button>
+          ) : null}
+          {waiting ? (
+            <>
+              <button
+                type="button"
+                className="primary"
+                onClick={() => void act(() => api.call('approveBuild', { params, body: {} }))}
+              >
+                Approve
+              </button>
+              <button
+                type="button"
+                className="danger"
+                onClick={() => void act(() => api.call('denyBuild', { params, body: {} }))}
+              >
+                Deny
+              </button>
+            </>
+          ) : null}
+          {finished ? (
+            <button
+              type="button"
+              onClick={() => void act(() => api.call('restartBuild', { params }), true)}
+            >
+              Restart
+            </button>
+          ) : null}
+        </div>
+      </header>
+      {actionError ? <ErrorNote error={actionError} /> : null}
+      <dl className="facts">
+        <dt>Branch</dt>
+        <dd>{build.branch ?? '—'}</dd>
+        <dt>Commit</dt>
+        <dd className="mono">{shortRevision(build.revision)}</dd>
+        <dt>Trigger</dt>
+        <dd>
+          {build.trigger}
+          {build.initiator ? ` by ${build.initiator}` : ''}
+        </dd>
+        <dt>Duration</dt>
+        <dd>{formatDuration(between(build.createdAt, build.finishedAt) ?? NaN)}</dd>
+        <dt>Runtime</dt>
+        <dd>{build.runtimeEnvironment ?? '—'}</dd>
+        <dt>Cache</dt>
+        <dd>not recorded</dd>
+        {build.reason ? (
+          <>
+            <dt>Reason</dt>
+            <dd>{build.reason}</dd>
+          </>
+        ) : null}
+        {build.retryOf ? (
+          <>
+            <dt>Restart of</dt>
+            <dd>
+              <Link href={`/builds/${build.retryOf}`}>{build.retryOf}</Link>
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      <h2>Steps</h2>
+      <StepTimeline steps={build.steps} />
+      <h2>Timing</h2>
+      <Waterfall timing={build.timing} />
+      <h2>Log</h2>
+      <LogPanel buildId={build.id} buildNumber={build.number} steps={build.steps} />
+    </article>
+  );
+}
