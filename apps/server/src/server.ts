@@ -99,6 +99,7 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   registerBuildRoutes(app, services, auth);
   registerRuntimeRoutes(app, services, auth);
   registerSettingsRoutes(app, services, auth);
+  registerGitIntegrationRoutes(app, services, auth);
   registerAgentRoutes(app, services, auth);
   registerEngineRoutes(app, services, auth);
   registerTriggerRoutes(app, services, auth);

@@ -49,6 +49,8 @@ export type {
   BuildStepRow,
   BuildStepsTable,
   BuildsTable,
+  GitIntegrationRow,
+  GitIntegrationsTable,
   Jsonb,
   JsonbInput,
   JsonbWithDefault,

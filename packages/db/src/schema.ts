@@ -125,6 +125,8 @@ export interface TriggersTable {
   events: JsonbWithDefault<string[]>;
   branch_filter: string | null;
   secret_encrypted: string | null;
+  /** The git integration a git trigger names (migration 006). */
+  git_integration: Generated<string | null>;
   cron: string | null;
   next_run_at: NullableTimestamp;
   enabled: Generated<boolean>;
@@ -224,6 +226,21 @@ export interface RegistriesTable {
   updated_at: TimestampWithDefault;
 }
 
+export interface GitIntegrationsTable {
+  account_id: string;
+  name: string;
+  kind: string;
+  /** The host's URL, e.g. `https://github.com`. */
+  url: string;
+  username: string | null;
+  auth: 'token' | 'ssh-key';
+  /** The token or SSH key, encrypted with the server key, the account and name as associated data. */
+  secret_encrypted: string;
+  is_default: Generated<boolean>;
+  created_at: TimestampWithDefault;
+  updated_at: TimestampWithDefault;
+}
+
 export interface StepTypesTable {
   account_id: string;
   name: string;
@@ -309,6 +326,7 @@ export interface Schema {
   pki: PkiTable;
   settings: SettingsTable;
   registries: RegistriesTable;
+  git_integrations: GitIntegrationsTable;
   step_types: StepTypesTable;
 }
 
@@ -330,4 +348,5 @@ export type TaskRow = Selectable<TasksTable>;
 export type PkiRow = Selectable<PkiTable>;
 export type SettingRow = Selectable<SettingsTable>;
 export type RegistryRow = Selectable<RegistriesTable>;
+export type GitIntegrationRow = Selectable<GitIntegrationsTable>;
 export type StepTypeRow = Selectable<StepTypesTable>;

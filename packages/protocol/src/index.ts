@@ -14,4 +14,5 @@ export * from './schemas/agents.js';
 export * from './schemas/engine.js';
 export * from './schemas/triggers.js';
 export * from './schemas/settings.js';
+export * from './schemas/git-integrations.js';
 export * from './schemas/health.js';

@@ -8,6 +8,7 @@
 import { agentRoutes } from './routes-agent.js';
 import { buildRoutes } from './routes-builds.js';
 import { engineRoutes } from './routes-engine.js';
+import { gitIntegrationRoutes } from './routes-git-integrations.js';
 import { identityRoutes } from './routes-identity.js';
 import { projectRoutes } from './routes-projects.js';
 import { runtimeRoutes } from './routes-runtimes.js';
@@ -22,6 +23,7 @@ export const routes = {
   ...runtimeRoutes,
   ...systemRoutes,
   ...settingsRoutes,
+  ...gitIntegrationRoutes,
   ...agentRoutes,
   ...engineRoutes,
   ...triggerRoutes,

@@ -21,6 +21,7 @@ import { WebhookService } from './triggers/webhook-service.js';
 import { BuildFinisher } from './builds/build-finisher.js';
 import { ApprovalService } from './builds/approval-service.js';
 import { RegistryService } from './settings/registry-service.js';
+import { GitIntegrationService } from './settings/git-integration-service.js';
 import { StepTypeService } from './settings/step-type-service.js';
 import { createTaskPlanner } from './tasks/task-planner.js';
 import { WorkflowLimitsEnforcer } from './builds/workflow-limits.js';
@@ -44,6 +45,7 @@ export interface Services {
   certificates: CertificateService;
   approvals: ApprovalService;
   registries: RegistryService;
+  gitIntegrations: GitIntegrationService;
   stepTypes: StepTypeService;
   limits: WorkflowLimitsEnforcer;
 }
@@ -53,6 +55,7 @@ export function createServices(ctx: ServerContext): Services {
   const identity = new IdentityService(ctx, wakeups);
   const stepTypes = new StepTypeService(ctx);
   const registries = new RegistryService(ctx);
+  const gitIntegrations = new GitIntegrationService(ctx);
   const projects = new ProjectService(ctx, stepTypes);
   const runtimes = new RuntimeService(ctx);
   const certificates = new CertificateService(ctx);
@@ -78,6 +81,7 @@ export function createServices(ctx: ServerContext): Services {
       store,
       certificates,
       registries,
+      gitIntegrations,
       stepTypes,
     }),
     runtimes,
@@ -89,6 +93,7 @@ export function createServices(ctx: ServerContext): Services {
     certificates,
     approvals: new ApprovalService(ctx, store),
     registries,
+    gitIntegrations,
     stepTypes,
     limits: new WorkflowLimitsEnforcer(ctx, { runtimes, finisher, store }),
   };

@@ -14,6 +14,7 @@ import { pipelineLanguageMigration } from './002-pipeline-language.js';
 import { webhookDeliveriesMigration } from './003-webhook-deliveries.js';
 import { workflowLimitsMigration } from './004-workflow-limits.js';
 import { buildThroughputMigration } from './005-build-throughput.js';
+import { gitIntegrationsMigration } from './006-git-integrations.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
@@ -23,6 +24,7 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   webhookDeliveriesMigration,
   workflowLimitsMigration,
   buildThroughputMigration,
+  gitIntegrationsMigration,
 ];
 
 export interface MigrateResult {

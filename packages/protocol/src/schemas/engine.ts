@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { BuildStatus, FinishedBuildStatus, LogLine, StepStatus } from './builds.js';
 import { Id, ReportedTime, Timestamp, Variables } from './common.js';
 import { StepName } from './limits.js';
+import { EngineGitIntegration } from './git-integrations.js';
 
 /** Certificate, key and CA for mutual TLS between an engine and its dind. */
 export const TlsBundle = z.object({
@@ -55,6 +56,12 @@ export const EngineBuild = z.object({
     .array(EngineRegistry)
     .describe(
       "The account's Docker registries, passwords decrypted for the engine only; mask them",
+    ),
+  gitIntegrations: z
+    .array(EngineGitIntegration)
+    .default([])
+    .describe(
+      "The account's git integrations, tokens and keys decrypted for the engine only; mask them",
     ),
   stepTypes: z
     .array(EngineStepType)

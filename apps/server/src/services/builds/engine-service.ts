@@ -12,6 +12,7 @@ import type { BuildService } from './build-service.js';
 import type { CertificateService } from '../identity/certificate-service.js';
 import { decryptBuildSecrets } from './build-service.js';
 import type { ProjectService } from '../projects/project-service.js';
+import type { GitIntegrationService } from '../settings/git-integration-service.js';
 import type { RegistryService } from '../settings/registry-service.js';
 import type { StepTypeService } from '../settings/step-type-service.js';
 import type { BuildStore } from './build-store.js';
@@ -29,6 +30,7 @@ export interface EngineServiceDeps {
   store: BuildStore;
   certificates: CertificateService;
   registries: RegistryService;
+  gitIntegrations: GitIntegrationService;
   stepTypes: StepTypeService;
 }
 
@@ -39,6 +41,7 @@ export class EngineService {
   readonly #store: BuildStore;
   readonly #certificates: CertificateService;
   readonly #registries: RegistryService;
+  readonly #gitIntegrations: GitIntegrationService;
   readonly #stepTypes: StepTypeService;
 
   constructor(ctx: ServerContext, deps: EngineServiceDeps) {
@@ -48,6 +51,7 @@ export class EngineService {
     this.#store = deps.store;
     this.#certificates = deps.certificates;
     this.#registries = deps.registries;
+    this.#gitIntegrations = deps.gitIntegrations;
     this.#stepTypes = deps.stepTypes;
   }
 
@@ -78,6 +82,7 @@ export class EngineService {
       runtimeEnvironment: row.runtime_environment,
       tls: await this.#certificates.buildClientCertificate(buildId),
       registries: await this.#registries.forEngine(row.account_id),
+      gitIntegrations: await this.#gitIntegrations.forEngine(row.account_id),
       stepTypes: await this.#stepTypes.forEngine(row.account_id),
       logNextSeq: await nextLogSeq(db, buildId),
     };

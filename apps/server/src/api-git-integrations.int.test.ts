@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { useTestDatabases } from '@sluice/db/testing';
+import {
+  ADMIN_TOKEN,
+  seedPipeline,
+  startEngine,
+  startTestServer,
+} from './server-harness.test-support.js';
+
+const databases = useTestDatabases();
+
+const TOKEN = 'ghp_gitIntegrationToken0123456789abcd';
+const NEW_TOKEN = 'glpat-replacedToken-9876543210';
+const KEY =
+  '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----';
+
+type Coded = Error & { code?: string; status?: number; message: string };
+
+databases.test(
+  'git integrations: created, listed, changed and deleted; tokens encrypted, write-only, given to the engine only',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const first = await t.admin.call('createGitIntegration', {
+        body: { name: 'github-main', kind: 'github', token: TOKEN },
+      });
+      assert.deepEqual(
+        [first.name, first.kind, first.url, first.auth, first.default, first.username],
+        ['github-main', 'github', 'https://github.com', 'token', true, null],
+        "the account's first integration is its default, on the provider's host",
+      );
+      await t.admin.call('createGitIntegration', {
+        body: {
+          name: 'gitea',
+          kind: 'gitea',
+          url: 'https://gitea.example.com',
+          username: 'ci',
+          sshKey: KEY,
+          default: true,
+        },
+      });
+      const listed = await t.admin.call('listGitIntegrations');
+      assert.deepEqual(
+        listed.items.map((i) => [i.name, i.default, i.auth]),
+        [
+          ['gitea', true, 'ssh-key'],
+          ['github-main', false, 'token'],
+        ],
+        'a new default takes the mark from the old one',
+      );
+      const got = await t.admin.call('getGitIntegration', { params: { name: 'github-main' } });
+      for (const answer of [first, listed, got])
+        assert.ok(
+          !JSON.stringify(answer).includes(TOKEN) && !JSON.stringify(answer).includes('b3Bl'),
+          'the API returned a secret',
+        );
+
+      const rows = await database.db
+        .selectFrom('git_integrations')
+        .select(['name', 'secret_encrypted'])
+        .execute();
+      assert.equal(rows.length, 2);
+      for (const row of rows) {
+        assert.ok(row.secret_encrypted.length > 20, 'no secret stored');
+        assert.ok(!row.secret_encrypted.includes(TOKEN), 'the token is stored in clear');
+        assert.ok(!row.secret_encrypted.includes('b3Bl'), 'the key is stored in clear');
+      }
+
+      const changed = await t.admin.call('updateGitIntegration', {
+        params: { name: 'github-main' },
+        body: { token: NEW_TOKEN, username: 'bot', default: true },
+      });
+      assert.deepEqual([changed.username, changed.default], ['bot', true]);
+
+      const pipeline = await seedPipeline(t);
+      const { engine } = await startEngine(t, pipeline.id);
+      const build = await engine.call('engineBuild');
+      assert.deepEqual(build.gitIntegrations, [
+        {
+          name: 'gitea',
+          kind: 'gitea',
+          url: 'https://gitea.example.com',
+          username: 'ci',
+          sshKey: KEY,
+          default: false,
+        },
+        {
+          name: 'github-main',
+          kind: 'github',
+          url: 'https://github.com',
+          username: 'bot',
+          token: NEW_TOKEN,
+          default: true,
+        },
+      ]);
+      for (const secret of [TOKEN, NEW_TOKEN, 'b3Bl'])
+        assert.ok(!t.logs().includes(secret), `a secret was logged: ${secret}`);
+
+      await t.admin.call('deleteGitIntegration', { params: { name: 'gitea' } });
+      await assert.rejects(
+        t.admin.call('getGitIntegration', { params: { name: 'gitea' } }),
+        (err: Coded) =>
+          err.code === 'SLUICE_GIT_INTEGRATION_NOT_FOUND' && /"gitea"/.test(err.message),
+      );
+      await assert.rejects(
+        t.admin.call('deleteGitIntegration', { params: { name: 'gitea' } }),
+        (err: Coded) => err.code === 'SLUICE_GIT_INTEGRATION_NOT_FOUND',
+      );
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+databases.test(
+  'git integrations: bad input is refused with 400 or 409 naming the field',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      await t.admin.call('createGitIntegration', {
+        body: { name: 'lab', kind: 'gitlab', token: TOKEN },
+      });
+      await assert.rejects(
+        t.admin.call('createGitIntegration', {
+          body: { name: 'lab', kind: 'gitlab', token: TOKEN },
+        }),
+        (err: Coded) => err.code === 'SLUICE_GIT_INTEGRATION_EXISTS' && /"lab"/.test(err.message),
+      );
+      const refused = async (body: Record<string, unknown>, pattern: RegExp) => {
+        const res = await fetch(`${t.url}/api/v1/git-integrations`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${ADMIN_TOKEN}`,
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify(body),
+        });
+        const text = await res.text();
+        assert.equal(res.status, 400, text);
+        assert.match(text, pattern);
+        assert.ok(!text.includes(TOKEN), 'the refusal echoed the token');
+      };
+      await refused({ name: 'Bad Name', kind: 'github', token: TOKEN }, /name/);
+      await refused({ name: 'x', kind: 'svn', token: TOKEN }, /kind/);
+      await refused({ name: 'x', kind: 'github' }, /exactly one of token and sshKey/);
+      await refused({ name: 'x', kind: 'github', token: TOKEN, sshKey: KEY }, /exactly one/);
+      await refused({ name: 'x', kind: 'gitea', token: TOKEN }, /gitea integration needs url/);
+      await refused({ name: 'x', kind: 'git', url: 'https://u:p@h/x', token: TOKEN }, /url/);
+      await refused({ name: 'x', kind: 'git', url: 'https://h', sshKey: 'not a key' }, /PEM block/);
+      const other = t.client('slu_u_not-a-real-token-0123456789');
+      await assert.rejects(
+        other.call('listGitIntegrations'),
+        (err: Coded) => err.status === 401 || /token/i.test(err.message),
+      );
+    } finally {
+      await t.close();
+    }
+  },
+);
