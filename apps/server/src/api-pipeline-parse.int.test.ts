@@ -103,3 +103,33 @@ interface ErrorBody {
     details: { issues: Record<string, unknown>[]; issueCount: number };
   };
 }
+
+databases.test(
+  "validatePipeline lists a pipeline's problems with their lines and saves nothing",
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      await seedPipeline(t);
+      const typo =
+        'version: "1.0"\nsteps:\n  hello:\n    imag: sluice/busybox:1\n    commands: [ls]\n';
+      const invalid = await t.admin.call('validatePipeline', { body: { yaml: typo } });
+      assert.equal(invalid.ok, false);
+      assert.ok(
+        invalid.issues.some((i) => i.severity === 'error' && i.line === 3),
+        JSON.stringify(invalid.issues),
+      );
+      assert.equal(invalid.issueCount, invalid.issues.length);
+      const valid = await t.admin.call('validatePipeline', {
+        body: { yaml: typo.replace('imag:', 'image:') },
+      });
+      assert.deepEqual(valid, { ok: true, issues: [], issueCount: 0 });
+      const { items } = await t.admin.call('listPipelines', { params: { project: 'web' } });
+      assert.deepEqual(
+        items.map((p) => p.name),
+        ['app'],
+      );
+    } finally {
+      await t.close();
+    }
+  },
+);

@@ -9,8 +9,10 @@ import {
   CreatePipeline,
   CreateProject,
   Pipeline,
+  PipelineValidation,
   Project,
   UpdatePipeline,
+  ValidatePipeline,
   VariableInput,
 } from './schemas/projects.js';
 
@@ -74,6 +76,16 @@ export const projectRoutes = {
     body: CreatePipeline,
     response: Pipeline,
     status: 201,
+  }),
+  validatePipeline: route({
+    method: 'POST',
+    path: `${V1}/pipelines/validate`,
+    scope: 'user',
+    tag: 'pipelines',
+    summary:
+      "Check a pipeline's YAML without saving it: every problem with line:column (the UI's editor, as you type)",
+    body: ValidatePipeline,
+    response: PipelineValidation,
   }),
   getPipelineByName: route({
     method: 'GET',

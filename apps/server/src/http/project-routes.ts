@@ -31,6 +31,9 @@ export function registerProjectRoutes(app: FastifyInstance, s: Services, auth: A
   registerRoute(app, routes.createPipeline, auth, ({ principal, params, body }) =>
     s.projects.createPipeline(principal.accountId, params.project, body),
   );
+  registerRoute(app, routes.validatePipeline, auth, ({ principal, body }) =>
+    s.projects.validatePipeline(principal.accountId, body.yaml),
+  );
   registerRoute(app, routes.getPipelineByName, auth, ({ principal, params }) =>
     s.projects.getPipelineByName(principal.accountId, params.project, params.name),
   );

@@ -58,3 +58,13 @@ export const PipelineIssueBody = z.object({
   line: z.number().int(),
   column: z.number().int(),
 });
+
+/** Body of `validatePipeline`: a pipeline's YAML, checked and not saved. */
+export const ValidatePipeline = z.object({ yaml: z.string().min(1) });
+
+/** Every problem of the YAML (errors and warnings), as a 422 of createPipeline would list them. */
+export const PipelineValidation = z.object({
+  ok: z.boolean().describe('No error (warnings may remain)'),
+  issues: z.array(PipelineIssueBody),
+  issueCount: z.number().int().describe('All problems, when more than `issues` lists'),
+});

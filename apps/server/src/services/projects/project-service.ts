@@ -10,7 +10,7 @@ import type { Executor, ProjectRow } from '@sluice/db';
 import { LIMITS } from '@sluice/protocol';
 import type { Pipeline, Project } from '@sluice/protocol';
 import type { z } from 'zod';
-import type { CreatePipeline, UpdatePipeline } from '@sluice/protocol';
+import type { CreatePipeline, PipelineValidation, UpdatePipeline } from '@sluice/protocol';
 import { invalidDocument } from './document-issues.js';
 import { PipelineParsePool } from './pipeline-parse-pool.js';
 import type { PipelineParseJob, PipelineParseResult } from './pipeline-parse-pool.js';
@@ -284,6 +284,24 @@ export class ProjectService {
    */
   parsePipeline(job: PipelineParseJob): Promise<PipelineParseResult> {
     return this.#parser.parse(job);
+  }
+
+  /** Every problem of a pipeline's YAML, without saving it: 413 over the size limit. */
+  async validatePipeline(
+    accountId: string,
+    yaml: string,
+  ): Promise<z.infer<typeof PipelineValidation>> {
+    assertYamlSize(yaml);
+    const stepTypes = await this.#stepTypes.forEngine(accountId);
+    const parsed = await this.parsePipeline({ yaml, file: 'codefresh.yml', stepTypes });
+    const issues = parsed.issues.map(({ severity, code, message, path, line, column }) => {
+      return { severity, code, message, path: [...path], line, column };
+    });
+    return {
+      ok: parsed.ok,
+      issues: issues.slice(0, LIMITS.documentIssues),
+      issueCount: issues.length,
+    };
   }
 
   /** 413 over the size limit; else 422 with every problem, each with line and column. */
