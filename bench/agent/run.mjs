@@ -7,9 +7,12 @@
 //   rss_mib_busy      the most while 100 builds (600 tasks: Service, PVC, Secret, ConfigMap,
 //                     2 pods each) are carried out with --concurrency 100
 //   tasks_per_s       those 600 tasks from the first build's creation to the last report
+//   agent_cpu_s       the agent's CPU time (user + system) over those tasks, from /proc: what
+//                     its Node flags cost (sluice-agent trades JIT tiers for memory)
 //   baseline_rss_mib  a bare `node` process idling, in the same run: the floor any Node agent pays
 //   ratio_busy        rss_mib_busy / baseline_rss_mib
-// Goal: rss_mib_busy at most 100 (what Codefresh requests for its runner pod).
+// Goal: rss_mib_busy at most 80 on the way to 60 (issue 15; Codefresh requests 100 MiB for its
+// runner pod). Figures measured: README.md beside this file.
 import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -26,9 +29,15 @@ import { createPipelines } from '../../test/dist/e2e/control-plane-seed.js';
 
 const BUILDS = Number(process.env.BENCH_BUILDS ?? 100);
 const NS = 'bench';
+const GOAL_MIB = 80;
 const mib = (kib) => Math.round((kib / 1024) * 10) / 10;
 const rssKib = (pid) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+/** User plus system CPU seconds of `pid` (fields 14 and 15 of /proc/<pid>/stat, in ticks). */
+const cpuSeconds = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function baselineRss() {
@@ -82,6 +91,7 @@ try {
   let most = 0;
   const sampler = setInterval(() => (most = Math.max(most, rssKib(agent.child.pid))), 100);
   const started = Date.now();
+  const cpuBefore = cpuSeconds(agent.child.pid);
   await Promise.all(
     Array.from({ length: BUILDS }, () =>
       admin.call('createBuild', { params: { pipelineId }, body: {} }),
@@ -95,6 +105,7 @@ try {
     100,
   );
   const seconds = (Date.now() - started) / 1000;
+  const cpu = cpuSeconds(agent.child.pid) - cpuBefore;
   clearInterval(sampler);
   const busy = mib(most);
   const baseline = await baselineRss();
@@ -107,9 +118,10 @@ try {
       baseline_rss_mib: baseline,
       ratio_busy: Math.round((busy / baseline) * 100) / 100,
       tasks,
+      agent_cpu_s: Math.round(cpu * 100) / 100,
       tasks_per_s: Math.round((tasks / seconds) * 10) / 10,
-      goal_mib: 100,
-      met: busy <= 100,
+      goal_mib: GOAL_MIB,
+      met: busy <= GOAL_MIB,
     }),
   );
 } finally {

@@ -1,7 +1,12 @@
-#!/usr/bin/env -S node --max-semi-space-size=2
-// `sluice agent` as it is deployed: the same command, run by Node with a 2 MiB young generation.
-// Under load V8 would otherwise grow the young generation to 32 MiB for garbage the agent drops
-// at once (parsed tasks, request bodies); with 2 MiB the agent stays under the 100 MiB Codefresh
-// requests for its runner while 100 builds run, at the same task throughput (bench/agent).
+#!/usr/bin/env -S node --max-semi-space-size=2 --no-opt --no-maglev
+// `sluice agent` as it is deployed: the same command, run by Node with the agent's V8 flags
+// (also the command of the runtime chart's agent container), measured by bench/agent:
+//   --max-semi-space-size=2  a 2 MiB young generation: under load V8 would otherwise grow it
+//                            to 32 MiB for garbage the agent drops at once (parsed tasks,
+//                            request bodies);
+//   --no-opt --no-maglev     no optimising compilers (the interpreter and the baseline compiler
+//                            remain): their code and type feedback were 5–8 MiB of a busy agent,
+//                            whose work is waiting on the network, for CPU within the bench's
+//                            noise (1.35–1.83 s for 600 tasks, against 1.5 s with them).
 process.argv.splice(2, 0, 'agent');
 await import('./sluice.js');

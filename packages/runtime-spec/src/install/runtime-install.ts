@@ -245,9 +245,12 @@ function deployment(
               name: 'agent',
               image: `${image.repository}:${image.tag}`,
               imagePullPolicy: image.pullPolicy,
+              // The agent's V8 flags, as apps/cli/bin/sluice-agent.js gives them (bench/agent).
               command: [
                 'node',
                 '--max-semi-space-size=2',
+                '--no-opt',
+                '--no-maglev',
                 '/usr/local/lib/sluice/sluice.mjs',
                 'agent',
               ],
