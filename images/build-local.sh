@@ -6,13 +6,16 @@
 #   sluice/git:1      the busybox base plus the host's git, the git-core helpers for clone, fetch
 #                     and checkout over file:// and http(s)://, CA certificates and every shared
 #                     library they need (found with ldd, copied with the dynamic loader)
+#   sluice/http:1     the busybox base plus the host's curl and jq, CA certificates and their
+#                     shared libraries: the HTTP step types (slack-message-sender, github-pr,
+#                     codecov-reporter, codefresh-run, bump-build-number) build JSON with jq
 #
 # Each image carries the label io.sluice.image-hash: the sha256 of this script and of the host
 # files that go into it (binaries, libraries, certificates) plus their versions. An image whose
 # label matches is left alone, so a second run only inspects and finishes in well under 2 s.
 #
-# Usage: images/build-local.sh [--only busybox|git] [--registry HOST[:PORT]] [--force]
-#   --only NAME          build just one image (busybox, git, or sluice/NAME:TAG)
+# Usage: images/build-local.sh [--only busybox|git|http] [--registry HOST[:PORT]] [--force]
+#   --only NAME          build just one image (busybox, git, http, or sluice/NAME:TAG)
 #   --registry HOST[:P]  also tag each image as HOST[:P]/sluice/NAME:TAG (nothing is pushed)
 #   --force              rebuild even when the label matches
 set -euo pipefail
@@ -22,6 +25,7 @@ readonly SCRIPT_PATH=$(readlink -f "${BASH_SOURCE[0]}")
 source "$(dirname "$SCRIPT_PATH")/lib/image-build.sh"
 readonly BUSYBOX_IMAGE=sluice/busybox:1
 readonly GIT_IMAGE=sluice/git:1
+readonly HTTP_IMAGE=sluice/http:1
 readonly CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt
 readonly GIT_CORE=/usr/lib/git-core
 readonly GIT_TEMPLATES=/usr/share/git-core/templates
@@ -41,6 +45,20 @@ check_git() {
   [[ -f "$CA_BUNDLE" ]] || apt_install ca-certificates
   [[ -x /usr/bin/git && -f "$CA_BUNDLE" ]] ||
     die "git or $CA_BUNDLE is still missing" "apt-get install -y git ca-certificates"
+}
+
+check_http() {
+  [[ -x /usr/bin/curl ]] || apt_install curl
+  [[ -x /usr/bin/jq ]] || apt_install jq
+  [[ -f "$CA_BUNDLE" ]] || apt_install ca-certificates
+  [[ -x /usr/bin/curl && -x /usr/bin/jq && -f "$CA_BUNDLE" ]] ||
+    die "curl, jq or $CA_BUNDLE is still missing" "apt-get install -y curl jq ca-certificates"
+}
+
+http_input_files() {
+  printf '%s\n' /usr/bin/curl /usr/bin/jq
+  shared_libraries /usr/bin/curl /usr/bin/jq
+  printf '%s\n' "$CA_BUNDLE"
 }
 
 # Every ELF file git needs inside the image: the binary plus the helpers that are real files.
@@ -80,6 +98,10 @@ inputs_hash() {
     if [[ "$image" == "$GIT_IMAGE" ]]; then
       /usr/bin/git --version
       find "$GIT_CORE" -maxdepth 1 -type l -printf '%f -> %l\n' | sort
+    fi
+    if [[ "$image" == "$HTTP_IMAGE" ]]; then
+      /usr/bin/curl --version | head -n 1
+      /usr/bin/jq --version
     fi
     sha256sum "$@"
   } | sha256sum | cut -d ' ' -f 1
@@ -131,10 +153,17 @@ add_git() {
   sed -i 's/^NAME=.*/NAME="Sluice git"/; s/^ID=.*/ID=sluice-git/' "$root/etc/os-release"
 }
 
+add_http() {
+  local root=$1 file
+  while read -r file; do copy_host_file "$file" "$root"; done < <(http_input_files)
+  sed -i 's/^NAME=.*/NAME="Sluice http"/; s/^ID=.*/ID=sluice-http/' "$root/etc/os-release"
+}
+
 build_image() {
   local image=$1 hash
   local inputs=(/bin/busybox)
   if [[ "$image" == "$GIT_IMAGE" ]]; then mapfile -t -O 1 inputs < <(git_input_files); fi
+  if [[ "$image" == "$HTTP_IMAGE" ]]; then mapfile -t -O 1 inputs < <(http_input_files); fi
   hash=$(inputs_hash "$image" "${inputs[@]}")
   if up_to_date "$image" "$hash"; then
     log "$image up to date"
@@ -143,19 +172,22 @@ build_image() {
     local root="$WORK_DIR/${image//[\/:]/-}"
     make_busybox_root "$root"
     if [[ "$image" == "$GIT_IMAGE" ]]; then add_git "$root"; fi
+    if [[ "$image" == "$HTTP_IMAGE" ]]; then add_http "$root"; fi
     import_root "$root" "$image" "$hash" --change 'CMD ["/bin/sh"]'
   fi
   tag_for_registry "$image"
 }
 
 main() {
-  parse_image_args "busybox git" "$@"
+  parse_image_args "busybox git http" "$@"
   check_docker
   check_busybox
   if wanted git; then check_git; fi
+  if wanted http; then check_http; fi
   start_build sluice-build-local
   if wanted busybox; then build_image "$BUSYBOX_IMAGE"; fi
   if wanted git; then build_image "$GIT_IMAGE"; fi
+  if wanted http; then build_image "$HTTP_IMAGE"; fi
 }
 
 main "$@"

@@ -37,8 +37,12 @@ test('the test images exist and carry their input hash label', async () => {
 
 test('a second ensureTestImages rebuilds nothing', async () => {
   const { lines, images } = await ensureTestImages();
-  assert.deepEqual(images, [TEST_IMAGES.shell, TEST_IMAGES.git]);
-  assert.deepEqual(lines, [`${TEST_IMAGES.shell} up to date`, `${TEST_IMAGES.git} up to date`]);
+  assert.deepEqual(images, [TEST_IMAGES.shell, TEST_IMAGES.git, TEST_IMAGES.http]);
+  assert.deepEqual(lines, [
+    `${TEST_IMAGES.shell} up to date`,
+    `${TEST_IMAGES.git} up to date`,
+    `${TEST_IMAGES.http} up to date`,
+  ]);
 });
 
 test('sluice/busybox:1 runs a shell with /tmp and root in /etc/passwd', async () => {
@@ -55,6 +59,14 @@ test('sluice/busybox:1 runs a shell with /tmp and root in /etc/passwd', async ()
 test('sluice/git:1 has the host git version', async () => {
   const host = await runCommand('git', ['--version']);
   assert.equal(await dockerRun([TEST_IMAGES.git, 'git', '--version']), host.stdout);
+});
+
+test('sluice/http:1 has the host curl and jq, and curl finds the CA certificates', async () => {
+  const curl = await runCommand('curl', ['--version']);
+  const script =
+    "curl --version | head -n 1; jq -n --arg a '\"x\"' '{a: $a}' -c; ls /etc/ssl/certs";
+  const out = await dockerRun([TEST_IMAGES.http, 'sh', '-c', script]);
+  assert.equal(out, `${curl.stdout.split('\n')[0]}\n{"a":"\\"x\\""}\nca-certificates.crt\n`);
 });
 
 test('sluice/git:1 clones a bind-mounted repo over file:// and checks out each branch', async () => {

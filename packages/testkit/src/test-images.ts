@@ -10,15 +10,20 @@ import { UnavailableError } from '@sluice/errors';
 import { findRepoRoot, REPO_ROOT_MARKER } from './repo-root.js';
 import { runCommand, tailLines } from './run-command.js';
 
-export const TEST_IMAGES = { shell: 'sluice/busybox:1', git: 'sluice/git:1' } as const;
+export const TEST_IMAGES = {
+  shell: 'sluice/busybox:1',
+  git: 'sluice/git:1',
+  /** curl and jq, for the HTTP step types in step-types/. */
+  http: 'sluice/http:1',
+} as const;
 export type TestImage = (typeof TEST_IMAGES)[keyof typeof TEST_IMAGES];
 
 export const TEST_IMAGES_UNAVAILABLE = 'SLUICE_TEST_IMAGES_UNAVAILABLE';
 
 export interface EnsureTestImagesOptions {
   log?: (line: string) => void;
-  /** Build just one image: `busybox` or `git`. */
-  only?: 'busybox' | 'git';
+  /** Build just one image: `busybox`, `git` or `http`. */
+  only?: 'busybox' | 'git' | 'http';
   /** Also tag the images as `REGISTRY/sluice/NAME:TAG` (nothing is pushed). */
   registry?: string;
   /** Defaults to the repo this module lives in. */

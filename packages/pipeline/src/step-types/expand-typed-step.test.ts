@@ -219,6 +219,27 @@ test('a bare name finds a step type named without an account', () => {
   assert.equal(expand('hello:0.1.0', { WHO: 'x' }, plain).result?.stepType, 'hello:0.1.0');
 });
 
+test('a step type declared with anyVersion stands in for every version, with a warning', () => {
+  const plain = hello('1.0.0', 'git-commit');
+  const text = plain.text.replace('  version: 1.0.0', '  version: 1.0.0\n  anyVersion: true');
+  const standIn = catalogFromDefinitions([{ ...plain, text }], 'x');
+  const { result, reported } = expand('git-commit:0.2.0', { WHO: 'x' }, standIn);
+  assert.equal(result?.stepType, 'git-commit:1.0.0');
+  assert.deepEqual(reported, [
+    {
+      path: 'steps.say.type',
+      message:
+        'Step type "git-commit" has no version 0.2.0; git-commit:1.0.0 from /catalog/git-commit-1.0.0.yml stands in for it (it accepts any version)',
+      code: STEP_TYPE_ISSUE_CODES.standIn,
+      severity: 'warning',
+    },
+  ]);
+  assert.deepEqual(expand('git-commit:1.0.0', { WHO: 'x' }, standIn).reported, []);
+  // Without the flag the version must exist.
+  const strict = catalogFromDefinitions([plain], 'x');
+  assert.equal(expand('git-commit:0.2.0', { WHO: 'x' }, strict).result, undefined);
+});
+
 test('catalogs combine in order: the first holding a name@version wins', () => {
   const repository = { ...hello('1.2.0'), source: 'repo' };
   const combined = combineStepTypeCatalogs([catalogFromDefinitions([repository], 'repo'), catalog]);

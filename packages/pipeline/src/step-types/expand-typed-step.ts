@@ -95,6 +95,15 @@ function findDefinition(
   }
   const all = catalog?.list?.() ?? [];
   const versions = all.filter((d) => d.name === name).map((d) => d.version);
+  const standIn = version === undefined ? undefined : standInFor(name, catalog);
+  if (version !== undefined && standIn !== undefined) {
+    const message = `Step type "${name}" has no version ${version}; ${name}:${standIn.version} from ${standIn.source} stands in for it (it accepts any version)`;
+    reporter.report(typePath, message, {
+      code: STEP_TYPE_ISSUE_CODES.standIn,
+      severity: 'warning',
+    });
+    return standIn;
+  }
   if (version !== undefined && versions.length > 0) {
     const available = versions.sort(compareSemVer).join(', ');
     const message = `Step type "${name}" has no version ${version}; available: ${available}`;
@@ -105,6 +114,20 @@ function findDefinition(
     code: ISSUE_CODES.unknownStepType,
   });
   return undefined;
+}
+
+/**
+ * The newest version of `name` when its document declares `metadata.anyVersion`: pipelines
+ * written for Codefresh pin the marketplace's versions (`git-commit:0.2.0`), which ours are not.
+ */
+function standInFor(
+  name: string,
+  catalog: StepTypeCatalog | undefined,
+): StepTypeDefinition | undefined {
+  const newest = catalog?.find(name);
+  if (newest === undefined) return undefined;
+  const parsed = parseDefinition(newest);
+  return parsed.ok && parsed.definition.anyVersion === true ? newest : undefined;
 }
 
 function notFoundMessage(

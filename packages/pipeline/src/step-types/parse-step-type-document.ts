@@ -23,6 +23,12 @@ import { describeValue } from './values.js';
 /** A parsed step type: the definition plus what the document declares. */
 export interface StepTypeDocument extends StepTypeDefinition {
   description?: string;
+  /**
+   * `metadata.anyVersion: true`: the step type stands in for one published elsewhere at other
+   * versions (Codefresh's marketplace `git-commit`, `helm`, ...), so a pipeline naming any
+   * version of it gets this one, with a warning.
+   */
+  anyVersion?: boolean;
   argumentsSchema: ArgumentSchema;
   /** The template: step name → raw step map, placeholders still in place. */
   steps: Record<string, unknown>;
@@ -143,17 +149,28 @@ function checkHeader(doc: Record<string, unknown>, report: Report): void {
   }
 }
 
-/** Name, version and description; other metadata (maintainers, icon, tags, ...) is ignored. */
+/**
+ * Name, version, description and anyVersion; other metadata (maintainers, icon, tags, ...) is
+ * ignored.
+ */
 function checkMetadata(
   value: unknown,
   report: Report,
-): Pick<StepTypeDocument, 'name' | 'version' | 'description'> | undefined {
+): Pick<StepTypeDocument, 'name' | 'version' | 'description' | 'anyVersion'> | undefined {
   if (!isPlainMap(value)) {
     reportMapNeeded(value, ['metadata'], 'metadata', 'with name and version', report);
     return undefined;
   }
-  const { name, version, description } = value;
+  const { name, version, description, anyVersion } = value;
   let ok = true;
+  if (anyVersion !== undefined && typeof anyVersion !== 'boolean') {
+    ok = false;
+    report(
+      ['metadata', 'anyVersion'],
+      `"metadata.anyVersion" must be true or false, got ${describeValue(anyVersion)}`,
+      ISSUE_CODES.invalidValue,
+    );
+  }
   if (typeof name !== 'string' || !STEP_TYPE_NAME.test(name)) {
     ok = false;
     const got = name === undefined ? 'it is missing' : `got ${describeValue(name)}`;
@@ -185,6 +202,7 @@ function checkMetadata(
     name: String(name),
     version: String(version),
     ...(typeof description === 'string' ? { description } : {}),
+    ...(anyVersion === true ? { anyVersion } : {}),
   };
 }
 

@@ -1,0 +1,299 @@
+/**
+ * The marketplace step types of step-types/ (Codefresh's names and arguments, written for
+ * Sluice), each run by a real build on the real Docker engine against a real service the test
+ * starts: an HTTP receiver for slack-message-sender, github-pr and codecov-reporter, a git server
+ * over HTTP for git-commit. Each names a Codefresh version Sluice does not have, as pipelines
+ * written for Codefresh do.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadStepTypeCatalog } from '@sluice/pipeline';
+import { createGitRepo, runCommand } from '@sluice/testkit';
+import { useBuildHarness, pipelineFrom, stepSummary } from './build-harness.test-support.js';
+import type { RecordedBuild } from './build-harness.test-support.js';
+import { startGitHttpServer, startReceiver } from './marketplace-services.test-support.js';
+import type { RecordedRequest } from './marketplace-services.test-support.js';
+
+const harness = useBuildHarness();
+const STEP_TYPES = fileURLToPath(new URL('../../../step-types', import.meta.url));
+const catalog = loadStepTypeCatalog([STEP_TYPES], { fs });
+
+function pipeline(yaml: string) {
+  return pipelineFrom(yaml, { stepTypes: catalog });
+}
+
+/** Every log line of the build, whatever step or stream. */
+function allLines(build: RecordedBuild): string[] {
+  return build.events.flatMap((e) => (e.type === 'step-log' ? [e.line] : []));
+}
+
+function json(request: RecordedRequest | undefined): unknown {
+  assert.ok(request, 'no request');
+  return JSON.parse(request.body) as unknown;
+}
+
+test('slack-message-sender posts the message as JSON to the webhook, whose URL is not shown', async (t) => {
+  const slack = await startReceiver(() => ({ body: 'ok' }));
+  t.after(() => slack.close());
+  const yaml = `
+version: '1.0'
+steps:
+  notify:
+    type: slack-message-sender:0.0.6
+    arguments:
+      WEBHOOK_URL: \${{SLACK_WEBHOOK}}
+      MESSAGE: "Build of \${{CF_BRANCH}} says \\"done\\"\\nand 'more' $HOME"
+`;
+  const build = await harness().run(pipeline(yaml), {
+    facts: { pipelineName: 'slack', branch: 'main' },
+    secrets: { SLACK_WEBHOOK: `${slack.url}/services/T000/B000/s3cr3t` },
+  });
+  assert.equal(build.summary.result, 'success', build.summary.reason);
+  assert.deepEqual(
+    slack.requests.map((r) => `${r.method} ${r.url} ${r.headers['content-type']}`),
+    ['POST /services/T000/B000/s3cr3t application/json'],
+  );
+  assert.deepEqual(json(slack.requests[0]), {
+    text: `Build of main says "done"\nand 'more' $HOME`,
+  });
+  assert.ok(allLines(build).includes('Slack accepted the message: ok'), allLines(build).join('\n'));
+  assert.ok(!allLines(build).some((l) => l.includes('s3cr3t')), 'the webhook URL was logged');
+});
+
+test('github-pr creates a pull request, closes it by the number it exported, and fails with GitHub’s reason', async (t) => {
+  const github = await startReceiver((request) => {
+    if (request.method === 'PUT')
+      return { status: 405, body: '{"message":"Pull Request is not mergeable"}' };
+    const html_url = 'https://github.example/acme/app/pull/42';
+    return {
+      status: request.method === 'POST' ? 201 : 200,
+      body: JSON.stringify({ number: 42, html_url }),
+    };
+  });
+  t.after(() => github.close());
+  const common = `
+      GITHUB_TOKEN: \${{GH_TOKEN}}
+      GITHUB_REPO_OWNER: acme
+      GITHUB_REPO_NAME: app
+      GITHUB_API_URL: ${github.url}/api/v3`;
+  const yaml = `
+version: '1.0'
+steps:
+  open_pr:
+    type: github-pr:0.0.7
+    arguments:${common}
+      HEAD: feature/x
+      BASE: main
+      TITLE: 'Add "x"'
+  close_pr:
+    type: github-pr
+    arguments:${common}
+      GITHUB_PR_OPERATION: close
+      GITHUB_PR_NUMBER: \${{GITHUB_PR_NUMBER}}
+  merge_pr:
+    type: github-pr
+    fail_fast: false
+    arguments:${common}
+      GITHUB_PR_OPERATION: merge
+      GITHUB_PR_NUMBER: '42'
+`;
+  const build = await harness().run(pipeline(yaml), {
+    facts: { pipelineName: 'github' },
+    secrets: { GH_TOKEN: 'ghp_test-token' },
+  });
+  assert.deepEqual(
+    github.requests.map((r) => `${r.method} ${r.url}`),
+    [
+      'POST /api/v3/repos/acme/app/pulls',
+      'PATCH /api/v3/repos/acme/app/pulls/42',
+      'PUT /api/v3/repos/acme/app/pulls/42/merge',
+    ],
+  );
+  for (const request of github.requests) {
+    assert.equal(request.headers.authorization, 'Bearer ghp_test-token');
+    assert.equal(request.headers.accept, 'application/vnd.github+json');
+  }
+  assert.deepEqual(json(github.requests[0]), { title: 'Add "x"', head: 'feature/x', base: 'main' });
+  assert.deepEqual(json(github.requests[1]), { state: 'closed' });
+  assert.equal(stepSummary(build, 'open_pr').result, 'success');
+  assert.equal(stepSummary(build, 'close_pr').result, 'success');
+  assert.equal(stepSummary(build, 'merge_pr').result, 'failure');
+  const lines = allLines(build);
+  assert.ok(lines.includes('Pull request #42 (create): https://github.example/acme/app/pull/42'));
+  assert.ok(
+    lines.includes('github-pr: GitHub answered 405 to merge: Pull Request is not mergeable'),
+  );
+  assert.ok(!lines.some((l) => l.includes('ghp_test-token')), 'the token was logged');
+});
+
+test('codecov-reporter uploads the reports it finds to Codecov’s v4 API with the token and commit', async (t) => {
+  const codecov = await startReceiver((request, url) =>
+    request.method === 'POST'
+      ? { body: `https://codecov.example/acme/app/commit/abc\n${url}/storage/upload-1` }
+      : {},
+  );
+  t.after(() => codecov.close());
+  const yaml = `
+version: '1.0'
+steps:
+  test:
+    image: sluice/busybox:1
+    commands:
+      - mkdir -p /codefresh/volume/app/build
+      - printf '<coverage line-rate="0.5"/>\\n' > /codefresh/volume/app/build/coverage.xml
+      - printf 'TN:\\nSF:src/a.js\\nend_of_record\\n' > /codefresh/volume/app/lcov.info
+  upload:
+    type: codecov-reporter:2.1.0
+    arguments:
+      codecov_integration: codecov
+      codecov_url: ${codecov.url}
+      codecov_token: \${{CODECOV_TOKEN}}
+      working_directory: /codefresh/volume/app
+      flags: unit
+`;
+  const revision = 'a'.repeat(40);
+  const build = await harness().run(pipeline(yaml), {
+    facts: {
+      pipelineName: 'codecov',
+      branch: 'main',
+      revision,
+      repoOwner: 'acme',
+      repoName: 'app',
+    },
+    secrets: { CODECOV_TOKEN: 'cc-upload-token' },
+  });
+  assert.equal(build.summary.result, 'success', build.summary.reason);
+  const [post, put] = codecov.requests;
+  assert.ok(post && put, `requests: ${codecov.requests.map((r) => r.url).join(', ')}`);
+  const query = new URL(post.url, 'http://x').searchParams;
+  assert.equal(post.method, 'POST');
+  assert.equal(new URL(post.url, 'http://x').pathname, '/upload/v4');
+  assert.equal(post.headers.authorization, 'token cc-upload-token');
+  assert.deepEqual(
+    ['commit', 'branch', 'slug', 'flags', 'service'].map((k) => query.get(k)),
+    [revision, 'main', 'acme/app', 'unit', 'custom'],
+  );
+  assert.equal(`${put.method} ${put.url}`, 'PUT /storage/upload-1');
+  assert.equal(
+    put.body,
+    [
+      '<<<<<< network',
+      '# path=build/coverage.xml',
+      '<coverage line-rate="0.5"/>',
+      '<<<<<< EOF',
+      '# path=lcov.info',
+      'TN:',
+      'SF:src/a.js',
+      'end_of_record',
+      '<<<<<< EOF',
+      '',
+    ].join('\n'),
+  );
+  assert.ok(!allLines(build).some((l) => l.includes('cc-upload-token')), 'the token was logged');
+});
+
+test('git-commit commits the clone’s changes and pushes them over HTTP with the token it is given', async (t) => {
+  const repo = await createGitRepo({ files: { 'README.md': '# app\n' } });
+  t.after(() => repo.cleanup());
+  const git = await startGitHttpServer({
+    root: dirname(repo.path),
+    user: 'bot',
+    password: 'git-push-token',
+  });
+  t.after(() => git.close());
+  const yaml = (token: string) => `
+version: '1.0'
+steps:
+  clone:
+    type: git-clone
+    repo: ${git.url}/${basename(repo.path)}
+    revision: main
+  generate:
+    image: sluice/busybox:1
+    working_directory: \${{clone}}
+    commands: ['echo "generated by \${{CF_BUILD_ID}}" > generated.txt']
+  commit:
+    type: git-commit:0.2.0
+    arguments:
+      repo: acme/app
+      git: github
+      commit_message: 'chore: regenerate "files"'
+      git_user_name: Sluice Bot
+      git_user_email: bot@sluice.test
+      working_directory: \${{clone}}
+      git_username: bot
+      git_token: ${token}
+`;
+  const build = await harness().run(pipeline(yaml('${{GIT_TOKEN}}')), {
+    facts: { pipelineName: 'git-commit', branch: 'main' },
+    secrets: { GIT_TOKEN: 'git-push-token' },
+  });
+  assert.equal(build.summary.result, 'success', build.summary.reason);
+  const log = await runCommand('git', [
+    `--git-dir=${repo.path}`,
+    'log',
+    '-1',
+    '--format=%s|%an|%ae',
+    'main',
+  ]);
+  assert.equal(log.stdout.trim(), 'chore: regenerate "files"|Sluice Bot|bot@sluice.test');
+  const file = await runCommand('git', [`--git-dir=${repo.path}`, 'show', 'main:generated.txt']);
+  assert.equal(file.stdout, `generated by ${build.buildId}\n`);
+  assert.ok(git.refused >= 1, 'git never had to authenticate, so the token was not tested');
+  assert.ok(!allLines(build).some((l) => l.includes('git-push-token')), 'the token was logged');
+
+  const refused = git.refused;
+  const wrong = await harness().run(pipeline(yaml('not-the-token')), {
+    facts: { pipelineName: 'git-commit', branch: 'main' },
+  });
+  assert.equal(stepSummary(wrong, 'commit').result, 'failure');
+  assert.ok(git.refused > refused);
+  assert.ok(
+    allLines(wrong).some((l) => /Authentication failed|401/.test(l)),
+    allLines(wrong).join('\n'),
+  );
+});
+
+// No helm image can be built or pulled here: the commands helm would run are checked, and the
+// helm step, given an image without helm, fails saying so rather than pretending.
+test('helm builds quoted helm commands from Codefresh’s arguments; without helm in the image the step fails', async () => {
+  const yaml = `
+version: '1.0'
+steps:
+  deploy:
+    type: helm:1.1.12
+    arguments:
+      chart_name: ./charts/app
+      release_name: web
+      namespace: prod
+      chart_repo_url: https://charts.example.com
+      custom_values: ['image_tag=1.2.3', 'ingress__class=nginx', 'note=a b "c" $HOME']
+      custom_value_files: [values-prod.yaml]
+      wait: true
+      timeout: '300'
+      kubeconfig: \${{KUBECONFIG_CONTENT}}
+      image: sluice/busybox:1
+`;
+  const build = await harness().run(pipeline(yaml), {
+    facts: { pipelineName: 'helm' },
+    secrets: { KUBECONFIG_CONTENT: 'apiVersion: v1\nkind: Config' },
+  });
+  assert.equal(stepSummary(build, 'deploy_prepare').result, 'success');
+  assert.equal(stepSummary(build, 'deploy_helm').result, 'failure');
+  const prepared = build.events.flatMap((e) =>
+    e.type === 'step-log' && e.step === 'deploy_prepare' && e.stream === 'stdout' ? [e.line] : [],
+  );
+  assert.deepEqual(prepared, [
+    'helm will run:',
+    '  set -e',
+    "  'helm' 'repo' 'add' 'remote' 'https://charts.example.com'",
+    '  helm repo update',
+    "  if [ -f './charts/app'/Chart.lock ]; then helm dependency build './charts/app'; fi",
+    "  'helm' 'upgrade' '--install' 'web' './charts/app' '--namespace' 'prod' '--values' 'values-prod.yaml' '--set' 'image.tag=1.2.3' '--set' 'ingress_class=nginx' '--set' 'note=a b \"c\" $HOME' '--wait' '--timeout' '300s' $SLUICE_HELM_CMD_PS",
+  ]);
+  const failed = allLines(build).filter((l) => /helm/.test(l) && /not found/.test(l));
+  assert.ok(failed.length > 0, allLines(build).join('\n'));
+});
