@@ -43,9 +43,10 @@ export const gitCloneFields: Fields = {
   depth: num,
   credentials: object('git-clone credentials', { username: str, password: str }),
   use_proxy: bool,
-  git: unsupported(str),
   exclude_blob: unsupported(),
   lfs: unsupported(),
+  // The git integration whose credentials clone the repository (control plane or `sluice run --git-integration`).
+  git: str,
 };
 
 const credentials = object('credentials', { username: required(str), password: required(str) });
