@@ -40,7 +40,7 @@ test('every problem is printed with file:line:column, a suggestion and a caret',
   assert.equal(result.code, 1);
   assert.ok(
     result.stderr.includes(
-      `${file}:5:5: error: Unknown field "comands" in freestyle step "build"; did you mean "commands"? (at steps.build.comands)`,
+      `${file}:5:5: warning: Unknown field "comands" in freestyle step "build" (Codefresh ignores unknown fields here, and so does Sluice); did you mean "commands"? (at steps.build.comands)`,
     ),
     result.stderr,
   );
@@ -51,7 +51,7 @@ test('every problem is printed with file:line:column, a suggestion and a caret',
     result.stderr,
   );
   assert.match(result.stderr, /5 \| {5}comands:\n\s+\| {5}\^/);
-  assert.match(result.stderr, /2 errors, 0 warnings/);
+  assert.match(result.stderr, /1 error, 1 warning/);
 });
 
 test('-o json lists the issues for tools', async () => {

@@ -130,8 +130,6 @@ export async function createStepRuntime(
     stopGraceSeconds: 1,
     log: silentLogger,
     registries: options.registries ?? [],
-    gitIntegrations: [],
-    unknownGitIntegration: 'fail',
     attempt: 1,
     stepEnvironment: [],
   };
@@ -218,6 +216,7 @@ export function buildStep(
     buildArguments: [],
     noCache: false,
     disablePush: true,
+    cacheFrom: [],
     ...fields,
   };
 }
@@ -238,6 +237,8 @@ export function compositionStep(
     candidates: [],
     variables: [],
     environment: [],
+    volumes: [],
+    addFlowVolume: false,
     ...fields,
   };
 }
@@ -245,5 +246,13 @@ export function compositionStep(
 export function service(
   fields: Partial<ServiceContainer> & { name: string; image: string },
 ): ServiceContainer {
-  return { environment: [], volumes: [], ports: [], ...fields };
+  return {
+    environment: [],
+    volumes: [],
+    ports: [],
+    dependsOn: [],
+    links: [],
+    labels: [],
+    ...fields,
+  };
 }

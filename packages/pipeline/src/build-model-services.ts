@@ -4,11 +4,18 @@
  * reference §5.7.
  * @module
  */
-import { asList, asMap, asNumber, environmentPairs, optionalString } from './build-model-values.js';
+import {
+  asBool,
+  asList,
+  asMap,
+  asNumber,
+  environmentPairs,
+  optionalString,
+} from './build-model-values.js';
 import { composeServiceEntries } from './schema/services-schema.js';
 import { scalarText } from './schema/validators.js';
 import type { Raw } from './build-model-values.js';
-import type { ReadinessProbe, ServiceContainer, ServicesSpec } from './model.js';
+import type { ReadinessProbe, ServiceContainer, ServiceDependency, ServicesSpec } from './model.js';
 
 export function composeContainers(composition: unknown): ServiceContainer[] {
   return composeServiceEntries(composition, []).map(({ name, raw }) =>
@@ -28,7 +35,33 @@ function serviceContainer(name: string, raw: Raw): ServiceContainer {
     workingDirectory: optionalString(raw.working_dir),
     volumes: asList(raw.volumes) ?? [],
     ports: asList(raw.ports) ?? [],
+    dependsOn: dependencies(raw.depends_on),
+    links: asList(raw.links) ?? [],
+    labels: environmentPairs(raw.labels),
   };
+}
+
+/** `depends_on: [a, b]`, or `depends_on: {a: {condition: …}}`. */
+function dependencies(value: unknown): ServiceDependency[] {
+  if (Array.isArray(value))
+    return value.map((name) => ({ name: scalarText(name), condition: 'service_started' }));
+  return Object.entries(asMap(value) ?? {}).map(([name, entry]) => {
+    const condition = asMap(entry)?.condition;
+    return {
+      name,
+      condition:
+        condition === 'service_healthy' || condition === 'service_completed_successfully'
+          ? condition
+          : 'service_started',
+    };
+  });
+}
+
+/** The names of a compose file's top-level `volumes:`; none for a bare map of services. */
+export function composeVolumes(composition: unknown): string[] {
+  const map = asMap(composition);
+  if (map === undefined || asMap(map.services) === undefined) return [];
+  return Object.keys(asMap(map.volumes) ?? {});
 }
 
 /** Splits like a shell would, honouring quotes, without expanding anything. */
@@ -52,6 +85,8 @@ function servicesSpec(raw: Raw): ServicesSpec {
         ? undefined
         : { image: scalarText(setup.image), commands: asList(setup.commands) ?? [] },
     references: [],
+    ...(typeof raw.composition === 'string' ? { file: raw.composition } : {}),
+    ...(asBool(raw.shared_host_network, false) ? { sharedHostNetwork: true } : {}),
   };
 }
 
@@ -76,7 +111,10 @@ export function rootServicesSpecs(value: unknown): ServicesSpec[] {
 
 /** Step level: an inline block, or names of pipeline-level blocks. */
 export function stepServicesSpec(value: unknown): ServicesSpec | undefined {
-  if (Array.isArray(value)) return { services: [], references: value.map(scalarText) };
+  if (Array.isArray(value)) {
+    const references = value.map(scalarText);
+    return { services: [], references };
+  }
   const block = asMap(value);
   return block === undefined ? undefined : servicesSpec(block);
 }

@@ -13,7 +13,7 @@ import {
   optionalString,
   tagList,
 } from './build-model-values.js';
-import { composeContainers, stepServicesSpec } from './build-model-services.js';
+import { composeContainers, composeVolumes, stepServicesSpec } from './build-model-services.js';
 import { approvalTimeoutMs } from './schema/step-fields.js';
 import { scalarText } from './schema/validators.js';
 import type { Raw } from './build-model-values.js';
@@ -52,7 +52,6 @@ export function buildGitClone(base: Base, raw: Raw): GitCloneStep {
     revision: optionalString(raw.revision),
     depth: asNumber(raw.depth, undefined),
     credentials: credentials(raw.credentials),
-    git: optionalString(raw.git),
     useProxy: asBool(raw.use_proxy, false),
   };
 }
@@ -75,6 +74,11 @@ export function buildBuild(base: Base, raw: Raw): BuildStep {
     registry: optionalString(raw.registry),
     // Codefresh pushes every build to a default registry; Sluice has none, so only on request.
     disablePush: asBool(raw.disable_push, true),
+    buildkit: typeof raw.buildkit === 'boolean' ? raw.buildkit : undefined,
+    platform: optionalString(raw.platform),
+    cacheFrom: asList(raw.cache_from) ?? [],
+    buildx: typeof raw.buildx === 'boolean' ? raw.buildx : asMap(raw.buildx),
+    buildVersion: optionalString(raw.build_version),
   };
 }
 
@@ -98,6 +102,9 @@ export function buildComposition(base: Base, raw: Raw): CompositionStep {
     candidates: composeContainers(raw.composition_candidates),
     variables: environmentPairs(raw.composition_variables),
     environment: environmentPairs(raw.environment),
+    volumes: composeVolumes(raw.composition),
+    addFlowVolume: asBool(raw.add_flow_volume_to_composition, false),
+    file: typeof raw.composition === 'string' ? raw.composition : undefined,
   };
 }
 

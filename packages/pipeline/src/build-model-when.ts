@@ -62,6 +62,7 @@ function buildDependencies(raw: unknown): StepWhen['steps'] {
 
 function dependency(entry: unknown): StepDependency {
   const raw: Raw = asMap(entry) ?? {};
-  const on = asList(raw.on) ?? ['success'];
+  // An approval step that was approved ends `success`.
+  const on = (asList(raw.on) ?? ['success']).map((o) => (o === 'approved' ? 'success' : o));
   return { step: scalarText(raw.name), on: on as StepDependency['on'] };
 }

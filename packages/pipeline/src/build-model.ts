@@ -30,7 +30,17 @@ import { typedExpansion } from './schema/step-type-names.js';
 import { scalarText } from './schema/validators.js';
 import type { Base } from './build-model-steps.js';
 import type { Raw } from './build-model-values.js';
-import type { Hook, Hooks, ParallelStep, Pipeline, Position, RetryPolicy, Step } from './model.js';
+import { withoutImplicitClone } from './implicit-clone.js';
+import type {
+  Hook,
+  Hooks,
+  ParallelStep,
+  Pipeline,
+  Position,
+  PostStepOperations,
+  RetryPolicy,
+  Step,
+} from './model.js';
 import type { SourceView } from './path-map.js';
 import type { IssuePath } from './pipeline-issue.js';
 
@@ -66,7 +76,9 @@ export function buildPipeline(root: Raw, source: SourceView): Pipeline {
     strictFailFast: defaults.strictFailFast,
     hooks: buildHooks(root.hooks, ['hooks'], defaults),
     services: rootServicesSpecs(root.services),
-    steps: buildSteps(root.steps, ['steps'], defaults),
+    steps: withoutImplicitClone(buildSteps(root.steps, ['steps'], defaults)),
+    // Filled in from the parse's warnings by parsePipeline.
+    notRun: [],
   };
 }
 
@@ -143,6 +155,7 @@ function buildBase(input: StepInput, defaults: Defaults, approval: boolean): Bas
           : undefined,
     retry: buildRetry(raw.retry),
     hooks: buildHooks(raw.hooks, [...path, 'hooks'], defaults),
+    ...postStepOf(raw),
     origin: input.origin,
     position: input.position ?? defaults.source.locate(path, 'key'),
   };
@@ -195,6 +208,16 @@ function buildImplicitParallel(input: StepInput, defaults: Defaults): ParallelSt
     ),
   );
   return { ...base, type: 'parallel', steps, successCriteria: undefined };
+}
+
+function postStepOf(raw: Raw): Pick<Base, 'postStep'> {
+  const read = (value: unknown): PostStepOperations | undefined => {
+    const map = asMap(value);
+    return map === undefined ? undefined : { metadata: map.metadata, annotations: map.annotations };
+  };
+  const [onSuccess, onFail, onFinish] = [raw.on_success, raw.on_fail, raw.on_finish].map(read);
+  if (!onSuccess && !onFail && !onFinish) return {};
+  return { postStep: { onSuccess, onFail, onFinish } };
 }
 
 function buildRetry(raw: unknown): RetryPolicy | undefined {

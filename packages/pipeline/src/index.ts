@@ -19,11 +19,14 @@ export type {
   Hooks,
   ReadinessProbe,
   ServiceContainer,
+  ServiceDependency,
   ServicesSpec,
   StepWhen,
   BranchFilter,
   ConditionExpression,
   Position,
+  NotRunConstruct,
+  PostStepOperations,
 } from './model.js';
 export { interpolate, referencedVariables } from './interpolate.js';
 export type { VariableLookup } from './interpolate.js';

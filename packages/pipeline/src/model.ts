@@ -23,10 +23,13 @@ export interface ConditionExpression {
   path: readonly (string | number)[];
 }
 
-/** `when.steps` entry: run once `step` reached one of `on` (default `['success']`). */
+/**
+ * `when.steps` entry: run once `step` reached one of `on` (default `['success']`). An approval
+ * step's `on: approved` is read as `success`, and `on: denied` is its `denied` result.
+ */
 export interface StepDependency {
   step: string;
-  on: ('success' | 'failure' | 'finished' | 'skipped')[];
+  on: ('success' | 'failure' | 'finished' | 'skipped' | 'denied')[];
 }
 
 export interface StepWhen {
@@ -86,6 +89,18 @@ export interface ServiceContainer {
   /** Mount the build's shared volume at /codefresh/volume (`${{CF_VOLUME_NAME}}` in volumes). */
   volumes: string[];
   ports: string[];
+  /** Compose `depends_on`: services started (or, by condition, done) before this one. */
+  dependsOn: ServiceDependency[];
+  /** Compose `links`: `service` or `service:alias`. */
+  links: string[];
+  /** Compose `labels`, as pairs. */
+  labels: [string, string][];
+}
+
+/** `condition` of a compose `depends_on` entry; the list form is `service_started`. */
+export interface ServiceDependency {
+  name: string;
+  condition: 'service_started' | 'service_healthy' | 'service_completed_successfully';
 }
 
 /** A `services:` block, at pipeline level (whole build) or on a step (that step only). */
@@ -97,6 +112,10 @@ export interface ServicesSpec {
   setup?: { image: string; commands: string[] };
   /** Step-level: names of pipeline-level blocks this step uses (`services: [db]`). */
   references: string[];
+  /** `composition: path/to/compose.yml` or a stored composition's name, instead of services. */
+  file?: string;
+  /** `shared_host_network: true`: Codefresh puts the services on the step's localhost. */
+  sharedHostNetwork?: boolean;
 }
 
 interface StepBase {
@@ -116,6 +135,12 @@ interface StepBase {
   hooks: Hooks;
   /** For steps made by `matrix`/`scale` or a typed step: the name written in the file. */
   origin?: { step: string; kind: 'matrix' | 'scale' | 'step-type'; label: string };
+  /** `on_success`/`on_fail`/`on_finish` of the step, when it has any. */
+  postStep?: {
+    onSuccess?: PostStepOperations;
+    onFail?: PostStepOperations;
+    onFinish?: PostStepOperations;
+  };
   position: Position;
 }
 
@@ -137,8 +162,6 @@ export interface GitCloneStep extends StepBase {
   revision?: string;
   depth?: number;
   credentials?: { username: string; password: string };
-  /** The git integration whose credentials clone it (`git: NAME`). */
-  git?: string;
   useProxy: boolean;
 }
 
@@ -155,6 +178,16 @@ export interface BuildStep extends StepBase {
   noCache: boolean;
   registry?: string;
   disablePush: boolean;
+  /** `buildkit:`; undefined leaves it to the fields below (BuildKit if any is set). */
+  buildkit?: boolean;
+  /** `platform: linux/amd64`, or a comma-separated list. */
+  platform?: string;
+  /** `cache_from`: images whose layers (inline cache) the build may reuse. */
+  cacheFrom: string[];
+  /** `buildx: true`, or its settings map (`builder`, `qemu`). */
+  buildx?: boolean | Record<string, unknown>;
+  /** `build_version: v1 | v2` (v2: BuildKit). */
+  buildVersion?: string;
 }
 
 export interface PushStep extends StepBase {
@@ -175,6 +208,15 @@ export interface CompositionStep extends StepBase {
   candidates: ServiceContainer[];
   variables: [string, string][];
   environment: [string, string][];
+  /** A compose file's top-level `volumes:` names: created for the step, removed after it. */
+  volumes: string[];
+  /** `add_flow_volume_to_composition`: the build volume at /codefresh/volume in every service. */
+  addFlowVolume: boolean;
+  /**
+   * `composition: path/to/compose.yml` (relative to the working directory) or a stored
+   * composition's name; its services and volumes are read when the step runs.
+   */
+  file?: string;
 }
 
 export interface ApprovalStep extends StepBase {
@@ -193,6 +235,15 @@ export interface ParallelStep extends StepBase {
     only?: string[];
     conditions?: { mode: 'all' | 'any'; expressions: ConditionExpression[] }[];
   };
+}
+
+/**
+ * Post-step operations (`on_success`/`on_fail`/`on_finish` on a step): image metadata and
+ * annotations to set once the step ends that way, kept as written.
+ */
+export interface PostStepOperations {
+  metadata?: unknown;
+  annotations?: unknown;
 }
 
 /** A typed step after expansion: its template's steps, run in order, as one step. */
@@ -225,4 +276,20 @@ export interface Pipeline {
   /** Pipeline-level service blocks, running for the whole build. */
   services: ServicesSpec[];
   steps: Step[];
+  /**
+   * What the file uses that Sluice does not run, in file order. The engine names each one in the
+   * build's log before any step starts, and stops the build there if one has `effect: 'fails'`.
+   */
+  notRun: NotRunConstruct[];
+}
+
+/** A construct Sluice accepts but does not run (a `SLUICE_PIPELINE_UNSUPPORTED`/`_IGNORED` warning). */
+export interface NotRunConstruct {
+  /** The warning's text: the construct, why, and what the build does about it. */
+  message: string;
+  /** `fails`: the build stops before its first step; `ignored`: it runs without it. */
+  effect: 'fails' | 'ignored';
+  path: readonly (string | number)[];
+  line: number;
+  column: number;
 }

@@ -5,6 +5,7 @@
  * several steps share one object, and each must be normalized for its own place.
  * @module
  */
+import { hasVariants, stepVariants } from './expand-variants.js';
 import { ISSUE_CODES } from './pipeline-issue.js';
 import { HOOK_NAMES } from './schema/hooks-schema.js';
 import { TEMPLATE_SEGMENT } from './schema/step-schemas.js';
@@ -57,8 +58,16 @@ function normalizeStep(
   depth: number,
 ): unknown {
   if (!isPlainMap(raw)) return raw;
-  const type = raw.type === undefined ? 'freestyle' : raw.type;
-  let step: Raw = { ...raw };
+  let step: Raw = withCodefreshSpellings(raw, path, options);
+  if (step.type === undefined && isPlainMap(step.steps) && step.image === undefined) {
+    // Codefresh runs a step that holds `steps:` as a parallel step, `type` or not.
+    step.type = 'parallel';
+    options.paths.move([...path, 'type'], [...path, 'steps']);
+  }
+  const type = step.type === undefined ? 'freestyle' : step.type;
+  if (typeof type === 'string' && isTypedStepType(type) && hasVariants(step)) {
+    return normalizeStep(typedVariants(step, path, options), path, options, depth);
+  }
   if (typeof type === 'string' && isBuiltInStepType(type)) {
     step = foldArguments(step, path, options);
     if (type === 'parallel' && step.steps !== undefined) {
@@ -71,6 +80,46 @@ function normalizeStep(
   if (step.hooks !== undefined)
     step.hooks = normalizeHooks(step.hooks, [...path, 'hooks'], options, depth);
   return step;
+}
+
+/** Spellings Codefresh also reads: `image-name` is `image_name`, `fail-fast` is `fail_fast`. */
+const SPELLINGS: Record<string, string> = { 'image-name': 'image_name', 'fail-fast': 'fail_fast' };
+
+function withCodefreshSpellings(raw: Raw, path: IssuePath, options: NormalizeOptions): Raw {
+  if (!Object.keys(SPELLINGS).some((key) => Object.hasOwn(raw, key))) return { ...raw };
+  const out: Raw = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const field = SPELLINGS[key];
+    if (field === undefined) {
+      if (!Object.hasOwn(out, key)) setKey(out, key, value);
+    } else if (Object.hasOwn(raw, field)) {
+      const message = `"${key}" and "${field}" are the same field; write it once`;
+      options.ctx.report([...path, key], message, { at: 'key' });
+    } else {
+      setKey(out, field, value);
+      options.paths.move([...path, field], [...path, key]);
+    }
+  }
+  return out;
+}
+
+/**
+ * A typed step with `scale` or `matrix`: a parallel step of typed steps, one per variant, each
+ * expanded from its own arguments. Copies are placed at the step for messages.
+ */
+function typedVariants(step: Raw, path: IssuePath, options: NormalizeOptions): Raw {
+  const block: Raw = { type: 'parallel' };
+  for (const key of ['title', 'description', 'stage', 'when', 'fail_fast', 'timeout']) {
+    if (step[key] !== undefined) block[key] = step[key];
+  }
+  const steps: Raw = {};
+  for (const variant of stepVariants(String(path[path.length - 1]), step)) {
+    const { when: _when, ...copy } = variant.raw;
+    setKey(steps, variant.name, copy);
+    options.paths.move([...path, 'steps', variant.name], path);
+  }
+  block.steps = steps;
+  return block;
 }
 
 /** `type: freestyle` with `arguments: {image, commands}` is the same step as without. */

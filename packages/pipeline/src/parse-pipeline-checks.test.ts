@@ -1,7 +1,7 @@
 /**
- * The second half of the table of broken pipelines (see parse-pipeline.test.ts): step types and
- * fields Sluice does not run yet, stages, conditions, branch patterns, volumes, several problems
- * at once, and problems reached through a merge key. Positions counted by hand: line = index in
+ * The second half of the table of broken pipelines (see parse-pipeline.test.ts): stages,
+ * conditions, branch patterns, volumes, several problems at once, and problems reached through a
+ * merge key. Positions counted by hand: line = index in
  * the fixture array + 1; the comment above a row names the character meant.
  */
 import { HEAD, testRejections } from './parse-pipeline.test-support.js';
@@ -19,44 +19,6 @@ const rows: RejectedRow[] = [
     yaml: [...HEAD, '  notify:', '    type: codefresh/slack:1.0.0', '    arguments:', '      x: 1'],
     issues: [
       '4:11 UNKNOWN_STEP_TYPE Step type "codefresh/slack" was not found; looked in: nowhere (no step-type catalog was given); to add it, put a "kind: step-type" document with that metadata.name in .sluice/step-types/ of the repository or in a directory given with --step-types',
-    ],
-  },
-  {
-    name: 'built-in step types Sluice does not run',
-    yaml: [
-      ...HEAD,
-      '  env:',
-      '    type: launch-composition',
-      '    composition: x',
-      '  ship:',
-      '    type: deploy',
-      '    cluster: prod',
-    ],
-    issues: [
-      '4:11 UNSUPPORTED Step type "launch-composition" is not supported by Sluice yet',
-      '7:11 UNSUPPORTED Step type "deploy" is not supported by Sluice yet',
-    ],
-  },
-  {
-    name: 'step fields Sluice does not run, at the key',
-    yaml: [
-      ...HEAD,
-      '  image:',
-      '    type: build',
-      '    image_name: acme/app',
-      '    platform: linux/arm64',
-      '    buildx: true',
-      '  test:',
-      '    image: alpine',
-      '    registry_context: gcr',
-      '    on_success:',
-      '      metadata: {}',
-    ],
-    issues: [
-      '6:5 UNSUPPORTED Field "platform" of build step "image" is not supported by Sluice yet',
-      '7:5 UNSUPPORTED Field "buildx" of build step "image" is not supported by Sluice yet',
-      '10:5 UNSUPPORTED Field "registry_context" of freestyle step "test" is not supported by Sluice yet',
-      '11:5 UNSUPPORTED Field "on_success" of freestyle step "test" is not supported by Sluice yet',
     ],
   },
   {
@@ -215,9 +177,9 @@ const rows: RejectedRow[] = [
     issues: [
       '7:12 INVALID_VALUE "depth" must be a number, got the string "shallow"',
       '10:12 UNKNOWN_STAGE Stage "biuld" is not declared in "stages"; did you mean "build"?',
-      '11:5 UNKNOWN_FIELD Unknown field "comands" in freestyle step "build"; did you mean "commands"?',
+      '11:5 UNKNOWN_FIELD Unknown field "comands" in freestyle step "build" (Codefresh ignores unknown fields here, and so does Sluice); did you mean "commands"?',
       '15:15 UNKNOWN_STEP Condition refers to unknown step "clon"; did you mean "clone"?',
-      '17:11 UNSUPPORTED Step type "deploy" is not supported by Sluice yet',
+      '17:11 UNSUPPORTED Step type "deploy" is not run by Sluice: there are no Kubernetes cluster integrations yet; use a kubectl step; the build stops before its first step',
     ],
   },
   {
@@ -237,7 +199,7 @@ const rows: RejectedRow[] = [
     ],
     issues: [
       '5:14 INVALID_VALUE "shell" must be one of "sh", "bash", got the string "zsh"; did you mean "sh"?',
-      '6:7 UNKNOWN_FIELD Unknown field "comands" in freestyle step "build"; did you mean "commands"?',
+      '6:7 UNKNOWN_FIELD Unknown field "comands" in freestyle step "build" (Codefresh ignores unknown fields here, and so does Sluice); did you mean "commands"?',
     ],
   },
   {

@@ -31,16 +31,16 @@ const rows: RejectedRow[] = [
   },
   {
     name: 'retry values out of their ranges',
-    // "    retry: {maxAttempts: " is 25 characters; "11, delay: " 11 more; "2, exponentialFactor: " 22.
+    // "    retry: {maxAttempts: " is 25 characters; "11, delay: " 11 more; "0, exponentialFactor: " 22.
     yaml: [
       ...HEAD,
       '  a:',
       '    image: alpine',
-      '    retry: {maxAttempts: 11, delay: 2, exponentialFactor: 6}',
+      '    retry: {maxAttempts: 11, delay: 0, exponentialFactor: 6}',
     ],
     issues: [
       '5:26 INVALID_VALUE "maxAttempts" must be a whole number from 1 to 10, got the number 11 (steps.a.retry.maxAttempts)',
-      '5:37 INVALID_VALUE "delay" must be a number from 5 to 60, got the number 2 (steps.a.retry.delay)',
+      '5:37 INVALID_VALUE "delay" must be a positive number of seconds, got the number 0 (steps.a.retry.delay)',
       '5:59 INVALID_VALUE "exponentialFactor" must be a number from 1 to 5, got the number 6 (steps.a.retry.exponentialFactor)',
     ],
   },
@@ -63,7 +63,7 @@ const rows: RejectedRow[] = [
     issues: [
       '5:5 INVALID_VALUE A parallel step cannot have "hooks"; put them on the steps inside it (steps.p.hooks)',
       '10:23 INVALID_VALUE Hook "on_elected" needs "exec" or "steps" (steps.p.steps.a.hooks.on_elected)',
-      '13:37 UNKNOWN_FIELD Unknown field "shel" in freestyle step "tell"; did you mean "shell"? (steps.p.steps.a.hooks.on_finish.steps.tell.shel)',
+      '13:37 UNKNOWN_FIELD Unknown field "shel" in freestyle step "tell" (Codefresh ignores unknown fields here, and so does Sluice); did you mean "shell"? (steps.p.steps.a.hooks.on_finish.steps.tell.shel)',
     ],
   },
   {
@@ -82,7 +82,7 @@ const rows: RejectedRow[] = [
       '    services: [dbb]',
     ],
     issues: [
-      '4:18 UNSUPPORTED Composition "docker-compose.yml" is a file or a stored composition; Sluice runs only compositions written inline as a map of services (services.0.composition)',
+      '4:18 UNSUPPORTED Composition "docker-compose.yml" (a file or a stored composition) is not run by Sluice: compose files and stored compositions are not read yet; the build stops before its first step (services.0.composition)',
       '7:7 MISSING_FIELD Missing required field "image" in compose service (services.1.composition.redis)',
       '11:16 INVALID_VALUE Unknown services block "dbb"; did you mean "db"? (steps.a.services.0)',
     ],
@@ -99,7 +99,7 @@ const rows: RejectedRow[] = [
       '      t: {image: alpine}',
     ],
     issues: [
-      '6:29 UNSUPPORTED Field "depends_on" of compose service is not supported by Sluice yet (steps.c.composition.db.depends_on)',
+      '6:29 UNSUPPORTED Field "depends_on" of compose service is not run by Sluice: the engine does not run this compose setting yet; the build stops before its first step (steps.c.composition.db.depends_on)',
       '6:46 UNKNOWN_FIELD Unknown field "portz" in compose service; did you mean "ports"? (steps.c.composition.db.portz)',
     ],
   },
@@ -124,7 +124,7 @@ const rows: RejectedRow[] = [
     ],
     issues: [
       '10:17 UNKNOWN_STEP "when.steps" names unknown step "buidl"; did you mean "build"? (steps.test.when.steps.0.name)',
-      '11:16 INVALID_VALUE Item 0 of "on" must be one of "success", "failure", "finished", "skipped", got the string "done" (steps.test.when.steps.0.on.0)',
+      '11:16 INVALID_VALUE Item 0 of "on" must be one of "success", "failure", "finished", "skipped", "approved", "denied", got the string "done" (steps.test.when.steps.0.on.0)',
       '15:37 INVALID_VALUE "when.steps" takes "all" or "any", not both (steps.lint.when.steps.any)',
     ],
   },

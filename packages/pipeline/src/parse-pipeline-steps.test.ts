@@ -122,6 +122,9 @@ test('a composition step, in compose-file form and as a bare map of services', (
       workingDirectory: '/srv',
       volumes: ['${{CF_VOLUME_NAME}}:/codefresh/volume'],
       ports: ['5432'],
+      dependsOn: [],
+      links: [],
+      labels: [],
     },
   ]);
   assert.deepEqual(file.candidates[0]?.command, ['npm', 'test']);
@@ -270,6 +273,9 @@ test('services: pipeline blocks with readiness defaults, and steps using them by
           workingDirectory: undefined,
           volumes: [],
           ports: ['5432'],
+          dependsOn: [],
+          links: [],
+          labels: [],
         },
       ],
       readiness: {

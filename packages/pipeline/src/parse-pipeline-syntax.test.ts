@@ -50,7 +50,7 @@ test('a kind: pipeline document is read from its spec, positions in the real fil
   );
   assert.ok(result.ok, JSON.stringify(result.issues));
   assert.deepEqual(describe(result.issues), [
-    '7:3 warning UNSUPPORTED "triggers" is a Codefresh control-plane setting; Sluice ignores it (spec.triggers)',
+    '7:3 warning IGNORED "triggers" is a Codefresh control-plane setting; Sluice ignores it (spec.triggers)',
   ]);
   const { pipeline } = result;
   assert.equal(pipeline.mode, 'parallel');
@@ -81,7 +81,7 @@ test('problems in a kind: pipeline document are placed in the real file with spe
   );
   assert.deepEqual(describe(result.issues), [
     '1:1 warning MISSING_FIELD The pipeline has no "version"; it is read as version "1.0" ()',
-    '4:3 error UNSUPPORTED Field "specTemplate" of pipeline spec is not supported by Sluice yet (spec.specTemplate)',
+    '4:3 warning UNSUPPORTED Field "specTemplate" of pipeline spec is not run by Sluice: Sluice reads only the pipeline file; the build stops before its first step (spec.specTemplate)',
     '8:14 error INVALID_VALUE "shell" must be one of "sh", "bash", got the string "zsh"; did you mean "sh"? (spec.steps.test.shell)',
     '9:3 error UNKNOWN_FIELD Unknown field "colour" in pipeline spec (spec.colour)',
   ]);
@@ -153,7 +153,7 @@ test('fields of a built-in step under arguments: are the same step, placed where
   assert.deepEqual(describe(broken.issues), [
     '7:7 error INVALID_VALUE Field "image" is written both on the step and in its "arguments" (steps.plain.arguments.image)',
     '8:14 error INVALID_VALUE "shell" must be one of "sh", "bash", got the string "zsh"; did you mean "sh"? (steps.plain.arguments.shell)',
-    '9:7 error UNKNOWN_FIELD Unknown field "comands" in freestyle step "plain"; did you mean "commands"? (steps.plain.arguments.comands)',
+    '9:7 warning UNKNOWN_FIELD Unknown field "comands" in freestyle step "plain" (Codefresh ignores unknown fields here, and so does Sluice); did you mean "commands"? (steps.plain.arguments.comands)',
     '15:30 error INVALID_VALUE "image" must be a string, got a list (steps.nested.arguments.steps.lint.arguments.image)',
     '18:16 error INVALID_VALUE "arguments" must be a map of the step\'s fields, got a list (steps.bad.arguments)',
   ]);

@@ -119,7 +119,7 @@ test('typed step problems: arguments, a broken template, a name the group alread
       '5:22 Argument "WHO" of step type "acme/greet" must be a string, got a list (steps.greet.arguments.WHO)',
       '9:5 Unknown field "colour" in typed step "again" (steps.again.colour)',
       '10:3 Step name "again_hello" is also the name of a step that step "again" makes; step names must be unique, parallel steps included (steps.again_hello)',
-      '13:5 Unknown field "comands" in freestyle step "bye"; did you mean "commands"? (in the template of step type "acme/broken:1.2.0") (steps.broken.type.bye.comands)',
+      '13:5 Unknown field "comands" in freestyle step "bye" (Codefresh ignores unknown fields here, and so does Sluice); did you mean "commands"? (in the template of step type "acme/broken:1.2.0") (steps.broken.type.bye.comands)',
       '16:11 Unknown step type "freestle"; did you mean "freestyle"? (steps.freestle.type)',
     ],
   );
@@ -162,6 +162,35 @@ test("a typed step's working_directory reaches the template steps that set none"
     [
       ['greet_hello', '/codefresh/volume/app'],
       ['greet_bye', '/codefresh/volume/app'],
+    ],
+  );
+});
+
+test('a typed step with scale is a parallel step of typed steps, each from its own arguments', () => {
+  const result = parsePipeline(
+    text([
+      "version: '1.0'",
+      'steps:',
+      '  greet:',
+      '    type: acme/greet:1.2.0',
+      '    title: Greet both',
+      '    arguments: {WHO: nobody}',
+      '    scale:',
+      '      greet_ann: {arguments: {WHO: ann}}',
+      '      greet_bob: {arguments: {WHO: bob}}',
+    ]),
+    { stepTypes },
+  );
+  assert.ok(result.ok, JSON.stringify(result.issues));
+  const [block] = result.pipeline.steps;
+  assert.equal(block?.type, 'parallel');
+  assert.equal(block?.title, 'Greet both');
+  const groups = block?.type === 'parallel' ? (block.steps as GroupStep[]) : [];
+  assert.deepEqual(
+    groups.map((g) => [g.name, g.type, (g.steps[0] as FreestyleStep).commands]),
+    [
+      ['greet_ann', 'group', ['echo hello ann']],
+      ['greet_bob', 'group', ['echo hello bob']],
     ],
   );
 });

@@ -164,18 +164,20 @@ const rows: Row[] = [
       { at: '3:3', message: 'Missing required field "image" in freestyle step "build"' },
       {
         at: '4:5',
-        message: 'Unknown field "imgae" in freestyle step "build"; did you mean "image"?',
+        message:
+          'Unknown field "imgae" in freestyle step "build" (Codefresh ignores unknown fields here, and so does Sluice); did you mean "image"?',
         code: UNKNOWN_FIELD,
       },
       {
         at: '5:5',
-        message: 'Unknown field "comands" in freestyle step "build"; did you mean "commands"?',
+        message:
+          'Unknown field "comands" in freestyle step "build" (Codefresh ignores unknown fields here, and so does Sluice); did you mean "commands"?',
         code: UNKNOWN_FIELD,
       },
       {
         at: '6:5',
         message:
-          'Unknown field "working_dirctory" in freestyle step "build"; did you mean "working_directory"?',
+          'Unknown field "working_dirctory" in freestyle step "build" (Codefresh ignores unknown fields here, and so does Sluice); did you mean "working_directory"?',
         code: UNKNOWN_FIELD,
       },
     ],

@@ -20,7 +20,7 @@ import {
 import { isPlainMap, typeName } from './schema/validators.js';
 import { setKey } from './step-types/values.js';
 import { parseYamlSource } from './yaml-source.js';
-import type { Pipeline } from './model.js';
+import type { NotRunConstruct, Pipeline } from './model.js';
 import type { IssuePath, PipelineIssue } from './pipeline-issue.js';
 import type { SemanticContext } from './semantic-checks.js';
 import type { ReportOptions, SchemaContext } from './schema/validators.js';
@@ -74,7 +74,23 @@ export function parsePipeline(
   (found.prefix.length === 0 ? pipelineSchema : specSchema).check(root, [], ctx);
   checkSemantics(root, ctx);
   if (failed()) return { ok: false, issues: done() };
-  return { ok: true, pipeline: buildPipeline(root, viewThrough(source, paths)), issues: done() };
+  const pipeline = buildPipeline(root, viewThrough(source, paths));
+  return { ok: true, pipeline: { ...pipeline, notRun: notRunOf(issues) }, issues: done() };
+}
+
+/** The warnings that name what Sluice accepts but does not run, for the engine to repeat. */
+function notRunOf(issues: PipelineIssue[]): NotRunConstruct[] {
+  const effects: Record<string, NotRunConstruct['effect']> = {
+    [ISSUE_CODES.unsupported]: 'fails',
+    [ISSUE_CODES.ignored]: 'ignored',
+    [ISSUE_CODES.unknownField]: 'ignored',
+  };
+  return [...issues].sort(compareIssues).flatMap((issue) => {
+    const effect = effects[issue.code];
+    if (effect === undefined || issue.severity !== 'warning') return [];
+    const { message, path, line, column } = issue;
+    return [{ message, effect, path, line, column }];
+  });
 }
 
 /** The map holding `steps`: the root, or `spec` of a `kind: pipeline` document. */

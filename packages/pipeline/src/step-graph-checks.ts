@@ -6,6 +6,7 @@
  * @module
  */
 import { didYouMean } from '@sluice/errors';
+import { IMPLICIT_CLONE } from './implicit-clone.js';
 import { ISSUE_CODES } from './pipeline-issue.js';
 import { isPlainMap, scalarText } from './schema/validators.js';
 import type { IssuePath } from './pipeline-issue.js';
@@ -82,6 +83,11 @@ export function checkDependencies(
   const dependencies = dependenciesOf(step);
   for (const dependency of dependencies) {
     if (known.includes(dependency.name)) continue;
+    if (dependency.name === IMPLICIT_CLONE) {
+      const message = `"when.steps" names "${IMPLICIT_CLONE}", the clone step Codefresh adds to a pipeline linked to a repository; Sluice adds none, so this dependency is met from the start`;
+      ctx.report(dependency.path, message, { code: ISSUE_CODES.ignored, severity: 'warning' });
+      continue;
+    }
     ctx.report(
       dependency.path,
       `"when.steps" names unknown step "${dependency.name}"${didYouMean(dependency.name, known)}`,

@@ -85,10 +85,10 @@ test('problems after thousands of steps are placed exactly, in every style and t
   const flowLine = w.line('flow');
   assert.deepEqual(issues, [
     `${w.line('anchored-timeout')}:12 steps.merged.timeout "timeout" must be a duration like 45m or 1.5h, got a list`,
-    `${flowLine}:25 steps.flow.comands Unknown field "comands" in freestyle step "flow"; did you mean "commands"?`,
+    `${flowLine}:25 steps.flow.comands Unknown field "comands" in freestyle step "flow" (Codefresh ignores unknown fields here, and so does Sluice); did you mean "commands"?`,
     `${w.line('block')}:16 steps.block.fail_fast "fail_fast" must be true, false or a map, got the string "maybe"`,
     `${w.line('condition')}:42 steps.condition.when.condition.all.bad Unexpected end of expression`,
-    `${w.line('last')}:5 steps.last.imagee Unknown field "imagee" in freestyle step "last"; did you mean "image"?`,
+    `${w.line('last')}:5 steps.last.imagee Unknown field "imagee" in freestyle step "last" (Codefresh ignores unknown fields here, and so does Sluice); did you mean "image"?`,
   ]);
 });
 

@@ -154,7 +154,7 @@ test('a step needs a name, and an empty key is placed at the key', () => {
   assert.deepEqual(issues, [
     '3:3 A step needs a name; this one has an empty key',
     '3:3 Missing required field "image" in freestyle step ""',
-    '4:5 Unknown field "imgae" in freestyle step ""; did you mean "image"?',
+    '4:5 Unknown field "imgae" in freestyle step "" (Codefresh ignores unknown fields here, and so does Sluice); did you mean "image"?',
   ]);
 });
 

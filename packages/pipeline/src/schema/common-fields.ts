@@ -4,7 +4,7 @@
  * step schema is built, since a hook holds steps.
  * @module
  */
-import { parseDuration } from './duration.js';
+import { MAX_TIMEOUT_MS, parseDuration } from './duration.js';
 import {
   any,
   bool,
@@ -20,7 +20,7 @@ import {
   text,
   typeName,
   union,
-  unsupported,
+  notRun,
 } from './validators.js';
 import type { Fields, Schema } from './validators.js';
 
@@ -69,7 +69,8 @@ export const conditionModes = object('condition', {
   any: record(condition, 'a map of expressions'),
 });
 
-const STEP_OUTCOMES = ['success', 'failure', 'finished', 'skipped'] as const;
+/** `approved` and `denied` are the outcomes of a pending-approval step (success and denied). */
+const STEP_OUTCOMES = ['success', 'failure', 'finished', 'skipped', 'approved', 'denied'] as const;
 const outcome = oneOf(STEP_OUTCOMES);
 const dependency = object('when.steps entry', {
   name: required(str),
@@ -107,7 +108,10 @@ const failFast = union(
     { when: isBoolish, schema: bool },
     {
       when: isPlainMap,
-      schema: object('fail_fast', { onFailure: unsupported(), ignore: unsupported() }),
+      schema: object('fail_fast', {
+        onFailure: notRun('the map form of fail_fast is not read', 'fails'),
+        ignore: notRun('the map form of fail_fast is not read', 'fails'),
+      }),
     },
   ],
   'true, false or a map',
@@ -121,9 +125,19 @@ export const timeout: Schema = {
   },
 };
 
+/** Codefresh documents 5–60 seconds but its validator asks only for a positive number. */
+const positiveSeconds: Schema = {
+  describe: 'a positive number of seconds',
+  check(value, path, ctx) {
+    const n = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+    if (typeof n === 'number' && n > 0 && n <= MAX_TIMEOUT_MS / 1000) return;
+    ctx.report(path, `${leaf(path)} must be ${this.describe}, got ${typeName(value)}`);
+  },
+};
+
 export const retry = object('retry', {
   maxAttempts: numberIn(1, 10, true),
-  delay: numberIn(5, 60),
+  delay: positiveSeconds,
   exponentialFactor: numberIn(1, 5),
 });
 
@@ -134,6 +148,24 @@ const leftoverArguments: Schema = {
     ctx.report(path, `"arguments" must be a map of the step's fields, got ${typeName(value)}`);
   },
 };
+
+const NO_REGISTRY_CONTEXTS =
+  'registries are logged in from the registry settings, not chosen per step';
+const NO_METADATA = 'Sluice keeps no image metadata or annotations';
+
+/**
+ * `on_success`/`on_fail`/`on_finish` on a step: Codefresh's post-step operations, which set
+ * image metadata and annotations (`metadata: {set: [...]}`, `annotations: {set: [...]}`).
+ */
+export const postStepFields: Fields = {
+  metadata: notRun(NO_METADATA, 'ignored', object('metadata', { set: list(any), unset: any })),
+  annotations: notRun(
+    NO_METADATA,
+    'ignored',
+    object('annotations', { set: list(any), unset: list(any) }),
+  ),
+};
+const postStepOperations = object('post-step operations', postStepFields);
 
 /** Fields every step type accepts, but `hooks`. */
 export const common: Fields = {
@@ -147,13 +179,13 @@ export const common: Fields = {
   strict_fail_fast: bool,
   timeout,
   retry,
-  on_success: unsupported(),
-  on_fail: unsupported(),
-  on_finish: unsupported(),
-  registry_context: unsupported(str),
-  registry_contexts: unsupported(list(str)),
-  metadata: unsupported(),
-  annotations: unsupported(),
+  on_success: postStepOperations,
+  on_fail: postStepOperations,
+  on_finish: postStepOperations,
+  registry_context: notRun(NO_REGISTRY_CONTEXTS, 'ignored', str),
+  registry_contexts: notRun(NO_REGISTRY_CONTEXTS, 'ignored', list(str)),
+  metadata: notRun(NO_METADATA, 'ignored'),
+  annotations: notRun(NO_METADATA, 'ignored'),
   arguments: leftoverArguments,
-  docker_machine: unsupported(),
+  docker_machine: notRun("steps run on the build's own Docker daemon", 'ignored'),
 };

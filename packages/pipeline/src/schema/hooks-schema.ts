@@ -4,8 +4,8 @@
  * The steps are checked by the caller's step schema, passed in, so hooks and steps can nest.
  * @module
  */
-import { commandText, environment } from './common-fields.js';
-import { bool, object, oneOf, required, str, unsupported } from './validators.js';
+import { commandText, environment, postStepFields } from './common-fields.js';
+import { bool, object, oneOf, required, str } from './validators.js';
 import type { Schema } from './validators.js';
 
 export const HOOK_NAMES = ['on_elected', 'on_success', 'on_fail', 'on_finish'] as const;
@@ -23,8 +23,7 @@ export function hooksSchema(steps: Schema): Schema {
       steps,
       mode: oneOf(['sequential', 'parallel']),
       fail_fast: bool,
-      metadata: unsupported(),
-      annotations: unsupported(),
+      ...postStepFields,
     },
     (value, path, ctx) => {
       const hook = value as Record<string, unknown>;

@@ -18,7 +18,7 @@ import {
   required,
   str,
   typeName,
-  unsupported,
+  notRun,
 } from './validators.js';
 import type { Fields, Schema, SchemaContext } from './validators.js';
 
@@ -62,9 +62,9 @@ const pipelineFields: Fields = {
   strict_fail_fast: bool,
   hooks,
   services: rootServices,
-  success_criteria: unsupported(),
+  success_criteria: notRun("the build's result is that of its steps", 'fails'),
   indicators: any,
-  build_version: unsupported(oneOf(['v1', 'v2'])),
+  build_version: notRun('there is one build engine', 'ignored', oneOf(['v1', 'v2'])),
 };
 
 /** The bare file: pipeline keys at the root. */
@@ -99,7 +99,7 @@ const ignored: Schema = {
   describe: 'anything',
   check(_value, path, ctx) {
     const message = `"${String(path[path.length - 1])}" is a Codefresh control-plane setting; Sluice ignores it`;
-    ctx.report(path, message, { code: ISSUE_CODES.unsupported, severity: 'warning', at: 'key' });
+    ctx.report(path, message, { code: ISSUE_CODES.ignored, severity: 'warning', at: 'key' });
   },
 };
 
@@ -107,7 +107,7 @@ const ignored: Schema = {
 export const specSchema = object('pipeline spec', {
   ...pipelineFields,
   ...Object.fromEntries(CONTROL_PLANE_KEYS.map((key) => [key, ignored])),
-  specTemplate: unsupported(),
+  specTemplate: notRun('Sluice reads only the pipeline file', 'fails'),
 });
 
 /** The outside of a `kind: pipeline` document; its `spec` is checked as the pipeline. */

@@ -1,13 +1,14 @@
 /**
  * Compose-style service containers (reference §5.3 composition, §5.7 services): the inline
  * composition map, the `services:` blocks of the pipeline and of a step, with their readiness
- * probe and setup container. Compositions kept in files or stored in Codefresh are refused by
- * name, since Sluice reads only the pipeline file.
+ * probe and setup container. A composition may also be a path to a compose file in the
+ * repository or the name of a stored composition (a string).
  * @module
  */
-import { ISSUE_CODES } from '../pipeline-issue.js';
 import { commandText, environment, isList, isString } from './common-fields.js';
 import {
+  any,
+  bool,
   isPlainMap,
   list,
   numberIn,
@@ -15,30 +16,36 @@ import {
   record,
   required,
   str,
+  reportNotRun,
   typeName,
   union,
-  unsupported,
+  notRun,
 } from './validators.js';
-import type { Schema } from './validators.js';
+import type { Fields, Schema } from './validators.js';
 import type { IssuePath } from '../pipeline-issue.js';
 
+/** Why the richer compose keys are not run yet; the engine's composition step takes them over. */
+export const NO_COMPOSE = 'the engine does not run this compose setting yet';
+
 /** Compose keys Sluice knows but does not run; anything else is a typo. */
-const UNSUPPORTED_COMPOSE_KEYS = [
+const NOT_RUN_COMPOSE_KEYS = [
   'build',
   'container_name',
-  'depends_on',
   'expose',
   'healthcheck',
   'hostname',
-  'labels',
-  'links',
   'networks',
   'privileged',
   'restart',
   'user',
 ];
 
-export const composeService = object('compose service', {
+const names = union([
+  { when: isList, schema: list(str) },
+  { when: isPlainMap, schema: record(object('depends_on entry', { condition: str }), 'a map') },
+]);
+
+const composeServiceFields: Fields = {
   image: required(str),
   command: commandText,
   entrypoint: commandText,
@@ -46,8 +53,14 @@ export const composeService = object('compose service', {
   working_dir: str,
   volumes: list(str),
   ports: list(str),
-  ...Object.fromEntries(UNSUPPORTED_COMPOSE_KEYS.map((key) => [key, unsupported()])),
-});
+  // In the model (ServiceContainer); the engine's composition step runs them (issue 17).
+  depends_on: notRun(NO_COMPOSE, 'fails', names),
+  links: notRun(NO_COMPOSE, 'fails', list(str)),
+  labels: notRun(NO_COMPOSE, 'ignored', environment),
+  ...Object.fromEntries(NOT_RUN_COMPOSE_KEYS.map((key) => [key, notRun(NO_COMPOSE, 'fails')])),
+};
+
+export const composeService = object('compose service', composeServiceFields);
 
 /** A compose file's `services:` map holds maps; a bare map of services has one named so. */
 function isComposeFile(value: Record<string, unknown>): boolean {
@@ -69,16 +82,20 @@ export function composeServiceEntries(
 const composeFile = object('composition', {
   version: str,
   services: record(composeService, 'a map of services'),
-  volumes: unsupported(),
-  networks: unsupported(),
+  volumes: notRun(NO_COMPOSE, 'fails', record(any, 'a map of volumes')),
+  networks: notRun(NO_COMPOSE, 'fails'),
 });
 
 export const composition: Schema = {
   describe: 'a map of services',
   check(value, path, ctx) {
     if (isString(value)) {
-      const message = `Composition ${JSON.stringify(String(value))} is a file or a stored composition; Sluice runs only compositions written inline as a map of services`;
-      ctx.report(path, message, { code: ISSUE_CODES.unsupported });
+      if (String(value).trim() === '') ctx.report(path, '"composition" must not be empty');
+      else {
+        const why = 'compose files and stored compositions are not read yet';
+        const construct = `Composition "${String(value)}" (a file or a stored composition)`;
+        reportNotRun(ctx, { construct, why, effect: 'fails', path, at: 'value' });
+      }
       return;
     }
     if (!isPlainMap(value)) {
@@ -108,6 +125,11 @@ const servicesBlock = object('services block', {
     failureThreshold: numberIn(1, 100, true),
   }),
   setup: object('setup', { image: required(str), commands: required(commandText) }),
+  shared_host_network: notRun(
+    'services are reached by their names on the build network, not on localhost',
+    'ignored',
+    bool,
+  ),
 });
 
 /** Pipeline level: one block, or a list of them. */

@@ -1,11 +1,11 @@
 /**
- * The fields of each built-in step type (reference §5.3). Fields Sluice does not run yet are
- * listed as unsupported, so they are named rather than ignored.
+ * The fields of each built-in step type (reference §5.3). Fields Sluice does not run are
+ * accepted with why (`notRun`), so they are named rather than ignored.
  * @module
  */
 import { MAX_TIMEOUT_MS } from './duration.js';
 import { commandText, common, environment, isString, keyValueEntry } from './common-fields.js';
-import { composeService, composition, stepServices } from './services-schema.js';
+import { NO_COMPOSE, composeService, composition, stepServices } from './services-schema.js';
 import {
   any,
   bool,
@@ -18,7 +18,7 @@ import {
   required,
   str,
   union,
-  unsupported,
+  notRun,
 } from './validators.js';
 import type { Fields } from './validators.js';
 
@@ -32,8 +32,8 @@ export const freestyleFields: Fields = {
   environment,
   volumes: list(str),
   services: stepServices,
-  debug: unsupported(),
-  user: unsupported(str),
+  debug: notRun('there is no step debugger', 'ignored'),
+  user: notRun('steps run as the user of their image', 'fails', str),
 };
 
 export const gitCloneFields: Fields = {
@@ -43,13 +43,15 @@ export const gitCloneFields: Fields = {
   depth: num,
   credentials: object('git-clone credentials', { username: str, password: str }),
   use_proxy: bool,
-  exclude_blob: unsupported(),
-  lfs: unsupported(),
-  // The git integration whose credentials clone the repository (control plane or `sluice run --git-integration`).
-  git: str,
+  git: notRun('git integrations are not read yet', 'fails', str),
+  exclude_blob: notRun('the whole repository is cloned', 'ignored'),
+  lfs: notRun('Git LFS files are not fetched', 'fails'),
 };
 
 const credentials = object('credentials', { username: required(str), password: required(str) });
+
+const NO_BUILDKIT = 'the engine builds with the classic builder';
+const NO_ECR = 'Amazon ECR credentials are not fetched; use a registry setting';
 
 export const buildFields: Fields = {
   ...common,
@@ -68,17 +70,26 @@ export const buildFields: Fields = {
   no_cf_cache: bool,
   registry: str,
   disable_push: bool,
-  cache_from: unsupported(list(str)),
-  cache_to: unsupported(),
-  buildkit: unsupported(bool),
-  ssh: unsupported(),
-  secrets: unsupported(),
-  platform: unsupported(str),
-  buildx: unsupported(),
-  progress: unsupported(str),
-  region: unsupported(str),
-  role_arn: unsupported(str),
-  provider: unsupported(),
+  // BuildKit fields: in the model (BuildStep); the engine's build step runs them (issue 17).
+  buildkit: notRun(NO_BUILDKIT, 'ignored', bool),
+  platform: notRun(NO_BUILDKIT, 'fails', str),
+  buildx: notRun(
+    NO_BUILDKIT,
+    'ignored',
+    union([
+      { when: (v) => typeof v === 'boolean', schema: bool },
+      { when: isPlainMap, schema: object('buildx', { builder: any, qemu: any }) },
+    ]),
+  ),
+  cache_from: notRun(NO_BUILDKIT, 'ignored', list(str)),
+  build_version: notRun(NO_BUILDKIT, 'ignored', oneOf(['v1', 'v2'])),
+  cache_to: notRun('build caches are not exported', 'ignored'),
+  ssh: notRun('SSH agents are not forwarded into builds', 'fails'),
+  secrets: notRun('build secrets are not mounted', 'fails'),
+  progress: notRun('the build output is always plain', 'ignored', str),
+  region: notRun(NO_ECR, 'fails', str),
+  role_arn: notRun(NO_ECR, 'fails', str),
+  provider: notRun(NO_ECR, 'fails'),
 };
 
 export const pushFields: Fields = {
@@ -89,13 +100,13 @@ export const pushFields: Fields = {
   image_name: str,
   registry: str,
   credentials,
-  provider: unsupported(oneOf(['docker', 'ecr'])),
-  accessKeyId: unsupported(str),
-  secretAccessKey: unsupported(str),
-  region: unsupported(str),
-  role_arn: unsupported(str),
-  aws_session_name: unsupported(str),
-  aws_duration_seconds: unsupported(num),
+  provider: notRun(NO_ECR, 'fails', oneOf(['docker', 'ecr'])),
+  accessKeyId: notRun(NO_ECR, 'fails', str),
+  secretAccessKey: notRun(NO_ECR, 'fails', str),
+  region: notRun(NO_ECR, 'fails', str),
+  role_arn: notRun(NO_ECR, 'fails', str),
+  aws_session_name: notRun(NO_ECR, 'fails', str),
+  aws_duration_seconds: notRun(NO_ECR, 'fails', num),
 };
 
 export const compositionFields: Fields = {
@@ -103,7 +114,7 @@ export const compositionFields: Fields = {
   composition: required(composition),
   composition_candidates: required(record(composeService, 'a map of services')),
   composition_variables: list(keyValueEntry('Composition variable')),
-  add_flow_volume_to_composition: unsupported(bool),
+  add_flow_volume_to_composition: notRun(NO_COMPOSE, 'fails', bool),
   environment,
 };
 
@@ -150,7 +161,7 @@ export const unsupportedTypeFields: Record<string, Fields> = {
     namespace: str,
     service: str,
     file_path: str,
-    candidate: any,
+    candidate: object('deploy candidate', { image: str, registry: str }),
     arguments: any,
   },
   'push-tag': { ...common, candidate: any, tags: any },

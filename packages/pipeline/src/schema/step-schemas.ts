@@ -25,7 +25,18 @@ import {
   typedExpansion,
 } from './step-type-names.js';
 import { checkVariants, providedByVariants } from './variant-schema.js';
-import { any, isPlainMap, list, object, record, required, str, typeName } from './validators.js';
+import {
+  any,
+  isPlainMap,
+  lenientObject,
+  list,
+  object,
+  record,
+  reportNotRun,
+  required,
+  str,
+  typeName,
+} from './validators.js';
 import type { StepTypeName } from './step-type-names.js';
 import type { Fields, Schema, SchemaContext } from './validators.js';
 import type { IssuePath } from '../pipeline-issue.js';
@@ -75,6 +86,18 @@ const stepTable: Record<StepTypeName, { fields: Fields; runnable: boolean }> = {
   'github-action': { fields: fieldsOf('github-action'), runnable: false },
 };
 
+/** Why each step type Sluice accepts but does not run is not run. */
+const NOT_RUN_TYPES: Partial<Record<StepTypeName, string>> = {
+  'launch-composition': 'environments that outlive the build are not kept',
+  deploy: 'there are no Kubernetes cluster integrations yet; use a kubectl step',
+  'push-tag': 'use a push step with "tags"',
+  'integration-test': 'use a composition step',
+  travis: 'Travis files are not read',
+  simple_travis: 'Travis files are not read',
+  'freestyle-ssh': 'steps do not run on remote hosts over SSH',
+  'github-action': 'GitHub Actions are not run',
+};
+
 function fieldsOf(type: string): Fields {
   return unsupportedTypeFields[type] ?? common;
 }
@@ -88,8 +111,15 @@ function stepFields(type: StepTypeName): Fields {
 }
 
 const variantKeys: Fields = { matrix: any, scale: any };
+
+/** Codefresh's validator lets unknown keys through on these two: Sluice warns instead. */
+function stepObject(type: StepTypeName, fields: Fields): Schema {
+  const lenient = type === 'freestyle' || type === 'composition';
+  return lenient ? lenientObject(`${type} step`, fields) : object(`${type} step`, fields);
+}
+
 const schemas = new Map<string, Schema>(
-  BUILT_IN_STEP_TYPES.map((t) => [t, object(`${t} step`, { ...stepFields(t), ...variantKeys })]),
+  BUILT_IN_STEP_TYPES.map((t) => [t, stepObject(t, { ...stepFields(t), ...variantKeys })]),
 );
 
 function checkStep(value: unknown, path: IssuePath, ctx: SchemaContext): void {
@@ -140,13 +170,13 @@ function checkBuiltIn(
     for (const [key, spec] of Object.entries(stepFields(type))) {
       fields[key] = provided.has(key) && !('check' in spec) ? { ...spec, required: false } : spec;
     }
-    object(`${type} step`, { ...fields, ...variantKeys }).check(value, path, ctx);
+    stepObject(type, { ...fields, ...variantKeys }).check(value, path, ctx);
     checkVariants(stepFields(type), value, path, ctx);
   }
-  if (!stepTable[type].runnable) {
-    ctx.report([...path, 'type'], `Step type "${type}" is not supported by Sluice yet`, {
-      code: ISSUE_CODES.unsupported,
-    });
+  const why = NOT_RUN_TYPES[type];
+  if (why !== undefined) {
+    const construct = `Step type "${type}"`;
+    reportNotRun(ctx, { construct, why, effect: 'fails', path: [...path, 'type'], at: 'value' });
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * A small schema language for the pipeline format: every check reports into a context with
  * the field path, so one pass finds every problem. Unknown keys get a closest-name suggestion;
- * fields that are valid Codefresh but not yet run by Sluice are reported as unsupported by name.
+ * fields that are valid Codefresh but not run by Sluice are accepted and named (a warning here, and
+ * again by the engine before any step starts), never ignored silently.
  * @module
  */
 import { didYouMean } from '@sluice/errors';
@@ -27,8 +28,18 @@ export interface Schema {
 export interface FieldSpec {
   schema: Schema;
   required?: boolean;
-  /** Set when the field is valid in codefresh.yml but Sluice does not run it yet. */
-  unsupported?: boolean;
+  /** Set when the field is valid in codefresh.yml but Sluice does not run it. */
+  notRun?: NotRun;
+}
+
+/**
+ * Why Sluice does not run a construct Codefresh accepts, and what the build does about it:
+ * `fails` (the build stops before any step starts, naming it: running without it would be
+ * wrong) or `ignored` (the build runs without it, saying so).
+ */
+export interface NotRun {
+  why: string;
+  effect: 'fails' | 'ignored';
 }
 
 export type Fields = Record<string, FieldSpec | Schema>;
@@ -178,7 +189,29 @@ export function union(
  * the step's own name is added from the path.
  */
 export function object(name: string, fields: Fields, extraCheck?: Schema['check']): Schema {
-  const known = new Map(Object.entries(fields).map(([key, spec]) => [key, toSpec(spec)] as const));
+  return mapOf({ name, fields, extraCheck, unknownKeys: 'error' });
+}
+
+/**
+ * A map whose unknown keys Codefresh ignores (freestyle and composition steps): each is a
+ * warning with the closest known name, and the rest is checked as usual.
+ */
+export function lenientObject(name: string, fields: Fields): Schema {
+  return mapOf({ name, fields, unknownKeys: 'warning' });
+}
+
+interface MapOptions {
+  name: string;
+  fields: Fields;
+  extraCheck?: Schema['check'];
+  unknownKeys: IssueSeverity;
+}
+
+function mapOf(options: MapOptions): Schema {
+  const { name, extraCheck } = options;
+  const known = new Map(
+    Object.entries(options.fields).map(([key, spec]) => [key, toSpec(spec)] as const),
+  );
   return {
     describe: 'a map',
     check(value, path, ctx) {
@@ -188,7 +221,9 @@ export function object(name: string, fields: Fields, extraCheck?: Schema['check'
       }
       const what = name.endsWith(' step') ? `${name} "${String(path[path.length - 1])}"` : name;
       for (const [key, entry] of Object.entries(value)) {
-        checkField(known, key, entry, [...path, key], what, ctx);
+        const spec = known.get(key);
+        if (spec === undefined) reportUnknown(known, key, [...path, key], what, options, ctx);
+        else checkField(spec, entry, [...path, key], what, ctx);
       }
       for (const [key, spec] of known) {
         if (spec.required && !Object.hasOwn(value, key)) {
@@ -203,29 +238,66 @@ export function object(name: string, fields: Fields, extraCheck?: Schema['check'
   };
 }
 
-function checkField(
+/** Names people write for a field that the edit distance would not find. */
+const ALSO_KNOWN_AS: Record<string, string> = { env: 'environment' };
+
+function reportUnknown(
   known: Map<string, FieldSpec>,
   key: string,
+  path: IssuePath,
+  what: string,
+  options: MapOptions,
+  ctx: SchemaContext,
+): void {
+  const alias = ALSO_KNOWN_AS[key];
+  const hint =
+    alias !== undefined && known.has(alias)
+      ? `; did you mean "${alias}"?`
+      : didYouMean(key, known.keys());
+  const ignored =
+    options.unknownKeys === 'warning'
+      ? ' (Codefresh ignores unknown fields here, and so does Sluice)'
+      : '';
+  ctx.report(path, `Unknown field "${key}" in ${what}${ignored}${hint}`, {
+    code: ISSUE_CODES.unknownField,
+    severity: options.unknownKeys,
+    at: 'key',
+  });
+}
+
+function checkField(
+  spec: FieldSpec,
   entry: unknown,
   path: IssuePath,
   what: string,
   ctx: SchemaContext,
 ): void {
-  const spec = known.get(key);
-  if (spec === undefined) {
-    const hint = didYouMean(key, known.keys());
-    ctx.report(path, `Unknown field "${key}" in ${what}${hint}`, {
-      code: ISSUE_CODES.unknownField,
-      at: 'key',
-    });
-  } else if (spec.unsupported) {
-    ctx.report(path, `Field "${key}" of ${what} is not supported by Sluice yet`, {
-      code: ISSUE_CODES.unsupported,
-      at: 'key',
-    });
-  } else {
-    spec.schema.check(entry, path, ctx);
+  spec.schema.check(entry, path, ctx);
+  if (spec.notRun) {
+    const construct = `Field "${String(path[path.length - 1])}" of ${what}`;
+    reportNotRun(ctx, { construct, ...spec.notRun, path });
   }
+}
+
+/** `Field "x" of freestyle step "a" is not run by Sluice (why); the build …`: a warning. */
+export interface NotRunReport extends NotRun {
+  /** `Field "x" of freestyle step "a"`, `Step type "deploy"`. */
+  construct: string;
+  path: IssuePath;
+  /** Where the warning points: the key (default) or its value. */
+  at?: 'key' | 'value';
+}
+
+export function reportNotRun(ctx: SchemaContext, report: NotRunReport): void {
+  const outcome =
+    report.effect === 'fails'
+      ? 'the build stops before its first step'
+      : 'the build runs without it';
+  ctx.report(report.path, `${report.construct} is not run by Sluice: ${report.why}; ${outcome}`, {
+    code: report.effect === 'fails' ? ISSUE_CODES.unsupported : ISSUE_CODES.ignored,
+    severity: 'warning',
+    at: report.at ?? 'key',
+  });
 }
 
 function toSpec(spec: FieldSpec | Schema): FieldSpec {
@@ -240,4 +312,7 @@ export function isPlainMap(value: unknown): value is Record<string, unknown> {
 }
 
 export const required = (schema: Schema): FieldSpec => ({ schema, required: true });
-export const unsupported = (schema: Schema = any): FieldSpec => ({ schema, unsupported: true });
+/** Valid Codefresh that Sluice does not run: accepted, named where it is written and at run time. */
+export function notRun(why: string, effect: NotRun['effect'], schema: Schema = any): FieldSpec {
+  return { schema, notRun: { why, effect } };
+}

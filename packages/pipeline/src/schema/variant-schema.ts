@@ -6,7 +6,7 @@
  */
 import { didYouMean } from '@sluice/errors';
 import { ISSUE_CODES } from '../pipeline-issue.js';
-import { isPlainMap, leaf, typeName } from './validators.js';
+import { isPlainMap, leaf, reportNotRun, typeName } from './validators.js';
 import type { Fields, FieldSpec, SchemaContext } from './validators.js';
 import type { IssuePath } from '../pipeline-issue.js';
 
@@ -115,12 +115,6 @@ function variantField(
     return undefined;
   }
   const spec = 'check' in found ? { schema: found } : found;
-  if (spec.unsupported) {
-    ctx.report(path, `Field "${key}" is not supported by Sluice yet`, {
-      code: ISSUE_CODES.unsupported,
-      at: 'key',
-    });
-    return undefined;
-  }
+  if (spec.notRun) reportNotRun(ctx, { construct: `Field "${key}"`, ...spec.notRun, path });
   return spec;
 }

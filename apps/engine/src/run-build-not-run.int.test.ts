@@ -1,0 +1,88 @@
+/**
+ * What a pipeline uses that Sluice accepts but does not run is named in the build's log before
+ * any step starts; a construct the build cannot do without stops it there, with no container
+ * started. Also the Codefresh forms of `when.steps` the parser now reads: `on: approved|denied`
+ * and a dependency on the implicit `main_clone`. On the real Docker engine.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  pipelineFrom,
+  SHELL_IMAGE,
+  stepLines,
+  stepSummary,
+  useBuildHarness,
+} from './build-harness.test-support.js';
+import { PIPELINE_LOG_OWNER } from './not-run-check.js';
+import { LABELS } from './resource-names.js';
+import type { ApprovalGate } from './approval-gate.js';
+
+const harness = useBuildHarness();
+
+test('a step type Sluice does not run stops the build before its first step, naming it and where', async () => {
+  const build = await harness().run(
+    pipelineFrom(`
+version: '1.0'
+steps:
+  test:
+    image: ${SHELL_IMAGE}
+    commands: ['echo never runs']
+  ship:
+    type: deploy
+    kind: kubernetes
+    cluster: prod
+    service: app
+`),
+  );
+  assert.equal(build.summary.result, 'failure');
+  assert.equal(
+    build.summary.reason,
+    'Step type "deploy" at codefresh.yml:8:11 is not run by Sluice; no step was started',
+  );
+  assert.deepEqual(
+    build.events.filter((e) => e.type === 'step-started'),
+    [],
+  );
+  assert.equal(stepSummary(build, 'test').result, 'skipped');
+  assert.deepEqual(stepLines(build.events, PIPELINE_LOG_OWNER, 'system'), [
+    'This pipeline uses 1 construct that Sluice does not run:',
+    '  codefresh.yml:8:11: Step type "deploy" is not run by Sluice: there are no Kubernetes cluster integrations yet; use a kubectl step; the build stops before its first step',
+  ]);
+  const containers = await harness().docker.listContainers({ [LABELS.build]: build.buildId });
+  assert.deepEqual(containers, []);
+});
+
+test('constructs with no effect here are named and the build runs; approved, denied and main_clone dependencies work', async () => {
+  const approve: ApprovalGate = () => Promise.resolve({ decision: 'approved', by: 'test' });
+  const build = await harness().run(
+    pipelineFrom(`
+version: '1.0'
+mode: parallel
+steps:
+  gate:
+    type: pending-approval
+  shipped:
+    image: ${SHELL_IMAGE}
+    registry_context: gcr
+    env: [IGNORED=1]
+    commands: ['echo approved, shipping']
+    when: {steps: [{name: gate, on: approved}, {name: main_clone, on: success}]}
+  rolled_back:
+    image: ${SHELL_IMAGE}
+    commands: ['echo denied']
+    when: {steps: [{name: gate, on: denied}]}
+`),
+    { approve },
+  );
+  assert.equal(build.summary.result, 'success', build.summary.reason);
+  const notes = stepLines(build.events, PIPELINE_LOG_OWNER, 'system');
+  assert.equal(notes[0], 'This pipeline uses 3 constructs that Sluice does not run:');
+  assert.match(
+    notes[1] ?? '',
+    /^ {2}codefresh\.yml:9:5: Field "registry_context" of freestyle step/,
+  );
+  assert.match(notes[2] ?? '', /^ {2}codefresh\.yml:10:5: Unknown field "env"/);
+  assert.match(notes[3] ?? '', /^ {2}codefresh\.yml:12:55: "when\.steps" names "main_clone"/);
+  assert.deepEqual(stepLines(build.events, 'shipped', 'stdout'), ['approved, shipping']);
+  assert.equal(stepSummary(build, 'rolled_back').result, 'skipped');
+});

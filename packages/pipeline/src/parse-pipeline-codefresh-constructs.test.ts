@@ -1,0 +1,248 @@
+/**
+ * Constructs Codefresh accepts that real pipelines use (issue 17): accepted, carried in the
+ * model, and, where Sluice does not run them, named in a warning that the engine repeats before
+ * any step starts (`pipeline.notRun`). Positions counted by hand: line = index in the fixture
+ * array + 1.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parsePipeline } from './parse-pipeline.js';
+import { HEAD, parseOk } from './parse-pipeline.test-support.js';
+import type { BuildStep, CompositionStep, FreestyleStep, ParallelStep } from './model.js';
+
+function accepted(lines: string[]) {
+  const result = parsePipeline(lines.join('\n') + '\n');
+  if (!result.ok)
+    assert.fail(result.issues.map((i) => `${i.line}:${i.column} ${i.message}`).join('\n'));
+  const issues = result.issues.map(
+    (i) =>
+      `${i.line}:${i.column} ${i.severity} ${i.code.replace('SLUICE_PIPELINE_', '')} ${i.message}`,
+  );
+  return { pipeline: result.pipeline, issues };
+}
+
+test('step types Sluice does not run are accepted, and the build is to stop before its first step', () => {
+  const { pipeline, issues } = accepted([
+    ...HEAD,
+    '  env:',
+    '    type: launch-composition',
+    '    composition: x',
+    '  ship:',
+    '    type: deploy',
+    '    kind: kubernetes',
+    '    cluster: prod',
+    '    namespace: default',
+    '    file_path: k8s/app.yaml',
+  ]);
+  assert.deepEqual(issues, [
+    '4:11 warning UNSUPPORTED Step type "launch-composition" is not run by Sluice: environments that outlive the build are not kept; the build stops before its first step',
+    '7:11 warning UNSUPPORTED Step type "deploy" is not run by Sluice: there are no Kubernetes cluster integrations yet; use a kubectl step; the build stops before its first step',
+  ]);
+  assert.deepEqual(
+    pipeline.notRun.map((n) => [n.line, n.column, n.effect, n.path.join('.')]),
+    [
+      [4, 11, 'fails', 'steps.env.type'],
+      [7, 11, 'fails', 'steps.ship.type'],
+    ],
+  );
+});
+
+test('fields Sluice does not run are accepted at the key, each saying what the build does', () => {
+  const { pipeline, issues } = accepted([
+    ...HEAD,
+    '  test:',
+    '    image: alpine',
+    '    registry_context: gcr',
+    '    debug: {phases: {before: true}}',
+    '    user: nobody',
+  ]);
+  assert.deepEqual(issues, [
+    '5:5 warning IGNORED Field "registry_context" of freestyle step "test" is not run by Sluice: registries are logged in from the registry settings, not chosen per step; the build runs without it',
+    '6:5 warning IGNORED Field "debug" of freestyle step "test" is not run by Sluice: there is no step debugger; the build runs without it',
+    '7:5 warning UNSUPPORTED Field "user" of freestyle step "test" is not run by Sluice: steps run as the user of their image; the build stops before its first step',
+  ]);
+  assert.deepEqual(
+    pipeline.notRun.map((n) => n.effect),
+    ['ignored', 'ignored', 'fails'],
+  );
+});
+
+test('unknown fields of freestyle and composition steps are warnings with a suggestion, as Codefresh ignores them', () => {
+  const { pipeline, issues } = accepted([
+    ...HEAD,
+    '  test:',
+    '    image: alpine',
+    '    comands: [make]',
+    '    env: [CI=true]',
+  ]);
+  assert.deepEqual(issues, [
+    '5:5 warning UNKNOWN_FIELD Unknown field "comands" in freestyle step "test" (Codefresh ignores unknown fields here, and so does Sluice); did you mean "commands"?',
+    '6:5 warning UNKNOWN_FIELD Unknown field "env" in freestyle step "test" (Codefresh ignores unknown fields here, and so does Sluice); did you mean "environment"?',
+  ]);
+  assert.deepEqual(
+    pipeline.notRun.map((n) => n.effect),
+    ['ignored', 'ignored'],
+  );
+  // Other step types still refuse a typo: Codefresh does too.
+  const push = parsePipeline(
+    [...HEAD, '  p:', '    type: push', '    candidate: x', '    tagz: [a]'].join('\n'),
+  );
+  assert.equal(push.ok, false);
+});
+
+test('image-name and fail-fast are the same fields as image_name and fail_fast, placed where written', () => {
+  const pipeline = parseOk([
+    ...HEAD,
+    '  image:',
+    '    type: build',
+    '    image-name: acme/app',
+    '    fail-fast: false',
+  ]);
+  const [build] = pipeline.steps as [BuildStep];
+  assert.equal(build.imageName, 'acme/app');
+  assert.equal(build.failFast, false);
+  const both = parsePipeline(
+    [...HEAD, '  b:', '    type: build', '    image_name: a', '    image-name: b'].join('\n'),
+  );
+  assert.deepEqual(
+    both.issues.map((i) => `${i.line}:${i.column} ${i.message}`),
+    ['6:5 "image-name" and "image_name" are the same field; write it once'],
+  );
+});
+
+test('retry.delay is any positive number of seconds', () => {
+  const pipeline = parseOk([
+    ...HEAD,
+    '  a:',
+    '    image: alpine',
+    '    retry: {maxAttempts: 3, delay: 1}',
+  ]);
+  assert.equal(pipeline.steps[0]?.retry?.delaySeconds, 1);
+});
+
+test('when.steps: on approved and denied, and main_clone met from the start when the file has none', () => {
+  const { pipeline, issues } = accepted([
+    "version: '1.0'",
+    'mode: parallel',
+    'steps:',
+    '  approve: {type: pending-approval}',
+    '  ship:',
+    '    image: alpine',
+    '    when: {steps: [{name: approve, on: approved}, {name: main_clone, on: success}]}',
+    '  undo:',
+    '    image: alpine',
+    '    when: {steps: [{name: approve, on: denied}]}',
+    '  lint:',
+    '    image: alpine',
+    '    when: {steps: [{name: main_clone}]}',
+  ]);
+  assert.deepEqual(issues, [
+    '7:58 warning IGNORED "when.steps" names "main_clone", the clone step Codefresh adds to a pipeline linked to a repository; Sluice adds none, so this dependency is met from the start',
+    '13:27 warning IGNORED "when.steps" names "main_clone", the clone step Codefresh adds to a pipeline linked to a repository; Sluice adds none, so this dependency is met from the start',
+  ]);
+  const [, ship, undo, lint] = pipeline.steps;
+  assert.deepEqual(ship?.when?.steps, {
+    mode: 'all',
+    dependencies: [{ step: 'approve', on: ['success'] }],
+  });
+  assert.deepEqual(undo?.when?.steps?.dependencies, [{ step: 'approve', on: ['denied'] }]);
+  assert.equal(lint?.when?.steps, undefined);
+});
+
+test('a step holding steps: without a type is a parallel step', () => {
+  const pipeline = parseOk([
+    ...HEAD,
+    '  checks:',
+    '    title: Checks',
+    '    steps:',
+    '      lint: {image: alpine, commands: [make lint]}',
+    '      unit: {image: alpine, commands: [make test]}',
+  ]);
+  const [checks] = pipeline.steps as [ParallelStep];
+  assert.equal(checks.type, 'parallel');
+  assert.deepEqual(
+    checks.steps.map((s) => s.name),
+    ['lint', 'unit'],
+  );
+});
+
+test('post-step metadata and annotations are kept on the step and named as having no effect here', () => {
+  const { pipeline, issues } = accepted([
+    ...HEAD,
+    '  test:',
+    '    image: alpine',
+    '    on_success:',
+    '      annotations:',
+    '        set:',
+    '          - entity_type: build',
+    '            annotations: [{tested: true}]',
+    '    on_fail:',
+    "      metadata: {set: [{'${{build.imageId}}': [{CF_QUALITY: false}]}]}",
+  ]);
+  assert.deepEqual(
+    issues.map((i) => i.slice(0, 60)),
+    [
+      '6:7 warning IGNORED Field "annotations" of post-step operati',
+      '11:7 warning IGNORED Field "metadata" of post-step operation',
+    ],
+  );
+  const [test] = pipeline.steps as [FreestyleStep];
+  assert.deepEqual(test.postStep?.onSuccess?.annotations, {
+    set: [{ entity_type: 'build', annotations: [{ tested: true }] }],
+  });
+  assert.ok(test.postStep?.onFail?.metadata !== undefined);
+});
+
+test('BuildKit fields, compose depends_on/links/labels, volumes and file compositions are in the model', () => {
+  const { pipeline } = accepted([
+    ...HEAD,
+    '  image:',
+    '    type: build',
+    '    image_name: acme/app',
+    '    buildkit: true',
+    '    platform: linux/amd64',
+    '    cache_from: [acme/app:main]',
+    '    buildx: {builder: {driver: docker-container}}',
+    '    build_version: v2',
+    '  it:',
+    '    type: composition',
+    '    add_flow_volume_to_composition: true',
+    '    composition:',
+    "      version: '3'",
+    '      volumes: {data: {}}',
+    '      services:',
+    '        db: {image: postgres, labels: [tier=db]}',
+    '    composition_candidates:',
+    '      test: {image: alpine, depends_on: [db], links: [db], command: make it}',
+    '  from_file:',
+    '    type: composition',
+    '    composition: docker-compose.yml',
+    '    composition_candidates:',
+    '      test: {image: alpine}',
+    '  svc:',
+    '    image: alpine',
+    '    services:',
+    '      shared_host_network: true',
+    '      composition: {redis: {image: redis}}',
+  ]);
+  const [image, it, fromFile, svc] = pipeline.steps as [
+    BuildStep,
+    CompositionStep,
+    CompositionStep,
+    FreestyleStep,
+  ];
+  assert.equal(image.buildkit, true);
+  assert.equal(image.platform, 'linux/amd64');
+  assert.deepEqual(image.cacheFrom, ['acme/app:main']);
+  assert.equal(image.buildVersion, 'v2');
+  assert.ok(image.buildx !== undefined);
+  assert.equal(it.addFlowVolume, true);
+  assert.deepEqual(it.volumes, ['data']);
+  assert.deepEqual(it.services[0]?.labels, [['tier', 'db']]);
+  assert.deepEqual(it.candidates[0]?.dependsOn, [{ name: 'db', condition: 'service_started' }]);
+  assert.deepEqual(it.candidates[0]?.links, ['db']);
+  assert.equal(fromFile.file, 'docker-compose.yml');
+  assert.equal(svc.services?.sharedHostNetwork, true);
+  // Every construct the engine does not run yet is listed for it to name.
+  assert.ok(pipeline.notRun.some((n) => n.path.join('.') === 'steps.from_file.composition'));
+});
