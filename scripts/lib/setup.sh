@@ -43,8 +43,23 @@ sluice_prepare_docker() {
 # their message.
 readonly SLUICE_PREPARE_KUBERNETES='node packages/testkit/dist/kubernetes/bin/prepare-kubernetes.js'
 
+# The web UI's browser tests drive Debian's Chromium through playwright-core, which never
+# downloads a browser of its own: installed once from Debian's archive, kept afterwards.
+sluice_prepare_chromium() {
+  if command -v chromium >/dev/null 2>&1; then
+    echo "chromium present"
+    return
+  fi
+  sluice_step "Chromium (the web UI's browser tests)"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+}
+
 sluice_setup() {
   sluice_node_deps
   sluice_build
   sluice_prepare_docker "$@"
+  if [ "${1:-}" = "--test-services" ]; then
+    sluice_prepare_chromium
+  fi
 }

@@ -9,7 +9,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 export interface Polled<T> {
   data: T | undefined;
   error: Error | undefined;
-  reload(): void;
+  reload: () => void;
 }
 
 export function usePoll<T>(

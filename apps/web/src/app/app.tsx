@@ -35,7 +35,7 @@ export function App() {
   ) : path === '/' || path === '/builds' ? (
     <BuildsPage search={search} />
   ) : (
-    routePage(path, search)
+    routePage(path)
   );
   return (
     <ApiProvider token={token} onSignOut={signOut}>

@@ -3,8 +3,21 @@
  * @module
  */
 import type { ReactNode } from 'react';
+import { AgentsPage } from '../agents/agents-page.js';
+import { PipelinePage } from '../pipelines/pipeline-page.js';
+import { NewPipelinePage, PipelinesPage } from '../pipelines/pipelines-page.js';
+import { RuntimePage, RuntimesPage } from '../runtimes/runtimes-page.js';
+import { matchPath } from './router.js';
 
-export function routePage(path: string, _search: string): ReactNode {
+export function routePage(path: string): ReactNode {
+  if (path === '/pipelines') return <PipelinesPage />;
+  if (path === '/pipelines/new') return <NewPipelinePage />;
+  const pipeline = matchPath('/pipelines/:pipelineId', path);
+  if (pipeline?.pipelineId) return <PipelinePage pipelineId={pipeline.pipelineId} />;
+  if (path === '/runtimes') return <RuntimesPage />;
+  const runtime = matchPath('/runtimes/:name', path);
+  if (runtime?.name) return <RuntimePage name={runtime.name} />;
+  if (path === '/agents') return <AgentsPage />;
   return (
     <section>
       <h1>Not found</h1>

@@ -1,0 +1,143 @@
+/**
+ * One pipeline: run it (branch and variables), edit its YAML (checked as you type, saved with
+ * the server's answer), and its variables (secrets shown as set, never their value).
+ * @module
+ */
+import { useState } from 'react';
+import type { FormEvent } from 'react';
+import { useApi } from '../api/api-context.js';
+import { usePoll } from '../api/use-poll.js';
+import { ErrorNote } from '../app/error-note.js';
+import { Link, navigate } from '../app/router.js';
+import { YamlEditor } from './yaml-editor.js';
+
+export function PipelinePage({ pipelineId }: { pipelineId: string }) {
+  const api = useApi();
+  const polled = usePoll((signal) => api.call('getPipeline', { params: { pipelineId }, signal }), {
+    intervalMs: 15_000,
+    key: pipelineId,
+  });
+  const pipeline = polled.data;
+  if (!pipeline) return polled.error ? <ErrorNote error={polled.error} /> : <p>Loading…</p>;
+  return (
+    <article>
+      <header className="page-head">
+        <h1>
+          {pipeline.project}/{pipeline.name}
+        </h1>
+        <div className="actions">
+          <Link href={`/builds?pipelineId=${pipeline.id}`}>Builds</Link>
+        </div>
+      </header>
+      <RunForm pipelineId={pipeline.id} />
+      <h2>YAML</h2>
+      <EditForm
+        key={pipeline.updatedAt}
+        pipelineId={pipeline.id}
+        yaml={pipeline.yaml}
+        onSaved={polled.reload}
+      />
+      <h2>Variables</h2>
+      {pipeline.variables.length === 0 ? <p className="muted">None.</p> : null}
+      <dl className="facts">
+        {pipeline.variables.map((v) => (
+          <div key={v.name} style={{ display: 'contents' }}>
+            <dt className="mono">{v.name}</dt>
+            <dd className="mono">{v.secret ? '•••••• (secret)' : v.value}</dd>
+          </div>
+        ))}
+      </dl>
+    </article>
+  );
+}
+
+function RunForm({ pipelineId }: { pipelineId: string }) {
+  const api = useApi();
+  const [branch, setBranch] = useState('');
+  const [variables, setVariables] = useState('');
+  const [error, setError] = useState<Error | undefined>();
+
+  const run = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(undefined);
+    try {
+      const build = await api.call('createBuild', {
+        params: { pipelineId },
+        body: { branch: branch.trim() || undefined, variables: parseVariables(variables) },
+      });
+      navigate(`/builds/${build.id}`);
+    } catch (err) {
+      setError(err as Error);
+    }
+  };
+
+  return (
+    <form className="grid-form" onSubmit={(e) => void run(e)} aria-label="Run">
+      <label>
+        Branch{' '}
+        <input value={branch} onChange={(e) => setBranch(e.target.value)} placeholder="main" />
+      </label>
+      <label>
+        Variables, one <code>NAME=value</code> a line
+        <textarea value={variables} onChange={(e) => setVariables(e.target.value)} rows={3} />
+      </label>
+      <div>
+        <button type="submit" className="primary">
+          Run
+        </button>
+      </div>
+      {error ? <ErrorNote error={error} /> : null}
+    </form>
+  );
+}
+
+interface EditFormProps {
+  pipelineId: string;
+  yaml: string;
+  onSaved: () => void;
+}
+
+function EditForm({ pipelineId, yaml, onSaved }: EditFormProps) {
+  const api = useApi();
+  const [text, setText] = useState(yaml);
+  const [error, setError] = useState<Error | undefined>();
+  const [saved, setSaved] = useState(false);
+
+  const save = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(undefined);
+    setSaved(false);
+    try {
+      await api.call('updatePipeline', { params: { pipelineId }, body: { yaml: text } });
+      setSaved(true);
+      onSaved();
+    } catch (err) {
+      setError(err as Error);
+    }
+  };
+
+  return (
+    <form className="grid-form" onSubmit={(e) => void save(e)} aria-label="Edit YAML">
+      <YamlEditor label="Pipeline YAML" value={text} onChange={setText} />
+      <div>
+        <button type="submit" disabled={text === yaml}>
+          Save
+        </button>{' '}
+        {saved ? <span role="status">Saved.</span> : null}
+      </div>
+      {error ? <ErrorNote error={error} /> : null}
+    </form>
+  );
+}
+
+/** `NAME=value` lines (blank lines skipped) → variables; the server checks the names. */
+export function parseVariables(text: string): Record<string, string> {
+  const variables: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const at = line.indexOf('=');
+    if (at === -1) variables[line.trim()] = '';
+    else variables[line.slice(0, at).trim()] = line.slice(at + 1);
+  }
+  return variables;
+}

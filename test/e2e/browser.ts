@@ -1,0 +1,80 @@
+/**
+ * Debian's Chromium driven by playwright-core for the web UI's browser tests: launched with the
+ * options that work here (no sandbox as root, no GPU, nothing fetched from the network), and
+ * screenshots of each page at desktop and phone width under apps/web/test-output/.
+ * @module
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { REPO_ROOT } from './cli-harness.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const SCREENSHOTS = join(REPO_ROOT, 'apps/web/test-output/screenshots');
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium is missing (${CHROMIUM}): install it with \`apt-get install -y chromium\` (bash scripts/test.sh does)`,
+    );
+  }
+  const index = join(REPO_ROOT, 'apps/web/dist/index.html');
+  if (!existsSync(index)) {
+    throw new Error(`The web UI is not built (${index}): run \`npm run build\``);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/**
+ * Saves the page at desktop and phone width (`<name>-desktop.png`, `<name>-phone.png`) and
+ * checks that at phone width nothing makes the page scroll sideways.
+ */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.setViewportSize(DESKTOP);
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize(PHONE);
+  // Strings run in the page: this file is compiled without the DOM's types.
+  const overflow = await page.evaluate<number>(
+    'document.documentElement.scrollWidth - window.innerWidth',
+  );
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-phone.png`), fullPage: true });
+  await page.setViewportSize(DESKTOP);
+  assert.ok(overflow <= 1, `${name} at phone width scrolls sideways by ${overflow}px`);
+}
+
+/** The text of the build page's status badge, beside its title. */
+export function headerStatus(page: Page): Promise<string> {
+  return page.locator('.page-head .badge').first().innerText();
+}
+
+/** Waits until the build page's status badge reads `status` (the page polls; no reload). */
+export async function waitForStatus(page: Page, status: string, timeout = 120_000) {
+  const badge = page.locator('.page-head > .badge', { hasText: new RegExp(`^${status}$`) });
+  await badge.waitFor({ timeout });
+}
+
+/** What the page keeps in its sessionStorage under `key`. */
+export function sessionItem(page: Page, key: string): Promise<string | null> {
+  return page.evaluate<string | null>(`sessionStorage.getItem(${JSON.stringify(key)})`);
+}
+
+/** The text of the element that has the keyboard focus. */
+export function focusedText(page: Page): Promise<string> {
+  return page.evaluate<string>(`document.activeElement?.textContent ?? ''`);
+}

@@ -1,0 +1,209 @@
+/**
+ * The web UI in Debian's Chromium against `sluice up` (the control plane with its local runtime
+ * and agent, builds running on the Docker engine): sign in with the admin token; a pipeline with
+ * a typo shows its problem on its line, fixed it runs, its log streams while it runs and the
+ * final state shows without a reload; a running build is cancelled and a pending one approved
+ * from the keyboard; a runtime environment is edited, its diff shown, and set as the default.
+ * Every page is saved at desktop and phone width (apps/web/test-output/screenshots/).
+ * @module
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createClient } from '@sluice/protocol';
+import type { SluiceClient } from '@sluice/protocol';
+import { ensureDockerEngine, ensureTestImages, makeTempDir } from '@sluice/testkit';
+import type { TempDir } from '@sluice/testkit';
+import type { Browser, Page } from 'playwright-core';
+import { startSluice, waitForUp } from './cli-harness.js';
+import type { RunningCli } from './cli-harness.js';
+import { createPipelines } from './control-plane-seed.js';
+import {
+  focusedText,
+  headerStatus,
+  launchChromium,
+  screenshots,
+  sessionItem,
+  waitForStatus,
+} from './browser.js';
+
+const PROJECT = `web${process.pid}`;
+const TICKS = `version: "1.0"
+steps:
+  ticks:
+    image: sluice/busybox:1
+    commands:
+      - printf '\\033[32mgreen start\\033[0m\\n'
+      - for i in $(seq 1 25); do echo "tick $i"; sleep 0.2; done
+`;
+const SLOW = `version: "1.0"
+steps:
+  wait:
+    image: sluice/busybox:1
+    commands:
+      - echo sleeping
+      - sleep 600
+`;
+const GATED = `version: "1.0"
+steps:
+  gate:
+    type: pending-approval
+    title: Ship it?
+  after:
+    image: sluice/busybox:1
+    commands:
+      - echo approved
+`;
+
+let cli: RunningCli;
+let temp: TempDir;
+let browser: Browser;
+let page: Page;
+let url = '';
+let token = '';
+let admin: SluiceClient;
+let ids: Record<string, string> = {};
+let loads = 0;
+
+before(async () => {
+  browser = await launchChromium();
+  await ensureDockerEngine();
+  await ensureTestImages();
+  temp = await makeTempDir('sluice-web-');
+  cli = startSluice(['up', '--port', '0', '--data-dir', temp.path]);
+  ({ url, token } = await waitForUp(cli));
+  admin = createClient({ baseUrl: url, token });
+  ids = await createPipelines(admin, PROJECT, { slow: SLOW, gated: GATED });
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on('load', () => loads++);
+});
+
+after(async () => {
+  await browser?.close();
+  if (cli?.child.exitCode === null) cli.child.kill('SIGTERM');
+  await cli?.done;
+  await temp?.cleanup();
+  for (const name of ['hello', 'slow', 'gated'])
+    spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${PROJECT}-${name}`]);
+});
+
+test('signs in with the admin token, kept out of the address', async () => {
+  await page.goto(url);
+  await screenshots(page, 'sign-in');
+  await page.fill('#token', token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Builds' }).waitFor();
+  assert.ok(!page.url().includes(token));
+  assert.equal(await sessionItem(page, 'sluice.token'), token);
+  await screenshots(page, 'builds');
+});
+
+test('a typo shows on its line; fixed, the pipeline runs and its log streams live', async () => {
+  await page.getByRole('link', { name: 'Pipelines' }).click();
+  await page.getByRole('link', { name: 'New pipeline' }).click();
+  await page.getByLabel('Project').fill(PROJECT);
+  await page.getByLabel('Name').fill('hello');
+  const editor = page.getByLabel('Pipeline YAML');
+  await editor.fill(TICKS.replace('    image:', '    imgae:'));
+  // The server's answer marks the step's line (3) in the gutter and lists it.
+  await page.locator('.gutter .has-issue[data-line="3"]').waitFor();
+  const problem = await page.locator('.issues li[data-line="3"]').innerText();
+  assert.match(problem, /^Line 3:\d+ — .*image/);
+  await screenshots(page, 'pipeline-new');
+  await editor.fill(TICKS);
+  await page.getByText('No problems found.').waitFor();
+  await page.getByRole('button', { name: 'Create pipeline' }).click();
+  await page.getByRole('heading', { name: `${PROJECT}/hello` }).waitFor();
+  await screenshots(page, 'pipeline');
+  await page.getByLabel('Branch').fill('main');
+  await page.getByRole('button', { name: 'Run' }).click();
+  await page.waitForURL(/\/builds\/[^/]+$/);
+
+  const log = page.getByRole('log');
+  await log.getByText('tick 3', { exact: true }).waitFor({ timeout: 120_000 });
+  const whileStreaming = await headerStatus(page);
+  assert.equal(whileStreaming, 'running', 'lines arrive while the build runs');
+  assert.equal(await page.locator('.log-view .ansi-fg-2').first().innerText(), 'green start');
+  await waitForStatus(page, 'success');
+  await log.getByText('tick 25', { exact: true }).waitFor();
+  await page.getByText(/complete · \d+ lines/).waitFor();
+  const steps = await page.getByRole('table', { name: 'Steps' }).innerText();
+  assert.match(steps, /ticks\s+success/);
+  const timing = await page.getByRole('table', { name: 'Timing waterfall' }).innerText();
+  assert.match(timing, /First step → finished\s+\d/);
+  assert.match(await page.locator('.facts').innerText(), /Cache\s+not recorded/);
+  assert.equal(loads, 1, 'the page was never reloaded');
+  await screenshots(page, 'build');
+});
+
+test('the builds list shows a new build without a reload', async () => {
+  await page.getByRole('link', { name: 'Builds' }).first().click();
+  await page.locator('tr[data-build]').first().waitFor();
+  const build = await admin.call('createBuild', { params: { pipelineId: ids.gated ?? '' } });
+  await page.locator(`tr[data-build="${build.id}"]`).waitFor({ timeout: 15_000 });
+  await page.getByLabel('Status').selectOption('success');
+  await page.waitForURL(/status=success/);
+  await page.locator(`tr[data-build="${build.id}"]`).waitFor({ state: 'detached' });
+  await admin.call('cancelBuild', { params: { buildId: build.id } });
+  assert.equal(loads, 1);
+});
+
+test('a running build is cancelled from its page', async () => {
+  const build = await admin.call('createBuild', { params: { pipelineId: ids.slow ?? '' } });
+  await page.goto(`${url}/builds/${build.id}`);
+  await page.getByRole('log').getByText('sleeping').waitFor({ timeout: 120_000 });
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await waitForStatus(page, 'terminated');
+  const final = await admin.call('getBuild', { params: { buildId: build.id } });
+  assert.equal(final.status, 'terminated');
+});
+
+test('a pending build is approved with the keyboard alone', async () => {
+  const build = await admin.call('createBuild', { params: { pipelineId: ids.gated ?? '' } });
+  await page.goto(`${url}/builds/${build.id}`);
+  await waitForStatus(page, 'pending-approval');
+  await page.getByRole('button', { name: 'Approve' }).waitFor();
+  for (let i = 0; i < 40; i++) {
+    await page.keyboard.press('Tab');
+    if ((await focusedText(page)) === 'Approve') break;
+  }
+  assert.equal(await focusedText(page), 'Approve');
+  await page.keyboard.press('Enter');
+  await waitForStatus(page, 'success');
+  const final = await admin.call('getBuild', { params: { buildId: build.id } });
+  assert.ok(final.steps.some((s) => s.name === 'gate' && s.answeredBy === 'admin'));
+});
+
+test('a runtime environment is edited, its diff shown, and made the default', async () => {
+  const local = await admin.call('getRuntimeEnvironment', { params: { name: 'local' } });
+  await admin.call('createRuntimeEnvironment', { body: { name: 'spare', spec: local.spec } });
+  await page.getByRole('link', { name: 'Runtime environments' }).click();
+  const row = page.locator('tr', { has: page.getByRole('link', { name: 'local' }) });
+  assert.match(await row.innerText(), /default/);
+  await screenshots(page, 'runtimes');
+  await page.getByRole('link', { name: 'spare' }).click();
+  const spec = page.getByLabel('Spec YAML');
+  await spec.fill(`${await spec.inputValue()}proxy:\n  httpProxy: http://proxy.internal:3128\n`);
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('version 2').waitFor();
+  const diff = await page.getByLabel('Diff').innerText();
+  assert.match(diff, /^\+ proxy:$/m);
+  assert.match(diff, /^\+ {3}httpProxy: http:\/\/proxy\.internal:3128$/m);
+  await page.getByRole('button', { name: 'Set as default' }).click();
+  await page.locator('.page-head .badge', { hasText: 'default' }).waitFor();
+  const spare = await admin.call('getRuntimeEnvironment', { params: { name: 'spare' } });
+  assert.equal(spare.isDefault, true);
+  assert.equal(spare.spec.proxy !== undefined, true);
+  await screenshots(page, 'runtime');
+  await admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
+});
+
+test('agents show online with their runtimes; sign-out forgets the token', async () => {
+  await page.getByRole('link', { name: 'Agents' }).click();
+  const row = page.locator('tr', { hasText: 'local' }).last();
+  await row.getByText('online').waitFor();
+  await screenshots(page, 'agents');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  assert.equal(await sessionItem(page, 'sluice.token'), null);
+});
