@@ -88,6 +88,16 @@ export function addLocalCommands({
       '--registry-password-stdin',
       "read the registries' password from standard input (default: SLUICE_REGISTRY_PASSWORD)",
     )
+    .option(
+      '--git-integration <NAME=token:VALUE>',
+      'credentials git-clone steps with git: NAME clone with (repeatable; also user:U:token:V, ssh-key-file:PATH, ,url=URL, ,kind=gitlab); masked',
+      collect,
+      [],
+    )
+    .option(
+      '--git-integrations <file>',
+      'a YAML map of git integrations: name → kind, url, username, token | tokenFile | sshKeyFile',
+    )
     .option('--approve', 'approve every pending-approval step')
     .option('--deny', 'deny every pending-approval step')
     .option(

@@ -15,6 +15,7 @@ import { loadConfig, serverContext } from './config.js';
 import { addLocalCommands } from './local-commands.js';
 import { addSettingsCommands } from './settings-commands.js';
 import { reportCommandError } from './ui/command-error.js';
+import { addGitIntegrationCommands } from './git-integration-commands.js';
 import { createTerminal } from './ui/terminal.js';
 import type { Terminal } from './ui/terminal.js';
 import { CLI_VERSION } from './version.js';
@@ -72,6 +73,7 @@ function addServerCommands(
     serverContext(config, flags);
   addBuildCommands({ program, term, config, verbs, withServer, server, setExitCode });
   addSettingsCommands({ term, verbs, withServer, parseFormat, server, setExitCode });
+  addGitIntegrationCommands({ term, verbs, withServer, parseFormat, server, setExitCode });
 }
 
 /** `get`, `create`, `delete` and `patch`, whose resources the build and settings commands add. */

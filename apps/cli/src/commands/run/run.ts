@@ -1,7 +1,8 @@
 /**
  * `sluice run [FILE]`: runs a pipeline on a Docker engine, no server needed. Live output, a
  * summary table, exit 0 only when the build succeeded. SIGINT/SIGTERM terminate the build
- * cleanly; a second signal exits at once. Registries come from `--registry`, approvals from
+ * cleanly; a second signal exits at once. Registries come from `--registry`, git integrations
+ * from `--git-integration` or `--git-integrations FILE`, approvals from
  * `--approve`/`--deny` or the terminal, typed steps from the step-type directories.
  * @module
  */
@@ -19,6 +20,7 @@ import { localStepTypes } from './local-step-types.js';
 import { readSecretStdin } from '../../read-secret-stdin.js';
 import { approvalGateFor } from './approvals.js';
 import { parseRegistryFlags } from './registries.js';
+import { gitIntegrationsForRun } from './git-integrations.js';
 import { askApproval } from '../../ui/approval-prompt.js';
 import { createBuildReporter, printSummary } from '../../ui/build-reporter.js';
 import { printIssues } from '../../ui/print-issues.js';
@@ -44,6 +46,10 @@ export interface RunOptions {
   deny?: boolean;
   /** Step-type directories (repeatable). */
   stepTypes: string[];
+  /** `NAME=token:VALUE` (repeatable): what `git: NAME` of git-clone steps clones with. */
+  gitIntegration?: string[];
+  /** A YAML file of git integrations. */
+  gitIntegrations?: string;
 }
 
 const EXIT = { success: 0, failure: 1, invalid: 2, SIGINT: 130, SIGTERM: 143 } as const;
@@ -67,6 +73,11 @@ export async function runCommand(
     password: options.registryPasswordStdin
       ? readSecretStdin('--registry-password-stdin')
       : config.registryPassword,
+  });
+  const gitIntegrations = gitIntegrationsForRun({
+    flags: options.gitIntegration ?? [],
+    file: options.gitIntegrations,
+    cwd: options.cwd,
   });
   const source = readPipelineFile(file, options.cwd);
   const stepTypes = localStepTypes(term, config, source, {
@@ -117,6 +128,9 @@ export async function runCommand(
           : createBuildReporter(term, { steps: parsed.pipeline.steps }),
       signal: controller.signal,
       registries,
+      gitIntegrations,
+      // No control plane to hold them: a clone naming one not given goes on anonymously.
+      unknownGitIntegration: 'anonymous',
       approve,
     });
   } finally {

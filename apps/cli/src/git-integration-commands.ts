@@ -1,0 +1,83 @@
+/**
+ * The command-line shape of the git integration commands (`get git-integrations [NAME]`,
+ * `create git-integration`, `delete git-integration`); the action's module is imported only
+ * when it runs, like every command of main.ts.
+ * @module
+ */
+import { InputError } from '@sluice/errors';
+import type { GitIntegrationKind } from '@sluice/protocol';
+import type { OutputFormat } from './commands/server-resources.js';
+import { examples } from './cli-help.js';
+import type { SettingsCommandsContext } from './settings-commands.js';
+
+interface ServerFlags {
+  server?: string;
+  token?: string;
+  context?: string;
+}
+
+const KINDS: readonly GitIntegrationKind[] = ['github', 'gitlab', 'bitbucket', 'gitea', 'git'];
+
+function parseKind(value: string): GitIntegrationKind {
+  const kind = KINDS.find((k) => k === value);
+  if (kind === undefined)
+    throw new InputError(
+      'SLUICE_CLI_BAD_GIT_INTEGRATION',
+      `--kind must be one of ${KINDS.join(', ')}, got "${value}"`,
+    );
+  return kind;
+}
+
+export function addGitIntegrationCommands(ctx: SettingsCommandsContext): void {
+  const { term, verbs, withServer } = ctx;
+  examples(
+    withServer(verbs.get.command('git-integrations').alias('git-integration'))
+      .description("The account's git integrations: all, or one by name (never their tokens)")
+      .argument('[name]', 'git integration name')
+      .option('-o, --output <format>', 'table, yaml or json', ctx.parseFormat, 'table'),
+    'sluice get git-integrations',
+    'sluice get git-integration github-main -o yaml',
+  ).action(async (name: string | undefined, opts: ServerFlags & { output: OutputFormat }) => {
+    const { getGitIntegrations } = await import('./commands/git-integrations.js');
+    ctx.setExitCode(await getGitIntegrations(term, name, { ...opts, ...ctx.server(opts) }));
+  });
+  examples(
+    withServer(verbs.create.command('git-integration'))
+      .description('Create a git integration: credentials git-clone steps and triggers name (git:)')
+      .argument('<name>', 'what git: in a git-clone step names')
+      .requiredOption('--kind <kind>', 'github, gitlab, bitbucket, gitea or git', parseKind)
+      .option('--url <url>', "the host's URL (required for gitea and git)")
+      .option('--username <user>', 'the user to log in as (default: what the provider takes)')
+      .option('--git-token <token>', 'the token (stored encrypted; prefer --token-stdin)')
+      .option('--token-stdin', 'read the token from standard input')
+      .option('--ssh-key-file <file>', 'an SSH private key to clone with instead of a token')
+      .option('--default', "the account's default git integration"),
+    'printf %s "$GITHUB_TOKEN" | sluice create git-integration github-main --kind github --token-stdin --default',
+    'sluice create git-integration gitea --kind gitea --url https://git.example.com --ssh-key-file ~/.ssh/id_ed25519',
+  ).action(
+    async (
+      name: string,
+      opts: ServerFlags & {
+        kind: GitIntegrationKind;
+        url?: string;
+        username?: string;
+        gitToken?: string;
+        tokenStdin?: boolean;
+        sshKeyFile?: string;
+        default?: boolean;
+      },
+    ) => {
+      const { createGitIntegration } = await import('./commands/git-integrations.js');
+      ctx.setExitCode(await createGitIntegration(term, name, { ...opts, ...ctx.server(opts) }));
+    },
+  );
+  examples(
+    withServer(verbs.delete.command('git-integration').alias('git-integrations'))
+      .description('Delete a git integration of the account')
+      .argument('<name>', 'git integration name'),
+    'sluice delete git-integration github-main',
+  ).action(async (name: string, opts: ServerFlags) => {
+    const { deleteGitIntegration } = await import('./commands/git-integrations.js');
+    ctx.setExitCode(await deleteGitIntegration(term, name, ctx.server(opts)));
+  });
+}

@@ -1,0 +1,236 @@
+/**
+ * Git integrations end to end, against a private git server over HTTP (git http-backend behind
+ * basic auth) and a real `sluice server`: `sluice create|get|delete git-integration` never show
+ * the token; a build through the control plane whose git-clone step says `git: NAME` clones
+ * the private repository and the token is in no stored log line; with a wrong token the step
+ * fails naming the integration; `sluice run --git-integration` clones it too.
+ * @module
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { TestDatabases } from '@sluice/db/testing';
+import { exportSecretKey, generateSecretKey } from '@sluice/pki';
+import { createClient } from '@sluice/protocol';
+import type { SluiceClient } from '@sluice/protocol';
+import {
+  createGitRepo,
+  dockerHostAddress,
+  ensureDockerEngine,
+  ensureTestImages,
+  makeTempDir,
+  startGitHttpServer,
+} from '@sluice/testkit';
+import type { GitHttpServer, TempDir } from '@sluice/testkit';
+import { kill, runSluice, startServer } from './cli-harness.js';
+import type { RunningServer } from './cli-harness.js';
+import { acknowledgeTasks, createLocalRuntime, createPipelines } from './control-plane-seed.js';
+
+const TOKEN = 'slu_u_git-integrations-token-0123456789';
+const GIT_TOKEN = 'ghp_e2ePrivateRepoToken_Xk29Lq';
+const PROJECT = `git${process.pid}${Date.now().toString(36)}`;
+
+const databases = TestDatabases.create();
+let dir: TempDir;
+let git: GitHttpServer;
+let repoUrl: string;
+let server: RunningServer | undefined;
+let admin: SluiceClient;
+let agent: SluiceClient;
+let pipelineId: string;
+let env: NodeJS.ProcessEnv;
+
+function cloneYaml(url: string): string {
+  return [
+    'version: "1.0"',
+    'steps:',
+    '  main_clone:',
+    '    type: git-clone',
+    `    repo: ${url}`,
+    '    git: github-main',
+    '  show:',
+    '    image: sluice/git:1',
+    '    commands:',
+    '      - cat secret.txt',
+    '      - echo "repo is $CF_REPO_OWNER/$CF_REPO_NAME"',
+    '',
+  ].join('\n');
+}
+
+before(async () => {
+  await ensureDockerEngine();
+  await ensureTestImages();
+  dir = await makeTempDir('sluice-e2e-git-');
+  await createGitRepo({
+    files: { 'secret.txt': 'private-content\n' },
+    dir: join(dir.path, 'acme'),
+  });
+  git = await startGitHttpServer({ root: dir.path, username: 'ci-bot', password: GIT_TOKEN });
+  repoUrl = `${git.urlVia(await dockerHostAddress())}/acme/repo.git`;
+  const target = await databases.prepare('pglite');
+  server = await startServer(target, {
+    SLUICE_BOOTSTRAP_TOKEN: TOKEN,
+    SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()),
+  });
+  env = { SLUICE_SERVER: server.url, SLUICE_TOKEN: TOKEN };
+  admin = createClient({ baseUrl: server.url, token: TOKEN });
+  await createLocalRuntime(admin, { isDefault: true });
+  pipelineId = (await createPipelines(admin, PROJECT, { clone: cloneYaml(repoUrl) })).clone ?? '';
+  const { token } = await admin.call('createAgent', { body: { name: 'a1', runtimes: ['local'] } });
+  agent = createClient({ baseUrl: server.url, token });
+});
+
+after(async () => {
+  if (server) await kill(server);
+  await databases.close();
+  await git.close();
+  await dir.cleanup();
+  spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${PROJECT}-clone`]);
+});
+
+/** Creates a build, takes its RunEngine task as the agent would, and runs `sluice engine`. */
+async function runBuildThroughControlPlane(): Promise<{ buildId: string; output: string }> {
+  const build = await admin.call('createBuild', { params: { pipelineId }, body: {} });
+  for (let round = 0; round < 10; round++) {
+    const { tasks } = await agent.call('pollTasks', { query: { wait: 5 } });
+    await acknowledgeTasks(agent, tasks);
+    const task = tasks.find((t) => t.type === 'RunEngine' && t.buildId === build.id);
+    if (task === undefined) continue;
+    const result = await runSluice(['engine'], {
+      env: {
+        SLUICE_SERVER_URL: server?.url ?? '',
+        SLUICE_ENGINE_TOKEN: String(task.spec.engineToken),
+      },
+    });
+    return { buildId: build.id, output: result.stdout + result.stderr };
+  }
+  throw new Error(`no RunEngine task for build ${build.id}`);
+}
+
+test('sluice create|get git-integration: the token goes in on stdin and never comes back', async () => {
+  const created = await runSluice(
+    [
+      'create',
+      'git-integration',
+      'github-main',
+      '--kind',
+      'git',
+      '--url',
+      git.urlVia('127.0.0.1'),
+      '--username',
+      'ci-bot',
+      '--token-stdin',
+    ],
+    { env, input: `${GIT_TOKEN}\n` },
+  );
+  assert.equal(created.code, 0, created.stderr);
+  assert.match(created.stdout, /git-integration\/github-main created \(default\)/);
+  const table = await runSluice(['get', 'git-integrations'], { env });
+  assert.equal(table.code, 0, table.stderr);
+  assert.match(table.stdout, /^NAME\s+KIND\s+URL\s+USERNAME\s+AUTH\s+DEFAULT$/m);
+  assert.match(
+    table.stdout,
+    /^github-main\s+git\s+http:\/\/127\.0\.0\.1:\d+\s+ci-bot\s+token\s+yes$/m,
+  );
+  const one = await runSluice(['get', 'git-integration', 'github-main', '-o', 'yaml'], { env });
+  assert.equal(one.code, 0, one.stderr);
+  assert.deepEqual(
+    (({ name, kind, auth }) => ({ name, kind, auth }))(
+      parse(one.stdout) as Record<string, unknown>,
+    ),
+    { name: 'github-main', kind: 'git', auth: 'token' },
+  );
+  const json = await runSluice(['get', 'git-integrations', '-o', 'json'], { env });
+  for (const output of [created, table, one, json])
+    assert.ok(!(output.stdout + output.stderr).includes(GIT_TOKEN), 'the token was printed');
+  const missing = await runSluice(['get', 'git-integration', 'nope'], { env });
+  assert.notEqual(missing.code, 0);
+  assert.match(missing.stderr, /Git integration "nope" does not exist/);
+});
+
+test('a build through the control plane clones the private repository with git: NAME; the token is in no stored log line', async () => {
+  const { buildId, output } = await runBuildThroughControlPlane();
+  const build = await admin.call('getBuild', { params: { buildId } });
+  const log = await (await admin.raw('buildLog', { params: { buildId } })).text();
+  assert.equal(build.status, 'success', `${JSON.stringify(build)}\n${log}\n${output}`);
+  assert.ok(log.split('\n').includes('[show] private-content'), log);
+  assert.ok(log.split('\n').includes('[show] repo is acme/repo'), log);
+  assert.ok(!log.includes(GIT_TOKEN), `the token is in the stored log:\n${log}`);
+  assert.ok(!output.includes(GIT_TOKEN), 'the engine printed the token');
+  assert.ok(git.requests.some((r) => r.auth === 'accepted'));
+});
+
+test('with a wrong token the step fails with a reason naming the integration', async () => {
+  await admin.call('updateGitIntegration', {
+    params: { name: 'github-main' },
+    body: { token: 'ghp_wrongTokenForE2e_000' },
+  });
+  try {
+    const { buildId } = await runBuildThroughControlPlane();
+    const build = await admin.call('getBuild', { params: { buildId } });
+    const clone = build.steps.find((s) => s.name === 'main_clone');
+    assert.equal(build.status, 'failure');
+    assert.equal(
+      clone?.reason,
+      `git integration "github-main" was refused by ${repoUrl}: authentication failed; check its token or key`,
+    );
+  } finally {
+    await admin.call('updateGitIntegration', {
+      params: { name: 'github-main' },
+      body: { token: GIT_TOKEN },
+    });
+  }
+});
+
+test('sluice run --git-integration clones the private repository; without one it warns and clones anonymously', async () => {
+  const file = join(dir.path, 'codefresh.yml');
+  writeFileSync(file, cloneYaml(repoUrl));
+  const volumeKey = `${PROJECT}-run`;
+  try {
+    const run = await runSluice(
+      [
+        'run',
+        file,
+        '--volume-key',
+        volumeKey,
+        '--git-integration',
+        `github-main=user:ci-bot:token:${GIT_TOKEN}`,
+      ],
+      { cwd: dir.path },
+    );
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /private-content/);
+    assert.ok(!(run.stdout + run.stderr).includes(GIT_TOKEN), 'sluice run printed the token');
+    const anonymous = await runSluice(['run', file, '--volume-key', `${volumeKey}-anon`], {
+      cwd: dir.path,
+    });
+    assert.equal(anonymous.code, 1, anonymous.stdout + anonymous.stderr);
+    assert.match(
+      anonymous.stdout + anonymous.stderr,
+      /Warning: git integration "github-main" was not given/,
+    );
+  } finally {
+    spawnSync('docker', [
+      'volume',
+      'rm',
+      '-f',
+      `sluice-volume-${volumeKey}`,
+      `sluice-volume-${volumeKey}-anon`,
+    ]);
+  }
+});
+
+test('sluice delete git-integration removes it; a build naming it then fails saying it does not exist', async () => {
+  const deleted = await runSluice(['delete', 'git-integration', 'github-main'], { env });
+  assert.equal(deleted.code, 0, deleted.stderr);
+  assert.match(deleted.stdout, /git-integration\/github-main deleted/);
+  const { buildId } = await runBuildThroughControlPlane();
+  const build = await admin.call('getBuild', { params: { buildId } });
+  assert.match(
+    build.steps.find((s) => s.name === 'main_clone')?.reason ?? '',
+    /^git integration "github-main" does not exist in the account/,
+  );
+});
