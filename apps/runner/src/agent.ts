@@ -131,6 +131,8 @@ export async function startAgent(
           backend.monitor({
             report: (buildId, body) =>
               client.call('agentInfrastructureError', { params: { buildId }, body }),
+            reportCache: async (buildId, body) =>
+              void (await client.call('agentBuildCache', { params: { buildId }, body })),
             signal,
             onPass: (seconds, phases) => {
               metrics.reconcileDone('pod-monitor', backend.runtime, seconds);

@@ -11,6 +11,7 @@ import type {
   RuntimeHealth,
   Task,
 } from '@sluice/protocol';
+import type { ReportBuildCache } from './backends/cache-records.js';
 
 /** One object (or process) the agent made for a build, as the reaper sees it. */
 export interface BuildObjectRef {
@@ -47,10 +48,13 @@ export interface RuntimeBackend {
   deleteBuildObjects(refs: BuildObjectRef[]): Promise<void>;
   /**
    * Watches the runtime's build pods until the signal aborts, reporting those that failed for
-   * an infrastructure reason (Kubernetes only: a local engine's end is its own report).
+   * an infrastructure reason and each build's cache record (Kubernetes only: a local engine's
+   * end is its own report, and a local build's daemon is the machine's).
    */
   monitor?(options: {
     report: ReportInfrastructureError;
+    /** Sends a build's cache record, read off its claim once bound (`cache-records.ts`). */
+    reportCache?: ReportBuildCache;
     signal: AbortSignal;
     /** After each pass: how long it took and the build pods by phase. */
     onPass?: (seconds: number, phases: Record<string, number>) => void;

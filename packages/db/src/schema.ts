@@ -173,6 +173,12 @@ export interface BuildsTable {
   /** The status and reason a stop requested for a limit ends the build with (004). */
   stop_status: 'terminated' | 'error' | null;
   stop_reason: string | null;
+  /** The cache record the agent reported (`BuildCache` of the protocol); null until then (007). */
+  cache: ColumnType<
+    JsonObject | null,
+    JsonbInput<JsonObject> | null | undefined,
+    JsonbInput<JsonObject> | null
+  >;
   created_at: TimestampWithDefault;
   updated_at: TimestampWithDefault;
   finished_at: NullableTimestamp;

@@ -10,6 +10,7 @@ export type {
   KubeClientOptions,
   KubeContainerStatus,
   KubePod,
+  KubeClaim,
   KubeRawRequest,
   KubeListQuery,
   KubeObjectRef,

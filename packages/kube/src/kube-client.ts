@@ -107,6 +107,18 @@ export interface KubePod {
   };
 }
 
+/** What the agent reads of a build's claim: labels, the provisioner's annotations, its volume. */
+export interface KubeClaim {
+  metadata: {
+    name: string;
+    uid?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  spec?: { volumeName?: string; storageClassName?: string };
+  status?: { phase?: string; capacity?: { storage?: string } };
+}
+
 export interface KubeObjectSummary {
   kind: KubeKind;
   name: string;
@@ -240,6 +252,14 @@ export class KubeClient {
     options: KubeRequestOptions = {},
   ): Promise<KubePod[]> {
     return this.#listItems<KubePod>('Pod', query, options.signal);
+  }
+
+  /** Claims with their annotations and volume, for the agent's build cache records. */
+  async listClaims(
+    query: Omit<KubeListQuery, 'kind'>,
+    options: KubeRequestOptions = {},
+  ): Promise<KubeClaim[]> {
+    return this.#listItems<KubeClaim>('PersistentVolumeClaim', query, options.signal);
   }
 
   async #listItems<T>(

@@ -18,6 +18,7 @@ import {
   Task,
   TaskStatusReport,
 } from './schemas/agents.js';
+import { BuildCache } from './schemas/builds.js';
 import { TlsBundle } from './schemas/engine.js';
 
 export const agentRoutes = {
@@ -78,6 +79,17 @@ export const agentRoutes = {
     params: z.object({ buildId: Id }),
     body: InfrastructureErrorReport,
     response: InfrastructureErrorAnswer,
+  }),
+  agentBuildCache: route({
+    method: 'PUT',
+    path: '/api/agent/v1/builds/:buildId/cache',
+    scope: 'agent',
+    tag: 'agent',
+    summary:
+      "The build's cache record: the volume its Docker daemon got and whether it was warm, read off the build's claim once bound; a later report replaces it",
+    params: z.object({ buildId: Id }),
+    body: BuildCache,
+    status: 204,
   }),
   dindCertificate: route({
     method: 'GET',

@@ -10,7 +10,7 @@ import type { Build, SluiceClient } from '@sluice/protocol';
 import type { Terminal } from '../ui/terminal.js';
 import { formatAge, formatDuration } from '../ui/terminal.js';
 import { resolvePipeline } from './pipeline-ref.js';
-import { printSteps, printWaterfall } from './remote-build-report.js';
+import { describeCache, printSteps, printWaterfall } from './remote-build-report.js';
 import { printDocument, printResources, serverClient } from './server-resources.js';
 import type { OutputFormat, ServerOptions } from './server-resources.js';
 
@@ -136,6 +136,7 @@ export async function describeBuild(
     ['Created', `${build.createdAt} (${formatAge(build.createdAt)} ago)`],
     ['Finished', build.finishedAt ?? '-'],
     ['Duration', buildDuration(build)],
+    ['Cache', build.cache === null ? 'not recorded' : describeCache(build.cache)],
   ];
   if (build.retryOf !== null) fields.push(['Restart of', build.retryOf]);
   if (variables.length > 0) fields.push(['Variables', variables.join(', ')]);

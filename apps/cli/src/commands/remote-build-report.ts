@@ -4,8 +4,8 @@
  * process started → engine running → first step → finished) with a bar per phase.
  * @module
  */
-import type { Build, BuildTiming, LogLine } from '@sluice/protocol';
-import { fitTable, formatDuration } from '../ui/terminal.js';
+import type { Build, BuildCache, BuildTiming, LogLine } from '@sluice/protocol';
+import { fitTable, formatAge, formatDuration } from '../ui/terminal.js';
 import type { Style, Terminal } from '../ui/terminal.js';
 
 const STATUS_STYLE: Record<string, Style> = {
@@ -43,6 +43,24 @@ export function printRemoteBuild(term: Terminal, build: Build): void {
   term.out(term.paint(style, `Build ${build.id} ${build.status}${reason}`));
   printSteps(term, build);
   printWaterfall(term, build.timing);
+  if (build.cache !== null) term.out(`Cache: ${describeCache(build.cache)}`);
+}
+
+/**
+ * The cache record in one line: `hit: volume sluice-vol-1, made 3d ago, used 2h before, 5 builds
+ * (reused: the same …)`.
+ */
+export function describeCache(cache: BuildCache, now = Date.now()): string {
+  const facts = [
+    cache.volume === null ? `claim ${cache.claim}` : `volume ${cache.volume}`,
+    cache.volumeCreatedAt === null ? '' : `made ${formatAge(cache.volumeCreatedAt, now)} ago`,
+    cache.previousUseAt === null ? '' : `previous build ${formatAge(cache.previousUseAt, now)} ago`,
+    cache.mountCount === null
+      ? ''
+      : `${cache.mountCount} build${cache.mountCount === 1 ? '' : 's'}`,
+    cache.capacity ?? '',
+  ].filter((fact) => fact !== '');
+  return `${cache.outcome}: ${facts.join(', ')} (${cache.reason})`;
 }
 
 /**

@@ -5,6 +5,7 @@
  * count as done, so a task applied twice (a restarted agent, a retry) has the same effect.
  * @module
  */
+import { describeError } from '@sluice/errors';
 import { classifyKubeError, formatPermissions, KubeClient } from '@sluice/kube';
 import type { KubeObjectSummary } from '@sluice/kube';
 import type { Logger } from '@sluice/log';
@@ -19,6 +20,7 @@ import { BUILD_LABELS, runtimeSelector } from '@sluice/labels';
 import { actionTarget, kubeTaskAction } from './kube-task.js';
 import type { KubeTaskAction } from './kube-task.js';
 import { withDindHostAlias } from './dind-host-alias.js';
+import { CacheRecords } from './cache-records.js';
 import { PodMonitor, runPodMonitor } from './pod-monitor.js';
 
 /** How long an engine pod's task waits for its dind pod's IP with `dindHostAlias`. */
@@ -101,7 +103,7 @@ function kubernetesBackend(
         if (tasks.size === 0) inFlight.delete(build);
       }
     },
-    monitor: ({ report, signal, onPass }) => {
+    monitor: ({ report, reportCache, signal, onPass }) => {
       const monitor = new PodMonitor({
         kube,
         runtime: target.name,
@@ -115,7 +117,18 @@ function kubernetesBackend(
         podFailureGraceMs: options.podFailureGraceMs ?? RUNNER_DEFAULTS.podFailureGraceMs,
         unschedulableGraceMs: options.unschedulableGraceMs ?? RUNNER_DEFAULTS.unschedulableGraceMs,
       });
-      return runPodMonitor(monitor, { logger, signal, onPass });
+      const records =
+        reportCache &&
+        new CacheRecords({ kube, runtime: target.name, namespace, logger, report: reportCache });
+      const pass = async (passSignal?: AbortSignal) => {
+        const phases = await monitor.pass(passSignal);
+        await records?.pass(passSignal).catch((err: unknown) => {
+          if (!signal.aborted)
+            logger.warn('cache records pass failed', { reason: describeError(err) });
+        });
+        return phases;
+      };
+      return runPodMonitor({ pass }, { logger, signal, onPass });
     },
     health: async () => (await check()).health,
     listBuildObjects: () => listBuildObjects(kube, target.name, namespace),

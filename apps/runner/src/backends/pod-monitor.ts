@@ -119,7 +119,7 @@ export class PodMonitor {
 
 /** A pass every `POD_MONITOR_INTERVAL_MS` until the signal aborts; a failed pass is logged. */
 export async function runPodMonitor(
-  monitor: PodMonitor,
+  monitor: Pick<PodMonitor, 'pass'>,
   options: {
     logger: Logger;
     signal: AbortSignal;

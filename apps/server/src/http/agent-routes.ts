@@ -49,6 +49,18 @@ export function registerAgentRoutes(app: FastifyInstance, s: Services, auth: Aut
     ),
   );
 
+  registerRoute(
+    app,
+    routes.agentBuildCache,
+    auth,
+    async ({ principal, params, body }) =>
+      void (await s.builds.recordCache(
+        await s.agents.servedBy(principal.agentId ?? ''),
+        params.buildId,
+        body,
+      )),
+  );
+
   registerRoute(app, routes.dindCertificate, auth, async ({ principal, params }) => {
     const accountId = await s.agents.assertServes(principal.agentId ?? '', params.name);
     return s.certificates.dindServerCertificate(accountId, params.name);

@@ -15,6 +15,7 @@ import { webhookDeliveriesMigration } from './003-webhook-deliveries.js';
 import { workflowLimitsMigration } from './004-workflow-limits.js';
 import { buildThroughputMigration } from './005-build-throughput.js';
 import { gitIntegrationsMigration } from './006-git-integrations.js';
+import { buildCacheMigration } from './007-build-cache.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
@@ -25,6 +26,7 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   workflowLimitsMigration,
   buildThroughputMigration,
   gitIntegrationsMigration,
+  buildCacheMigration,
 ];
 
 export interface MigrateResult {

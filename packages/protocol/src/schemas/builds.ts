@@ -87,6 +87,34 @@ export const BuildTiming = z.object({
 });
 export type BuildTiming = z.infer<typeof BuildTiming>;
 
+/**
+ * Whether the build's Docker daemon started warm: the volume it got from the runtime's volume
+ * provisioner, as the agent read it off the build's claim.
+ */
+export const BuildCache = z.object({
+  outcome: z
+    .enum(['hit', 'miss', 'unknown'])
+    .describe(
+      "`hit`: a volume an earlier build warmed was reused; `miss`: a new, empty volume; `unknown`: the volume came from a provisioner that records nothing (not Sluice's)",
+    ),
+  reason: z
+    .string()
+    .max(1024)
+    .describe('Why: the reuse keys that matched, or why no released volume could serve'),
+  volume: z.string().max(253).nullable().describe('The PersistentVolume'),
+  claim: z.string().max(253).describe("The build daemon's PersistentVolumeClaim"),
+  volumeCreatedAt: Timestamp.nullable().describe('When the volume was first made'),
+  previousUseAt: Timestamp.nullable().describe('When its previous build let it go'),
+  mountCount: z.int().min(0).nullable().describe('Builds that have had it, this one included'),
+  capacity: z
+    .string()
+    .max(64)
+    .nullable()
+    .describe("The volume's size, as Kubernetes gives it (`10Gi`)"),
+  storageClass: z.string().max(253).nullable(),
+});
+export type BuildCache = z.infer<typeof BuildCache>;
+
 export const BuildTrigger = z.enum(['manual', 'webhook', 'cron', 'restart']);
 
 export const Build = z.object({
@@ -107,6 +135,9 @@ export const Build = z.object({
   retryOf: Id.nullable(),
   steps: z.array(BuildStep),
   timing: BuildTiming,
+  cache: BuildCache.nullable().describe(
+    'Whether its Docker daemon started on a warm volume; null until the agent reports it, and for runtimes without persistent volumes (local)',
+  ),
   createdAt: Timestamp,
   finishedAt: Timestamp.nullable(),
 });

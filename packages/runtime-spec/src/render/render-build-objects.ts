@@ -29,6 +29,7 @@ import { buildObjectName } from './build-names.js';
 import { daemonJson, renderDindPod } from './dind-pod.js';
 import { renderEnginePod } from './engine-pod.js';
 import type { KubeObject } from './pod-common.js';
+import { CACHE_ANNOTATIONS } from '@sluice/labels';
 
 export interface BuildObjects {
   pvc: KubeObject;
@@ -44,24 +45,7 @@ export const REUSE_ANNOTATIONS = {
   sortOrder: 'sluice.io/reuse-volume-sort-order',
 } as const;
 
-/**
- * PVC annotations in which the volume provisioner records what the claim got: the agent reads
- * them into the build's cache record (the API, `describe build`). Absent: the claim's volume
- * came from another provisioner, or was not given yet.
- */
-export const CACHE_ANNOTATIONS = {
-  /** `hit` (a warm volume reused) or `miss` (a new, empty one). */
-  outcome: 'sluice.io/volume-cache',
-  /** Why: the reuse keys that matched, or why no released volume could serve. */
-  reason: 'sluice.io/volume-cache-reason',
-  volume: 'sluice.io/volume-name',
-  /** When the volume was first made (RFC 3339). */
-  created: 'sluice.io/volume-created',
-  /** When its previous claim let it go; absent for a new volume. */
-  previousUse: 'sluice.io/volume-previous-use',
-  /** How many claims have had it, this one included. */
-  mounts: 'sluice.io/volume-mounts',
-} as const;
+export { CACHE_ANNOTATIONS };
 
 export function buildNames(spec: RuntimeSpec, buildId: string): BuildNames {
   const pvcPrefix = spec.dockerDaemonScheduler?.pvcs?.dind?.name ?? 'dind';

@@ -60,6 +60,7 @@ const BUILD_COLUMNS = [
   'builds.reason',
   'builds.retry_of',
   'builds.timing',
+  'builds.cache',
   'builds.created_at',
   'builds.finished_at',
 ] as const;
@@ -128,6 +129,7 @@ function toBuild(row: BuildJoinRow): Build {
       answeredBy: s.answered_by,
     })),
     timing: row.timing,
+    cache: row.cache as Build['cache'],
     createdAt: isoTime(row.created_at) ?? '',
     finishedAt: isoTime(row.finished_at),
   };

@@ -7,7 +7,7 @@
 import { decryptSecret, encryptSecret } from '@sluice/pki';
 import type { Executor, Schema, Transaction } from '@sluice/db';
 import { FINISHED_STATUSES } from '@sluice/protocol';
-import type { Build, BuildStatus } from '@sluice/protocol';
+import type { Build, BuildCache, BuildStatus } from '@sluice/protocol';
 import { ConflictError, NotFoundError } from '@sluice/errors';
 import { wasHandedOut } from './build-finisher.js';
 import type { BuildFinisher } from './build-finisher.js';
@@ -197,6 +197,23 @@ export class BuildService {
           : decryptBuildSecrets(this.#ctx, buildId, row.secret_variables_encrypted),
       retryOf: buildId,
     });
+  }
+
+  /**
+   * Keeps the cache record an agent reported for a build of its runtimes.
+   * @throws NotFoundError `SLUICE_BUILD_NOT_FOUND` when the build is not one of them.
+   */
+  async recordCache(
+    agent: { accountId: string; runtimes: readonly string[] },
+    buildId: string,
+    cache: BuildCache,
+  ): Promise<void> {
+    const where = { ...agent, buildId };
+    if (!(await this.#store.recordCache(this.#ctx.database.db, where, cache)))
+      throw new NotFoundError(
+        'SLUICE_BUILD_NOT_FOUND',
+        `Build ${buildId} is not a build of this agent's runtimes`,
+      );
   }
 
   /** Ends the build and queues the removal of its objects (see BuildFinisher); false if it had already ended. */

@@ -235,6 +235,26 @@ export class BuildStore {
       .execute();
   }
 
+  /**
+   * The cache record an agent read off the build's claim, for a build on one of `runtimes` of
+   * the account; a later report replaces it. False when the build is no such build.
+   */
+  async recordCache(
+    executor: Executor,
+    where: { accountId: string; runtimes: readonly string[]; buildId: string },
+    cache: JsonObject,
+  ): Promise<boolean> {
+    if (where.runtimes.length === 0) return false;
+    const result = await executor
+      .updateTable('builds')
+      .set({ cache: jsonb(cache) })
+      .where('id', '=', where.buildId)
+      .where('account_id', '=', where.accountId)
+      .where('runtime_environment', 'in', where.runtimes)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
   async stampFirstStep(trx: Executor, buildId: string, at: string): Promise<void> {
     await this.#stamp(trx, buildId, { firstStepStartedAt: at });
   }

@@ -1,0 +1,89 @@
+/**
+ * Each build's cache record, read off its claim: once the claim is bound, what the volume
+ * provisioner recorded on it (`CACHE_ANNOTATIONS`: hit or miss and why, the volume, its first
+ * and previous use, mount count) goes to the control plane, which keeps it on the build (the
+ * API, `describe build`). A claim bound by a provisioner that records nothing is reported as
+ * `unknown`, with its StorageClass named. Each claim is reported once; one the control plane did
+ * not take is sent again on the next pass.
+ * @module
+ */
+import { describeError } from '@sluice/errors';
+import type { KubeClaim, KubeClient } from '@sluice/kube';
+import type { Logger } from '@sluice/log';
+import type { BuildCache } from '@sluice/protocol';
+import { BUILD_LABELS, CACHE_ANNOTATIONS, runtimeSelector } from '@sluice/labels';
+
+/** Sends one build's cache record to the control plane. */
+export type ReportBuildCache = (buildId: string, cache: BuildCache) => Promise<void>;
+
+export interface CacheRecordsOptions {
+  kube: KubeClient;
+  runtime: string;
+  namespace: string;
+  logger: Logger;
+  report: ReportBuildCache;
+}
+
+export class CacheRecords {
+  readonly #o: CacheRecordsOptions;
+  /** Claims (by uid) whose record the control plane took. */
+  readonly #reported = new Set<string>();
+
+  constructor(options: CacheRecordsOptions) {
+    this.#o = options;
+  }
+
+  /** One pass over the runtime's claims: one list call. */
+  async pass(signal?: AbortSignal): Promise<void> {
+    const { kube, namespace, runtime } = this.#o;
+    const claims = await kube.listClaims(
+      { namespace, labelSelector: runtimeSelector(runtime) },
+      signal === undefined ? {} : { signal },
+    );
+    const listed = new Set<string>();
+    for (const claim of claims) {
+      const uid = claim.metadata.uid ?? claim.metadata.name;
+      listed.add(uid);
+      const buildId = claim.metadata.labels?.[BUILD_LABELS.buildId];
+      if (this.#reported.has(uid) || !buildId || claim.status?.phase !== 'Bound') continue;
+      try {
+        await this.#o.report(buildId, cacheRecord(claim));
+        this.#reported.add(uid);
+      } catch (err) {
+        this.#o.logger.warn('cache record not reported', {
+          runtime,
+          buildId,
+          claim: claim.metadata.name,
+          error: describeError(err),
+        });
+      }
+    }
+    for (const uid of this.#reported) if (!listed.has(uid)) this.#reported.delete(uid);
+  }
+}
+
+/** The record of a bound claim, from the provisioner's annotations when it left them. */
+export function cacheRecord(claim: KubeClaim): BuildCache {
+  const notes = claim.metadata.annotations ?? {};
+  const outcome = notes[CACHE_ANNOTATIONS.outcome];
+  const storageClass = claim.spec?.storageClassName ?? null;
+  const recorded = outcome === 'hit' || outcome === 'miss';
+  const mounts = Number(notes[CACHE_ANNOTATIONS.mounts]);
+  return {
+    outcome: recorded ? outcome : 'unknown',
+    reason: recorded
+      ? (notes[CACHE_ANNOTATIONS.reason] ?? '')
+      : `the volume came from StorageClass ${storageClass ?? '(the default)'}, whose provisioner does not record reuse; Sluice's volume provisioner does (runner init --warm-volumes)`,
+    volume: claim.spec?.volumeName ?? notes[CACHE_ANNOTATIONS.volume] ?? null,
+    claim: claim.metadata.name,
+    volumeCreatedAt: time(notes[CACHE_ANNOTATIONS.created]),
+    previousUseAt: time(notes[CACHE_ANNOTATIONS.previousUse]),
+    mountCount: Number.isInteger(mounts) && mounts >= 0 && recorded ? mounts : null,
+    capacity: claim.status?.capacity?.storage ?? null,
+    storageClass,
+  };
+}
+
+function time(text: string | undefined): string | null {
+  return text !== undefined && !Number.isNaN(Date.parse(text)) ? text : null;
+}

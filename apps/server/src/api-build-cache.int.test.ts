@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { useTestDatabases } from '@sluice/db/testing';
+import type { BuildCache } from '@sluice/protocol';
+import { foreignBuild, poll, startKubernetesServer } from './kubernetes-tasks.test-support.js';
+import { acknowledge } from './server-harness.test-support.js';
+
+const databases = useTestDatabases();
+
+const HIT: BuildCache = {
+  outcome: 'hit',
+  reason: 'reused: the same sluice.io/app, sluice.io/account-id',
+  volume: 'sluice-vol-0f1e',
+  claim: 'pvc-dind-x',
+  volumeCreatedAt: '2026-11-20T08:00:00.000Z',
+  previousUseAt: '2026-11-26T08:00:00.000Z',
+  mountCount: 3,
+  capacity: '10Gi',
+  storageClass: 'sluice-volumes-sluice',
+};
+
+databases.test(
+  "the agent's cache record is kept on the build, replaced by a later one, and refused for a build of another account's runtime",
+  async (database) => {
+    const { t, agent, pipelineId } = await startKubernetesServer(database);
+    try {
+      const build = await t.admin.call('createBuild', { params: { pipelineId }, body: {} });
+      assert.equal(build.cache, null, 'nothing is recorded before the agent reports');
+      for (const task of await poll(agent)) await acknowledge(agent, task);
+
+      await agent.call('agentBuildCache', { params: { buildId: build.id }, body: HIT });
+      const got = await t.admin.call('getBuild', { params: { buildId: build.id } });
+      assert.deepEqual(got.cache, HIT);
+      const listed = await t.admin.call('listBuilds', { query: {} });
+      assert.deepEqual(listed.items.find((b) => b.id === build.id)?.cache, HIT);
+
+      const retried = { ...HIT, outcome: 'miss' as const, reason: 'new: no released volume' };
+      await agent.call('agentBuildCache', { params: { buildId: build.id }, body: retried });
+      const again = await t.admin.call('getBuild', { params: { buildId: build.id } });
+      assert.equal(again.cache?.outcome, 'miss');
+
+      const other = await foreignBuild(database);
+      await assert.rejects(
+        agent.call('agentBuildCache', { params: { buildId: other }, body: HIT }),
+        /not a build of this agent's runtimes/,
+      );
+      await assert.rejects(
+        agent.call('agentBuildCache', {
+          params: { buildId: build.id },
+          body: { ...HIT, outcome: 'warm' } as unknown as BuildCache,
+        }),
+        /outcome/,
+      );
+      await assert.rejects(
+        t.admin.call('agentBuildCache', { params: { buildId: build.id }, body: HIT }),
+        /agent/i,
+        'a user token may not write cache records',
+      );
+    } finally {
+      await t.close();
+    }
+  },
+);

@@ -1,0 +1,18 @@
+/**
+ * PVC annotations in which the volume provisioner records what the claim got: the agent reads
+ * them into the build's cache record (the API, `describe build`). Absent: the claim's volume
+ * came from another provisioner, or was not given yet.
+ */
+export const CACHE_ANNOTATIONS = {
+  /** `hit` (a warm volume reused) or `miss` (a new, empty one). */
+  outcome: 'sluice.io/volume-cache',
+  /** Why: the reuse keys that matched, or why no released volume could serve. */
+  reason: 'sluice.io/volume-cache-reason',
+  volume: 'sluice.io/volume-name',
+  /** When the volume was first made (RFC 3339). */
+  created: 'sluice.io/volume-created',
+  /** When its previous claim let it go; absent for a new volume. */
+  previousUse: 'sluice.io/volume-previous-use',
+  /** How many claims have had it, this one included. */
+  mounts: 'sluice.io/volume-mounts',
+} as const;
