@@ -1,21 +1,26 @@
 #!/usr/bin/env node
-// Bundles `sluice engine` (apps/cli/dist/engine-main.js, after `tsc -b`) with esbuild into one
-// file, apps/cli/dist/engine-bundle/sluice-engine.mjs, beside inputs.json: the workspace files
-// it was made from. bin/sluice.js runs it for a bare `sluice engine` (the local runtime's
-// engines) when none of those files is newer than it, and the unbundled command tree
-// otherwise: a `tsc -b` without this step costs start-up time, never a stale engine.
-// Why it is faster: one file instead of about 400 modules resolved and read one by one, and the
-// Docker client's unused transports left out (ssh2, gRPC, BuildKit's protobufjs:
-// scripts/lib/unused-module.cjs).
+// Bundles the two `sluice` commands that the machine runs rather than a person, with esbuild,
+// after `tsc -b`; each goes to a directory of apps/cli/dist beside inputs.json, the workspace
+// files it was made from, and runs only while none of those files is newer than it (a `tsc -b`
+// without this step costs start-up time or memory, never a stale command):
+//   - `sluice engine` (apps/cli/dist/engine-main.js) into engine-bundle/sluice-engine.mjs, one
+//     file: bin/sluice.js runs it for a bare `sluice engine`, how the local runtime starts each
+//     build's engine. Faster because it is one file instead of about 400 modules resolved and
+//     read one by one, with the Docker client's unused transports left out (ssh2, gRPC,
+//     BuildKit's protobufjs: scripts/lib/unused-module.cjs).
+//   - `sluice agent` (apps/cli/dist/agent-main.js) into agent-bundle/sluice-agent.mjs, minified,
+//     with the local backend's modules in a chunk beside it and the other commands' modules
+//     left to dist/ (never loaded by the agent): bin/sluice-agent.js runs it. Smaller because
+//     V8 keeps the source text of every module it loaded for as long as the process runs, and
+//     the agent runs for weeks (bench/agent).
 // Run by `npm run build` and the set-up of the README's commands (scripts/lib/setup.sh).
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cliDist = join(root, 'apps/cli/dist');
-const outDir = join(cliDist, 'engine-bundle');
 const unused = join(root, 'scripts/lib/unused-module.cjs');
 
 // ESM output lacks the `require`, `__filename` and `__dirname` of the CommonJS dependencies.
@@ -28,33 +33,74 @@ const banner = [
   'const __dirname = __sluiceDirname(__filename);',
 ].join(' ');
 
-mkdirSync(outDir, { recursive: true });
-const result = await build({
-  stdin: {
-    contents:
-      "import { engineMain } from './engine-main.js';\nprocess.exitCode = await engineMain();\n",
-    resolveDir: cliDist,
-    sourcefile: 'engine-entry.js',
+/**
+ * One bundle into `dir` (under apps/cli/dist) and its inputs.json: the workspace's own files
+ * (not the entry, which has none) and npm's record of the install, what a rebuild or an
+ * install changes.
+ */
+async function bundle(dir, entry, options) {
+  const outDir = join(cliDist, dir);
+  // Chunks are named by their content: those of an earlier build would stay beside the new.
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  const result = await build({
+    stdin: { contents: entry, resolveDir: cliDist, sourcefile: `${dir}-entry.js` },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    banner: { js: banner },
+    external: ['*.node'],
+    legalComments: 'none',
+    logLevel: 'warning',
+    metafile: true,
+    ...options,
+  });
+  const inputs = Object.keys(result.metafile.inputs)
+    .map((input) => join(root, input))
+    .filter((path) => !path.includes('/node_modules/') && path !== unused && existsSync(path))
+    .map((path) => relative(outDir, path));
+  inputs.push(relative(outDir, join(root, 'node_modules/.package-lock.json')));
+  writeFileSync(join(outDir, 'inputs.json'), `${JSON.stringify(inputs, null, 1)}\n`);
+}
+
+await bundle(
+  'engine-bundle',
+  "import { engineMain } from './engine-main.js';\nprocess.exitCode = await engineMain();\n",
+  {
+    outfile: join(cliDist, 'engine-bundle/sluice-engine.mjs'),
+    alias: Object.fromEntries(
+      ['ssh2', '@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs'].map((name) => [name, unused]),
+    ),
   },
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  outfile: join(outDir, 'sluice-engine.mjs'),
-  banner: { js: banner },
-  alias: Object.fromEntries(
-    ['ssh2', '@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs'].map((name) => [name, unused]),
-  ),
-  external: ['*.node'],
-  legalComments: 'none',
-  logLevel: 'warning',
-  metafile: true,
-});
-// The workspace's own files (not the entry above, which has none) and npm's record of the
-// install: what a rebuild or an install changes.
-const inputs = Object.keys(result.metafile.inputs)
-  .map((input) => join(root, input))
-  .filter((path) => !path.includes('/node_modules/') && path !== unused && existsSync(path))
-  .map((path) => relative(outDir, path));
-inputs.push(relative(outDir, join(root, 'node_modules/.package-lock.json')));
-writeFileSync(join(outDir, 'inputs.json'), `${JSON.stringify(inputs, null, 1)}\n`);
+);
+
+/** The other commands' actions, imported from dist/ as they are, should one ever run. */
+const otherCommands = {
+  name: 'other-commands',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/commands\// }, (args) =>
+      args.kind !== 'dynamic-import' ||
+      args.path === './commands/agent.js' ||
+      args.importer !== join(cliDist, 'local-commands.js')
+        ? undefined
+        : { path: `../${args.path.slice(2)}`, external: true },
+    );
+  },
+};
+
+await bundle(
+  'agent-bundle',
+  "import { agentMain } from './agent-main.js';\nprocess.exitCode = await agentMain(process.argv.slice(2));\n",
+  {
+    outdir: join(cliDist, 'agent-bundle'),
+    entryNames: 'sluice-agent',
+    chunkNames: 'chunk-[hash]',
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
+    // Names kept: errors and classes are told apart by them in logs and stack traces.
+    minify: true,
+    keepNames: true,
+    plugins: [otherCommands],
+  },
+);

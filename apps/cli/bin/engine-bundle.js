@@ -1,13 +1,13 @@
-// The engine bundle (scripts/bundle-engine.mjs) if it may run: at least as new as every file it
-// was made from, so a `tsc -b` since the last `npm run build` never runs a stale engine.
+// The bundles of scripts/bundle-engine.mjs (the engine's and the agent's) if they may run: at
+// least as new as every file each was made from, so a `tsc -b` since the last `npm run build`
+// never runs a stale command.
 import { readFileSync, statSync } from 'node:fs';
 
-const bundleDir = new URL('../dist/engine-bundle/', import.meta.url);
-
-/** The bundle's URL, or undefined when it is missing or older than one of its inputs. */
-export function freshEngineBundle() {
+/** The URL of `file` in apps/cli/dist/`dir`/, or undefined when it is missing or stale. */
+export function freshBundle(dir, file) {
+  const bundleDir = new URL(`../dist/${dir}/`, import.meta.url);
   try {
-    const bundle = new URL('sluice-engine.mjs', bundleDir);
+    const bundle = new URL(file, bundleDir);
     const built = statSync(bundle).mtimeMs;
     const inputs = JSON.parse(readFileSync(new URL('inputs.json', bundleDir), 'utf8'));
     const fresh = inputs.every((input) => statSync(new URL(input, bundleDir)).mtimeMs <= built);
@@ -15,4 +15,9 @@ export function freshEngineBundle() {
   } catch {
     return undefined;
   }
+}
+
+/** The engine bundle's URL, or undefined when it is missing or older than one of its inputs. */
+export function freshEngineBundle() {
+  return freshBundle('engine-bundle', 'sluice-engine.mjs');
 }

@@ -8,5 +8,10 @@
 //                            remain): their code and type feedback were 5–8 MiB of a busy agent,
 //                            whose work is waiting on the network, for CPU within the bench's
 //                            noise (1.35–1.83 s for 600 tasks, against 1.5 s with them).
-process.argv.splice(2, 0, 'agent');
-await import('./sluice.js');
+// It runs the agent bundle (src/agent-main.ts, minified by scripts/bundle-engine.mjs: about
+// 3 MiB less resident) when that is fresh, else `sluice agent` through the command tree.
+import { freshBundle } from './engine-bundle.js';
+
+const bundle = freshBundle('agent-bundle', 'sluice-agent.mjs');
+if (bundle === undefined) process.argv.splice(2, 0, 'agent');
+await import(bundle ?? './sluice.js');

@@ -7,14 +7,13 @@
  * should not hold the others.
  * @module
  */
-import { Command, CommanderError } from 'commander';
+import type { Command } from 'commander';
 import { addBuildCommands, parseFormat } from './build-commands.js';
 import { examples, HELP_GROUPS } from './cli-help.js';
-import { checkCommandWords } from './command-words.js';
+import { createRootCommand, runCommandLine } from './cli-root.js';
 import { loadConfig, serverContext } from './config.js';
 import { addLocalCommands } from './local-commands.js';
 import { addSettingsCommands } from './settings-commands.js';
-import { reportCommandError } from './ui/command-error.js';
 import { addGitIntegrationCommands } from './git-integration-commands.js';
 import { createTerminal } from './ui/terminal.js';
 import type { Terminal } from './ui/terminal.js';
@@ -35,25 +34,6 @@ export function buildProgram(
   addSetupCommands(program, term);
   orderHelpGroups(program);
   return { program, agent };
-}
-
-/** `sluice` itself: its global options, and Commander's output through the terminal. */
-function createRootCommand(term: Terminal): Command {
-  const program = new Command('sluice')
-    .description('Self-hosted CI/CD for codefresh.yml pipelines')
-    .usage('<command> [options]   (sluice --version prints the version)')
-    .option('-v, --verbose', 'print the cause of errors')
-    .option('--no-color', 'plain text, no colours (also NO_COLOR=1, or when not a terminal)')
-    .exitOverride()
-    .configureOutput({
-      writeErr: (s) => term.err(s.trimEnd()),
-      writeOut: (s) => term.out(s.trimEnd()),
-    });
-  program.addHelpText(
-    'after',
-    '\nStart with: sluice up --demo, then sluice auth create-context (see sluice auth --help).\nEach command has examples: sluice <command> --help',
-  );
-  return program;
 }
 
 /** The commands against a server: the kubectl-style verbs, builds and account settings. */
@@ -155,20 +135,19 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   let exitCode = 0;
   const { program, agent } = buildProgram(term, config, (code) => void (exitCode = code));
-  try {
-    checkCommandWords(program, argv);
-    if (argv.length === 0) {
-      program.outputHelp();
-      return 0;
-    }
-    await addAgentOptionsWhenRun(agent, argv);
-    await program.parseAsync(argv, { from: 'user' });
-    return exitCode;
-  } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-    const verbose = argv.includes('-v') || argv.includes('--verbose');
-    return reportCommandError(term, err, verbose);
-  }
+  return runCommandLine(program, {
+    term,
+    argv,
+    exitCode: () => exitCode,
+    prepare: async () => {
+      if (argv.length === 0) {
+        program.outputHelp();
+        return false;
+      }
+      await addAgentOptionsWhenRun(agent, argv);
+      return true;
+    },
+  });
 }
 
 process.exitCode = await main(process.argv.slice(2));
