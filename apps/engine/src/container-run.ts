@@ -7,7 +7,7 @@
  * the step kinds, above `@sluice/docker` (ARCHITECTURE.md, "The engine's layers").
  * @module
  */
-import { describeError, isSluiceError } from '@sluice/errors';
+import { describeError, isSluiceError, NotFoundError } from '@sluice/errors';
 import type { ContainerSpec, OutputStream, StartedContainer } from '@sluice/docker';
 import type { StepOutcome, StepRuntime } from './step-runtime.js';
 import { dockerSafe, LABELS } from './resource-names.js';
@@ -40,7 +40,14 @@ export function outcomeOfError(err: unknown, runtime: StepRuntime, stopped: stri
   throw err;
 }
 
-/** Pulls `image` when the engine does not have it; a missing image is a NotFoundError. */
+/** What to do about an image that cannot be pulled, after Docker's own reason. */
+export const PULL_FIX =
+  "to fix it, pull or load the image onto the build's Docker engine (docker pull, docker load), or check the registry login (a registry setting, or the step's credentials) and the network";
+
+/**
+ * Pulls `image` when the engine does not have it; a missing image is a NotFoundError whose
+ * message gives Docker's reason and how to fix it.
+ */
 export async function ensureImagePresent(
   image: string,
   owner: string,
@@ -48,7 +55,15 @@ export async function ensureImagePresent(
 ): Promise<void> {
   if (await runtime.docker.imageExists(image)) return;
   emitLine(runtime, owner, 'system', `Pulling image ${image}`);
-  await runtime.docker.pullImage(image);
+  try {
+    await runtime.docker.pullImage(image);
+  } catch (err) {
+    if (!(err instanceof NotFoundError)) throw err;
+    throw new NotFoundError(err.code, `${err.message}; ${PULL_FIX}`, {
+      cause: err,
+      details: { image },
+    });
+  }
 }
 
 /** Unique among the build's containers: build, owner step, role and attempt. */

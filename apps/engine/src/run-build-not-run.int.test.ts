@@ -2,7 +2,8 @@
  * What a pipeline uses that Sluice accepts but does not run is named in the build's log before
  * any step starts; a construct the build cannot do without stops it there, with no container
  * started. Also the Codefresh forms of `when.steps` the parser now reads: `on: approved|denied`
- * and a dependency on the implicit `main_clone`. On the real Docker engine.
+ * and a dependency on the implicit `main_clone`; and an image that cannot be pulled says how to
+ * fix it. On the real Docker engine.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import {
   stepSummary,
   useBuildHarness,
 } from './build-harness.test-support.js';
+import { PULL_FIX } from './container-run.js';
 import { PIPELINE_LOG_OWNER } from './not-run-check.js';
 import { LABELS } from './resource-names.js';
 import type { ApprovalGate } from './approval-gate.js';
@@ -85,4 +87,19 @@ steps:
   assert.match(notes[3] ?? '', /^ {2}codefresh\.yml:12:55: "when\.steps" names "main_clone"/);
   assert.deepEqual(stepLines(build.events, 'shipped', 'stdout'), ['approved, shipping']);
   assert.equal(stepSummary(build, 'rolled_back').result, 'skipped');
+});
+
+test("an image that cannot be pulled fails its step with Docker's reason and how to fix it", async () => {
+  const build = await harness().runSteps(`
+  test:
+    image: sluice-it/no-such-image:404
+    commands: [echo never]
+`);
+  assert.equal(build.summary.result, 'failure');
+  const reason = stepSummary(build, 'test').reason ?? '';
+  assert.match(
+    reason,
+    /^Image "sluice-it\/no-such-image:404" is not on the Docker engine and could not be pulled: \S/,
+  );
+  assert.ok(reason.endsWith(`; ${PULL_FIX}`), reason);
 });

@@ -46,7 +46,8 @@ const rows: Row[] = [
     issues: [
       {
         at: '5:4',
-        message: 'Key "commands" is not indented like the other keys of its map',
+        message:
+          'Key "commands" is not indented like the other keys of its map: it is at column 4, the key above it at column 5',
         code: SYNTAX,
       },
     ],
@@ -66,7 +67,9 @@ const rows: Row[] = [
   {
     name: 'a duplicate key is named at its second occurrence',
     yaml: [...HEAD, '  build:', '    image: alpine', '    image: node'],
-    issues: [{ at: '5:5', message: 'Duplicate key "image"', code: SYNTAX }],
+    issues: [
+      { at: '5:5', message: 'Duplicate key "image"; it is also at line 4, column 5', code: SYNTAX },
+    ],
   },
   {
     name: 'a tab used for indentation',

@@ -5,6 +5,9 @@
  * causes on the same line are dropped.
  * @module
  */
+import { positionIndex } from '@sluice/errors';
+import type { TextPosition } from '@sluice/errors';
+import { DuplicateKeyError } from './yaml-duplicate-keys.js';
 import type { ErrorCode, YAMLError } from 'yaml';
 
 export interface YamlDiagnostic {
@@ -31,6 +34,7 @@ export function describeYamlProblems(
     ...warnings.map((w) => diagnose(text, w, 'warning')),
   ];
   all.sort((a, b) => a.offset - b.offset);
+  lastIndex = undefined;
   const seenLines = new Set<number>();
   return all.filter((d) => {
     if (d.severity === 'warning') return true;
@@ -47,9 +51,17 @@ type Rewrite = (text: string, problem: YAMLError, original: string) => Located;
 
 /** The parser's wording for the mistakes people make most, rewritten to name the key. */
 const REWRITES: Partial<Record<ErrorCode, Rewrite>> = {
-  DUPLICATE_KEY: (text, { pos: [from] }) => {
+  DUPLICATE_KEY: (text, problem) => {
+    const from = problem.pos[0];
     const key = keyAt(text, from);
-    return { offset: from, message: key ? `Duplicate key "${key}"` : 'Duplicate key in map' };
+    const first =
+      problem instanceof DuplicateKeyError
+        ? `; it is also at ${lineColumn(text, problem.firstOffset)}`
+        : '';
+    return {
+      offset: from,
+      message: key ? `Duplicate key "${key}"${first}` : `Duplicate key in map${first}`,
+    };
   },
   TAB_AS_INDENT: (_, { pos: [from] }) => ({
     offset: from,
@@ -77,16 +89,58 @@ function diagnose(text: string, problem: YAMLError, severity: 'error' | 'warning
   return { severity, offset: skipIndentation(text, problem.pos[0]), message: original };
 }
 
+/** The parser places a bad indentation at the blank lines before the key: point at the key. */
 function badIndent(text: string, from: number, original: string): Located {
-  const offset = skipIndentation(text, from);
+  const offset = skipBlankLines(text, from);
   const key = keyAt(text, offset);
   if (key !== undefined && original.startsWith('All mapping items')) {
+    const column = offset - lineStartOf(text, offset) + 1;
+    const sibling = previousKeyColumn(text, offset);
+    const where =
+      sibling !== undefined && sibling !== column
+        ? `: it is at column ${column}, the key above it at column ${sibling}`
+        : '';
     return {
       offset,
-      message: `Key "${key}" is not indented like the other keys of its map`,
+      message: `Key "${key}" is not indented like the other keys of its map${where}`,
     };
   }
   return { offset, message: original };
+}
+
+/** From the start of a line, past blank lines and comment lines, to the first token. */
+function skipBlankLines(text: string, offset: number): number {
+  let k = skipIndentation(text, offset);
+  for (;;) {
+    const line = /^[ \t]*(#[^\n]*)?\r?\n/.exec(text.slice(k, k + 10_000));
+    if (line === null || k !== lineStartOf(text, k)) break;
+    k += line[0].length;
+  }
+  return skipIndentation(text, k);
+}
+
+/** The column of the nearest key above `offset` (blank and comment lines skipped). */
+function previousKeyColumn(text: string, offset: number): number | undefined {
+  let end = lineStartOf(text, offset) - 1;
+  while (end > 0) {
+    const start = lineStartOf(text, end);
+    const line = text.slice(start, end);
+    const indent = /^ */.exec(line)?.[0].length ?? 0;
+    if (line.trim() !== '' && !line.trim().startsWith('#')) {
+      return keyAt(text, start + indent) === undefined ? undefined : indent + 1;
+    }
+    end = start - 1;
+  }
+  return undefined;
+}
+
+/** One index per text, however many duplicate keys it holds. */
+let lastIndex: { text: string; locate: (offset: number) => TextPosition } | undefined;
+
+function lineColumn(text: string, offset: number): string {
+  if (lastIndex?.text !== text) lastIndex = { text, locate: positionIndex(text) };
+  const { line, column } = lastIndex.locate(offset);
+  return `line ${line}, column ${column}`;
 }
 
 /**

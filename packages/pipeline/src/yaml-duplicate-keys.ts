@@ -14,12 +14,11 @@ import type { Document } from 'yaml';
  * `.nan` and two `<<` never clash), other keys never are.
  */
 export function addDuplicateKeyErrors(doc: Document): void {
-  const offsets = duplicateKeyOffsets(doc);
-  if (offsets.length === 0) return;
-  offsets.sort((a, b) => a - b);
-  const errors = offsets.map(
-    (offset) =>
-      new YAMLParseError([offset, offset + 1], 'DUPLICATE_KEY', 'Map keys must be unique'),
+  const duplicates = duplicateKeyOffsets(doc);
+  if (duplicates.length === 0) return;
+  duplicates.sort((a, b) => a.offset - b.offset);
+  const errors = duplicates.map(
+    ({ offset, firstOffset }) => new DuplicateKeyError(offset, firstOffset),
   );
   // In offset order among the parser's own errors, after those at the same offset (the library
   // reports a key's indentation before its duplication).
@@ -34,9 +33,19 @@ export function addDuplicateKeyErrors(doc: Document): void {
   doc.errors.splice(0, doc.errors.length, ...merged);
 }
 
+/** The library's error, plus where the key was first written, so the message can say. */
+export class DuplicateKeyError extends YAMLParseError {
+  readonly firstOffset: number;
+
+  constructor(offset: number, firstOffset: number) {
+    super([offset, offset + 1], 'DUPLICATE_KEY', 'Map keys must be unique');
+    this.firstOffset = firstOffset;
+  }
+}
+
 /** Walks without recursion: keys can hold maps too. */
-function duplicateKeyOffsets(doc: Document): number[] {
-  const offsets: number[] = [];
+function duplicateKeyOffsets(doc: Document): { offset: number; firstOffset: number }[] {
+  const offsets: { offset: number; firstOffset: number }[] = [];
   const stack: unknown[] = [doc.contents];
   while (stack.length > 0) {
     const item = stack.pop();
@@ -46,14 +55,16 @@ function duplicateKeyOffsets(doc: Document): number[] {
       // Not `push(...items)`: a flow list of 500,000 numbers fits in the size limit.
       for (const child of item.items) stack.push(child);
     } else if (isMap(item)) {
-      const seen = new Set<unknown>();
+      const seen = new Map<unknown, number>();
       for (const pair of item.items) {
         stack.push(pair);
         const key = pair.key;
         // The library compares with `===`, under which NaN equals nothing.
         if (!isScalar(key) || Number.isNaN(key.value)) continue;
-        if (seen.has(key.value)) offsets.push(key.range?.[0] ?? 0);
-        else seen.add(key.value);
+        const offset = key.range?.[0] ?? 0;
+        const firstOffset = seen.get(key.value);
+        if (firstOffset !== undefined) offsets.push({ offset, firstOffset });
+        else seen.set(key.value, offset);
       }
     }
   }

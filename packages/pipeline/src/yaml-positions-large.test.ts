@@ -130,7 +130,10 @@ test('a duplicate key among thousands is placed at the duplicate and named', () 
   w.add('  s17: {image: alpine}', 'duplicate');
   filler(w, 5000, 100);
   const issues = located(w.lines.join('\n') + '\n');
-  assert.deepEqual(issues, [`${w.line('duplicate')}:3  Duplicate key "s17"`]);
+  // The first s17 is the one filler wrote.
+  assert.deepEqual(issues, [
+    `${w.line('duplicate')}:3  Duplicate key "s17"; it is also at line 53, column 3`,
+  ]);
 });
 
 test('a duplicate key after a key with no value is placed at the duplicate, on its own line', () => {
@@ -145,7 +148,7 @@ test('a duplicate key after a key with no value is placed at the duplicate, on i
       '    image: busybox',
     ].join('\n'),
   );
-  assert.deepEqual(issues, ['6:5  Duplicate key "image"']);
+  assert.deepEqual(issues, ['6:5  Duplicate key "image"; it is also at line 4, column 5']);
 });
 
 test('duplicate keys in flow maps, with anchors, tags and quotes, are found as before', () => {
@@ -160,5 +163,8 @@ test('duplicate keys in flow maps, with anchors, tags and quotes, are found as b
       '  c: {image: alpine, 1: x, "1": y, .nan: 1, .nan: 2, <<: {}, <<: {}}',
     ].join('\n'),
   );
-  assert.deepEqual(issues, ['3:22  Duplicate key "image"', '6:11  Duplicate key "image"']);
+  assert.deepEqual(issues, [
+    '3:22  Duplicate key "image"; it is also at line 3, column 7',
+    '6:11  Duplicate key "image"; it is also at line 5, column 8',
+  ]);
 });

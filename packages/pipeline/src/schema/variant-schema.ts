@@ -58,6 +58,13 @@ function checkMatrix(fields: Fields, matrix: unknown, path: IssuePath, ctx: Sche
       continue;
     }
     combinations *= values.length;
+    if (key === 'environment' && values.every((v) => typeof v === 'string' && v.includes('='))) {
+      // `[A=1, A=2]` reads as two copies whose environment is one string each.
+      const nested = `[${values.map((v) => `[${String(v)}]`).join(', ')}]`;
+      const message = `"environment" in "matrix" is a list of environments, one per copy, each itself a list: write ${nested}, not [${values.join(', ')}]`;
+      ctx.report([...path, key], message);
+      continue;
+    }
     values.forEach((value, index) => spec.schema.check(value, [...path, key, index], ctx));
   }
   if (combinations > MAX_VARIANTS) {
