@@ -12,8 +12,9 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { KubeClient, KubeResources } from '@sluice/kube';
 import { FINISHED_STATUSES } from '@sluice/protocol';
-import type { SluiceClient } from '@sluice/protocol';
+import type { Build, SluiceClient } from '@sluice/protocol';
 import { VOLUME_ANNOTATIONS } from '@sluice/provisioner';
+import type { VolumeSummary } from '@sluice/provisioner';
 import { labelValue, renderRuntimeInstall, VOLUME_LABELS } from '@sluice/runtime-spec';
 import { CLUSTER_IMAGES, makeTempDir, useKubernetes } from '@sluice/testkit';
 import type { TempDir, TestRegistry } from '@sluice/testkit';
@@ -25,6 +26,7 @@ import {
   objectCount,
 } from './cluster-fixture.js';
 import type { AgentProcess, ControlPlane } from './cluster-fixture.js';
+import { runSluice } from './cli-harness.js';
 import { createPipelines } from './control-plane-seed.js';
 
 const cluster = useKubernetes({
@@ -106,7 +108,9 @@ after(async () => {
   await temp?.cleanup();
 });
 
-async function runBuild(pipelineId: string): Promise<{ status: string; log: string; id: string }> {
+async function runBuild(
+  pipelineId: string,
+): Promise<{ status: string; log: string; build: Build }> {
   const build = await admin.call('createBuild', { params: { pipelineId }, body: {} });
   const deadline = Date.now() + BUILD_TIMEOUT_MS;
   let state = build;
@@ -121,7 +125,9 @@ async function runBuild(pipelineId: string): Promise<{ status: string; log: stri
     `build ${build.id}'s objects deleted`,
     async () => objectCount(await buildObjects(cluster().kubeConfig, NS, build.id)) === 0,
   );
-  return { status: state.status, log, id: build.id };
+  // The agent reported the cache record while the claim was bound.
+  const done = await admin.call('getBuild', { params: { buildId: build.id } });
+  return { status: state.status, log, build: done };
 }
 
 /** The provisioner's volumes last used by the pipeline, with their mount counts. */
@@ -142,11 +148,23 @@ test("the second build of a pipeline runs on the first one's volume and its dind
   assert.doesNotMatch(cold.log, /Using cache/, 'the first build is cold');
   const [volume] = await volumesOf(first);
   assert.deepEqual(await volumesOf(first), [{ name: volume?.name, mounts: '1' }]);
+  assert.equal(cold.build.cache?.outcome, 'miss', JSON.stringify(cold.build.cache));
+  assert.equal(cold.build.cache?.volume, volume?.name);
+  assert.match(cold.build.cache?.reason ?? '', /^new: /);
 
   const warm = await runBuild(first);
   assert.equal(warm.status, 'success', warm.log);
   assert.match(warm.log, /Using cache/, "the second build's dind found the first one's layers");
   assert.deepEqual(await volumesOf(first), [{ name: volume?.name, mounts: '2' }]);
+  const record = warm.build.cache;
+  assert.equal(record?.outcome, 'hit', JSON.stringify(record));
+  assert.equal(record?.volume, volume?.name);
+  assert.equal(record?.mountCount, 2);
+  assert.match(record?.reason ?? '', /^reused: the same /);
+  assert.ok(
+    Date.parse(record?.previousUseAt ?? '') >= Date.parse(record?.volumeCreatedAt ?? ''),
+    'the previous use is after the volume was made',
+  );
 
   const other = pipelineIds['other'] ?? '';
   const fresh = await runBuild(other);
@@ -154,4 +172,39 @@ test("the second build of a pipeline runs on the first one's volume and its dind
   assert.doesNotMatch(fresh.log, /Using cache/, 'another pipeline gets a volume of its own');
   const [otherVolume] = await volumesOf(other);
   assert.ok(otherVolume !== undefined && otherVolume.name !== volume?.name);
+  assert.equal(fresh.build.cache?.outcome, 'miss', JSON.stringify(fresh.build.cache));
+
+  // `sluice get volumes` reads the same volumes from the cluster with the kubeconfig.
+  const listed = await runSluice([
+    'get',
+    'volumes',
+    '--runtime',
+    RUNTIME,
+    '--kubeconfig',
+    cluster().kubeconfigPath,
+    '-o',
+    'json',
+  ]);
+  assert.equal(listed.code, 0, listed.stderr);
+  const items = (JSON.parse(listed.stdout) as { items: VolumeSummary[] }).items;
+  const warmVolume = items.find((v) => v.name === volume?.name);
+  assert.equal(warmVolume?.mountCount, 2, listed.stdout);
+  assert.equal(warmVolume?.status, 'released', 'its builds are over: free for the next');
+  assert.equal(warmVolume?.labels[VOLUME_LABELS.pipeline], labelValue(first));
+  assert.ok(items.some((v) => v.name === otherVolume.name));
+  const table = await runSluice(['get', 'volumes', '--kubeconfig', cluster().kubeconfigPath]);
+  assert.match(table.stdout, /NAME\s+RUNTIME\s+STATUS\s+NODE\s+SIZE\s+BUILDS\s+LAST USED\s+AGE/);
+  assert.match(
+    table.stdout,
+    new RegExp(`${volume?.name}\\s+\\S+\\s+released\\s+\\S+\\s+\\S+\\s+2\\s`),
+  );
+  const missing = await runSluice([
+    'get',
+    'volume',
+    'nope',
+    '--kubeconfig',
+    cluster().kubeconfigPath,
+  ]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /Volume "nope" does not exist/);
 });

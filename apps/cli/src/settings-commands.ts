@@ -1,7 +1,8 @@
 /**
  * The command-line shape of the account settings commands (`get|patch re`, `get registries`,
- * `create registry`, `delete registry`, `create step-type`, `get step-types`); each action's
- * module is imported only when it runs, like every command of main.ts.
+ * `create registry`, `delete registry`, `create step-type`, `get step-types`; `get volumes`, read
+ * from the cluster); each action's module is imported only when it runs, like every command of
+ * main.ts.
  * @module
  */
 import type { Command } from 'commander';
@@ -28,6 +29,28 @@ export interface SettingsCommandsContext {
 
 export function addSettingsCommands(ctx: SettingsCommandsContext): void {
   const { term, verbs, withServer } = ctx;
+  examples(
+    verbs.get
+      .command('volumes')
+      .alias('volume')
+      .description("Warm volumes of the runtimes' volume provisioners, read from the cluster")
+      .argument('[name]', 'volume (PersistentVolume) name')
+      .option('--runtime <name>', "only this runtime's volumes")
+      .option('--kubeconfig <file>', 'the kubeconfig (default: KUBECONFIG, else ~/.kube/config)')
+      .option('--kube-context <name>', "the kubeconfig context (default: the file's current one)")
+      .option('-o, --output <format>', 'table, wide, yaml or json', ctx.parseFormat, 'table'),
+    'sluice get volumes --runtime prod',
+    'sluice get volumes -o wide --kube-context build-cluster',
+  ).action(
+    async (
+      name: string | undefined,
+      opts: { runtime?: string; kubeconfig?: string; kubeContext?: string; output: OutputFormat },
+    ) => {
+      const { getVolumes } = await import('./commands/volumes.js');
+      const columns = process.stdout.isTTY ? Math.max(40, process.stdout.columns || 100) : 100;
+      ctx.setExitCode(await getVolumes(term, name, { ...opts, columns }));
+    },
+  );
   examples(
     withServer(verbs.get.command('runtime-environments').alias('re').alias('runtime-environment'))
       .description('Runtime environments: all, or one by name')

@@ -9,7 +9,9 @@ export {
   PROVISIONER_LABEL,
   SELECTED_NODE_ANNOTATION,
   VOLUME_ANNOTATIONS,
+  volumeSummary,
 } from './volume-objects.js';
+export type { VolumeSummary } from './volume-objects.js';
 export { parseProvisionerConfig, parseVolumeAgentConfig } from './provisioner-config.js';
 export type {
   ProvisionerConfig,

@@ -283,3 +283,54 @@ function keyList(text: string | undefined): string[] | undefined {
 }
 
 export { labelValue };
+
+/** A volume of this provisioner as `sluice get volumes` lists it. */
+export interface VolumeSummary {
+  name: string;
+  /** The runtime of the build that last had it (label value). */
+  runtime: string;
+  /** `in use` (a claim has it), `released` (free for the next matching claim) or `retiring`. */
+  status: 'in use' | 'released' | 'retiring';
+  /** The claim that has it, or last had it. */
+  claim: string | null;
+  node: string | null;
+  capacity: string | null;
+  mountCount: number;
+  createdAt: string | null;
+  lastUsedAt: string | null;
+  /** Why it is being removed, when it is. */
+  retiring: string | null;
+  /** The reuse labels of its last claim (account, project, pipeline, branch, trigger). */
+  labels: Record<string, string>;
+}
+
+export function volumeSummary(pv: KubeResource): VolumeSummary {
+  const annotations = pv.metadata.annotations ?? {};
+  const labels = pv.metadata.labels ?? {};
+  const spec = pv['spec'] as { capacity?: { storage?: string } } | undefined;
+  const ref = claimRefOf(pv);
+  const retiring =
+    annotations[VOLUME_ANNOTATIONS.retiring] ??
+    (pv.metadata.deletionTimestamp === undefined ? null : 'being deleted');
+  const reuseLabels = Object.fromEntries(
+    Object.entries(labels).filter(([key]) => key !== PROVISIONER_LABEL),
+  );
+  return {
+    name: pv.metadata.name,
+    runtime: labels[BUILD_LABELS.runtime] ?? '',
+    status:
+      retiring !== null
+        ? 'retiring'
+        : annotations[VOLUME_ANNOTATIONS.usedBy] !== undefined
+          ? 'in use'
+          : 'released',
+    claim: ref?.name === undefined ? null : `${ref.namespace ?? ''}/${ref.name}`,
+    node: annotations[VOLUME_ANNOTATIONS.node] ?? null,
+    capacity: spec?.capacity?.storage ?? null,
+    mountCount: Number(annotations[VOLUME_ANNOTATIONS.mountCount] ?? 0) || 0,
+    createdAt: annotations[VOLUME_ANNOTATIONS.created] ?? null,
+    lastUsedAt: annotations[VOLUME_ANNOTATIONS.lastUsed] ?? null,
+    retiring,
+    labels: reuseLabels,
+  };
+}
