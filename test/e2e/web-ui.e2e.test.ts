@@ -10,6 +10,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 import { ensureDockerEngine, ensureTestImages, makeTempDir } from '@sluice/testkit';
@@ -64,13 +65,27 @@ let token = '';
 let admin: SluiceClient;
 let ids: Record<string, string> = {};
 let loads = 0;
+let port = 0;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
 
 before(async () => {
   browser = await launchChromium();
   await ensureDockerEngine();
   await ensureTestImages();
   temp = await makeTempDir('sluice-web-');
-  cli = startSluice(['up', '--port', '0', '--data-dir', temp.path]);
+  // A fixed port, so that the restart below comes back where the page is.
+  port = await freePort();
+  cli = startSluice(['up', '--port', String(port), '--data-dir', temp.path]);
   ({ url, token } = await waitForUp(cli));
   admin = createClient({ baseUrl: url, token });
   ids = await createPipelines(admin, PROJECT, { slow: SLOW, gated: GATED });
@@ -196,6 +211,22 @@ test('a runtime environment is edited, its diff shown, and made the default', as
   assert.equal(spare.spec.proxy !== undefined, true);
   await screenshots(page, 'runtime');
   await admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
+});
+
+test('a lost connection shows, and goes once the server is back, without a reload', async () => {
+  await page.getByRole('link', { name: 'Builds' }).first().click();
+  await page.locator('tr[data-build]').first().waitFor();
+  const before = loads;
+  cli.child.kill('SIGTERM');
+  await cli.done;
+  await page.getByRole('status').getByText('Connection to the server lost').waitFor();
+  cli = startSluice(['up', '--port', String(port), '--data-dir', temp.path]);
+  await waitForUp(cli);
+  await page.getByText('Connection to the server lost').waitFor({ state: 'detached' });
+  const build = await admin.call('createBuild', { params: { pipelineId: ids.gated ?? '' } });
+  await page.locator(`tr[data-build="${build.id}"]`).waitFor({ timeout: 15_000 });
+  await admin.call('cancelBuild', { params: { buildId: build.id } });
+  assert.equal(loads, before, 'the page was never reloaded');
 });
 
 test('agents show online with their runtimes; sign-out forgets the token', async () => {

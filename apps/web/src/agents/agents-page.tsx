@@ -8,6 +8,7 @@ import { useApi } from '../api/api-context.js';
 import { usePoll } from '../api/use-poll.js';
 import { ErrorNote } from '../app/error-note.js';
 import { formatAgo } from '../app/format.js';
+import { Table } from '../app/table.js';
 
 export function AgentsPage() {
   const api = useApi();
@@ -20,38 +21,24 @@ export function AgentsPage() {
       <h1>Agents</h1>
       {list.error ? <ErrorNote error={list.error} /> : null}
       {list.data?.items.length === 0 ? <p className="muted">No agents.</p> : null}
-      <div className="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>State</th>
-              <th>Last heartbeat</th>
-              <th>Version</th>
-              <th>Runtimes</th>
-              <th>Health</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(list.data?.items ?? []).map((agent) => (
-              <tr key={agent.id}>
-                <td>{agent.name}</td>
-                <td>
-                  <span className={`badge status-${agent.online ? 'online' : 'offline'}`}>
-                    {agent.online ? 'online' : 'offline'}
-                  </span>
-                </td>
-                <td>{formatAgo(agent.lastHeartbeatAt)}</td>
-                <td>{agent.version ?? '—'}</td>
-                <td>{agent.runtimes.join(', ') || '—'}</td>
-                <td>
-                  <Health health={agent.health} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table headers={['Name', 'State', 'Last heartbeat', 'Version', 'Runtimes', 'Health']}>
+        {(list.data?.items ?? []).map((agent) => (
+          <tr key={agent.id}>
+            <td>{agent.name}</td>
+            <td>
+              <span className={`badge status-${agent.online ? 'online' : 'offline'}`}>
+                {agent.online ? 'online' : 'offline'}
+              </span>
+            </td>
+            <td>{formatAgo(agent.lastHeartbeatAt)}</td>
+            <td>{agent.version ?? '—'}</td>
+            <td>{agent.runtimes.join(', ') || '—'}</td>
+            <td>
+              <Health health={agent.health} />
+            </td>
+          </tr>
+        ))}
+      </Table>
     </section>
   );
 }

@@ -4,7 +4,6 @@
  * finishes, so the final state shows without a reload.
  * @module
  */
-import { useState } from 'react';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build } from '@sluice/protocol';
 import { useApi } from '../api/api-context.js';
@@ -12,6 +11,7 @@ import { usePoll } from '../api/use-poll.js';
 import { between, formatDuration, shortRevision } from '../app/format.js';
 import { Link, navigate } from '../app/router.js';
 import { ErrorNote } from '../app/error-note.js';
+import { useAction } from '../app/use-action.js';
 import { LogPanel } from '../logs/log-panel.js';
 import { StatusBadge } from './status-badge.js';
 import { StepTimeline } from './step-timeline.js';
@@ -24,20 +24,16 @@ export function BuildPage({ buildId }: { buildId: string }) {
     key: buildId,
     stop: (build) => FINISHED_STATUSES.includes(build.status),
   });
-  const [actionError, setActionError] = useState<Error | undefined>();
+  const action = useAction();
   const build = polled.data;
   if (!build) return polled.error ? <ErrorNote error={polled.error} /> : <p>Loading…</p>;
 
-  const act = async (run: () => Promise<Build>, open = false) => {
-    setActionError(undefined);
-    try {
+  const act = (run: () => Promise<Build>, open = false) =>
+    action.run(async () => {
       const result = await run();
       if (open) navigate(`/builds/${result.id}`);
       else polled.reload();
-    } catch (err) {
-      setActionError(err as Error);
-    }
-  };
+    });
   const params = { buildId };
   const finished = FINISHED_STATUSES.includes(build.status);
   const waiting = build.steps.some((s) => s.status === 'pending-approval');
@@ -89,7 +85,7 @@ export function BuildPage({ buildId }: { buildId: string }) {
           ) : null}
         </div>
       </header>
-      {actionError ? <ErrorNote error={actionError} /> : null}
+      {action.error ? <ErrorNote error={action.error} /> : null}
       <dl className="facts">
         <dt>Branch</dt>
         <dd>{build.branch ?? '—'}</dd>

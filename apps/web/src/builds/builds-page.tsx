@@ -11,6 +11,7 @@ import { usePoll } from '../api/use-poll.js';
 import { ErrorNote } from '../app/error-note.js';
 import { between, formatAgo, formatDuration, shortRevision } from '../app/format.js';
 import { Link, navigate } from '../app/router.js';
+import { Table } from '../app/table.js';
 import { usePipelines } from '../pipelines/use-pipelines.js';
 import { StatusBadge } from './status-badge.js';
 
@@ -92,47 +93,43 @@ export function BuildsPage({ search }: { search: string }) {
         </label>
       </form>
       {page.error ? <ErrorNote error={page.error} /> : null}
-      <div className="table-wrap">
-        <table className="builds">
-          <thead>
-            <tr>
-              <th>Build</th>
-              <th>Status</th>
-              <th>Pipeline</th>
-              <th>Branch</th>
-              <th>Commit</th>
-              <th>Trigger</th>
-              <th>Duration</th>
-              <th>Started</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(page.data?.items ?? []).map((build) => (
-              <tr key={build.id} data-build={build.id}>
-                <td>
-                  <Link href={`/builds/${build.id}`}>#{build.number}</Link>
-                </td>
-                <td>
-                  <StatusBadge status={build.status} />
-                </td>
-                <td>
-                  {build.project}/{build.pipeline}
-                </td>
-                <td>{build.branch ?? '—'}</td>
-                <td className="mono">{shortRevision(build.revision)}</td>
-                <td>
-                  {build.trigger}
-                  {build.initiator ? <span className="muted"> · {build.initiator}</span> : null}
-                </td>
-                <td className="num">
-                  {formatDuration(between(build.createdAt, build.finishedAt) ?? NaN)}
-                </td>
-                <td>{formatAgo(build.createdAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table
+        className="builds"
+        headers={[
+          'Build',
+          'Status',
+          'Pipeline',
+          'Branch',
+          'Commit',
+          'Trigger',
+          'Duration',
+          'Started',
+        ]}
+      >
+        {(page.data?.items ?? []).map((build) => (
+          <tr key={build.id} data-build={build.id}>
+            <td>
+              <Link href={`/builds/${build.id}`}>#{build.number}</Link>
+            </td>
+            <td>
+              <StatusBadge status={build.status} />
+            </td>
+            <td>
+              {build.project}/{build.pipeline}
+            </td>
+            <td>{build.branch ?? '—'}</td>
+            <td className="mono">{shortRevision(build.revision)}</td>
+            <td>
+              {build.trigger}
+              {build.initiator ? <span className="muted"> · {build.initiator}</span> : null}
+            </td>
+            <td className="num">
+              {formatDuration(between(build.createdAt, build.finishedAt) ?? NaN)}
+            </td>
+            <td>{formatAgo(build.createdAt)}</td>
+          </tr>
+        ))}
+      </Table>
       {page.data && page.data.items.length === 0 ? <p className="muted">No builds.</p> : null}
       <nav className="pager" aria-label="Pages">
         <button

@@ -9,6 +9,7 @@ import { useApi } from '../api/api-context.js';
 import { usePoll } from '../api/use-poll.js';
 import { ErrorNote } from '../app/error-note.js';
 import { Link, navigate } from '../app/router.js';
+import { useAction } from '../app/use-action.js';
 import { YamlEditor } from './yaml-editor.js';
 
 export function PipelinePage({ pipelineId }: { pipelineId: string }) {
@@ -55,20 +56,17 @@ function RunForm({ pipelineId }: { pipelineId: string }) {
   const api = useApi();
   const [branch, setBranch] = useState('');
   const [variables, setVariables] = useState('');
-  const [error, setError] = useState<Error | undefined>();
+  const action = useAction();
 
-  const run = async (event: FormEvent) => {
+  const run = (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
-    try {
+    return action.run(async () => {
       const build = await api.call('createBuild', {
         params: { pipelineId },
         body: { branch: branch.trim() || undefined, variables: parseVariables(variables) },
       });
       navigate(`/builds/${build.id}`);
-    } catch (err) {
-      setError(err as Error);
-    }
+    });
   };
 
   return (
@@ -86,7 +84,7 @@ function RunForm({ pipelineId }: { pipelineId: string }) {
           Run
         </button>
       </div>
-      {error ? <ErrorNote error={error} /> : null}
+      {action.error ? <ErrorNote error={action.error} /> : null}
     </form>
   );
 }
@@ -100,20 +98,17 @@ interface EditFormProps {
 function EditForm({ pipelineId, yaml, onSaved }: EditFormProps) {
   const api = useApi();
   const [text, setText] = useState(yaml);
-  const [error, setError] = useState<Error | undefined>();
+  const action = useAction();
   const [saved, setSaved] = useState(false);
 
-  const save = async (event: FormEvent) => {
+  const save = (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
     setSaved(false);
-    try {
+    return action.run(async () => {
       await api.call('updatePipeline', { params: { pipelineId }, body: { yaml: text } });
       setSaved(true);
       onSaved();
-    } catch (err) {
-      setError(err as Error);
-    }
+    });
   };
 
   return (
@@ -125,7 +120,7 @@ function EditForm({ pipelineId, yaml, onSaved }: EditFormProps) {
         </button>{' '}
         {saved ? <span role="status">Saved.</span> : null}
       </div>
-      {error ? <ErrorNote error={error} /> : null}
+      {action.error ? <ErrorNote error={action.error} /> : null}
     </form>
   );
 }

@@ -8,6 +8,8 @@ import type { FormEvent } from 'react';
 import { useApi } from '../api/api-context.js';
 import { ErrorNote } from '../app/error-note.js';
 import { Link, navigate } from '../app/router.js';
+import { Table } from '../app/table.js';
+import { useAction } from '../app/use-action.js';
 import { usePipelines } from './use-pipelines.js';
 import { YamlEditor } from './yaml-editor.js';
 
@@ -35,34 +37,20 @@ export function PipelinesPage() {
       {(pipelines.data ?? []).map(({ project, pipelines: list }) => (
         <section key={project.id} aria-label={`Project ${project.name}`}>
           <h2>{project.name}</h2>
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>Pipeline</th>
-                  <th>Runtime environment</th>
-                  <th>Variables</th>
-                  <th>Builds</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((p) => (
-                  <tr key={p.id}>
-                    <td>
-                      <Link href={`/pipelines/${p.id}`}>{p.name}</Link>
-                    </td>
-                    <td>
-                      {p.runtimeEnvironment ?? <span className="muted">account default</span>}
-                    </td>
-                    <td>{p.variables.length}</td>
-                    <td>
-                      <Link href={`/builds?pipelineId=${p.id}`}>builds</Link>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table headers={['Pipeline', 'Runtime environment', 'Variables', 'Builds']}>
+            {list.map((p) => (
+              <tr key={p.id}>
+                <td>
+                  <Link href={`/pipelines/${p.id}`}>{p.name}</Link>
+                </td>
+                <td>{p.runtimeEnvironment ?? <span className="muted">account default</span>}</td>
+                <td>{p.variables.length}</td>
+                <td>
+                  <Link href={`/builds?pipelineId=${p.id}`}>builds</Link>
+                </td>
+              </tr>
+            ))}
+          </Table>
         </section>
       ))}
     </section>
@@ -75,22 +63,19 @@ export function NewPipelinePage() {
   const [project, setProject] = useState('');
   const [name, setName] = useState('');
   const [yaml, setYaml] = useState(STARTER);
-  const [error, setError] = useState<Error | undefined>();
+  const action = useAction();
   const projects = (pipelines.data ?? []).map((p) => p.project.name);
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
-    try {
+    return action.run(async () => {
       if (!projects.includes(project)) await api.call('createProject', { body: { name: project } });
       const created = await api.call('createPipeline', {
         params: { project },
         body: { name, yaml },
       });
       navigate(`/pipelines/${created.id}`);
-    } catch (err) {
-      setError(err as Error);
-    }
+    });
   };
 
   return (
@@ -121,7 +106,7 @@ export function NewPipelinePage() {
             Create pipeline
           </button>
         </div>
-        {error ? <ErrorNote error={error} /> : null}
+        {action.error ? <ErrorNote error={action.error} /> : null}
       </form>
     </section>
   );

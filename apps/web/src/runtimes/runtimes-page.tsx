@@ -12,6 +12,8 @@ import { usePoll } from '../api/use-poll.js';
 import { ErrorNote } from '../app/error-note.js';
 import { formatAgo } from '../app/format.js';
 import { Link } from '../app/router.js';
+import { Table } from '../app/table.js';
+import { useAction } from '../app/use-action.js';
 import { diffLines, mergePatch } from './spec-diff.js';
 
 export function RuntimesPage() {
@@ -24,32 +26,19 @@ export function RuntimesPage() {
     <section>
       <h1>Runtime environments</h1>
       {list.error ? <ErrorNote error={list.error} /> : null}
-      <div className="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Default</th>
-              <th>Version</th>
-              <th>Description</th>
-              <th>Changed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(list.data?.items ?? []).map((re) => (
-              <tr key={re.name}>
-                <td>
-                  <Link href={`/runtimes/${encodeURIComponent(re.name)}`}>{re.name}</Link>
-                </td>
-                <td>{re.isDefault ? <span className="badge status-success">default</span> : ''}</td>
-                <td className="num">{re.version}</td>
-                <td>{re.description ?? ''}</td>
-                <td>{formatAgo(re.createdAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table headers={['Name', 'Default', 'Version', 'Description', 'Changed']}>
+        {(list.data?.items ?? []).map((re) => (
+          <tr key={re.name}>
+            <td>
+              <Link href={`/runtimes/${encodeURIComponent(re.name)}`}>{re.name}</Link>
+            </td>
+            <td>{re.isDefault ? <span className="badge status-success">default</span> : ''}</td>
+            <td className="num">{re.version}</td>
+            <td>{re.description ?? ''}</td>
+            <td>{formatAgo(re.createdAt)}</td>
+          </tr>
+        ))}
+      </Table>
     </section>
   );
 }
@@ -65,19 +54,15 @@ export function RuntimePage({ name }: { name: string }) {
     intervalMs: 5000,
     key: `history:${name}`,
   });
-  const [error, setError] = useState<Error | undefined>();
+  const action = useAction();
   const re = current.data;
   if (!re) return current.error ? <ErrorNote error={current.error} /> : <p>Loading…</p>;
 
-  const setDefault = async () => {
-    setError(undefined);
-    try {
+  const setDefault = () =>
+    action.run(async () => {
       await api.call('setDefaultRuntimeEnvironment', { params });
       current.reload();
-    } catch (err) {
-      setError(err as Error);
-    }
-  };
+    });
   const reload = () => {
     current.reload();
     history.reload();
@@ -97,7 +82,7 @@ export function RuntimePage({ name }: { name: string }) {
           )}
         </div>
       </header>
-      {error ? <ErrorNote error={error} /> : null}
+      {action.error ? <ErrorNote error={action.error} /> : null}
       <h2>Spec</h2>
       <SpecEditor key={re.version} name={re.name} spec={re.spec} onSaved={reload} />
       <h2>History</h2>
@@ -114,20 +99,17 @@ type Spec = Record<string, unknown>;
 function SpecEditor(props: { name: string; spec: Spec; onSaved: () => void }) {
   const api = useApi();
   const [text, setText] = useState(() => stringify(props.spec));
-  const [error, setError] = useState<Error | undefined>();
-  const save = async (event: FormEvent) => {
+  const action = useAction();
+  const save = (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
-    try {
+    return action.run(async () => {
       const next: unknown = parse(text);
       if (typeof next !== 'object' || next === null || Array.isArray(next))
         throw new Error('The spec must be a YAML mapping');
       const patch = mergePatch(props.spec as never, next as never);
       await api.call('patchRuntimeEnvironment', { params: { name: props.name }, body: { patch } });
       props.onSaved();
-    } catch (err) {
-      setError(err as Error);
-    }
+    });
   };
   return (
     <form className="grid-form" onSubmit={(e) => void save(e)} aria-label="Edit spec">
@@ -144,7 +126,7 @@ function SpecEditor(props: { name: string; spec: Spec; onSaved: () => void }) {
           Save
         </button>
       </div>
-      {error ? <ErrorNote error={error} /> : null}
+      {action.error ? <ErrorNote error={action.error} /> : null}
     </form>
   );
 }
