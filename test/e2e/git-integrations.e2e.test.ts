@@ -3,7 +3,8 @@
  * basic auth) and a real `sluice server`: `sluice create|get|delete git-integration` never show
  * the token; a build through the control plane whose git-clone step says `git: NAME` clones
  * the private repository and the token is in no stored log line; with a wrong token the step
- * fails naming the integration; `sluice run --git-integration` clones it too.
+ * fails naming the integration; `sluice run --git-integration` clones it too; a webhook
+ * trigger names its integration and `sluice get triggers` shows it.
  * @module
  */
 import { after, before, test } from 'node:test';
@@ -221,6 +222,25 @@ test('sluice run --git-integration clones the private repository; without one it
       `sluice-volume-${volumeKey}-anon`,
     ]);
   }
+});
+
+test('a webhook trigger names its integration, and sluice get triggers shows it', async () => {
+  await admin.call('createTrigger', {
+    params: { pipelineId },
+    body: {
+      kind: 'git',
+      provider: 'github',
+      repo: 'acme/repo',
+      events: ['push'],
+      secret: 'webhook-secret-for-e2e-0123',
+      gitIntegration: 'github-main',
+    },
+  });
+  const table = await runSluice(['get', 'triggers', `${PROJECT}/clone`], { env });
+  assert.equal(table.code, 0, table.stderr);
+  assert.match(table.stdout, /GIT-INTEGRATION/);
+  assert.match(table.stdout, /^trg_\S+\s+git\s+github\s+acme\/repo\s+push\s+github-main\s+yes$/m);
+  assert.ok(!table.stdout.includes('webhook-secret-for-e2e'), 'the webhook secret was printed');
 });
 
 test('sluice delete git-integration removes it; a build naming it then fails saying it does not exist', async () => {

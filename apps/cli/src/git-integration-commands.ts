@@ -1,7 +1,8 @@
 /**
  * The command-line shape of the git integration commands (`get git-integrations [NAME]`,
- * `create git-integration`, `delete git-integration`); the action's module is imported only
- * when it runs, like every command of main.ts.
+ * `create git-integration`, `delete git-integration`) and of `get triggers PIPELINE`, which
+ * shows the integration each git trigger names; the action's module is imported only when it
+ * runs, like every command of main.ts.
  * @module
  */
 import { InputError } from '@sluice/errors';
@@ -79,5 +80,16 @@ export function addGitIntegrationCommands(ctx: SettingsCommandsContext): void {
   ).action(async (name: string, opts: ServerFlags) => {
     const { deleteGitIntegration } = await import('./commands/git-integrations.js');
     ctx.setExitCode(await deleteGitIntegration(term, name, ctx.server(opts)));
+  });
+  examples(
+    withServer(verbs.get.command('triggers').alias('trigger'))
+      .description("A pipeline's git and cron triggers, with the git integration each names")
+      .argument('<pipeline>', 'project/pipeline, a pipeline id, or a name one project has')
+      .option('-o, --output <format>', 'table, yaml or json', ctx.parseFormat, 'table'),
+    'sluice get triggers web/build',
+    'sluice get triggers web/build -o yaml',
+  ).action(async (pipeline: string, opts: ServerFlags & { output: OutputFormat }) => {
+    const { getTriggers } = await import('./commands/triggers.js');
+    ctx.setExitCode(await getTriggers(term, pipeline, { ...opts, ...ctx.server(opts) }));
   });
 }

@@ -157,3 +157,54 @@ databases.test(
     }
   },
 );
+
+databases.test(
+  'a git trigger names its git integration; one the account lacks is refused',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      await t.admin.call('createGitIntegration', {
+        body: { name: 'github-main', kind: 'github', token: TOKEN },
+      });
+      const pipeline = await seedPipeline(t);
+      const trigger = await t.admin.call('createTrigger', {
+        params: { pipelineId: pipeline.id },
+        body: {
+          kind: 'git',
+          provider: 'github',
+          repo: 'acme/app',
+          events: ['push'],
+          secret: 'webhook-secret-0123456789',
+          gitIntegration: 'github-main',
+        },
+      });
+      assert.equal(trigger.gitIntegration, 'github-main');
+      const listed = await t.admin.call('listTriggers', { params: { pipelineId: pipeline.id } });
+      assert.deepEqual(
+        listed.items.map((i) => i.gitIntegration),
+        ['github-main'],
+      );
+      const cron = await t.admin.call('createTrigger', {
+        params: { pipelineId: pipeline.id },
+        body: { kind: 'cron', cron: '0 3 * * *' },
+      });
+      assert.equal(cron.gitIntegration, null);
+      await assert.rejects(
+        t.admin.call('createTrigger', {
+          params: { pipelineId: pipeline.id },
+          body: {
+            kind: 'git',
+            provider: 'github',
+            events: ['push'],
+            secret: 'webhook-secret-0123456789',
+            gitIntegration: 'nope',
+          },
+        }),
+        (err: Coded) =>
+          err.code === 'SLUICE_GIT_INTEGRATION_NOT_FOUND' && /"nope"/.test(err.message),
+      );
+    } finally {
+      await t.close();
+    }
+  },
+);

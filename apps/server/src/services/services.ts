@@ -66,7 +66,7 @@ export function createServices(ctx: ServerContext): Services {
   // Every write that frees or takes a place wakes a pass, in this process and the others.
   wakeups.drive((accountId) => scheduler.schedule(accountId));
   const builds = new BuildService(ctx, projects, store, finisher, stepTypes);
-  const triggers = new TriggerService(ctx, projects);
+  const triggers = new TriggerService(ctx, projects, gitIntegrations);
   return {
     ctx,
     identity,

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { Id, Timestamp, Variables } from './common.js';
+import { GitIntegrationName } from './git-integrations.js';
 
 export const TriggerKind = z.enum(['git', 'cron']);
 export type TriggerKind = z.infer<typeof TriggerKind>;
@@ -28,6 +29,10 @@ export const Trigger = z.object({
     .describe(
       'Git triggers only: a branch name, or a /regex/flags literal in RE2 syntax (linear time: no lookaround or backreferences)',
     ),
+  gitIntegration: z
+    .string()
+    .nullable()
+    .describe('Git triggers only: the git integration that clones the repository of its builds'),
   branch: z.string().nullable().describe('Cron triggers only: the branch each build runs on'),
   cron: z.string().nullable().describe('Cron triggers only: 5 fields or a macro, in UTC'),
   nextRunAt: Timestamp.nullable().describe('Cron triggers only'),
@@ -60,6 +65,9 @@ export const CreateGitTrigger = z.object({
     .describe(
       'A branch name, or a /regex/flags literal (flags i, m, s) matched by RE2 in linear time; a pattern RE2 cannot run (lookaround, backreferences) is refused with 422',
     ),
+  gitIntegration: GitIntegrationName.optional().describe(
+    "The account's git integration that clones the repository; 404 SLUICE_GIT_INTEGRATION_NOT_FOUND when there is none of that name",
+  ),
   secret: z
     .string()
     .min(16, 'A webhook secret has at least 16 characters')

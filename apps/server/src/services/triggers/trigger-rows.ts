@@ -51,6 +51,7 @@ export function toTrigger(row: TriggerRow, publicUrl: string | undefined): Trigg
     repo: row.repo,
     events: row.events.filter(isTriggerEvent),
     branchFilter: row.branch_filter,
+    gitIntegration: git ? row.git_integration : null,
     branch: git ? null : (cronBranch(row) ?? null),
     cron: row.cron,
     nextRunAt: isoTime(row.next_run_at),

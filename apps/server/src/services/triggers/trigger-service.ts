@@ -18,6 +18,7 @@ import type { TriggerRow } from '@sluice/db';
 import type { CreateTrigger, Trigger } from '@sluice/protocol';
 import type { z } from 'zod';
 import type { ProjectService } from '../projects/project-service.js';
+import type { GitIntegrationService } from '../settings/git-integration-service.js';
 import type { ServerContext } from '../server-context.js';
 import { CRON_BRANCH_KEY, secretAssociatedData, toTrigger } from './trigger-rows.js';
 
@@ -28,10 +29,16 @@ type CronInput = Extract<CreateTriggerInput, { kind: 'cron' }>;
 export class TriggerService {
   readonly #ctx: ServerContext;
   readonly #projects: ProjectService;
+  readonly #gitIntegrations: GitIntegrationService;
 
-  constructor(ctx: ServerContext, projects: ProjectService) {
+  constructor(
+    ctx: ServerContext,
+    projects: ProjectService,
+    gitIntegrations: GitIntegrationService,
+  ) {
     this.#ctx = ctx;
     this.#projects = projects;
+    this.#gitIntegrations = gitIntegrations;
   }
 
   async list(accountId: string, pipelineId: string): Promise<Trigger[]> {
@@ -48,6 +55,9 @@ export class TriggerService {
 
   async create(accountId: string, pipelineId: string, input: CreateTriggerInput): Promise<Trigger> {
     await this.#projects.pipelineRow(accountId, pipelineId);
+    // A git trigger names an integration of the account, or none (404 naming it).
+    if (input.kind === 'git' && input.gitIntegration !== undefined)
+      await this.#gitIntegrations.get(accountId, input.gitIntegration);
     const id = this.#ctx.ids.next('trg');
     const values =
       input.kind === 'git'
@@ -98,6 +108,7 @@ export class TriggerService {
       repo: input.repo ?? null,
       events: jsonb([...new Set(input.events)]),
       branch_filter: branchFilter === '' ? null : branchFilter,
+      git_integration: input.gitIntegration ?? null,
       secret_encrypted: encryptSecret(input.secret, this.#ctx.secretKey, {
         associatedData: secretAssociatedData(id),
       }),
