@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=2 --no-opt --no-maglev
+#!/usr/bin/env -S node --max-semi-space-size=2 --no-opt --no-maglev --max-old-space-size=256
 // `sluice agent` as it is deployed: the same command, run by Node with the agent's V8 flags
 // (also the command of the runtime chart's agent container), measured by bench/agent:
 //   --max-semi-space-size=2  a 2 MiB young generation: under load V8 would otherwise grow it
@@ -7,7 +7,13 @@
 //   --no-opt --no-maglev     no optimising compilers (the interpreter and the baseline compiler
 //                            remain): their code and type feedback were 5–8 MiB of a busy agent,
 //                            whose work is waiting on the network, for CPU within the bench's
-//                            noise (1.35–1.83 s for 600 tasks, against 1.5 s with them).
+//                            noise (1.35–1.83 s for 600 tasks, against 1.5 s with them);
+//   --max-old-space-size=256 the runtime chart's memory limit for the agent container: at or
+//                            under 256 MiB V8 lets the old generation grow by its least factor
+//                            (1.3) between full collections, where from this machine's default
+//                            limit it allows up to 4, garbage it keeps until then: 3–5 MiB of a
+//                            busy agent (whose live heap is about 20 MiB with 100 builds), for
+//                            about 0.3 s more CPU on 600 tasks.
 // It runs the agent bundle (src/agent-main.ts, minified by scripts/bundle-engine.mjs: about
 // 3 MiB less resident) when that is fresh, else `sluice agent` through the command tree.
 import { freshBundle } from './engine-bundle.js';

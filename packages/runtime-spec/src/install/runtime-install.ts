@@ -251,6 +251,7 @@ function deployment(
                 '--max-semi-space-size=2',
                 '--no-opt',
                 '--no-maglev',
+                '--max-old-space-size=256',
                 '/usr/local/lib/sluice/sluice.mjs',
                 'agent',
               ],
