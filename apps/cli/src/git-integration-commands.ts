@@ -7,7 +7,8 @@
  */
 import { InputError } from '@sluice/errors';
 import type { GitIntegrationKind } from '@sluice/protocol';
-import type { OutputFormat } from './commands/server-resources.js';
+import type { OutputFormat, ServerOptions } from './commands/server-resources.js';
+import type { CreateGitIntegrationOptions } from './commands/git-integrations.js';
 import { examples } from './cli-help.js';
 import type { SettingsCommandsContext } from './settings-commands.js';
 
@@ -58,15 +59,7 @@ export function addGitIntegrationCommands(ctx: SettingsCommandsContext): void {
   ).action(
     async (
       name: string,
-      opts: ServerFlags & {
-        kind: GitIntegrationKind;
-        url?: string;
-        username?: string;
-        gitToken?: string;
-        tokenStdin?: boolean;
-        sshKeyFile?: string;
-        default?: boolean;
-      },
+      opts: ServerFlags & Omit<CreateGitIntegrationOptions, keyof ServerOptions>,
     ) => {
       const { createGitIntegration } = await import('./commands/git-integrations.js');
       ctx.setExitCode(await createGitIntegration(term, name, { ...opts, ...ctx.server(opts) }));
