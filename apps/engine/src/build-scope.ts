@@ -121,6 +121,12 @@ export class BuildScope {
     if (members !== undefined) step.members = { ...step.members, ...members };
   }
 
+  /** System variables learnt during the build (a clone's `CF_REPO_*`); a value already known wins. */
+  fillSystem(values: Record<string, string>): void {
+    for (const [key, value] of Object.entries(values))
+      if (!this.#base.has(key)) this.#base.set(key, value);
+  }
+
   addExports(values: ReadonlyMap<string, string>): void {
     for (const [key, value] of values) this.#exports.set(key, value);
   }

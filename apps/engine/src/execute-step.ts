@@ -16,7 +16,10 @@ import { EXPORTS_FILE, maskMarker, parseExportsFile } from './exports-file.js';
 import { cloneTarget, freestyleContainer, gitCloneContainer } from './step-containers.js';
 import type { CloneTarget, StepContainerContext } from './step-containers.js';
 import { containerNameFor } from './resource-names.js';
-import { ensureImagePresent, helperLabels, runToExit } from './container-run.js';
+import { emitLine, ensureImagePresent, helperLabels, runToExit } from './container-run.js';
+import { credentialsOf, refusedReason, repoVariables } from './git-integrations.js';
+import type { CloneCredentials } from './git-integrations.js';
+import type { GitIntegrationSetting } from './registry-settings.js';
 import { runBuildStep } from './step-build.js';
 import { runPushStep } from './step-push.js';
 import { runCompositionStep } from './step-composition.js';
@@ -43,24 +46,64 @@ export async function executeStep(step: LeafStep, runtime: StepRuntime): Promise
 }
 
 async function runGitClone(step: GitCloneStep, runtime: StepRuntime): Promise<StepOutcome> {
-  if (step.credentials?.password) runtime.masker.add(step.credentials.password);
-  const target = cloneTarget(step);
-  const spec = gitCloneContainer(step, target, runtime.gitImage, containerContext(step, runtime));
+  const chosen = chooseIntegration(step, runtime);
+  if ('outcome' in chosen) return chosen.outcome;
+  const { integration } = chosen;
+  const credentials: CloneCredentials = step.credentials
+    ? { kind: 'token', ...step.credentials, token: step.credentials.password }
+    : credentialsOf(integration);
+  if (credentials.kind === 'token') runtime.masker.add(credentials.token);
+  const target = cloneTarget(step, integration);
+  const context = containerContext(step, runtime);
+  const spec = gitCloneContainer(step, target, runtime.gitImage, context, credentials);
   let lastError: string | undefined;
   const outcome = await runContainer(spec, step, runtime, {
     readExports: false,
     onStderr: (line) => (lastError = line),
   });
   if (outcome.result === 'failure' && outcome.exitCode !== undefined)
-    return { ...outcome, reason: cloneFailureReason(step, target, outcome.exitCode, lastError) };
+    return {
+      ...outcome,
+      reason:
+        refusedReason(step, target.displayUrl, lastError) ??
+        cloneFailureReason(step, target, outcome.exitCode, lastError),
+    };
   if (outcome.result === 'success') {
     runtime.scope.setStep(step.name, {
       workingDirectory: target.directory,
       members: { repo: step.repo, revision: step.revision ?? '' },
     });
+    if (integration !== undefined) runtime.scope.fillSystem(repoVariables(target.url, integration));
     if (step.name === 'main_clone') runtime.scope.defaultWorkingDirectory = target.directory;
   }
   return outcome;
+}
+
+/**
+ * The integration `git: NAME` names. One the build does not have fails the step through the
+ * control plane; under `sluice run` the clone goes on anonymously, with a warning naming it.
+ */
+function chooseIntegration(
+  step: GitCloneStep,
+  runtime: StepRuntime,
+): { integration: GitIntegrationSetting | undefined } | { outcome: StepOutcome } {
+  if (step.git === undefined) return { integration: undefined };
+  const integration = runtime.gitIntegrations.find((i) => i.name === step.git);
+  if (integration !== undefined) return { integration };
+  if (runtime.unknownGitIntegration === 'fail')
+    return {
+      outcome: {
+        result: 'failure',
+        reason: `git integration "${step.git}" does not exist in the account; create it with sluice create git-integration ${step.git}, or list them with sluice get git-integrations`,
+      },
+    };
+  emitLine(
+    runtime,
+    step.name,
+    'system',
+    `Warning: git integration "${step.git}" was not given (sluice run --git-integration ${step.git}=token:VALUE); cloning anonymously`,
+  );
+  return { integration: undefined };
 }
 
 /** "exited with code 128" says nothing; git's last complaint names what was wrong. */

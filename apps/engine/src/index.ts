@@ -17,5 +17,7 @@ export type { StepSettings, UserVolumeMount } from './step-settings.js';
 export { waitForDocker } from './wait-for-docker.js';
 export type { WaitForDockerOptions } from './wait-for-docker.js';
 export type { RegistrySetting } from './registry-settings.js';
+export { parseGitIntegrationFlag } from './git-integrations.js';
+export type { GitIntegrationSetting, UnknownGitIntegration } from './registry-settings.js';
 export type { CleanerSettings } from './cleaner/cleaner-settings.js';
 export type { ApprovalGate, ApprovalRequest, ApprovalAnswer } from './approval-gate.js';

@@ -120,6 +120,7 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
       docker: options.docker,
       gitImage: options.gitImage,
       registries: build.registries,
+      gitIntegrations: build.gitIntegrations,
       userVolumeMounts: options.stepSettings?.mounts,
       cleaner: options.cleaner,
       approve: approvals.gate,

@@ -24,6 +24,7 @@ import { interpolateDeep } from './execute-step.js';
 import type { StepRuntime } from './step-runtime.js';
 import type { ApprovalGate } from './approval-gate.js';
 import type { RegistrySetting } from './registry-settings.js';
+import type { GitIntegrationSetting, UnknownGitIntegration } from './registry-settings.js';
 import type { BuildFlow, Lane } from './build-flow.js';
 import { announceNotRun } from './not-run-check.js';
 import { runHook } from './step-hooks.js';
@@ -59,6 +60,10 @@ export interface RunBuildOptions {
   stopGraceSeconds?: number;
   /** Where build and push steps push; passwords are masked. */
   registries?: RegistrySetting[];
+  /** What `git:` of git-clone steps names; tokens and keys are masked. */
+  gitIntegrations?: GitIntegrationSetting[];
+  /** A `git:` naming none of them fails the step (the default), or clones anonymously with a warning. */
+  unknownGitIntegration?: UnknownGitIntegration;
   /** Answers `pending-approval` steps; without one they are denied at once. */
   approve?: ApprovalGate;
   /** The runtime's `userVolumeMounts`, bound into every step container. */
@@ -83,6 +88,8 @@ export async function runBuild(
   for (const value of Object.values(options.secrets ?? {})) masker.add(value);
   for (const registry of options.registries ?? [])
     if (registry.password) masker.add(registry.password);
+  for (const integration of options.gitIntegrations ?? [])
+    for (const secret of [integration.token, integration.sshKey]) if (secret) masker.add(secret);
   const scope = new BuildScope({
     system: systemVariables({ ...options.facts, buildId: options.buildId, volumeName, startedAt }),
     variables: options.variables ?? {},
@@ -117,6 +124,8 @@ export async function runBuild(
     stopGraceSeconds: options.stopGraceSeconds ?? 10,
     log,
     registries: options.registries ?? [],
+    gitIntegrations: options.gitIntegrations ?? [],
+    unknownGitIntegration: options.unknownGitIntegration ?? 'fail',
     attempt: 1,
     stepEnvironment: [],
     userBinds: userVolumeBinds(options.userVolumeMounts ?? []),

@@ -8,6 +8,9 @@ import { repoFromUrl, VOLUME_PATH } from '@sluice/pipeline';
 import type { FreestyleStep, GitCloneStep } from '@sluice/pipeline';
 import type { ContainerSpec } from '@sluice/docker';
 import { CLONE_SCRIPT, freestyleScript } from './step-scripts.js';
+import { cloneUrlFor } from './git-integrations.js';
+import type { CloneCredentials } from './git-integrations.js';
+import type { GitIntegrationSetting } from './registry-settings.js';
 
 export interface StepContainerContext {
   containerName: string;
@@ -85,10 +88,9 @@ export interface CloneTarget {
   repoName: string;
 }
 
-export function cloneTarget(step: GitCloneStep): CloneTarget {
-  const url = /^[\w.-]+\/[\w.-]+$/.test(step.repo)
-    ? `https://github.com/${step.repo}.git`
-    : step.repo;
+/** Where `step` clones from: `owner/name` on its integration's host, else on GitHub. */
+export function cloneTarget(step: GitCloneStep, integration?: GitIntegrationSetting): CloneTarget {
+  const url = cloneUrlFor(step.repo, integration);
   const repoName = repoFromUrl(url).name ?? 'repo';
   const parent = step.workingDirectory
     ? (resolveWorkingDirectory(step.workingDirectory, VOLUME_PATH) ?? VOLUME_PATH)
@@ -102,6 +104,7 @@ export function gitCloneContainer(
   target: CloneTarget,
   gitImage: string,
   ctx: StepContainerContext,
+  credentials: CloneCredentials,
 ): ContainerSpec {
   const binds = [`${ctx.volumeName}:${VOLUME_PATH}`, ...ctx.userBinds];
   // A file:// repository on this machine is mounted read-only at the same path.
@@ -116,8 +119,9 @@ export function gitCloneContainer(
     `SLUICE_CLONE_DIR=${target.directory}`,
     `SLUICE_CLONE_REVISION=${step.revision ?? ''}`,
     `SLUICE_CLONE_DEPTH=${step.depth ?? ''}`,
-    `SLUICE_GIT_USERNAME=${step.credentials?.username ?? ''}`,
-    `SLUICE_GIT_PASSWORD=${step.credentials?.password ?? ''}`,
+    `SLUICE_GIT_USERNAME=${credentials.kind === 'token' ? credentials.username : ''}`,
+    `SLUICE_GIT_PASSWORD=${credentials.kind === 'token' ? credentials.token : ''}`,
+    `SLUICE_GIT_SSH_KEY=${credentials.kind === 'ssh-key' ? credentials.key : ''}`,
   ];
   const proxied = step.useProxy ? env : env.filter((e) => !/^(https?_proxy|HTTPS?_PROXY)=/.test(e));
   return {

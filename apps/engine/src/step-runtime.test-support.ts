@@ -130,6 +130,8 @@ export async function createStepRuntime(
     stopGraceSeconds: 1,
     log: silentLogger,
     registries: options.registries ?? [],
+    gitIntegrations: [],
+    unknownGitIntegration: 'fail',
     attempt: 1,
     stepEnvironment: [],
   };

@@ -18,6 +18,7 @@ import type { BuildEventSink, StepResult } from './build-events.js';
 import type { BuildScope } from './build-scope.js';
 import type { SecretMasker } from './secret-masker.js';
 import type { RegistrySetting } from './registry-settings.js';
+import type { GitIntegrationSetting, UnknownGitIntegration } from './registry-settings.js';
 
 export interface StepRuntime {
   docker: DockerClient;
@@ -38,6 +39,9 @@ export interface StepRuntime {
   stopGraceSeconds: number;
   log: Logger;
   registries: RegistrySetting[];
+  /** What `git:` of a git-clone step names. */
+  gitIntegrations: GitIntegrationSetting[];
+  unknownGitIntegration: UnknownGitIntegration;
   /** 1-based attempt of the step being run (`retry`); names its container. */
   attempt: number;
   /** Added to every container of the step, e.g. CF_CURRENT_ATTEMPT. */

@@ -60,8 +60,18 @@ depth=
 git config --global advice.detachedHead false
 git config --global init.defaultBranch main
 git config --global --add safe.directory '*'
+# Never ask on a terminal: a refused login fails the step at once.
+export GIT_TERMINAL_PROMPT=0
+# Credentials reach git through a helper or a key file, never the URL, so neither the URL
+# printed nor .git/config holds them.
 if [ -n "$SLUICE_GIT_USERNAME$SLUICE_GIT_PASSWORD" ]; then
   git config --global credential.helper '!f() { echo "username=$SLUICE_GIT_USERNAME"; echo "password=$SLUICE_GIT_PASSWORD"; }; f'
+fi
+if [ -n "$SLUICE_GIT_SSH_KEY" ]; then
+  key=$(mktemp)
+  printf '%s\n' "$SLUICE_GIT_SSH_KEY" > "$key"
+  chmod 600 "$key"
+  export GIT_SSH_COMMAND="ssh -i $key -o IdentitiesOnly=yes -o StrictHostKeyChecking=accept-new"
 fi
 if [ -d "$dir/.git" ]; then
   echo "Using the cached clone in $dir"

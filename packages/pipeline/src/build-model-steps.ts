@@ -52,6 +52,7 @@ export function buildGitClone(base: Base, raw: Raw): GitCloneStep {
     revision: optionalString(raw.revision),
     depth: asNumber(raw.depth, undefined),
     credentials: credentials(raw.credentials),
+    git: optionalString(raw.git),
     useProxy: asBool(raw.use_proxy, false),
   };
 }

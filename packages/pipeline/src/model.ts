@@ -162,6 +162,8 @@ export interface GitCloneStep extends StepBase {
   revision?: string;
   depth?: number;
   credentials?: { username: string; password: string };
+  /** The git integration whose credentials clone it (`git: NAME`). */
+  git?: string;
   useProxy: boolean;
 }
 

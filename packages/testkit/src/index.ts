@@ -38,6 +38,12 @@ export { startRegistry, REGISTRY_UNAVAILABLE } from './registry.js';
 export type { StartRegistryOptions, TestRegistry } from './registry.js';
 export { family, parseMetrics, sample, scrape } from './prometheus-text.js';
 export { startHttpProxy } from './http-proxy.js';
+export { dockerHostAddress, startGitHttpServer, GIT_HTTP_UNAVAILABLE } from './git-http-server.js';
+export type {
+  GitHttpRequest,
+  GitHttpServer,
+  StartGitHttpServerOptions,
+} from './git-http-server.js';
 export type { HttpProxy, StartHttpProxyOptions } from './http-proxy.js';
 export type { MetricFamily, Sample, Scrape } from './prometheus-text.js';
 export { startCuttableProxy } from './tcp-proxy.js';

@@ -1,0 +1,80 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  cloneUrlFor,
+  credentialsOf,
+  parseGitIntegrationFlag,
+  repoVariables,
+} from './git-integrations.js';
+
+test('--git-integration takes NAME=token:VALUE, a username, a key file and url/kind options', () => {
+  assert.deepEqual(parseGitIntegrationFlag('github-main=token:ghp_x'), {
+    ok: true,
+    value: { name: 'github-main', kind: 'github', url: '', token: 'ghp_x' },
+  });
+  assert.deepEqual(
+    parseGitIntegrationFlag('lab=user:ci:token:a,b=c,url=https://git.example.com,kind=gitlab'),
+    {
+      ok: false,
+      message:
+        '--git-integration lab: unknown option "b=c" (expected url=https://host or kind=github|gitlab|bitbucket|gitea|git)',
+    },
+  );
+  assert.deepEqual(
+    parseGitIntegrationFlag('lab=user:ci:token:abc,url=https://git.example.com,kind=gitlab'),
+    {
+      ok: true,
+      value: {
+        name: 'lab',
+        kind: 'gitlab',
+        url: 'https://git.example.com',
+        username: 'ci',
+        token: 'abc',
+      },
+    },
+  );
+  assert.deepEqual(parseGitIntegrationFlag('box=ssh-key-file:/keys/id,url=ssh://git.example.com'), {
+    ok: true,
+    value: { name: 'box', kind: 'git', url: 'ssh://git.example.com', sshKeyFile: '/keys/id' },
+  });
+});
+
+test('a malformed --git-integration names what is wrong and never echoes the token', () => {
+  const noName = parseGitIntegrationFlag('token:ghp_secret');
+  assert.equal(noName.ok, false);
+  assert.ok(!noName.ok && !noName.message.includes('ghp_secret'), JSON.stringify(noName));
+  const noKind = parseGitIntegrationFlag('gh=ghp_secret');
+  assert.ok(
+    !noKind.ok &&
+      /expected token:VALUE/.test(noKind.message) &&
+      !noKind.message.includes('ghp_secret'),
+  );
+});
+
+test('owner/name is cloned from the integration host; a full URL as written; tokens get the provider user name', () => {
+  const gh = { name: 'gh', kind: 'github' as const, url: '', token: 't' };
+  assert.equal(cloneUrlFor('acme/app', gh), 'https://github.com/acme/app.git');
+  assert.equal(cloneUrlFor('acme/app', undefined), 'https://github.com/acme/app.git');
+  assert.equal(
+    cloneUrlFor('group/sub/app', { ...gh, kind: 'gitlab', url: 'https://gitlab.example.com/' }),
+    'https://gitlab.example.com/group/sub/app.git',
+  );
+  assert.equal(
+    cloneUrlFor('acme/app', { ...gh, token: undefined, sshKey: 'KEY' }),
+    'git@github.com:acme/app.git',
+  );
+  assert.equal(cloneUrlFor('https://h/x/y.git', gh), 'https://h/x/y.git');
+  assert.deepEqual(credentialsOf(gh), { kind: 'token', username: 'x-access-token', token: 't' });
+  assert.deepEqual(credentialsOf({ ...gh, kind: 'gitlab', username: 'me' }), {
+    kind: 'token',
+    username: 'me',
+    token: 't',
+  });
+  assert.deepEqual(credentialsOf(undefined), { kind: 'none' });
+  assert.deepEqual(repoVariables('https://github.com/acme/app.git', gh), {
+    CF_REPO_OWNER: 'acme',
+    CF_REPO_NAME: 'app',
+    CF_GIT_PROVIDER: 'github',
+    CF_GIT_INTEGRATION: 'gh',
+  });
+});
