@@ -18,5 +18,6 @@ export type {
   ProvisionerFlags,
   VolumeAgentConfig,
 } from './provisioner-config.js';
-export { diskUsage, NodeAgent } from './node-agent.js';
-export type { DiskUsage, NodeAgentOptions, NodeAgentReport } from './node-agent.js';
+export { directoryBytes, diskUsage, NodeAgent } from './node-agent.js';
+export type { DiskUsage, NodeAgentOptions, NodeAgentReport, VolumeUse } from './node-agent.js';
+export { serveVolumeMetrics, VolumeMetrics } from './volume-metrics.js';

@@ -10,13 +10,17 @@
  *    threshold retires one volume of this node that no claim uses — the least recently used —
  *    then measures again on the next pass, so no more go than needed.
  *
+ * 3. reports each volume of this node (size used, builds that had it, last use, in use) for
+ *    `/metrics`; sizes are walked (as `du` counts: allocated blocks) at most every
+ *    `sizeIntervalMs`, so a large cache costs one walk per interval, never per pass.
+ *
  * Retiring is first a patch marking the volume `sluice.io/retiring`, guarded by its
  * resourceVersion (a volume the provisioner promised to a claim since it was read has changed,
  * and is left alone), then the PersistentVolume's deletion and its directory's. A volume in use
  * (bound, or promised: `sluice.io/used-by` set) is never retired.
  * @module
  */
-import { readdir, rm, statfs } from 'node:fs/promises';
+import { lstat, readdir, rm, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isSluiceError } from '@sluice/errors';
 import type { KubeResource, KubeResources } from '@sluice/kube';
@@ -41,6 +45,20 @@ export interface NodeAgentOptions {
   /** Fraction of the inodes in use above which a volume is retired (0.8). */
   inodeThreshold?: number;
   intervalMs?: number;
+  /** How old a volume's measured size may get before it is walked again (10 minutes). */
+  sizeIntervalMs?: number;
+  clock?: () => number;
+}
+
+/** One volume of this node as the last pass saw it. */
+export interface VolumeUse {
+  name: string;
+  /** Bytes its directory holds (allocated blocks); undefined until first measured. */
+  usedBytes: number | undefined;
+  mountCount: number;
+  /** Its last use (ms since the epoch); 0 when never. */
+  lastUsedMs: number;
+  inUse: boolean;
 }
 
 export interface DiskUsage {
@@ -54,22 +72,38 @@ export interface NodeAgentReport {
   removed: string[];
   /** The volume retired this pass, if any. */
   retired: string | undefined;
+  /** The volumes of this node after the pass. */
+  volumes: VolumeUse[];
 }
 
 const VOLUME_DIR = /^sluice-vol-[a-z0-9-]+$/;
 
 export class NodeAgent {
   readonly #o: Required<NodeAgentOptions>;
+  /** Sizes walked, by volume, with when. */
+  readonly #sizes = new Map<string, { bytes: number; at: number }>();
 
   constructor(options: NodeAgentOptions) {
-    this.#o = { diskThreshold: 0.8, inodeThreshold: 0.8, intervalMs: 60_000, ...options };
+    this.#o = {
+      diskThreshold: 0.8,
+      inodeThreshold: 0.8,
+      intervalMs: 60_000,
+      sizeIntervalMs: 600_000,
+      clock: Date.now,
+      ...options,
+    };
   }
 
-  async run(signal: AbortSignal): Promise<void> {
+  /** Passes until the signal aborts; each report (or failure) also goes to `watch`. */
+  async run(
+    signal: AbortSignal,
+    watch: { passed?(report: NodeAgentReport): void; failed?(): void } = {},
+  ): Promise<void> {
     while (!signal.aborted) {
       try {
-        await this.pass();
+        watch.passed?.(await this.pass());
       } catch (err) {
+        watch.failed?.();
         this.#o.log.warn('volume node agent pass failed', { error: String(err) });
       }
       await sleep(this.#o.intervalMs, signal);
@@ -97,7 +131,32 @@ export class NodeAgent {
     const usage = await diskUsage(volumeParentDir);
     const full = usage.space > this.#o.diskThreshold || usage.inodes > this.#o.inodeThreshold;
     const retired = full ? await this.#retireOne(volumes, usage) : undefined;
-    return { usage, removed, retired };
+    const gone = new Set([...removed, ...(retired === undefined ? [] : [retired])]);
+    const kept = volumes.filter((pv) => this.#mine(pv) && !gone.has(pv.metadata.name));
+    return { usage, removed, retired, volumes: await this.#uses(kept) };
+  }
+
+  async #uses(volumes: KubeResource[]): Promise<VolumeUse[]> {
+    const now = this.#o.clock();
+    const names = new Set(volumes.map((pv) => pv.metadata.name));
+    for (const name of this.#sizes.keys()) if (!names.has(name)) this.#sizes.delete(name);
+    const uses: VolumeUse[] = [];
+    for (const pv of volumes) {
+      const name = pv.metadata.name;
+      let size = this.#sizes.get(name);
+      if (size === undefined || now - size.at >= this.#o.sizeIntervalMs) {
+        const bytes = await directoryBytes(join(this.#o.volumeParentDir, name));
+        if (bytes !== undefined) this.#sizes.set(name, (size = { bytes, at: now }));
+      }
+      uses.push({
+        name,
+        usedBytes: size?.bytes,
+        mountCount: Number(pv.metadata.annotations?.[VOLUME_ANNOTATIONS.mountCount] ?? 0) || 0,
+        lastUsedMs: lastUsed(pv),
+        inUse: inUse(pv),
+      });
+    }
+    return uses;
   }
 
   async #retireOne(volumes: KubeResource[], usage: DiskUsage): Promise<string | undefined> {
@@ -150,6 +209,35 @@ export async function diskUsage(path: string): Promise<DiskUsage> {
     space: used + s.bavail === 0 ? 0 : used / (used + s.bavail),
     inodes: s.files === 0 ? 0 : (s.files - s.ffree) / s.files,
   };
+}
+
+/**
+ * The bytes a directory's files take on disk (allocated blocks, as `du` counts), links not
+ * followed; undefined when the directory does not exist (yet: the kubelet makes it on first
+ * mount). Files that vanish during the walk are skipped.
+ */
+export async function directoryBytes(path: string): Promise<number | undefined> {
+  let total = 0;
+  const pending = [path];
+  let first = true;
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      if (first && (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      continue;
+    }
+    first = false;
+    for (const entry of entries) {
+      const child = join(dir, entry.name);
+      if (entry.isDirectory()) pending.push(child);
+      const stats = await lstat(child).catch(() => undefined);
+      if (stats !== undefined) total += stats.blocks * 512;
+    }
+  }
+  return total;
 }
 
 function bound(pv: KubeResource): boolean {

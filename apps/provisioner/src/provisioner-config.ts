@@ -27,6 +27,8 @@ export interface VolumeAgentConfig {
   diskThreshold: number;
   inodeThreshold: number;
   intervalMs: number;
+  /** Port of `/metrics` and `/healthz`; 0 a free one, -1 none. */
+  metricsPort: number;
   source: KubeSource;
 }
 
@@ -88,6 +90,7 @@ export function parseVolumeAgentConfig(flags: ProvisionerFlags, env: Env): Volum
     diskThreshold: v.SLUICE_VOLUME_DISK_THRESHOLD,
     inodeThreshold: v.SLUICE_VOLUME_INODE_THRESHOLD,
     intervalMs: v.SLUICE_VOLUME_AGENT_INTERVAL_SECONDS * 1000,
+    metricsPort: v.SLUICE_VOLUME_AGENT_METRICS_PORT,
     source: kubeSource(v.SLUICE_PROVISIONER_KUBECONFIG),
   };
 }

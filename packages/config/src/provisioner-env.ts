@@ -14,6 +14,7 @@ export const PROVISIONER_DEFAULTS = {
   diskThreshold: 0.8,
   inodeThreshold: 0.8,
   volumeAgentIntervalSeconds: 60,
+  volumeAgentMetricsPort: 9102,
 } as const;
 
 const parentDir = () =>
@@ -112,6 +113,14 @@ export const volumeAgentEnv = {
     max: 3600,
     fraction: true,
     default: PROVISIONER_DEFAULTS.volumeAgentIntervalSeconds,
+  }),
+  SLUICE_VOLUME_AGENT_METRICS_PORT: numberVar({
+    description:
+      'Port of `/metrics` (per volume: size used, builds, last use, in use; the disk) and `/healthz`; 0 picks a free one, -1 serves nothing',
+    flag: 'metrics-port',
+    min: -1,
+    max: 65_535,
+    default: PROVISIONER_DEFAULTS.volumeAgentMetricsPort,
   }),
   SLUICE_PROVISIONER_KUBECONFIG: kubeconfig(),
 };

@@ -13,6 +13,8 @@ import {
   NodeAgent,
   parseProvisionerConfig,
   parseVolumeAgentConfig,
+  serveVolumeMetrics,
+  VolumeMetrics,
   VolumeProvisioner,
 } from '@sluice/provisioner';
 import type { Terminal } from '../ui/terminal.js';
@@ -65,8 +67,30 @@ export async function volumeAgentCommand(
     inodeThreshold: config.inodeThreshold,
     intervalMs: config.intervalMs,
   });
-  log.info('volume agent started', { node: config.nodeName, dir: config.volumeParentDir });
-  return runUntilStopped(term, 'Volume agent', (signal) => agent.run(signal));
+  const metrics = new VolumeMetrics(config.nodeName);
+  const http =
+    config.metricsPort < 0
+      ? undefined
+      : await serveVolumeMetrics(metrics, {
+          port: config.metricsPort,
+          // Three missed passes make the agent unhealthy.
+          staleAfterMs: 3 * config.intervalMs + 60_000,
+        });
+  log.info('volume agent started', {
+    node: config.nodeName,
+    dir: config.volumeParentDir,
+    metrics: http === undefined ? 'off' : `${http.url}/metrics`,
+  });
+  try {
+    return await runUntilStopped(term, 'Volume agent', (signal) =>
+      agent.run(signal, {
+        passed: (report) => metrics.observe(report),
+        failed: () => metrics.failed(),
+      }),
+    );
+  } finally {
+    await http?.close();
+  }
 }
 
 async function runUntilStopped(

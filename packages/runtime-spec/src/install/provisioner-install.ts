@@ -36,6 +36,9 @@ export const VOLUMES_DEFAULTS = {
   resources: { requests: { cpu: '20m', memory: '64Mi' }, limits: { memory: '192Mi' } },
 } as const;
 
+/** The volume agent's `/metrics` port (its `SLUICE_VOLUME_AGENT_METRICS_PORT` default). */
+const VOLUME_AGENT_METRICS_PORT = 9102;
+
 /** The StorageClass a runtime's dind volumes are claimed from when the provisioner runs. */
 export function volumesStorageClass(volumes: VolumesValues | undefined, runtimeNamespace: string) {
   return volumes?.storageClass || `sluice-volumes-${runtimeNamespace}`.slice(0, 253);
@@ -190,7 +193,14 @@ export function renderProvisionerInstall(input: ProvisionerInstallInput): Instal
       spec: {
         selector: { matchLabels: selector('volume-agent') },
         template: {
-          metadata: { labels: { ...labels, ...selector('volume-agent') } },
+          metadata: {
+            labels: { ...labels, ...selector('volume-agent') },
+            annotations: {
+              'prometheus.io/scrape': 'true',
+              'prometheus.io/port': String(VOLUME_AGENT_METRICS_PORT),
+              'prometheus.io/path': '/metrics',
+            },
+          },
           spec: {
             serviceAccountName: name,
             tolerations: [{ operator: 'Exists' }],
@@ -200,6 +210,7 @@ export function renderProvisionerInstall(input: ProvisionerInstallInput): Instal
                 image: `${image.repository}:${image.tag}`,
                 imagePullPolicy: image.pullPolicy,
                 command: ['node', '/usr/local/lib/sluice/sluice.mjs', 'volume-agent'],
+                ports: [{ name: 'metrics', containerPort: VOLUME_AGENT_METRICS_PORT }],
                 env: [
                   {
                     name: 'SLUICE_PROVISIONER_NAME',
