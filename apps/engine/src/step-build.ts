@@ -3,7 +3,9 @@
  * volume lives on the Docker host, which need not be this one (a dind over TCP), so the context
  * is read from inside Docker: a never-started helper container mounts the volume and the
  * archive API streams the directory as a tar, which goes to the build with `.dockerignore`
- * applied and an inline Dockerfile added. The daemon's layer cache is used as it is.
+ * applied and an inline Dockerfile added. The daemon's layer cache is used as it is. A build
+ * that asks for BuildKit (`usesBuildKit`) sends the same context through the Docker CLI instead
+ * (docs/adr/0002-buildkit-builds-through-the-docker-cli.md): platforms and `cache_from`.
  * @module
  */
 import { createHash } from 'node:crypto';
@@ -75,22 +77,49 @@ async function build(step: BuildStep, references: string[], runtime: StepRuntime
       'system',
       `Building image ${references.join(', ')} from ${directory}`,
     );
-    const built = await runtime.docker.buildImage(
-      Readable.from(context.tar),
-      {
-        dockerfile: context.dockerfile,
-        tags: references,
-        buildArgs: Object.fromEntries(step.buildArguments),
-        target: step.target,
-        noCache: step.noCache,
-        signal: runtime.signal,
-      },
-      (line) => emitLine(runtime, step.name, 'stdout', line),
+    const options = {
+      dockerfile: context.dockerfile,
+      tags: references,
+      buildArgs: Object.fromEntries(step.buildArguments),
+      target: step.target,
+      noCache: step.noCache,
+      signal: runtime.signal,
+    };
+    const onLine = (line: string) => emitLine(runtime, step.name, 'stdout', line);
+    const tar = Readable.from(context.tar);
+    if (!usesBuildKit(step)) return (await runtime.docker.buildImage(tar, options, onLine)).imageId;
+    emitLine(runtime, step.name, 'system', `Building with BuildKit${describeBuildKit(step)}`);
+    const built = await runtime.docker.buildImageWithBuildKit(
+      tar,
+      { ...options, platform: step.platform, cacheFrom: step.cacheFrom },
+      onLine,
     );
     return built.imageId;
   } finally {
     await runtime.docker.removeContainer(helper);
   }
+}
+
+/**
+ * Codefresh builds with BuildKit when asked (`buildkit: true`, `build_version: v2`) and whenever a
+ * field only BuildKit has is set (`buildx`, `platform`, `cache_from`); `buildkit: false` wins.
+ */
+export function usesBuildKit(step: BuildStep): boolean {
+  if (step.buildkit !== undefined) return step.buildkit;
+  return (
+    step.buildx !== undefined ||
+    step.platform !== undefined ||
+    step.cacheFrom.length > 0 ||
+    step.buildVersion === 'v2'
+  );
+}
+
+function describeBuildKit(step: BuildStep): string {
+  const parts = [
+    step.platform === undefined ? '' : `platform ${step.platform}`,
+    step.cacheFrom.length === 0 ? '' : `cache from ${step.cacheFrom.join(', ')}`,
+  ].filter((part) => part !== '');
+  return parts.length === 0 ? '' : ` (${parts.join('; ')})`;
 }
 
 interface BuildContext {

@@ -3,7 +3,9 @@
  * on the build network like sidecars, then the candidates run to their exit; every candidate
  * must exit 0. `composition_variables` substitute `${VAR}` in the composition's values first.
  * Candidates' output is the step's log; services' output goes there as prefixed system lines.
- * Services and candidates are removed afterwards, whatever happened.
+ * Services and candidates are removed afterwards, whatever happened. Services start in
+ * `depends_on` order with compose's conditions (composition-services.ts); a composition written
+ * as a file path is read from the working directory when the step runs (composition-file.ts).
  * @module
  */
 import type { CompositionStep, ServiceContainer } from '@sluice/pipeline';
@@ -11,23 +13,27 @@ import type { StepOutcome, StepRuntime } from './step-runtime.js';
 import { emitLine, ensureImagePresent, outcomeOfError, runToExit } from './container-run.js';
 import type { HelperExit } from './container-run.js';
 import { serviceSpec } from './service-containers.js';
-import { startServices } from './step-services.js';
-import type { RunningServices } from './step-services.js';
+import { startComposition } from './composition-services.js';
+import type { RunningComposition } from './composition-services.js';
+import { readCompositionFile } from './composition-file.js';
 
 export async function runCompositionStep(
-  step: CompositionStep,
+  written: CompositionStep,
   runtime: StepRuntime,
 ): Promise<StepOutcome> {
-  const vars = new Map(step.variables);
-  const services = step.services.map((s) => substituteService(s, vars));
-  const candidates = step.candidates.map((s) => substituteService(s, vars));
-  if (candidates.length === 0)
-    return { result: 'failure', reason: 'The composition has no composition_candidates to run' };
-  let running: RunningServices | undefined;
+  let running: RunningComposition | undefined;
   try {
-    if (services.length > 0)
-      running = await startServices([{ services, references: [] }], step.name, runtime);
-    const exits = await Promise.all(candidates.map((c) => runCandidate(c, step, runtime)));
+    const step = written.file === undefined ? written : await readCompositionFile(written, runtime);
+    const vars = new Map(step.variables);
+    const services = step.services.map((s) => substituteService(s, vars));
+    const candidates = step.candidates.map((s) => substituteService(s, vars));
+    if (candidates.length === 0)
+      return { result: 'failure', reason: 'The composition has no composition_candidates to run' };
+    running = await startComposition(step, services, candidates, runtime);
+    const composition = running;
+    const exits = await Promise.all(
+      candidates.map((c) => runCandidate(c, step, composition, runtime)),
+    );
     return outcomeOf(candidates, exits, runtime);
   } catch (err) {
     return outcomeOfError(
@@ -43,11 +49,13 @@ export async function runCompositionStep(
 async function runCandidate(
   candidate: ServiceContainer,
   step: CompositionStep,
+  composition: RunningComposition,
   runtime: StepRuntime,
 ): Promise<HelperExit> {
+  await composition.ready(candidate);
   await ensureImagePresent(candidate.image, step.name, runtime);
   const prefix = step.candidates.length > 1 ? `[${candidate.name}] ` : '';
-  const spec = serviceSpec(candidate, runtime, step.name, step.environment);
+  const spec = serviceSpec(candidate, runtime, step.name, composition.optionsFor(candidate));
   return runToExit(spec, runtime, (stream, line) =>
     emitLine(runtime, step.name, stream, `${prefix}${line}`),
   );
@@ -98,5 +106,6 @@ function substituteService(service: ServiceContainer, vars: Map<string, string>)
       service.workingDirectory === undefined ? undefined : sub(service.workingDirectory),
     volumes: service.volumes.map(sub),
     ports: service.ports.map(sub),
+    labels: service.labels.map(([k, v]) => [k, sub(v)]),
   };
 }

@@ -11,12 +11,14 @@ import { firstFileFromTar } from './tar-file.js';
 import { createContainer, startContainer } from './container-run.js';
 import { toDockerodeOptions } from './docker-endpoint.js';
 import { BUILD_FAILED, runImageBuild, tagReference } from './image-build.js';
+import { runBuildKitBuild } from './buildkit-build.js';
 import { pushFailure, runImagePush } from './image-push.js';
 import { followProgress } from './json-progress.js';
 import { DaemonHousekeeping } from './daemon-housekeeping.js';
 import type { ContainerSpec, OutputHandler, StartedContainer } from './container-run.js';
 import type { DockerEndpoint } from './docker-endpoint.js';
 import type { BuildImageOptions, BuiltImage } from './image-build.js';
+import type { BuildKitBuildOptions } from './buildkit-build.js';
 import type { PushedImage, RegistryAuth } from './image-push.js';
 
 export interface PullImageOptions {
@@ -180,6 +182,30 @@ export class DockerClient {
           details: { image: options.tags[0] },
         },
       );
+    }
+  }
+
+  /**
+   * The same build with BuildKit, through the Docker CLI against this endpoint (platforms,
+   * `cache_from` images' inline cache); a failure for another platform than the daemon's says so.
+   */
+  async buildImageWithBuildKit(
+    context: NodeJS.ReadableStream,
+    options: Omit<BuildKitBuildOptions, 'daemonPlatform'>,
+    onLine: (line: string) => void,
+  ): Promise<BuiltImage> {
+    const daemonPlatform =
+      options.platform === undefined ? undefined : await this.#platform('build image');
+    return runBuildKitBuild(this.endpoint, context, { ...options, daemonPlatform }, onLine);
+  }
+
+  /** `linux/amd64`: the daemon's OS and architecture, as BuildKit names platforms. */
+  async #platform(action: string): Promise<string> {
+    try {
+      const version = (await this.#docker.version()) as { Os?: string; Arch?: string };
+      return `${version.Os ?? 'linux'}/${version.Arch ?? 'amd64'}`;
+    } catch (err) {
+      throw this.#translate(action, err);
     }
   }
 

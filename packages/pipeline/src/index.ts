@@ -1,4 +1,6 @@
 export { parsePipeline } from './parse-pipeline.js';
+export { parseCompositionFile } from './parse-composition-file.js';
+export type { ParseCompositionResult, ParsedComposition } from './parse-composition-file.js';
 export type { ParsePipelineOptions, ParsePipelineResult } from './parse-pipeline.js';
 export { formatIssue, formatPath, ISSUE_CODES } from './pipeline-issue.js';
 export type { PipelineIssue, IssuePath, IssueSeverity } from './pipeline-issue.js';

@@ -94,13 +94,13 @@ const rows: RejectedRow[] = [
       '  c:',
       '    type: composition',
       '    composition:',
-      '      db: {image: postgres, depends_on: [x], portz: [1]}',
+      '      db: {image: postgres, privileged: true, portz: [1]}',
       '    composition_candidates:',
       '      t: {image: alpine}',
     ],
     issues: [
-      '6:29 UNSUPPORTED Field "depends_on" of compose service is not run by Sluice: the engine does not run this compose setting yet; the build stops before its first step (steps.c.composition.db.depends_on)',
-      '6:46 UNKNOWN_FIELD Unknown field "portz" in compose service; did you mean "ports"? (steps.c.composition.db.portz)',
+      '6:29 UNSUPPORTED Field "privileged" of compose service is not run by Sluice: the engine does not run this compose setting yet; the build stops before its first step (steps.c.composition.db.privileged)',
+      '6:47 UNKNOWN_FIELD Unknown field "portz" in compose service; did you mean "ports"? (steps.c.composition.db.portz)',
     ],
   },
   {

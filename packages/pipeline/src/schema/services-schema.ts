@@ -45,7 +45,11 @@ const names = union([
   { when: isPlainMap, schema: record(object('depends_on entry', { condition: str }), 'a map') },
 ]);
 
-const composeServiceFields: Fields = {
+/** Services blocks start their services in order without waiting; composition steps run these. */
+const NO_SIDECAR_ORDER =
+  'services blocks start their services in order; a composition step runs it';
+
+const composeServiceFields = (inStep: boolean): Fields => ({
   image: required(str),
   command: commandText,
   entrypoint: commandText,
@@ -53,14 +57,16 @@ const composeServiceFields: Fields = {
   working_dir: str,
   volumes: list(str),
   ports: list(str),
-  // In the model (ServiceContainer); the engine's composition step runs them (issue 17).
-  depends_on: notRun(NO_COMPOSE, 'fails', names),
-  links: notRun(NO_COMPOSE, 'fails', list(str)),
-  labels: notRun(NO_COMPOSE, 'ignored', environment),
+  // The engine's composition step runs them (composition-services.ts); labels go on every container.
+  depends_on: inStep ? names : notRun(NO_SIDECAR_ORDER, 'fails', names),
+  links: inStep ? list(str) : notRun(NO_SIDECAR_ORDER, 'fails', list(str)),
+  labels: environment,
   ...Object.fromEntries(NOT_RUN_COMPOSE_KEYS.map((key) => [key, notRun(NO_COMPOSE, 'fails')])),
-};
+});
 
-export const composeService = object('compose service', composeServiceFields);
+/** A service of a composition step (or a candidate). */
+export const composeService = object('compose service', composeServiceFields(true));
+const sidecarService = object('compose service', composeServiceFields(false));
 
 /** A compose file's `services:` map holds maps; a bare map of services has one named so. */
 function isComposeFile(value: Record<string, unknown>): boolean {
@@ -79,16 +85,28 @@ export function composeServiceEntries(
   return Object.entries(services).map(([name, raw]) => ({ name, raw, path: [...at, name] }));
 }
 
-const composeFile = object('composition', {
-  version: str,
-  services: record(composeService, 'a map of services'),
-  volumes: notRun(NO_COMPOSE, 'fails', record(any, 'a map of volumes')),
-  networks: notRun(NO_COMPOSE, 'fails'),
-});
+const composeFile = (inStep: boolean) =>
+  object('composition', {
+    version: str,
+    services: record(inStep ? composeService : sidecarService, 'a map of services'),
+    volumes: inStep
+      ? record(any, 'a map of volumes')
+      : notRun(NO_COMPOSE, 'fails', record(any, 'a map of volumes')),
+    networks: notRun(NO_COMPOSE, 'fails'),
+  });
 
-export const composition: Schema = {
+/**
+ * A composition step's `composition` (a map, or the path of a compose file the engine reads when
+ * the step runs) and a services block's (a map only: its services start without compose's
+ * order, and a file is not read there).
+ */
+const compositionSchema = (inStep: boolean): Schema => ({
   describe: 'a map of services',
   check(value, path, ctx) {
+    if (isString(value) && inStep) {
+      if (String(value).trim() === '') ctx.report(path, '"composition" must not be empty');
+      return;
+    }
     if (isString(value)) {
       if (String(value).trim() === '') ctx.report(path, '"composition" must not be empty');
       else {
@@ -102,13 +120,17 @@ export const composition: Schema = {
       ctx.report(path, `"composition" must be a map of services, got ${typeName(value)}`);
       return;
     }
-    if (isComposeFile(value)) composeFile.check(value, path, ctx);
-    else record(composeService, 'a map of services').check(value, path, ctx);
+    if (isComposeFile(value)) composeFile(inStep).check(value, path, ctx);
+    else
+      record(inStep ? composeService : sidecarService, 'a map of services').check(value, path, ctx);
     if (composeServiceEntries(value, path).length === 0) {
       ctx.report(path, '"composition" must hold at least one service');
     }
   },
-};
+});
+
+export const stepComposition = compositionSchema(true);
+const composition = compositionSchema(false);
 
 const seconds = (min: number) => numberIn(min, 3600, true);
 

@@ -5,7 +5,7 @@
  */
 import { MAX_TIMEOUT_MS } from './duration.js';
 import { commandText, common, environment, isString, keyValueEntry } from './common-fields.js';
-import { NO_COMPOSE, composeService, composition, stepServices } from './services-schema.js';
+import { composeService, stepComposition, stepServices } from './services-schema.js';
 import {
   any,
   bool,
@@ -51,7 +51,6 @@ export const gitCloneFields: Fields = {
 
 const credentials = object('credentials', { username: required(str), password: required(str) });
 
-const NO_BUILDKIT = 'the engine builds with the classic builder';
 const NO_ECR = 'Amazon ECR credentials are not fetched; use a registry setting';
 
 export const buildFields: Fields = {
@@ -71,19 +70,15 @@ export const buildFields: Fields = {
   no_cf_cache: bool,
   registry: str,
   disable_push: bool,
-  // BuildKit fields: in the model (BuildStep); the engine's build step runs them (issue 17).
-  buildkit: notRun(NO_BUILDKIT, 'ignored', bool),
-  platform: notRun(NO_BUILDKIT, 'fails', str),
-  buildx: notRun(
-    NO_BUILDKIT,
-    'ignored',
-    union([
-      { when: (v) => typeof v === 'boolean', schema: bool },
-      { when: isPlainMap, schema: object('buildx', { builder: any, qemu: any }) },
-    ]),
-  ),
-  cache_from: notRun(NO_BUILDKIT, 'ignored', list(str)),
-  build_version: notRun(NO_BUILDKIT, 'ignored', oneOf(['v1', 'v2'])),
+  // BuildKit: the engine builds through the Docker CLI (docs/adr/0002-buildkit-builds-through-the-docker-cli.md).
+  buildkit: bool,
+  platform: str,
+  buildx: union([
+    { when: (v) => typeof v === 'boolean', schema: bool },
+    { when: isPlainMap, schema: object('buildx', { builder: any, qemu: any }) },
+  ]),
+  cache_from: list(str),
+  build_version: oneOf(['v1', 'v2']),
   cache_to: notRun('build caches are not exported', 'ignored'),
   ssh: notRun('SSH agents are not forwarded into builds', 'fails'),
   secrets: notRun('build secrets are not mounted', 'fails'),
@@ -112,10 +107,10 @@ export const pushFields: Fields = {
 
 export const compositionFields: Fields = {
   ...common,
-  composition: required(composition),
+  composition: required(stepComposition),
   composition_candidates: required(record(composeService, 'a map of services')),
   composition_variables: list(keyValueEntry('Composition variable')),
-  add_flow_volume_to_composition: notRun(NO_COMPOSE, 'fails', bool),
+  add_flow_volume_to_composition: bool,
   environment,
 };
 

@@ -1,0 +1,102 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runCommand } from '@sluice/testkit';
+import { runBuildStep, usesBuildKit } from './step-build.js';
+import {
+  buildStep,
+  createStepRuntime,
+  SHELL_IMAGE,
+  uniqueId,
+} from './step-runtime.test-support.js';
+
+/** A RUN whose layer is worth caching, made unique per test run so no earlier run serves it. */
+function dockerfile(token: string): string {
+  return [
+    `FROM ${SHELL_IMAGE}`,
+    `RUN echo "${token}" > /token && echo "built-$(cat /token)"`,
+    'COPY data.txt /data.txt',
+  ].join('\n');
+}
+
+test('buildkit, buildx, platform, cache_from and build_version v2 choose BuildKit; buildkit: false wins', () => {
+  const base = { name: 'b', imageName: 'x' };
+  assert.equal(usesBuildKit(buildStep(base)), false);
+  assert.equal(usesBuildKit(buildStep({ ...base, buildkit: true })), true);
+  assert.equal(usesBuildKit(buildStep({ ...base, buildx: true })), true);
+  assert.equal(usesBuildKit(buildStep({ ...base, platform: 'linux/amd64' })), true);
+  assert.equal(usesBuildKit(buildStep({ ...base, cacheFrom: ['a:1'] })), true);
+  assert.equal(usesBuildKit(buildStep({ ...base, buildVersion: 'v2' })), true);
+  assert.equal(
+    usesBuildKit(buildStep({ ...base, buildkit: false, platform: 'linux/amd64' })),
+    false,
+  );
+});
+
+test('a BuildKit build for linux/amd64 seeds the cache that a later build names in cache_from', async () => {
+  const token = uniqueId('token');
+  const seedName = uniqueId('sluice-it/bk-seed');
+  const userName = uniqueId('sluice-it/bk-user');
+  const seed = buildStep({
+    name: 'seed',
+    imageName: seedName,
+    buildkit: true,
+    platform: 'linux/amd64',
+    dockerfile: { content: dockerfile(token) },
+  });
+  const user = buildStep({
+    name: 'user',
+    imageName: userName,
+    cacheFrom: [`${seedName}:latest`],
+    dockerfile: { content: dockerfile(token) },
+  });
+  const fx = await createStepRuntime({ steps: [seed, user] });
+  fx.removeOnClose(`${seedName}:latest`, `${userName}:latest`);
+  try {
+    await fx.writeFiles('', { 'data.txt': 'payload' });
+    const first = await runBuildStep(seed, fx.runtime);
+    assert.equal(first.result, 'success', first.reason);
+    const seedLog = fx.lines('seed', 'stdout').join('\n');
+    assert.match(seedLog, new RegExp(`built-${token}`), 'the RUN ran in the first build');
+    assert.ok(fx.lines('seed', 'system').includes('Building with BuildKit (platform linux/amd64)'));
+    const info = await fx.docker.inspectImage(`${seedName}:latest`);
+    assert.equal(fx.runtime.scope.lookup('steps.seed.imageId'), info.id);
+
+    // Without the daemon's build cache, only the seed image's inline cache can serve the RUN.
+    const pruned = await runCommand('docker', ['builder', 'prune', '--all', '--force']);
+    assert.equal(pruned.code, 0, pruned.stderr);
+    const second = await runBuildStep(user, fx.runtime);
+    assert.equal(second.result, 'success', second.reason);
+    const userLog = fx.lines('user', 'stdout').join('\n');
+    assert.match(userLog, new RegExp(`importing cache manifest from ${seedName}:latest`));
+    const run = /^(#\d+) \[2\/3\] RUN echo/m.exec(userLog)?.[1];
+    assert.ok(run !== undefined, userLog);
+    assert.ok(userLog.split('\n').includes(`${run} CACHED`), userLog);
+    assert.doesNotMatch(userLog, new RegExp(`built-${token}`), 'the RUN did not run again');
+    const { stdout } = await fx.sh('cat /token /data.txt', { image: `${userName}:latest` });
+    assert.deepEqual(stdout, [token, 'payload']);
+  } finally {
+    await fx.close();
+  }
+});
+
+test('a platform the daemon cannot build fails with both platforms named', async () => {
+  const imageName = uniqueId('sluice-it/bk-platform');
+  const step = buildStep({
+    name: 'foreign',
+    imageName,
+    platform: 'linux/s390x',
+    dockerfile: { content: `FROM ${SHELL_IMAGE}\nRUN echo never\n` },
+  });
+  const fx = await createStepRuntime({ steps: [step] });
+  fx.removeOnClose(`${imageName}:latest`);
+  try {
+    const outcome = await runBuildStep(step, fx.runtime);
+    assert.equal(outcome.result, 'failure');
+    assert.match(
+      outcome.reason ?? '',
+      /for platform linux\/s390x failed on a Docker daemon that runs linux\/amd64: \S/,
+    );
+  } finally {
+    await fx.close();
+  }
+});
