@@ -37,6 +37,7 @@ test('the model keeps step order, defaults and the git-clone fields', () => {
     '    credentials:',
     '      username: bot',
     '      password: ${{GIT_TOKEN}}',
+    '    git: github-main',
     '  build:',
     '    title: Build',
     '    image: node:20',
@@ -66,6 +67,7 @@ test('the model keeps step order, defaults and the git-clone fields', () => {
     revision: 'main',
     depth: 1,
     credentials: { username: 'bot', password: '${{GIT_TOKEN}}' },
+    git: 'github-main',
     useProxy: false,
   });
   assert.equal(build.type, 'freestyle');
@@ -76,7 +78,7 @@ test('the model keeps step order, defaults and the git-clone fields', () => {
   assert.equal(build.shell, 'sh');
   assert.deepEqual(build.environment, []);
   assert.deepEqual(build.volumes, []);
-  assert.deepEqual(build.position, { line: 11, column: 3 });
+  assert.deepEqual(build.position, { line: 12, column: 3 });
 });
 
 test('the root fail_fast is the default a step may override', () => {
