@@ -146,7 +146,10 @@ export class NodeAgent {
       let size = this.#sizes.get(name);
       if (size === undefined || now - size.at >= this.#o.sizeIntervalMs) {
         const bytes = await directoryBytes(join(this.#o.volumeParentDir, name));
-        if (bytes !== undefined) this.#sizes.set(name, (size = { bytes, at: now }));
+        if (bytes !== undefined) {
+          this.#sizes.set(name, (size = { bytes, at: now }));
+          await this.#noteSize(pv, bytes);
+        }
       }
       uses.push({
         name,
@@ -182,6 +185,25 @@ export class NodeAgent {
       space: percent(usage.space),
     });
     return undefined;
+  }
+
+  /**
+   * Writes the measured size on the volume (`sluice.io/used-bytes`) when it moved by more than
+   * 1 %, so the next claim's cache record says how much cache it got. Only that annotation is
+   * patched, unguarded: a provisioner write racing it is refused (409) and redone next pass.
+   */
+  async #noteSize(pv: KubeResource, bytes: number): Promise<void> {
+    const noted = Number(pv.metadata.annotations?.[VOLUME_ANNOTATIONS.usedBytes]);
+    if (Number.isFinite(noted) && Math.abs(noted - bytes) <= bytes * 0.01) return;
+    const patch = { metadata: { annotations: { [VOLUME_ANNOTATIONS.usedBytes]: String(bytes) } } };
+    try {
+      await this.#o.resources.patch({ kind: 'PersistentVolume', name: pv.metadata.name }, patch);
+    } catch (err) {
+      this.#o.log.warn('could not note a volume size', {
+        volume: pv.metadata.name,
+        error: String(err),
+      });
+    }
   }
 
   /** On this node, and in this agent's directory (never a volume it cannot see). */

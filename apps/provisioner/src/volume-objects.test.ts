@@ -34,6 +34,7 @@ test('the cache record on a claim: a reused volume with its first use, mounts an
   const reused = volume(2);
   reused.metadata.annotations![VOLUME_ANNOTATIONS.created] = '2026-11-20T08:00:00.000Z';
   reused.metadata.annotations![VOLUME_ANNOTATIONS.mountCount] = '3';
+  reused.metadata.annotations![VOLUME_ANNOTATIONS.usedBytes] = '5242880';
   const patch = cachePatch({
     outcome: 'hit',
     reason: 'reused: the same pipeline',
@@ -48,6 +49,7 @@ test('the cache record on a claim: a reused volume with its first use, mounts an
         [CACHE_ANNOTATIONS.volume]: 'v',
         [CACHE_ANNOTATIONS.created]: '2026-11-20T08:00:00.000Z',
         [CACHE_ANNOTATIONS.mounts]: '3',
+        [CACHE_ANNOTATIONS.usedBytes]: '5242880',
         [CACHE_ANNOTATIONS.previousUse]: '2026-11-24T12:00:00.000Z',
       },
     },

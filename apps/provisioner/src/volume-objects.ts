@@ -25,6 +25,8 @@ export const VOLUME_ANNOTATIONS = {
   /** Why the volume is being removed (retention, a full disk); it is never chosen again. */
   retiring: 'sluice.io/retiring',
   node: 'sluice.io/node',
+  /** Bytes its directory holds, as the node's volume agent last measured (`du`). */
+  usedBytes: 'sluice.io/used-bytes',
   /**
    * Days a released volume is kept ("7" or "7d"), from its last claim's annotation of the same
    * name; the provisioner's `retentionDays` otherwise.
@@ -245,6 +247,7 @@ export function cachePatch(decision: CacheDecision): Record<string, unknown> {
         [CACHE_ANNOTATIONS.volume]: decision.volume.metadata.name,
         [CACHE_ANNOTATIONS.created]: annotations[VOLUME_ANNOTATIONS.created] ?? null,
         [CACHE_ANNOTATIONS.mounts]: annotations[VOLUME_ANNOTATIONS.mountCount] ?? null,
+        [CACHE_ANNOTATIONS.usedBytes]: annotations[VOLUME_ANNOTATIONS.usedBytes] ?? null,
         [CACHE_ANNOTATIONS.previousUse]:
           previous === undefined || previous === 0 ? null : new Date(previous).toISOString(),
       },

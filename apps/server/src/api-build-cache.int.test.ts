@@ -14,6 +14,7 @@ const HIT: BuildCache = {
   volumeCreatedAt: '2026-11-20T08:00:00.000Z',
   previousUseAt: '2026-11-26T08:00:00.000Z',
   mountCount: 3,
+  usedBytes: 734003200,
   capacity: '10Gi',
   storageClass: 'sluice-volumes-sluice',
 };

@@ -15,4 +15,6 @@ export const CACHE_ANNOTATIONS = {
   previousUse: 'sluice.io/volume-previous-use',
   /** How many claims have had it, this one included. */
   mounts: 'sluice.io/volume-mounts',
+  /** Bytes its directory held when the claim got it, as the volume agent last measured. */
+  usedBytes: 'sluice.io/volume-used-bytes',
 } as const;

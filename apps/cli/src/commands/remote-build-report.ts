@@ -58,6 +58,7 @@ export function describeCache(cache: BuildCache, now = Date.now()): string {
     cache.mountCount === null
       ? ''
       : `${cache.mountCount} build${cache.mountCount === 1 ? '' : 's'}`,
+    cache.usedBytes === null ? '' : `${formatBytes(cache.usedBytes)} cached`,
     cache.capacity ?? '',
   ].filter((fact) => fact !== '');
   return `${cache.outcome}: ${facts.join(', ')} (${cache.reason})`;
@@ -124,4 +125,17 @@ function paintStatus(term: Terminal, status: string, text: string): string {
 export function duration(from: string | null, to: string | null): string {
   if (from === null || to === null) return '-';
   return formatDuration(Date.parse(to) - Date.parse(from));
+}
+
+/** `1536` → `1.5 KiB`; binary units, one decimal below 10. */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const digits = unit === 0 || value >= 10 ? 0 : 1;
+  return `${value.toFixed(digits)} ${units[unit]}`;
 }

@@ -22,6 +22,7 @@ test("a claim the provisioner served: hit, its reason, the volume's first and pr
         [CACHE_ANNOTATIONS.created]: '2026-11-20T08:00:00.000Z',
         [CACHE_ANNOTATIONS.previousUse]: '2026-11-26T08:00:00.000Z',
         [CACHE_ANNOTATIONS.mounts]: '4',
+        [CACHE_ANNOTATIONS.usedBytes]: '1073741824',
       },
       'sluice-volumes-ns',
     ),
@@ -34,6 +35,7 @@ test("a claim the provisioner served: hit, its reason, the volume's first and pr
     volumeCreatedAt: '2026-11-20T08:00:00.000Z',
     previousUseAt: '2026-11-26T08:00:00.000Z',
     mountCount: 4,
+    usedBytes: 1073741824,
     capacity: '10Gi',
     storageClass: 'sluice-volumes-ns',
   });
@@ -54,10 +56,12 @@ test('garbage in the annotations is not passed on as dates or counts', () => {
       [CACHE_ANNOTATIONS.outcome]: 'miss',
       [CACHE_ANNOTATIONS.created]: 'yesterday',
       [CACHE_ANNOTATIONS.mounts]: '-3',
+      [CACHE_ANNOTATIONS.usedBytes]: '12 GB',
     }),
   );
   assert.equal(record.outcome, 'miss');
   assert.equal(record.volumeCreatedAt, null);
   assert.equal(record.mountCount, null);
+  assert.equal(record.usedBytes, null);
   assert.equal(record.storageClass, null);
 });

@@ -69,6 +69,7 @@ export function cacheRecord(claim: KubeClaim): BuildCache {
   const storageClass = claim.spec?.storageClassName ?? null;
   const recorded = outcome === 'hit' || outcome === 'miss';
   const mounts = Number(notes[CACHE_ANNOTATIONS.mounts]);
+  const used = Number(notes[CACHE_ANNOTATIONS.usedBytes] ?? NaN);
   return {
     outcome: recorded ? outcome : 'unknown',
     reason: recorded
@@ -79,6 +80,7 @@ export function cacheRecord(claim: KubeClaim): BuildCache {
     volumeCreatedAt: time(notes[CACHE_ANNOTATIONS.created]),
     previousUseAt: time(notes[CACHE_ANNOTATIONS.previousUse]),
     mountCount: Number.isInteger(mounts) && mounts >= 0 && recorded ? mounts : null,
+    usedBytes: Number.isSafeInteger(used) && used >= 0 ? used : null,
     capacity: claim.status?.capacity?.storage ?? null,
     storageClass,
   };

@@ -106,6 +106,11 @@ export const BuildCache = z.object({
   volumeCreatedAt: Timestamp.nullable().describe('When the volume was first made'),
   previousUseAt: Timestamp.nullable().describe('When its previous build let it go'),
   mountCount: z.int().min(0).nullable().describe('Builds that have had it, this one included'),
+  usedBytes: z
+    .int()
+    .min(0)
+    .nullable()
+    .describe('Bytes of cache it held when the build got it, as the node last measured it'),
   capacity: z
     .string()
     .max(64)
