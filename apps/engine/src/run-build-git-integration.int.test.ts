@@ -133,3 +133,25 @@ test('an integration the build lacks fails the step, or under sluice run clones 
     /git integration "github-main" was refused/,
   );
 });
+
+test('an SSH-key integration clones owner/name over SSH, and says so when the git image has no ssh client', async () => {
+  const build = await harness.runSteps(CLONE_AND_SHOW('acme/repo'), {
+    gitIntegrations: [
+      {
+        name: 'github-main',
+        kind: 'gitea',
+        url: 'https://git.example.test',
+        sshKey:
+          '-----BEGIN OPENSSH PRIVATE KEY-----\nkeyMaterialNeverShown\n-----END OPENSSH PRIVATE KEY-----',
+      },
+    ],
+  });
+  const clone = stepSummary(build, 'main_clone');
+  assert.equal(clone.result, 'failure');
+  // sluice/git:1 is busybox plus git: no ssh client, and the step says what to do about it.
+  assert.match(
+    clone.reason ?? '',
+    /^Could not check out the default branch of git@git\.example\.test:acme\/repo\.git: The git image has no ssh client/,
+  );
+  assert.ok(!everyLine(build).includes('keyMaterialNeverShown'), 'the key reached the log');
+});

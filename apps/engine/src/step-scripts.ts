@@ -68,6 +68,10 @@ if [ -n "$SLUICE_GIT_USERNAME$SLUICE_GIT_PASSWORD" ]; then
   git config --global credential.helper '!f() { echo "username=$SLUICE_GIT_USERNAME"; echo "password=$SLUICE_GIT_PASSWORD"; }; f'
 fi
 if [ -n "$SLUICE_GIT_SSH_KEY" ]; then
+  if ! command -v ssh >/dev/null 2>&1; then
+    echo "The git image has no ssh client, which a git integration with an SSH key needs: use an image with one (sluice run --git-image), or a token" >&2
+    exit 1
+  fi
   key=$(mktemp)
   printf '%s\n' "$SLUICE_GIT_SSH_KEY" > "$key"
   chmod 600 "$key"
