@@ -129,6 +129,13 @@ test('a typo shows on its line; fixed, the pipeline runs and its log streams liv
   await page.getByText('No problems found.').waitFor();
   await page.getByRole('button', { name: 'Create pipeline' }).click();
   await page.getByRole('heading', { name: `${PROJECT}/hello` }).waitFor();
+  const variable = page.getByRole('form', { name: 'Set a variable' });
+  await variable.getByLabel('Name').fill('DEPLOY_KEY');
+  await variable.getByLabel('Secret').check();
+  await variable.getByLabel('Value').fill('never-shown-4711');
+  await variable.getByRole('button', { name: 'Set' }).click();
+  await page.getByText('•••••• (secret)').waitFor();
+  assert.ok(!(await page.content()).includes('never-shown-4711'), 'a secret is write-only');
   await screenshots(page, 'pipeline');
   await page.getByLabel('Branch').fill('main');
   await page.getByRole('button', { name: 'Run' }).click();

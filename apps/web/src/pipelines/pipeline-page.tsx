@@ -39,6 +39,7 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
         onSaved={polled.reload}
       />
       <h2>Variables</h2>
+      <VariableForm pipelineId={pipeline.id} onSaved={polled.reload} />
       {pipeline.variables.length === 0 ? <p className="muted">None.</p> : null}
       <dl className="facts">
         {pipeline.variables.map((v) => (
@@ -84,6 +85,49 @@ function RunForm({ pipelineId }: { pipelineId: string }) {
           Run
         </button>
       </div>
+      {action.error ? <ErrorNote error={action.error} /> : null}
+    </form>
+  );
+}
+
+/** Sets a variable or a secret: a secret's value is sent once and never shown again. */
+function VariableForm({ pipelineId, onSaved }: { pipelineId: string; onSaved: () => void }) {
+  const api = useApi();
+  const action = useAction();
+  const [name, setName] = useState('');
+  const [value, setValue] = useState('');
+  const [secret, setSecret] = useState(false);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    return action.run(async () => {
+      await api.call('setVariable', {
+        params: { pipelineId, name },
+        body: { value, secret },
+      });
+      setName('');
+      setValue('');
+      onSaved();
+    });
+  };
+  return (
+    <form className="filters" onSubmit={(e) => void submit(e)} aria-label="Set a variable">
+      <label>
+        Name <input value={name} onChange={(e) => setName(e.target.value)} required />
+      </label>
+      <label>
+        Value{' '}
+        <input
+          type={secret ? 'password' : 'text'}
+          autoComplete="off"
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+        />
+      </label>
+      <label>
+        <input type="checkbox" checked={secret} onChange={(e) => setSecret(e.target.checked)} />{' '}
+        Secret (write-only)
+      </label>
+      <button type="submit">Set</button>
       {action.error ? <ErrorNote error={action.error} /> : null}
     </form>
   );
