@@ -251,9 +251,11 @@ steps:
   });
   assert.equal(stepSummary(wrong, 'commit').result, 'failure');
   assert.ok(git.refused > refused);
-  assert.ok(
-    allLines(wrong).some((l) => /Authentication failed|401/.test(l)),
-    allLines(wrong).join('\n'),
+  const refusal = allLines(wrong).join('\n');
+  assert.match(refusal, /Authentication failed|401/);
+  assert.match(
+    refusal,
+    /git-commit: the push to main was refused \(see git's reason above\); check git_token, the credentials Sluice uses for git integration 'github'/,
   );
 });
 
