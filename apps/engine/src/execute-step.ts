@@ -17,7 +17,12 @@ import { cloneTarget, freestyleContainer, gitCloneContainer } from './step-conta
 import type { CloneTarget, StepContainerContext } from './step-containers.js';
 import { containerNameFor } from './resource-names.js';
 import { emitLine, ensureImagePresent, helperLabels, runToExit } from './container-run.js';
-import { credentialsOf, refusedReason, repoVariables } from './git-integrations.js';
+import {
+  credentialsOf,
+  onIntegrationHost,
+  refusedReason,
+  repoVariables,
+} from './git-integrations.js';
 import type { CloneCredentials } from './git-integrations.js';
 import type { GitIntegrationSetting } from './registry-settings.js';
 import { runBuildStep } from './step-build.js';
@@ -65,7 +70,7 @@ async function runGitClone(step: GitCloneStep, runtime: StepRuntime): Promise<St
     return {
       ...outcome,
       reason:
-        refusedReason(step, target.displayUrl, lastError) ??
+        refusedReason(step.git ?? integration?.name, target.displayUrl, lastError) ??
         cloneFailureReason(step, target, outcome.exitCode, lastError),
     };
   if (outcome.result === 'success') {
@@ -82,12 +87,20 @@ async function runGitClone(step: GitCloneStep, runtime: StepRuntime): Promise<St
 /**
  * The integration `git: NAME` names. One the build does not have fails the step through the
  * control plane; under `sluice run` the clone goes on anonymously, with a warning naming it.
+ * Without `git:`, the build's default (its trigger's, or the account's) where the repository
+ * is on its host.
  */
 function chooseIntegration(
   step: GitCloneStep,
   runtime: StepRuntime,
 ): { integration: GitIntegrationSetting | undefined } | { outcome: StepOutcome } {
-  if (step.git === undefined) return { integration: undefined };
+  if (step.git === undefined) {
+    // Codefresh clones with the default git integration; here only on its own host.
+    const fallback = runtime.gitIntegrations.find((i) => i.name === runtime.defaultGitIntegration);
+    const usable =
+      fallback !== undefined && !step.credentials && onIntegrationHost(step.repo, fallback);
+    return { integration: usable ? fallback : undefined };
+  }
   const integration = runtime.gitIntegrations.find((i) => i.name === step.git);
   if (integration !== undefined) return { integration };
   if (runtime.unknownGitIntegration === 'fail')

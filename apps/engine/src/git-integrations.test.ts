@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   cloneUrlFor,
+  onIntegrationHost,
   credentialsOf,
   parseGitIntegrationFlag,
   repoVariables,
@@ -77,4 +78,21 @@ test('owner/name is cloned from the integration host; a full URL as written; tok
     CF_GIT_PROVIDER: 'github',
     CF_GIT_INTEGRATION: 'gh',
   });
+});
+
+test('a default integration is used only for repositories on its own host', () => {
+  const gh = { name: 'gh', kind: 'github' as const, url: '', token: 't' };
+  const gitea = {
+    name: 'ge',
+    kind: 'gitea' as const,
+    url: 'https://git.example.com:3000',
+    token: 't',
+  };
+  assert.equal(onIntegrationHost('acme/app', gh), true);
+  assert.equal(onIntegrationHost('https://github.com/acme/app.git', gh), true);
+  assert.equal(onIntegrationHost('git@github.com:acme/app.git', gh), true);
+  assert.equal(onIntegrationHost('https://gitlab.com/acme/app.git', gh), false);
+  assert.equal(onIntegrationHost('file:///srv/git/app.git', gh), false);
+  assert.equal(onIntegrationHost('https://git.example.com/acme/app', gitea), true);
+  assert.equal(onIntegrationHost('https://evil.example.net/git.example.com/app', gitea), false);
 });

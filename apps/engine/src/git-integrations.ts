@@ -7,7 +7,6 @@
  * @module
  */
 import { repoFromUrl } from '@sluice/pipeline';
-import type { GitCloneStep } from '@sluice/pipeline';
 import type { GitIntegrationKind, GitIntegrationSetting } from './registry-settings.js';
 
 /** Where `repo: owner/name` is cloned from when the integration names no URL. */
@@ -76,19 +75,41 @@ export function repoVariables(
   };
 }
 
+/**
+ * Whether `repo` lives on the integration's host: `owner/name` always does; a URL only when its
+ * host is the integration's, so a default integration's token never goes to another host.
+ */
+export function onIntegrationHost(repo: string, integration: GitIntegrationSetting): boolean {
+  if (/^[\w.-]+(\/[\w.-]+)+$/.test(repo)) return true;
+  const base = integration.url || PROVIDER_URLS[integration.kind];
+  const host = hostOf(repo);
+  return host !== undefined && base !== '' && host === hostOf(base);
+}
+
+function hostOf(url: string): string | undefined {
+  const scp = /^[^@/\s]+@([^:/\s]+):/.exec(url);
+  if (scp !== null) return scp[1]?.toLowerCase();
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'file:' ? undefined : parsed.hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
 /** git's complaints that mean the host refused the credentials (or wanted some). */
 const REFUSED =
   /Authentication failed|could not read (Username|Password)|Permission denied \(publickey|Access denied|HTTP Basic|returned error: 40[13]|Invalid username or password/i;
 
 /** The reason of a clone that failed because the integration's credentials were refused. */
 export function refusedReason(
-  step: GitCloneStep,
+  integration: string | undefined,
   displayUrl: string,
   lastError: string | undefined,
 ): string | undefined {
-  if (step.git === undefined || lastError === undefined || !REFUSED.test(lastError))
+  if (integration === undefined || lastError === undefined || !REFUSED.test(lastError))
     return undefined;
-  return `git integration "${step.git}" was refused by ${displayUrl}: authentication failed; check its token or key`;
+  return `git integration "${integration}" was refused by ${displayUrl}: authentication failed; check its token or key`;
 }
 
 /**

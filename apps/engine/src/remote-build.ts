@@ -121,6 +121,7 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
       gitImage: options.gitImage,
       registries: build.registries,
       gitIntegrations: build.gitIntegrations,
+      defaultGitIntegration: build.facts.gitIntegration,
       userVolumeMounts: options.stepSettings?.mounts,
       cleaner: options.cleaner,
       approve: approvals.gate,

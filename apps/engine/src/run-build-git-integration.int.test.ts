@@ -155,3 +155,25 @@ test('an SSH-key integration clones owner/name over SSH, and says so when the gi
   );
   assert.ok(!everyLine(build).includes('keyMaterialNeverShown'), 'the key reached the log');
 });
+
+const CLONE_WITHOUT_GIT = (repoField: string) => `
+  main_clone:
+    type: git-clone
+    repo: ${repoField}
+`;
+
+test('a clone without git: uses the default integration on its host only', async () => {
+  const own = await harness.runSteps(CLONE_WITHOUT_GIT(`${hostUrl}/acme/repo.git`), {
+    gitIntegrations: [integration(TOKEN, { default: true })],
+  });
+  assert.equal(stepSummary(own, 'main_clone').result, 'success', JSON.stringify(own.summary));
+  const before = server.requests.length;
+  const elsewhere = await harness.runSteps(CLONE_WITHOUT_GIT(`${hostUrl}/acme/repo.git`), {
+    gitIntegrations: [integration(TOKEN, { default: true, url: 'https://git.example.test' })],
+  });
+  const clone = stepSummary(elsewhere, 'main_clone');
+  assert.equal(clone.result, 'failure');
+  assert.match(clone.reason ?? '', /^Could not check out the default branch of /);
+  const seen = server.requests.slice(before);
+  assert.ok(seen.length > 0 && seen.every((r) => r.auth === 'anonymous'), JSON.stringify(seen));
+});

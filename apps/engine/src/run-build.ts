@@ -64,6 +64,11 @@ export interface RunBuildOptions {
   gitIntegrations?: GitIntegrationSetting[];
   /** A `git:` naming none of them fails the step (the default), or clones anonymously with a warning. */
   unknownGitIntegration?: UnknownGitIntegration;
+  /**
+   * The integration a git-clone step without `git:` or `credentials` uses, on its own host only
+   * (a webhook trigger's); else the one marked `default`.
+   */
+  defaultGitIntegration?: string;
   /** Answers `pending-approval` steps; without one they are denied at once. */
   approve?: ApprovalGate;
   /** The runtime's `userVolumeMounts`, bound into every step container. */
@@ -126,6 +131,8 @@ export async function runBuild(
     registries: options.registries ?? [],
     gitIntegrations: options.gitIntegrations ?? [],
     unknownGitIntegration: options.unknownGitIntegration ?? 'fail',
+    defaultGitIntegration:
+      options.defaultGitIntegration ?? options.gitIntegrations?.find((i) => i.default)?.name,
     attempt: 1,
     stepEnvironment: [],
     userBinds: userVolumeBinds(options.userVolumeMounts ?? []),

@@ -42,6 +42,8 @@ export interface StepRuntime {
   /** What `git:` of a git-clone step names. */
   gitIntegrations: GitIntegrationSetting[];
   unknownGitIntegration: UnknownGitIntegration;
+  /** What a git-clone step without `git:` clones with, when its repository is on that host. */
+  defaultGitIntegration?: string;
   /** 1-based attempt of the step being run (`retry`); names its container. */
   attempt: number;
   /** Added to every container of the step, e.g. CF_CURRENT_ATTEMPT. */

@@ -6,6 +6,7 @@ import {
   startEngine,
   startTestServer,
 } from './server-harness.test-support.js';
+import { deliver, fixture, setUp } from './trigger-deliveries.test-support.js';
 
 const databases = useTestDatabases();
 
@@ -209,6 +210,30 @@ databases.test(
         (err: Coded) =>
           err.code === 'SLUICE_GIT_INTEGRATION_NOT_FOUND' && /"nope"/.test(err.message),
       );
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+databases.test(
+  "a webhook build carries its trigger's git integration, which clones where a step names none",
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      await t.admin.call('createGitIntegration', {
+        body: { name: 'github-main', kind: 'github', token: TOKEN },
+      });
+      const { gitTrigger } = await setUp(t);
+      const trigger = await gitTrigger({ gitIntegration: 'github-main' });
+      const result = await deliver(t, trigger.id, ['github', 'push', fixture('github-push')]);
+      assert.equal(result.body.outcome, 'build-created');
+      const row = await database.db
+        .selectFrom('builds')
+        .select('facts')
+        .where('id', '=', result.body.buildId ?? '')
+        .executeTakeFirstOrThrow();
+      assert.equal((row.facts as Record<string, string>).gitIntegration, 'github-main');
     } finally {
       await t.close();
     }

@@ -195,7 +195,11 @@ function buildInput(trigger: TriggerRow, event: BuildEvent): CreateBuildInput {
     initiator: facts.initiator,
     branch: facts.branch,
     revision: facts.revision,
-    facts: stringFacts(facts),
+    // The trigger's git integration clones its builds' repositories where a step names none.
+    facts: {
+      ...stringFacts(facts),
+      ...(trigger.git_integration === null ? {} : { gitIntegration: trigger.git_integration }),
+    },
     variables: { ...userVariables(trigger), ...event.variables },
   };
 }
