@@ -11,7 +11,7 @@ import { VOLUME_PATH, formatIssue, parseCompositionFile } from '@sluice/pipeline
 import type { CompositionStep } from '@sluice/pipeline';
 import type { StepRuntime } from './step-runtime.js';
 import { resolveWorkingDirectory } from './step-containers.js';
-import { ensureImagePresent, helperLabels, helperName } from './container-run.js';
+import { withVolumeHolder } from './container-run.js';
 
 export const COMPOSITION_FILE = 'SLUICE_COMPOSITION_FILE';
 
@@ -44,24 +44,14 @@ export async function readCompositionFile(
   };
 }
 
-async function readFromVolume(
+function readFromVolume(
   step: CompositionStep,
   path: string,
   runtime: StepRuntime,
 ): Promise<Buffer | undefined> {
-  await ensureImagePresent(runtime.sandboxImage, step.name, runtime);
-  const helper = await runtime.docker.create({
-    name: helperName(runtime, step.name, 'composition'),
-    image: runtime.sandboxImage,
-    env: [],
-    binds: [`${runtime.volumeName}:${VOLUME_PATH}`],
-    labels: helperLabels(runtime, step.name),
-  });
-  try {
-    return await runtime.docker.readFile(helper, path);
-  } finally {
-    await runtime.docker.removeContainer(helper);
-  }
+  return withVolumeHolder(runtime, step.name, 'composition', (helper) =>
+    runtime.docker.readFile(helper, path),
+  );
 }
 
 function missing(written: string, path: string): InputError {

@@ -8,6 +8,7 @@
  * @module
  */
 import { describeError, isSluiceError, NotFoundError } from '@sluice/errors';
+import { VOLUME_PATH } from '@sluice/pipeline';
 import type { ContainerSpec, OutputStream, StartedContainer } from '@sluice/docker';
 import type { StepOutcome, StepRuntime } from './step-runtime.js';
 import { dockerSafe, LABELS } from './resource-names.js';
@@ -69,6 +70,32 @@ export async function ensureImagePresent(
 /** Unique among the build's containers: build, owner step, role and attempt. */
 export function helperName(runtime: StepRuntime, owner: string, role: string): string {
   return `sluice-${dockerSafe(runtime.buildId)}-${dockerSafe(owner)}.${dockerSafe(role)}-${runtime.attempt}`;
+}
+
+/**
+ * Runs `use` with a never-started helper container that holds the build volume at
+ * /codefresh/volume (to read files and archives from it), removed afterwards. It only holds the
+ * volume, so the small sandbox image will do.
+ */
+export async function withVolumeHolder<T>(
+  runtime: StepRuntime,
+  owner: string,
+  role: string,
+  use: (helper: string) => Promise<T>,
+): Promise<T> {
+  await ensureImagePresent(runtime.sandboxImage, owner, runtime);
+  const helper = await runtime.docker.create({
+    name: helperName(runtime, owner, role),
+    image: runtime.sandboxImage,
+    env: [],
+    binds: [`${runtime.volumeName}:${VOLUME_PATH}`],
+    labels: helperLabels(runtime, owner),
+  });
+  try {
+    return await use(helper);
+  } finally {
+    await runtime.docker.removeContainer(helper);
+  }
 }
 
 export function helperLabels(runtime: StepRuntime, owner: string): Record<string, string> {

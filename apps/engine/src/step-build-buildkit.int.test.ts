@@ -100,3 +100,28 @@ test('a platform the daemon cannot build fails with both platforms named', async
     await fx.close();
   }
 });
+
+test('cancelling a BuildKit build stops the CLI: the step is terminated and no image is made', async () => {
+  const imageName = uniqueId('sluice-it/bk-cancel');
+  const step = buildStep({
+    name: 'slow',
+    imageName,
+    buildkit: true,
+    dockerfile: { content: `FROM ${SHELL_IMAGE}\nRUN echo ${uniqueId('run')} && sleep 60\n` },
+  });
+  const fx = await createStepRuntime({ steps: [step] });
+  fx.removeOnClose(`${imageName}:latest`);
+  try {
+    const running = runBuildStep(step, fx.runtime);
+    const started = setInterval(() => {
+      // BuildKit's plain output shows a RUN's own lines late; its header comes as it starts.
+      if (fx.lines('slow', 'stdout').some((line) => line.includes('] RUN echo')))
+        fx.controller.abort();
+    }, 100);
+    const outcome = await running.finally(() => clearInterval(started));
+    assert.equal(outcome.result, 'terminated');
+    assert.equal(await fx.docker.imageExists(`${imageName}:latest`), false);
+  } finally {
+    await fx.close();
+  }
+});

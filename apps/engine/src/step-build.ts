@@ -12,18 +12,11 @@ import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import { Readable } from 'node:stream';
 import { InputError, isSluiceError } from '@sluice/errors';
-import { VOLUME_PATH } from '@sluice/pipeline';
 import { dockerIgnoreMatcher, parseImageReference, rewriteTar } from '@sluice/docker';
 import type { BuildStep } from '@sluice/pipeline';
 import type { StepOutcome, StepRuntime } from './step-runtime.js';
 import { resolveWorkingDirectory } from './step-containers.js';
-import {
-  emitLine,
-  ensureImagePresent,
-  helperLabels,
-  helperName,
-  outcomeOfError,
-} from './container-run.js';
+import { emitLine, outcomeOfError, withVolumeHolder } from './container-run.js';
 import { findRegistry, pushImage } from './step-push.js';
 
 export async function runBuildStep(step: BuildStep, runtime: StepRuntime): Promise<StepOutcome> {
@@ -60,16 +53,7 @@ async function build(step: BuildStep, references: string[], runtime: StepRuntime
   const directory =
     resolveWorkingDirectory(step.workingDirectory, runtime.scope.defaultWorkingDirectory) ??
     runtime.scope.defaultWorkingDirectory;
-  // Never started: it only holds the volume, so the small sandbox image will do.
-  await ensureImagePresent(runtime.sandboxImage, step.name, runtime);
-  const helper = await runtime.docker.create({
-    name: helperName(runtime, step.name, 'context'),
-    image: runtime.sandboxImage,
-    env: [],
-    binds: [`${runtime.volumeName}:${VOLUME_PATH}`],
-    labels: helperLabels(runtime, step.name),
-  });
-  try {
+  return withVolumeHolder(runtime, step.name, 'context', async (helper) => {
     const context = await buildContext(step, directory, helper, runtime);
     emitLine(
       runtime,
@@ -95,9 +79,7 @@ async function build(step: BuildStep, references: string[], runtime: StepRuntime
       onLine,
     );
     return built.imageId;
-  } finally {
-    await runtime.docker.removeContainer(helper);
-  }
+  });
 }
 
 /**

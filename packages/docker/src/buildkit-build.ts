@@ -124,10 +124,17 @@ function runCli(cli: BuildKitCli, args: string[], options: RunCliOptions): Promi
       reject(err);
     });
     options.context.pipe(child.stdin);
-    const abort = () => child.kill('SIGTERM');
+    // The CLI cancels the build on SIGINT (as on Ctrl-C) and ignores SIGTERM; a CLI that does not
+    // stop within 10 s is killed, which drops its connection and so the build too.
+    let killer: NodeJS.Timeout | undefined;
+    const abort = () => {
+      child.kill('SIGINT');
+      killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    };
     options.signal?.addEventListener('abort', abort, { once: true });
     child.on('error', reject);
     child.on('close', (code) => {
+      clearTimeout(killer);
       options.signal?.removeEventListener('abort', abort);
       lines.flush();
       resolve(code ?? 1);
