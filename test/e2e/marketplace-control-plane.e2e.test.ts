@@ -19,10 +19,10 @@ import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
 import type { Build, SluiceClient } from '@sluice/protocol';
 import {
+  dockerHostAddress,
   ensureDockerEngine,
   ensureTestImages,
   freeLoopbackPort,
-  runCommand,
 } from '@sluice/testkit';
 import { kill, REPO_ROOT, SLUICE_AGENT_BIN, startServer } from './cli-harness.js';
 import type { RunningServer } from './cli-harness.js';
@@ -86,7 +86,7 @@ before(async () => {
   const port = await freeLoopbackPort();
   // Step containers reach the server through the bridge's gateway, not loopback; so do the
   // engines, through the public URL.
-  const publicUrl = `http://${await gateway()}:${port}`;
+  const publicUrl = `http://${await dockerHostAddress()}:${port}`;
   server = await startServer(
     target,
     {
@@ -138,13 +138,6 @@ after(async () => {
   for (const name of Object.keys(pipelines ?? {}))
     spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${PROJECT}-${name}`]);
 });
-
-async function gateway(): Promise<string> {
-  const format = '{{range .IPAM.Config}}{{.Gateway}}{{end}}';
-  const result = await runCommand('docker', ['network', 'inspect', 'bridge', '--format', format]);
-  assert.equal(result.code, 0, result.stderr);
-  return result.stdout.trim();
-}
 
 /** Runs the pipeline through the agent and waits for its build to end. */
 async function runPipeline(name: string): Promise<{ build: Build; log: string }> {
