@@ -6,7 +6,8 @@
 #
 #   sluice/engine:1   the `sluice` CLI bundled (images/engine/bundle.sh: an entry and its chunks) on this
 #                     host's Node binary plus the shared libraries ldd finds for it, over the
-#                     sluice/busybox:1 root (a shell and the usual tools)
+#                     sluice/busybox:1 root (a shell and the usual tools), and Debian's docker.io
+#                     CLI, through which the engine runs BuildKit builds
 #   sluice/dind:1     Debian bookworm (debootstrap --variant=minbase) with docker.io, iptables,
 #                     tini, openssl and CA certificates; images/dind/dind-entrypoint.sh serves
 #                     the Docker API on :1300 over mutual TLS
@@ -82,11 +83,15 @@ build_engine() {
   node=$(readlink -f "$node")
   rm -rf "$bundle"
   bash "$HERE/engine/bundle.sh" "$bundle" || die "bundling the CLI failed" "npm ci && npm run build, then rerun"
+  # Debian's docker.io CLI: BuildKit builds run through it (docs/adr/0002-buildkit-builds-through-the-docker-cli.md).
+  local docker_cli=/usr/bin/docker
+  [[ -x $docker_cli ]] || apt_install docker.io
+  [[ -x $docker_cli ]] || die "$docker_cli is still missing after installing docker.io" "apt-get install -y docker.io"
   local libs=()
-  mapfile -t libs < <(shared_libraries "$node")
+  mapfile -t libs < <(shared_libraries "$node"; shared_libraries "$docker_cli")
   local files=()
   mapfile -t files < <(find "$bundle" -type f | sort)
-  hash=$(inputs_hash "$image" < <(file_hashes "${files[@]}" "$HERE/engine/sluice" "$HERE/engine/bundle.sh" "$node" "${libs[@]}"
+  hash=$(inputs_hash "$image" < <(file_hashes "${files[@]}" "$HERE/engine/sluice" "$HERE/engine/bundle.sh" "$node" "$docker_cli" "${libs[@]}"
     docker image inspect --format '{{.Id}}' sluice/busybox:1))
   if up_to_date "$image" "$hash"; then log "$image up to date"; tag_for_registry "$image"; return; fi
   log "building $image (Node $("$node" --version) from this host, CLI bundle $(du -sb "$bundle" | cut -f1) bytes in ${#files[@]} files) ..."
@@ -101,6 +106,7 @@ build_engine() {
     cp -L "$file" "$root$file"
   done
   install -D -m 0755 "$node" "$root/usr/local/bin/node"
+  install -D -m 0755 "$docker_cli" "$root/usr/bin/docker"
   install -d "$root/usr/local/lib/sluice"
   install -m 0644 "${files[@]}" "$root/usr/local/lib/sluice/"
   install -D -m 0755 "$HERE/engine/sluice" "$root/usr/local/bin/sluice"
