@@ -1,6 +1,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { isSluiceError } from '@sluice/errors';
 import {
   ensureDockerEngine,
@@ -156,4 +159,34 @@ test('a step container runs on dind over mutual TLS', async () => {
   );
   await docker.removeContainer(container.id);
   assert.deepEqual(await docker.listContainers(labels), []);
+});
+
+test('a BuildKit build runs on dind over mutual TLS, its certificates handed to the docker CLI', async () => {
+  assert.ok(temp !== undefined);
+  const docker = DockerClient.create(await endpoint('buildkit', build, build));
+  const context = join(temp.path, 'buildkit-context');
+  mkdirSync(context);
+  writeFileSync(
+    join(context, 'Dockerfile'),
+    `FROM ${TEST_IMAGES.shell}\nRUN echo over-tls > /tls\n`,
+  );
+  const tar = execFileSync('tar', ['-c', '-C', context, 'Dockerfile']);
+  const lines: string[] = [];
+  const built = await docker.buildImageWithBuildKit(
+    Readable.from([tar]),
+    { tags: ['sluice-tls/buildkit:1'], platform: 'linux/amd64' },
+    (line) => lines.push(line),
+  );
+  assert.ok(lines.some((line) => line.includes('naming to docker.io/sluice-tls/buildkit:1')));
+  const direct = await runCommand('docker', [
+    '-H',
+    `unix://${daemon().socketPath}`,
+    'image',
+    'inspect',
+    '--format',
+    '{{.Id}}',
+    'sluice-tls/buildkit:1',
+  ]);
+  assert.equal(direct.code, 0, direct.stderr);
+  assert.equal(built.imageId, direct.stdout.trim());
 });
