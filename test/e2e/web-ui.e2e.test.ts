@@ -136,6 +136,18 @@ test('a typo shows on its line; fixed, the pipeline runs and its log streams liv
   await variable.getByRole('button', { name: 'Set' }).click();
   await page.getByText('•••••• (secret)').waitFor();
   assert.ok(!(await page.content()).includes('never-shown-4711'), 'a secret is write-only');
+  const triggers = page.getByRole('form', { name: 'Add a trigger' });
+  await triggers.getByRole('button', { name: 'Add trigger' }).click();
+  const shownOnce = await page.getByRole('status').filter({ hasText: 'Secret:' }).innerText();
+  assert.match(shownOnce, /URL: http:\/\/127\.0\.0\.1:\d+\/api\/webhooks\/\S+/);
+  const secret = /Secret: ([0-9a-f]{64})/.exec(shownOnce)?.[1] ?? '';
+  assert.ok(secret, shownOnce);
+  await triggers.getByLabel('Kind').selectOption('cron');
+  await triggers.getByLabel('Schedule (UTC)').fill('*/5 * * * *');
+  await triggers.getByRole('button', { name: 'Add trigger' }).click();
+  await page.getByRole('cell', { name: /^\*\/5 \* \* \* \* UTC · next / }).waitFor();
+  assert.ok(!(await page.content()).includes(secret), 'the webhook secret is shown once');
+  await page.getByRole('cell', { name: 'git (github)' }).waitFor();
   await screenshots(page, 'pipeline');
   await page.getByLabel('Branch').fill('main');
   await page.getByRole('button', { name: 'Run' }).click();

@@ -10,6 +10,7 @@ import { usePoll } from '../api/use-poll.js';
 import { ErrorNote } from '../app/error-note.js';
 import { Link, navigate } from '../app/router.js';
 import { useAction } from '../app/use-action.js';
+import { Triggers } from './triggers.js';
 import { YamlEditor } from './yaml-editor.js';
 
 export function PipelinePage({ pipelineId }: { pipelineId: string }) {
@@ -38,6 +39,8 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
         yaml={pipeline.yaml}
         onSaved={polled.reload}
       />
+      <h2>Triggers</h2>
+      <Triggers pipelineId={pipeline.id} />
       <h2>Variables</h2>
       <VariableForm pipelineId={pipeline.id} onSaved={polled.reload} />
       {pipeline.variables.length === 0 ? <p className="muted">None.</p> : null}
