@@ -87,6 +87,8 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
 
   const app = createHttpApp(log);
   instrumentHttp(app, metrics);
+  // The UI at `/`: its catch-all is a GET wildcard, so the API routes registered below win.
+  registerWebUi(app, config.webDir);
   const auth = (token: string) => services.identity.authenticate(token);
   registerRoute(app, routes.health, auth, () =>
     Promise.resolve({ ok: true, database: database.kind }),
