@@ -60,13 +60,19 @@ export function createControlPlaneFetch(serverUrl: string, env: ProxyEnv): Contr
 function undiciFetch(proxyUrl: string | undefined): ControlPlaneFetch {
   let pool: Promise<{ undici: typeof Undici; dispatcher: Undici.Dispatcher }> | undefined;
   const connect = () =>
-    (pool ??= import('undici').then((undici) => ({
-      undici,
-      dispatcher:
-        proxyUrl === undefined
-          ? new undici.Agent(TIMEOUTS)
-          : new undici.ProxyAgent({ uri: proxyUrl, ...TIMEOUTS }),
-    })));
+    // `default ?? module`: bundled (the engine image's esbuild bundle), a CommonJS module's
+    // dynamic import is `{ default: exports }` without the named exports Node's loader adds.
+    (pool ??= import('undici').then((module) => {
+      const loaded = module as unknown as typeof Undici & { default?: typeof Undici };
+      const undici = loaded.default ?? loaded;
+      return {
+        undici,
+        dispatcher:
+          proxyUrl === undefined
+            ? new undici.Agent(TIMEOUTS)
+            : new undici.ProxyAgent({ uri: proxyUrl, ...TIMEOUTS }),
+      };
+    }));
   const doFetch = (async (input: URL, init?: RequestInit) => {
     const { undici, dispatcher } = await connect();
     return undici.fetch(input, { ...(init as object), dispatcher });
