@@ -131,7 +131,8 @@ databases.test(
           (await fetch(`${t.url}/api/v1/builds/${id}`, { headers: auth() })).status,
           404,
         );
-      for (const path of ['/nope/1', '/nope/2', '/metrics'])
+      // Any other page address is the web UI's: unknown URLs are the API's.
+      for (const path of ['/api/nope/1', '/api/v1/nope/2', '/metrics'])
         assert.equal((await fetch(`${t.url}${path}`)).status, 404);
       const m = await metrics();
       assert.equal(httpCount(m, 'GET', '/api/v1/builds/:buildId', '4xx'), 3);

@@ -35,7 +35,8 @@ export function registerWebUi(app: FastifyInstance, dir: string = DEFAULT_WEB_DI
   const root = normalize(dir.endsWith(sep) ? dir : dir + sep);
   app.get('/*', async (request, reply) => {
     const path = decodePath(request.url.split('?')[0] ?? '/');
-    if (path === undefined || path === '/api' || path.startsWith('/api/')) {
+    // Never the page: the API, and /metrics (served on the metrics listener only; docs/metrics.md).
+    if (path === undefined || path === '/api' || path.startsWith('/api/') || path === '/metrics') {
       return reply.callNotFound();
     }
     const file = normalize(join(root, path));
