@@ -51,6 +51,23 @@ databases.test(
         }),
         /outcome/,
       );
+      // Hostile reports: a NUL byte and a megabyte reason are refused, the record kept.
+      await assert.rejects(
+        agent.call('agentBuildCache', {
+          params: { buildId: build.id },
+          body: { ...HIT, reason: 'reused\u0000' },
+        }),
+        /NUL/,
+      );
+      await assert.rejects(
+        agent.call('agentBuildCache', {
+          params: { buildId: build.id },
+          body: { ...HIT, reason: 'x'.repeat(1_000_000) },
+        }),
+        /reason/,
+      );
+      const kept = await t.admin.call('getBuild', { params: { buildId: build.id } });
+      assert.equal(kept.cache?.reason, retried.reason);
       await assert.rejects(
         t.admin.call('agentBuildCache', { params: { buildId: build.id }, body: HIT }),
         /agent/i,

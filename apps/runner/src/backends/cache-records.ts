@@ -74,7 +74,7 @@ export function cacheRecord(claim: KubeClaim): BuildCache {
     outcome: recorded ? outcome : 'unknown',
     reason: recorded
       ? (notes[CACHE_ANNOTATIONS.reason] ?? '')
-      : `the volume came from StorageClass ${storageClass ?? '(the default)'}, whose provisioner does not record reuse; Sluice's volume provisioner does (runner init --warm-volumes)`,
+      : `no reuse was recorded on the claim: StorageClass ${storageClass ?? '(the default)'} is not served by Sluice's volume provisioner (runner init --warm-volumes installs one), or the provisioner stopped between giving the volume and recording it`,
     volume: claim.spec?.volumeName ?? notes[CACHE_ANNOTATIONS.volume] ?? null,
     claim: claim.metadata.name,
     volumeCreatedAt: time(notes[CACHE_ANNOTATIONS.created]),
