@@ -195,12 +195,86 @@ export class DaemonHousekeeping {
       }),
     );
     try {
-      await this.#call('write a file through a helper container', () =>
-        container.putArchive(singleFileTar(file.name, file.content), { path: dir }),
-      );
+      await this.putFile(container.id, dir, file);
     } finally {
       await container.remove({ force: true }).catch(() => undefined);
     }
+  }
+
+  /**
+   * Starts a helper that idles until removed (`removeHelper`), for `execIn` and `putFile`: an
+   * exec costs the daemon a process, where a helper run costs it a container (its filesystem,
+   * its shim), several times slower on a busy node. Its id.
+   */
+  async startHelper(run: Omit<HelperRun, 'cmd'>): Promise<string> {
+    const container = await this.#call('create a helper container', () =>
+      this.#docker.createContainer({
+        Image: run.image,
+        Cmd: ['sh', '-c', 'while :; do sleep 3600; done'],
+        Labels: run.labels,
+        HostConfig: { Binds: run.binds, NetworkMode: 'none' },
+      }),
+    );
+    try {
+      await this.#call('start a helper container', () => container.start());
+    } catch (err) {
+      await container.remove({ force: true }).catch(() => undefined);
+      throw err;
+    }
+    return container.id;
+  }
+
+  /** Runs `cmd` in a started helper to its exit; its stdout as text. */
+  async execIn(containerId: string, cmd: string[]): Promise<{ exitCode: number; stdout: string }> {
+    const exec = await this.#call('exec in a helper container', () =>
+      this.#docker.getContainer(containerId).exec({
+        Cmd: cmd,
+        AttachStdout: true,
+        AttachStderr: true,
+      }),
+    );
+    const stream = await this.#call('exec in a helper container', () =>
+      exec.start({ Detach: false, Tty: false }),
+    );
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
+    // The output ends with the process; the daemon may record its exit a moment later.
+    for (let attempt = 0; ; attempt++) {
+      const state = await this.#call('inspect an exec', () => exec.inspect());
+      if (!state.Running || attempt >= 50)
+        return { exitCode: state.ExitCode ?? -1, stdout: demuxed(Buffer.concat(chunks)) };
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** Writes `content` as `dir/name` in a helper's filesystem (its binds included). */
+  async putFile(
+    containerId: string,
+    dir: string,
+    file: { name: string; content: Buffer },
+  ): Promise<void> {
+    await this.#call('write a file through a helper container', () =>
+      this.#docker
+        .getContainer(containerId)
+        .putArchive(singleFileTar(file.name, file.content), { path: dir }),
+    );
+  }
+
+  /** Whether a helper is there and running. */
+  async helperRunning(containerId: string): Promise<boolean> {
+    try {
+      return (await this.#docker.getContainer(containerId).inspect()).State.Running;
+    } catch (err) {
+      if (statusOf(err) === 404) return false;
+      throw this.#translate('inspect a helper container', err);
+    }
+  }
+
+  /** Removes a helper, running or not; one already gone is no error. */
+  async removeHelper(containerId: string): Promise<void> {
+    await this.#remove('remove a helper container', () =>
+      this.#docker.getContainer(containerId).remove({ force: true }),
+    );
   }
 
   async #remove(action: string, fn: () => Promise<unknown>): Promise<RemoveOutcome> {

@@ -12,7 +12,7 @@ import type { TempDir, TlsDockerd } from '@sluice/testkit';
 import { DindCleaner } from './dind-cleaner.js';
 import type { DindCleanerOptions } from './dind-cleaner.js';
 import type { CleanerSettings } from './cleaner-settings.js';
-import { DindVolume } from './dind-volume.js';
+import { CLEANER_HELPER_LABEL, DindVolume } from './dind-volume.js';
 import { parseState } from './cleaner-state.js';
 import { runBuild } from '../run-build.js';
 import type { BuildEvent } from '../build-events.js';
@@ -133,7 +133,17 @@ function start(
 async function bookkeeping() {
   const client = DockerClient.create({ host: `unix://${daemon().socketPath}` });
   const volume = await DindVolume.open(client.housekeeping(), BUSYBOX);
-  return parseState(await volume.readState(), 0).state;
+  try {
+    return parseState(await volume.readState(), 0).state;
+  } finally {
+    await volume.close();
+  }
+}
+
+/** The cleaner's helper containers, running or not. */
+async function helpers(): Promise<string[]> {
+  const out = await docker('ps', '-aq', '--filter', `label=${CLEANER_HELPER_LABEL}`);
+  return out === '' ? [] : out.split('\n');
 }
 
 test('retain periods: a deep clean removes the image and volume unused for longer, keeps those used within', async () => {
@@ -270,6 +280,22 @@ test('a build with the cleaner: its decisions are system lines of the build, and
   const state = await bookkeeping();
   assert.equal(state.builds.at(-1)?.id, 'b-run-build');
   assert.ok((await images()).includes(BUSYBOX), "the engine's helper image was removed");
+});
+
+test('one helper container serves every look of a build, is started again when a step removed it, and goes at the end', async () => {
+  const lines: string[] = [];
+  const cleaner = await start({}, lines, 'b-helper');
+  assert.equal((await helpers()).length, 1, 'not one helper while the build runs');
+  await cleaner.pass();
+  assert.equal((await helpers()).length, 1, 'a background pass started another helper');
+  // A step that removes every container (docker rm -f $(docker ps -aq)) takes the helper too.
+  await docker('rm', '-f', ...(await helpers()));
+  const report = await cleaner.finish();
+
+  assert.ok(report.usage !== undefined, lines.join('\n'));
+  assert.ok(!lines.some((l) => /failed/.test(l)), lines.join('\n'));
+  assert.deepEqual(await helpers(), [], 'a helper container outlived the build');
+  assert.equal((await bookkeeping()).builds.at(-1)?.id, 'b-helper');
 });
 
 test('the bookkeeping survives a restart of the daemon on the same data root', async () => {

@@ -91,12 +91,18 @@ export class DindCleaner {
   static async start(options: DindCleanerOptions): Promise<DindCleaner> {
     const now = (options.clock ?? Date.now)();
     const volume = await DindVolume.open(options.docker.housekeeping(), options.helperImage);
-    const { state, problem } = parseState(await volume.readState(), now);
-    if (problem !== undefined) options.log.warn('the cleaner starts afresh', { problem });
-    const cleaner = new DindCleaner(options, volume, recordBuild(state, options.buildId, now));
-    await cleaner.#note();
-    // Saved now, so the build counts even if the engine never reaches the end of it.
-    await cleaner.#save();
+    let cleaner: DindCleaner;
+    try {
+      const { state, problem } = parseState(await volume.readState(), now);
+      if (problem !== undefined) options.log.warn('the cleaner starts afresh', { problem });
+      cleaner = new DindCleaner(options, volume, recordBuild(state, options.buildId, now));
+      await cleaner.#note();
+      // Saved now, so the build counts even if the engine never reaches the end of it.
+      await cleaner.#save();
+    } catch (err) {
+      await volume.close().catch(() => undefined);
+      throw err;
+    }
     const builds = cleaner.#state.builds.length;
     options.say(
       `Cleaner: volume created ${new Date(cleaner.#state.created).toISOString()}, build ${builds}${builds >= 50 ? '+' : ''} on it, ${cleaner.#state.buildsSinceClean} since the last clean`,
@@ -108,7 +114,7 @@ export class DindCleaner {
   /**
    * One background pass (also what the timer runs): note use, measure, escalate if above. The
    * bookkeeping is written only after a clean (else at the build's end): a pass costs the daemon
-   * one helper container.
+   * one exec in the helper container.
    */
   async pass(): Promise<void> {
     await this.#exclusive(async () => {
@@ -117,27 +123,38 @@ export class DindCleaner {
     });
   }
 
-  /** The end of the build: stops the passes, removes stopped containers, deep-cleans if due. */
+  /**
+   * The end of the build: stops the passes, removes stopped containers, deep-cleans if due, and
+   * removes the helper container.
+   */
   async finish(): Promise<FinishReport> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    return this.#exclusive(async () => {
-      this.#finishing = true;
-      let inventory = await this.#note();
-      if (await removeStoppedContainers(this.#sweep(), inventory, (l) => CLEANER_HELPER_LABEL in l))
-        inventory = await this.#inventory();
-      const usage = await this.#volume.usage();
-      const reason = deepCleanReason(this.#state, usage, this.#options.settings, this.#clock());
-      if (reason === undefined) {
-        this.#options.say(`Cleaner: no deep clean needed (${this.#describe(usage)})`);
-        await this.#save();
-        return { pruned: false, usage };
-      }
-      this.#options.say(`Cleaner: deep clean: ${reason}`);
-      const after = await this.#deepClean(inventory, usage);
+    try {
+      return await this.#exclusive(() => this.#finish());
+    } finally {
+      await this.#volume.close();
+    }
+  }
+
+  async #finish(): Promise<FinishReport> {
+    this.#finishing = true;
+    let inventory = await this.#note();
+    // Stopped helpers too: only the running one is this cleaner's (a stopped one was left by
+    // an engine that ended without its finish).
+    if (await removeStoppedContainers(this.#sweep(), inventory, () => false))
+      inventory = await this.#inventory();
+    const usage = await this.#volume.usage();
+    const reason = deepCleanReason(this.#state, usage, this.#options.settings, this.#clock());
+    if (reason === undefined) {
+      this.#options.say(`Cleaner: no deep clean needed (${this.#describe(usage)})`);
       await this.#save();
-      return { deepClean: reason, ...after };
-    });
+      return { pruned: false, usage };
+    }
+    this.#options.say(`Cleaner: deep clean: ${reason}`);
+    const after = await this.#deepClean(inventory, usage);
+    await this.#save();
+    return { deepClean: reason, ...after };
   }
 
   async #deepClean(

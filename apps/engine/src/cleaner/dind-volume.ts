@@ -1,12 +1,15 @@
 /**
  * The daemon's data root as the cleaner reaches it: through the daemon itself, because the
  * engine runs in another pod than its dind and sees none of the dind's files. The data root
- * (`DockerRootDir` from the daemon's info) is bind-mounted into short helper containers of the
- * engine's own helper image (busybox: `df`):
+ * (`DockerRootDir` from the daemon's info) is bind-mounted into one idle helper container of the
+ * engine's own helper image (busybox: `df`), started on first use and removed by `close`; each
+ * look is an exec in it, because a container per look costs the daemon a container start (about
+ * half a second on a busy node, at the end of every build and every background pass):
  * - usage: `df -Pk` and `df -Pi` of the data root, its space and inodes;
  * - bookkeeping: `<data root>/sluice-cleaner/state.json`, read with `cat` and written through the
- *   archive API of a container that never runs (then renamed into place by a second helper, so a
- *   reader never sees half a file).
+ *   archive API into the helper (then renamed into place with `mv`, so a reader never sees half a
+ *   file).
+ * A helper that went away (a step removed every container) is started again on the next look.
  * A file on the data root rather than a Docker volume of its own: a step's `docker volume prune`
  * cannot take it, no volume listing shows it, and it sits where the daemon's data is, so it goes
  * wherever the persistent volume goes (the Codefresh dind keeps its own in the same place).
@@ -25,6 +28,7 @@ export class DindVolume {
   readonly #daemon: DaemonHousekeeping;
   readonly #image: string;
   readonly #rootDir: string;
+  #helper: Promise<string> | undefined;
 
   private constructor(daemon: DaemonHousekeeping, image: string, rootDir: string) {
     this.#daemon = daemon;
@@ -73,25 +77,42 @@ export class DindVolume {
   /** Replaces the bookkeeping file; `readState` has made its directory. */
   async writeState(text: string): Promise<void> {
     const dir = `${MOUNT}/${STATE_DIR}`;
-    await this.#daemon.writeFile(
-      { image: this.#image, binds: this.#binds(), labels: { [CLEANER_HELPER_LABEL]: 'true' } },
-      dir,
-      { name: `${STATE_FILE}.new`, content: Buffer.from(text) },
-    );
+    const file = { name: `${STATE_FILE}.new`, content: Buffer.from(text) };
+    await this.#withHelper((id) => this.#daemon.putFile(id, dir, file));
     const { exitCode } = await this.#run(`mv ${dir}/${STATE_FILE}.new ${dir}/${STATE_FILE}`);
     if (exitCode !== 0) throw new Error(`writing ${dir}/${STATE_FILE} failed (exit ${exitCode})`);
   }
 
-  #binds(): string[] {
-    return [`${this.#rootDir}:${MOUNT}`];
+  /** Removes the helper container; a later look starts another. */
+  async close(): Promise<void> {
+    const helper = this.#helper;
+    this.#helper = undefined;
+    const id = await helper?.catch(() => undefined);
+    if (id !== undefined) await this.#daemon.removeHelper(id);
   }
 
   #run(script: string): Promise<{ exitCode: number; stdout: string }> {
-    return this.#daemon.runHelper({
+    return this.#withHelper((id) => this.#daemon.execIn(id, ['sh', '-c', script]));
+  }
+
+  /** `fn` on the helper, started again once if it went away meanwhile. */
+  async #withHelper<T>(fn: (id: string) => Promise<T>, retried = false): Promise<T> {
+    this.#helper ??= this.#daemon.startHelper({
       image: this.#image,
-      cmd: ['sh', '-c', script],
-      binds: this.#binds(),
+      binds: [`${this.#rootDir}:${MOUNT}`],
       labels: { [CLEANER_HELPER_LABEL]: 'true' },
     });
+    const helper = this.#helper;
+    try {
+      return await fn(await helper);
+    } catch (err) {
+      const id = await helper.catch(() => undefined);
+      // A helper still running: the failure is the command's own.
+      if (retried || this.#helper !== helper) throw err;
+      if (id !== undefined && (await this.#daemon.helperRunning(id))) throw err;
+      this.#helper = undefined;
+      if (id !== undefined) await this.#daemon.removeHelper(id).catch(() => undefined);
+      return this.#withHelper(fn, true);
+    }
   }
 }
