@@ -9,9 +9,12 @@ import { isSluiceError } from '@sluice/errors';
 import type { DockerClient } from '@sluice/docker';
 import { abortableSleep } from './durations.js';
 
+/** A ping is one small request: cheap enough to repeat twice a second while dind starts. */
+const MAX_PAUSE_MS = 500;
+
 export interface WaitForDockerOptions {
   timeoutMs: number;
-  /** First pause between pings; doubles up to 2 s. */
+  /** First pause between pings; doubles up to 500 ms (each pause is time the build waits). */
   intervalMs?: number;
   /** Called after each failed ping with the error and the milliseconds waited so far. */
   onWait?(error: unknown, waitedMs: number): void;
@@ -36,7 +39,7 @@ export async function waitForDocker(
       options.onWait?.(err, waited);
       // An abort ends the pause early, and the wait with it.
       if (!(await abortableSleep(pause, options.signal))) throw err;
-      pause = Math.min(2000, pause * 2);
+      pause = Math.min(MAX_PAUSE_MS, pause * 2);
     }
   }
 }

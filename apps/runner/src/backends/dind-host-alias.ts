@@ -12,7 +12,7 @@ import { sleep } from '@sluice/process';
 import { TaskFailure } from '../runtime-backend.js';
 
 const FIRST_POLL_MS = 100;
-const LAST_POLL_MS = 500;
+const LAST_POLL_MS = 200;
 
 interface EngineContainer {
   env?: { name: string; value?: string }[];
@@ -32,7 +32,8 @@ function dindOfEnginePod(manifest: KubeManifest): { pod: string; host: string } 
 /**
  * The manifest with the alias added, once the dind pod has an IP. Polled every 100 ms at first
  * (the IP comes with the pod's sandbox, about a second after creation, and every poll interval
- * of delay is the build's), then less often, up to every 500 ms, for a pod that waits longer.
+ * of delay is the build's), then less often, up to every 200 ms (one small read), for a pod that
+ * waits longer.
  */
 export async function withDindHostAlias(
   kube: KubeClient,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AGENT_PERMISSIONS, KubeClient } from '@sluice/kube';
+import { AGENT_PERMISSIONS, KubeClient, KubeResources } from '@sluice/kube';
 import {
   adminSource,
   createNamespace,
@@ -250,4 +250,67 @@ test('an API server that does not answer: unhealthy, and tasks are retriable', a
     ),
     /Kubeconfig \/nonexistent\/kubeconfig could not be read/,
   );
+});
+
+test('a claim of an Immediate class is bound before its task ends (its pod is then scheduled at once); a WaitForFirstConsumer claim is not waited for', async () => {
+  const { backend } = await admin();
+  const resources = new KubeResources(
+    KubeClient.create({ source: adminSource(cluster()), env: {} }),
+  );
+  for (const [name, mode] of [
+    ['agent-immediate', 'Immediate'],
+    ['agent-wait', 'WaitForFirstConsumer'],
+  ] as const)
+    await resources.create({
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name },
+      provisioner: 'kubernetes.io/no-provisioner',
+      volumeBindingMode: mode,
+    });
+  const phaseOf = async (name: string) => {
+    const claim = await resources.read({ kind: 'PersistentVolumeClaim', namespace: NS, name });
+    return (claim?.['status'] as { phase?: string } | undefined)?.phase;
+  };
+  const claimTask = (build: string, storageClassName: string) => {
+    const objects = renderBuildObjects(spec(), buildInput(build, RUNTIME));
+    const pvc = {
+      ...objects.pvc,
+      spec: { ...(objects.pvc.spec as object), storageClassName },
+    };
+    const task = createTasks(build, { ...objects, pvc }, NS)[1];
+    assert.equal(task?.type, 'CreatePvc');
+    return { task, name: pvc.metadata.name };
+  };
+
+  // The volume appears a second after the claim, as a provisioner's would.
+  const immediate = claimTask('bind-immediate', 'agent-immediate');
+  let volumeMadeAt = 0;
+  const volume = setTimeout(() => {
+    volumeMadeAt = Date.now();
+    void resources.create({
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: 'agent-immediate-volume' },
+      spec: {
+        storageClassName: 'agent-immediate',
+        capacity: { storage: '100Gi' },
+        accessModes: ['ReadWriteOnce'],
+        hostPath: { path: '/tmp/agent-immediate-volume' },
+      },
+    });
+  }, 1000);
+  try {
+    await backend.apply(immediate.task, new AbortController().signal);
+  } finally {
+    clearTimeout(volume);
+  }
+  assert.ok(volumeMadeAt > 0, 'the task ended before the claim could be bound');
+  assert.equal(await phaseOf(immediate.name), 'Bound');
+
+  const waiting = claimTask('bind-wait', 'agent-wait');
+  const started = Date.now();
+  await backend.apply(waiting.task, new AbortController().signal);
+  assert.equal(await phaseOf(waiting.name), 'Pending');
+  assert.ok(Date.now() - started < 5_000, 'a WaitForFirstConsumer claim was waited for');
 });

@@ -20,6 +20,7 @@ import { BUILD_LABELS, runtimeSelector } from '@sluice/labels';
 import { actionTarget, kubeTaskAction } from './kube-task.js';
 import type { KubeTaskAction } from './kube-task.js';
 import { withDindHostAlias } from './dind-host-alias.js';
+import { waitForClaimBinding } from './claim-binding.js';
 import { CacheRecords } from './cache-records.js';
 import { PodMonitor, runPodMonitor } from './pod-monitor.js';
 
@@ -73,7 +74,7 @@ function kubernetesBackend(
   const check = () => (checked = kubeHealth(kube, target.name, namespace));
   const deleted = new Map<string, number>();
   const inFlight = new Map<string, Set<AbortController>>();
-  const own = { deleted };
+  const own = { deleted, bindingModes: new Map<string, Promise<string | undefined>>() };
   return {
     runtime: target.name,
     kind: 'kubernetes',
@@ -152,7 +153,14 @@ async function applyTask(
   kube: KubeClient,
   logger: Logger,
   task: Task,
-  options: { signal: AbortSignal; hostAlias?: boolean; own: { deleted: Map<string, number> } },
+  options: {
+    signal: AbortSignal;
+    hostAlias?: boolean;
+    own: {
+      deleted: Map<string, number>;
+      bindingModes: Map<string, Promise<string | undefined>>;
+    };
+  },
 ): Promise<void> {
   const { signal } = options;
   let action: KubeTaskAction = kubeTaskAction(task);
@@ -170,6 +178,13 @@ async function applyTask(
       action.action === 'create'
         ? await kube.create(action.manifest, { signal })
         : await kube.delete(action.ref, { signal });
+    // The dind pod follows: made once its claim is bound, it is scheduled on the first try.
+    if (action.action === 'create' && action.manifest.kind === 'PersistentVolumeClaim')
+      await waitForClaimBinding(kube, action.manifest, {
+        signal,
+        log: logger,
+        modes: options.own.bindingModes,
+      });
     const object = actionTarget(action);
     logger.debug('task applied', {
       taskId: task.id,
