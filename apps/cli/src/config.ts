@@ -106,6 +106,26 @@ export function loadConfig(
   });
 }
 
+/**
+ * Whether this engine was started as a standby of the local runtime: its agent gave it a slot
+ * (`SLUICE_ENGINE_SLOT`, apps/runner's engine-standby.ts) and waits to hand it a build. Not a
+ * setting: the agent sets it, nobody else.
+ */
+export function startedAsStandby(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env.SLUICE_ENGINE_SLOT);
+}
+
+/**
+ * Variables handed to a standby engine by its agent (engine-handover.ts), set in this process's
+ * environment before the configuration is read, as if the engine had been started with them.
+ */
+export function adoptEngineEnvironment(
+  vars: Record<string, string>,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
+  Object.assign(env, vars);
+}
+
 /** @throws InputError `SLUICE_CLI_CONFIG_INVALID` listing every variable refused. */
 export function assertConfigValid(config: CliConfig): void {
   if (config.problems.length > 0)

@@ -12,6 +12,7 @@ import { addBuildCommands, parseFormat } from './build-commands.js';
 import { examples, HELP_GROUPS } from './cli-help.js';
 import { createRootCommand, runCommandLine } from './cli-root.js';
 import { loadConfig, serverContext } from './config.js';
+import { awaitEngineHandover } from './engine-handover.js';
 import { addLocalCommands } from './local-commands.js';
 import { addSettingsCommands } from './settings-commands.js';
 import { addGitIntegrationCommands } from './git-integration-commands.js';
@@ -127,6 +128,11 @@ async function addAgentOptionsWhenRun(agent: Command, argv: readonly string[]): 
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
+  if (argv.length === 1 && argv[0] === 'engine') {
+    // A standby engine while the engine bundle is stale: the engine loads, then waits for its build.
+    await import('./commands/engine.js');
+    if (!(await awaitEngineHandover())) return 0;
+  }
   const config = loadConfig();
   const term = createTerminal({ color: config.color && !argv.includes('--no-color') });
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {

@@ -45,6 +45,7 @@ export interface RunnerConfigInput {
   engineCommand?: string[];
   stateDir?: string;
   stopGraceSeconds?: string;
+  standbyEngines?: string;
   podFailureGraceSeconds?: string;
   unschedulableGraceSeconds?: string;
 }
@@ -74,6 +75,7 @@ export const RUNNER_ENV = {
   dockerHost: 'DOCKER_HOST',
   stateDir: 'SLUICE_AGENT_STATE_DIR',
   stopGraceSeconds: 'SLUICE_ENGINE_STOP_GRACE_SECONDS',
+  standbyEngines: 'SLUICE_STANDBY_ENGINES',
   podFailureGraceSeconds: 'SLUICE_POD_FAILURE_GRACE_SECONDS',
   unschedulableGraceSeconds: 'SLUICE_UNSCHEDULABLE_GRACE_SECONDS',
 } as const satisfies Partial<Record<keyof RunnerConfigInput, string>>;
@@ -173,6 +175,7 @@ function runtimeTargets(v: Values, input: RunnerConfigInput, problems: string[])
       engineCommand: input.engineCommand ?? [],
       stateDir: stateDir ?? '',
       stopGraceSeconds: v.SLUICE_ENGINE_STOP_GRACE_SECONDS,
+      standbyEngines: v.SLUICE_STANDBY_ENGINES,
     });
   }
   return targets;

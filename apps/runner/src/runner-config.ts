@@ -38,6 +38,8 @@ export interface LocalTarget {
   stateDir: string;
   /** Seconds an engine gets after SIGTERM before SIGKILL. */
   stopGraceSeconds: number;
+  /** Engines started ahead of their builds, waiting for one (engine-standby.ts); none by default. */
+  standbyEngines?: number;
 }
 
 export type RuntimeTarget = KubernetesTarget | LocalTarget;

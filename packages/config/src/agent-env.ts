@@ -151,6 +151,14 @@ export const agentEnv = {
     fraction: true,
     default: AGENT_DEFAULTS.stopGraceSeconds,
   }),
+  SLUICE_STANDBY_ENGINES: numberVar({
+    description:
+      'Local engines started ahead of their builds, loaded and waiting for one (a build then skips their start-up); 0: each engine starts with its build',
+    flag: 'standby-engines',
+    min: 0,
+    max: 16,
+    default: AGENT_DEFAULTS.standbyEngines,
+  }),
   SLUICE_POD_FAILURE_GRACE_SECONDS: numberVar({
     description:
       'Seconds a build pod may wait on its image or container before the build fails (docs/pod-failures.md)',

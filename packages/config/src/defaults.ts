@@ -25,6 +25,7 @@ export const AGENT_DEFAULTS = {
   kubeQps: 50,
   kubeBurst: 100,
   stopGraceSeconds: 15,
+  standbyEngines: 1,
   podFailureGraceMs: 5_000,
   unschedulableGraceMs: 10_000,
   httpPort: 8080,

@@ -47,7 +47,9 @@ in those problems.`,
     after: `A local engine inherits the agent's environment without \`SLUICE_AGENT_TOKEN\`, \`SLUICE_TOKEN\`,
 \`SLUICE_BOOTSTRAP_TOKEN\`, \`SLUICE_SECRET_KEY\` and \`DATABASE_URL\`, and gets \`SLUICE_SERVER_URL\`,
 \`SLUICE_ENGINE_TOKEN\`, \`SLUICE_BUILD_ID\` and \`DOCKER_HOST\` for its build, and
-\`SLUICE_LOG_SPOOL_DIR\` (\`<SLUICE_AGENT_STATE_DIR>/log-spool\` unless the agent has one).`,
+\`SLUICE_LOG_SPOOL_DIR\` (\`<SLUICE_AGENT_STATE_DIR>/log-spool\` unless the agent has one). A
+standby engine (\`SLUICE_STANDBY_ENGINES\`) is started with \`SLUICE_ENGINE_SLOT\` instead of a
+build's variables, and gets them from its agent over an IPC channel when its build comes.`,
   },
   {
     title: '## `sluice provisioner` (`apps/cli/src/commands/provisioner.ts`)',

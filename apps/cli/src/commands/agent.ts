@@ -62,6 +62,10 @@ const FLAG_HELP: Record<AgentFlag, [placeholder: string, help: string]> = {
     'seconds',
     `seconds an engine gets after SIGTERM before SIGKILL (default ${D.stopGraceSeconds})`,
   ],
+  standbyEngines: [
+    'count',
+    `--local-runtime engines started ahead of their builds, waiting for one (default ${D.standbyEngines})`,
+  ],
   podFailureGraceSeconds: [
     'seconds',
     `seconds a build pod may wait on its image or container before the build fails (default ${D.podFailureGraceMs / 1000})`,

@@ -4,8 +4,9 @@
  * in `<buildId>.log`. An engine is detached (its own session and process group): a stop reaches
  * whatever it started, and an agent that dies does not take its builds down. A pid file is
  * trusted only while /proc shows that process alive, running the command it was started with,
- * for that build (`SLUICE_BUILD_ID` in its environment), so a reused pid is never signalled. An
- * engine whose agent died before writing its pid file is found in /proc and given one.
+ * for that build (`SLUICE_BUILD_ID` in its environment, or for an engine that was a standby the
+ * slot its pid file records: engine-standby.ts), so a reused pid is never signalled. An engine
+ * whose agent died before writing its pid file is found in /proc and given one.
  * Engine logs and log spools (`log-spool/<buildId>/`) of builds that no longer run are deleted
  * after the retention.
  * @module
@@ -27,11 +28,15 @@ import {
 import { join } from 'node:path';
 import type { Logger } from '@sluice/log';
 import { processAlive, sleep } from '@sluice/process';
+import { retire, STANDBY_SLOT_ENV } from './engine-standby.js';
+import type { StandbyEngine } from './engine-standby.js';
 
 export interface PidFile {
   pid: number;
   startedAt: string;
   command: string[];
+  /** A standby engine's slot (engine-standby.ts): its build id is not in its environment. */
+  slot?: string;
 }
 
 export interface EngineProcessesOptions {
@@ -151,6 +156,56 @@ export class EngineProcesses {
   }
 
   /**
+   * Hands the build to a standby engine (engine-standby.ts): its pid file first, then its
+   * output file becomes the build's log, then the build's environment goes over its channel,
+   * which is closed. An agent that dies before the message leaves a pid file of a standby that
+   * exits with its channel, so the task handed out again starts an engine. Undefined when the
+   * standby is gone (it is retired, and the caller starts one as usual).
+   */
+  async handOver(
+    buildId: string,
+    standby: StandbyEngine,
+    env: NodeJS.ProcessEnv,
+  ): Promise<PidFile | undefined> {
+    const file: PidFile = {
+      pid: standby.pid,
+      startedAt: new Date().toISOString(),
+      command: [...this.#options.command],
+      slot: standby.slot,
+    };
+    const vars = Object.fromEntries(
+      Object.entries({ ...env, SLUICE_BUILD_ID: buildId }).filter(
+        (entry): entry is [string, string] => entry[1] !== undefined,
+      ),
+    );
+    try {
+      if (!standby.child.connected) throw new Error('the standby engine is gone');
+      writeAtomically(this.pidFilePath(buildId), `${JSON.stringify(file)}\n`);
+      renameSync(standby.outPath, this.logPath(buildId));
+      await new Promise<void>((resolve, reject) =>
+        standby.child.send({ type: 'build', env: vars }, (err) => (err ? reject(err) : resolve())),
+      );
+    } catch (err) {
+      this.#options.logger.warn('a standby engine could not take its build', {
+        buildId,
+        pid: standby.pid,
+        error: String(err),
+      });
+      this.#removePidFile(buildId, standby.pid);
+      retire(standby);
+      return undefined;
+    }
+    standby.child.disconnect();
+    this.#watch(buildId, standby.child, standby.pid);
+    return file;
+  }
+
+  /** Whether the build has an engine log already (an earlier engine's, kept and appended to). */
+  hasLog(buildId: string): boolean {
+    return existsSync(this.logPath(buildId));
+  }
+
+  /**
    * SIGTERM to the engine's process group, SIGKILL after `graceMs` (or at once when `signal`
    * aborts), then its pid file goes. An engine that is not running is already stopped.
    */
@@ -236,7 +291,10 @@ function writeAtomically(path: string, text: string): void {
   renameSync(temporary, path);
 }
 
-/** The pid file's process is alive, runs the command it was started with, for this build. */
+/**
+ * The pid file's process is alive, runs the command it was started with, for this build (its
+ * environment names the build, or the standby slot the pid file records).
+ */
 function isEngineOf(file: PidFile, buildId: string): boolean {
   if (!Number.isInteger(file.pid) || file.pid <= 1 || !processAlive(file.pid)) return false;
   if (!HAS_PROC) return true;
@@ -249,7 +307,9 @@ function isEngineOf(file: PidFile, buildId: string): boolean {
   }
   try {
     const environ = readFileSync(`/proc/${file.pid}/environ`, 'utf8').split('\0');
-    return environ.includes(`SLUICE_BUILD_ID=${buildId}`);
+    const id =
+      file.slot === undefined ? `SLUICE_BUILD_ID=${buildId}` : `${STANDBY_SLOT_ENV}=${file.slot}`;
+    return environ.includes(id);
   } catch {
     return true; // Another user's process would not have matched the command line this far.
   }

@@ -19,7 +19,8 @@ import type { LocalTarget } from '../runner-config.js';
 import { TaskFailure } from '../runtime-backend.js';
 import type { BuildObjectRef, RuntimeBackend } from '../runtime-backend.js';
 import { EngineProcesses, SPOOL_DIR } from './engine-processes.js';
-import type { StopOutcome } from './engine-processes.js';
+import type { PidFile, StopOutcome } from './engine-processes.js';
+import { EngineStandby } from './engine-standby.js';
 import {
   checkDocker,
   checkEngineCommand,
@@ -60,6 +61,8 @@ class LocalBackend implements RuntimeBackend {
   readonly #env: NodeJS.ProcessEnv;
   readonly #log: Logger;
   readonly #engines: EngineProcesses;
+  /** Engines started ahead of their builds (`standbyEngines`), or none. */
+  readonly #standby: EngineStandby | undefined;
   /** Starts in flight per build, so the same task applied twice at once starts one engine. */
   readonly #starting = new Map<string, Promise<void>>();
   /** Builds whose engine is being stopped: `Stopping` in the agent's metrics. */
@@ -78,6 +81,17 @@ class LocalBackend implements RuntimeBackend {
       command: target.engineCommand,
       logger: this.#log,
     });
+    const count = target.standbyEngines ?? 0;
+    if (count > 0) {
+      this.#standby = EngineStandby.create({
+        stateDir: target.stateDir,
+        command: target.engineCommand,
+        count,
+        env: this.#engineEnv({}),
+        logger: this.#log,
+      });
+      this.#standby.refill();
+    }
   }
 
   static create(target: LocalTarget, options: LocalBackendOptions): LocalBackend {
@@ -129,6 +143,7 @@ class LocalBackend implements RuntimeBackend {
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.allSettled(this.#starting.values());
+    this.#standby?.close();
     if (this.#options.stopEnginesOnClose) {
       const running = this.#engines.list();
       if (running.length > 0) this.#log.info('stopping engines', { builds: running.length });
@@ -152,18 +167,15 @@ class LocalBackend implements RuntimeBackend {
       this.#log.info('engine already running', { buildId, pid: running.pid });
       return;
     }
-    const env = engineEnv(this.#env, {
+    const env = this.#engineEnv({
       ...runtimeEnv(task),
       SLUICE_SERVER_URL: specText(task, 'serverUrl'),
       SLUICE_ENGINE_TOKEN: specText(task, 'engineToken'),
-      DOCKER_HOST: this.#target.dockerHost,
-      // Beside the pid files, not in whatever directory the agent was started from.
-      SLUICE_LOG_SPOOL_DIR:
-        this.#env.SLUICE_LOG_SPOOL_DIR || join(this.#target.stateDir, SPOOL_DIR),
     });
     try {
-      const { pid } = await this.#engines.start(buildId, env);
-      this.#log.info('engine started', { buildId, pid, log: this.#engines.logPath(buildId) });
+      const { pid, slot } = await this.#startEngine(buildId, env);
+      const log = this.#engines.logPath(buildId);
+      this.#log.info('engine started', { buildId, pid, log, standby: slot !== undefined });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       throw new TaskFailure(
@@ -171,6 +183,29 @@ class LocalBackend implements RuntimeBackend {
         { retriable: code !== 'ENOENT' && code !== 'EACCES', cause: err },
       );
     }
+  }
+
+  /** A standby engine handed the build if one waits (another is started behind it), else a new one. */
+  async #startEngine(buildId: string, env: NodeJS.ProcessEnv): Promise<PidFile> {
+    // A build's log is appended to, never replaced by a standby's: such a build starts cold.
+    const standby = this.#engines.hasLog(buildId) ? undefined : this.#standby?.take();
+    try {
+      const handed = standby && (await this.#engines.handOver(buildId, standby, env));
+      return handed || (await this.#engines.start(buildId, env));
+    } finally {
+      this.#standby?.refill();
+    }
+  }
+
+  /** Every engine's environment: the agent's without its credentials, with the runtime's Docker. */
+  #engineEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
+    return engineEnv(this.#env, {
+      ...extra,
+      DOCKER_HOST: this.#target.dockerHost,
+      // Beside the pid files, not in whatever directory the agent was started from.
+      SLUICE_LOG_SPOOL_DIR:
+        this.#env.SLUICE_LOG_SPOOL_DIR || join(this.#target.stateDir, SPOOL_DIR),
+    });
   }
 
   async #stopEngine(buildId: string, signal?: AbortSignal): Promise<void> {

@@ -1,0 +1,212 @@
+/**
+ * Standby engines of the local runtime against a real `sluice server` (PGlite) and the real
+ * Docker engine: a backend with `standbyEngines` keeps a real `sluice engine` waiting; a build
+ * is handed to it (its pid file names that process and its slot, its token never in the
+ * process's environment), runs to success, and another standby waits behind it; a build run
+ * by a standby stops like any other; closing the backend ends the standby, and a standby whose
+ * channel closes exits without running anything.
+ * @module
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { silentLogger } from '@sluice/log';
+import { processAlive } from '@sluice/process';
+import type { Task } from '@sluice/protocol';
+import { ensureDockerEngine, ensureTestImages, makeTempDir, waitFor } from '@sluice/testkit';
+import type { TempDir } from '@sluice/testkit';
+import type { LocalTarget } from '../runner-config.js';
+import type { RuntimeBackend } from '../runtime-backend.js';
+import type { PidFile } from './engine-processes.js';
+import { EngineStandby, STANDBY_SLOT_ENV } from './engine-standby.js';
+import { createLocalBackend } from './local-backend.js';
+import {
+  reportSuccess,
+  SLUICE_BIN,
+  startControlPlane,
+  takeTask,
+  waitForBuild,
+} from './local-backend.test-support.js';
+import type { TestControlPlane } from './local-backend.test-support.js';
+
+const APP_YAML = `version: "1.0"
+steps:
+  hello:
+    image: sluice/busybox:1
+    commands:
+      - echo hello from a standby engine
+`;
+const SLOW_YAML = `version: "1.0"
+steps:
+  wait:
+    image: sluice/busybox:1
+    commands:
+      - sleep 30
+`;
+
+let temp: TempDir;
+let plane: TestControlPlane;
+let target: LocalTarget;
+let backend: RuntimeBackend;
+
+before(async () => {
+  await ensureDockerEngine();
+  await ensureTestImages();
+  temp = await makeTempDir('sluice-engine-standby-');
+  plane = await startControlPlane(temp.path, { app: APP_YAML, slow: SLOW_YAML });
+  target = {
+    kind: 'local',
+    name: 'local',
+    engineCommand: [process.execPath, SLUICE_BIN, 'engine'],
+    stateDir: join(temp.path, 'state'),
+    stopGraceSeconds: 20,
+    standbyEngines: 1,
+  };
+  backend = createLocalBackend(target, { logger: silentLogger, stopEnginesOnClose: true });
+});
+
+after(async () => {
+  await backend?.close();
+  await plane?.stop();
+  for (const name of ['app', 'slow'])
+    spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-lb${process.pid}-${name}`]);
+  await temp?.cleanup();
+});
+
+/** The environment of a live process, or undefined once it is gone. */
+function environOf(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  } catch {
+    return undefined;
+  }
+}
+
+/** This process's standby engines: children running the engine command with a slot. */
+function standbyPids(): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        return ppid === process.pid && cmdline === `${target.engineCommand.join('\0')}\0`;
+      } catch {
+        return false;
+      }
+    })
+    .filter((pid) => environOf(pid)?.some((v) => v.startsWith(`${STANDBY_SLOT_ENV}=`)));
+}
+
+async function oneStandby(what: string, not?: number): Promise<number> {
+  const pids = await waitFor(
+    () => standbyPids().filter((pid) => pid !== not),
+    (found) => found.length === 1,
+    { what },
+  );
+  return pids[0] ?? 0;
+}
+
+function pidFileOf(buildId: string): PidFile {
+  return JSON.parse(readFileSync(join(target.stateDir, `${buildId}.json`), 'utf8')) as PidFile;
+}
+
+function engineLog(buildId: string): string {
+  const file = join(target.stateDir, `${buildId}.log`);
+  return existsSync(file) ? readFileSync(file, 'utf8') : '(no engine log)';
+}
+
+async function runEngineTask(pipeline: string): Promise<Task> {
+  const pipelineId = plane.pipelines[pipeline] ?? '';
+  const build = await plane.admin.call('createBuild', { params: { pipelineId }, body: {} });
+  return takeTask(plane, build.id, 'RunEngine', async (other) => {
+    await backend.apply(other, new AbortController().signal);
+    await reportSuccess(plane, other);
+  });
+}
+
+test('a build is handed to the standby engine, runs to success, and another standby waits', async () => {
+  const standby = await oneStandby('a standby engine to wait');
+  const task = await runEngineTask('app');
+  const buildId = task.buildId ?? '';
+  await backend.apply(task, new AbortController().signal);
+  const pidFile = pidFileOf(buildId);
+  assert.equal(pidFile.pid, standby, 'the build did not go to the standby engine');
+  assert.ok(environOf(standby)?.includes(`${STANDBY_SLOT_ENV}=${pidFile.slot}`));
+  const token = String(task.spec.engineToken);
+  assert.ok(!environOf(standby)?.some((v) => v.includes(token)), 'the token is in the environ');
+  await reportSuccess(plane, task);
+
+  const build = await waitForBuild(plane, buildId);
+  assert.equal(build.status, 'success', `${JSON.stringify(build)}\n${engineLog(buildId)}`);
+  const log = await (await plane.admin.raw('buildLog', { params: { buildId } })).text();
+  assert.match(log, /\[hello\] hello from a standby engine/);
+  assert.match(engineLog(buildId), new RegExp(`Build ${buildId} finished: success`));
+  assert.ok(!engineLog(buildId).includes(token), 'the token was printed');
+  await oneStandby('another standby engine behind it', standby);
+});
+
+test('StopEngine stops a build that a standby engine runs', async () => {
+  const task = await runEngineTask('slow');
+  const buildId = task.buildId ?? '';
+  const signal = new AbortController().signal;
+  await backend.apply(task, signal);
+  const { pid, slot } = pidFileOf(buildId);
+  assert.ok(slot !== undefined, 'the build did not go to a standby engine');
+  await backend.apply(task, signal);
+  assert.equal(pidFileOf(buildId).pid, pid, 'a second engine was started');
+  await reportSuccess(plane, task);
+  await waitFor(
+    () => plane.admin.call('getBuild', { params: { buildId } }),
+    (b) => b.steps[0]?.status === 'running',
+    { what: `the step of ${buildId} to run` },
+  );
+  await backend.apply({ ...task, type: 'StopEngine', spec: { buildId } }, signal);
+  assert.ok(!processAlive(pid), 'the engine is still running');
+  const build = await waitForBuild(plane, buildId);
+  assert.equal(build.status, 'terminated', `${JSON.stringify(build)}\n${engineLog(buildId)}`);
+});
+
+test('closing the backend ends its standby engine and removes its output file', async () => {
+  const standby = await oneStandby('a standby engine to wait');
+  await backend.close();
+  await waitFor(
+    () => processAlive(standby),
+    (alive) => !alive,
+    { what: 'the standby engine to exit' },
+  );
+  assert.deepEqual(
+    readdirSync(target.stateDir).filter((n) => n.endsWith('.out')),
+    [],
+    'a standby output file was left',
+  );
+});
+
+test('a standby engine whose channel closes before a build exits at once, having run nothing', async () => {
+  const stateDir = join(temp.path, 'orphaned');
+  mkdirSync(stateDir, { recursive: true });
+  const pool = EngineStandby.create({
+    stateDir,
+    command: target.engineCommand,
+    count: 1,
+    env: { ...process.env, SLUICE_SERVER_URL: '', SLUICE_ENGINE_TOKEN: '' },
+    logger: silentLogger,
+  });
+  pool.refill();
+  const standby = await waitFor(
+    () => pool.take(),
+    (taken) => taken !== undefined,
+    { what: 'the standby engine to be ready' },
+  );
+  assert.ok(standby !== undefined);
+  const exited = new Promise<number | null>((resolve) => standby.child.once('exit', resolve));
+  // As when its agent dies: the channel closes without a build.
+  standby.child.disconnect();
+  assert.equal(await exited, 0, readFileSync(standby.outPath, 'utf8'));
+  assert.equal(readFileSync(standby.outPath, 'utf8'), '', 'the standby printed something');
+  pool.close();
+});

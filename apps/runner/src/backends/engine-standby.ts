@@ -1,0 +1,143 @@
+/**
+ * Standby engines of the local runtime: `sluice engine` processes started ahead of their
+ * builds, with an IPC channel to the agent, that load node and the engine's modules and wait
+ * (apps/cli/src/engine-handover.ts), then say `ready`. A build's engine is then a ready standby
+ * handed its build's
+ * environment over the channel (`EngineProcesses.handOver`), which takes its start-up out of
+ * the time from the build's creation to its first step (bench/local-start), and another is
+ * started behind it. A standby is detached like any engine, so that a stop reaches its process
+ * group, but it lives only as long as its channel: an agent that stops or dies takes its
+ * standbys with it, and they run nothing. Its output goes to `standby-<slot>.out` in the state
+ * directory until it becomes a build's `<build>.log`. Each has a random slot, in its
+ * environment as `SLUICE_ENGINE_SLOT`, which its build's pid file records: the proof, with the
+ * command line, that a pid is still that engine (its build id is not in its environment).
+ * @module
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from '@sluice/log';
+
+export interface EngineStandbyOptions {
+  stateDir: string;
+  /** argv of `sluice engine`. */
+  command: readonly string[];
+  /** How many engines wait for builds (0: none, every engine starts with its build). */
+  count: number;
+  /** The environment every engine of the runtime gets, before its build's own. */
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+}
+
+/** One standby engine: a running process, waiting on its channel for a build. */
+export interface StandbyEngine {
+  child: ChildProcess;
+  pid: number;
+  /** It listens on its channel (it said so): a build sent before would be lost. */
+  ready: boolean;
+  /** The random id in its environment (`SLUICE_ENGINE_SLOT`) that its pid file records. */
+  slot: string;
+  /** Its output until it takes a build (`standby-<slot>.out`). */
+  outPath: string;
+}
+
+/** The variable that tells a standby engine's process apart from any other. */
+export const STANDBY_SLOT_ENV = 'SLUICE_ENGINE_SLOT';
+const OUT_PREFIX = 'standby-';
+
+export class EngineStandby {
+  readonly #options: EngineStandbyOptions;
+  readonly #waiting: StandbyEngine[] = [];
+  #closed = false;
+
+  private constructor(options: EngineStandbyOptions) {
+    this.#options = options;
+  }
+
+  /** The standbys of an earlier agent went with it: their output files go too. */
+  static create(options: EngineStandbyOptions): EngineStandby {
+    for (const name of readdirSync(options.stateDir))
+      if (name.startsWith(OUT_PREFIX) && name.endsWith('.out'))
+        rmSync(join(options.stateDir, name), { force: true });
+    return new EngineStandby(options);
+  }
+
+  /** A ready standby, no longer this pool's (start another behind it with `refill`). */
+  take(): StandbyEngine | undefined {
+    const index = this.#waiting.findIndex((standby) => standby.ready);
+    if (index < 0) return undefined;
+    const [standby] = this.#waiting.splice(index, 1);
+    standby?.child.removeAllListeners('exit').removeAllListeners('error');
+    standby?.child.removeAllListeners('message');
+    return standby;
+  }
+
+  /** Starts standbys until `count` wait. A failure to start is logged: engines then start cold. */
+  refill(): void {
+    while (!this.#closed && this.#waiting.length < this.#options.count) {
+      try {
+        this.#waiting.push(this.#spawn());
+      } catch (err) {
+        this.#options.logger.warn('cannot start a standby engine', { error: String(err) });
+        return;
+      }
+    }
+  }
+
+  /** Stops the waiting standbys (SIGTERM to each group) and removes their output files. */
+  close(): void {
+    this.#closed = true;
+    for (const standby of this.#waiting.splice(0)) retire(standby);
+  }
+
+  #spawn(): StandbyEngine {
+    const [program, ...args] = this.#options.command;
+    if (program === undefined) throw new Error('The engine command is empty');
+    const slot = randomBytes(12).toString('hex');
+    const outPath = join(this.#options.stateDir, `${OUT_PREFIX}${slot}.out`);
+    const out = openSync(outPath, 'a', 0o600);
+    let child: ChildProcess;
+    try {
+      child = spawn(program, args, {
+        detached: true,
+        stdio: ['ignore', out, out, 'ipc'],
+        env: { ...this.#options.env, [STANDBY_SLOT_ENV]: slot },
+      });
+    } finally {
+      closeSync(out);
+    }
+    // Neither the process nor its channel keeps the agent running.
+    child.unref();
+    child.channel?.unref();
+    const standby: StandbyEngine = { child, pid: child.pid ?? 0, ready: false, slot, outPath };
+    child.once('message', (message) => {
+      standby.ready = (message as { type?: unknown } | null)?.type === 'ready';
+    });
+    const gone = (how: Record<string, unknown>) => {
+      const index = this.#waiting.indexOf(standby);
+      if (index < 0) return;
+      this.#waiting.splice(index, 1);
+      this.#options.logger.warn('a standby engine ended before its build', {
+        pid: standby.pid,
+        output: outPath,
+        ...how,
+      });
+    };
+    child.once('error', (err) => gone({ error: err.message }));
+    child.once('exit', (exitCode, signal) => gone({ exitCode, signal }));
+    return standby;
+  }
+}
+
+/** Ends a standby that will not take a build: its channel closed, SIGTERM to its group. */
+export function retire(standby: StandbyEngine): void {
+  if (standby.child.connected) standby.child.disconnect();
+  try {
+    if (standby.pid > 0) process.kill(-standby.pid, 'SIGTERM');
+  } catch {
+    // Already gone.
+  }
+  rmSync(standby.outPath, { force: true });
+}
