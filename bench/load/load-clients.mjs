@@ -16,11 +16,12 @@ export async function runClients(url, token, clients, seconds) {
   const started = performance.now();
   await Promise.all(
     clients.map(async (client) => {
-      const record = samples.get(client.route) ?? { latencies: [], errors: new Map() };
+      const record = samples.get(client.route) ?? { latencies: [], errors: new Map(), bytes: 0 };
       samples.set(client.route, record);
       while (performance.now() < deadline) {
         const sent = performance.now();
-        const status = await send(agent, { hostname, port, token, ...client });
+        const { status, bytes } = await send(agent, { hostname, port, token, ...client });
+        record.bytes += bytes;
         if (status >= 200 && status < 300) record.latencies.push(performance.now() - sent);
         else record.errors.set(status, (record.errors.get(status) ?? 0) + 1);
       }
@@ -29,14 +30,14 @@ export async function runClients(url, token, clients, seconds) {
   const elapsed = (performance.now() - started) / 1000;
   agent.destroy();
   return Object.fromEntries(
-    [...samples].map(([route, { latencies, errors }]) => [
+    [...samples].map(([route, { latencies, errors, bytes }]) => [
       route,
-      figures(latencies, errors, elapsed),
+      figures(latencies, errors, bytes, elapsed),
     ]),
   );
 }
 
-function figures(latencies, errors, elapsed) {
+function figures(latencies, errors, bytes, elapsed) {
   const round = (x) => (x === undefined ? null : Math.round(x * 10) / 10);
   return {
     req_per_s: round(latencies.length / elapsed),
@@ -44,11 +45,19 @@ function figures(latencies, errors, elapsed) {
     p99_ms: round(percentile(latencies, 0.99)),
     max_ms: round(latencies.length ? Math.max(...latencies) : undefined),
     n: latencies.length,
+    kib_per_answer: round(
+      bytes /
+        1024 /
+        Math.max(1, latencies.length + [...errors.values()].reduce((a, b) => a + b, 0)),
+    ),
     errors: Object.fromEntries(errors),
   };
 }
 
-/** One request; resolves with the status (0 when the connection failed) once the body is read. */
+/**
+ * One request; resolves with the status (0 when the connection failed) and the body's size once
+ * the body is read.
+ */
 function send(agent, { hostname, port, token, method, path, body }) {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve) => {
@@ -67,12 +76,13 @@ function send(agent, { hostname, port, token, method, path, body }) {
         },
       },
       (response) => {
-        response.on('data', () => undefined);
-        response.on('end', () => resolve(response.statusCode ?? 0));
-        response.on('error', () => resolve(0));
+        let bytes = 0;
+        response.on('data', (chunk) => (bytes += chunk.length));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, bytes }));
+        response.on('error', () => resolve({ status: 0, bytes }));
       },
     );
-    request.on('error', () => resolve(0));
+    request.on('error', () => resolve({ status: 0, bytes: 0 }));
     request.end(payload);
   });
 }

@@ -21,13 +21,13 @@ export interface HandlerContext<D extends RouteDef> {
 }
 
 /**
- * An answer already serialized to JSON: requests coalesced into one read share one string
- * instead of each serializing the same object.
+ * An answer already serialized to JSON and encoded to UTF-8: requests coalesced into one read
+ * share one buffer instead of each serializing the same object and encoding the same string.
  */
 export class JsonText {
-  readonly text: string;
+  readonly bytes: Buffer;
   constructor(text: string) {
-    this.text = text;
+    this.bytes = Buffer.from(text, 'utf8');
   }
 }
 
@@ -85,7 +85,10 @@ export function registerRoute<D extends RouteDef>(
       const result = await handler(ctx);
       if (route.raw || reply.sent) return reply;
       if (result instanceof JsonText)
-        return reply.status(route.status).type('application/json; charset=utf-8').send(result.text);
+        return reply
+          .status(route.status)
+          .type('application/json; charset=utf-8')
+          .send(result.bytes);
       return reply.status(route.status).send(route.status === 204 ? undefined : result);
     },
   });
