@@ -9,7 +9,8 @@
 // Each is the build's whole duration (created to finished, pods and all); the build step's own
 // duration is given beside it. `warm_cold_ratio` is warm_s over cold_s. Goal: at most 0.2.
 import { join } from 'node:path';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { KubeClient, KubeResources } from '@sluice/kube';
 import { silentLogger } from '@sluice/log';
@@ -41,6 +42,60 @@ const yaml = (tag) =>
   ].join('\n');
 
 const seconds = (ms) => Math.round(ms / 10) / 100;
+// BENCH_TRACE_DIR: each build's objects as they change (every 100 ms, ms timestamps) and its
+// pods' logs, one file per build, to see where a build's fixed time goes.
+const TRACE_DIR = process.env.BENCH_TRACE_DIR;
+function podState(p) {
+  const c = p.status?.containerStatuses?.[0];
+  const state = c?.state ? Object.keys(c.state)[0] : '-';
+  return `${p.status?.phase}/${p.spec?.nodeName ?? '-'}/${p.status?.podIP ?? '-'}/${state}/${c?.ready ? 'ready' : '-'}`;
+}
+function traceObjects(kube, ns, lines, signal, logDir) {
+  const seen = new Map();
+  let pass = 0;
+  mkdirSync(logDir, { recursive: true });
+  const note = (key, state) => {
+    if (seen.get(key) === state) return;
+    seen.set(key, state);
+    lines.push(`${new Date().toISOString()} ${key} ${state}`);
+  };
+  return (async () => {
+    while (!signal.aborted) {
+      const [pods, claims, volumes] = await Promise.all([
+        kube.list({ kind: 'Pod', namespace: ns }),
+        kube.list({ kind: 'PersistentVolumeClaim', namespace: ns }),
+        kube.list({ kind: 'PersistentVolume' }),
+      ]).catch(() => [[], [], []]);
+      for (const p of pods) note(`pod/${p.metadata.name}`, podState(p));
+      for (const c of claims)
+        note(`pvc/${c.metadata.name}`, `${c.status?.phase}/${c.spec?.volumeName ?? '-'}`);
+      for (const v of volumes)
+        note(`pv/${v.metadata.name}`, `${v.status?.phase}/${v.spec?.claimRef?.name ?? '-'}`);
+      // The kubelet removes a pod's logs with the pod: copied while they are there.
+      if (++pass % 5 === 0 && logDir)
+        execFileSync('sh', ['-c', `cp -r /var/log/pods/${ns}_* ${logDir}/ 2>/dev/null || true`]);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+}
+// The build's timing record, phase by phase (the same waterfall as the build page).
+const PHASES = [
+  ['queued_to_elected_s', 'queuedAt', 'electedAt'],
+  ['elected_to_dispatched_s', 'electedAt', 'dispatchedAt'],
+  ['dispatched_to_objects_s', 'dispatchedAt', 'objectsCreatedAt'],
+  ['objects_to_engine_s', 'objectsCreatedAt', 'engineStartedAt'],
+  ['engine_to_first_step_s', 'engineStartedAt', 'firstStepStartedAt'],
+  ['first_step_to_finished_s', 'firstStepStartedAt', 'finishedAt'],
+];
+const waterfall = (timing) =>
+  Object.fromEntries(
+    PHASES.map(([name, from, to]) => [
+      name,
+      timing?.[from] && timing?.[to]
+        ? seconds(Date.parse(timing[to]) - Date.parse(timing[from]))
+        : null,
+    ]),
+  );
 const progress = (text) => process.stderr.write(`cache: ${text}\n`);
 
 const temp = mkdtempSync(join(tmpdir(), 'sluice-bench-cache-'));
@@ -90,7 +145,12 @@ try {
   });
 
   const run = async (label, pipelineId) => {
+    const traceLines = [];
+    const stopTrace = new AbortController();
+    const tracing =
+      TRACE_DIR && traceObjects(kube, NS, traceLines, stopTrace.signal, join(TRACE_DIR, label));
     const build = await plane.admin.call('createBuild', { params: { pipelineId }, body: {} });
+    traceLines.push(`${build.createdAt} build created`);
     const done = await waitForProbe(
       `build ${build.id}`,
       async () => {
@@ -108,7 +168,16 @@ try {
         ? Date.parse(step.finishedAt) - Date.parse(step.startedAt)
         : NaN;
     const totalMs = Date.parse(done.finishedAt) - Date.parse(done.createdAt);
-    progress(`${label}: ${seconds(totalMs)} s (build step ${seconds(stepMs)} s)`);
+    const phases = waterfall(done.timing);
+    if (TRACE_DIR) {
+      stopTrace.abort();
+      await tracing;
+      traceLines.push(`${JSON.stringify(done.timing)}`);
+      writeFileSync(join(TRACE_DIR, `${label}.trace`), traceLines.join('\n') + '\n');
+    }
+    progress(
+      `${label}: ${seconds(totalMs)} s (build step ${seconds(stepMs)} s) ${JSON.stringify(phases)}`,
+    );
     // The next build's claim may reuse this volume only once this one's claim is gone.
     await waitForProbe(
       `build ${build.id}'s claim deleted`,
@@ -117,7 +186,7 @@ try {
         undefined,
       120_000,
     );
-    return { totalMs, stepMs };
+    return { totalMs, stepMs, phases };
   };
   const cold = await run('cold', ids.slow);
   const warm = await run('warm', ids.slow);
@@ -134,6 +203,7 @@ try {
         warm: seconds(warm.stepMs),
         fresh: seconds(fresh.stepMs),
       },
+      warm_phases_s: warm.phases,
       warm_cold_ratio: Math.round((warm.totalMs / cold.totalMs) * 100) / 100,
       goal: { warm_cold_ratio: 0.2 },
     }),
@@ -145,5 +215,6 @@ try {
   await plane?.stop();
   await registry?.stop();
   await cluster.stop();
+  if (TRACE_DIR) execFileSync('sh', ['-c', `cp ${temp}/*.log ${TRACE_DIR}/ 2>/dev/null || true`]);
   rmSync(temp, { recursive: true, force: true });
 }
