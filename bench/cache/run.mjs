@@ -24,6 +24,7 @@ import {
   waitForProbe,
 } from '../../test/dist/e2e/cluster-fixture.js';
 import { createPipelines } from '../../test/dist/e2e/control-plane-seed.js';
+import { between, BUILD_PHASES } from '../build-timing.mjs';
 
 const LAYER_SECONDS = Number(process.env.BENCH_LAYER_SECONDS ?? 15);
 const NS = 'sluice-bench-cache';
@@ -79,21 +80,11 @@ function traceObjects(kube, ns, lines, signal, logDir) {
   })();
 }
 // The build's timing record, phase by phase (the same waterfall as the build page).
-const PHASES = [
-  ['queued_to_elected_s', 'queuedAt', 'electedAt'],
-  ['elected_to_dispatched_s', 'electedAt', 'dispatchedAt'],
-  ['dispatched_to_objects_s', 'dispatchedAt', 'objectsCreatedAt'],
-  ['objects_to_engine_s', 'objectsCreatedAt', 'engineStartedAt'],
-  ['engine_to_first_step_s', 'engineStartedAt', 'firstStepStartedAt'],
-  ['first_step_to_finished_s', 'firstStepStartedAt', 'finishedAt'],
-];
 const waterfall = (timing) =>
   Object.fromEntries(
-    PHASES.map(([name, from, to]) => [
+    BUILD_PHASES.map(([name, from, to]) => [
       name,
-      timing?.[from] && timing?.[to]
-        ? seconds(Date.parse(timing[to]) - Date.parse(timing[from]))
-        : null,
+      timing?.[from] && timing?.[to] ? seconds(between(timing[from], timing[to])) : null,
     ]),
   );
 const progress = (text) => process.stderr.write(`cache: ${text}\n`);

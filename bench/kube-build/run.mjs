@@ -28,24 +28,17 @@ import {
   waitForProbe,
 } from '../../test/dist/e2e/cluster-fixture.js';
 import { createPipelines } from '../../test/dist/e2e/control-plane-seed.js';
+import { between, START_PHASES } from '../build-timing.mjs';
 
 const BUILDS = Number(process.env.BENCH_BUILDS ?? 20);
 const NS = 'sluice-bench';
 const RUNTIME = 'bench/kube';
 const YAML =
   'version: "1.0"\nsteps:\n  hello:\n    image: sluice/busybox:1\n    commands: ["echo hi"]\n';
-const PHASES = [
-  ['queued_to_elected_s', 'queuedAt', 'electedAt'],
-  ['elected_to_dispatched_s', 'electedAt', 'dispatchedAt'],
-  ['dispatched_to_objects_s', 'dispatchedAt', 'objectsCreatedAt'],
-  ['objects_to_engine_s', 'objectsCreatedAt', 'engineStartedAt'],
-  ['engine_to_first_step_s', 'engineStartedAt', 'firstStepStartedAt'],
-];
 
 const seconds = (ms) => Math.round(ms / 10) / 100;
 const quantile = (xs, q) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(q * xs.length) - 1)];
-const between = (from, to) => (from && to ? Date.parse(to) - Date.parse(from) : NaN);
 const progress = (text) => process.stderr.write(`kube-build: ${text}\n`);
 
 const temp = mkdtempSync(join(tmpdir(), 'sluice-bench-kube-build-'));
@@ -148,7 +141,7 @@ try {
   }
   const starts = runs.map((r) => r.startMs);
   const phases = Object.fromEntries(
-    PHASES.map(([name, from, to]) => [
+    START_PHASES.map(([name, from, to]) => [
       name,
       seconds(
         quantile(
