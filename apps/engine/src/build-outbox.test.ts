@@ -188,3 +188,50 @@ test('a line longer than a request may carry is sent in pieces, none lost', asyn
   assert.equal(pieces.length, 3);
   assert.equal(pieces.join(''), long);
 });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('a quiet line goes out within flushMs; lines printed during a post go out as one chunk after it', async () => {
+  const sent: OutboxItem[] = [];
+  let answer = () => {};
+  const { outbox } = await outboxWith({
+    flushMs: 5,
+    post: (i) => {
+      sent.push(i);
+      return i.kind === 'log' && i.seq === 0
+        ? new Promise<void>((resolve) => (answer = resolve))
+        : Promise.resolve();
+    },
+  });
+  outbox.line(line('a'));
+  await sleep(50);
+  assert.deepEqual(describeSent(sent), ['0:a'], 'the quiet line was not sent within flushMs');
+  // Each line more than flushMs after the one before, all while chunk 0 is being posted.
+  for (const text of ['b', 'c', 'd']) {
+    outbox.line(line(text));
+    await sleep(30);
+  }
+  assert.deepEqual(describeSent(sent), ['0:a'], 'a chunk was posted before the first was answered');
+  answer();
+  await outbox.drain();
+  assert.deepEqual(describeSent(sent), ['0:a', '1:bcd']);
+});
+
+test('lines held behind a post that does not end are spooled after maxHoldMs', async () => {
+  const { outbox, spool } = await outboxWith({
+    flushMs: 5,
+    maxHoldMs: 300,
+    post: (_item, signal) =>
+      new Promise((_resolve, reject) =>
+        signal.addEventListener('abort', () => reject(new Error('stopped'))),
+      ),
+  });
+  outbox.line(line('a'));
+  await sleep(30);
+  outbox.line(line('b'));
+  await sleep(100);
+  assert.equal(spool.unacknowledged, 1, 'the line was not held while a post was under way');
+  await sleep(600);
+  assert.equal(spool.unacknowledged, 2, 'the held line was not spooled after maxHoldMs');
+  outbox.stop();
+});

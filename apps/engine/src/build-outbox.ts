@@ -1,8 +1,12 @@
 /**
  * The engine's one ordered channel to the control plane: step events and log chunks are sent one
  * at a time, in the order they happened, so a `step-finished` never overtakes the step's last
- * lines. Log lines are batched (every `flushMs`, `maxLines` or `maxBytes`) into chunks numbered
- * with no gaps and appended to the `LogSpool` before anything is sent: the queue holds only seq
+ * lines. Log lines are batched into chunks numbered with no gaps: a chunk closes `flushMs` after
+ * its first line when nothing is being sent (so a quiet step's line is on its way within
+ * `flushMs`), else when the post under way has been answered (so a step that prints fast sends
+ * what came during one round trip as one chunk, not many small ones: a post costs the server far
+ * more than a line), at `maxLines` or `maxBytes`, and `maxHoldMs` after its first line at the
+ * latest. A closed chunk is appended to the `LogSpool` before anything is sent: the queue holds only seq
  * ranges and events, so its memory does not grow with an outage. A chunk is sent from the spool
  * and acknowledged there once the server answered 2xx (it stores chunks only in order, so that
  * answer covers every earlier chunk too). A post that fails for a reason that may pass (the
@@ -41,7 +45,11 @@ export interface BuildOutboxOptions {
   post: (item: OutboxItem, signal: AbortSignal) => Promise<void>;
   /** Where chunks are written before they are sent; it numbers them. */
   spool: LogSpool;
+  /** How long a chunk waits for more lines when nothing is being sent; 50 ms by default. */
   flushMs?: number;
+  /** How long a chunk waits at most while a post is under way; 1 s by default. */
+  maxHoldMs?: number;
+  /** Lines that close a chunk; 2,000 by default (the engine API takes up to 5,000). */
   maxLines?: number;
   /** Characters of line text that close a chunk; 1 Mi by default. */
   maxBytes?: number;
@@ -93,6 +101,8 @@ export class BuildOutbox {
   #pending: LogLine[] = [];
   #pendingChars = 0;
   #timer: NodeJS.Timeout | undefined;
+  /** When the first pending line came (Date.now()), for `maxHoldMs`. */
+  #pendingSince = 0;
   #queue: Queued[] = [];
   #running: Promise<void> | undefined;
   #failure: Error | undefined;
@@ -101,8 +111,9 @@ export class BuildOutbox {
     // `?? default` per field: a caller passing `retry: undefined` gets the default, not no policy.
     this.#options = {
       post: options.post,
-      flushMs: options.flushMs ?? 200,
-      maxLines: options.maxLines ?? 200,
+      flushMs: options.flushMs ?? 50,
+      maxHoldMs: options.maxHoldMs ?? 1_000,
+      maxLines: options.maxLines ?? 2_000,
       maxBytes: options.maxBytes ?? 1024 * 1024,
       retry: options.retry ?? DEFAULT_RETRY,
       postTimeoutMs: options.postTimeoutMs ?? 60_000,
@@ -134,10 +145,23 @@ export class BuildOutbox {
       }
     const { maxLines, maxBytes, flushMs } = this.#options;
     if (this.#pending.length >= maxLines || this.#pendingChars >= maxBytes) this.flush();
-    else this.#timer ??= setTimeout(() => this.flush(), flushMs);
+    else this.#timer ??= setTimeout(() => this.#due(), flushMs);
+  }
+
+  /**
+   * The chunk's `flushMs` is up: it closes now if nothing is being sent; else the end of the post
+   * under way closes it (`#kick`), or `maxHoldMs` after its first line, whichever comes first.
+   */
+  #due(): void {
+    this.#timer = undefined;
+    if (this.#running === undefined) return this.flush();
+    const left = this.#pendingSince + this.#options.maxHoldMs - Date.now();
+    if (left <= 0) return this.flush();
+    this.#timer = setTimeout(() => this.flush(), left);
   }
 
   #add(line: LogLine): void {
+    if (this.#pending.length === 0) this.#pendingSince = Date.now();
     this.#pending.push(line);
     this.#pendingChars += line.line.length;
   }
@@ -206,6 +230,9 @@ export class BuildOutbox {
     if (this.#queue.length === 0) return;
     this.#running = this.#run().finally(() => {
       this.#running = undefined;
+      // Lines that came while posting and whose `flushMs` is up go out now as one chunk.
+      if (this.#pending.length > 0 && Date.now() - this.#pendingSince >= this.#options.flushMs)
+        this.flush();
     });
   }
 

@@ -56,13 +56,32 @@ function textProblem(text: string): string | undefined {
   return undefined;
 }
 
-/** `value` with every string (and key) made storable: NUL → ␀, unpaired surrogates → U+FFFD. */
+/** A character that may need replacing: NUL or any surrogate (most text has neither). */
+const SUSPECT = /[\0\uD800-\uDFFF]/;
+
+/**
+ * `value` with every string (and key) made storable: NUL → ␀, unpaired surrogates → U+FFFD.
+ * `value` itself when nothing needs it: a log chunk of thousands of plain lines is not copied.
+ */
 export function sanitiseText(value: unknown): unknown {
+  return hasSuspectText(value) ? sanitiseAll(value) : value;
+}
+
+function hasSuspectText(value: unknown): boolean {
+  if (typeof value === 'string') return SUSPECT.test(value);
+  if (Array.isArray(value)) return value.some(hasSuspectText);
+  if (isPlainObject(value)) {
+    for (const key in value) if (SUSPECT.test(key) || hasSuspectText(value[key])) return true;
+  }
+  return false;
+}
+
+function sanitiseAll(value: unknown): unknown {
   if (typeof value === 'string') return sanitiseString(value);
-  if (Array.isArray(value)) return value.map(sanitiseText);
+  if (Array.isArray(value)) return value.map(sanitiseAll);
   if (isPlainObject(value)) {
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [sanitiseString(key), sanitiseText(item)]),
+      Object.entries(value).map(([key, item]) => [sanitiseString(key), sanitiseAll(item)]),
     );
   }
   return value;

@@ -7,13 +7,16 @@
  * @module
  */
 import { ConflictError } from '@sluice/errors';
-import { jsonb } from '@sluice/db';
+import { sql } from '@sluice/db';
 import type { Executor } from '@sluice/db';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { LogChunk, LogLine } from '@sluice/protocol';
 import { CHANNELS } from '../signals.js';
 import { buildStatus } from './build-rows.js';
 import type { ServerContext } from '../server-context.js';
+
+/** Chunks read at a time. */
+const PAGE_CHUNKS = 500;
 
 export class LogHub {
   readonly #ctx: ServerContext;
@@ -35,32 +38,38 @@ export class LogHub {
       at: l.at,
     }));
     const size = lines.reduce((n, l) => n + l.line.length, 0);
-    await this.#ctx.database.db.transaction().execute(async (trx) => {
-      const expected = await nextLogSeq(trx, buildId);
-      if (chunk.seq < expected) return;
-      if (chunk.seq > expected) {
-        this.#ctx.log.warn('a log chunk after a gap was refused', {
-          buildId,
-          seq: chunk.seq,
-          expectedSeq: expected,
-        });
-        throw new ConflictError(
-          'SLUICE_LOG_SEQUENCE_GAP',
-          `Log chunk ${chunk.seq} of build ${buildId} comes after a gap: the next chunk expected is ${expected}`,
-          {
-            details: { expectedSeq: expected },
-            hint: `Resend the log from chunk ${expected}`,
-          },
-        );
-      }
-      // Two copies of one chunk at once (a resend racing its original): the first one wins.
-      await trx
-        .insertInto('build_log_chunks')
-        .values({ build_id: buildId, seq: chunk.seq, lines: jsonb(lines), byte_size: size })
-        .onConflict((oc) => oc.columns(['build_id', 'seq']).doNothing())
-        .execute();
-      await this.#ctx.signals.publish(trx, CHANNELS.logs, buildId);
+    // One statement, so a chunk costs one round trip: it reads where the log ends, stores the
+    // chunk only if it is the next one, and wakes the log's readers only if it stored it. Two
+    // copies of one chunk at once (a resend racing its original): the first one wins.
+    const { rows } = await sql<{ expected: number }>`
+      with next as (
+        select coalesce(max(seq) + 1, 0)::int as seq
+        from build_log_chunks where build_id = ${buildId}
+      ), stored as (
+        insert into build_log_chunks (build_id, seq, lines, byte_size)
+        select ${buildId}, ${chunk.seq}, ${JSON.stringify(lines)}::jsonb, ${size}
+        from next where next.seq = ${chunk.seq}
+        on conflict (build_id, seq) do nothing
+        returning seq
+      )
+      select next.seq as expected,
+        (select pg_notify(${CHANNELS.logs}, ${buildId}) from stored) as woken
+      from next`.execute(this.#ctx.database.db);
+    const expected = rows[0]?.expected ?? 0;
+    if (chunk.seq <= expected) return;
+    this.#ctx.log.warn('a log chunk after a gap was refused', {
+      buildId,
+      seq: chunk.seq,
+      expectedSeq: expected,
     });
+    throw new ConflictError(
+      'SLUICE_LOG_SEQUENCE_GAP',
+      `Log chunk ${chunk.seq} of build ${buildId} comes after a gap: the next chunk expected is ${expected}`,
+      {
+        details: { expectedSeq: expected },
+        hint: `Resend the log from chunk ${expected}`,
+      },
+    );
   }
 
   async chunksAfter(buildId: string, afterSeq: number): Promise<LogChunk[]> {
@@ -70,7 +79,7 @@ export class LogHub {
       .where('build_id', '=', buildId)
       .where('seq', '>', afterSeq)
       .orderBy('seq')
-      .limit(500)
+      .limit(PAGE_CHUNKS)
       .execute();
     return rows.map((r) => ({
       seq: r.seq,
@@ -107,12 +116,23 @@ export class LogHub {
     signal: AbortSignal,
   ): Promise<void> {
     let after = lastEventId;
+    let live = false;
     while (!signal.aborted) {
       const since = this.#ctx.signals.generation(CHANNELS.logs, buildId);
       const chunks = await this.chunksAfter(buildId, after);
       for (const chunk of chunks) {
         write(`id: ${chunk.seq}\nevent: log\ndata: ${JSON.stringify(chunk)}\n\n`);
         after = chunk.seq;
+      }
+      // A full page: more may be stored already. Otherwise, once following live, every chunk
+      // stored before `since` was sent and the build's end would have woken us since, so the
+      // next look waits for a wake-up instead of asking again at once: a live log costs one
+      // query per chunk per reader, not three. (Catching up, the end may have come before
+      // `since`: the status is read first.)
+      if (chunks.length >= PAGE_CHUNKS) continue;
+      if (chunks.length > 0 && live) {
+        await this.#ctx.signals.wait(CHANNELS.logs, buildId, 15_000, { signal, since });
+        continue;
       }
       if (chunks.length > 0) continue;
       const build = await buildStatus(this.#ctx.database.db, buildId);
@@ -124,6 +144,7 @@ export class LogHub {
       }
       write(': keep-alive\n\n');
       await this.#ctx.signals.wait(CHANNELS.logs, buildId, 15_000, { signal, since });
+      live = true;
     }
   }
 }
