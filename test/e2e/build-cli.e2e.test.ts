@@ -41,6 +41,11 @@ steps:
     commands:
       - echo "hello $GREETING on $CF_BRANCH"
       - for i in 1 2 3; do echo "count $i"; done
+    on_success:
+      annotations:
+        set:
+          - entity_type: build
+            annotations: [{greeted: '\${{GREETING}}'}, reviewed]
   second:
     image: ${IMAGE}
     commands:
@@ -328,6 +333,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
       assert.match(described.stdout, /^greet\s+success\s+\d[\d.]*m?s\s+1\s+0/m);
       assert.match(described.stdout, /Timing \(from queued\)/);
       assert.match(described.stdout, /first step started {2}\(\d/);
+      assert.match(described.stdout, /^Annotations:\n {2}greeted: world\n {2}reviewed$/m);
     });
 
     await t.test('a failing pipeline exits 1; --runtime picks the runtime', async () => {

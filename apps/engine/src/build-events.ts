@@ -3,6 +3,7 @@
  * already masked when they arrive. This is the build's data stream, not logging.
  * @module
  */
+import type { AnnotationChange, BuildAnnotations } from '@sluice/protocol';
 
 /** `timeout`: stopped at its `timeout`; `denied`: an approval step someone (or its timeout) denied. */
 export type StepResult = 'success' | 'failure' | 'skipped' | 'terminated' | 'timeout' | 'denied';
@@ -45,6 +46,13 @@ export type BuildEvent =
       at: number;
     }
   | {
+      /** A step's post-step operations set or unset annotations (already interpolated, masked). */
+      type: 'annotations';
+      step: string;
+      changes: AnnotationChange[];
+      at: number;
+    }
+  | {
       type: 'build-finished';
       result: BuildResult;
       reason?: string;
@@ -75,4 +83,6 @@ export interface BuildSummary {
   durationMs: number;
   /** Variables exported with cf_export, masked ones excluded. */
   exported: Record<string, string>;
+  /** What the steps' post-step operations set on the build and its images. */
+  annotations: BuildAnnotations;
 }

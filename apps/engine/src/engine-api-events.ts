@@ -55,6 +55,11 @@ export function toApiItem(event: BuildEvent): ApiItem | undefined {
           at,
         },
       };
+    case 'annotations':
+      return {
+        kind: 'event',
+        event: { type: 'annotations', step: event.step, changes: event.changes, at },
+      };
     case 'build-finished':
       return undefined;
   }

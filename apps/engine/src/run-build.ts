@@ -142,6 +142,7 @@ export async function runBuild(
     runtime,
     approve: options.approve,
     summaries: [],
+    annotations: { annotations: {}, imageAnnotations: {} },
     runStep,
   };
   let result: BuildResult;
@@ -172,7 +173,8 @@ export async function runBuild(
   emit({ type: 'build-finished', result, reason, durationMs, at: clock() });
   const exported = Object.fromEntries([...scope.exported].filter(([, v]) => masker.mask(v) === v));
   const steps = flow.summaries;
-  return { buildId: options.buildId, result, reason, steps, durationMs, exported };
+  const { annotations } = flow;
+  return { buildId: options.buildId, result, reason, steps, durationMs, exported, annotations };
 }
 
 async function runPipeline(flow: BuildFlow): Promise<{ result: BuildResult; reason?: string }> {

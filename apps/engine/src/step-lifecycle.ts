@@ -1,7 +1,8 @@
 /**
  * One step from start to finish, whatever its type: `when` decides whether it runs, then its
  * `on_elected` hook, its services, its attempts (`retry`, each limited by `timeout`), its
- * `on_success`/`on_fail` and `on_finish` hooks, and the events and scope updates that report it.
+ * `on_success`/`on_fail` and `on_finish` hooks and post-step annotations, and the events and
+ * scope updates that report it.
  * Parallel blocks and step groups come back here for each child (see step-scheduler.ts).
  * @module
  */
@@ -16,6 +17,7 @@ import { runApproval } from './step-approval.js';
 import { startServices } from './step-services.js';
 import type { RunningServices } from './step-services.js';
 import { runHook } from './step-hooks.js';
+import { annotateStep } from './step-annotations.js';
 import { abortableSleep, formatDuration } from './durations.js';
 import type { BuildFlow, Lane } from './build-flow.js';
 import { isFailure } from './step-readiness.js';
@@ -58,6 +60,7 @@ export async function runStep(step: Step, flow: BuildFlow, lane: Lane): Promise<
       await runHook(step.hooks.onFail, 'on_fail', step.name, flow, lane);
     await runHook(step.hooks.onFinish, 'on_finish', step.name, flow, lane);
   }
+  annotateStep(step, outcome.result, flow);
   const durationMs = runtime.clock() - started;
   runtime.emit({
     type: 'step-finished',

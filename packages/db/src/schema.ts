@@ -179,6 +179,10 @@ export interface BuildsTable {
     JsonbInput<JsonObject> | null | undefined,
     JsonbInput<JsonObject> | null
   >;
+  /** What its steps' post-step operations set on the build, by name (008). */
+  annotations: JsonbWithDefault<JsonObject>;
+  /** Image metadata its steps set, by image, then by name (008). */
+  image_annotations: JsonbWithDefault<JsonObject>;
   created_at: TimestampWithDefault;
   updated_at: TimestampWithDefault;
   finished_at: NullableTimestamp;

@@ -31,16 +31,8 @@ import { scalarText } from './schema/validators.js';
 import type { Base } from './build-model-steps.js';
 import type { Raw } from './build-model-values.js';
 import { withoutImplicitClone } from './implicit-clone.js';
-import type {
-  Hook,
-  Hooks,
-  ParallelStep,
-  Pipeline,
-  Position,
-  PostStepOperations,
-  RetryPolicy,
-  Step,
-} from './model.js';
+import { readPostStepOperations } from './post-step-operations.js';
+import type { Hook, Hooks, ParallelStep, Pipeline, Position, RetryPolicy, Step } from './model.js';
 import type { SourceView } from './path-map.js';
 import type { IssuePath } from './pipeline-issue.js';
 
@@ -211,11 +203,9 @@ function buildImplicitParallel(input: StepInput, defaults: Defaults): ParallelSt
 }
 
 function postStepOf(raw: Raw): Pick<Base, 'postStep'> {
-  const read = (value: unknown): PostStepOperations | undefined => {
-    const map = asMap(value);
-    return map === undefined ? undefined : { metadata: map.metadata, annotations: map.annotations };
-  };
-  const [onSuccess, onFail, onFinish] = [raw.on_success, raw.on_fail, raw.on_finish].map(read);
+  const [onSuccess, onFail, onFinish] = [raw.on_success, raw.on_fail, raw.on_finish].map(
+    readPostStepOperations,
+  );
   if (!onSuccess && !onFail && !onFinish) return {};
   return { postStep: { onSuccess, onFail, onFinish } };
 }

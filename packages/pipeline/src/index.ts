@@ -29,6 +29,8 @@ export type {
   Position,
   NotRunConstruct,
   PostStepOperations,
+  AnnotationOperation,
+  AnnotationValueInput,
 } from './model.js';
 export { interpolate, referencedVariables } from './interpolate.js';
 export type { VariableLookup } from './interpolate.js';

@@ -239,13 +239,28 @@ export interface ParallelStep extends StepBase {
   };
 }
 
+/** An annotation's value as written: text may hold `${{…}}`; a bare name has none (null). */
+export type AnnotationValueInput = string | number | boolean | null;
+
 /**
- * Post-step operations (`on_success`/`on_fail`/`on_finish` on a step): image metadata and
- * annotations to set once the step ends that way, kept as written.
+ * One entity's annotation changes: `annotations` with `entity_type: build` (this build) or
+ * `image`, and `metadata` (always an image). Names, text values and the image are templates.
+ */
+export interface AnnotationOperation {
+  entity: 'build' | 'image';
+  /** For an image: its id or reference, e.g. `${{build.imageId}}`. */
+  image?: string;
+  set: [string, AnnotationValueInput][];
+  unset: string[];
+}
+
+/**
+ * Post-step operations (`on_success`/`on_fail`/`on_finish` on a step): the annotations and image
+ * metadata to set once the step ends that way, in the order written. Entries Sluice does not
+ * keep (another build's or a pipeline's annotations) are left out; validation names them.
  */
 export interface PostStepOperations {
-  metadata?: unknown;
-  annotations?: unknown;
+  annotations: AnnotationOperation[];
 }
 
 /** A typed step after expansion: its template's steps, run in order, as one step. */

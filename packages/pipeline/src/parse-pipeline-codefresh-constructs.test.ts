@@ -14,11 +14,17 @@ function accepted(lines: string[]) {
   const result = parsePipeline(lines.join('\n') + '\n');
   if (!result.ok)
     assert.fail(result.issues.map((i) => `${i.line}:${i.column} ${i.message}`).join('\n'));
+  return { pipeline: result.pipeline, issues: parseLines(lines).issues };
+}
+
+/** Every issue, errors too, as `line:column severity CODE message`. */
+function parseLines(lines: string[]) {
+  const result = parsePipeline(lines.join('\n') + '\n');
   const issues = result.issues.map(
     (i) =>
       `${i.line}:${i.column} ${i.severity} ${i.code.replace('SLUICE_PIPELINE_', '')} ${i.message}`,
   );
-  return { pipeline: result.pipeline, issues };
+  return { issues };
 }
 
 test('step types Sluice does not run are accepted, and the build is to stop before its first step', () => {
@@ -166,7 +172,7 @@ test('a step holding steps: without a type is a parallel step', () => {
   );
 });
 
-test('post-step metadata and annotations are kept on the step and named as having no effect here', () => {
+test('post-step annotations and metadata become per-entity changes, in the order written', () => {
   const { pipeline, issues } = accepted([
     ...HEAD,
     '  test:',
@@ -175,22 +181,58 @@ test('post-step metadata and annotations are kept on the step and named as havin
     '      annotations:',
     '        set:',
     '          - entity_type: build',
-    '            annotations: [{tested: true}]',
+    "            annotations: [{tested: true}, {by: '${{CF_BUILD_INITIATOR}}'}, flaky]",
+    "          - {entity_type: image, entity_id: '${{build.imageId}}', annotations: [{size: 12.5}]}",
+    '        unset: [{annotations: [old]}]',
     '    on_fail:',
     "      metadata: {set: [{'${{build.imageId}}': [{CF_QUALITY: false}]}]}",
   ]);
+  assert.deepEqual(issues, []);
+  const [test] = pipeline.steps as [FreestyleStep];
+  assert.deepEqual(test.postStep?.onSuccess?.annotations, [
+    {
+      entity: 'build',
+      set: [
+        ['tested', true],
+        ['by', '${{CF_BUILD_INITIATOR}}'],
+        ['flaky', null],
+      ],
+      unset: [],
+    },
+    { entity: 'image', image: '${{build.imageId}}', set: [['size', 12.5]], unset: [] },
+    { entity: 'build', set: [], unset: ['old'] },
+  ]);
+  assert.deepEqual(test.postStep?.onFail?.annotations, [
+    { entity: 'image', image: '${{build.imageId}}', set: [['CF_QUALITY', false]], unset: [] },
+  ]);
+  assert.equal(test.postStep?.onFinish, undefined);
+});
+
+test("another build's or a pipeline's annotations, and a hook's, are named as not kept; an image entry needs its image", () => {
+  const { issues } = parseLines([
+    ...HEAD,
+    '  test:',
+    '    image: alpine',
+    '    on_finish:',
+    '      annotations:',
+    '        set:',
+    '          - {entity_type: build, entity_id: 5ef5, annotations: [a]}',
+    '          - {entity_type: pipeline, annotations: [{b: 1}]}',
+    '          - {entity_type: image, annotations: [c]}',
+    '          - {entity_type: build, annotations: [{d: [1]}]}',
+    '    hooks:',
+    '      on_success: {exec: {image: alpine}, annotations: {set: [{annotations: [e]}]}}',
+  ]);
   assert.deepEqual(
-    issues.map((i) => i.slice(0, 60)),
+    issues.map((i) => i.slice(0, 72)),
     [
-      '6:7 warning IGNORED Field "annotations" of post-step operati',
-      '11:7 warning IGNORED Field "metadata" of post-step operation',
+      '8:34 warning IGNORED Annotating another build (entity_id) is not run by ',
+      '9:14 warning IGNORED Annotations of entity_type "pipeline" is not run by',
+      '10:13 error MISSING_FIELD An annotation entry with entity_type "image" n',
+      '11:52 error INVALID_VALUE Annotation "d" must be text, a number, or true',
+      '13:43 warning IGNORED Field "annotations" of hook is not run by Sluice: ',
     ],
   );
-  const [test] = pipeline.steps as [FreestyleStep];
-  assert.deepEqual(test.postStep?.onSuccess?.annotations, {
-    set: [{ entity_type: 'build', annotations: [{ tested: true }] }],
-  });
-  assert.ok(test.postStep?.onFail?.metadata !== undefined);
 });
 
 test('BuildKit fields, compose depends_on/links/labels, volumes and file compositions are in the model', () => {

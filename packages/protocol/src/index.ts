@@ -12,6 +12,7 @@ export * from './schemas/projects.js';
 export * from './schemas/builds.js';
 export * from './schemas/agents.js';
 export * from './schemas/engine.js';
+export * from './schemas/annotations.js';
 export * from './schemas/triggers.js';
 export * from './schemas/settings.js';
 export * from './schemas/git-integrations.js';

@@ -11,6 +11,7 @@ import type { Terminal } from '../ui/terminal.js';
 import { formatAge, formatDuration } from '../ui/terminal.js';
 import { resolvePipeline } from './pipeline-ref.js';
 import { describeCache, printSteps, printWaterfall } from './remote-build-report.js';
+import { annotationLines } from '../ui/annotation-lines.js';
 import { printDocument, printResources, serverClient } from './server-resources.js';
 import type { OutputFormat, ServerOptions } from './server-resources.js';
 
@@ -144,6 +145,9 @@ export async function describeBuild(
   for (const [key, value] of fields)
     term.out(`${term.paint('bold', `${key}:`.padEnd(width))}${value}`);
   term.out('');
+  const annotations = annotationLines(build);
+  for (const line of annotations) term.out(line);
+  if (annotations.length > 0) term.out('');
   if (build.steps.length === 0) term.out('No steps yet');
   else printSteps(term, build, { detail: true, columns: options.columns });
   printWaterfall(term, build.timing);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { parsePipeline } from '@sluice/pipeline';
 import type { BuildEvent } from '@sluice/engine';
-import { createBuildReporter } from './build-reporter.js';
+import { createBuildReporter, printSummary } from './build-reporter.js';
 import { createTerminal } from './terminal.js';
 
 const PIPELINE = `version: "1.0"
@@ -99,5 +99,31 @@ test('a retry shows its attempt; timeout and denied show why; hook steps count o
     '━━ [2/5] gate',
     '⊘ gate denied in 1.2s: denied by alice',
     '━━ build.on_fail',
+  ]);
+});
+
+test("sluice run's report prints the build's annotations and its images' after the steps", () => {
+  const stdout = new PassThrough();
+  let text = '';
+  stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  printSummary(createTerminal({ stdout, color: false }), {
+    buildId: 'b1',
+    result: 'success',
+    steps: [{ name: 'test', title: undefined, result: 'success', durationMs: 1200 }],
+    durationMs: 1500,
+    exported: {},
+    annotations: {
+      annotations: { tested: true, by: 'alice', flaky: null },
+      imageAnnotations: { 'sha256:abc': { CF_QUALITY: false } },
+    },
+  });
+  assert.deepEqual(text.split('\n').slice(3, 10), [
+    '',
+    'Annotations:',
+    '  tested: true',
+    '  by: alice',
+    '  flaky',
+    'Image sha256:abc:',
+    '  CF_QUALITY: false',
   ]);
 });

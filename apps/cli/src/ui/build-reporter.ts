@@ -7,6 +7,7 @@
  */
 import type { BuildEvent, BuildSummary, StepResult } from '@sluice/engine';
 import type { Step } from '@sluice/pipeline';
+import { annotationLines } from './annotation-lines.js';
 import { formatDuration, formatTable } from './terminal.js';
 import type { Style, Terminal } from './terminal.js';
 
@@ -99,6 +100,9 @@ export function createBuildReporter(
       case 'approval-requested':
         // The engine says so in the step's own output, with its timeout.
         return;
+      case 'annotations':
+        // Printed once, as they end up, in the summary.
+        return;
       case 'step-log':
         term.out(
           formatLogLine(term, event.stream, event.line, running.size > 1 ? event.step : undefined),
@@ -165,6 +169,9 @@ export function printSummary(term: Terminal, summary: BuildSummary): void {
     term.out(step ? term.paint(RESULT_STYLE[step.result], line) : line);
   });
   term.out('');
+  const annotations = annotationLines(summary.annotations);
+  for (const line of annotations) term.out(line);
+  if (annotations.length > 0) term.out('');
   const verdict =
     summary.result === 'success'
       ? 'succeeded'

@@ -54,12 +54,28 @@ function checkText(request: FastifyRequest): void {
   const key = `${request.method} ${request.routeOptions.url ?? ''}`;
   const body: unknown = request.body;
   const jsonBody = typeof body === 'object' && body !== null && !Buffer.isBuffer(body);
-  if (jsonBody && SANITISED_BODIES.has(key)) request.body = sanitiseText(body);
+  if (jsonBody && SANITISED_BODIES.has(key)) {
+    // Annotations are what a pipeline's author wrote, not what a program printed: refused.
+    if (key === `POST ${routes.engineEvents.path}`)
+      assertStorableText({ body: { events: annotationEventsOf(body) } });
+    request.body = sanitiseText(body);
+  }
   assertStorableText({
     params: request.params,
     query: request.query,
     ...(jsonBody && !SANITISED_BODIES.has(key) ? { body } : {}),
   });
+}
+
+/** The `annotations` events of an events body, in their places (others as null), for their paths. */
+function annotationEventsOf(body: object): unknown[] {
+  const events = (body as { events?: unknown }).events;
+  if (!Array.isArray(events)) return [];
+  return events.map((event: unknown) =>
+    typeof event === 'object' && event !== null && 'type' in event && event.type === 'annotations'
+      ? event
+      : null,
+  );
 }
 
 function badUrl(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {

@@ -1,7 +1,7 @@
 /**
  * One build: its summary, the actions its status allows (cancel, restart, approve, deny), the
- * step timeline, the timing waterfall, cache information and the live log. Polled until it
- * finishes, so the final state shows without a reload.
+ * annotations its steps set, the step timeline, the timing waterfall, cache information and the
+ * live log. Polled until it finishes, so the final state shows without a reload.
  * @module
  */
 import { FINISHED_STATUSES } from '@sluice/protocol';
@@ -13,6 +13,7 @@ import { Link, navigate } from '../app/router.js';
 import { ErrorNote } from '../app/error-note.js';
 import { useAction } from '../app/use-action.js';
 import { LogPanel } from '../logs/log-panel.js';
+import { AnnotationList } from './annotation-list.js';
 import { StatusBadge } from './status-badge.js';
 import { StepTimeline } from './step-timeline.js';
 import { Waterfall } from './waterfall.js';
@@ -117,6 +118,7 @@ export function BuildPage({ buildId }: { buildId: string }) {
           </>
         ) : null}
       </dl>
+      <AnnotationList build={build} />
       <h2>Steps</h2>
       <StepTimeline steps={build.steps} />
       <h2>Timing</h2>

@@ -16,6 +16,7 @@ import { workflowLimitsMigration } from './004-workflow-limits.js';
 import { buildThroughputMigration } from './005-build-throughput.js';
 import { gitIntegrationsMigration } from './006-git-integrations.js';
 import { buildCacheMigration } from './007-build-cache.js';
+import { buildAnnotationsMigration } from './008-build-annotations.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
@@ -27,6 +28,7 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   buildThroughputMigration,
   gitIntegrationsMigration,
   buildCacheMigration,
+  buildAnnotationsMigration,
 ];
 
 export interface MigrateResult {

@@ -4,7 +4,7 @@
  * The steps are checked by the caller's step schema, passed in, so hooks and steps can nest.
  * @module
  */
-import { commandText, environment, postStepFields } from './common-fields.js';
+import { commandText, environment, hookPostStepFields } from './common-fields.js';
 import { bool, object, oneOf, required, str } from './validators.js';
 import type { Schema } from './validators.js';
 
@@ -23,7 +23,7 @@ export function hooksSchema(steps: Schema): Schema {
       steps,
       mode: oneOf(['sequential', 'parallel']),
       fail_fast: bool,
-      ...postStepFields,
+      ...hookPostStepFields,
     },
     (value, path, ctx) => {
       const hook = value as Record<string, unknown>;

@@ -3,6 +3,7 @@
  * @module
  */
 import { z } from 'zod';
+import { Annotations } from './annotations.js';
 import { Id, Name, Page, Timestamp, Variables } from './common.js';
 import { StepName } from './limits.js';
 
@@ -143,6 +144,14 @@ export const Build = z.object({
   cache: BuildCache.nullable().describe(
     'Whether its Docker daemon started on a warm volume; null until the agent reports it, and for runtimes without persistent volumes (local)',
   ),
+  annotations: Annotations.describe(
+    "Set by its steps' on_success, on_fail and on_finish (`annotations` with `entity_type: build`)",
+  ),
+  imageAnnotations: z
+    .record(z.string(), Annotations)
+    .describe(
+      'Image metadata its steps set (`metadata`, or `annotations` with `entity_type: image`), by image',
+    ),
   createdAt: Timestamp,
   finishedAt: Timestamp.nullable(),
 });

@@ -7,6 +7,7 @@ import { BuildStatus, FinishedBuildStatus, LogLine, StepStatus } from './builds.
 import { Id, ReportedTime, Timestamp, Variables } from './common.js';
 import { StepName } from './limits.js';
 import { EngineGitIntegration } from './git-integrations.js';
+import { AnnotationChange } from './annotations.js';
 
 /** Certificate, key and CA for mutual TLS between an engine and its dind. */
 export const TlsBundle = z.object({
@@ -101,6 +102,12 @@ export const EngineEvent = z.discriminatedUnion('type', [
     status: StepStatus,
     exitCode: z.number().int().nullable().optional(),
     reason: z.string().nullable().optional(),
+    at: ReportedTime,
+  }),
+  z.object({
+    type: z.literal('annotations'),
+    step: StepName.describe('The step whose on_success, on_fail or on_finish made them'),
+    changes: z.array(AnnotationChange).min(1).max(100),
     at: ReportedTime,
   }),
   z.object({

@@ -20,6 +20,14 @@ export const LIMITS = {
   pipelineYamlBytes: 1_048_576,
   /** Problems listed in a 422 for a document (the count says how many there were). */
   documentIssues: 50,
+  /** An annotation's key (post-step `annotations`/`metadata`), in characters. */
+  annotationKey: 256,
+  /** An annotation's value when it is text, in characters. */
+  annotationValue: 4096,
+  /** Annotations one entity (the build, or one image) may hold. */
+  annotationsPerEntity: 100,
+  /** Images a build may keep annotations for. */
+  annotatedImages: 50,
 } as const;
 
 export const StepName = z

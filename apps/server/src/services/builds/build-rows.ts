@@ -61,6 +61,8 @@ const BUILD_COLUMNS = [
   'builds.retry_of',
   'builds.timing',
   'builds.cache',
+  'builds.annotations',
+  'builds.image_annotations',
   'builds.created_at',
   'builds.finished_at',
 ] as const;
@@ -130,6 +132,8 @@ function toBuild(row: BuildJoinRow): Build {
     })),
     timing: row.timing,
     cache: row.cache as Build['cache'],
+    annotations: row.annotations as Build['annotations'],
+    imageAnnotations: row.image_annotations as Build['imageAnnotations'],
     createdAt: isoTime(row.created_at) ?? '',
     finishedAt: isoTime(row.finished_at),
   };

@@ -10,7 +10,9 @@
  */
 import { jsonb } from '@sluice/db';
 import type { Executor, JsonObject, Schema, Transaction } from '@sluice/db';
-import type { BuildStatus } from '@sluice/protocol';
+import { InputError } from '@sluice/errors';
+import { applyAnnotationChanges } from '@sluice/protocol';
+import type { AnnotationChange, BuildAnnotations, BuildStatus } from '@sluice/protocol';
 import { effectsOf, sourcesOf } from './build-transitions.js';
 import type { BuildTransition } from './build-transitions.js';
 import { keepFirstTiming, mergeTiming } from '../json-columns.js';
@@ -253,6 +255,42 @@ export class BuildStore {
       .where('runtime_environment', 'in', where.runtimes)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  /**
+   * Applies what a step's post-step operations set and unset (an engine's `annotations` event)
+   * to the build's annotations, in the caller's transaction; the row is locked while it is read
+   * and written. An `InputError` names a change the limits refuse, and nothing is written.
+   */
+  async annotate(
+    trx: Executor,
+    buildId: string,
+    changes: readonly AnnotationChange[],
+  ): Promise<void> {
+    const row = await trx
+      .selectFrom('builds')
+      .select(['annotations', 'image_annotations'])
+      .where('id', '=', buildId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (row === undefined) return;
+    const current = {
+      annotations: row.annotations as BuildAnnotations['annotations'],
+      imageAnnotations: row.image_annotations as BuildAnnotations['imageAnnotations'],
+    };
+    const result = applyAnnotationChanges(current, changes);
+    if (!result.ok)
+      throw new InputError('SLUICE_BUILD_ANNOTATIONS_INVALID', result.problem, {
+        details: { buildId },
+      });
+    await trx
+      .updateTable('builds')
+      .set({
+        annotations: jsonb(result.value.annotations),
+        image_annotations: jsonb(result.value.imageAnnotations as JsonObject),
+      })
+      .where('id', '=', buildId)
+      .execute();
   }
 
   async stampFirstStep(trx: Executor, buildId: string, at: string): Promise<void> {

@@ -114,6 +114,9 @@ export class EngineService {
         // The engine decided an approval itself (its timeout): the build runs on.
         await this.#store.resumeWhenAnswered(trx, buildId, new Date(this.#ctx.clock()));
         return;
+      case 'annotations':
+        await this.#store.annotate(trx, buildId, event.changes);
+        return;
       case 'build-finished': {
         const reported = { status: event.status, reason: event.reason ?? null };
         const { status, reason } = await reportedEnd(trx, buildId, reported);
