@@ -7,7 +7,8 @@
 #   sluice/engine:1   the `sluice` CLI bundled (images/engine/bundle.sh: an entry and its chunks) on this
 #                     host's Node binary plus the shared libraries ldd finds for it, over the
 #                     sluice/busybox:1 root (a shell and the usual tools), and Debian's docker.io
-#                     CLI, through which the engine runs BuildKit builds
+#                     CLI, through which the engine runs BuildKit builds; the bundle carries the
+#                     built web UI (web/), so the server chart's control plane serves it at /
 #   sluice/dind:1     Debian bookworm (debootstrap --variant=minbase) with docker.io, iptables,
 #                     tini, openssl and CA certificates; images/dind/dind-entrypoint.sh serves
 #                     the Docker API on :1300 over mutual TLS
@@ -107,8 +108,10 @@ build_engine() {
   done
   install -D -m 0755 "$node" "$root/usr/local/bin/node"
   install -D -m 0755 "$docker_cli" "$root/usr/bin/docker"
+  # The bundle's tree as it is: the web UI is in its web/ directory.
   install -d "$root/usr/local/lib/sluice"
-  install -m 0644 "${files[@]}" "$root/usr/local/lib/sluice/"
+  cp -R "$bundle/." "$root/usr/local/lib/sluice/"
+  chmod -R u=rwX,go=rX "$root/usr/local/lib/sluice"
   install -D -m 0755 "$HERE/engine/sluice" "$root/usr/local/bin/sluice"
   import_root "$root" "$image" "$hash" --change 'ENTRYPOINT ["/usr/local/bin/sluice"]' --change 'CMD ["--help"]'
   tag_for_registry "$image"

@@ -10,7 +10,9 @@
 #     out; both packages catch the failed require and fall back to JavaScript;
 #   - the embedded database's runtime files (PGlite's pglite.data, pglite.wasm, initdb.wasm),
 #     which it loads from beside its module, are copied into OUT_DIR (chunks sit beside the
-#     entry), so `sluice server` and `sluice up` work from the bundle too.
+#     entry), so `sluice server` and `sluice up` work from the bundle too;
+#   - the built web UI (apps/web/dist) is copied into OUT_DIR/web, where the bundled server
+#     finds it (apps/server/src/http/web-ui.ts), so a control plane in a cluster serves the UI.
 # Used by images/build-cluster-images.sh and images/engine/Dockerfile alike.
 #
 # Usage: images/engine/bundle.sh OUT_DIR
@@ -41,3 +43,8 @@ for asset in pglite.data pglite.wasm initdb.wasm; do
   [[ -f "$pglite/$asset" ]] || { echo "bundle: $pglite/$asset is missing: run npm ci first" >&2; exit 1; }
   cp "$pglite/$asset" "$out/$asset"
 done
+
+web=$root/apps/web/dist
+[[ -f "$web/index.html" ]] || { echo "bundle: $web/index.html is missing: run npm run build first" >&2; exit 1; }
+rm -rf "$out/web"
+cp -R "$web" "$out/web"

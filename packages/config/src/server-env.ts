@@ -75,7 +75,8 @@ export const serverEnv = {
   }),
   SLUICE_WEB_DIR: textVar({
     description: 'The built web UI served at `/` (its `index.html` and `assets/`)',
-    defaultText: '`apps/web/dist` beside the server, as `npm run build` makes it',
+    defaultText:
+      '`apps/web/dist` beside the server, as `npm run build` makes it; from the bundled CLI (the `sluice/engine:1` image), `web/` beside the bundle',
   }),
   SLUICE_METRICS_HOST: textVar({
     description: 'Address of the `/metrics` listener',

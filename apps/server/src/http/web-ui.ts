@@ -5,13 +5,23 @@
  * under `/api` is ever answered here: an unknown API address keeps the API's JSON 404.
  * @module
  */
+import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /** apps/web/dist beside this server in the repository (this file is apps/server/dist/http/). */
-export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
+const REPOSITORY_WEB_DIR = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
+/** `web/` beside the bundled CLI (images/engine/bundle.sh), as in the sluice/engine:1 image. */
+const BUNDLED_WEB_DIR = fileURLToPath(new URL('./web/', import.meta.url));
+
+/** Where the UI is when SLUICE_WEB_DIR does not say: the repository's build, else the bundle's. */
+export const DEFAULT_WEB_DIR =
+  existsSync(join(REPOSITORY_WEB_DIR, 'index.html')) ||
+  !existsSync(join(BUNDLED_WEB_DIR, 'index.html'))
+    ? REPOSITORY_WEB_DIR
+    : BUNDLED_WEB_DIR;
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
