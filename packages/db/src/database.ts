@@ -38,8 +38,15 @@ export interface PoolStats {
 export interface Database {
   /** The query builder on the single pool. Inside a transaction use its `trx`, never this. */
   readonly db: Kysely<Schema>;
+  /**
+   * The query builder for passes that many requests wait on together (a scheduling pass, a read
+   * coalesced for every caller asking the same thing): on PostgreSQL a small pool of its own, so
+   * such a pass never queues for a connection behind the requests that wait for it; on PGlite
+   * the same single session as `db`.
+   */
+  readonly passes: Kysely<Schema>;
   readonly kind: DatabaseKind;
-  /** The pool's connections now (in use = total - idle). Cheap: no query runs. */
+  /** The main pool's connections now (in use = total - idle). Cheap: no query runs. */
   poolStats(): PoolStats;
   /**
    * Calls `handler` for each NOTIFY on `channel` (lowercase letters, digits and `_`), after the

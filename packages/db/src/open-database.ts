@@ -65,35 +65,47 @@ async function connect(options: OpenDatabaseOptions): Promise<Database> {
 function openPostgres(url: string, options: OpenDatabaseOptions): Database {
   const connectionTimeoutMs = options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
   const max = options.maxConnections ?? 10;
-  const pool = new pg.Pool({
-    connectionString: url,
-    max,
-    connectionTimeoutMillis: connectionTimeoutMs,
-  });
-  // Idle clients that lose their server emit 'error' on the pool; unhandled, it would crash.
-  pool.on('error', (err) => logWarn(options.logger, err));
-  const db = new Kysely<Schema>({
-    dialect: new PostgresDialect({
-      pool: createTranslatingPool(pool, { kind: 'postgres', connectionTimeoutMs }),
-    }),
-  });
+  const open = (size: number): { pool: pg.Pool; db: Kysely<Schema> } => {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: size,
+      connectionTimeoutMillis: connectionTimeoutMs,
+    });
+    // Idle clients that lose their server emit 'error' on the pool; unhandled, it would crash.
+    pool.on('error', (err) => logWarn(options.logger, err));
+    const db = new Kysely<Schema>({
+      dialect: new PostgresDialect({
+        pool: createTranslatingPool(pool, { kind: 'postgres', connectionTimeoutMs }),
+      }),
+    });
+    return { pool, db };
+  };
+  const { pool, db } = open(max);
+  const passes = open(PASS_CONNECTIONS).db;
   const listener = new PostgresListener(url, options.logger);
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     try {
       await listener.close();
     } finally {
-      await db.destroy();
+      await Promise.all([db.destroy(), passes.destroy()]);
     }
   };
   return {
     db,
+    passes,
     kind: 'postgres',
     poolStats: () => poolStats(pool, max),
     subscribe: (channel, handler) => listener.subscribe(channel, handler),
     close: () => (closing ??= close()),
   };
 }
+
+/**
+ * The connections of `Database.passes`: a scheduling pass and two shared reads can run at once;
+ * few enough to cost PostgreSQL little next to the main pool.
+ */
+const PASS_CONNECTIONS = 3;
 
 function logWarn(logger: DbLogger | undefined, err: Error): void {
   logger?.warn('database connection failed', { error: err.message });

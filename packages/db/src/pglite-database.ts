@@ -99,6 +99,7 @@ export function createPgliteHandle(
   };
   return {
     db,
+    passes: db,
     kind: 'pglite',
     pglite,
     poolStats: () => poolStats(pool, 1),

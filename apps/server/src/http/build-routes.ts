@@ -30,7 +30,8 @@ export function registerBuildRoutes(app: FastifyInstance, s: Services, auth: Aut
       accountId: string;
       query: z.output<typeof routes.listBuilds.query>;
     };
-    return new JsonText(JSON.stringify(await s.builds.list({ accountId, ...query })));
+    const page = await s.builds.list({ accountId, ...query }, s.ctx.database.passes);
+    return new JsonText(JSON.stringify(page));
   });
   registerRoute(app, routes.listBuilds, auth, ({ principal, query }) =>
     listPage(JSON.stringify({ accountId: principal.accountId, query })),

@@ -135,9 +135,14 @@ export class BuildService {
     return loadBuild(this.#ctx.database.db, accountId, buildId);
   }
 
-  /** A page in one query: the builds with their names and steps. */
-  async list(input: ListBuildsInput): Promise<{ items: Build[]; nextCursor: string | null }> {
-    const db = this.#ctx.database.db;
+  /**
+   * A page in one query: the builds with their names and steps. `db` is the executor: the
+   * passes' connections for a read many callers share (`Database.passes`).
+   */
+  async list(
+    input: ListBuildsInput,
+    db: Executor = this.#ctx.database.db,
+  ): Promise<{ items: Build[]; nextCursor: string | null }> {
     let query = selectBuilds(db, input.accountId);
     if (input.pipelineId) query = query.where('builds.pipeline_id', '=', input.pipelineId);
     if (input.status) query = query.where('builds.status', '=', input.status);

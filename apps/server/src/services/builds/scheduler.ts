@@ -62,7 +62,9 @@ export class Scheduler {
 
   async #pass(accountId: string): Promise<void> {
     await this.#planner.prepare();
-    await this.#ctx.database.db.transaction().execute(async (trx) => {
+    // On the passes' own connections: every create waiting for this pass would otherwise hold
+    // the pool while the pass queued behind them for a connection.
+    await this.#ctx.database.passes.transaction().execute(async (trx) => {
       // One scheduler pass per account at a time, across server processes.
       await sql`select pg_advisory_xact_lock(hashtext(${accountId}))`.execute(trx);
       const account = await trx
