@@ -9,6 +9,8 @@
  */
 import { adoptEngineEnvironment, startedAsStandby } from './config.js';
 
+const WARM_UP_MS = 5_000;
+
 /** What an agent sends its standby engine: the variables of one build's engine. */
 export interface EngineHandover {
   type: 'build';
@@ -20,14 +22,14 @@ export interface EngineHandover {
  * when its agent handed it a build's environment (taken into this process's environment, and
  * the channel closed: from then on the engine lives on its own, like one started detached).
  * False when the channel closed first: the agent retired the standby, or died, and nothing
- * runs. The agent hands a build only to a standby that said `ready`, once it listens: a
- * message sent before that would be lost.
+ * runs. The agent hands a build only to a standby that said `ready`, once it listens (a
+ * message sent before that would be lost) and `warmUp` is done.
  */
-export function awaitEngineHandover(): Promise<boolean> {
-  if (!startedAsStandby()) return Promise.resolve(true);
-  if (process.channel === undefined || process.send === undefined) return Promise.resolve(false);
+export async function awaitEngineHandover(warmUp?: () => Promise<void>): Promise<boolean> {
+  if (!startedAsStandby()) return true;
+  if (process.channel === undefined || process.send === undefined) return false;
   const send = process.send.bind(process);
-  return new Promise((resolve) => {
+  const handover = new Promise<boolean>((resolve) => {
     const onMessage = (message: unknown) => {
       process.off('disconnect', onDisconnect);
       // A malformed message hands over nothing: the engine's configuration then names what is missing.
@@ -41,8 +43,14 @@ export function awaitEngineHandover(): Promise<boolean> {
     };
     process.once('message', onMessage);
     process.once('disconnect', onDisconnect);
-    send({ type: 'ready' });
   });
+  // A warm-up that hangs (a Docker engine that does not answer) does not keep the standby unready.
+  await Promise.race([
+    warmUp?.(),
+    new Promise((resolve) => setTimeout(resolve, WARM_UP_MS).unref()),
+  ]);
+  if (process.connected) send({ type: 'ready' });
+  return handover;
 }
 
 function handoverEnv(message: unknown): Record<string, string> {

@@ -12,12 +12,13 @@
 import { engineCommand } from './commands/engine.js';
 import { loadConfig } from './config.js';
 import { awaitEngineHandover } from './engine-handover.js';
+import { warmUpEngine } from './engine-warm-up.js';
 import { reportCommandError } from './ui/command-error.js';
 import { createTerminal } from './ui/terminal.js';
 
 export async function engineMain(): Promise<number> {
   // A standby engine of the local runtime: loaded, it waits here for its build.
-  if (!(await awaitEngineHandover())) return 0;
+  if (!(await awaitEngineHandover(warmUpEngine))) return 0;
   const config = loadConfig();
   const term = createTerminal({ color: config.color });
   try {

@@ -57,14 +57,29 @@ export function createControlPlaneFetch(serverUrl: string, env: ProxyEnv): Contr
   return undiciFetch(proxyUrlFor(serverUrl, env));
 }
 
+let undiciModule: Promise<typeof Undici> | undefined;
+
+function loadUndici(): Promise<typeof Undici> {
+  // `default ?? module`: bundled (the engine image's esbuild bundle), a CommonJS module's
+  // dynamic import is `{ default: exports }` without the named exports Node's loader adds.
+  return (undiciModule ??= import('undici').then((module) => {
+    const loaded = module as unknown as typeof Undici & { default?: typeof Undici };
+    return loaded.default ?? loaded;
+  }));
+}
+
+/**
+ * Loads what `createControlPlaneFetch`'s first call would (undici), ahead of it: a standby
+ * engine does it while it waits for its build.
+ */
+export async function preloadControlPlaneFetch(): Promise<void> {
+  await loadUndici();
+}
+
 function undiciFetch(proxyUrl: string | undefined): ControlPlaneFetch {
   let pool: Promise<{ undici: typeof Undici; dispatcher: Undici.Dispatcher }> | undefined;
   const connect = () =>
-    // `default ?? module`: bundled (the engine image's esbuild bundle), a CommonJS module's
-    // dynamic import is `{ default: exports }` without the named exports Node's loader adds.
-    (pool ??= import('undici').then((module) => {
-      const loaded = module as unknown as typeof Undici & { default?: typeof Undici };
-      const undici = loaded.default ?? loaded;
+    (pool ??= loadUndici().then((undici) => {
       return {
         undici,
         dispatcher:

@@ -66,10 +66,11 @@ volume, one per pass. Each variable has a flag of the same name in kebab case.`,
   },
   {
     title: '## `sluice up` (`apps/cli/src/commands/up-setup.ts`)',
-    before: `| variable      | default     | meaning                                                                                                               |
-| ------------- | ----------- | --------------------------------------------------------------------------------------------------------------------- |
-| \`SLUICE_HOME\` | \`~/.sluice\` | Where \`sluice up\` keeps everything (\`--data-dir\`): the database, \`server.key\`, \`admin-token\`, \`agent-token\`, \`agent/\` |
-| \`DOCKER_HOST\` | the socket  | The Docker engine builds run on                                                                                       |
+    before: `| variable                 | default     | meaning                                                                                                               |
+| ------------------------ | ----------- | --------------------------------------------------------------------------------------------------------------------- |
+| \`SLUICE_HOME\`            | \`~/.sluice\` | Where \`sluice up\` keeps everything (\`--data-dir\`): the database, \`server.key\`, \`admin-token\`, \`agent-token\`, \`agent/\` |
+| \`DOCKER_HOST\`            | the socket  | The Docker engine builds run on                                                                                       |
+| \`SLUICE_STANDBY_ENGINES\` | \`1\`         | Engines started ahead of their builds, as for \`sluice agent\`; 0: each engine starts with its build                    |
 
 \`sluice up\` ignores \`DATABASE_URL\`, \`SLUICE_SECRET_KEY\`, \`SLUICE_BOOTSTRAP_TOKEN\` and
 \`SLUICE_PUBLIC_URL\`: it always runs on the embedded database in its data directory, with its own

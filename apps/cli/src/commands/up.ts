@@ -119,7 +119,10 @@ async function startLocalAgent(
       engineCommand: localEngineCommand(),
       httpPort: '-1',
     },
-    { DOCKER_HOST: context.env.DOCKER_HOST },
+    {
+      DOCKER_HOST: context.env.DOCKER_HOST,
+      SLUICE_STANDBY_ENGINES: context.env.SLUICE_STANDBY_ENGINES,
+    },
   );
   return startAgent(config, {
     logger: context.logger,

@@ -12,7 +12,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { silentLogger } from '@sluice/log';
+import { Writable } from 'node:stream';
+import { createLogger, silentLogger } from '@sluice/log';
 import { processAlive } from '@sluice/process';
 import type { Task } from '@sluice/protocol';
 import { ensureDockerEngine, ensureTestImages, makeTempDir, waitFor } from '@sluice/testkit';
@@ -50,6 +51,17 @@ let temp: TempDir;
 let plane: TestControlPlane;
 let target: LocalTarget;
 let backend: RuntimeBackend;
+/** The backend's log lines: a standby is handed a build only once it said it is ready. */
+const logLines: string[] = [];
+const logger = createLogger({
+  level: 'debug',
+  destination: new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(chunk.toString());
+      done();
+    },
+  }),
+});
 
 before(async () => {
   await ensureDockerEngine();
@@ -64,7 +76,7 @@ before(async () => {
     stopGraceSeconds: 20,
     standbyEngines: 1,
   };
-  backend = createLocalBackend(target, { logger: silentLogger, stopEnginesOnClose: true });
+  backend = createLocalBackend(target, { logger, stopEnginesOnClose: true });
 });
 
 after(async () => {
@@ -102,6 +114,15 @@ function standbyPids(): number[] {
     .filter((pid) => environOf(pid)?.some((v) => v.startsWith(`${STANDBY_SLOT_ENV}=`)));
 }
 
+/** Waits until `count` standbys said they are ready since the backend started. */
+async function readyStandbys(count: number): Promise<void> {
+  await waitFor(
+    () => logLines.filter((line) => line.includes('standby engine ready')).length,
+    (ready) => ready >= count,
+    { what: `${count} standby engines to be ready` },
+  );
+}
+
 async function oneStandby(what: string, not?: number): Promise<number> {
   const pids = await waitFor(
     () => standbyPids().filter((pid) => pid !== not),
@@ -131,6 +152,7 @@ async function runEngineTask(pipeline: string): Promise<Task> {
 
 test('a build is handed to the standby engine, runs to success, and another standby waits', async () => {
   const standby = await oneStandby('a standby engine to wait');
+  await readyStandbys(1);
   const task = await runEngineTask('app');
   const buildId = task.buildId ?? '';
   await backend.apply(task, new AbortController().signal);
@@ -148,6 +170,7 @@ test('a build is handed to the standby engine, runs to success, and another stan
   assert.match(engineLog(buildId), new RegExp(`Build ${buildId} finished: success`));
   assert.ok(!engineLog(buildId).includes(token), 'the token was printed');
   await oneStandby('another standby engine behind it', standby);
+  await readyStandbys(2);
 });
 
 test('StopEngine stops a build that a standby engine runs', async () => {

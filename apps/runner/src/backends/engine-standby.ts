@@ -50,6 +50,7 @@ const OUT_PREFIX = 'standby-';
 export class EngineStandby {
   readonly #options: EngineStandbyOptions;
   readonly #waiting: StandbyEngine[] = [];
+  #refillTimer: NodeJS.Timeout | undefined;
   #closed = false;
 
   private constructor(options: EngineStandbyOptions) {
@@ -74,8 +75,19 @@ export class EngineStandby {
     return standby;
   }
 
-  /** Starts standbys until `count` wait. A failure to start is logged: engines then start cold. */
-  refill(): void {
+  /**
+   * Starts standbys until `count` wait, after `delayMs`: a standby loading beside a build that
+   * is starting would take the CPU from it. A failure to start is logged: engines then start
+   * cold.
+   */
+  refill(delayMs = 0): void {
+    if (delayMs > 0) {
+      this.#refillTimer ??= setTimeout(() => {
+        this.#refillTimer = undefined;
+        this.refill();
+      }, delayMs).unref();
+      return;
+    }
     while (!this.#closed && this.#waiting.length < this.#options.count) {
       try {
         this.#waiting.push(this.#spawn());
@@ -89,6 +101,7 @@ export class EngineStandby {
   /** Stops the waiting standbys (SIGTERM to each group) and removes their output files. */
   close(): void {
     this.#closed = true;
+    clearTimeout(this.#refillTimer);
     for (const standby of this.#waiting.splice(0)) retire(standby);
   }
 
@@ -114,6 +127,7 @@ export class EngineStandby {
     const standby: StandbyEngine = { child, pid: child.pid ?? 0, ready: false, slot, outPath };
     child.once('message', (message) => {
       standby.ready = (message as { type?: unknown } | null)?.type === 'ready';
+      if (standby.ready) this.#options.logger.debug('standby engine ready', { pid: standby.pid });
     });
     const gone = (how: Record<string, unknown>) => {
       const index = this.#waiting.indexOf(standby);

@@ -44,6 +44,8 @@ const WITHHELD_ENV = [
   'SLUICE_SECRET_KEY',
   'DATABASE_URL',
 ];
+/** The next standby engine starts this long after one took a build, not beside its start. */
+const REFILL_DELAY_MS = 1_000;
 const BUILD_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$/;
 
 export function createLocalBackend(
@@ -193,7 +195,7 @@ class LocalBackend implements RuntimeBackend {
       const handed = standby && (await this.#engines.handOver(buildId, standby, env));
       return handed || (await this.#engines.start(buildId, env));
     } finally {
-      this.#standby?.refill();
+      this.#standby?.refill(REFILL_DELAY_MS);
     }
   }
 
