@@ -183,6 +183,8 @@ export interface BuildsTable {
   annotations: JsonbWithDefault<JsonObject>;
   /** Image metadata its steps set, by image, then by name (008). */
   image_annotations: JsonbWithDefault<JsonObject>;
+  /** Its pipeline's `stages:` when it was created, in order (009). */
+  stages: JsonbWithDefault<string[]>;
   created_at: TimestampWithDefault;
   updated_at: TimestampWithDefault;
   finished_at: NullableTimestamp;
@@ -194,6 +196,8 @@ export interface BuildStepsTable {
   position: number;
   /** The parallel block, typed step or matrix the step runs in; null at top level. */
   parent: string | null;
+  /** The stage it belongs to (its own `stage:`, else its block's); null for none (009). */
+  stage: string | null;
   attempt: Generated<number>;
   status: string;
   exit_code: number | null;

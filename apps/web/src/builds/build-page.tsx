@@ -120,7 +120,7 @@ export function BuildPage({ buildId }: { buildId: string }) {
       </dl>
       <AnnotationList build={build} />
       <h2>Steps</h2>
-      <StepTimeline steps={build.steps} />
+      <StepTimeline steps={build.steps} stages={build.stages} />
       <h2>Timing</h2>
       <Waterfall timing={build.timing} />
       <h2>Log</h2>

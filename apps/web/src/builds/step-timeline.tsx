@@ -1,5 +1,6 @@
 /**
- * A build's steps on a time axis, in pipeline order: each step's lane (the parallel block or
+ * A build's steps on a time axis, in pipeline order, grouped by stage when the pipeline has
+ * `stages:` (in their order; steps of no stage last): each step's lane (the parallel block or
  * typed step it runs in), its attempt when `retry` ran it again, its status and duration.
  * @module
  */
@@ -7,14 +8,45 @@ import type { BuildStep } from '@sluice/protocol';
 import { between, formatDuration } from '../app/format.js';
 import { StatusBadge } from './status-badge.js';
 
+export interface StageGroup {
+  /** The stage's name; null for the steps of no stage (or of a stage the list lacks). */
+  stage: string | null;
+  steps: BuildStep[];
+}
+
+/**
+ * `steps` in pipeline order, grouped by `stages` in their order (a stage with no step is left
+ * out; by default the steps' stages as they first come); one group of every step when there is
+ * no stage.
+ */
+export function stageGroups(steps: readonly BuildStep[], stages?: readonly string[]): StageGroup[] {
+  const ordered = [...steps].sort((a, b) => a.position - b.position || a.attempt - b.attempt);
+  stages ??= [...new Set(ordered.flatMap((s) => (s.stage === null ? [] : [s.stage])))];
+  if (stages.length === 0) return [{ stage: null, steps: ordered }];
+  const known = new Set(stages);
+  const groups: StageGroup[] = stages.map((stage) => ({
+    stage,
+    steps: ordered.filter((s) => s.stage === stage),
+  }));
+  groups.push({
+    stage: null,
+    steps: ordered.filter((s) => s.stage === null || !known.has(s.stage)),
+  });
+  return groups.filter((g) => g.steps.length > 0);
+}
+
 export function StepTimeline({
   steps,
+  stages,
   now = Date.now(),
 }: {
   steps: readonly BuildStep[];
+  /** The build's `stages`; by default the steps' stages in the order they first come. */
+  stages?: readonly string[];
   now?: number;
 }) {
-  const ordered = [...steps].sort((a, b) => a.position - b.position || a.attempt - b.attempt);
+  const groups = stageGroups(steps, stages);
+  const ordered = groups.flatMap((g) => g.steps);
   const starts = ordered.flatMap((s) => (s.startedAt ? [Date.parse(s.startedAt)] : []));
   const origin = starts.length > 0 ? Math.min(...starts) : now;
   const ends = ordered.map((s) => (s.finishedAt ? Date.parse(s.finishedAt) : now));
@@ -30,37 +62,50 @@ export function StepTimeline({
           <th className="num">Duration</th>
         </tr>
       </thead>
-      <tbody>
-        {ordered.map((step) => {
-          const ms = between(step.startedAt, step.finishedAt);
-          const left = step.startedAt ? Date.parse(step.startedAt) - origin : 0;
-          return (
-            <tr key={`${step.name}#${step.attempt}`} data-step={step.name}>
-              <th scope="row" className={step.parent ? 'lane' : undefined}>
-                {step.parent ? <span className="muted">{step.parent} › </span> : null}
-                {step.name}
-                {step.attempt > 1 ? <span className="retry"> retry {step.attempt - 1}</span> : null}
-                {step.reason ? <div className="muted small">{step.reason}</div> : null}
+      {groups.map((group) => (
+        <tbody key={group.stage ?? ''} data-stage={group.stage ?? undefined}>
+          {groups.length > 1 || group.stage !== null ? (
+            <tr className="stage-row">
+              <th colSpan={4} scope="rowgroup">
+                {group.stage ?? 'No stage'}
               </th>
-              <td>
-                <StatusBadge status={step.status} />
-              </td>
-              <td className="bar-cell">
-                {ms !== undefined ? (
-                  <span
-                    className={`bar status-${step.status}`}
-                    style={{
-                      marginLeft: `${(left / span) * 100}%`,
-                      width: `max(2px, ${(ms / span) * 100}%)`,
-                    }}
-                  />
-                ) : null}
-              </td>
-              <td className="num">{ms !== undefined ? formatDuration(ms) : '—'}</td>
             </tr>
-          );
-        })}
-      </tbody>
+          ) : null}
+          {group.steps.map((step) => (
+            <StepRow key={`${step.name}#${step.attempt}`} step={step} origin={origin} span={span} />
+          ))}
+        </tbody>
+      ))}
     </table>
+  );
+}
+
+function StepRow({ step, origin, span }: { step: BuildStep; origin: number; span: number }) {
+  const ms = between(step.startedAt, step.finishedAt);
+  const left = step.startedAt ? Date.parse(step.startedAt) - origin : 0;
+  return (
+    <tr data-step={step.name}>
+      <th scope="row" className={step.parent ? 'lane' : undefined}>
+        {step.parent ? <span className="muted">{step.parent} › </span> : null}
+        {step.name}
+        {step.attempt > 1 ? <span className="retry"> retry {step.attempt - 1}</span> : null}
+        {step.reason ? <div className="muted small">{step.reason}</div> : null}
+      </th>
+      <td>
+        <StatusBadge status={step.status} />
+      </td>
+      <td className="bar-cell">
+        {ms !== undefined ? (
+          <span
+            className={`bar status-${step.status}`}
+            style={{
+              marginLeft: `${(left / span) * 100}%`,
+              width: `max(2px, ${(ms / span) * 100}%)`,
+            }}
+          />
+        ) : null}
+      </td>
+      <td className="num">{ms !== undefined ? formatDuration(ms) : '—'}</td>
+    </tr>
   );
 }

@@ -17,6 +17,7 @@ import { buildThroughputMigration } from './005-build-throughput.js';
 import { gitIntegrationsMigration } from './006-git-integrations.js';
 import { buildCacheMigration } from './007-build-cache.js';
 import { buildAnnotationsMigration } from './008-build-annotations.js';
+import { buildStagesMigration } from './009-build-stages.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
@@ -29,6 +30,7 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   gitIntegrationsMigration,
   buildCacheMigration,
   buildAnnotationsMigration,
+  buildStagesMigration,
 ];
 
 export interface MigrateResult {

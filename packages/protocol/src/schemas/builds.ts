@@ -58,6 +58,12 @@ export const BuildStep = z.object({
     .describe(
       'The parallel block, typed step or matrix the step runs in (its lane); null at top level',
     ),
+  stage: z
+    .string()
+    .nullable()
+    .describe(
+      "The stage it belongs to (the step's `stage:`, else its block's); null when it names none",
+    ),
   attempt: z.number().int().min(1).describe('1-based; above 1 when `retry` ran the step again'),
   status: StepStatus,
   exitCode: z.number().int().nullable(),
@@ -139,6 +145,11 @@ export const Build = z.object({
   agentId: Id.nullable(),
   reason: z.string().nullable(),
   retryOf: Id.nullable(),
+  stages: z
+    .array(z.string())
+    .describe(
+      "The pipeline's `stages:` in their order, as when the build was created; empty when it has none",
+    ),
   steps: z.array(BuildStep),
   timing: BuildTiming,
   cache: BuildCache.nullable().describe(

@@ -63,6 +63,7 @@ const BUILD_COLUMNS = [
   'builds.cache',
   'builds.annotations',
   'builds.image_annotations',
+  'builds.stages',
   'builds.created_at',
   'builds.finished_at',
 ] as const;
@@ -78,7 +79,8 @@ export function toBuilds(rows: readonly BuildJoinRow[]): Build[] {
  */
 const STEPS = sql<StepJson[]>`(
   select coalesce(json_agg(json_build_object(
-    'name', s.name, 'position', s.position, 'parent', s.parent, 'attempt', s.attempt,
+    'name', s.name, 'position', s.position, 'parent', s.parent, 'stage', s.stage,
+    'attempt', s.attempt,
     'status', s.status, 'exit_code', s.exit_code, 'reason', s.reason,
     'started_at', s.started_at, 'finished_at', s.finished_at, 'answered_by', s.answered_by
   ) order by s.position), '[]'::json)
@@ -88,6 +90,7 @@ interface StepJson {
   name: string;
   position: number;
   parent: string | null;
+  stage: string | null;
   attempt: number;
   status: string;
   exit_code: number | null;
@@ -118,10 +121,12 @@ function toBuild(row: BuildJoinRow): Build {
     agentId: row.agent_id,
     reason: row.reason,
     retryOf: row.retry_of,
+    stages: row.stages,
     steps: row.steps.map((s) => ({
       name: s.name,
       position: s.position,
       parent: s.parent,
+      stage: s.stage,
       attempt: s.attempt,
       status: s.status as Build['steps'][number]['status'],
       exitCode: s.exit_code,

@@ -84,7 +84,7 @@ export class BuildService {
     // A pipeline that no longer parses (a step type deleted since) still gets its build, which
     // its engine fails with the reason; it just has no step rows to show beforehand. A large one
     // is parsed in a worker, so creating its build holds up no other request.
-    const { steps } = await this.#projects.parsePipeline({
+    const { steps, stages } = await this.#projects.parsePipeline({
       yaml: pipeline.yaml,
       file: pipeline.name,
       stepTypes: await this.#stepTypes.forEngine(input.accountId, trx),
@@ -114,6 +114,7 @@ export class BuildService {
         : null,
       retryOf: input.retryOf ?? null,
       runtime: input.runtimeEnvironment ?? null,
+      stages,
       createdAt: now,
     });
     await insertPlannedSteps(trx, id, steps);

@@ -14,22 +14,25 @@ export interface PlannedStep {
   name: string;
   parent: string | null;
   position: number;
+  /** Its own `stage:`, else the stage of the block it runs in; null for none. */
+  stage: string | null;
 }
 
 /** Every step of the tree, depth first: a block, then its children, then the next step. */
 export function plannedSteps(steps: readonly Step[]): PlannedStep[] {
   const out: PlannedStep[] = [];
   const seen = new Set<string>();
-  const visit = (list: readonly Step[], parent: string | null) => {
+  const visit = (list: readonly Step[], parent: string | null, blockStage: string | null) => {
     for (const step of list) {
       // Names are unique in a valid pipeline; a repeated one keeps its first place.
       if (seen.has(step.name)) continue;
       seen.add(step.name);
-      out.push({ name: step.name, parent: parent ?? laneOf(step), position: out.length });
-      if (step.type === 'parallel' || step.type === 'group') visit(step.steps, step.name);
+      const stage = step.stage ?? blockStage;
+      out.push({ name: step.name, parent: parent ?? laneOf(step), position: out.length, stage });
+      if (step.type === 'parallel' || step.type === 'group') visit(step.steps, step.name, stage);
     }
   };
-  visit(steps, null);
+  visit(steps, null, null);
   return out;
 }
 
@@ -54,6 +57,7 @@ export async function insertPlannedSteps(
         name: s.name,
         parent: s.parent,
         position: s.position,
+        stage: s.stage,
         status: 'pending',
       })),
     )

@@ -41,6 +41,8 @@ export interface NewBuild {
   secretsEncrypted: string | null;
   retryOf: string | null;
   runtime: string | null;
+  /** The pipeline's `stages:`, in order. */
+  stages: string[];
   createdAt: Date;
 }
 
@@ -83,6 +85,7 @@ export class BuildStore {
         secret_variables_encrypted: build.secretsEncrypted,
         retry_of: build.retryOf,
         runtime_environment: build.runtime,
+        stages: jsonb(build.stages),
         timing: jsonb({ queuedAt: build.createdAt.toISOString() }),
         created_at: build.createdAt,
         updated_at: build.createdAt,

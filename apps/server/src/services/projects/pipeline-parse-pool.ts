@@ -39,6 +39,8 @@ export interface PipelineParseResult {
   issues: PipelineIssue[];
   /** A build's step rows, when `ok` (else empty). */
   steps: PlannedStep[];
+  /** The pipeline's `stages:`, in order, when `ok` (else empty). */
+  stages: string[];
 }
 
 export interface PipelineParsePoolOptions {
@@ -237,7 +239,8 @@ function parseJob(job: PipelineParseJob): PipelineParseResult {
     stepTypes: stepTypeCatalog(job.stepTypes),
   });
   const steps = parsed.ok ? plannedSteps(parsed.pipeline.steps) : [];
-  return { ok: parsed.ok, issues: parsed.issues, steps };
+  const stages = parsed.ok ? parsed.pipeline.stages : [];
+  return { ok: parsed.ok, issues: parsed.issues, steps, stages };
 }
 
 /** The worker's side: one document per message, the answer in one message. */
