@@ -45,6 +45,8 @@ export async function waitForClaimBinding(
     if (phase === 'Bound') return 'bound';
     await sleep(POLL_MS, options.signal);
   }
+  // An aborted task (the build ended or is retried) is no claim that failed to bind.
+  if (options.signal.aborted) return 'not-waited';
   options.log.info('claim not bound in time; its pod is made anyway', {
     claim: `${ref.namespace}/${ref.name}`,
     storageClass,
