@@ -26,6 +26,12 @@ esbuild=$root/node_modules/.bin/esbuild
 [[ -f "$entry" ]] || { echo "bundle: $entry is missing: run npm run build first" >&2; exit 1; }
 [[ -x "$esbuild" ]] || { echo "bundle: $esbuild is missing: run npm ci first" >&2; exit 1; }
 
+# The built-in step types (step-types/), which the bundled server finds beside the bundle and
+# gives every account (apps/server/src/services/settings/built-in-step-types.ts).
+mkdir -p "$out"
+rm -rf "$out/step-types"
+cp -R "$root/step-types" "$out/step-types"
+
 banner="import { createRequire as __sluiceCreateRequire } from 'node:module';"
 banner+=" import { fileURLToPath as __sluiceFileURLToPath } from 'node:url';"
 banner+=" import { dirname as __sluiceDirname } from 'node:path';"

@@ -32,6 +32,8 @@ export interface ServerConfig {
   metricsHost: string;
   /** The built web UI served at `/`; apps/web/dist beside the server when unset. */
   webDir?: string | undefined;
+  /** The built-in step types; the repository's or the bundle's `step-types/` when unset. */
+  stepTypesDir?: string | undefined;
 }
 
 export interface ServerFlags {
@@ -65,6 +67,7 @@ export function loadServerConfig(
     metricsPort: v.SLUICE_METRICS_PORT,
     metricsHost: v.SLUICE_METRICS_HOST ?? host,
     webDir: v.SLUICE_WEB_DIR,
+    stepTypesDir: v.SLUICE_STEP_TYPES_DIR,
   };
   problems.push(...serverRules(config));
   if (problems.length > 0)

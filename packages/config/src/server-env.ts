@@ -25,6 +25,12 @@ export const serverEnv = {
     description: 'Data directory for the embedded database and `server.key`',
     flag: 'data-dir',
   }),
+  SLUICE_STEP_TYPES_DIR: textVar({
+    description:
+      "The built-in step types every account has (Codefresh's marketplace names: helm, git-commit, …); an account's own of the same name wins",
+    defaultText:
+      '`step-types/` of the repository the server runs from; from the bundled CLI (the `sluice/engine:1` image), `step-types/` beside the bundle',
+  }),
   DATABASE_URL: textVar({
     description: 'PostgreSQL instead of the embedded database',
     secret: true,

@@ -22,6 +22,7 @@ import { BuildFinisher } from './builds/build-finisher.js';
 import { ApprovalService } from './builds/approval-service.js';
 import { RegistryService } from './settings/registry-service.js';
 import { GitIntegrationService } from './settings/git-integration-service.js';
+import { loadBuiltInStepTypes } from './settings/built-in-step-types.js';
 import { StepTypeService } from './settings/step-type-service.js';
 import { createTaskPlanner } from './tasks/task-planner.js';
 import { WorkflowLimitsEnforcer } from './builds/workflow-limits.js';
@@ -53,7 +54,8 @@ export interface Services {
 export function createServices(ctx: ServerContext): Services {
   const wakeups = new SchedulingWakeups(ctx.signals, ctx.log);
   const identity = new IdentityService(ctx, wakeups);
-  const stepTypes = new StepTypeService(ctx);
+  const builtInStepTypes = loadBuiltInStepTypes(ctx.config.stepTypesDir, ctx.log);
+  const stepTypes = new StepTypeService(ctx, builtInStepTypes);
   const registries = new RegistryService(ctx);
   const gitIntegrations = new GitIntegrationService(ctx);
   const projects = new ProjectService(ctx, stepTypes);

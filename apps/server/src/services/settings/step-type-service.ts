@@ -1,7 +1,9 @@
 /**
  * Step types registered in the account: the documents typed steps (`type: account/name`) expand
  * from. A document is validated when registered (400 with every problem at line:column); the
- * account's catalog is what the server parses pipelines with, and what a build's engine gets.
+ * account's catalog is what the server parses pipelines with, and what a build's engine gets,
+ * together with the built-in step types (built-in-step-types.ts) whose names the account has not
+ * registered: an account's own `helm` wins over Sluice's.
  * @module
  */
 import { NotFoundError } from '@sluice/errors';
@@ -13,15 +15,18 @@ import { invalidDocument } from '../projects/document-issues.js';
 import { isoTime } from '../server-context.js';
 import { userName } from '../identity/user-name.js';
 import type { ServerContext } from '../server-context.js';
+import type { BuiltInStepType } from './built-in-step-types.js';
 
 /** What errors inside a registered document name as its place. */
 const CONTROL_PLANE_LOCATION = 'control plane';
 
 export class StepTypeService {
   readonly #ctx: ServerContext;
+  readonly #builtIn: readonly BuiltInStepType[];
 
-  constructor(ctx: ServerContext) {
+  constructor(ctx: ServerContext, builtIn: readonly BuiltInStepType[] = []) {
     this.#ctx = ctx;
+    this.#builtIn = builtIn;
   }
 
   async list(accountId: string): Promise<StepType[]> {
@@ -68,10 +73,16 @@ export class StepTypeService {
       );
   }
 
-  /** The documents as a build's engine gets them. */
+  /** The documents as a build's engine gets them: the account's, then the built-in ones it lacks. */
   async forEngine(accountId: string, executor?: Executor): Promise<EngineStepType[]> {
     const rows = await this.#rows(executor ?? this.#ctx.database.db, accountId);
-    return rows.map((row) => ({ source: sourceOf(row), text: row.document }));
+    const own = new Set(rows.map((row) => row.name));
+    return [
+      ...rows.map((row) => ({ source: sourceOf(row), text: row.document })),
+      ...this.#builtIn
+        .filter((builtIn) => !own.has(builtIn.name))
+        .map(({ source, text }) => ({ source, text })),
+    ];
   }
 
   /** What the account's pipelines are parsed with. */
