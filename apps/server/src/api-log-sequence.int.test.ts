@@ -76,3 +76,38 @@ databases.test('copies of one chunk posted at once store it once', async (databa
     await t.close();
   }
 });
+
+databases.test(
+  "one step's log is downloaded alone, as its lines were printed",
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const pipeline = await seedPipeline(t);
+      const { build, engine } = await startEngine(t, pipeline.id);
+      const line = (step: string | null, text: string) => ({
+        step,
+        stream: 'stdout' as const,
+        line: text,
+        at,
+      });
+      await engine.call('engineLog', {
+        body: {
+          seq: 0,
+          lines: [line('build', 'compiling'), line(null, 'engine says'), line('test', 'ok 1')],
+        },
+      });
+      await engine.call('engineLog', { body: { seq: 1, lines: [line('build', '[build] done')] } });
+      const text = async (query: { step?: string }) =>
+        (await t.admin.raw('buildLog', { params: { buildId: build.id }, query })).text();
+      assert.equal(await text({ step: 'build' }), 'compiling\n[build] done\n');
+      assert.equal(await text({ step: 'test' }), 'ok 1\n');
+      assert.equal(await text({ step: 'deploy' }), '');
+      assert.equal(
+        await text({}),
+        '[build] compiling\nengine says\n[test] ok 1\n[build] [build] done\n',
+      );
+    } finally {
+      await t.close();
+    }
+  },
+);

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { route } from './route.js';
 import { Id, paged } from './schemas/common.js';
-import { AnswerApproval, Build, CreateBuild, ListBuilds } from './schemas/builds.js';
+import { AnswerApproval, Build, BuildLogQuery, CreateBuild, ListBuilds } from './schemas/builds.js';
 
 const V1 = '/api/v1';
 const PipelineParams = z.object({ pipelineId: Id });
@@ -87,8 +87,9 @@ export const buildRoutes = {
     path: `${V1}/builds/:buildId/log`,
     scope: 'user',
     tag: 'builds',
-    summary: 'The whole log as text',
+    summary: "The whole log as text, or one step's (`?step=`)",
     params: BuildParams,
+    query: BuildLogQuery,
     raw: true,
   }),
   buildLogStream: route({

@@ -57,9 +57,10 @@ export function registerBuildRoutes(app: FastifyInstance, s: Services, auth: Aut
   registerRoute(app, routes.restartBuild, auth, ({ principal, params }) =>
     s.builds.restart(principal.accountId, params.buildId, principal.userId),
   );
-  registerRoute(app, routes.buildLog, auth, async ({ principal, params, reply }) => {
+  registerRoute(app, routes.buildLog, auth, async ({ principal, params, query, reply }) => {
     await s.builds.get(principal.accountId, params.buildId);
-    void reply.type('text/plain; charset=utf-8').send(await s.logs.text(params.buildId));
+    const text = await s.logs.text(params.buildId, { step: query.step });
+    void reply.type('text/plain; charset=utf-8').send(text);
     return undefined;
   });
   registerRoute(app, routes.buildLogStream, auth, async ({ principal, params, request, reply }) => {

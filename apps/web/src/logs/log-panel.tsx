@@ -1,6 +1,7 @@
 /**
  * The build page's log: a step picker (all steps or one), search with next and previous, follow,
- * download of the whole log, and the stream's state; the lines in a virtualised `LogView`.
+ * download of the log in view (the whole log, or the step picked: `GET …/log?step=`), and the
+ * stream's state; the lines in a virtualised `LogView`.
  * `#L<n>` in the address marks and shows line n of the lines in view.
  * @module
  */
@@ -45,11 +46,12 @@ export function LogPanel({ buildId, buildNumber, steps }: LogPanelProps) {
     window.history.replaceState(null, '', `#L${n}`);
   };
   const download = async () => {
-    const response = await api.raw('buildLog', { params: { buildId } });
+    const query = step === '' ? {} : { step };
+    const response = await api.raw('buildLog', { params: { buildId }, query });
     const url = URL.createObjectURL(await response.blob());
     const link = document.createElement('a');
     link.href = url;
-    link.download = `build-${buildNumber}.log`;
+    link.download = step === '' ? `build-${buildNumber}.log` : `build-${buildNumber}-${step}.log`;
     link.click();
     URL.revokeObjectURL(url);
   };
@@ -96,7 +98,7 @@ export function LogPanel({ buildId, buildNumber, steps }: LogPanelProps) {
           Follow
         </label>
         <button type="button" onClick={() => void download()}>
-          Download
+          {step === '' ? 'Download' : `Download ${step}`}
         </button>
         <span className={`stream-state ${stream.state}`} data-testid="stream-state">
           {streamLabel[stream.state]} · {texts.length} lines

@@ -181,6 +181,13 @@ export const CreateBuild = z.object({
     .describe("Run on this runtime environment instead of the pipeline's or the account default"),
 });
 
+/** Query of `GET /api/v1/builds/:buildId/log`. */
+export const BuildLogQuery = z.object({
+  step: StepName.optional().describe(
+    "One step's lines only, without the `[step] ` prefix each line has in the whole log",
+  ),
+});
+
 export const ListBuilds = Page.extend({
   pipelineId: Id.optional(),
   status: BuildStatus.optional(),

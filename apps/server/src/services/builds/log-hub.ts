@@ -92,14 +92,22 @@ export class LogHub {
     }));
   }
 
-  async text(buildId: string): Promise<string> {
+  /**
+   * The whole log as text, each line after `[step] ` when it has a step; with `step`, only that
+   * step's lines, as they were printed.
+   */
+  async text(buildId: string, options: { step?: string | undefined } = {}): Promise<string> {
+    const { step } = options;
     const out: string[] = [];
     let after = -1;
     for (;;) {
       const chunks = await this.chunksAfter(buildId, after);
       if (chunks.length === 0) return out.join('');
       for (const chunk of chunks) {
-        for (const l of chunk.lines) out.push(`${l.step ? `[${l.step}] ` : ''}${l.line}\n`);
+        for (const l of chunk.lines) {
+          if (step === undefined) out.push(`${l.step ? `[${l.step}] ` : ''}${l.line}\n`);
+          else if (l.step === step) out.push(`${l.line}\n`);
+        }
         after = chunk.seq;
       }
     }
