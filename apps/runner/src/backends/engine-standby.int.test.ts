@@ -7,50 +7,27 @@
  * channel closes exits without running anything.
  * @module
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { createLogger, silentLogger } from '@sluice/log';
 import { processAlive } from '@sluice/process';
-import type { Task } from '@sluice/protocol';
-import { ensureDockerEngine, ensureTestImages, makeTempDir, waitFor } from '@sluice/testkit';
-import type { TempDir } from '@sluice/testkit';
-import type { LocalTarget } from '../runner-config.js';
-import type { RuntimeBackend } from '../runtime-backend.js';
+import { waitFor } from '@sluice/testkit';
 import type { PidFile } from './engine-processes.js';
 import { EngineStandby, STANDBY_SLOT_ENV } from './engine-standby.js';
-import { createLocalBackend } from './local-backend.js';
 import {
+  engineLog,
   reportSuccess,
-  SLUICE_BIN,
-  startControlPlane,
-  takeTask,
+  runEngineTask,
+  useLocalRuntime,
   waitForBuild,
+  waitForStepRunning,
+  APP_PIPELINE,
+  SLOW_PIPELINE,
 } from './local-backend.test-support.js';
-import type { TestControlPlane } from './local-backend.test-support.js';
 
-const APP_YAML = `version: "1.0"
-steps:
-  hello:
-    image: sluice/busybox:1
-    commands:
-      - echo hello from a standby engine
-`;
-const SLOW_YAML = `version: "1.0"
-steps:
-  wait:
-    image: sluice/busybox:1
-    commands:
-      - sleep 30
-`;
-
-let temp: TempDir;
-let plane: TestControlPlane;
-let target: LocalTarget;
-let backend: RuntimeBackend;
 /** The backend's log lines: a standby is handed a build only once it said it is ready. */
 const logLines: string[] = [];
 const logger = createLogger({
@@ -62,30 +39,10 @@ const logger = createLogger({
     },
   }),
 });
-
-before(async () => {
-  await ensureDockerEngine();
-  await ensureTestImages();
-  temp = await makeTempDir('sluice-engine-standby-');
-  plane = await startControlPlane(temp.path, { app: APP_YAML, slow: SLOW_YAML });
-  target = {
-    kind: 'local',
-    name: 'local',
-    engineCommand: [process.execPath, SLUICE_BIN, 'engine'],
-    stateDir: join(temp.path, 'state'),
-    stopGraceSeconds: 20,
-    standbyEngines: 1,
-  };
-  backend = createLocalBackend(target, { logger, stopEnginesOnClose: true });
-});
-
-after(async () => {
-  await backend?.close();
-  await plane?.stop();
-  for (const name of ['app', 'slow'])
-    spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-lb${process.pid}-${name}`]);
-  await temp?.cleanup();
-});
+const runtime = useLocalRuntime(
+  { app: APP_PIPELINE, slow: SLOW_PIPELINE },
+  { target: { standbyEngines: 1 }, logger },
+);
 
 /** The environment of a live process, or undefined once it is gone. */
 function environOf(pid: number): string[] | undefined {
@@ -106,7 +63,7 @@ function standbyPids(): number[] {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
         const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
         const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        return ppid === process.pid && cmdline === `${target.engineCommand.join('\0')}\0`;
+        return ppid === process.pid && cmdline === `${runtime.target.engineCommand.join('\0')}\0`;
       } catch {
         return false;
       }
@@ -133,27 +90,15 @@ async function oneStandby(what: string, not?: number): Promise<number> {
 }
 
 function pidFileOf(buildId: string): PidFile {
-  return JSON.parse(readFileSync(join(target.stateDir, `${buildId}.json`), 'utf8')) as PidFile;
-}
-
-function engineLog(buildId: string): string {
-  const file = join(target.stateDir, `${buildId}.log`);
-  return existsSync(file) ? readFileSync(file, 'utf8') : '(no engine log)';
-}
-
-async function runEngineTask(pipeline: string): Promise<Task> {
-  const pipelineId = plane.pipelines[pipeline] ?? '';
-  const build = await plane.admin.call('createBuild', { params: { pipelineId }, body: {} });
-  return takeTask(plane, build.id, 'RunEngine', async (other) => {
-    await backend.apply(other, new AbortController().signal);
-    await reportSuccess(plane, other);
-  });
+  const file = join(runtime.target.stateDir, `${buildId}.json`);
+  return JSON.parse(readFileSync(file, 'utf8')) as PidFile;
 }
 
 test('a build is handed to the standby engine, runs to success, and another standby waits', async () => {
+  const { plane, backend } = runtime;
   const standby = await oneStandby('a standby engine to wait');
   await readyStandbys(1);
-  const task = await runEngineTask('app');
+  const task = await runEngineTask(runtime, 'app');
   const buildId = task.buildId ?? '';
   await backend.apply(task, new AbortController().signal);
   const pidFile = pidFileOf(buildId);
@@ -164,17 +109,25 @@ test('a build is handed to the standby engine, runs to success, and another stan
   await reportSuccess(plane, task);
 
   const build = await waitForBuild(plane, buildId);
-  assert.equal(build.status, 'success', `${JSON.stringify(build)}\n${engineLog(buildId)}`);
+  assert.equal(
+    build.status,
+    'success',
+    `${JSON.stringify(build)}\n${engineLog(runtime.target, buildId)}`,
+  );
   const log = await (await plane.admin.raw('buildLog', { params: { buildId } })).text();
-  assert.match(log, /\[hello\] hello from a standby engine/);
-  assert.match(engineLog(buildId), new RegExp(`Build ${buildId} finished: success`));
-  assert.ok(!engineLog(buildId).includes(token), 'the token was printed');
+  assert.match(log, /\[second\] greeting is hi/);
+  assert.match(
+    engineLog(runtime.target, buildId),
+    new RegExp(`Build ${buildId} finished: success`),
+  );
+  assert.ok(!engineLog(runtime.target, buildId).includes(token), 'the token was printed');
   await oneStandby('another standby engine behind it', standby);
   await readyStandbys(2);
 });
 
 test('StopEngine stops a build that a standby engine runs', async () => {
-  const task = await runEngineTask('slow');
+  const { plane, backend } = runtime;
+  const task = await runEngineTask(runtime, 'slow');
   const buildId = task.buildId ?? '';
   const signal = new AbortController().signal;
   await backend.apply(task, signal);
@@ -183,18 +136,19 @@ test('StopEngine stops a build that a standby engine runs', async () => {
   await backend.apply(task, signal);
   assert.equal(pidFileOf(buildId).pid, pid, 'a second engine was started');
   await reportSuccess(plane, task);
-  await waitFor(
-    () => plane.admin.call('getBuild', { params: { buildId } }),
-    (b) => b.steps[0]?.status === 'running',
-    { what: `the step of ${buildId} to run` },
-  );
+  await waitForStepRunning(plane, buildId);
   await backend.apply({ ...task, type: 'StopEngine', spec: { buildId } }, signal);
   assert.ok(!processAlive(pid), 'the engine is still running');
   const build = await waitForBuild(plane, buildId);
-  assert.equal(build.status, 'terminated', `${JSON.stringify(build)}\n${engineLog(buildId)}`);
+  assert.equal(
+    build.status,
+    'terminated',
+    `${JSON.stringify(build)}\n${engineLog(runtime.target, buildId)}`,
+  );
 });
 
 test('closing the backend ends its standby engine and removes its output file', async () => {
+  const { target, backend } = runtime;
   const standby = await oneStandby('a standby engine to wait');
   await backend.close();
   await waitFor(
@@ -210,6 +164,7 @@ test('closing the backend ends its standby engine and removes its output file', 
 });
 
 test('a standby engine whose channel closes before a build exits at once, having run nothing', async () => {
+  const { target, temp } = runtime;
   const stateDir = join(temp.path, 'orphaned');
   mkdirSync(stateDir, { recursive: true });
   const pool = EngineStandby.create({

@@ -5,99 +5,37 @@
  * leaves no process or container, the reaper's listing finds live engines and forgets dead ones.
  * @module
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { silentLogger } from '@sluice/log';
-import type { Task } from '@sluice/protocol';
-import { ensureDockerEngine, ensureTestImages, makeTempDir, waitFor } from '@sluice/testkit';
-import type { TempDir } from '@sluice/testkit';
-import type { LocalTarget } from '../runner-config.js';
-import type { RuntimeBackend } from '../runtime-backend.js';
+import { waitFor } from '@sluice/testkit';
 import { TaskFailure } from '../runtime-backend.js';
 import { processAlive } from '@sluice/process';
 import { createLocalBackend } from './local-backend.js';
 import {
+  engineLog as engineLogOf,
   reportSuccess,
-  SLUICE_BIN,
-  startControlPlane,
-  takeTask,
+  runEngineTask as runEngineTaskOf,
+  useLocalRuntime,
   waitForBuild,
+  waitForStepRunning as waitForStepRunningOf,
+  APP_PIPELINE,
+  SLOW_PIPELINE,
 } from './local-backend.test-support.js';
-import type { TestControlPlane } from './local-backend.test-support.js';
 
-const APP_YAML = `version: "1.0"
-steps:
-  hello:
-    image: sluice/busybox:1
-    commands:
-      - echo hello from the local runtime
-      - cf_export GREETING=hi
-  second:
-    image: sluice/busybox:1
-    commands:
-      - echo greeting is $GREETING
-`;
-const SLOW_YAML = `version: "1.0"
-steps:
-  wait:
-    image: sluice/busybox:1
-    commands:
-      - echo sleeping
-      - sleep 30
-`;
+const runtime = useLocalRuntime({ app: APP_PIPELINE, slow: SLOW_PIPELINE });
 
-let temp: TempDir;
-let plane: TestControlPlane;
-let target: LocalTarget;
-let backend: RuntimeBackend;
-
-before(async () => {
-  await ensureDockerEngine();
-  await ensureTestImages();
-  temp = await makeTempDir('sluice-local-backend-');
-  plane = await startControlPlane(temp.path, { app: APP_YAML, slow: SLOW_YAML });
-  target = {
-    kind: 'local',
-    name: 'local',
-    engineCommand: [process.execPath, SLUICE_BIN, 'engine'],
-    stateDir: join(temp.path, 'state'),
-    stopGraceSeconds: 20,
-  };
-  backend = createLocalBackend(target, { logger: silentLogger, stopEnginesOnClose: true });
-});
-
-after(async () => {
-  await backend?.close();
-  await plane?.stop();
-  for (const name of ['app', 'slow'])
-    spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-lb${process.pid}-${name}`]);
-  await temp?.cleanup();
-});
-
-/** Carries out and reports a task that is not the one a test waits for (e.g. a StopEngine). */
-async function applyOther(task: Task): Promise<void> {
-  await backend.apply(task, new AbortController().signal);
-  await reportSuccess(plane, task);
-}
-
-/** Creates a build of `pipeline` and takes its RunEngine task, as the agent would. */
-async function runEngineTask(pipeline: string): Promise<Task> {
-  const pipelineId = plane.pipelines[pipeline] ?? '';
-  const build = await plane.admin.call('createBuild', { params: { pipelineId }, body: {} });
-  return takeTask(plane, build.id, 'RunEngine', applyOther);
-}
+const runEngineTask = (pipeline: string) => runEngineTaskOf(runtime, pipeline);
+const engineLog = (buildId: string) => engineLogOf(runtime.target, buildId);
+const waitForStepRunning = (buildId: string) => waitForStepRunningOf(runtime.plane, buildId);
 
 function pidOf(buildId: string): number {
+  const { target } = runtime;
   const file = join(target.stateDir, `${buildId}.json`);
   return (JSON.parse(readFileSync(file, 'utf8')) as { pid: number }).pid;
-}
-
-function engineLog(buildId: string): string {
-  const file = join(target.stateDir, `${buildId}.log`);
-  return existsSync(file) ? readFileSync(file, 'utf8') : '(no engine log)';
 }
 
 function containersOf(buildId: string): string {
@@ -106,15 +44,8 @@ function containersOf(buildId: string): string {
   }).trim();
 }
 
-async function waitForStepRunning(buildId: string): Promise<void> {
-  await waitFor(
-    () => plane.admin.call('getBuild', { params: { buildId } }),
-    (b) => b.steps[0]?.status === 'running',
-    { what: `the first step of ${buildId} to run` },
-  );
-}
-
 test('RunEngine starts an engine that runs the build to success, then its pid file goes', async () => {
+  const { plane, target, backend } = runtime;
   const task = await runEngineTask('app');
   const buildId = task.buildId ?? '';
   await backend.apply(task, new AbortController().signal);
@@ -147,6 +78,7 @@ test('RunEngine starts an engine that runs the build to success, then its pid fi
 });
 
 test('RunEngine applied twice, or by a restarted agent, starts one engine; StopEngine ends the build terminated', async () => {
+  const { plane, target, backend } = runtime;
   const task = await runEngineTask('slow');
   const buildId = task.buildId ?? '';
   const signal = new AbortController().signal;
@@ -174,6 +106,7 @@ test('RunEngine applied twice, or by a restarted agent, starts one engine; StopE
 });
 
 test('listBuildObjects finds a live engine, deleteBuildObjects stops it, dead pid files are dropped', async () => {
+  const { plane, target, backend } = runtime;
   const task = await runEngineTask('slow');
   const buildId = task.buildId ?? '';
   await backend.apply(task, new AbortController().signal);
@@ -198,6 +131,7 @@ test('listBuildObjects finds a live engine, deleteBuildObjects stops it, dead pi
 });
 
 test('health checks Docker and the engine command, and says what to do when either is wrong', async () => {
+  const { backend, target, temp } = runtime;
   const healthy = await backend.health();
   assert.equal(healthy.healthy, true, healthy.message);
   assert.deepEqual(

@@ -5,13 +5,27 @@
  * with the pipelines asked for, and an agent; `takeTask` polls with the agent token.
  * @module
  */
-import { spawn } from 'node:child_process';
+import { after, before } from 'node:test';
+import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Logger } from '@sluice/log';
+import { silentLogger } from '@sluice/log';
 import { createClient, FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, SluiceClient, Task } from '@sluice/protocol';
-import { freeLoopbackPort, waitFor } from '@sluice/testkit';
+import {
+  ensureDockerEngine,
+  ensureTestImages,
+  freeLoopbackPort,
+  makeTempDir,
+  waitFor,
+} from '@sluice/testkit';
+import type { TempDir } from '@sluice/testkit';
+import type { LocalTarget } from '../runner-config.js';
+import type { RuntimeBackend } from '../runtime-backend.js';
+import { createLocalBackend } from './local-backend.js';
 
 /** The built CLI, which runs the server here and the engines of the backend under test. */
 export const SLUICE_BIN = fileURLToPath(new URL('../../../cli/bin/sluice.js', import.meta.url));
@@ -121,5 +135,103 @@ export async function waitForBuild(plane: TestControlPlane, buildId: string): Pr
     () => plane.admin.call('getBuild', { params: { buildId } }),
     (b) => FINISHED_STATUSES.includes(b.status),
     { what: `build ${buildId} to finish` },
+  );
+}
+
+/** Two steps, the second reading what the first exported. */
+export const APP_PIPELINE = `version: "1.0"
+steps:
+  hello:
+    image: sluice/busybox:1
+    commands:
+      - echo hello from the local runtime
+      - cf_export GREETING=hi
+  second:
+    image: sluice/busybox:1
+    commands:
+      - echo greeting is $GREETING
+`;
+/** One step that runs until it is stopped (30 s). */
+export const SLOW_PIPELINE = `version: "1.0"
+steps:
+  wait:
+    image: sluice/busybox:1
+    commands:
+      - echo sleeping
+      - sleep 30
+`;
+
+/** A test file's local runtime: set in its `before`, removed in its `after`. */
+export interface LocalRuntimeFixture {
+  temp: TempDir;
+  plane: TestControlPlane;
+  target: LocalTarget;
+  backend: RuntimeBackend;
+}
+
+/**
+ * Registers the file's `before` and `after`: the Docker engine and the test images, a control
+ * plane with `pipelines`, and a local backend (stopping its engines on close) on real
+ * `sluice engine` processes; `target` adds to or overrides the runtime's settings.
+ */
+export function useLocalRuntime(
+  pipelines: Record<string, string>,
+  options: { target?: Partial<LocalTarget>; logger?: Logger } = {},
+): LocalRuntimeFixture {
+  const fixture = {} as LocalRuntimeFixture;
+  before(async () => {
+    await ensureDockerEngine();
+    await ensureTestImages();
+    fixture.temp = await makeTempDir('sluice-local-backend-');
+    fixture.plane = await startControlPlane(fixture.temp.path, pipelines);
+    fixture.target = {
+      kind: 'local',
+      name: 'local',
+      engineCommand: [process.execPath, SLUICE_BIN, 'engine'],
+      stateDir: join(fixture.temp.path, 'state'),
+      stopGraceSeconds: 20,
+      ...options.target,
+    };
+    fixture.backend = createLocalBackend(fixture.target, {
+      logger: options.logger ?? silentLogger,
+      stopEnginesOnClose: true,
+    });
+  });
+  after(async () => {
+    await fixture.backend?.close();
+    await fixture.plane?.stop();
+    for (const name of Object.keys(pipelines))
+      spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-lb${process.pid}-${name}`]);
+    await fixture.temp?.cleanup();
+  });
+  return fixture;
+}
+
+/**
+ * Creates a build of `pipeline` and takes its RunEngine task, as the agent would; the other
+ * tasks that come first are carried out and reported.
+ */
+export async function runEngineTask(runtime: LocalRuntimeFixture, pipeline: string): Promise<Task> {
+  const { plane, backend } = runtime;
+  const pipelineId = plane.pipelines[pipeline] ?? '';
+  const build = await plane.admin.call('createBuild', { params: { pipelineId }, body: {} });
+  return takeTask(plane, build.id, 'RunEngine', async (other) => {
+    await backend.apply(other, new AbortController().signal);
+    await reportSuccess(plane, other);
+  });
+}
+
+/** The engine's own output for a build, for failure messages. */
+export function engineLog(target: LocalTarget, buildId: string): string {
+  const file = join(target.stateDir, `${buildId}.log`);
+  return existsSync(file) ? readFileSync(file, 'utf8') : '(no engine log)';
+}
+
+/** Polls the build until its first step runs. */
+export async function waitForStepRunning(plane: TestControlPlane, buildId: string): Promise<void> {
+  await waitFor(
+    () => plane.admin.call('getBuild', { params: { buildId } }),
+    (b) => b.steps[0]?.status === 'running',
+    { what: `the first step of ${buildId} to run` },
   );
 }
