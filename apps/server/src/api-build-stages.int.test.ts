@@ -27,13 +27,13 @@ steps:
     stage: test
     type: parallel
     steps:
-      lint:
-        image: alpine
-        commands: ["lint"]
-      unit:
+      style:
+        image: busybox
+        commands: ["style check"]
+      specs:
         stage: build
-        image: alpine
-        commands: ["unit"]
+        image: busybox
+        commands: ["run specs"]
   notify:
     image: alpine
     commands: ["notify"]
@@ -61,8 +61,8 @@ databases.test("a build lists its pipeline's stages and each step's stage", asyn
         ['image_0', 'build'],
         ['image_1', 'build'],
         ['checks', 'test'],
-        ['lint', 'test'],
-        ['unit', 'build'],
+        ['style', 'test'],
+        ['specs', 'build'],
         ['notify', null],
       ],
     );
