@@ -4,8 +4,9 @@
 #
 #   sluice/busybox:1  Debian's busybox-static with its applet links, /tmp, /etc/passwd and group
 #   sluice/git:1      the busybox base plus the host's git, the git-core helpers for clone, fetch
-#                     and checkout over file:// and http(s)://, CA certificates and every shared
-#                     library they need (found with ldd, copied with the dynamic loader)
+#                     and checkout over file://, http(s):// and ssh:// (OpenSSH's client), CA
+#                     certificates and every shared library they need (found with ldd, copied
+#                     with the dynamic loader)
 #   sluice/http:1     the busybox base plus the host's curl and jq, CA certificates and their
 #                     shared libraries: the HTTP step types (slack-message-sender, github-pr,
 #                     codecov-reporter, codefresh-run, bump-build-number) build JSON with jq
@@ -42,9 +43,10 @@ check_busybox() {
 
 check_git() {
   [[ -x /usr/bin/git ]] || apt_install git
+  [[ -x /usr/bin/ssh ]] || apt_install openssh-client
   [[ -f "$CA_BUNDLE" ]] || apt_install ca-certificates
-  [[ -x /usr/bin/git && -f "$CA_BUNDLE" ]] ||
-    die "git or $CA_BUNDLE is still missing" "apt-get install -y git ca-certificates"
+  [[ -x /usr/bin/git && -x /usr/bin/ssh && -f "$CA_BUNDLE" ]] ||
+    die "git, ssh or $CA_BUNDLE is still missing" "apt-get install -y git openssh-client ca-certificates"
 }
 
 check_http() {
@@ -62,11 +64,12 @@ http_input_files() {
 }
 
 # Every ELF file git needs inside the image: the binary plus the helpers that are real files.
-# Helpers beyond the builtins that a clone or fetch may exec are the http(s) transport (ELF) and
-# the shell scripts `git submodule` still relies on (git_input_files); builtins (upload-pack,
+# Helpers beyond the builtins that a clone or fetch may exec are the http(s) transport (ELF),
+# OpenSSH's client for ssh:// and scp-style URLs (git integrations with a key), and the shell
+# scripts `git submodule` still relies on (git_input_files); builtins (upload-pack,
 # receive-pack, ...) are links to git.
 git_elf_files() {
-  printf '%s\n' /usr/bin/git
+  printf '%s\n' /usr/bin/git /usr/bin/ssh
   local helper
   for helper in git-remote-http git-sh-i18n--envsubst; do
     [[ -f "$GIT_CORE/$helper" ]] && printf '%s\n' "$GIT_CORE/$helper"

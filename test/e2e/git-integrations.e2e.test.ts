@@ -4,7 +4,9 @@
  * the token; a build through the control plane whose git-clone step says `git: NAME` clones
  * the private repository and the token is in no stored log line; with a wrong token the step
  * fails naming the integration; `sluice run --git-integration` clones it too; a webhook
- * trigger names its integration and `sluice get triggers` shows it.
+ * trigger names its integration and `sluice get triggers` shows it. Over SSH (Debian's sshd, the
+ * key restricted to git-shell): `sluice run` clones with the integration's key and never prints
+ * it, and a key the server does not know fails naming the integration.
  * @module
  */
 import { after, before, test } from 'node:test';
@@ -23,7 +25,9 @@ import {
   ensureDockerEngine,
   ensureTestImages,
   makeTempDir,
+  runCommand,
   startGitHttpServer,
+  startGitSshServer,
 } from '@sluice/testkit';
 import type { GitHttpServer, TempDir } from '@sluice/testkit';
 import { kill, runSluice, startServer } from './cli-harness.js';
@@ -44,14 +48,14 @@ let agent: SluiceClient;
 let pipelineId: string;
 let env: NodeJS.ProcessEnv;
 
-function cloneYaml(url: string): string {
+function cloneYaml(url: string, integration = 'github-main'): string {
   return [
     'version: "1.0"',
     'steps:',
     '  main_clone:',
     '    type: git-clone',
     `    repo: ${url}`,
-    '    git: github-main',
+    `    git: ${integration}`,
     '  show:',
     '    image: sluice/git:1',
     '    commands:',
@@ -220,6 +224,64 @@ test('sluice run --git-integration clones the private repository; without one it
       '-f',
       `sluice-volume-${volumeKey}`,
       `sluice-volume-${volumeKey}-anon`,
+    ]);
+  }
+});
+
+test('sluice run --git-integration NAME=ssh-key-file: clones over SSH with the key and never prints it; an unknown key fails naming the integration', async () => {
+  const ssh = await startGitSshServer({ root: dir.path });
+  const volumeKey = `${PROJECT}-ssh`;
+  try {
+    const url = ssh.urlVia(await dockerHostAddress(), 'acme/repo.git');
+    const file = join(dir.path, 'ssh.codefresh.yml');
+    writeFileSync(file, cloneYaml(url, 'gitea-ssh'));
+    const key = join(dir.path, 'deploy_key');
+    writeFileSync(key, ssh.clientKey, { mode: 0o600 });
+    const run = await runSluice(
+      [
+        'run',
+        file,
+        '--volume-key',
+        volumeKey,
+        '--git-integration',
+        `gitea-ssh=ssh-key-file:${key}`,
+      ],
+      { cwd: dir.path },
+    );
+    const output = run.stdout + run.stderr;
+    assert.equal(run.code, 0, output);
+    assert.match(run.stdout, /private-content/);
+    const keyBody = ssh.clientKey.split('\n')[2] ?? '';
+    assert.ok(keyBody.length > 20 && !output.includes(keyBody), 'sluice run printed the SSH key');
+    assert.match(ssh.log(), /Accepted publickey for root/);
+
+    const other = join(dir.path, 'unknown_key');
+    const made = await runCommand('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', other]);
+    assert.equal(made.code, 0, made.stderr);
+    const refused = await runSluice(
+      [
+        'run',
+        file,
+        '--volume-key',
+        `${volumeKey}-refused`,
+        '--git-integration',
+        `gitea-ssh=ssh-key-file:${other}`,
+      ],
+      { cwd: dir.path },
+    );
+    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+    assert.match(
+      refused.stdout + refused.stderr,
+      /git integration "gitea-ssh" was refused by ssh:\/\/[^ ]+: authentication failed; check its token or key/,
+    );
+  } finally {
+    await ssh.close();
+    spawnSync('docker', [
+      'volume',
+      'rm',
+      '-f',
+      `sluice-volume-${volumeKey}`,
+      `sluice-volume-${volumeKey}-refused`,
     ]);
   }
 });

@@ -20,6 +20,7 @@ import { emitLine, ensureImagePresent, helperLabels, runToExit } from './contain
 import {
   credentialsOf,
   onIntegrationHost,
+  gitComplaint,
   refusedReason,
   repoVariables,
 } from './git-integrations.js';
@@ -50,6 +51,9 @@ export async function executeStep(step: LeafStep, runtime: StepRuntime): Promise
   }
 }
 
+/** How many of git's last stderr lines a failed clone's reason is looked for in. */
+const CLONE_STDERR_LINES = 20;
+
 async function runGitClone(step: GitCloneStep, runtime: StepRuntime): Promise<StepOutcome> {
   const chosen = chooseIntegration(step, runtime);
   if ('outcome' in chosen) return chosen.outcome;
@@ -61,17 +65,21 @@ async function runGitClone(step: GitCloneStep, runtime: StepRuntime): Promise<St
   const target = cloneTarget(step, integration);
   const context = containerContext(step, runtime);
   const spec = gitCloneContainer(step, target, runtime.gitImage, context, credentials);
-  let lastError: string | undefined;
+  // git's last complaints: a refused login is often followed by advice that says nothing.
+  const stderr: string[] = [];
   const outcome = await runContainer(spec, step, runtime, {
     readExports: false,
-    onStderr: (line) => (lastError = line),
+    onStderr: (line) => {
+      stderr.push(line);
+      if (stderr.length > CLONE_STDERR_LINES) stderr.shift();
+    },
   });
   if (outcome.result === 'failure' && outcome.exitCode !== undefined)
     return {
       ...outcome,
       reason:
-        refusedReason(step.git ?? integration?.name, target.displayUrl, lastError) ??
-        cloneFailureReason(step, target, outcome.exitCode, lastError),
+        refusedReason(step.git ?? integration?.name, target.displayUrl, stderr) ??
+        cloneFailureReason(step, target, outcome.exitCode, gitComplaint(stderr)),
     };
   if (outcome.result === 'success') {
     runtime.scope.setStep(step.name, {
@@ -119,7 +127,7 @@ function chooseIntegration(
   return { integration: undefined };
 }
 
-/** "exited with code 128" says nothing; git's last complaint names what was wrong. */
+/** "exited with code 128" says nothing; git's complaint (`gitComplaint`) names what was wrong. */
 function cloneFailureReason(
   step: GitCloneStep,
   target: CloneTarget,

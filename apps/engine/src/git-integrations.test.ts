@@ -2,9 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   cloneUrlFor,
-  onIntegrationHost,
   credentialsOf,
+  gitComplaint,
+  onIntegrationHost,
   parseGitIntegrationFlag,
+  refusedReason,
   repoVariables,
 } from './git-integrations.js';
 
@@ -95,4 +97,46 @@ test('a default integration is used only for repositories on its own host', () =
   assert.equal(onIntegrationHost('file:///srv/git/app.git', gh), false);
   assert.equal(onIntegrationHost('https://git.example.com/acme/app', gitea), true);
   assert.equal(onIntegrationHost('https://evil.example.net/git.example.com/app', gitea), false);
+});
+
+// What OpenSSH and git print when a key is refused: the advice comes last.
+const REFUSED_OVER_SSH = [
+  'root@172.17.0.1: Permission denied (publickey).',
+  'fatal: Could not read from remote repository.',
+  '',
+  'Please make sure you have the correct access rights',
+  'and the repository exists.',
+];
+
+test('a refused login is recognised in any of the last lines, not only the last', () => {
+  assert.equal(
+    refusedReason('gitea-ssh', 'ssh://git.example:2222/acme/repo.git', REFUSED_OVER_SSH),
+    'git integration "gitea-ssh" was refused by ssh://git.example:2222/acme/repo.git: authentication failed; check its token or key',
+  );
+  assert.equal(refusedReason(undefined, 'ssh://x/y.git', REFUSED_OVER_SSH), undefined);
+  assert.equal(
+    refusedReason('gh', 'https://x/y.git', ["fatal: couldn't find remote ref nope"]),
+    undefined,
+  );
+});
+
+test("a failed clone's complaint is ssh's own line, else git's last fatal or error, not the advice after it", () => {
+  assert.equal(gitComplaint(REFUSED_OVER_SSH), 'fatal: Could not read from remote repository.');
+  assert.equal(
+    gitComplaint([
+      'Cloning…',
+      'error: RPC failed; HTTP 500',
+      'fatal: expected flush after ref listing',
+    ]),
+    'fatal: expected flush after ref listing',
+  );
+  assert.equal(
+    gitComplaint([
+      'ssh: Could not resolve hostname git.example.test: Name or service not known',
+      'fatal: Could not read from remote repository.',
+    ]),
+    'ssh: Could not resolve hostname git.example.test: Name or service not known',
+  );
+  assert.equal(gitComplaint(['  something odd  ', '']), 'something odd');
+  assert.equal(gitComplaint([]), undefined);
 });

@@ -101,15 +101,32 @@ function hostOf(url: string): string | undefined {
 const REFUSED =
   /Authentication failed|could not read (Username|Password)|Permission denied \(publickey|Access denied|HTTP Basic|returned error: 40[13]|Invalid username or password/i;
 
-/** The reason of a clone that failed because the integration's credentials were refused. */
+/**
+ * The reason of a clone that failed because the integration's credentials were refused: when
+ * any of git's last complaints (`stderr`, oldest first) says so.
+ */
 export function refusedReason(
   integration: string | undefined,
   displayUrl: string,
-  lastError: string | undefined,
+  stderr: readonly string[],
 ): string | undefined {
-  if (integration === undefined || lastError === undefined || !REFUSED.test(lastError))
-    return undefined;
+  if (integration === undefined || !stderr.some((line) => REFUSED.test(line))) return undefined;
   return `git integration "${integration}" was refused by ${displayUrl}: authentication failed; check its token or key`;
+}
+
+/**
+ * The line of git's last complaints (`stderr`, oldest first) that says what went wrong: the SSH
+ * transport's own (`ssh: Could not resolve hostname …`), else git's last `fatal:` or `error:`,
+ * else the last line with text. git's advice after it ("Please make sure you have the correct
+ * access rights / and the repository exists.") says nothing particular.
+ */
+export function gitComplaint(stderr: readonly string[]): string | undefined {
+  const lines = stderr.map((line) => line.trim()).filter((line) => line !== '');
+  return (
+    lines.find((line) => line.startsWith('ssh: ')) ??
+    lines.findLast((line) => /^(fatal|error):/i.test(line)) ??
+    lines.at(-1)
+  );
 }
 
 /**

@@ -75,7 +75,8 @@ if [ -n "$SLUICE_GIT_SSH_KEY" ]; then
   key=$(mktemp)
   printf '%s\n' "$SLUICE_GIT_SSH_KEY" > "$key"
   chmod 600 "$key"
-  export GIT_SSH_COMMAND="ssh -i $key -o IdentitiesOnly=yes -o StrictHostKeyChecking=accept-new"
+  # The step's home may be read-only or shared: known hosts go beside the key, not in ~/.ssh.
+  export GIT_SSH_COMMAND="ssh -i $key -o IdentitiesOnly=yes -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile=$key.known_hosts -o BatchMode=yes -o LogLevel=ERROR"
 fi
 if [ -d "$dir/.git" ]; then
   echo "Using the cached clone in $dir"

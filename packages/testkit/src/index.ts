@@ -39,6 +39,8 @@ export type { StartRegistryOptions, TestRegistry } from './registry.js';
 export { family, parseMetrics, sample, scrape } from './prometheus-text.js';
 export { startHttpProxy } from './http-proxy.js';
 export { dockerHostAddress, startGitHttpServer, GIT_HTTP_UNAVAILABLE } from './git-http-server.js';
+export { ensureSshd, startGitSshServer, GIT_SSH_UNAVAILABLE } from './git-ssh-server.js';
+export type { GitSshServer, StartGitSshServerOptions } from './git-ssh-server.js';
 export type {
   GitHttpRequest,
   GitHttpServer,

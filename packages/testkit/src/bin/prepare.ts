@@ -2,7 +2,7 @@
 /**
  * Prepares a machine for Sluice: makes the Docker engine answer (installing and starting it if
  * needed), then builds the local images. With `--test-services` it also installs what the test
- * tiers use (Debian's `postgresql`, `docker-registry` and `git`), so a fresh machine
+ * tiers use (Debian's `postgresql`, `docker-registry`, `git` and `openssh-server`), so a fresh machine
  * sees those installs here, with progress, rather than in the middle of a test.
  *
  *   node packages/testkit/dist/bin/prepare.js [--only busybox|git] [--registry HOST[:PORT]] [--test-services]
@@ -17,6 +17,7 @@ import { ensureTestImages } from '../test-images.js';
 import { findServerBinDir } from '../postgres-binaries.js';
 import { ensureRegistryBinary } from '../registry.js';
 import { ensureGit } from '../git-repo.js';
+import { ensureSshd } from '../git-ssh-server.js';
 import type { EnsureTestImagesOptions } from '../test-images.js';
 
 const USAGE =
@@ -72,10 +73,11 @@ async function main(argv: string[]): Promise<number> {
     const { images } = await ensureTestImages(options.value);
     print(`ready: ${images.join(', ')}`);
     if (options.testServices) {
-      print('checking PostgreSQL, docker-registry and git for the tests ...');
+      print('checking PostgreSQL, docker-registry, git and OpenSSH for the tests ...');
       print(`PostgreSQL server binaries in ${await findServerBinDir(print)}`);
       print(`docker-registry at ${await ensureRegistryBinary(print)}`);
       print(`git at ${await ensureGit(print)}`);
+      print(`sshd at ${await ensureSshd(print)}`);
     }
     return 0;
   } catch (err) {
