@@ -93,8 +93,17 @@ after(async () => {
   await databases.close();
   await git.close();
   await dir.cleanup();
-  spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${PROJECT}-clone`]);
+  const volumes = [`${PROJECT}-clone`, ...volumeKeys].map((key) => `sluice-volume-${key}`);
+  spawnSync('docker', ['volume', 'rm', '-f', ...volumes]);
 });
+
+/** `sluice run FILE` on a volume of its own (`volumeKey`), with `--git-integration` when given. */
+function sluiceRun(file: string, volumeKey: string, integration?: string) {
+  volumeKeys.push(volumeKey);
+  const flags = integration === undefined ? [] : ['--git-integration', integration];
+  return runSluice(['run', file, '--volume-key', volumeKey, ...flags], { cwd: dir.path });
+}
+const volumeKeys: string[] = [];
 
 /** Creates a build, takes its RunEngine task as the agent would, and runs `sluice engine`. */
 async function runBuildThroughControlPlane(): Promise<{ buildId: string; output: string }> {
@@ -193,61 +202,27 @@ test('with a wrong token the step fails with a reason naming the integration', a
 test('sluice run --git-integration clones the private repository; without one it warns and clones anonymously', async () => {
   const file = join(dir.path, 'codefresh.yml');
   writeFileSync(file, cloneYaml(repoUrl));
-  const volumeKey = `${PROJECT}-run`;
-  try {
-    const run = await runSluice(
-      [
-        'run',
-        file,
-        '--volume-key',
-        volumeKey,
-        '--git-integration',
-        `github-main=user:ci-bot:token:${GIT_TOKEN}`,
-      ],
-      { cwd: dir.path },
-    );
-    assert.equal(run.code, 0, run.stdout + run.stderr);
-    assert.match(run.stdout, /private-content/);
-    assert.ok(!(run.stdout + run.stderr).includes(GIT_TOKEN), 'sluice run printed the token');
-    const anonymous = await runSluice(['run', file, '--volume-key', `${volumeKey}-anon`], {
-      cwd: dir.path,
-    });
-    assert.equal(anonymous.code, 1, anonymous.stdout + anonymous.stderr);
-    assert.match(
-      anonymous.stdout + anonymous.stderr,
-      /Warning: git integration "github-main" was not given/,
-    );
-  } finally {
-    spawnSync('docker', [
-      'volume',
-      'rm',
-      '-f',
-      `sluice-volume-${volumeKey}`,
-      `sluice-volume-${volumeKey}-anon`,
-    ]);
-  }
+  const run = await sluiceRun(file, `${PROJECT}-run`, `github-main=user:ci-bot:token:${GIT_TOKEN}`);
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  assert.match(run.stdout, /private-content/);
+  assert.ok(!(run.stdout + run.stderr).includes(GIT_TOKEN), 'sluice run printed the token');
+  const anonymous = await sluiceRun(file, `${PROJECT}-run-anon`);
+  assert.equal(anonymous.code, 1, anonymous.stdout + anonymous.stderr);
+  assert.match(
+    anonymous.stdout + anonymous.stderr,
+    /Warning: git integration "github-main" was not given/,
+  );
 });
 
 test('sluice run --git-integration NAME=ssh-key-file: clones over SSH with the key and never prints it; an unknown key fails naming the integration', async () => {
   const ssh = await startGitSshServer({ root: dir.path });
-  const volumeKey = `${PROJECT}-ssh`;
   try {
     const url = ssh.urlVia(await dockerHostAddress(), 'acme/repo.git');
     const file = join(dir.path, 'ssh.codefresh.yml');
     writeFileSync(file, cloneYaml(url, 'gitea-ssh'));
     const key = join(dir.path, 'deploy_key');
     writeFileSync(key, ssh.clientKey, { mode: 0o600 });
-    const run = await runSluice(
-      [
-        'run',
-        file,
-        '--volume-key',
-        volumeKey,
-        '--git-integration',
-        `gitea-ssh=ssh-key-file:${key}`,
-      ],
-      { cwd: dir.path },
-    );
+    const run = await sluiceRun(file, `${PROJECT}-ssh`, `gitea-ssh=ssh-key-file:${key}`);
     const output = run.stdout + run.stderr;
     assert.equal(run.code, 0, output);
     assert.match(run.stdout, /private-content/);
@@ -258,16 +233,10 @@ test('sluice run --git-integration NAME=ssh-key-file: clones over SSH with the k
     const other = join(dir.path, 'unknown_key');
     const made = await runCommand('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', other]);
     assert.equal(made.code, 0, made.stderr);
-    const refused = await runSluice(
-      [
-        'run',
-        file,
-        '--volume-key',
-        `${volumeKey}-refused`,
-        '--git-integration',
-        `gitea-ssh=ssh-key-file:${other}`,
-      ],
-      { cwd: dir.path },
+    const refused = await sluiceRun(
+      file,
+      `${PROJECT}-ssh-refused`,
+      `gitea-ssh=ssh-key-file:${other}`,
     );
     assert.equal(refused.code, 1, refused.stdout + refused.stderr);
     assert.match(
@@ -276,13 +245,6 @@ test('sluice run --git-integration NAME=ssh-key-file: clones over SSH with the k
     );
   } finally {
     await ssh.close();
-    spawnSync('docker', [
-      'volume',
-      'rm',
-      '-f',
-      `sluice-volume-${volumeKey}`,
-      `sluice-volume-${volumeKey}-refused`,
-    ]);
   }
 });
 
