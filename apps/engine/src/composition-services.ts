@@ -1,6 +1,7 @@
 /**
- * A composition's containers, started as compose starts them: a service after the services it
- * names in `depends_on` or `links`, and only once each of those met its condition —
+ * A composition's containers, and a `services:` block's, started as compose starts them: a
+ * service after the services it names in `depends_on` or `links`, and only once each of those
+ * met its condition —
  * `service_started` (running), `service_healthy` (its ports answer on the build network, since
  * compose healthchecks are not run; a service without ports counts once running) or
  * `service_completed_successfully` (exited 0). `links` aliases are extra names on the build
@@ -30,8 +31,15 @@ export interface RunningComposition {
   stop(): Promise<void>;
 }
 
+/** Where the services are declared, for messages: a composition step's, or a services block's. */
+export type ServiceScope = 'composition' | 'services block';
+
 /** Services in an order where each comes after what it depends on or links to. */
-export function startOrder(services: ServiceContainer[], candidates: ServiceContainer[] = []) {
+export function startOrder(
+  services: ServiceContainer[],
+  candidates: ServiceContainer[] = [],
+  scope: ServiceScope = 'composition',
+) {
   const byName = new Map(services.map((s) => [s.name, s]));
   const ordered: ServiceContainer[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
@@ -39,12 +47,13 @@ export function startOrder(services: ServiceContainer[], candidates: ServiceCont
     if (state.get(service.name) === 'done') return;
     if (state.get(service.name) === 'visiting')
       throw dependencyError(
-        `Composition services depend on each other in a circle: ${[...path, service.name].join(' → ')}`,
+        `${SUBJECT[scope]}s depend on each other in a circle: ${[...path, service.name].join(' → ')}`,
+        scope,
       );
     state.set(service.name, 'visiting');
     for (const dep of dependenciesOf(service)) {
       const target = byName.get(dep.name);
-      if (target === undefined) throw unknownDependency(service, dep.name, byName);
+      if (target === undefined) throw unknownDependency(service, dep.name, byName, scope);
       visit(target, [...path, service.name]);
     }
     state.set(service.name, 'done');
@@ -53,7 +62,7 @@ export function startOrder(services: ServiceContainer[], candidates: ServiceCont
   for (const service of services) visit(service, []);
   for (const candidate of candidates)
     for (const dep of dependenciesOf(candidate))
-      if (!byName.has(dep.name)) throw unknownDependency(candidate, dep.name, byName);
+      if (!byName.has(dep.name)) throw unknownDependency(candidate, dep.name, byName, scope);
   return ordered;
 }
 
@@ -67,22 +76,43 @@ export function dependenciesOf(service: ServiceContainer): ServiceDependency[] {
   return [...service.dependsOn, ...linked];
 }
 
-export async function startComposition(
-  step: CompositionStep,
+/** Services started in dependency order (`startInDependencyOrder`). */
+export interface StartedServices {
+  /** Waits until `service`'s dependencies met their conditions. */
+  ready: (service: ServiceContainer) => Promise<void>;
+  /** What a container of the group gets: the caller's options and its `links` aliases. */
+  optionsFor: (service: ServiceContainer) => ServiceSpecOptions;
+  /** Stops and removes the started containers; safe to call twice. */
+  stop: () => Promise<void>;
+}
+
+export interface DependencyOrderOptions {
+  /** The step whose log the services' output goes to. */
+  owner: string;
+  scope: ServiceScope;
+  /** Containers that run after the services (a composition's candidates): checked, not started. */
+  candidates?: ServiceContainer[];
+  /** What each container gets besides its `links` aliases. */
+  specOptions?: (service: ServiceContainer) => ServiceSpecOptions;
+  /** Called before each service starts: throws to stop there (a cancelled build). */
+  beforeStart?: () => void;
+}
+
+/**
+ * `services` started as compose starts them (see the module doc), their output in the owner's
+ * log. On a failure what was started is stopped and removed before the error goes on.
+ */
+export async function startInDependencyOrder(
   services: ServiceContainer[],
-  candidates: ServiceContainer[],
   runtime: StepRuntime,
-): Promise<RunningComposition> {
-  const order = startOrder(services, candidates);
-  const volumes = new Map(
-    step.volumes.map((name) => [name, helperName(runtime, step.name, `volume-${name}`)]),
-  );
+  options: DependencyOrderOptions,
+): Promise<StartedServices> {
+  const { owner, scope, candidates = [] } = options;
+  const order = startOrder(services, candidates, scope);
   const aliases = linkAliases([...services, ...candidates]);
   const optionsFor = (service: ServiceContainer): ServiceSpecOptions => ({
-    extraEnv: step.environment,
-    volumes,
+    ...options.specOptions?.(service),
     aliases: aliases.get(service.name) ?? [],
-    flowVolume: step.addFlowVolume,
   });
   const started = new Map<string, StartedContainer>();
   const exits = new Map<string, Promise<number>>();
@@ -95,24 +125,24 @@ export async function startComposition(
         await runtime.docker.removeContainer(container.id);
       }),
     );
-    for (const name of volumes.values()) await runtime.docker.removeVolume(name);
   };
   const ready = async (service: ServiceContainer) => {
     for (const dep of dependenciesOf(service)) {
       const target = services.find((s) => s.name === dep.name);
-      if (target !== undefined) await waitFor(dep, target, service, exits, step, runtime);
+      if (target !== undefined)
+        await waitFor(dep, { target, dependent: service, exits, owner, scope }, runtime);
     }
   };
   try {
-    for (const name of volumes.values()) await runtime.docker.ensureVolume(name, runtime.labels);
     for (const service of order) {
+      options.beforeStart?.();
       await ready(service);
-      await ensureImagePresent(service.image, step.name, runtime);
+      await ensureImagePresent(service.image, owner, runtime);
       const prefix = `[${service.name}]`;
-      emitLine(runtime, step.name, 'system', `${prefix} starting ${service.image}`);
+      emitLine(runtime, owner, 'system', `${prefix} starting ${service.image}`);
       const container = await runtime.docker.start(
-        serviceSpec(service, runtime, step.name, optionsFor(service)),
-        (_stream, line) => emitLine(runtime, step.name, 'system', `${prefix} ${line}`),
+        serviceSpec(service, runtime, owner, optionsFor(service)),
+        (_stream, line) => emitLine(runtime, owner, 'system', `${prefix} ${line}`),
       );
       started.set(service.name, container);
       exits.set(service.name, container.wait());
@@ -120,6 +150,37 @@ export async function startComposition(
     return { ready, optionsFor, stop };
   } catch (err) {
     await stop().catch(() => undefined);
+    throw err;
+  }
+}
+
+export async function startComposition(
+  step: CompositionStep,
+  services: ServiceContainer[],
+  candidates: ServiceContainer[],
+  runtime: StepRuntime,
+): Promise<RunningComposition> {
+  const volumes = new Map(
+    step.volumes.map((name) => [name, helperName(runtime, step.name, `volume-${name}`)]),
+  );
+  const removeVolumes = async () => {
+    for (const name of volumes.values()) await runtime.docker.removeVolume(name);
+  };
+  try {
+    for (const name of volumes.values()) await runtime.docker.ensureVolume(name, runtime.labels);
+    const group = await startInDependencyOrder(services, runtime, {
+      owner: step.name,
+      scope: 'composition',
+      candidates,
+      specOptions: () => ({ extraEnv: step.environment, volumes, flowVolume: step.addFlowVolume }),
+    });
+    const stop = async () => {
+      await group.stop();
+      await removeVolumes();
+    };
+    return { ready: group.ready, optionsFor: group.optionsFor, stop };
+  } catch (err) {
+    await removeVolumes().catch(() => undefined);
     throw err;
   }
 }
@@ -137,29 +198,37 @@ function linkAliases(services: ServiceContainer[]): Map<string, string[]> {
   return aliases;
 }
 
+interface Waiting {
+  target: ServiceContainer;
+  dependent: ServiceContainer;
+  exits: Map<string, Promise<number>>;
+  owner: string;
+  scope: ServiceScope;
+}
+
 async function waitFor(
   dep: ServiceDependency,
-  target: ServiceContainer,
-  dependent: ServiceContainer,
-  exits: Map<string, Promise<number>>,
-  step: CompositionStep,
+  waiting: Waiting,
   runtime: StepRuntime,
 ): Promise<void> {
+  const { target, dependent, exits, owner, scope } = waiting;
   if (dep.condition === 'service_started') return;
   const label = `[${dependent.name}]`;
+  const subject = `${SUBJECT[scope]} ${dependent.name}`;
   if (dep.condition === 'service_completed_successfully') {
-    emitLine(runtime, step.name, 'system', `${label} waiting for ${target.name} to complete`);
+    emitLine(runtime, owner, 'system', `${label} waiting for ${target.name} to complete`);
     const code = await exits.get(target.name);
     if (code === 0) return;
     throw dependencyError(
-      `Composition service ${dependent.name} depends on ${target.name} completing successfully, but it exited with code ${code ?? '?'}`,
+      `${subject} depends on ${target.name} completing successfully, but it exited with code ${code ?? '?'}`,
+      scope,
     );
   }
   const ports = target.ports.map(containerPort).filter((p) => p !== undefined);
   if (ports.length === 0) return;
   emitLine(
     runtime,
-    step.name,
+    owner,
     'system',
     `${label} waiting for ${target.name} on port ${ports.join(', ')}`,
   );
@@ -169,19 +238,20 @@ async function waitFor(
     (port) => `until nc -w 1 ${target.name} ${port} -e true 2>/dev/null; do sleep 0.5; done`,
   );
   const spec = commandSpec(
-    helperName(runtime, step.name, `wait-${dependent.name}-${target.name}`),
+    helperName(runtime, owner, `wait-${dependent.name}-${target.name}`),
     runtime.sandboxImage,
     checks,
     runtime,
-    step.name,
+    owner,
   );
   const exit = await runToExit(spec, runtime, () => undefined, {
     timeoutMs: HEALTHY_TIMEOUT_SECONDS * 1000,
   });
   if (exit.kind === 'exited' && exit.exitCode === 0) return;
-  if (exit.kind === 'cancelled') throw dependencyError('The composition was cancelled');
+  if (exit.kind === 'cancelled') throw dependencyError(`The ${scope} was cancelled`, scope);
   throw dependencyError(
-    `Composition service ${dependent.name} depends on ${target.name} being healthy, but its port ${ports.join(', ')} did not answer within ${HEALTHY_TIMEOUT_SECONDS}s`,
+    `${subject} depends on ${target.name} being healthy, but its port ${ports.join(', ')} did not answer within ${HEALTHY_TIMEOUT_SECONDS}s`,
+    scope,
   );
 }
 
@@ -191,18 +261,25 @@ function containerPort(entry: string): string | undefined {
   return last !== undefined && /^\d+$/.test(last) ? last : undefined;
 }
 
+const SUBJECT: Record<ServiceScope, string> = {
+  composition: 'Composition service',
+  'services block': 'Service',
+};
+
 function unknownDependency(
   service: ServiceContainer,
   name: string,
   byName: Map<string, ServiceContainer>,
+  scope: ServiceScope,
 ): InputError {
   return dependencyError(
-    `Composition service ${service.name} depends on ${name}, which is not a service of the composition (${[...byName.keys()].join(', ') || 'none'})`,
+    `${SUBJECT[scope]} ${service.name} depends on ${name}, which is not a service of the ${scope} (${[...byName.keys()].join(', ') || 'none'})`,
+    scope,
   );
 }
 
-function dependencyError(message: string): InputError {
+function dependencyError(message: string, scope: ServiceScope): InputError {
   return new InputError(COMPOSITION_DEPENDENCY, message, {
-    hint: "Fix the services' depends_on and links: each names a service of the composition, without a circle",
+    hint: `Fix the services' depends_on and links: each names a service of the same ${scope}, without a circle`,
   });
 }

@@ -140,3 +140,86 @@ test('cancelling while the probe waits stops and removes the services', async ()
     await fx.close();
   }
 });
+
+const sh = (script: string) => ({
+  image: SHELL_IMAGE,
+  entrypoint: ['sh', '-c'],
+  command: [script],
+});
+
+test("a services block starts its services in depends_on and links order, each once its dependency's condition is met, with link aliases", async () => {
+  const fx = await createStepRuntime();
+  // Written in the reverse of the order they must start in.
+  const blocks: ServicesSpec[] = [
+    {
+      name: 'stack',
+      services: [
+        service({
+          name: 'api',
+          ...sh('nc -w 2 database 80 > /tmp/saw; exec nc -ll -p 81 -e cat /tmp/saw'),
+          dependsOn: [{ name: 'db', condition: 'service_healthy' }],
+          links: ['db:database'],
+          ports: ['81'],
+        }),
+        service({
+          name: 'db',
+          ...sh('exec nc -ll -p 80 -e echo db-up'),
+          dependsOn: [{ name: 'migrate', condition: 'service_completed_successfully' }],
+          ports: ['80'],
+        }),
+        service({ name: 'migrate', ...sh('sleep 1') }),
+      ],
+      references: [],
+    },
+  ];
+  try {
+    const running = await startServices(blocks, 'tests', fx.runtime);
+    const seen = await stepSees(fx, 'nc -w 2 api 81');
+    assert.deepEqual(seen.out, ['db-up'], 'api reached db by its link alias once db answered');
+    const system = fx.lines('tests', 'system').filter((l) => /starting|waiting/.test(l));
+    assert.deepEqual(system, [
+      `[migrate] starting ${SHELL_IMAGE}`,
+      '[db] waiting for migrate to complete',
+      `[db] starting ${SHELL_IMAGE}`,
+      '[api] waiting for db on port 80',
+      `[api] starting ${SHELL_IMAGE}`,
+    ]);
+    await running.stop();
+  } finally {
+    await fx.close();
+  }
+});
+
+test('a services block whose service depends on one outside it, or whose dependency fails, leaves nothing behind and says which', async () => {
+  const fx = await createStepRuntime();
+  const block = (name: string, services: ServicesSpec['services']): ServicesSpec => ({
+    name,
+    services,
+    references: [],
+  });
+  try {
+    const unknown = block('web', [
+      service({ name: 'app', ...sh('true'), links: ['cache'] }),
+      service({ name: 'db', ...sh('sleep 30') }),
+    ]);
+    await assert.rejects(
+      startServices([unknown], 'tests', fx.runtime),
+      /Service app depends on cache, which is not a service of the services block \(app, db\)/,
+    );
+    const failing = block('jobs', [
+      service({ name: 'migrate', ...sh('exit 4') }),
+      service({
+        name: 'db',
+        ...sh('sleep 30'),
+        dependsOn: [{ name: 'migrate', condition: 'service_completed_successfully' }],
+      }),
+    ]);
+    await assert.rejects(
+      startServices([failing], 'tests', fx.runtime),
+      /Service db depends on migrate completing successfully, but it exited with code 4/,
+    );
+    assert.deepEqual(await fx.containers({ [SERVICE_LABEL]: 'migrate' }), []);
+  } finally {
+    await fx.close();
+  }
+});

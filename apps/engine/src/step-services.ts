@@ -1,17 +1,21 @@
 /**
  * Sidecar services (`services:` at pipeline or step level): every service container of the
- * blocks starts on the build network under its service name, then each block's readiness probe
- * runs until it passes (or fails `failureThreshold` times in a row), then its `setup` runs once
+ * blocks starts on the build network under its service name, in the order its block's
+ * `depends_on` and `links` ask, each once what it depends on met its condition, with its `links`
+ * aliases (as a composition's services: composition-services.ts); then each block's readiness
+ * probe runs until it passes (or fails `failureThreshold` times in a row), then its `setup` runs once
  * (seeding a database needs it ready). Output of services, probes and setup goes to the owner's
  * log as `system` lines prefixed with their name. Nothing started is left behind on failure.
  * @module
  */
 import { InputError, UnavailableError } from '@sluice/errors';
 import type { ReadinessProbe, ServicesSpec } from '@sluice/pipeline';
-import type { OutputStream, StartedContainer } from '@sluice/docker';
+import type { OutputStream } from '@sluice/docker';
 import type { StepRuntime } from './step-runtime.js';
 import { emitLine, ensureImagePresent, helperName, runToExit } from './container-run.js';
-import { commandSpec, serviceSpec } from './service-containers.js';
+import { commandSpec } from './service-containers.js';
+import { startInDependencyOrder } from './composition-services.js';
+import type { StartedServices } from './composition-services.js';
 import { abortableSleep } from './durations.js';
 
 export interface RunningServices {
@@ -31,20 +35,21 @@ export async function startServices(
   owner: string,
   runtime: StepRuntime,
 ): Promise<RunningServices> {
-  const started: StartedContainer[] = [];
+  const started: StartedServices[] = [];
   const running: RunningServices = {
     async stop() {
-      const all = started.splice(0);
-      await Promise.all(
-        all.map(async (container) => {
-          await container.stop(runtime.stopGraceSeconds);
-          await runtime.docker.removeContainer(container.id);
-        }),
-      );
+      await Promise.all(started.splice(0).map((group) => group.stop()));
     },
   };
   try {
-    for (const block of blocks) await startBlock(block, owner, runtime, started);
+    for (const block of blocks)
+      started.push(
+        await startInDependencyOrder(block.services, runtime, {
+          owner,
+          scope: 'services block',
+          beforeStart: () => throwIfCancelled(block, runtime),
+        }),
+      );
     for (const block of blocks) {
       if (block.readiness !== undefined) await waitUntilReady(block, owner, runtime);
       if (block.setup !== undefined) await runSetup(block, owner, runtime);
@@ -53,25 +58,6 @@ export async function startServices(
   } catch (err) {
     await running.stop().catch(() => undefined);
     throw err;
-  }
-}
-
-async function startBlock(
-  block: ServicesSpec,
-  owner: string,
-  runtime: StepRuntime,
-  started: StartedContainer[],
-): Promise<void> {
-  for (const service of block.services) {
-    throwIfCancelled(block, runtime);
-    await ensureImagePresent(service.image, owner, runtime);
-    const prefix = `[${service.name}]`;
-    emitLine(runtime, owner, 'system', `${prefix} starting ${service.image}`);
-    started.push(
-      await runtime.docker.start(serviceSpec(service, runtime, owner), (_stream, line) =>
-        emitLine(runtime, owner, 'system', `${prefix} ${line}`),
-      ),
-    );
   }
 }
 

@@ -292,3 +292,22 @@ test('BuildKit fields, compose depends_on/links/labels, volumes and file composi
     [],
   );
 });
+
+test('a services block takes depends_on and links as a composition does, with no warning', () => {
+  const { pipeline, issues } = accepted([
+    ...HEAD,
+    '  test:',
+    '    image: alpine',
+    '    services:',
+    '      composition:',
+    '        api: {image: api, depends_on: {db: {condition: service_healthy}}, links: [db:database]}',
+    '        db: {image: postgres, depends_on: [migrate]}',
+    '        migrate: {image: migrate}',
+  ]);
+  assert.deepEqual(issues, []);
+  const [test] = pipeline.steps as [FreestyleStep];
+  const [api, db] = test.services?.services ?? [];
+  assert.deepEqual(api?.dependsOn, [{ name: 'db', condition: 'service_healthy' }]);
+  assert.deepEqual(api?.links, ['db:database']);
+  assert.deepEqual(db?.dependsOn, [{ name: 'migrate', condition: 'service_started' }]);
+});

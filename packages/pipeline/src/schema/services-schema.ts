@@ -45,11 +45,7 @@ const names = union([
   { when: isPlainMap, schema: record(object('depends_on entry', { condition: str }), 'a map') },
 ]);
 
-/** Services blocks start their services in order without waiting; composition steps run these. */
-const NO_SIDECAR_ORDER =
-  'services blocks start their services in order; a composition step runs it';
-
-const composeServiceFields = (inStep: boolean): Fields => ({
+const composeServiceFields: Fields = {
   image: required(str),
   command: commandText,
   entrypoint: commandText,
@@ -57,16 +53,16 @@ const composeServiceFields = (inStep: boolean): Fields => ({
   working_dir: str,
   volumes: list(str),
   ports: list(str),
-  // The engine's composition step runs them (composition-services.ts); labels go on every container.
-  depends_on: inStep ? names : notRun(NO_SIDECAR_ORDER, 'fails', names),
-  links: inStep ? list(str) : notRun(NO_SIDECAR_ORDER, 'fails', list(str)),
+  // The engine starts them in this order for composition steps and services blocks alike
+  // (composition-services.ts); labels go on every container.
+  depends_on: names,
+  links: list(str),
   labels: environment,
   ...Object.fromEntries(NOT_RUN_COMPOSE_KEYS.map((key) => [key, notRun(NO_COMPOSE, 'fails')])),
-});
+};
 
-/** A service of a composition step (or a candidate). */
-export const composeService = object('compose service', composeServiceFields(true));
-const sidecarService = object('compose service', composeServiceFields(false));
+/** A service of a composition step (or a candidate), or of a services block. */
+export const composeService = object('compose service', composeServiceFields);
 
 /** A compose file's `services:` map holds maps; a bare map of services has one named so. */
 function isComposeFile(value: Record<string, unknown>): boolean {
@@ -88,7 +84,7 @@ export function composeServiceEntries(
 const composeFile = (inStep: boolean) =>
   object('composition', {
     version: str,
-    services: record(inStep ? composeService : sidecarService, 'a map of services'),
+    services: record(composeService, 'a map of services'),
     volumes: inStep
       ? record(any, 'a map of volumes')
       : notRun(NO_COMPOSE, 'fails', record(any, 'a map of volumes')),
@@ -97,8 +93,7 @@ const composeFile = (inStep: boolean) =>
 
 /**
  * A composition step's `composition` (a map, or the path of a compose file the engine reads when
- * the step runs) and a services block's (a map only: its services start without compose's
- * order, and a file is not read there).
+ * the step runs) and a services block's (a map only: a file is not read there).
  */
 const compositionSchema = (inStep: boolean): Schema => ({
   describe: 'a map of services',
@@ -121,8 +116,7 @@ const compositionSchema = (inStep: boolean): Schema => ({
       return;
     }
     if (isComposeFile(value)) composeFile(inStep).check(value, path, ctx);
-    else
-      record(inStep ? composeService : sidecarService, 'a map of services').check(value, path, ctx);
+    else record(composeService, 'a map of services').check(value, path, ctx);
     if (composeServiceEntries(value, path).length === 0) {
       ctx.report(path, '"composition" must hold at least one service');
     }
