@@ -8,13 +8,10 @@ import {
   createStepRuntime,
   service,
   SHELL_IMAGE,
+  shService,
 } from './step-runtime.test-support.js';
 
-const sh = (script: string) => ({
-  image: SHELL_IMAGE,
-  entrypoint: ['sh', '-c'],
-  command: [script],
-});
+const sh = shService;
 
 /**
  * migrate (runs to exit 0) → db (after migrate completed; answers on 80) → api (after db answers;

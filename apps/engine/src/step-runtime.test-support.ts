@@ -245,6 +245,13 @@ export function compositionStep(
   };
 }
 
+/** A service running `script` with `sh -c` in the shell image. */
+export const shService = (script: string) => ({
+  image: SHELL_IMAGE,
+  entrypoint: ['sh', '-c'],
+  command: [script],
+});
+
 export function service(
   fields: Partial<ServiceContainer> & { name: string; image: string },
 ): ServiceContainer {

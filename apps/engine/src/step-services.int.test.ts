@@ -5,7 +5,13 @@ import { ensureTestImages, makeTempDir, runCommand } from '@sluice/testkit';
 import type { ServicesSpec } from '@sluice/pipeline';
 import { startServices } from './step-services.js';
 import { SERVICE_LABEL } from './service-containers.js';
-import { createStepRuntime, service, SHELL_IMAGE, uniqueId } from './step-runtime.test-support.js';
+import {
+  createStepRuntime,
+  service,
+  SHELL_IMAGE,
+  shService,
+  uniqueId,
+} from './step-runtime.test-support.js';
 import type { StepRuntimeFixture } from './step-runtime.test-support.js';
 
 /** Like a database: takes a few seconds to start, then answers "ok" on port 5432. */
@@ -141,11 +147,7 @@ test('cancelling while the probe waits stops and removes the services', async ()
   }
 });
 
-const sh = (script: string) => ({
-  image: SHELL_IMAGE,
-  entrypoint: ['sh', '-c'],
-  command: [script],
-});
+const sh = shService;
 
 test("a services block starts its services in depends_on and links order, each once its dependency's condition is met, with link aliases", async () => {
   const fx = await createStepRuntime();
