@@ -129,9 +129,11 @@ async function addAgentOptionsWhenRun(agent: Command, argv: readonly string[]): 
 
 export async function main(argv: readonly string[]): Promise<number> {
   if (argv.length === 1 && argv[0] === 'engine') {
-    // A standby engine while the engine bundle is stale: the engine loads, then waits for its build.
+    // A standby engine while the engine bundle is stale: the engine loads and warms up, then
+    // waits for its build (engine-main.ts does the same from the bundle).
     await import('./commands/engine.js');
-    if (!(await awaitEngineHandover())) return 0;
+    const { warmUpEngine } = await import('./engine-warm-up.js');
+    if (!(await awaitEngineHandover(warmUpEngine))) return 0;
   }
   const config = loadConfig();
   const term = createTerminal({ color: config.color && !argv.includes('--no-color') });

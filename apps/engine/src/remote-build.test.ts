@@ -1,10 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { AuthenticationError, UnavailableError } from '@sluice/errors';
 import type { DockerClient } from '@sluice/docker';
-import { runRemoteBuild, withIncompleteLog } from './remote-build.js';
+import { createLogger } from '@sluice/log';
+import { parsePipeline } from '@sluice/pipeline';
+import { controlPlaneStepTypes, runRemoteBuild, withIncompleteLog } from './remote-build.js';
 
 const notStored = new UnavailableError(
   'SLUICE_LOG_NOT_ACKNOWLEDGED',
@@ -54,4 +58,42 @@ test('an engine whose control plane is not there yet asks for its build again un
   } finally {
     server.close();
   }
+});
+
+test("the control plane's step types are read only when the pipeline names one, a bad one logged once", () => {
+  const warnings: string[] = [];
+  const log = createLogger({
+    level: 'warn',
+    destination: new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        warnings.push(chunk.toString());
+        done();
+      },
+    }),
+  });
+  const notify = readFileSync(new URL('../../../step-types/webhook-notify.yml', import.meta.url));
+  const documents = [
+    { text: notify.toString(), source: 'webhook-notify.yml' },
+    { text: 'kind: [not a step type', source: 'broken.yml' },
+  ];
+  const plain = controlPlaneStepTypes(documents, log);
+  const freestyle =
+    'version: "1.0"\nsteps:\n  s:\n    image: sluice/busybox:1\n    commands: [x]\n';
+  assert.ok(parsePipeline(freestyle, { file: 'p.yml', stepTypes: plain }).ok);
+  assert.deepEqual(warnings, [], 'the step types were read for a pipeline that names none');
+
+  const typed = controlPlaneStepTypes(documents, log);
+  const pipeline = `version: "1.0"
+steps:
+  notify:
+    type: sluice/webhook-notify:1.0.0
+    arguments:
+      URL: https://hooks.example.com/x
+      TEXT: done
+`;
+  const parsed = parsePipeline(pipeline, { file: 'p.yml', stepTypes: typed });
+  assert.ok(parsed.ok, JSON.stringify(parsed));
+  assert.equal(typed.find('sluice/webhook-notify')?.version, '1.0.0');
+  assert.equal(warnings.length, 1, warnings.join(''));
+  assert.match(warnings[0] ?? '', /"source":"broken\.yml".*does not parse/);
 });
