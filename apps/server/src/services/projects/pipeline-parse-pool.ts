@@ -110,13 +110,9 @@ export class PipelineParsePool {
    * edited) is answered from memory; the answer is frozen, so no caller can change another's.
    */
   async parse(job: PipelineParseJob): Promise<PipelineParseResult> {
-    const key = createHash('sha256')
-      .update(job.file)
-      .update('\0')
-      .update(job.yaml)
-      .update('\0')
-      .update(JSON.stringify(job.stepTypes))
-      .digest('base64');
+    const hash = createHash('sha256').update(job.file).update('\0').update(job.yaml);
+    for (const document of job.stepTypes) hash.update('\0').update(documentDigest(document));
+    const key = hash.digest('base64');
     const cached = this.#recent.get(key);
     if (cached !== undefined) {
       // Most recently used last: the first entry is the one to drop.
@@ -258,3 +254,19 @@ function serveParses(): void {
 }
 
 if (!isMainThread && (workerData as { role?: unknown } | null)?.role === ROLE) serveParses();
+
+/** Digests of step-type documents by object: the built-ins are the same objects on every build. */
+const documentDigests = new WeakMap<EngineStepType, string>();
+
+function documentDigest(document: EngineStepType): string {
+  let digest = documentDigests.get(document);
+  if (digest === undefined) {
+    digest = createHash('sha256')
+      .update(document.source)
+      .update('\0')
+      .update(document.text)
+      .digest('base64');
+    documentDigests.set(document, digest);
+  }
+  return digest;
+}
