@@ -4,6 +4,7 @@
  * live log. Polled until it finishes, so the final state shows without a reload.
  * @module
  */
+import { useCallback, useRef } from 'react';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build } from '@sluice/protocol';
 import { useApi } from '../api/api-context.js';
@@ -26,6 +27,17 @@ export function BuildPage({ buildId }: { buildId: string }) {
     stop: (build) => FINISHED_STATUSES.includes(build.status),
   });
   const action = useAction();
+  // Lines mean the engine runs: a page still showing the build waiting asks again at once (at
+  // most twice a second) instead of up to a poll's interval behind its own log.
+  const { reload } = polled;
+  const shownStatus = polled.data?.status;
+  const lastAsked = useRef(0);
+  const onLines = useCallback(() => {
+    if (shownStatus !== 'pending' && shownStatus !== 'elected') return;
+    if (Date.now() - lastAsked.current < 500) return;
+    lastAsked.current = Date.now();
+    reload();
+  }, [shownStatus, reload]);
   const build = polled.data;
   if (!build) return polled.error ? <ErrorNote error={polled.error} /> : <p>Loading…</p>;
 
@@ -124,7 +136,12 @@ export function BuildPage({ buildId }: { buildId: string }) {
       <h2>Timing</h2>
       <Waterfall timing={build.timing} />
       <h2>Log</h2>
-      <LogPanel buildId={build.id} buildNumber={build.number} steps={build.steps} />
+      <LogPanel
+        buildId={build.id}
+        buildNumber={build.number}
+        steps={build.steps}
+        onLines={onLines}
+      />
     </article>
   );
 }

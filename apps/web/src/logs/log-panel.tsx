@@ -5,7 +5,7 @@
  * `#L<n>` in the address marks and shows line n of the lines in view.
  * @module
  */
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { BuildStep } from '@sluice/protocol';
 import { useApi } from '../api/api-context.js';
 import { stripAnsi } from './ansi.js';
@@ -16,11 +16,16 @@ export interface LogPanelProps {
   buildId: string;
   buildNumber: number;
   steps: readonly BuildStep[];
+  /** Called when new lines have arrived. */
+  onLines?: () => void;
 }
 
-export function LogPanel({ buildId, buildNumber, steps }: LogPanelProps) {
+export function LogPanel({ buildId, buildNumber, steps, onLines }: LogPanelProps) {
   const api = useApi();
   const stream = useLogStream(api, buildId);
+  useEffect(() => {
+    if (stream.version > 0) onLines?.();
+  }, [stream.version, onLines]);
   const [step, setStep] = useState('');
   const [search, setSearch] = useState('');
   const [hit, setHit] = useState(0);
