@@ -2,11 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { AuthenticationError, UnavailableError } from '@sluice/errors';
 import type { DockerClient } from '@sluice/docker';
-import { createLogger } from '@sluice/log';
+import { memoryLogger } from '@sluice/log';
 import { parsePipeline } from '@sluice/pipeline';
 import { controlPlaneStepTypes, runRemoteBuild, withIncompleteLog } from './remote-build.js';
 
@@ -61,16 +60,7 @@ test('an engine whose control plane is not there yet asks for its build again un
 });
 
 test("the control plane's step types are read only when the pipeline names one, a bad one logged once", () => {
-  const warnings: string[] = [];
-  const log = createLogger({
-    level: 'warn',
-    destination: new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        warnings.push(chunk.toString());
-        done();
-      },
-    }),
-  });
+  const { logger: log, lines: warnings } = memoryLogger('warn');
   const notify = readFileSync(new URL('../../../step-types/webhook-notify.yml', import.meta.url));
   const documents = [
     { text: notify.toString(), source: 'webhook-notify.yml' },

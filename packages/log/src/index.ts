@@ -1,2 +1,2 @@
-export { createLogger, silentLogger } from './logger.js';
+export { createLogger, memoryLogger, silentLogger } from './logger.js';
 export type { Logger, LogFields, LogLevel, CreateLoggerOptions } from './logger.js';

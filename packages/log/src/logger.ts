@@ -4,6 +4,7 @@
  * secret values redacted. A build's own output is not logging: see the engine's log sink.
  * @module
  */
+import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Logger as PinoLogger } from 'pino';
 
@@ -68,3 +69,18 @@ export const silentLogger: Logger = {
   debug() {},
   child: () => silentLogger,
 };
+
+/**
+ * A logger that keeps every JSON line it writes in `lines`, in order: for a test that reads what
+ * was logged.
+ */
+export function memoryLogger(level: LogLevel = 'debug'): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  return { logger: createLogger({ level, destination }), lines };
+}

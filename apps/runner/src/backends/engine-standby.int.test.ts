@@ -11,8 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { createLogger, silentLogger } from '@sluice/log';
+import { memoryLogger, silentLogger } from '@sluice/log';
 import { processAlive } from '@sluice/process';
 import { waitFor } from '@sluice/testkit';
 import type { PidFile } from './engine-processes.js';
@@ -29,16 +28,7 @@ import {
 } from './local-backend.test-support.js';
 
 /** The backend's log lines: a standby is handed a build only once it said it is ready. */
-const logLines: string[] = [];
-const logger = createLogger({
-  level: 'debug',
-  destination: new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logLines.push(chunk.toString());
-      done();
-    },
-  }),
-});
+const { logger, lines: logLines } = memoryLogger('debug');
 const runtime = useLocalRuntime(
   { app: APP_PIPELINE, slow: SLOW_PIPELINE },
   { target: { standbyEngines: 1 }, logger },
