@@ -1,7 +1,7 @@
 # Shared set-up for the README's run and test commands: Node dependencies (npm ci, skipped when
 # package-lock.json is unchanged since the last install), the TypeScript build, then the Docker
 # engine and the local images (installed and built on first use, quick afterwards). The test
-# command adds PostgreSQL, docker-registry, git and the Kubernetes test cluster.
+# command adds PostgreSQL, docker-registry, git, OpenSSH's server and the Kubernetes test cluster.
 # shellcheck shell=bash
 
 sluice_step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -28,8 +28,8 @@ sluice_build() {
 
 # Arguments go to prepare.js: the test command passes --test-services for what the test tiers
 # use themselves, PostgreSQL (beside the embedded PGlite), a Docker registry (push tests, the
-# kube tier's registry mirror) and git (test repositories), installed from Debian's archive when
-# missing.
+# kube tier's registry mirror), git (test repositories) and OpenSSH's server (a git server over
+# SSH), installed from Debian's archive when missing.
 sluice_prepare_docker() {
   sluice_step "Docker engine and local images${1:+ (and the test services)}"
   node packages/testkit/dist/bin/prepare.js "$@"
