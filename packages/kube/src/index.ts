@@ -37,6 +37,8 @@ export {
   RESOURCE_KINDS,
   resourcePath,
 } from './kube-resources.js';
+export { watchChanges } from './kube-watch.js';
+export type { WatchChangesOptions, WatchEnd, WatchEvent, WatchQuery } from './kube-watch.js';
 export type {
   ApplyOptions,
   ApplyResult,

@@ -346,6 +346,16 @@ export class KubeClient {
     }
   }
 
+  /** A watch: `request`, its 2xx body given to `onChunk` as it comes; failures as for `list`. */
+  async stream(
+    target: KubeTarget,
+    request: Request,
+    onChunk: (chunk: string) => void,
+    options: KubeRequestOptions = {},
+  ): Promise<void> {
+    await this.#send('list', target, options.signal, request, onChunk);
+  }
+
   /**
    * Failed requests by kind since the client was made: `unavailable`, `forbidden`, `not-found`,
    * `conflict`, `rejected`, `unauthorized` (the `SLUICE_KUBE_*` code), or `other`. What the
@@ -372,6 +382,7 @@ export class KubeClient {
     target: KubeTarget,
     signal: AbortSignal | undefined,
     request: Request,
+    onChunk?: (chunk: string) => void,
   ): Promise<string> {
     try {
       await this.#bucket.take(signal);
@@ -381,11 +392,10 @@ export class KubeClient {
       };
       const { contentType, ...rest } = request;
       if (request.body !== undefined) headers['content-type'] = contentType ?? 'application/json';
-      return await this.#transport.send({
-        ...rest,
-        headers,
-        ...(signal === undefined ? {} : { signal }),
-      });
+      return await this.#transport.send(
+        { ...rest, headers, ...(signal === undefined ? {} : { signal }) },
+        onChunk,
+      );
     } catch (err) {
       const translated = kubeError(err, operation, target);
       if (signal?.aborted !== true) this.#countError(translated);

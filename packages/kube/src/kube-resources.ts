@@ -14,6 +14,9 @@
 import { InputError, isSluiceError } from '@sluice/errors';
 import type { KubeClient, KubeRequestOptions } from './kube-client.js';
 import type { KubeTarget } from './kube-errors.js';
+import type { KubeResource } from './kube-resource.js';
+import { watchResources } from './kube-watch.js';
+import type { WatchEnd, WatchEvent, WatchQuery } from './kube-watch.js';
 
 interface KindInfo {
   apiVersion: string;
@@ -60,21 +63,7 @@ export const RESOURCE_KINDS = {
 } as const satisfies Record<string, KindInfo>;
 export type ResourceKind = keyof typeof RESOURCE_KINDS;
 
-/** An object as the API server returns it: the fields every kind has, and the rest. */
-export interface KubeResource {
-  apiVersion: string;
-  kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    resourceVersion?: string;
-    deletionTimestamp?: string;
-    [field: string]: unknown;
-  };
-  [field: string]: unknown;
-}
+export type { KubeResource } from './kube-resource.js';
 
 export interface ResourceRef {
   kind: string;
@@ -296,5 +285,19 @@ export class KubeResources {
     return (list?.items ?? []).map(
       (item) => ({ ...item, apiVersion: info.apiVersion, kind: query.kind }) as KubeResource,
     );
+  }
+
+  /**
+   * Watches a kind (in a namespace, by label selector): each event goes to `onEvent` until the
+   * server ends the watch (`ended`, with the version to resume from) or the version is too old
+   * to resume from (`expired`: start again without one).
+   */
+  watch(
+    query: WatchQuery,
+    onEvent: (event: WatchEvent) => void,
+    options: KubeRequestOptions = {},
+  ): Promise<WatchEnd> {
+    kindInfo(query.kind);
+    return watchResources(this.#client, resourcePath, query, onEvent, options);
   }
 }

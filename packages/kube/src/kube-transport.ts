@@ -58,8 +58,12 @@ export interface KubeHttpRequest {
 }
 
 export interface KubeTransport {
-  /** Resolves to the body of a 2xx answer. @throws KubeHttpError, or the socket's error. */
-  send(request: KubeHttpRequest): Promise<string>;
+  /**
+   * Resolves to the body of a 2xx answer; with `onChunk`, a 2xx body goes to it as it arrives
+   * (a watch) and the promise resolves to '' when the answer ends.
+   * @throws KubeHttpError, or the socket's error.
+   */
+  send(request: KubeHttpRequest, onChunk?: (chunk: string) => void): Promise<string>;
   /** Swaps the client certificate (exec credential plugins may return one). */
   setClientCertificate(cert: Buffer | undefined, key: Buffer | undefined): void;
   close(): void;
@@ -76,7 +80,7 @@ export function createKubeTransport(options: KubeTransportOptions): KubeTranspor
   let agent: Agent | Promise<Agent> =
     custom === undefined ? makeAgent(server, proxy, tls, options.maxSockets) : custom();
   return {
-    send: async (request) => send(server, proxy, await agent, request),
+    send: async (request, onChunk) => send(server, proxy, await agent, request, onChunk),
     setClientCertificate(cert, key) {
       if (custom !== undefined || (sameBytes(cert, tls.cert) && sameBytes(key, tls.key))) return;
       tls = { ...tls, cert, key };
@@ -162,6 +166,7 @@ function send(
   proxy: URL | undefined,
   agent: Agent,
   request: KubeHttpRequest,
+  onChunk?: (chunk: string) => void,
 ): Promise<string> {
   const headers: OutgoingHttpHeaders = { ...request.headers };
   if (request.body !== undefined) headers['content-length'] = Buffer.byteLength(request.body);
@@ -174,7 +179,26 @@ function send(
     : `${basePath}${request.path}`;
   if (viaProxy) Object.assign(headers, proxyAuthorization(proxy));
   const requestFn = target.protocol === 'https:' && !viaProxy ? httpsRequest : httpRequest;
+  // A watch is stopped by destroying its answer, not its request: an answer already complete
+  // gave its socket back to the pool, where the request's own signal would destroy it under
+  // the next request.
+  const streamSignal = onChunk === undefined ? undefined : request.signal;
+  const requestSignal = onChunk === undefined ? request.signal : undefined;
   return new Promise((resolve, reject) => {
+    let answer: IncomingMessage | undefined;
+    const stop = () => {
+      const err = Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
+      if (answer === undefined) outgoing.destroy(err);
+      else answer.destroy(err);
+    };
+    const settle =
+      (fn: (value: never) => void) =>
+      (value: unknown): void => {
+        streamSignal?.removeEventListener('abort', stop);
+        fn(value as never);
+      };
+    const done = settle(resolve);
+    const fail = settle(reject);
     const outgoing = requestFn(
       {
         host: target.hostname.replace(/^\[|\]$/g, ''),
@@ -183,21 +207,33 @@ function send(
         path,
         headers,
         agent,
-        ...(request.signal === undefined ? {} : { signal: request.signal }),
+        ...(requestSignal === undefined ? {} : { signal: requestSignal }),
       },
       (response) => {
+        answer = response;
         const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.once('error', reject);
+        const status = response.statusCode ?? 0;
+        const streaming = onChunk !== undefined && status >= 200 && status < 300;
+        if (streaming) response.setEncoding('utf8');
+        response.on('data', (chunk: Buffer | string) => {
+          if (streaming) onChunk(String(chunk));
+          else chunks.push(chunk as Buffer);
+        });
+        response.on('error', fail);
+        // A watch cut off mid-answer (the server went, the signal aborted) ends without 'end'.
+        response.once('close', () => {
+          if (!response.complete) fail(new Error('the answer was cut off'));
+        });
         response.once('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          const status = response.statusCode ?? 0;
-          if (status >= 200 && status < 300) resolve(text);
-          else reject(new KubeHttpError(status, text));
+          if (status >= 200 && status < 300) done(text);
+          else fail(new KubeHttpError(status, text));
         });
       },
     );
-    outgoing.once('error', reject);
+    outgoing.on('error', fail);
+    if (streamSignal?.aborted) stop();
+    else streamSignal?.addEventListener('abort', stop, { once: true });
     outgoing.end(request.body);
   });
 }
