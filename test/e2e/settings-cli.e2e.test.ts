@@ -87,13 +87,47 @@ test('sluice create registry reads the password from stdin; get shows it exists,
   assert.match(missing.stderr, /Registry "hub" does not exist/);
 });
 
-test('sluice create step-type registers a document and get step-types lists it', async () => {
+test('sluice get step-types lists the built-in ones; describe step-type shows arguments and steps', async () => {
+  const listed = await runSluice(['get', 'step-types'], { env });
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.match(listed.stdout, /^NAME\s+VERSION\s+ORIGIN\s+DESCRIPTION/);
+  for (const name of ['git-commit', 'helm', 'slack-message-sender', 'sluice/webhook-notify'])
+    assert.match(listed.stdout, new RegExp(`^${name}\\s+1\\.0\\.0\\s+built-in\\s`, 'm'), name);
+
+  const one = await runSluice(['get', 'step-type', 'helm:1.0.0', '-o', 'yaml'], { env });
+  assert.equal(one.code, 0, one.stderr);
+  const helm = parse(one.stdout) as Record<string, unknown>;
+  assert.deepEqual(
+    [helm.name, helm.version, helm.origin, helm.createdAt],
+    ['helm', '1.0.0', 'built-in', null],
+  );
+  const missing = await runSluice(['get', 'step-type', 'helm:9.9.9'], { env });
+  assert.equal(missing.code, 66, missing.stderr);
+  assert.match(missing.stderr, /Step type helm has no version 9\.9\.9 \(it has 1\.0\.0\)/);
+
+  const described = await runSluice(['describe', 'step-type', 'git-commit'], { env });
+  assert.equal(described.code, 0, described.stderr);
+  assert.match(described.stdout, /^Origin:\s+built-in/m);
+  assert.match(described.stdout, /^ {2}commit_message\s+string\s+"Commit by Sluice"\s/m);
+  assert.match(described.stdout, /^ {2}repo\s+string\s+yes\s/m);
+  assert.match(described.stdout, /^Steps:\n {2}NAME\s+IMAGE\n {2}\S+\s+sluice\/git:1$/m);
+  const unknown = await runSluice(['describe', 'step-type', 'acme/nothing'], { env });
+  assert.equal(unknown.code, 66, unknown.stderr);
+  assert.match(unknown.stderr, /Step type acme\/nothing does not exist/);
+});
+
+test("sluice create step-type registers a document; get step-types shows it as the account's", async () => {
   const builtIn = join(REPO_ROOT, 'step-types', 'git-commit-push.yml');
   const created = await runSluice(['create', 'step-type', '-f', builtIn], { env });
   assert.equal(created.code, 0, created.stderr);
   assert.match(created.stdout, /step-type\/sluice\/git-commit-push:1\.0\.0 registered/);
-  const listed = await runSluice(['get', 'step-types'], { env });
-  assert.match(listed.stdout, /^sluice\/git-commit-push\s+1\.0\.0\s+admin\s/m);
+  const listed = await runSluice(['get', 'step-types', '-o', 'wide'], { env });
+  // The account's own replaces the built-in one of the same name: listed once, as the account's.
+  const rows = listed.stdout.split('\n').filter((l) => l.startsWith('sluice/git-commit-push '));
+  assert.equal(rows.length, 1, listed.stdout);
+  assert.match(rows[0] ?? '', /^sluice\/git-commit-push\s+1\.0\.0\s+account\s.*\sadmin\s/);
+  const described = await runSluice(['describe', 'step-type', 'sluice/git-commit-push'], { env });
+  assert.match(described.stdout, /^Origin:\s+account/m);
 
   const bad = join(dir.path, 'bad.yml');
   writeFileSync(bad, readFileSync(builtIn, 'utf8').replace('kind: step-type', 'kind: stepp-type'));

@@ -19,7 +19,7 @@ export interface BuildCommandsContext {
   program: Command;
   term: Terminal;
   config: Readonly<CliConfig>;
-  verbs: { get: Command; create: Command; delete: Command };
+  verbs: { get: Command; create: Command; delete: Command; describe: Command };
   /** Adds --server, --token and --context. */
   withServer: (cmd: Command) => Command;
   server: (flags: ServerFlags) => ServerOptions;

@@ -113,7 +113,7 @@ function addAuthCommands({ program, term, config, setExitCode }: BuildCommandsCo
 }
 
 function addReadCommands(ctx: BuildCommandsContext): void {
-  const { program, term, config, verbs, withServer, server, setExitCode } = ctx;
+  const { term, config, verbs, withServer, server, setExitCode } = ctx;
   const output = (cmd: Command) =>
     cmd.option('-o, --output <format>', 'table, wide, yaml or json', parseFormat, 'table');
   examples(
@@ -177,15 +177,8 @@ function addReadCommands(ctx: BuildCommandsContext): void {
     setExitCode(await getAgents(term, name, { ...opts, ...server(opts), columns: config.columns }));
   });
 
-  const describe = examples(
-    program
-      .command('describe')
-      .description('Show one resource in detail')
-      .helpGroup(HELP_GROUPS.manage),
-    'sluice describe build bld_0mf3...',
-  );
   examples(
-    withServer(describe.command('build').alias('builds'))
+    withServer(verbs.describe.command('build').alias('builds'))
       .description('A build: where it ran, its steps and durations, its timing waterfall')
       .argument('<id>', 'build id'),
     'sluice describe build bld_0mf3...',

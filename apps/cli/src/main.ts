@@ -57,7 +57,7 @@ function addServerCommands(
   addGitIntegrationCommands({ term, verbs, withServer, parseFormat, server, setExitCode });
 }
 
-/** `get`, `create`, `delete` and `patch`, whose resources the build and settings commands add. */
+/** `get`, `create`, `delete`, `patch` and `describe`: the build and settings commands add resources. */
 function addManagementVerbs(program: Command) {
   const verb = (name: string, description: string, ...lines: string[]) =>
     examples(
@@ -79,6 +79,12 @@ function addManagementVerbs(program: Command) {
     ),
     delete: verb('delete', 'Delete resources', 'sluice delete registry hub'),
     patch: verb('patch', 'Change resources from a file', 'sluice patch re local -f patch.yml'),
+    describe: verb(
+      'describe',
+      'Show one resource in detail',
+      'sluice describe build bld_0mf3...',
+      'sluice describe step-type helm',
+    ),
   };
 }
 

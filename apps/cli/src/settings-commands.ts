@@ -1,6 +1,6 @@
 /**
  * The command-line shape of the account settings commands (`get|patch re`, `get registries`,
- * `create registry`, `delete registry`, `create step-type`, `get step-types`; `get volumes`, read
+ * `create registry`, `delete registry`, `create step-type`, `get|describe step-types`; `get volumes`, read
  * from the cluster); each action's module is imported only when it runs, like every command of
  * main.ts.
  * @module
@@ -18,8 +18,8 @@ interface ServerFlags {
 
 export interface SettingsCommandsContext {
   term: Terminal;
-  /** `get`, `create`, `delete` and `patch`. */
-  verbs: { get: Command; create: Command; delete: Command; patch: Command };
+  /** `get`, `create`, `delete`, `patch` and `describe`. */
+  verbs: { get: Command; create: Command; delete: Command; patch: Command; describe: Command };
   /** Adds --server and --token. */
   withServer: (cmd: Command) => Command;
   parseFormat: (value: string) => OutputFormat;
@@ -47,8 +47,7 @@ export function addSettingsCommands(ctx: SettingsCommandsContext): void {
       opts: { runtime?: string; kubeconfig?: string; kubeContext?: string; output: OutputFormat },
     ) => {
       const { getVolumes } = await import('./commands/volumes.js');
-      const columns = process.stdout.isTTY ? Math.max(40, process.stdout.columns || 100) : 100;
-      ctx.setExitCode(await getVolumes(term, name, { ...opts, columns }));
+      ctx.setExitCode(await getVolumes(term, name, { ...opts, columns: terminalColumns() }));
     },
   );
   examples(
@@ -132,11 +131,33 @@ export function addSettingsCommands(ctx: SettingsCommandsContext): void {
   });
   examples(
     withServer(verbs.get.command('step-types').alias('step-type'))
-      .description('Step types registered in the control plane')
-      .option('-o, --output <format>', 'table, yaml or json', ctx.parseFormat, 'table'),
+      .description(
+        "The account's step types and the built-in ones it has not replaced (ORIGIN), or one by name",
+      )
+      .argument('[name]', 'NAME (every version) or NAME:VERSION')
+      .option('-o, --output <format>', 'table, wide, yaml or json', ctx.parseFormat, 'table'),
     'sluice get step-types',
-  ).action(async (opts: ServerFlags & { output: OutputFormat }) => {
+    'sluice get step-type git-commit:1.0.0 -o yaml',
+  ).action(async (name: string | undefined, opts: ServerFlags & { output: OutputFormat }) => {
     const { getStepTypes } = await import('./commands/step-types.js');
-    ctx.setExitCode(await getStepTypes(term, { ...opts, ...ctx.server(opts) }));
+    ctx.setExitCode(
+      await getStepTypes(term, name, { ...opts, ...ctx.server(opts), columns: terminalColumns() }),
+    );
   });
+  examples(
+    withServer(verbs.describe.command('step-type').alias('step-types'))
+      .description('A step type: its origin, arguments (type, default, required) and steps')
+      .argument('<name>', 'NAME (every version) or NAME:VERSION'),
+    'sluice describe step-type helm',
+  ).action(async (name: string, opts: ServerFlags) => {
+    const { describeStepType } = await import('./commands/step-types.js');
+    ctx.setExitCode(
+      await describeStepType(term, name, { ...ctx.server(opts), columns: terminalColumns() }),
+    );
+  });
+}
+
+/** The terminal's width for tables, 100 when it is not a terminal. */
+function terminalColumns(): number {
+  return process.stdout.isTTY ? Math.max(40, process.stdout.columns || 100) : 100;
 }

@@ -51,7 +51,33 @@ databases.test(
         body: { yaml: SLACK_PIPELINE },
       });
       assert.equal(updated.yaml, SLACK_PIPELINE, 'a built-in typed step validates unregistered');
-      assert.deepEqual((await t.admin.call('listStepTypes')).items, []);
+      const listed = (await t.admin.call('listStepTypes')).items;
+      assert.deepEqual(
+        listed.map((s) => [s.name, s.version, s.origin, s.createdAt]),
+        listed
+          .map((s) => [s.name, '1.0.0', 'built-in', null])
+          .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+        'the built-in step types are listed, in name order, as built-in',
+      );
+      const slack = listed.find((s) => s.name === 'slack-message-sender');
+      assert.ok(slack);
+      assert.equal(
+        slack?.description,
+        'Send a message to a Slack channel through an incoming webhook',
+      );
+      assert.match(slack.yaml, /kind: step-type/);
+      assert.deepEqual(
+        (await t.admin.call('getStepType', { params: { name: 'helm' } })).items.map((s) => [
+          s.name,
+          s.origin,
+        ]),
+        [['helm', 'built-in']],
+      );
+      await assert.rejects(
+        t.admin.call('getStepType', { params: { name: 'acme/nothing' } }),
+        (err: Error & { code?: string; status?: number }) =>
+          err.code === 'SLUICE_STEP_TYPE_NOT_FOUND' && /acme\/nothing/.test(err.message),
+      );
 
       const first = await startEngine(t, pipeline.id);
       const sources = (await first.engine.call('engineBuild')).stepTypes.map((d) => d.source);
@@ -81,6 +107,18 @@ databases.test(
         [{ source: 'control plane: slack-message-sender:0.0.1', text: OWN_SLACK }],
       );
       assert.equal(stepTypes.length, sources.length, 'the others stay');
+      // Listed once, as the account's: the built-in one of that name no longer applies.
+      const own = (await t.admin.call('listStepTypes')).items.filter(
+        (s) => s.name === 'slack-message-sender',
+      );
+      assert.deepEqual(
+        own.map((s) => [s.version, s.origin, s.createdBy]),
+        [['0.0.1', 'account', 'admin']],
+      );
+      assert.deepEqual(
+        (await t.admin.call('getStepType', { params: { name: 'slack-message-sender' } })).items,
+        own,
+      );
     } finally {
       await t.close();
     }

@@ -155,9 +155,11 @@ databases.test(
       assert.equal(updated.yaml, TYPED_PIPELINE);
       const { items } = await t.admin.call('listStepTypes');
       assert.deepEqual(
-        items.map((s) => [s.name, s.version]),
+        items.filter((s) => s.origin === 'account').map((s) => [s.name, s.version]),
         [['acme/say', '1.0.0']],
       );
+      const [own] = (await t.admin.call('getStepType', { params: { name: 'acme/say' } })).items;
+      assert.deepEqual([own?.name, own?.origin], ['acme/say', 'account'], 'account/name as a path');
 
       const { build, engine } = await startEngine(t, pipeline.id);
       const [typed, ...template] = build.steps;
@@ -176,7 +178,10 @@ databases.test(
         t.admin.call('deleteStepType', { params: { name: 'acme/say', version: '1.0.0' } }),
         (err: Error & { code?: string }) => err.code === 'SLUICE_STEP_TYPE_NOT_FOUND',
       );
-      assert.deepEqual((await t.admin.call('listStepTypes')).items, []);
+      assert.deepEqual(
+        (await t.admin.call('listStepTypes')).items.filter((s) => s.origin === 'account'),
+        [],
+      );
     } finally {
       await t.close();
     }

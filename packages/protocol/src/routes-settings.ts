@@ -50,7 +50,18 @@ export const settingsRoutes = {
     path: `${V1}/step-types`,
     scope: 'user',
     tag: 'step-types',
-    summary: 'Step types registered in the account, every version',
+    summary:
+      "The account's step types, every version: its own and the built-in ones it has not replaced, each with its origin",
+    response: z.object({ items: z.array(StepType) }),
+  }),
+  getStepType: route({
+    method: 'GET',
+    path: `${V1}/step-types/:name`,
+    scope: 'user',
+    tag: 'step-types',
+    summary:
+      "Every version of one step type (account/name URL-encoded): the account's own, else the built-in one; 404 when neither exists",
+    params: z.object({ name: StepTypeName }),
     response: z.object({ items: z.array(StepType) }),
   }),
   putStepType: route({

@@ -30,6 +30,9 @@ export function registerSettingsRoutes(
   registerRoute(app, routes.listStepTypes, auth, async ({ principal }) => ({
     items: await s.stepTypes.list(principal.accountId),
   }));
+  registerRoute(app, routes.getStepType, auth, async ({ principal, params }) => ({
+    items: await s.stepTypes.get(principal.accountId, params.name),
+  }));
   registerRoute(app, routes.putStepType, auth, ({ principal, body }) =>
     s.stepTypes.put(principal.accountId, body.yaml, principal.userId),
   );

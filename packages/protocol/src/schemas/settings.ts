@@ -58,11 +58,20 @@ export const StepTypeVersion = z
   .max(100)
   .regex(/^[0-9A-Za-z.+-]+$/, 'A step type version is semver, e.g. 1.0.0');
 
+export const StepTypeOrigin = z
+  .enum(['built-in', 'account'])
+  .describe(
+    'built-in: shipped by the control plane (step-types/); account: registered in the account, which replaces a built-in one of the same name',
+  );
+export type StepTypeOrigin = z.infer<typeof StepTypeOrigin>;
+
 export const StepType = z.object({
   name: StepTypeName,
   version: StepTypeVersion,
-  yaml: z.string().describe('The step-type document as registered'),
-  createdAt: Timestamp,
+  origin: StepTypeOrigin,
+  description: z.string().nullable().describe("The document's metadata.description"),
+  yaml: z.string().describe('The step-type document as registered or shipped'),
+  createdAt: Timestamp.nullable().describe('When it was registered; null for a built-in one'),
   createdBy: z.string().nullable(),
 });
 export type StepType = z.infer<typeof StepType>;

@@ -23,6 +23,8 @@ const BUNDLED_DIR = fileURLToPath(new URL('./step-types/', import.meta.url));
 /** A built-in document, with the name an account's own step type replaces it by. */
 export interface BuiltInStepType extends EngineStepType {
   name: string;
+  version: string;
+  description?: string;
 }
 
 /** The first of `candidates` that is a directory; undefined when none is. */
@@ -56,7 +58,10 @@ export function loadBuiltInStepTypes(dir: string | undefined, log: Logger): Buil
     const text = readFileSync(join(found, file), 'utf8');
     const source = `built-in: step-types/${file}`;
     const parsed = parseStepTypeDocument(text, source);
-    if (parsed.ok) return [{ name: parsed.definition.name, source, text }];
+    if (parsed.ok) {
+      const { name, version, description } = parsed.definition;
+      return [{ name, version, description, source, text }];
+    }
     log.warn('built-in step type left out', { file, problem: parsed.issues[0]?.message });
     return [];
   });

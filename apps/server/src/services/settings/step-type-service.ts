@@ -23,18 +23,38 @@ const CONTROL_PLANE_LOCATION = 'control plane';
 export class StepTypeService {
   readonly #ctx: ServerContext;
   /** Each built-in with the one frozen document every build gets (see `forEngine`). */
-  readonly #builtIn: readonly { name: string; document: EngineStepType }[];
+  readonly #builtIn: readonly { name: string; document: EngineStepType; listed: StepType }[];
 
   constructor(ctx: ServerContext, builtIn: readonly BuiltInStepType[] = []) {
     this.#ctx = ctx;
-    this.#builtIn = builtIn.map(({ name, source, text }) => ({
-      name,
-      document: Object.freeze({ source, text }),
+    this.#builtIn = builtIn.map((stepType) => ({
+      name: stepType.name,
+      document: Object.freeze({ source: stepType.source, text: stepType.text }),
+      listed: builtInStepType(stepType),
     }));
   }
 
+  /**
+   * The account's step types as its pipelines see them: its own, every version, and the built-in
+   * ones whose names it has not registered, in name order.
+   */
   async list(accountId: string): Promise<StepType[]> {
-    return (await this.#rows(this.#ctx.database.db, accountId)).map(toStepType);
+    const rows = await this.#rows(this.#ctx.database.db, accountId);
+    const own = new Set(rows.map((row) => row.name));
+    const builtIn = this.#builtIn.filter(({ name }) => !own.has(name));
+    return [...rows.map(toStepType), ...builtIn.map(({ listed }) => listed)].sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
+  }
+
+  /** Every version of `name` in `list`; 404 when the account has none, nor a built-in one. */
+  async get(accountId: string, name: string): Promise<StepType[]> {
+    const items = (await this.list(accountId)).filter((stepType) => stepType.name === name);
+    if (items.length === 0)
+      throw new NotFoundError('SLUICE_STEP_TYPE_NOT_FOUND', `Step type ${name} does not exist`, {
+        hint: 'List them with sluice get step-types',
+      });
+    return items;
   }
 
   /**
@@ -125,11 +145,26 @@ function sourceOf(row: StepTypeRow): string {
 }
 
 function toStepType(row: StepTypeRow): StepType {
+  const parsed = parseStepTypeDocument(row.document, sourceOf(row));
   return {
     name: row.name,
     version: row.version,
+    origin: 'account',
+    description: (parsed.ok ? parsed.definition.description : undefined) ?? null,
     yaml: row.document,
     createdAt: isoTime(row.created_at) ?? '',
     createdBy: row.created_by,
   };
+}
+
+function builtInStepType(stepType: BuiltInStepType): StepType {
+  return Object.freeze({
+    name: stepType.name,
+    version: stepType.version,
+    origin: 'built-in',
+    description: stepType.description ?? null,
+    yaml: stepType.text,
+    createdAt: null,
+    createdBy: null,
+  });
 }
