@@ -41,6 +41,7 @@ steps:
     commands:
       - echo "hello $GREETING on $CF_BRANCH"
       - for i in 1 2 3; do echo "count $i"; done
+      - echo "key $API_KEY"
     on_success:
       annotations:
         set:
@@ -336,9 +337,11 @@ for (const backend of ['pglite', 'postgres'] as const) {
       assert.match(described.stdout, /^Annotations:\n {2}greeted: world\n {2}reviewed$/m);
     });
 
+    let failedBuild = '';
     await t.test('a failing pipeline exits 1; --runtime picks the runtime', async () => {
       const run = await sluice(target, ['run-pipeline', `${project}/fails`, '--runtime', 'local']);
       assert.equal(run.code, 1, run.stdout + run.stderr);
+      failedBuild = /Build (bld_\w+) failure/.exec(run.stdout)?.[1] ?? '';
       assert.match(run.stdout, /^\[broken\] about to fail$/m);
       const missing = await sluice(target, ['run-pipeline', `${project}/ok`, '--runtime', 'nope']);
       assert.equal(missing.code, 66, missing.stderr);
@@ -373,6 +376,29 @@ for (const backend of ['pglite', 'postgres'] as const) {
       assert.match(logs.stdout, /^\[second\] second step, v2$/m);
       const whole = await sluice(target, ['logs', id]);
       assert.equal(whole.stdout, logs.stdout, 'logs without -f prints the same finished log');
+    });
+
+    await t.test("logs --step: one step's lines, masked; -f follows it to the end", async () => {
+      const detached = await sluice(target, ['run-pipeline', `${project}/ok`, '--detach']);
+      const id = detached.stdout.trim();
+      const followed = await sluice(target, ['logs', '-f', id, '--step', 'greet']);
+      assert.equal(followed.code, 0, followed.stderr);
+      const [hello, ...rest] = followed.stdout.trim().split('\n');
+      assert.match(hello ?? '', /^hello world on /, followed.stdout);
+      assert.deepEqual(rest, ['count 1', 'count 2', 'count 3', 'key ****']);
+      const second = await sluice(target, ['logs', id, '--step', 'second']);
+      assert.equal(second.code, 0, second.stderr);
+      assert.equal(second.stdout, 'second step, v2\n');
+      const greet = await sluice(target, ['logs', id, '--step', 'greet']);
+      assert.equal(greet.stdout, followed.stdout, 'the finished step prints what -f printed');
+      assert.ok(!(followed.stdout + greet.stdout).includes('s3cr3t-value'), 'the secret is masked');
+      const missing = await sluice(target, ['logs', id, '--step', 'nope']);
+      assert.equal(missing.code, 66, missing.stderr);
+      assert.match(missing.stderr, /has no step "nope" \(its steps: greet, second\)/);
+      // -f exits with the build's result, as logs -f does: the failed build's is 1.
+      const broken = await sluice(target, ['logs', '-f', failedBuild, '--step', 'broken']);
+      assert.equal(broken.code, 1, broken.stdout + broken.stderr);
+      assert.equal(broken.stdout, 'about to fail\nThe step exited with code 3\n');
     });
 
     await t.test('cancel stops a running build; run-pipeline exits 3', async () => {

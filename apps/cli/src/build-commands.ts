@@ -328,10 +328,12 @@ function addRunCommands(ctx: BuildCommandsContext): void {
       .option(
         '-f, --follow',
         'follow until the build ends; exits with its result like run-pipeline',
-      ),
+      )
+      .option('--step <name>', "only this step's lines, as it printed them (no [step] prefix)"),
     'sluice logs bld_0mf3...',
     'sluice logs -f bld_0mf3...',
-  ).action(async (id: string, opts: ServerFlags & { follow?: boolean }) => {
+    'sluice logs bld_0mf3... --step unit-tests > unit-tests.log',
+  ).action(async (id: string, opts: ServerFlags & { follow?: boolean; step?: string }) => {
     const { logsCommand } = await import('./commands/run-pipeline.js');
     setExitCode(await logsCommand(term, id, { ...opts, ...server(opts) }));
   });

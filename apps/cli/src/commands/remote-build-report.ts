@@ -32,8 +32,13 @@ const PHASES: [keyof BuildTiming, string][] = [
 const BAR_WIDTH = 30;
 
 export function formatLogLine(term: Terminal, line: LogLine): string {
-  const text = line.stream === 'stderr' ? term.paint('yellow', line.line) : line.line;
+  const text = formatStepLine(term, line);
   return line.step === null ? term.paint('magenta', `» ${text}`) : `[${line.step}] ${text}`;
+}
+
+/** A line of one step's log (`sluice logs --step`): as the step printed it, stderr in yellow. */
+export function formatStepLine(term: Terminal, line: LogLine): string {
+  return line.stream === 'stderr' ? term.paint('yellow', line.line) : line.line;
 }
 
 export function printRemoteBuild(term: Terminal, build: Build): void {

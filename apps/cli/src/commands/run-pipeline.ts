@@ -1,18 +1,19 @@
 /**
  * `sluice run-pipeline PIPELINE` (start a build of a stored pipeline and follow its log to the
  * end; the exit code is the build's outcome), `sluice restart BUILD [-f]` (the same revision,
- * variables and secrets as a new build) and `sluice logs BUILD [-f]`. Following survives a
- * server restart or a dropped network: it resumes after the last line printed. Ctrl-C stops
- * following only; the build goes on.
+ * variables and secrets as a new build) and `sluice logs BUILD [-f] [--step NAME]`. Following
+ * survives a server restart or a dropped network: it resumes after the last line printed.
+ * Ctrl-C stops following only; the build goes on.
  * @module
  */
+import { NotFoundError } from '@sluice/errors';
 import type { Build, LogLine, SluiceClient } from '@sluice/protocol';
 import { parsePairs } from '../config.js';
 import type { Terminal } from '../ui/terminal.js';
 import { BUILD_EXIT_CODES, buildOutcome } from './build-outcome.js';
 import { followBuildLog } from './follow-build-log.js';
 import { resolvePipeline } from './pipeline-ref.js';
-import { formatLogLine, printRemoteBuild } from './remote-build-report.js';
+import { formatLogLine, formatStepLine, printRemoteBuild } from './remote-build-report.js';
 import { serverClient } from './server-resources.js';
 import type { ServerOptions } from './server-resources.js';
 
@@ -68,21 +69,50 @@ export async function restartBuild(
   return followToEnd(term, client, build);
 }
 
+export interface LogsOptions extends ServerOptions {
+  follow?: boolean;
+  /** One step's lines only, as it printed them (no `[step] ` prefix). */
+  step?: string;
+}
+
 export async function logsCommand(
   term: Terminal,
   id: string,
-  options: ServerOptions & { follow?: boolean },
+  options: LogsOptions,
 ): Promise<number> {
   const client = serverClient(options);
+  const { step } = options;
   if (options.follow) {
     const build = await client.call('getBuild', { params: { buildId: id } });
-    return followToEnd(term, client, build, { summary: false });
+    if (step !== undefined) checkStep(build, step);
+    return followToEnd(term, client, build, { summary: false, step });
+  }
+  if (step !== undefined) {
+    checkStep(await client.call('getBuild', { params: { buildId: id } }), step);
+    // The server picks the step's lines: only they cross the network.
+    const response = await client.raw('buildLog', { params: { buildId: id }, query: { step } });
+    const text = await response.text();
+    if (text !== '') term.out(text.replace(/\n$/, ''));
+    return 0;
   }
   await followBuildLog(client, id, (line) => term.out(formatLogLine(term, line)), {
     signal: new AbortController().signal,
     follow: false,
   });
   return 0;
+}
+
+/**
+ * A step the build does not have is refused, naming those it has; while it runs, a name not
+ * planned may still come (the engine adds hook steps such as `build.on_success` as they start).
+ */
+function checkStep(build: Build, step: string): void {
+  if (build.steps.some((s) => s.name === step) || build.finishedAt === null) return;
+  throw new NotFoundError(
+    'SLUICE_CLI_STEP_NOT_FOUND',
+    `Build ${build.id} has no step "${step}" (its steps: ${build.steps.map((s) => s.name).join(', ') || 'none'})`,
+    { hint: `See them with: sluice describe build ${build.id}` },
+  );
 }
 
 /**
@@ -93,8 +123,9 @@ export async function followToEnd(
   term: Terminal,
   client: SluiceClient,
   build: Build,
-  options: { summary?: boolean } = {},
+  options: { summary?: boolean; step?: string | undefined } = {},
 ): Promise<number> {
+  const { step } = options;
   term.err(
     term.paint(
       'dim',
@@ -111,7 +142,8 @@ export async function followToEnd(
   process.once('SIGTERM', onSignal);
   try {
     const onLine = (line: LogLine) => {
-      term.out(formatLogLine(term, line));
+      if (step !== undefined && line.step !== step) return;
+      term.out(step === undefined ? formatLogLine(term, line) : formatStepLine(term, line));
       // The engine says so when a pending-approval step starts waiting: say how to answer.
       if (
         line.stream === 'system' &&
