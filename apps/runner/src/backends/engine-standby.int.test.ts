@@ -3,8 +3,9 @@
  * Docker engine: a backend with `standbyEngines` keeps a real `sluice engine` waiting; a build
  * is handed to it (its pid file names that process and its slot, its token never in the
  * process's environment), runs to success, and another standby waits behind it; a build run
- * by a standby stops like any other; closing the backend ends the standby, and a standby whose
- * channel closes exits without running anything.
+ * by a standby stops like any other; a standby that dies is replaced before a build needs it;
+ * closing the backend ends the standby, and a standby whose channel closes exits without
+ * running anything.
  * @module
  */
 import { test } from 'node:test';
@@ -59,6 +60,22 @@ function standbyPids(): number[] {
       }
     })
     .filter((pid) => environOf(pid)?.some((v) => v.startsWith(`${STANDBY_SLOT_ENV}=`)));
+}
+
+/** The backend's log entries with message `msg`. */
+function logged(msg: string): Record<string, unknown>[] {
+  return logLines
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((entry) => entry.msg === msg);
+}
+
+/** Waits until the standby engine `pid` said it is ready. */
+async function standbyReady(pid: number): Promise<void> {
+  await waitFor(
+    () => logged('standby engine ready').some((entry) => entry.pid === pid),
+    (ready) => ready,
+    { what: `the standby engine ${pid} to be ready` },
+  );
 }
 
 /** Waits until `count` standbys said they are ready since the backend started. */
@@ -135,6 +152,17 @@ test('StopEngine stops a build that a standby engine runs', async () => {
     'terminated',
     `${JSON.stringify(build)}\n${engineLog(runtime.target, buildId)}`,
   );
+});
+
+test('a standby engine that dies is replaced by a ready one before any build comes', async () => {
+  const standby = await oneStandby('a standby engine to wait');
+  await standbyReady(standby);
+  process.kill(standby, 'SIGKILL');
+  const replacement = await oneStandby('a standby engine in place of the killed one', standby);
+  await standbyReady(replacement);
+  const ended = logged('a standby engine ended before its build').find((e) => e.pid === standby);
+  assert.equal(ended?.signal, 'SIGKILL', `its end was not logged: ${JSON.stringify(ended)}`);
+  assert.ok(!processAlive(standby), 'the killed standby is still alive');
 });
 
 test('closing the backend ends its standby engine and removes its output file', async () => {

@@ -11,14 +11,19 @@
  * directory until it becomes a build's `<build>.log`. Each has a random slot, in its
  * environment as `SLUICE_ENGINE_SLOT`, which its build's pid file records: the proof, with the
  * command line, that a pid is still that engine (its build id is not in its environment).
+ * A standby that ends before its build is replaced at once, so the next build is not cold; one
+ * that ends again soon after is replaced after a back-off (1 s doubling to a minute), so an
+ * engine command that fails at start does not spin. Each end is logged with its exit code or
+ * signal and the last lines the standby printed.
  * @module
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '@sluice/log';
+import { backoffDelay } from '@sluice/process';
 
 export interface EngineStandbyOptions {
   stateDir: string;
@@ -46,11 +51,19 @@ export interface StandbyEngine {
 /** The variable that tells a standby engine's process apart from any other. */
 export const STANDBY_SLOT_ENV = 'SLUICE_ENGINE_SLOT';
 const OUT_PREFIX = 'standby-';
+/** The waits before replacing a standby that ended soon after the last one did. */
+const REPLACE_BACKOFF = { baseMs: 1_000, maxMs: 60_000 };
+/** A standby that lived this long ended on its own: the next one is replaced at once again. */
+const STABLE_MS = 60_000;
+/** How much of a standby's output its end's log line carries. */
+const LAST_OUTPUT_CHARS = 1_000;
 
 export class EngineStandby {
   readonly #options: EngineStandbyOptions;
   readonly #waiting: StandbyEngine[] = [];
   #refillTimer: NodeJS.Timeout | undefined;
+  /** Standbys that ended before their build, one soon after another (reset by a stable one). */
+  #failures = 0;
   #closed = false;
 
   private constructor(options: EngineStandbyOptions) {
@@ -72,13 +85,14 @@ export class EngineStandby {
     const [standby] = this.#waiting.splice(index, 1);
     standby?.child.removeAllListeners('exit').removeAllListeners('error');
     standby?.child.removeAllListeners('message');
+    if (standby !== undefined) this.#failures = 0;
     return standby;
   }
 
   /**
-   * Starts standbys until `count` wait, after `delayMs`: a standby loading beside a build that
-   * is starting would take the CPU from it. A failure to start is logged: engines then start
-   * cold.
+   * Starts standbys until `count` wait, after `delayMs` (unless a start is already timed): a
+   * standby loading beside a build that is starting would take the CPU from it. A failure to
+   * start is logged: engines then start cold.
    */
   refill(delayMs = 0): void {
     if (delayMs > 0) {
@@ -129,19 +143,43 @@ export class EngineStandby {
       standby.ready = (message as { type?: unknown } | null)?.type === 'ready';
       if (standby.ready) this.#options.logger.debug('standby engine ready', { pid: standby.pid });
     });
+    const startedAt = Date.now();
     const gone = (how: Record<string, unknown>) => {
       const index = this.#waiting.indexOf(standby);
       if (index < 0) return;
       this.#waiting.splice(index, 1);
-      this.#options.logger.warn('a standby engine ended before its build', {
-        pid: standby.pid,
-        output: outPath,
-        ...how,
-      });
+      this.#replaceEnded(standby, { ...how, livedMs: Date.now() - startedAt });
     };
     child.once('error', (err) => gone({ error: err.message }));
     child.once('exit', (exitCode, signal) => gone({ exitCode, signal }));
     return standby;
+  }
+
+  /**
+   * Logs why a waiting standby ended (its exit, its last output) and starts another: at once,
+   * or after the back-off when the one before it ended soon too.
+   */
+  #replaceEnded(standby: StandbyEngine, how: Record<string, unknown> & { livedMs: number }): void {
+    this.#failures = how.livedMs >= STABLE_MS ? 1 : this.#failures + 1;
+    const retryInMs = this.#failures <= 1 ? 0 : backoffDelay(this.#failures - 1, REPLACE_BACKOFF);
+    this.#options.logger.warn('a standby engine ended before its build', {
+      pid: standby.pid,
+      ...how,
+      lastOutput: lastOutput(standby.outPath),
+      retryInMs,
+    });
+    rmSync(standby.outPath, { force: true });
+    if (retryInMs === 0) this.refill();
+    else this.refill(retryInMs);
+  }
+}
+
+/** The end of what a standby printed (why it ended, if it said), or '' if it printed nothing. */
+function lastOutput(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').slice(-LAST_OUTPUT_CHARS).trim();
+  } catch {
+    return '';
   }
 }
 
