@@ -2,7 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { LIMITS } from '@sluice/protocol';
-import { useBuildHarness, SHELL_IMAGE, stepLines } from './build-harness.test-support.js';
+import {
+  pipelineFrom,
+  useBuildHarness,
+  SHELL_IMAGE,
+  stepLines,
+} from './build-harness.test-support.js';
 import { MASK } from './secret-masker.js';
 
 const harness = useBuildHarness();
@@ -67,6 +72,88 @@ test("a step's on_success, on_fail and on_finish annotate the build and its imag
   // The entry with an over-long value is named in the step's log and left out; the others are kept.
   assert.deepEqual(
     stepLines(build.events, 'broken', 'system').filter((l) => l.startsWith('Annotations')),
+    [
+      `Annotations not kept: an annotation of the build is refused at set.huge: Too big: expected string to have <=${LIMITS.annotationValue} characters`,
+    ],
+  );
+  assert.equal(JSON.stringify(build.events).includes(token), false, 'the token leaked');
+});
+
+test("hooks' annotations and metadata are set once the hook has run, on the pipeline and on steps, as the hook's", async () => {
+  const token = `token-${randomBytes(6).toString('hex')}`;
+  const pipeline = pipelineFrom(`version: '1.0'
+hooks:
+  on_elected:
+    exec: {image: ${SHELL_IMAGE}, commands: ['echo elected']}
+    annotations: {set: [{annotations: [{elected: '\${{CF_BUILD_ID}}'}, {stale: x}]}]}
+  on_success:
+    exec: {image: ${SHELL_IMAGE}, commands: ['echo never']}
+    annotations: {set: [{annotations: [{never: 1}]}]}
+  on_fail:
+    exec: {image: ${SHELL_IMAGE}, commands: ['exit 7']}
+    annotations: {set: [{annotations: [{pipeline_failed: true}, {key: '\${{API_TOKEN}}'}]}]}
+  on_finish:
+    exec: {image: ${SHELL_IMAGE}, commands: ['echo finished']}
+    annotations:
+      set: [{annotations: [{huge: '${'y'.repeat(LIMITS.annotationValue + 1)}'}]}]
+      unset: [{annotations: [stale]}]
+steps:
+  made:
+    image: ${SHELL_IMAGE}
+    commands: ['cf_export IMAGE_ID=sha256:4567cdef']
+    hooks:
+      on_success:
+        metadata: {set: [{'\${{IMAGE_ID}}': [{CF_QUALITY: true}]}]}
+        exec: {image: ${SHELL_IMAGE}, commands: ['echo made']}
+      on_fail:
+        exec: {image: ${SHELL_IMAGE}, commands: ['echo never']}
+        annotations: {set: [{annotations: [{never: 2}]}]}
+  broken:
+    image: ${SHELL_IMAGE}
+    commands: ['exit 3']
+    hooks:
+      on_fail:
+        steps:
+          report: {image: ${SHELL_IMAGE}, commands: ['echo report']}
+        annotations: {set: [{annotations: [{failed_by: '\${{WHO}}'}]}]}
+`);
+  const build = await harness().run(pipeline, {
+    variables: { WHO: 'alice' },
+    secrets: { API_TOKEN: token },
+  });
+
+  assert.equal(build.summary.result, 'failure', JSON.stringify(build.summary.steps));
+  assert.deepEqual(build.summary.annotations, {
+    annotations: {
+      elected: build.buildId,
+      failed_by: 'alice',
+      pipeline_failed: true,
+      key: MASK,
+    },
+    imageAnnotations: { 'sha256:4567cdef': { CF_QUALITY: true } },
+  });
+  // Reported as the hook's, after its exec and steps ran; the hooks that did not run set nothing.
+  const reported = build.events.flatMap((e) =>
+    e.type === 'annotations'
+      ? [`${e.step} ${e.changes.map((c) => Object.keys(c.set ?? {}).join(',')).join(';')}`]
+      : [],
+  );
+  assert.deepEqual(reported, [
+    'hooks.on_elected elected,stale',
+    'made.on_success CF_QUALITY',
+    'broken.on_fail failed_by',
+    'hooks.on_fail pipeline_failed,key',
+    'hooks.on_finish ',
+  ]);
+  const order = build.events.flatMap((e) =>
+    (e.type === 'step-finished' && e.step === 'hooks.on_fail') ||
+    (e.type === 'annotations' && e.step === 'hooks.on_fail')
+      ? [e.type]
+      : [],
+  );
+  assert.deepEqual(order, ['step-finished', 'annotations'], 'the exec ran first, though it failed');
+  assert.deepEqual(
+    stepLines(build.events, 'hooks.on_finish', 'system').filter((l) => l.startsWith('Annotations')),
     [
       `Annotations not kept: an annotation of the build is refused at set.huge: Too big: expected string to have <=${LIMITS.annotationValue} characters`,
     ],

@@ -1,6 +1,7 @@
 /**
  * A step's post-step operations (`on_success`, `on_fail`, `on_finish` with `annotations` or
- * `metadata`): once the step ends that way, the names, text values and images are interpolated
+ * `metadata`), and those of a hook (step-hooks.ts): once the step ends that way, or the hook has
+ * run, the names, text values and images are interpolated
  * with the build's variables, secrets in them masked, checked against the control plane's limits
  * (the same `applyAnnotationChanges`), kept on the flow for the build's summary and reported as
  * an `annotations` event. A change the limits refuse is named in the step's log and not kept; it
@@ -23,26 +24,36 @@ export function annotateStep(step: Step, result: StepResult, flow: BuildFlow): v
     result === 'success' ? post.onSuccess : isFailure(result) ? post.onFail : undefined,
     post.onFinish,
   ];
-  const operations = which.flatMap((ops) => ops?.annotations ?? []);
+  applyAnnotations(
+    which.flatMap((ops) => ops?.annotations ?? []),
+    step.name,
+    flow,
+  );
+}
+
+/**
+ * Applies `operations` in order and reports them as `step`'s (a step, or a hook as
+ * `<owner>.<hook>`): each one the limits refuse is named in that step's log and left out.
+ */
+export function applyAnnotations(
+  operations: readonly AnnotationOperation[],
+  step: string,
+  flow: BuildFlow,
+): void {
   if (operations.length === 0) return;
   const changes: AnnotationChange[] = [];
   for (const operation of operations) {
     const change = resolve(operation, flow);
     const applied = change.ok ? applyAnnotationChanges(flow.annotations, [change.value]) : change;
     if (!applied.ok) {
-      say(flow, step.name, `Annotations not kept: ${applied.problem}`);
+      say(flow, step, `Annotations not kept: ${applied.problem}`);
       continue;
     }
     flow.annotations = applied.value;
     if (change.ok) changes.push(change.value);
   }
   if (changes.length > 0)
-    flow.runtime.emit({
-      type: 'annotations',
-      step: step.name,
-      changes,
-      at: flow.runtime.clock(),
-    });
+    flow.runtime.emit({ type: 'annotations', step, changes, at: flow.runtime.clock() });
 }
 
 type Resolved = { ok: true; value: AnnotationChange } | { ok: false; problem: string };

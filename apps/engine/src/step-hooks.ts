@@ -1,12 +1,15 @@
 /**
  * Hooks of the pipeline and of steps (reference §5.6): `exec` runs one container, shown as a
  * step named `<owner>.<hook>`; `steps` runs a small pipeline of its own (in order, or as a DAG
- * with `mode: parallel`) in the owner's lane. Only a failing `on_elected` hook with `fail_fast`
- * (the default) changes its owner's result; the others are reported and otherwise ignored.
+ * with `mode: parallel`) in the owner's lane; then its `annotations` and `metadata` are set, as
+ * a step's `on_success` ones are, reported as `<owner>.<hook>`'s. Only a failing `on_elected`
+ * hook with `fail_fast` (the default) changes its owner's result; the others are reported and
+ * otherwise ignored.
  * @module
  */
 import type { FreestyleStep, Hook } from '@sluice/pipeline';
 import type { BuildFlow, Lane } from './build-flow.js';
+import { applyAnnotations } from './step-annotations.js';
 import { isFailure } from './step-readiness.js';
 import { runDag, runSequence } from './step-scheduler.js';
 
@@ -37,6 +40,8 @@ export async function runHook(
         : await runSequence(hook.steps, flow, hookLane);
     failed = outcome.failed;
   }
+  // Whatever its exec and steps did: the hook ran, as Codefresh sets them.
+  applyAnnotations(hook.annotations ?? [], `${owner}.${name}`, flow);
   return !(failed && name === 'on_elected' && hook.failFast);
 }
 

@@ -238,6 +238,7 @@ function buildHooks(raw: unknown, path: IssuePath, defaults: Defaults): Hooks {
 
 function buildHook(raw: Raw, path: IssuePath, defaults: Defaults): Hook {
   const exec = asMap(raw.exec);
+  const annotations = readPostStepOperations(raw)?.annotations;
   return {
     exec:
       exec === undefined
@@ -252,5 +253,6 @@ function buildHook(raw: Raw, path: IssuePath, defaults: Defaults): Hook {
       raw.steps === undefined ? undefined : buildSteps(raw.steps, [...path, 'steps'], defaults),
     mode: raw.mode === 'parallel' ? 'parallel' : 'sequential',
     failFast: asBool(raw.fail_fast, true),
+    ...(annotations === undefined ? {} : { annotations }),
   };
 }

@@ -58,6 +58,11 @@ export interface Hook {
   mode: 'sequential' | 'parallel';
   /** Only meaningful for `on_elected`: false means its failure does not fail the owner. */
   failFast: boolean;
+  /**
+   * The hook's `annotations` and `metadata`, applied once the hook has run, as a step's
+   * `on_success` ones are (read by the same code); absent when it has none.
+   */
+  annotations?: AnnotationOperation[];
 }
 
 export interface Hooks {

@@ -208,7 +208,7 @@ test('post-step annotations and metadata become per-entity changes, in the order
   assert.equal(test.postStep?.onFinish, undefined);
 });
 
-test("another build's or a pipeline's annotations, and a hook's, are named as not kept; an image entry needs its image", () => {
+test("another build's or a pipeline's annotations, in a post-step operation or a hook, are named as not kept; an image entry needs its image", () => {
   const { issues } = parseLines([
     ...HEAD,
     '  test:',
@@ -221,7 +221,7 @@ test("another build's or a pipeline's annotations, and a hook's, are named as no
     '          - {entity_type: image, annotations: [c]}',
     '          - {entity_type: build, annotations: [{d: [1]}]}',
     '    hooks:',
-    '      on_success: {exec: {image: alpine}, annotations: {set: [{annotations: [e]}]}}',
+    '      on_success: {exec: {image: alpine}, annotations: {set: [{entity_type: pipeline, annotations: [e]}]}}',
   ]);
   assert.deepEqual(
     issues.map((i) => i.slice(0, 72)),
@@ -230,9 +230,42 @@ test("another build's or a pipeline's annotations, and a hook's, are named as no
       '9:14 warning IGNORED Annotations of entity_type "pipeline" is not run by',
       '10:13 error MISSING_FIELD An annotation entry with entity_type "image" n',
       '11:52 error INVALID_VALUE Annotation "d" must be text, a number, or true',
-      '13:43 warning IGNORED Field "annotations" of hook is not run by Sluice: ',
+      '13:64 warning IGNORED Annotations of entity_type "pipeline" is not run b',
     ],
   );
+});
+
+test("hooks' annotations and metadata are read into the model as a step's on_success ones are", () => {
+  const { pipeline } = accepted([
+    'version: "1.0"',
+    'hooks:',
+    '  on_finish:',
+    "    annotations: {set: [{annotations: [{finished: '${{CF_BUILD_ID}}'}, done]}]}",
+    "    metadata: {unset: [{'${{IMAGE}}': [stale]}]}",
+    '    exec: {image: alpine, commands: [echo done]}',
+    'steps:',
+    '  test:',
+    '    image: alpine',
+    '    hooks:',
+    '      on_elected:',
+    '        steps: {prepare: {image: alpine}}',
+    '        annotations: {set: [{entity_type: image, entity_id: app, annotations: [{x: 1}]}]}',
+  ]);
+  assert.deepEqual(pipeline.hooks.onFinish?.annotations, [
+    {
+      entity: 'build',
+      set: [
+        ['finished', '${{CF_BUILD_ID}}'],
+        ['done', null],
+      ],
+      unset: [],
+    },
+    { entity: 'image', image: '${{IMAGE}}', set: [], unset: ['stale'] },
+  ]);
+  assert.deepEqual(pipeline.steps[0]?.hooks.onElected?.annotations, [
+    { entity: 'image', image: 'app', set: [['x', 1]], unset: [] },
+  ]);
+  assert.equal(pipeline.steps[0]?.hooks.onElected?.exec, undefined);
 });
 
 test('BuildKit fields, compose depends_on/links/labels, volumes and file compositions are in the model', () => {

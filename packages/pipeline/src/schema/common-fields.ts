@@ -5,7 +5,7 @@
  * @module
  */
 import { MAX_TIMEOUT_MS, parseDuration } from './duration.js';
-import { annotationsSchema, metadataSchema, postStepFields } from './post-step-schema.js';
+import { postStepFields } from './post-step-schema.js';
 import {
   any,
   bool,
@@ -152,18 +152,8 @@ const leftoverArguments: Schema = {
 
 const NO_REGISTRY_CONTEXTS =
   'registries are logged in from the registry settings, not chosen per step';
-const NO_HOOK_METADATA =
-  "a hook's annotations are not kept; write them under the step's on_success, on_fail or on_finish";
 const NO_METADATA = "only a step's on_success, on_fail and on_finish set annotations here";
 
-/**
- * `metadata`/`annotations` in a hook (`hooks: {on_success: {annotations: …}}`): accepted, not
- * kept; the same fields directly under a step's `on_success` are (post-step-schema.ts).
- */
-export const hookPostStepFields: Fields = {
-  metadata: notRun(NO_HOOK_METADATA, 'ignored', metadataSchema),
-  annotations: notRun(NO_HOOK_METADATA, 'ignored', annotationsSchema),
-};
 const postStepOperations = object('post-step operations', postStepFields);
 
 /** Fields every step type accepts, but `hooks`. */

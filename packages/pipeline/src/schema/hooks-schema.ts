@@ -1,10 +1,12 @@
 /**
  * `hooks:` of the pipeline and of a step (reference §5.6): each of `on_elected`, `on_success`,
- * `on_fail` and `on_finish` runs one container (`exec`) or a small pipeline of its own (`steps`).
- * The steps are checked by the caller's step schema, passed in, so hooks and steps can nest.
+ * `on_fail` and `on_finish` runs one container (`exec`) or a small pipeline of its own (`steps`),
+ * then sets its `annotations` and `metadata` as a step's `on_success` does. The steps are
+ * checked by the caller's step schema, passed in, so hooks and steps can nest.
  * @module
  */
-import { commandText, environment, hookPostStepFields } from './common-fields.js';
+import { commandText, environment } from './common-fields.js';
+import { postStepFields } from './post-step-schema.js';
 import { bool, object, oneOf, required, str } from './validators.js';
 import type { Schema } from './validators.js';
 
@@ -23,7 +25,8 @@ export function hooksSchema(steps: Schema): Schema {
       steps,
       mode: oneOf(['sequential', 'parallel']),
       fail_fast: bool,
-      ...hookPostStepFields,
+      // Applied once the hook has run, as under a step's on_success (post-step-schema.ts).
+      ...postStepFields,
     },
     (value, path, ctx) => {
       const hook = value as Record<string, unknown>;
