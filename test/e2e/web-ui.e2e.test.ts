@@ -3,7 +3,8 @@
  * and agent, builds running on the Docker engine): sign in with the admin token; a pipeline with
  * a typo shows its problem on its line, fixed it runs, its log streams while it runs and the
  * final state shows without a reload; a running build is cancelled and a pending one approved
- * from the keyboard; a runtime environment is edited, its diff shown, and set as the default.
+ * from the keyboard; a build of a pipeline with `stages:` shows each stage's heading with its
+ * steps under it; a runtime environment is edited, its diff shown, and set as the default.
  * Every page is saved at desktop and phone width (apps/web/test-output/screenshots/).
  * @module
  */
@@ -56,6 +57,23 @@ steps:
       - echo approved
 `;
 
+const STAGED = `version: "1.0"
+stages: [compile, check]
+steps:
+  build:
+    stage: compile
+    image: sluice/busybox:1
+    commands: [echo built]
+  unit:
+    stage: check
+    image: sluice/busybox:1
+    commands: [echo unit]
+  lint:
+    stage: check
+    image: sluice/busybox:1
+    commands: [echo lint]
+`;
+
 let cli: RunningCli;
 let temp: TempDir;
 let browser: Browser;
@@ -88,7 +106,7 @@ before(async () => {
   cli = startSluice(['up', '--port', String(port), '--data-dir', temp.path]);
   ({ url, token } = await waitForUp(cli));
   admin = createClient({ baseUrl: url, token });
-  ids = await createPipelines(admin, PROJECT, { slow: SLOW, gated: GATED });
+  ids = await createPipelines(admin, PROJECT, { slow: SLOW, gated: GATED, staged: STAGED });
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.on('load', () => loads++);
 });
@@ -98,7 +116,7 @@ after(async () => {
   if (cli?.child.exitCode === null) cli.child.kill('SIGTERM');
   await cli?.done;
   await temp?.cleanup();
-  for (const name of ['hello', 'slow', 'gated'])
+  for (const name of ['hello', 'slow', 'gated', 'staged'])
     spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${PROJECT}-${name}`]);
 });
 
@@ -190,6 +208,31 @@ test('a running build is cancelled from its page', async () => {
   await waitForStatus(page, 'terminated');
   const final = await admin.call('getBuild', { params: { buildId: build.id } });
   assert.equal(final.status, 'terminated');
+});
+
+test("the build page's timeline shows each stage's heading with its steps under it", async () => {
+  const build = await admin.call('createBuild', { params: { pipelineId: ids.staged ?? '' } });
+  await page.goto(`${url}/builds/${build.id}`);
+  await waitForStatus(page, 'success');
+  const timeline = page.getByRole('table', { name: 'Steps' });
+  // Each stage is a row group: its heading first, then its steps' rows, in the pipeline's order.
+  const groups = [];
+  for (const body of await timeline.locator('tbody').all()) {
+    assert.equal(await body.locator('tr').first().getAttribute('class'), 'stage-row');
+    groups.push(await body.locator('tr > th').allTextContents());
+  }
+  assert.deepEqual(groups, [
+    ['compile', 'build'],
+    ['check', 'unit', 'lint'],
+  ]);
+  const heading = timeline.locator('tbody[data-stage="check"] .stage-row th');
+  assert.ok(await heading.isVisible(), 'the stage heading is shown');
+  assert.equal(await heading.getAttribute('scope'), 'rowgroup');
+  assert.match(
+    await timeline.locator('tbody[data-stage="check"] tr[data-step="lint"]').innerText(),
+    /lint\s+success/,
+  );
+  await screenshots(page, 'build-stages');
 });
 
 test('a pending build is approved with the keyboard alone', async () => {
