@@ -172,9 +172,10 @@ async function fetchBuild(
 
 /**
  * The account's step types as the control plane holds them (validated when registered), read
- * only when the pipeline names one: every build carries the built-in ones too, and reading them
- * all cost a build that uses none about half a second of its start on a loaded machine
- * (bench/local-start). A document that does not parse is logged then, once.
+ * only when the pipeline names one: the control plane sends those the pipeline's text may name
+ * (a few too many at worst), and reading them all cost a build that uses none about half a
+ * second of its start on a loaded machine (bench/local-start). A document that does not parse
+ * is logged then, once.
  */
 export function controlPlaneStepTypes(
   documents: EngineBuild['stepTypes'],

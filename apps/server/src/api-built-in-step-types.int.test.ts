@@ -40,6 +40,12 @@ spec:
         - echo [[ .Arguments.TEXT ]]
 `;
 
+/** Names `say` (the test's own built-in) in a flow map, with a version. */
+const SAY_PIPELINE = `version: "1.0"
+steps:
+  hello: { type: 'say:0.0.1', arguments: { TEXT: hi } }
+`;
+
 databases.test(
   "the built-in step types serve every account without registering them; an account's own of the same name wins",
   async (database) => {
@@ -81,15 +87,13 @@ databases.test(
 
       const first = await startEngine(t, pipeline.id);
       const sources = (await first.engine.call('engineBuild')).stepTypes.map((d) => d.source);
-      const files = readdirSync(REPOSITORY_STEP_TYPES).filter((f) => f.endsWith('.yml'));
       assert.deepEqual(
         sources,
-        files.sort().map((file) => `built-in: step-types/${file}`),
-        'every document of step-types/ goes to the engine',
+        ['built-in: step-types/slack-message-sender.yml'],
+        'the engine gets the step type the pipeline names, not the other built-in ones',
       );
-      for (const name of ['git-commit', 'slack-message-sender', 'github-pr', 'codecov-reporter'])
-        assert.ok(sources.includes(`built-in: step-types/${name}.yml`), name);
-      assert.ok(sources.includes('built-in: step-types/helm.yml'));
+      const files = readdirSync(REPOSITORY_STEP_TYPES).filter((f) => f.endsWith('.yml'));
+      assert.ok(files.length > 5, files.join(', '));
 
       await t.admin.call('putStepType', { body: { yaml: OWN_SLACK } });
       // Sluice's arguments no longer validate: the pipeline is parsed with the account's own.
@@ -106,7 +110,7 @@ databases.test(
         stepTypes.filter((d) => /slack-message-sender/.test(d.source)),
         [{ source: 'control plane: slack-message-sender:0.0.1', text: OWN_SLACK }],
       );
-      assert.equal(stepTypes.length, sources.length, 'the others stay');
+      assert.equal(stepTypes.length, 1, 'the built-in one it replaced is not sent too');
       // Listed once, as the account's: the built-in one of that name no longer applies.
       const own = (await t.admin.call('listStepTypes')).items.filter(
         (s) => s.name === 'slack-message-sender',
@@ -139,6 +143,12 @@ databases.test(
       try {
         const pipeline = await seedPipeline(t);
         const { engine } = await startEngine(t, pipeline.id);
+        assert.deepEqual((await engine.call('engineBuild')).stepTypes, [], 'it names none');
+        // The engine reads the pipeline when it asks (the build does not keep a copy).
+        await t.admin.call('updatePipeline', {
+          params: { pipelineId: pipeline.id },
+          body: { yaml: SAY_PIPELINE },
+        });
         const sources = (await engine.call('engineBuild')).stepTypes.map((d) => d.source);
         assert.deepEqual(sources, ['built-in: step-types/say.yml']);
         assert.match(t.logs(), /"file":"broken\.yml".*"msg":"built-in step type left out"/);

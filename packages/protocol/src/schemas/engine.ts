@@ -67,7 +67,7 @@ export const EngineBuild = z.object({
   stepTypes: z
     .array(EngineStepType)
     .describe(
-      "The account's step types, as registered: typed steps of the pipeline expand from them",
+      "The account's step types and the built-in ones it has not replaced, as registered, that the pipeline may name (its typed steps, and theirs): typed steps expand from them",
     ),
   logNextSeq: z
     .number()

@@ -83,7 +83,7 @@ export class EngineService {
       tls: await this.#certificates.buildClientCertificate(buildId),
       registries: await this.#registries.forEngine(row.account_id),
       gitIntegrations: await this.#gitIntegrations.forEngine(row.account_id),
-      stepTypes: await this.#stepTypes.forEngine(row.account_id),
+      stepTypes: await this.#stepTypes.forBuild(row.account_id, row.yaml),
       logNextSeq: await nextLogSeq(db, buildId),
     };
   }

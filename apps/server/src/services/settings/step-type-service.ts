@@ -17,13 +17,19 @@ import { userName } from '../identity/user-name.js';
 import type { ServerContext } from '../server-context.js';
 import type { BuiltInStepType } from './built-in-step-types.js';
 
+/** A document with the name it is registered or shipped under. */
+export interface NamedStepType {
+  name: string;
+  document: EngineStepType;
+}
+
 /** What errors inside a registered document name as its place. */
 const CONTROL_PLANE_LOCATION = 'control plane';
 
 export class StepTypeService {
   readonly #ctx: ServerContext;
   /** Each built-in with the one frozen document every build gets (see `forEngine`). */
-  readonly #builtIn: readonly { name: string; document: EngineStepType; listed: StepType }[];
+  readonly #builtIn: readonly (NamedStepType & { listed: StepType })[];
 
   constructor(ctx: ServerContext, builtIn: readonly BuiltInStepType[] = []) {
     this.#ctx = ctx;
@@ -99,12 +105,29 @@ export class StepTypeService {
 
   /** The documents as a build's engine gets them: the account's, then the built-in ones it lacks. */
   async forEngine(accountId: string, executor?: Executor): Promise<EngineStepType[]> {
-    const rows = await this.#rows(executor ?? this.#ctx.database.db, accountId);
+    return (await this.#named(executor ?? this.#ctx.database.db, accountId)).map(
+      ({ document }) => document,
+    );
+  }
+
+  /**
+   * What a build's engine gets for `yaml`: of `forEngine`, only the step types the pipeline may
+   * name (`stepTypesNamedIn`), so a build that uses none carries none of the built-in ones' 60 KB.
+   */
+  async forBuild(accountId: string, yaml: string): Promise<EngineStepType[]> {
+    return stepTypesNamedIn(yaml, await this.#named(this.#ctx.database.db, accountId));
+  }
+
+  async #named(executor: Executor, accountId: string): Promise<NamedStepType[]> {
+    const rows = await this.#rows(executor, accountId);
     const own = new Set(rows.map((row) => row.name));
     return [
-      ...rows.map((row) => ({ source: sourceOf(row), text: row.document })),
+      ...rows.map((row) => ({
+        name: row.name,
+        document: { source: sourceOf(row), text: row.document },
+      })),
       // The same objects every time, so the parse pool hashes their 60 KB once (`documentDigest`).
-      ...this.#builtIn.filter(({ name }) => !own.has(name)).map(({ document }) => document),
+      ...this.#builtIn.filter(({ name }) => !own.has(name)),
     ];
   }
 
@@ -122,6 +145,38 @@ export class StepTypeService {
       .orderBy('version')
       .execute();
   }
+}
+
+/**
+ * A `type:` value in YAML text (block or flow style, the key or the value quoted), as a step
+ * type's name: what a pipeline names its typed steps by, without the version.
+ */
+const TYPE_VALUE =
+  /(?:^|[\s{,])["']?type["']?[ \t]*:[ \t]*["']?([a-z0-9][a-z0-9._-]*(?:\/[a-z0-9][a-z0-9._-]*)?)/gm;
+
+/**
+ * The documents among `documents` whose names `yaml` may use as a step's `type`, and those their
+ * own templates name, in their order. Read from the text, so it may take a few too many (a
+ * `type:` that is not a step's) but never too few: anchors, flow maps and quoting are all text
+ * the pattern sees, and the control plane parsed the pipeline with every step type already.
+ */
+export function stepTypesNamedIn(
+  yaml: string,
+  stepTypes: readonly NamedStepType[],
+): EngineStepType[] {
+  const byName = new Map<string, EngineStepType[]>();
+  for (const { name, document } of stepTypes)
+    byName.set(name, [...(byName.get(name) ?? []), document]);
+  const wanted = new Set<EngineStepType>();
+  const pending = [yaml];
+  for (let text = pending.pop(); text !== undefined; text = pending.pop())
+    for (const [, name = ''] of text.matchAll(TYPE_VALUE))
+      for (const document of byName.get(name) ?? [])
+        if (!wanted.has(document)) {
+          wanted.add(document);
+          pending.push(document.text);
+        }
+  return stepTypes.flatMap(({ document }) => (wanted.has(document) ? [document] : []));
 }
 
 /** The catalog of registered documents (the engine builds the same from `EngineBuild.stepTypes`). */
