@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { KubeClient, KubeResources } from '@sluice/kube';
 import { silentLogger } from '@sluice/log';
-import { VolumeProvisioner } from '@sluice/provisioner';
+import { NodeAgent, VolumeProvisioner } from '@sluice/provisioner';
 import { CLUSTER_IMAGES, startKubernetes } from '@sluice/testkit';
 import {
   createKubeRuntime,
@@ -118,16 +118,26 @@ try {
     registryMirror: `${gateway}:${registry.port}`,
     isDefault: true,
   });
-  provisioning = new VolumeProvisioner({
-    resources: kube,
-    log: silentLogger,
-    provisionerName: 'sluice.io/bench-cache',
-    storageClass: 'sluice-test',
-    namespace: NS,
-    volumeParentDir: join(temp, 'volumes'),
-    identity: 'bench',
-    resyncMs: 250,
-  }).run(stopProvisioner.signal);
+  // The provisioner, and the node agent that keeps spare `local` volumes under the directory.
+  mkdirSync(join(temp, 'volumes'), { recursive: true });
+  provisioning = Promise.all([
+    new VolumeProvisioner({
+      resources: kube,
+      log: silentLogger,
+      provisionerName: 'sluice.io/bench-cache',
+      storageClass: 'sluice-test',
+      namespace: NS,
+      identity: 'bench',
+    }).run(stopProvisioner.signal),
+    new NodeAgent({
+      resources: kube,
+      log: silentLogger,
+      nodeName: cluster.nodeName ?? '',
+      provisionerName: 'sluice.io/bench-cache',
+      storageClass: 'sluice-test',
+      volumeParentDir: join(temp, 'volumes'),
+    }).keepSpares(stopProvisioner.signal),
+  ]);
   const ids = await createPipelines(plane.admin, 'bench', { slow: yaml('a'), other: yaml('b') });
   agent = await startKubeAgent(plane, cluster, {
     name: 'bench-agent',

@@ -84,6 +84,8 @@ function one(objects: K8sObject[], kind: string): K8sObject {
   return found[0] as K8sObject;
 }
 
+type Rules = { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] };
+
 interface Container {
   command: string[];
   image: string;
@@ -159,9 +161,7 @@ test("the Role grants exactly what the agent checks for, in the runtime's namesp
   const objects = await render({
     values: { ...REQUIRED, runtime: { name: 'x', namespace: 'builds' } },
   });
-  const role = one(objects, 'Role') as K8sObject & {
-    rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
-  };
+  const role = one(objects, 'Role') as K8sObject & Rules;
   assert.equal(role.metadata.namespace, 'builds');
   const granted = role.rules.flatMap((rule) =>
     rule.resources.flatMap((resource) =>
@@ -309,6 +309,7 @@ test('`sluice runner init` makes the same objects as the chart for the same valu
         enabled: true,
         storageClass: 'warm',
         parentDir: '/mnt/ci-volumes',
+        spares: 4,
         replicas: 3,
         leaseSeconds: 30,
         retentionDays: 0,
@@ -369,12 +370,12 @@ test('volumes.enabled: the provisioner, its StorageClass and its rights, cluster
   assert.equal(storageClass['provisioner'], 'sluice.io/volumes-builds');
   assert.equal(storageClass['volumeBindingMode'], 'WaitForFirstConsumer');
   assert.equal(storageClass['reclaimPolicy'], 'Retain');
-  const clusterRole = one(mine, 'ClusterRole') as unknown as { rules: { resources: string[] }[] };
-  assert.deepEqual(clusterRole.rules.flatMap((r) => r.resources).sort(), [
-    'nodes',
-    'persistentvolumes',
-    'storageclasses',
-  ]);
+  const clusterRole = one(mine, 'ClusterRole') as unknown as Rules;
+  const kinds = clusterRole.rules.flatMap((r) => r.resources).sort();
+  assert.equal(kinds.join(' '), 'nodes persistentvolumes storageclasses');
+  const [claims] = (one(mine, 'Role') as unknown as Rules).rules;
+  assert.equal(clusterRole.rules[0]?.verbs.join(' '), 'get list watch create patch delete');
+  assert.equal(claims?.verbs.join(' '), 'get list watch patch');
   const deployment = one(mine, 'Deployment') as unknown as {
     spec: { replicas: number; template: { spec: { containers: Container[] } } };
   };
@@ -385,7 +386,6 @@ test('volumes.enabled: the provisioner, its StorageClass and its rights, cluster
     SLUICE_PROVISIONER_NAME: 'sluice.io/volumes-builds',
     SLUICE_PROVISIONER_STORAGE_CLASS: 'sluice-volumes-builds',
     SLUICE_PROVISIONER_NAMESPACE: 'builds',
-    SLUICE_VOLUME_PARENT_DIR: '/var/lib/sluice/volumes',
     SLUICE_PROVISIONER_IDENTITY: { fieldRef: { fieldPath: 'metadata.name' } },
     SLUICE_PROVISIONER_LEASE_SECONDS: '15',
     SLUICE_VOLUME_RETENTION_DAYS: '4',
@@ -413,7 +413,9 @@ test('volumes.enabled: the provisioner, its StorageClass and its rights, cluster
   assert.deepEqual(env(agentOnNode), {
     SLUICE_PROVISIONER_NAME: 'sluice.io/volumes-builds',
     SLUICE_NODE_NAME: { fieldRef: { fieldPath: 'spec.nodeName' } },
+    SLUICE_PROVISIONER_STORAGE_CLASS: 'sluice-volumes-builds',
     SLUICE_VOLUME_PARENT_DIR: '/var/lib/sluice/volumes',
+    SLUICE_VOLUME_SPARES: '2',
     SLUICE_VOLUME_DISK_THRESHOLD: '0.8',
     SLUICE_VOLUME_INODE_THRESHOLD: '0.8',
   });

@@ -1,10 +1,10 @@
 /**
  * Warm caches on a real single-node Kubernetes: the volume provisioner, installed in the cluster
  * as the runtime chart and `runner init --warm-volumes` install it (two replicas from the engine
- * image, its StorageClass, its rights), serves the runtime's claims, so the second build of a
- * pipeline gets the volume its first build's dind wrote (its image layers are there: the build
- * step's log says "Using cache"), and a build of another pipeline gets a volume of its own and
- * starts cold.
+ * image, its StorageClass, its rights, the volume agent keeping spare `local` volumes), serves
+ * the runtime's claims, so the second build of a pipeline gets the volume its first build's dind
+ * wrote (its image layers are there: the build step's log says "Using cache"), and a build of
+ * another pipeline gets a volume of its own and starts cold.
  * @module
  */
 import { after, before, test } from 'node:test';
@@ -151,6 +151,16 @@ test("the second build of a pipeline runs on the first one's volume and its dind
   assert.equal(cold.build.cache?.outcome, 'miss', JSON.stringify(cold.build.cache));
   assert.equal(cold.build.cache?.volume, volume?.name);
   assert.match(cold.build.cache?.reason ?? '', /^new: /);
+  // A `local` volume whose directory the node agent made, pinned to the node that holds it.
+  const pv = await resources.read({ kind: 'PersistentVolume', name: volume?.name ?? '' });
+  const spec = pv?.['spec'] as {
+    local?: { path?: string };
+    nodeAffinity?: { required?: { nodeSelectorTerms?: Array<{ matchExpressions?: unknown }> } };
+  };
+  assert.equal(spec.local?.path, join(temp.path, 'volumes', volume?.name ?? ''));
+  assert.deepEqual(spec.nodeAffinity?.required?.nodeSelectorTerms?.[0]?.matchExpressions, [
+    { key: 'kubernetes.io/hostname', operator: 'In', values: [cluster().nodeName] },
+  ]);
 
   const warm = await runBuild(first);
   assert.equal(warm.status, 'success', warm.log);

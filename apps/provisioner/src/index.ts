@@ -18,6 +18,8 @@ export type {
   ProvisionerFlags,
   VolumeAgentConfig,
 } from './provisioner-config.js';
-export { directoryBytes, diskUsage, NodeAgent } from './node-agent.js';
-export type { DiskUsage, NodeAgentOptions, NodeAgentReport, VolumeUse } from './node-agent.js';
+export { NodeAgent } from './node-agent.js';
+export type { NodeAgentOptions, NodeAgentReport, VolumeUse } from './node-agent.js';
+export { directoryBytes, diskUsage } from './disk-usage.js';
+export type { DiskUsage } from './disk-usage.js';
 export { serveVolumeMetrics, VolumeMetrics } from './volume-metrics.js';

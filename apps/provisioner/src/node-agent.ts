@@ -14,24 +14,37 @@
  *    `/metrics`; sizes are walked (as `du` counts: allocated blocks) at most every
  *    `sizeIntervalMs`, so a large cache costs one walk per interval, never per pass.
  *
+ * Between passes it keeps `spares` empty volumes ready on its node (`spare-volumes.ts`): a
+ * `local` volume's directory must exist before the kubelet mounts it, so the agent makes the
+ * directories and publishes them as spares, and the provisioner gives a new claim a spare. A
+ * watch of the volumes refills the moment one is taken. Spares and passes take turns, never
+ * overlapping, so a pass never sees a spare's directory without its volume.
+ *
  * Retiring is first a patch marking the volume `sluice.io/retiring`, guarded by its
  * resourceVersion (a volume the provisioner promised to a claim since it was read has changed,
  * and is left alone), then the PersistentVolume's deletion and its directory's. A volume in use
  * (bound, or promised: `sluice.io/used-by` set) is never retired.
  * @module
  */
-import { lstat, readdir, rm, statfs } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isSluiceError } from '@sluice/errors';
+import { watchChanges } from '@sluice/kube';
 import type { KubeResource, KubeResources } from '@sluice/kube';
 import type { Logger } from '@sluice/log';
-import { sleep } from '@sluice/process';
+import { spareReadyPatch, spareVolumeObject } from './spare-volumes.js';
 import {
   labelValue,
   PROVISIONER_LABEL,
   retirePatch,
+  spareState,
+  storageClassOf,
   VOLUME_ANNOTATIONS,
 } from './volume-objects.js';
+import { Wakeup } from './wakeup.js';
+import { directoryBytes, diskUsage } from './disk-usage.js';
+import type { DiskUsage } from './disk-usage.js';
 
 export interface NodeAgentOptions {
   resources: KubeResources;
@@ -39,7 +52,11 @@ export interface NodeAgentOptions {
   /** This node's name: the volumes it looks after carry it in `sluice.io/node`. */
   nodeName: string;
   provisionerName: string;
+  /** The StorageClass its spares belong to (the provisioner's). */
+  storageClass: string;
   volumeParentDir: string;
+  /** Empty volumes kept ready on this node for new claims (2). */
+  spares?: number;
   /** Fraction of the space in use above which a volume is retired (0.8). */
   diskThreshold?: number;
   /** Fraction of the inodes in use above which a volume is retired (0.8). */
@@ -61,11 +78,6 @@ export interface VolumeUse {
   inUse: boolean;
 }
 
-export interface DiskUsage {
-  space: number;
-  inodes: number;
-}
-
 export interface NodeAgentReport {
   usage: DiskUsage;
   /** Directories removed because their volume is gone. */
@@ -82,11 +94,15 @@ export class NodeAgent {
   readonly #o: Required<NodeAgentOptions>;
   /** Sizes walked, by volume, with when. */
   readonly #sizes = new Map<string, { bytes: number; at: number }>();
+  #host: string | undefined;
+  /** The end of the pass or refill under way. */
+  #turn: Promise<unknown> = Promise.resolve();
 
   constructor(options: NodeAgentOptions) {
     this.#o = {
       diskThreshold: 0.8,
       inodeThreshold: 0.8,
+      spares: 2,
       intervalMs: 60_000,
       sizeIntervalMs: 600_000,
       clock: Date.now,
@@ -94,11 +110,13 @@ export class NodeAgent {
     };
   }
 
-  /** Passes until the signal aborts; each report (or failure) also goes to `watch`. */
+  /** Passes until the signal aborts, and spares kept meanwhile; each report (or failure) also goes to `watch`. */
   async run(
     signal: AbortSignal,
     watch: { passed?(report: NodeAgentReport): void; failed?(): void } = {},
   ): Promise<void> {
+    const spares = this.keepSpares(signal);
+    const wakeup = new Wakeup();
     while (!signal.aborted) {
       try {
         watch.passed?.(await this.pass());
@@ -106,17 +124,115 @@ export class NodeAgent {
         watch.failed?.();
         this.#o.log.warn('volume node agent pass failed', { error: String(err) });
       }
-      await sleep(this.#o.intervalMs, signal);
+      await wakeup.sleep(this.#o.intervalMs, signal);
     }
+    await spares;
   }
 
-  async pass(): Promise<NodeAgentReport> {
+  /** Keeps `spares` ready on this node until the signal aborts: refilled as soon as one is taken. */
+  async keepSpares(signal: AbortSignal): Promise<void> {
+    const { resources, log } = this.#o;
+    const wakeup = new Wakeup();
+    const watching = watchChanges(
+      resources.watch.bind(resources),
+      { kind: 'PersistentVolume', labelSelector: this.#selector() },
+      () => wakeup.set(),
+      { signal, failed: (err) => log.warn('volume agent watch failed', { error: String(err) }) },
+    );
+    while (!signal.aborted) {
+      try {
+        await this.refill();
+      } catch (err) {
+        log.warn('volume agent could not make a spare volume', { error: String(err) });
+      }
+      // A refill that failed is tried again within seconds, not at the next change.
+      await wakeup.sleep(Math.min(this.#o.intervalMs, 5000), signal);
+    }
+    await watching;
+  }
+
+  /**
+   * Brings this node's spares up to `spares`: finishes the ones left pending (a restart between
+   * the volume and its directory), then makes the missing ones, each volume before its
+   * directory. Returns the names of the spares made ready.
+   */
+  refill(): Promise<string[]> {
+    return this.#exclusive(async () => {
+      const volumes = await this.#o.resources.list({
+        kind: 'PersistentVolume',
+        labelSelector: this.#selector(),
+      });
+      const mine = volumes.filter(
+        (pv) =>
+          this.#mine(pv) &&
+          spareState(pv) !== undefined &&
+          storageClassOf(pv) === this.#o.storageClass &&
+          !retiring(pv),
+      );
+      const ready: string[] = [];
+      for (const pv of mine.filter((v) => spareState(v) === 'pending'))
+        if (await this.#finishSpare(pv)) ready.push(pv.metadata.name);
+      for (let n = mine.length; n < this.#o.spares; n++) {
+        const name = `sluice-vol-${randomUUID()}`;
+        const pv = spareVolumeObject({
+          name,
+          storageClass: this.#o.storageClass,
+          provisionerName: this.#o.provisionerName,
+          provisionerLabel: labelValue(this.#o.provisionerName),
+          path: join(this.#o.volumeParentDir, name),
+          node: this.#o.nodeName,
+          hostname: await this.#hostname(),
+          now: this.#o.clock(),
+        });
+        await this.#o.resources.create(pv);
+        if (await this.#finishSpare(pv)) ready.push(name);
+      }
+      return ready;
+    });
+  }
+
+  async #finishSpare(pv: KubeResource): Promise<boolean> {
+    await mkdir(join(this.#o.volumeParentDir, pv.metadata.name), { recursive: true });
+    const ready = await this.#o.resources.patch(
+      { kind: 'PersistentVolume', name: pv.metadata.name },
+      spareReadyPatch(),
+    );
+    if (ready === undefined) return false; // deleted meanwhile: the next pass removes the directory
+    this.#o.log.info('spare volume ready', { volume: pv.metadata.name });
+    return true;
+  }
+
+  /** The node's `kubernetes.io/hostname` label, which a volume's node affinity names. */
+  async #hostname(): Promise<string> {
+    if (this.#host === undefined) {
+      const node = await this.#o.resources.read({ kind: 'Node', name: this.#o.nodeName });
+      this.#host = node?.metadata.labels?.['kubernetes.io/hostname'] ?? this.#o.nodeName;
+    }
+    return this.#host;
+  }
+
+  #selector(): string {
+    return `${PROVISIONER_LABEL}=${labelValue(this.#o.provisionerName)}`;
+  }
+
+  /** Runs `work` after whatever this agent is doing: passes and refills never overlap. */
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#turn.then(work);
+    this.#turn = next.catch(() => undefined);
+    return next;
+  }
+
+  pass(): Promise<NodeAgentReport> {
+    return this.#exclusive(() => this.#pass());
+  }
+
+  async #pass(): Promise<NodeAgentReport> {
     const { resources, volumeParentDir } = this.#o;
     // Directories first: a volume made after this read is in the list below.
     const dirs = (await readdir(volumeParentDir)).filter((name) => VOLUME_DIR.test(name));
     const volumes = await resources.list({
       kind: 'PersistentVolume',
-      labelSelector: `${PROVISIONER_LABEL}=${labelValue(this.#o.provisionerName)}`,
+      labelSelector: this.#selector(),
     });
     const names = new Set(volumes.map((pv) => pv.metadata.name));
     const removed: string[] = [];
@@ -132,7 +248,9 @@ export class NodeAgent {
     const full = usage.space > this.#o.diskThreshold || usage.inodes > this.#o.inodeThreshold;
     const retired = full ? await this.#retireOne(volumes, usage) : undefined;
     const gone = new Set([...removed, ...(retired === undefined ? [] : [retired])]);
-    const kept = volumes.filter((pv) => this.#mine(pv) && !gone.has(pv.metadata.name));
+    const kept = volumes.filter(
+      (pv) => this.#mine(pv) && !gone.has(pv.metadata.name) && spareState(pv) === undefined,
+    );
     return { usage, removed, retired, volumes: await this.#uses(kept) };
   }
 
@@ -164,7 +282,8 @@ export class NodeAgent {
 
   async #retireOne(volumes: KubeResource[], usage: DiskUsage): Promise<string | undefined> {
     const candidates = volumes
-      .filter((pv) => this.#mine(pv) && !inUse(pv))
+      // A spare is an empty directory: retiring it frees nothing.
+      .filter((pv) => this.#mine(pv) && !inUse(pv) && spareState(pv) === undefined)
       .sort((a, b) => lastUsed(a) - lastUsed(b) || a.metadata.name.localeCompare(b.metadata.name));
     const { resources, log } = this.#o;
     for (const pv of candidates) {
@@ -208,7 +327,10 @@ export class NodeAgent {
 
   /** On this node, and in this agent's directory (never a volume it cannot see). */
   #mine(pv: KubeResource): boolean {
-    const path = (pv['spec'] as { hostPath?: { path?: string } } | undefined)?.hostPath?.path;
+    // `local` volumes; hostPath ones were made by provisioners before spares.
+    const spec = pv['spec'] as
+      { local?: { path?: string }; hostPath?: { path?: string } } | undefined;
+    const path = spec?.local?.path ?? spec?.hostPath?.path;
     return (
       pv.metadata.annotations?.[VOLUME_ANNOTATIONS.node] === this.#o.nodeName &&
       path === join(this.#o.volumeParentDir, pv.metadata.name)
@@ -220,46 +342,6 @@ export class NodeAgent {
     await rm(join(this.#o.volumeParentDir, name), { recursive: true, force: true });
     this.#o.log.info('volume retired', { volume: name, reason });
   }
-}
-
-/** Space and inodes in use on the filesystem of `path`, as fractions (df's Use% and IUse%). */
-export async function diskUsage(path: string): Promise<DiskUsage> {
-  const s = await statfs(path);
-  // As df counts: used over what users may have (blocks reserved for root are neither).
-  const used = s.blocks - s.bfree;
-  return {
-    space: used + s.bavail === 0 ? 0 : used / (used + s.bavail),
-    inodes: s.files === 0 ? 0 : (s.files - s.ffree) / s.files,
-  };
-}
-
-/**
- * The bytes a directory's files take on disk (allocated blocks, as `du` counts), links not
- * followed; undefined when the directory does not exist (yet: the kubelet makes it on first
- * mount). Files that vanish during the walk are skipped.
- */
-export async function directoryBytes(path: string): Promise<number | undefined> {
-  let total = 0;
-  const pending = [path];
-  let first = true;
-  while (pending.length > 0) {
-    const dir = pending.pop()!;
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch (err) {
-      if (first && (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      continue;
-    }
-    first = false;
-    for (const entry of entries) {
-      const child = join(dir, entry.name);
-      if (entry.isDirectory()) pending.push(child);
-      const stats = await lstat(child).catch(() => undefined);
-      if (stats !== undefined) total += stats.blocks * 512;
-    }
-  }
-  return total;
 }
 
 function bound(pv: KubeResource): boolean {

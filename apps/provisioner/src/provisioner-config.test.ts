@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isSluiceError } from '@sluice/errors';
-import { parseProvisionerConfig } from './provisioner-config.js';
+import { parseProvisionerConfig, parseVolumeAgentConfig } from './provisioner-config.js';
 
 const REQUIRED = {
   SLUICE_PROVISIONER_NAME: 'sluice.io/volumes-ci',
@@ -15,10 +15,9 @@ test('flags win over the environment; defaults fill the rest; no kubeconfig mean
     { ...REQUIRED, SLUICE_PROVISIONER_IDENTITY: 'pod-1' },
   );
   assert.equal(config.namespace, 'from-flag');
-  assert.equal(config.volumeParentDir, '/var/lib/sluice/volumes');
   assert.equal(config.identity, 'pod-1');
   assert.deepEqual(config.source, { type: 'in-cluster' });
-  assert.equal(config.resyncMs, 1000);
+  assert.equal(config.resyncMs, 30_000, 'a slow resync: the watches answer changes');
   assert.equal(config.leaseDurationMs, 15_000);
 });
 
@@ -42,7 +41,22 @@ test('every problem at once, each naming its flag and variable', () => {
     '--storage-class (SLUICE_PROVISIONER_STORAGE_CLASS) is not set',
     '--namespace (SLUICE_PROVISIONER_NAMESPACE) is not set',
     '--lease-seconds (SLUICE_PROVISIONER_LEASE_SECONDS) must be an integer from 2 to 300, got "1"',
-    '--resync-seconds (SLUICE_PROVISIONER_RESYNC_SECONDS) must be a number from 0.1 to 60, got "soon"',
+    '--resync-seconds (SLUICE_PROVISIONER_RESYNC_SECONDS) must be a number from 0.1 to 3600, got "soon"',
   ])
     assert.ok(message.includes(expected), `${expected}\nin: ${message}`);
+});
+
+test("the volume agent keeps 2 spares of the provisioner's StorageClass under the parent directory", () => {
+  const config = parseVolumeAgentConfig(
+    { SLUICE_VOLUME_SPARES: '4' },
+    { ...REQUIRED, SLUICE_NODE_NAME: 'node-1' },
+  );
+  assert.equal(config.storageClass, 'sluice-volumes-ci');
+  assert.equal(config.volumeParentDir, '/var/lib/sluice/volumes');
+  assert.equal(config.spares, 4);
+  assert.equal(parseVolumeAgentConfig({}, { ...REQUIRED, SLUICE_NODE_NAME: 'n' }).spares, 2);
+  assert.throws(
+    () => parseVolumeAgentConfig({}, { SLUICE_PROVISIONER_NAME: 'x', SLUICE_NODE_NAME: 'n' }),
+    /--storage-class \(SLUICE_PROVISIONER_STORAGE_CLASS\) is not set/,
+  );
 });

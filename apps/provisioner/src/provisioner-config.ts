@@ -12,7 +12,6 @@ export interface ProvisionerConfig {
   provisionerName: string;
   storageClass: string;
   namespace: string;
-  volumeParentDir: string;
   identity: string;
   source: KubeSource;
   resyncMs: number;
@@ -23,7 +22,9 @@ export interface ProvisionerConfig {
 export interface VolumeAgentConfig {
   provisionerName: string;
   nodeName: string;
+  storageClass: string;
   volumeParentDir: string;
+  spares: number;
   diskThreshold: number;
   inodeThreshold: number;
   intervalMs: number;
@@ -71,7 +72,6 @@ export function parseProvisionerConfig(flags: ProvisionerFlags, env: Env): Provi
     provisionerName: v.SLUICE_PROVISIONER_NAME,
     storageClass: v.SLUICE_PROVISIONER_STORAGE_CLASS,
     namespace: v.SLUICE_PROVISIONER_NAMESPACE,
-    volumeParentDir: v.SLUICE_VOLUME_PARENT_DIR,
     identity: v.SLUICE_PROVISIONER_IDENTITY ?? hostname(),
     source: kubeSource(v.SLUICE_PROVISIONER_KUBECONFIG),
     resyncMs: v.SLUICE_PROVISIONER_RESYNC_SECONDS * 1000,
@@ -86,7 +86,9 @@ export function parseVolumeAgentConfig(flags: ProvisionerFlags, env: Env): Volum
   return {
     provisionerName: v.SLUICE_PROVISIONER_NAME,
     nodeName: v.SLUICE_NODE_NAME,
+    storageClass: v.SLUICE_PROVISIONER_STORAGE_CLASS,
     volumeParentDir: v.SLUICE_VOLUME_PARENT_DIR,
+    spares: v.SLUICE_VOLUME_SPARES,
     diskThreshold: v.SLUICE_VOLUME_DISK_THRESHOLD,
     inodeThreshold: v.SLUICE_VOLUME_INODE_THRESHOLD,
     intervalMs: v.SLUICE_VOLUME_AGENT_INTERVAL_SECONDS * 1000,

@@ -35,6 +35,8 @@ export interface VolumeFacts {
   mountCount: number;
   /** Bound or promised to a claim that still exists. */
   inUse: boolean;
+  /** Empty, kept by the node agent for new volumes: never a cache to reuse. */
+  spare?: boolean;
   /** Marked for deletion (retention, full disk). */
   retiring: boolean;
   /** The node holding a local volume. */
@@ -46,7 +48,7 @@ export type VolumeChoice =
   | { kind: 'new'; reason: string };
 
 export function chooseVolume(claim: ClaimFacts, volumes: readonly VolumeFacts[]): VolumeChoice {
-  const free = volumes.filter((v) => !v.inUse && !v.retiring);
+  const free = volumes.filter((v) => !v.inUse && !v.retiring && v.spare !== true);
   if (free.length === 0) return { kind: 'new', reason: 'no released volume' };
   const sameKeys = free.filter((v) => claim.selector.every((key) => sameLabel(claim, v, key)));
   if (sameKeys.length === 0)

@@ -50,6 +50,21 @@ export function expired(pv: KubeResource, now: number, defaultDays: number): boo
 
 /** The label every volume of one provisioner carries, to list them. */
 export const PROVISIONER_LABEL = 'sluice.io/volume-provisioner';
+/**
+ * On a spare volume (`spare-volumes.ts`): `pending` while the node agent makes its directory,
+ * `ready` once it is there; dropped when a claim takes it.
+ */
+export const SPARE_LABEL = 'sluice.io/spare';
+
+/** The StorageClass a volume belongs to: a claim of another class can never bind it. */
+export function storageClassOf(pv: KubeResource): string | undefined {
+  return (pv['spec'] as { storageClassName?: string } | undefined)?.storageClassName;
+}
+
+export function spareState(pv: KubeResource): 'pending' | 'ready' | undefined {
+  const value = pv.metadata.labels?.[SPARE_LABEL];
+  return value === 'pending' || value === 'ready' ? value : undefined;
+}
 /** Set on a claim by the scheduler when its pod has a node (WaitForFirstConsumer). */
 export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';
 const BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';
@@ -96,6 +111,7 @@ export function volumeFacts(pv: KubeResource, liveClaimUids: ReadonlySet<string>
     lastUsedMs: Date.parse(annotations[VOLUME_ANNOTATIONS.lastUsed] ?? '') || 0,
     mountCount: Number(annotations[VOLUME_ANNOTATIONS.mountCount] ?? 0) || 0,
     inUse: ref?.uid !== undefined && liveClaimUids.has(ref.uid),
+    spare: spareState(pv) !== undefined,
     retiring:
       annotations[VOLUME_ANNOTATIONS.retiring] !== undefined ||
       pv.metadata.deletionTimestamp !== undefined,
@@ -103,78 +119,19 @@ export function volumeFacts(pv: KubeResource, liveClaimUids: ReadonlySet<string>
   };
 }
 
-export interface NewVolume {
-  name: string;
-  storageClass: string;
-  provisionerName: string;
-  provisionerLabel: string;
-  path: string;
-  node: string;
-  /** The node's `kubernetes.io/hostname` label, which the volume's node affinity names. */
-  hostname: string;
-  now: number;
-}
-
 /**
- * A volume on a node: a directory under the parent directory that the kubelet creates on first
- * mount (hostPath `DirectoryOrCreate`), pinned to its node so the build lands where its cache is,
- * promised to the claim through `claimRef` so the controller-manager binds exactly that pair.
- */
-export function newVolumeObject(
-  claim: KubeResource,
-  facts: ClaimFacts,
-  v: NewVolume,
-): KubeResource {
-  const spec = claim['spec'] as { resources?: { requests?: { storage?: string } } } | undefined;
-  return {
-    apiVersion: 'v1',
-    kind: 'PersistentVolume',
-    metadata: {
-      name: v.name,
-      labels: { ...facts.labels, [PROVISIONER_LABEL]: v.provisionerLabel },
-      annotations: {
-        [VOLUME_ANNOTATIONS.provisionedBy]: v.provisionerName,
-        [VOLUME_ANNOTATIONS.created]: new Date(v.now).toISOString(),
-        [VOLUME_ANNOTATIONS.lastUsed]: new Date(v.now).toISOString(),
-        [VOLUME_ANNOTATIONS.mountCount]: '1',
-        [VOLUME_ANNOTATIONS.usedBy]: facts.uid,
-        [VOLUME_ANNOTATIONS.node]: v.node,
-        ...retentionOf(claim),
-      },
-    },
-    spec: {
-      capacity: { storage: spec?.resources?.requests?.storage ?? '1Gi' },
-      accessModes: ['ReadWriteOnce'],
-      persistentVolumeReclaimPolicy: 'Retain',
-      storageClassName: v.storageClass,
-      claimRef: claimRef(facts),
-      hostPath: { path: v.path, type: 'DirectoryOrCreate' },
-      nodeAffinity: {
-        required: {
-          nodeSelectorTerms: [
-            {
-              matchExpressions: [
-                { key: 'kubernetes.io/hostname', operator: 'In', values: [v.hostname] },
-              ],
-            },
-          ],
-        },
-      },
-    },
-  };
-}
-
-/**
- * The merge patch that promises a released volume to a claim: the claim's labels replace the
- * last user's, the use is counted. It carries the volume's resourceVersion, so a volume changed
- * since it was read (another claim got it first) is refused with 409 instead of shared.
+ * The merge patch that promises a released volume, or a spare, to a claim: the claim's labels
+ * replace the last user's (a spare's label goes), the use is counted. It carries the volume's
+ * resourceVersion, so a volume changed since it was read (another claim got it first) is
+ * refused with 409 instead of shared. With `resize`, the volume's size becomes the claim's
+ * request (a spare's nominal size), so the controller-manager finds it large enough.
  */
 export function reusePatch(
   pv: KubeResource,
   claim: KubeResource,
   facts: ClaimFacts,
   provisionerLabel: string,
-  now: number,
+  options: { now: number; resize?: boolean },
 ): Record<string, unknown> {
   const old = pv.metadata.labels ?? {};
   const labels: Record<string, string | null> = Object.fromEntries(
@@ -182,6 +139,11 @@ export function reusePatch(
   );
   Object.assign(labels, facts.labels, { [PROVISIONER_LABEL]: provisionerLabel });
   const count = Number(pv.metadata.annotations?.[VOLUME_ANNOTATIONS.mountCount] ?? 0) || 0;
+  const now = options.now;
+  const request = (claim['spec'] as { resources?: { requests?: { storage?: string } } } | undefined)
+    ?.resources?.requests?.storage;
+  const capacity =
+    options.resize && request !== undefined ? { capacity: { storage: request } } : {};
   return {
     metadata: {
       resourceVersion: pv.metadata.resourceVersion,
@@ -195,7 +157,7 @@ export function reusePatch(
         [BOUND_BY_CONTROLLER]: null,
       },
     },
-    spec: { claimRef: claimRef(facts) },
+    spec: { claimRef: claimRef(facts), ...capacity },
   };
 }
 
@@ -292,8 +254,11 @@ export interface VolumeSummary {
   name: string;
   /** The runtime of the build that last had it (label value). */
   runtime: string;
-  /** `in use` (a claim has it), `released` (free for the next matching claim) or `retiring`. */
-  status: 'in use' | 'released' | 'retiring';
+  /**
+   * `in use` (a claim has it), `released` (free for the next matching claim), `spare` (empty,
+   * for the next claim no warm volume serves) or `retiring`.
+   */
+  status: 'in use' | 'released' | 'spare' | 'retiring';
   /** The claim that has it, or last had it. */
   claim: string | null;
   node: string | null;
@@ -324,9 +289,11 @@ export function volumeSummary(pv: KubeResource): VolumeSummary {
     status:
       retiring !== null
         ? 'retiring'
-        : annotations[VOLUME_ANNOTATIONS.usedBy] !== undefined
-          ? 'in use'
-          : 'released',
+        : spareState(pv) !== undefined
+          ? 'spare'
+          : annotations[VOLUME_ANNOTATIONS.usedBy] !== undefined
+            ? 'in use'
+            : 'released',
     claim: ref?.name === undefined ? null : `${ref.namespace ?? ''}/${ref.name}`,
     node: annotations[VOLUME_ANNOTATIONS.node] ?? null,
     capacity: spec?.capacity?.storage ?? null,

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient, KubeResources } from '@sluice/kube';
@@ -12,7 +12,7 @@ import { REUSE_ANNOTATIONS } from '@sluice/runtime-spec';
 import { CLUSTER_IMAGES, eventually, useKubernetes } from '@sluice/testkit';
 import { NodeAgent } from './node-agent.js';
 import { VolumeProvisioner } from './volume-provisioner.js';
-import { VOLUME_ANNOTATIONS } from './volume-objects.js';
+import { SPARE_LABEL, VOLUME_ANNOTATIONS } from './volume-objects.js';
 
 // One cluster with a node: the controller-manager binds the claims, the kubelet mounts them.
 const cluster = useKubernetes({ nodes: true, images: [CLUSTER_IMAGES.busybox] });
@@ -40,36 +40,64 @@ async function kube(): Promise<KubeResources> {
   return resources;
 }
 
-function provisioner(
-  storageClass: string,
-  identity: string,
-  leaseDurationMs = 15_000,
-  volumeParentDir = mkdtempSync(join(tmpdir(), 'sluice-volumes-')),
-) {
+function provisioner(storageClass: string, identity: string, leaseDurationMs = 15_000) {
   return new VolumeProvisioner({
     resources: resources!,
     log: silentLogger,
     provisionerName: PROVISIONER,
     storageClass,
     namespace: NS,
-    volumeParentDir,
     identity,
     resyncMs: 200,
     leaseDurationMs,
   });
 }
 
-/** Runs the provisioner in the background for the test's duration. */
-function running(p: VolumeProvisioner): { stop: () => Promise<void> } {
+/** The node agent of the test's node, keeping `spares` under `parent`. */
+function nodeAgent(
+  storageClass: string,
+  parent: string,
+  more: { spares?: number; diskThreshold?: number } = {},
+): NodeAgent {
+  return new NodeAgent({
+    resources: resources!,
+    log: silentLogger,
+    nodeName: cluster().nodeName ?? '',
+    provisionerName: PROVISIONER,
+    storageClass,
+    volumeParentDir: parent,
+    spares: 3,
+    ...more,
+  });
+}
+
+/**
+ * Runs the provisioner and a node agent keeping spares under `parent` in the background, for
+ * the test's duration; stopping them deletes the spares left, so the next test's claims get
+ * volumes of its own directory.
+ */
+function running(p: VolumeProvisioner, agent: NodeAgent): { stop: () => Promise<void> } {
   const controller = new AbortController();
-  const done = p.run(controller.signal);
+  const done = removeSpares().then(() =>
+    Promise.all([p.run(controller.signal), agent.keepSpares(controller.signal)]),
+  );
   return {
     stop: async () => {
       controller.abort();
       await done;
+      await removeSpares();
     },
   };
 }
+
+/** Deletes the spares left by a test, so the next test's claims get volumes of its own directory. */
+async function removeSpares(): Promise<void> {
+  const r = await kube();
+  for (const pv of await r.list({ kind: 'PersistentVolume', labelSelector: SPARE_LABEL }))
+    await r.delete({ kind: 'PersistentVolume', name: pv.metadata.name });
+}
+
+const tempParent = () => mkdtempSync(join(tmpdir(), 'sluice-volumes-'));
 
 function claim(name: string, storageClass: string, labels: Record<string, string>): KubeResource {
   return {
@@ -142,6 +170,29 @@ async function boundVolume(name: string): Promise<string> {
   return String((pvc?.['spec'] as { volumeName: string }).volumeName);
 }
 
+/** A `local` volume in its directory under `parent`, pinned to the test's node. */
+function assertLocalVolume(pv: KubeResource | undefined, parent: string): void {
+  const spec = pv?.['spec'] as
+    | {
+        local?: { path?: string };
+        hostPath?: unknown;
+        nodeAffinity?: {
+          required?: {
+            nodeSelectorTerms?: Array<{
+              matchExpressions?: Array<{ key: string; operator: string; values: string[] }>;
+            }>;
+          };
+        };
+      }
+    | undefined;
+  assert.equal(spec?.local?.path, join(parent, pv?.metadata.name ?? ''), JSON.stringify(spec));
+  assert.equal(spec?.hostPath, undefined, 'not a hostPath volume');
+  const terms = spec?.nodeAffinity?.required?.nodeSelectorTerms ?? [];
+  assert.deepEqual(terms[0]?.matchExpressions, [
+    { key: 'kubernetes.io/hostname', operator: 'In', values: [cluster().nodeName] },
+  ]);
+}
+
 async function remove(kind: string, name: string): Promise<void> {
   const r = await kube();
   await r.delete({ kind, name, namespace: NS });
@@ -155,13 +206,16 @@ async function remove(kind: string, name: string): Promise<void> {
 
 test('a second build of a pipeline mounts the volume the first one wrote; another pipeline gets a new one', async () => {
   const r = await kube();
-  const p = running(provisioner('sluice-wait', 'only'));
+  const parent = tempParent();
+  const p = running(provisioner('sluice-wait', 'only'), nodeAgent('sluice-wait', parent));
   try {
     const labels = { app: 'dind', pipeline: 'p1', branch: 'main' };
     await r.create(claim('first', 'sluice-wait', labels));
     await r.create(pod('first', 'first', 'echo warm > /data/marker'));
     assert.equal(await podPhase('first'), 'Succeeded');
     const volume = await boundVolume('first');
+    assertLocalVolume(await r.read({ kind: 'PersistentVolume', name: volume }), parent);
+    assert.ok(existsSync(join(parent, volume, 'marker')), 'the pod wrote into the directory');
     await remove('Pod', 'first');
     await remove('PersistentVolumeClaim', 'first');
 
@@ -180,7 +234,9 @@ test('a second build of a pipeline mounts the volume the first one wrote; anothe
     await r.create(claim('other', 'sluice-wait', { ...labels, pipeline: 'p2' }));
     await r.create(pod('other', 'other', 'test ! -e /data/marker'));
     assert.equal(await podPhase('other'), 'Succeeded', 'another pipeline starts cold');
-    assert.notEqual(await boundVolume('other'), volume);
+    const other = await boundVolume('other');
+    assert.notEqual(other, volume);
+    assertLocalVolume(await r.read({ kind: 'PersistentVolume', name: other }), parent);
     for (const name of ['second', 'other']) {
       await remove('Pod', name);
       await remove('PersistentVolumeClaim', name);
@@ -193,7 +249,7 @@ test('a second build of a pipeline mounts the volume the first one wrote; anothe
 test('20 claims at once, 5 released volumes among them: every claim bound, no volume shared', async () => {
   const r = await kube();
   const labels = { app: 'dind', pipeline: 'burst' };
-  const p = running(provisioner('sluice-now', 'burst'));
+  const p = running(provisioner('sluice-now', 'burst'), nodeAgent('sluice-now', tempParent()));
   try {
     const warm = Array.from({ length: 5 }, (_, i) => `warm-${i}`);
     for (const name of warm) await r.create(claim(name, 'sluice-now', labels));
@@ -219,6 +275,10 @@ test('the leader stops mid-work: a standby takes over when its lease runs out, a
   const labels = { app: 'dind', pipeline: 'leader' };
   const leader = provisioner('sluice-now', 'leader-a', 3000);
   const standby = provisioner('sluice-now', 'leader-b', 3000);
+  const parent = tempParent();
+  const agent = nodeAgent('sluice-now', parent, { spares: 5 });
+  await removeSpares();
+  assert.equal((await agent.refill()).length, 5, 'five spares ready');
   const first = Array.from({ length: 5 }, (_, i) => `lead-${i}`);
   for (const name of first) await r.create(claim(name, 'sluice-now', labels));
   const report = await leader.pass();
@@ -228,7 +288,7 @@ test('the leader stops mid-work: a standby takes over when its lease runs out, a
   assert.equal((await standby.pass()).leader, false, 'the standby waits while the lease is held');
   const later = Array.from({ length: 5 }, (_, i) => `late-${i}`);
   for (const name of later) await r.create(claim(name, 'sluice-now', labels));
-  const p = running(standby);
+  const p = running(standby, agent);
   try {
     const volumes = await Promise.all([...first, ...later].map(boundVolume));
     assert.equal(new Set(volumes).size, 10);
@@ -236,6 +296,11 @@ test('the leader stops mid-work: a standby takes over when its lease runs out, a
       (pv) => pv.metadata.labels?.['pipeline'] === 'leader',
     );
     assert.equal(mine.length, 10, 'one volume per claim, none made twice');
+    for (const pv of mine) assertLocalVolume(pv, parent);
+    // Every directory is a volume's: the claims' and the spares being kept.
+    const names = new Set((await r.list({ kind: 'PersistentVolume' })).map((v) => v.metadata.name));
+    const leaked = readdirSync(parent).filter((dir) => !names.has(dir));
+    assert.deepEqual(leaked, [], 'no directory without its volume');
     for (const name of [...first, ...later]) await remove('PersistentVolumeClaim', name);
   } finally {
     await p.stop();
@@ -246,7 +311,7 @@ test('the node agent on a full small filesystem retires the least recently used 
   const r = await kube();
   const parent = mkdtempSync(join(tmpdir(), 'sluice-small-volumes-'));
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=32m', 'tmpfs', parent]);
-  const p = running(provisioner('sluice-now', 'small', 15_000, parent));
+  const p = running(provisioner('sluice-now', 'small'), nodeAgent('sluice-now', parent));
   const FILL = 'dd if=/dev/zero of=/data/fill bs=1M count=7 && sync';
   try {
     // Three volumes of 7 MiB, each used by one pod and released, in this order.
@@ -276,15 +341,7 @@ test('the node agent on a full small filesystem retires the least recently used 
     );
     assert.ok(done, 'the busy pod wrote its file');
 
-    const agent = (diskThreshold: number) =>
-      new NodeAgent({
-        resources: r,
-        log: silentLogger,
-        nodeName: cluster().nodeName ?? '',
-        provisionerName: PROVISIONER,
-        volumeParentDir: parent,
-        diskThreshold,
-      });
+    const agent = (diskThreshold: number) => nodeAgent('sluice-now', parent, { diskThreshold });
     const first = await agent(0.8).pass();
     assert.ok(first.usage.space > 0.8, `28 MiB of 32 in use: ${first.usage.space}`);
     assert.equal(first.retired, released[0], 'the least recently used goes first');
@@ -320,12 +377,11 @@ test('a volume unused longer than its retention is deleted by the leader; the no
     provisionerName: PROVISIONER,
     storageClass: 'sluice-now',
     namespace: NS,
-    volumeParentDir: parent,
     identity: 'retention',
     retentionDays: 4,
     clock: () => Date.now() + offsetMs,
   });
-  const run = running(p);
+  const run = running(p, nodeAgent('sluice-now', parent));
   let volume = '';
   try {
     await r.create(claim('kept', 'sluice-now', { app: 'dind', pipeline: 'retention' }));
@@ -351,13 +407,9 @@ test('a volume unused longer than its retention is deleted by the leader; the no
   offsetMs = 5 * 86_400_000;
   assert.ok((await p.pass()).expired.includes(volume));
   assert.equal(await r.read({ kind: 'PersistentVolume', name: volume }), undefined);
-  const agent = new NodeAgent({
-    resources: r,
-    log: silentLogger,
-    nodeName: cluster().nodeName ?? '',
-    provisionerName: PROVISIONER,
-    volumeParentDir: parent,
-  });
-  assert.deepEqual((await agent.pass()).removed, [volume]);
+  const { removed } = await nodeAgent('sluice-now', parent).pass();
+  assert.ok(removed.includes(volume), removed.join(' '));
   assert.equal(existsSync(join(parent, volume)), false);
+  // The spares' directories went with their volumes: nothing is left behind.
+  assert.deepEqual(readdirSync(parent), []);
 });

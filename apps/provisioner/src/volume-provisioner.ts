@@ -1,23 +1,26 @@
 /**
  * The volume provisioner of one runtime: for each new claim of its StorageClass in the
  * runtime's namespace it promises a released volume that a matching build warmed
- * (`chooseVolume`), or makes a new one on the node the claim's pod was given; when a claim is
- * deleted its volume is marked released with the time, ready for the next matching build.
+ * (`chooseVolume`), or else a spare — an empty `local` volume the node agent keeps ready on the
+ * claim's node (`spare-volumes.ts`); when a claim is deleted its volume is marked released with
+ * the time, ready for the next matching build.
  *
- * One leader works at a time (`LeaderLease`); it looks at the claims every `resyncMs` (a list,
- * not a watch: the loop is level-based, so a missed change is seen on the next pass and a new
- * leader needs no history). Within a pass claims are served one at a time and every write
- * carries the volume's resourceVersion, so two claims never get the same volume even across a
- * change of leader. New volumes are named after their claim's uid: a leader that dies between
- * creating a volume and anything else leaves nothing a successor would make twice.
+ * One leader works at a time (`LeaderLease`). Watches of the claims and of its volumes wake the
+ * loop the moment a claim appears or a volume changes; each pass still lists both (the loop is
+ * level-based, so a missed or coalesced event costs nothing and a new leader needs no history),
+ * and with nothing changing a pass comes every `resyncMs` anyway, and often enough to renew the
+ * lease. Within a pass claims are served one at a time and every write carries the volume's
+ * resourceVersion, so two claims never get the same volume even across a change of leader.
  * @module
  */
 import { isSluiceError } from '@sluice/errors';
+import { watchChanges } from '@sluice/kube';
 import type { KubeResource, KubeResources } from '@sluice/kube';
 import type { Logger } from '@sluice/log';
-import { sleep } from '@sluice/process';
 import { LeaderLease } from './leader-lease.js';
 import { chooseVolume } from './volume-choice.js';
+import type { ClaimFacts } from './volume-choice.js';
+import { Wakeup } from './wakeup.js';
 import type { CacheDecision } from './volume-objects.js';
 import {
   claimFacts,
@@ -25,11 +28,12 @@ import {
   claimRefOf,
   expired,
   labelValue,
-  newVolumeObject,
   PROVISIONER_LABEL,
   releasePatch,
   retirePatch,
   reusePatch,
+  spareState,
+  storageClassOf,
   uidOf,
   VOLUME_ANNOTATIONS,
   volumeFacts,
@@ -43,10 +47,9 @@ export interface VolumeProvisionerOptions {
   storageClass: string;
   /** Where the claims are: the runtime's namespace. Also the namespace of the Lease. */
   namespace: string;
-  /** Parent directory of the volumes on every node. */
-  volumeParentDir: string;
   /** This replica, for leader election (the pod's name). */
   identity: string;
+  /** Time between passes when no watch event came (30 s); the watches answer changes at once. */
   resyncMs?: number;
   leaseDurationMs?: number;
   /** Days a released volume is kept unused (4, as Codefresh); 0 keeps volumes for ever. */
@@ -68,10 +71,12 @@ export class VolumeProvisioner {
   readonly #lease: LeaderLease;
   readonly #label: string;
   #bindingMode: string | undefined;
+  /** Claims told (once) that no spare was ready for them. */
+  readonly #waiting = new Set<string>();
 
   constructor(options: VolumeProvisionerOptions) {
     this.#o = {
-      resyncMs: 1000,
+      resyncMs: 30_000,
       leaseDurationMs: 15_000,
       retentionDays: 4,
       clock: Date.now,
@@ -88,16 +93,31 @@ export class VolumeProvisioner {
     });
   }
 
-  /** Passes until the signal aborts; a failed pass is logged and the next one tries again. */
+  /**
+   * Passes until the signal aborts: at once when a watched claim or volume changes, else every
+   * `resyncMs`, and every third of the lease so the leader renews it and a standby notices an
+   * expired one. A failed pass is logged and the next one tries again.
+   */
   async run(signal: AbortSignal): Promise<void> {
+    const wakeup = new Wakeup();
+    const { resources, namespace, log } = this.#o;
+    const failed = (err: unknown) =>
+      log.warn('volume provisioner watch failed', { error: String(err) });
+    const watch = resources.watch.bind(resources);
+    const watches = [
+      { kind: 'PersistentVolumeClaim', namespace },
+      { kind: 'PersistentVolume', labelSelector: `${PROVISIONER_LABEL}=${this.#label}` },
+    ].map((query) => watchChanges(watch, query, () => wakeup.set(), { signal, failed }));
+    const interval = Math.min(this.#o.resyncMs, this.#o.leaseDurationMs / 3);
     while (!signal.aborted) {
       try {
         await this.pass();
       } catch (err) {
-        this.#o.log.warn('volume provisioner pass failed', { error: String(err) });
+        log.warn('volume provisioner pass failed', { error: String(err) });
       }
-      await sleep(this.#o.resyncMs, signal);
+      await wakeup.sleep(interval, signal);
     }
+    await Promise.all(watches);
     await this.#lease.release().catch(() => undefined);
   }
 
@@ -121,6 +141,7 @@ export class VolumeProvisioner {
       }),
     ]);
     const liveUids = new Set(claims.map((c) => uidOf(c)));
+    for (const uid of this.#waiting) if (!liveUids.has(uid)) this.#waiting.delete(uid);
     for (const [i, pv] of volumes.entries()) {
       if (pv.metadata.annotations?.[VOLUME_ANNOTATIONS.usedBy] === undefined) continue;
       if (volumeFacts(pv, liveUids).inUse) continue;
@@ -168,7 +189,7 @@ export class VolumeProvisioner {
   ): Promise<{ kind: 'reused' | 'created'; volume: string } | undefined> {
     const facts = claimFacts(claim);
     const candidates = volumes
-      .filter((pv) => !taken.has(pv.metadata.name))
+      .filter((pv) => !taken.has(pv.metadata.name) && storageClassOf(pv) === this.#o.storageClass)
       .map((pv) => volumeFacts(pv, liveUids));
     const choice = chooseVolume(facts, candidates);
     const where = `${facts.namespace}/${facts.name}`;
@@ -176,7 +197,7 @@ export class VolumeProvisioner {
     if (choice.kind === 'reuse') {
       const pv = volumes.find((v) => v.metadata.name === choice.volume.name)!;
       taken.add(pv.metadata.name);
-      const written = await this.#write(pv, reusePatch(pv, claim, facts, this.#label, now));
+      const written = await this.#write(pv, reusePatch(pv, claim, facts, this.#label, { now }));
       if (written === undefined) return undefined;
       const matched = [...facts.selector, ...choice.matchedSortKeys];
       this.#o.log.info('volume reused', {
@@ -193,29 +214,61 @@ export class VolumeProvisioner {
       });
       return { kind: 'reused', volume: pv.metadata.name };
     }
-    const node = facts.node ?? (await this.#immediateNode());
-    if (node === undefined) return undefined; // WaitForFirstConsumer: the pod's node decides.
-    const name = `sluice-vol-${facts.uid}`;
-    const volume = newVolumeObject(claim, facts, {
-      name,
-      storageClass: this.#o.storageClass,
-      provisionerName: this.#o.provisionerName,
-      provisionerLabel: this.#label,
-      path: `${this.#o.volumeParentDir.replace(/\/+$/, '')}/${name}`,
-      node,
-      hostname: await this.#hostname(node),
-      now,
-    });
-    const made = await this.#o.resources.create(volume);
+    const spare = await this.#spareFor(facts, volumes, taken);
+    if (spare === undefined) return undefined;
+    taken.add(spare.metadata.name);
+    const written = await this.#write(
+      spare,
+      reusePatch(spare, claim, facts, this.#label, { now, resize: true }),
+    );
+    // Taken or retired since it was read: the change wakes the next pass.
+    if (written === undefined) return undefined;
+    this.#waiting.delete(facts.uid);
     this.#o.log.info('volume created', {
       claim: where,
-      volume: name,
-      node,
+      volume: spare.metadata.name,
+      node: spare.metadata.annotations?.[VOLUME_ANNOTATIONS.node],
       why: choice.reason,
-      made,
     });
-    await this.#record(claim, { outcome: 'miss', reason: `new: ${choice.reason}`, volume });
-    return { kind: 'created', volume: name };
+    await this.#record(claim, {
+      outcome: 'miss',
+      reason: `new: ${choice.reason}`,
+      volume: written,
+    });
+    return { kind: 'created', volume: spare.metadata.name };
+  }
+
+  /**
+   * A ready spare for a claim no warm volume serves: on the node of the claim's pod once the
+   * scheduler picked one; before that, with `WaitForFirstConsumer`, none (the pod's node
+   * decides), with `Immediate`, any (the volume's node affinity then places the pod).
+   */
+  async #spareFor(
+    facts: ClaimFacts,
+    volumes: KubeResource[],
+    taken: ReadonlySet<string>,
+  ): Promise<KubeResource | undefined> {
+    if (facts.node === undefined && (await this.#bindingModeOf()) === 'WaitForFirstConsumer')
+      return undefined;
+    const spare = volumes
+      .filter((pv) => spareState(pv) === 'ready' && !taken.has(pv.metadata.name))
+      .filter((pv) => storageClassOf(pv) === this.#o.storageClass)
+      .filter((pv) => pv.metadata.annotations?.[VOLUME_ANNOTATIONS.retiring] === undefined)
+      .filter(
+        (pv) =>
+          facts.node === undefined ||
+          pv.metadata.annotations?.[VOLUME_ANNOTATIONS.node] === facts.node,
+      )
+      .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))[0];
+    if (spare === undefined && !this.#waiting.has(facts.uid)) {
+      this.#waiting.add(facts.uid);
+      // The node agent refills its spares as they are taken; without one the claim waits.
+      this.#o.log.info('no spare volume ready for the claim yet', {
+        claim: `${facts.namespace}/${facts.name}`,
+        node: facts.node ?? 'any',
+      });
+    }
+    return spare;
   }
 
   /**
@@ -238,8 +291,8 @@ export class VolumeProvisioner {
     }
   }
 
-  /** With `Immediate` binding no pod has a node yet: the first ready node, by name. */
-  async #immediateNode(): Promise<string | undefined> {
+  /** The StorageClass's `volumeBindingMode`, read once. */
+  async #bindingModeOf(): Promise<string> {
     if (this.#bindingMode === undefined) {
       const found = await this.#o.resources.read({
         kind: 'StorageClass',
@@ -248,20 +301,7 @@ export class VolumeProvisioner {
       const mode = found?.['volumeBindingMode'];
       this.#bindingMode = typeof mode === 'string' ? mode : 'Immediate';
     }
-    if (this.#bindingMode === 'WaitForFirstConsumer') return undefined;
-    const nodes = await this.#o.resources.list({ kind: 'Node' });
-    const ready = nodes.filter((n) =>
-      (
-        (n['status'] as { conditions?: Array<{ type: string; status: string }> } | undefined)
-          ?.conditions ?? []
-      ).some((c) => c.type === 'Ready' && c.status === 'True'),
-    );
-    return ready.map((n) => n.metadata.name).sort()[0];
-  }
-
-  async #hostname(node: string): Promise<string> {
-    const found = await this.#o.resources.read({ kind: 'Node', name: node });
-    return found?.metadata.labels?.['kubernetes.io/hostname'] ?? node;
+    return this.#bindingMode;
   }
 
   /**

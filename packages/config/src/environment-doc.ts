@@ -59,9 +59,10 @@ variable has a flag of the same name in kebab case; every problem is reported at
   },
   {
     title: '## `sluice volume-agent` (`apps/cli/src/commands/provisioner.ts`)',
-    before: `The volume provisioner's agent on each node (\`apps/provisioner/src/node-agent.ts\`): removes the
-directories of deleted volumes and, above a threshold, retires the least recently used free
-volume, one per pass. Each variable has a flag of the same name in kebab case.`,
+    before: `The volume provisioner's agent on each node (\`apps/provisioner/src/node-agent.ts\`): keeps
+spare \`local\` volumes of the provisioner's StorageClass ready (their directories made first),
+removes the directories of deleted volumes and, above a threshold, retires the least recently
+used free volume, one per pass. Each variable has a flag of the same name in kebab case.`,
     shape: volumeAgentEnv,
   },
   {

@@ -8,12 +8,13 @@ import type { EnvValues } from './parse-env.js';
 
 export const PROVISIONER_DEFAULTS = {
   volumeParentDir: '/var/lib/sluice/volumes',
-  resyncSeconds: 1,
+  resyncSeconds: 30,
   leaseSeconds: 15,
   retentionDays: 4,
   diskThreshold: 0.8,
   inodeThreshold: 0.8,
   volumeAgentIntervalSeconds: 60,
+  volumeSpares: 2,
   volumeAgentMetricsPort: 9102,
 } as const;
 
@@ -36,17 +37,19 @@ const kubeconfig = () =>
     flag: 'kubeconfig',
   });
 
+const storageClass = () =>
+  requiredTextVar({
+    description: 'The StorageClass whose claims the provisioner answers',
+    flag: 'storage-class',
+  });
+
 export const provisionerEnv = {
   SLUICE_PROVISIONER_NAME: provisionerName(),
-  SLUICE_PROVISIONER_STORAGE_CLASS: requiredTextVar({
-    description: 'The StorageClass whose claims it answers',
-    flag: 'storage-class',
-  }),
+  SLUICE_PROVISIONER_STORAGE_CLASS: storageClass(),
   SLUICE_PROVISIONER_NAMESPACE: requiredTextVar({
     description: "The runtime's namespace: where the claims and the leader-election Lease are",
     flag: 'namespace',
   }),
-  SLUICE_VOLUME_PARENT_DIR: parentDir(),
   SLUICE_PROVISIONER_IDENTITY: textVar({
     description: "This replica's name in the leader election (the chart gives the pod's name)",
     flag: 'identity',
@@ -54,10 +57,11 @@ export const provisionerEnv = {
   }),
   SLUICE_PROVISIONER_KUBECONFIG: kubeconfig(),
   SLUICE_PROVISIONER_RESYNC_SECONDS: numberVar({
-    description: 'Seconds between looks at the claims and volumes',
+    description:
+      'Seconds between looks at the claims and volumes when nothing changed (watches answer a new claim at once)',
     flag: 'resync-seconds',
     min: 0.1,
-    max: 60,
+    max: 3600,
     fraction: true,
     default: PROVISIONER_DEFAULTS.resyncSeconds,
   }),
@@ -87,7 +91,16 @@ export const volumeAgentEnv = {
     description: "This node's name (the chart gives the pod's `spec.nodeName`)",
     flag: 'node-name',
   }),
+  SLUICE_PROVISIONER_STORAGE_CLASS: storageClass(),
   SLUICE_VOLUME_PARENT_DIR: parentDir(),
+  SLUICE_VOLUME_SPARES: numberVar({
+    description:
+      'Empty `local` volumes kept ready on the node, so a claim no warm volume serves gets one at once',
+    flag: 'spares',
+    min: 1,
+    max: 100,
+    default: PROVISIONER_DEFAULTS.volumeSpares,
+  }),
   SLUICE_VOLUME_DISK_THRESHOLD: numberVar({
     description:
       'Fraction of the space in use above which the least recently used free volume goes',

@@ -1,9 +1,10 @@
 /**
  * The volume provisioner's objects in a runtime install (`volumes.enabled`): the StorageClass
  * the builds' dind volumes are claimed from, the provisioner's Deployment (one replica leads
- * through a Lease, the others stand by), its ServiceAccount and its rights — cluster-wide for
- * what is cluster-wide (PersistentVolumes; Nodes and the StorageClass read), in the runtime
- * namespace for the rest (claims read, its Lease). Kept equal to `charts/sluice-runtime`'s
+ * through a Lease, the others stand by), the volume agent's DaemonSet (it keeps spare `local`
+ * volumes on its node), their ServiceAccount and rights — cluster-wide for what is cluster-wide
+ * (PersistentVolumes; Nodes and the StorageClass read), in the runtime namespace for the rest
+ * (claims read and watched, its Lease). Kept equal to `charts/sluice-runtime`'s
  * `templates/provisioner.yaml` by the same test as the agent's objects.
  * @module
  */
@@ -16,6 +17,8 @@ export interface VolumesValues {
   storageClass?: string;
   /** The directory on every node under which the volumes are. */
   parentDir?: string;
+  /** Empty `local` volumes the volume agent keeps ready on each node. */
+  spares?: number;
   replicas?: number;
   leaseSeconds?: number;
   /** Days a released volume is kept unused; 0 for ever. */
@@ -28,6 +31,7 @@ export interface VolumesValues {
 
 export const VOLUMES_DEFAULTS = {
   parentDir: '/var/lib/sluice/volumes',
+  spares: 2,
   replicas: 2,
   leaseSeconds: 15,
   retentionDays: 4,
@@ -101,7 +105,7 @@ export function renderProvisionerInstall(input: ProvisionerInstallInput): Instal
         {
           apiGroups: [''],
           resources: ['persistentvolumes'],
-          verbs: ['get', 'list', 'create', 'patch', 'delete'],
+          verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
         },
         { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list'] },
         { apiGroups: ['storage.k8s.io'], resources: ['storageclasses'], verbs: ['get'] },
@@ -119,7 +123,11 @@ export function renderProvisionerInstall(input: ProvisionerInstallInput): Instal
       kind: 'Role',
       metadata: { name, namespace: runtimeNamespace, labels },
       rules: [
-        { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get', 'list', 'patch'] },
+        {
+          apiGroups: [''],
+          resources: ['persistentvolumeclaims'],
+          verbs: ['get', 'list', 'watch', 'patch'],
+        },
         {
           apiGroups: ['coordination.k8s.io'],
           resources: ['leases'],
@@ -158,7 +166,6 @@ export function renderProvisionerInstall(input: ProvisionerInstallInput): Instal
                   },
                   { name: 'SLUICE_PROVISIONER_STORAGE_CLASS', value: storageClass },
                   { name: 'SLUICE_PROVISIONER_NAMESPACE', value: runtimeNamespace },
-                  { name: 'SLUICE_VOLUME_PARENT_DIR', value: parentDir },
                   {
                     name: 'SLUICE_PROVISIONER_IDENTITY',
                     valueFrom: { fieldRef: { fieldPath: 'metadata.name' } },
@@ -182,7 +189,7 @@ export function renderProvisionerInstall(input: ProvisionerInstallInput): Instal
     },
     {
       // On every node (build nodes are often tainted: it tolerates everything), the volumes'
-      // directory mounted at the same path, so a volume's hostPath names it here too.
+      // directory mounted at the same path, so a `local` volume's path names it here too.
       apiVersion: 'apps/v1',
       kind: 'DaemonSet',
       metadata: {
@@ -220,7 +227,9 @@ export function renderProvisionerInstall(input: ProvisionerInstallInput): Instal
                     name: 'SLUICE_NODE_NAME',
                     valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } },
                   },
+                  { name: 'SLUICE_PROVISIONER_STORAGE_CLASS', value: storageClass },
                   { name: 'SLUICE_VOLUME_PARENT_DIR', value: parentDir },
+                  { name: 'SLUICE_VOLUME_SPARES', value: String(volumes.spares ?? d.spares) },
                   {
                     name: 'SLUICE_VOLUME_DISK_THRESHOLD',
                     value: String(volumes.diskThreshold ?? d.diskThreshold),

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { directoryBytes, diskUsage } from './node-agent.js';
+import { directoryBytes, diskUsage } from './disk-usage.js';
 
 test("disk usage is df's Use% and IUse% (blocks reserved for root count as neither)", async () => {
   const dir = tmpdir();
