@@ -66,3 +66,17 @@ test('an approval request and the new results go to the API as they are', () => 
     assert.equal(parsed.status, result);
   }
 });
+
+test('lines of one millisecond and of the next each carry their own time', () => {
+  const times = [AT, AT, AT + 1, AT, AT + 86_400_000].map((at) => {
+    const item = toApiItem({ type: 'step-log', step: 's', stream: 'stdout', line: 'x', at });
+    return item?.kind === 'line' ? item.line.at : undefined;
+  });
+  assert.deepEqual(times, [
+    '2025-01-02T03:04:05.000Z',
+    '2025-01-02T03:04:05.000Z',
+    '2025-01-02T03:04:05.001Z',
+    '2025-01-02T03:04:05.000Z',
+    '2025-01-03T03:04:05.000Z',
+  ]);
+});

@@ -48,6 +48,8 @@ interface Held {
   chunk: SpooledChunk;
   bytes: number;
   written: boolean;
+  /** Settles once its write is done (or failed): every earlier chunk's is done by then. */
+  done: Promise<void>;
 }
 
 const SEGMENT = /^(\d{12})\.seg$/;
@@ -115,10 +117,11 @@ export class LogSpool {
   append(lines: LogLine[]): number {
     const seq = this.#nextSeq++;
     const record = `${JSON.stringify({ seq, lines })}\n`;
-    const held: Held = { chunk: { seq, lines }, bytes: Buffer.byteLength(record), written: false };
+    const bytes = Buffer.byteLength(record);
+    const held: Held = { chunk: { seq, lines }, bytes, written: false, done: Promise.resolve() };
+    this.#writes = held.done = this.#writes.then(() => this.#write(held, record));
     this.#held.set(seq, held);
     this.#heldBytes += held.bytes;
-    this.#writes = this.#writes.then(() => this.#write(held, record));
     return seq;
   }
 
@@ -146,15 +149,21 @@ export class LogSpool {
     return chunk;
   }
 
-  /** The control plane stored every chunk up to `seq`: sealed segments it covers go. */
+  /**
+   * The control plane stored every chunk up to `seq`: sealed segments it covers go. Waits for
+   * the write of chunk `seq` only, not for those of chunks appended since: a step printing fast
+   * appends while chunks are sent, and waiting for every write tied each post to the disk and
+   * let the unsent chunks outgrow memory, to be read back from disk.
+   */
   async acknowledge(seq: number): Promise<void> {
     if (seq <= this.#acked) return;
     this.#acked = seq;
+    const own = this.#held.get(seq);
     for (const [s, held] of this.#held) {
       if (s > seq) break;
       this.#release(s, held);
     }
-    await this.#writes;
+    if (own !== undefined && !own.written) await own.done;
     await this.#dropAcknowledgedSegments();
   }
 
