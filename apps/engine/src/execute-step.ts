@@ -23,6 +23,7 @@ import {
   gitComplaint,
   refusedReason,
   repoVariables,
+  stepTypeGitEnvironment,
 } from './git-integrations.js';
 import type { CloneCredentials } from './git-integrations.js';
 import type { GitIntegrationSetting } from './registry-settings.js';
@@ -46,6 +47,14 @@ export async function executeStep(step: LeafStep, runtime: StepRuntime): Promise
       return runCompositionStep(resolved, runtime);
     case 'freestyle': {
       const spec = freestyleContainer(resolved, containerContext(step, runtime));
+      // A step type's step that names a git integration gets its credentials, as a clone does.
+      spec.env = [
+        ...(spec.env ?? []),
+        ...stepTypeGitEnvironment(resolved.environment, step.origin?.kind === 'step-type', {
+          integrations: runtime.gitIntegrations,
+          cloneIntegration: runtime.scope.lookup('CF_GIT_INTEGRATION'),
+        }),
+      ];
       return runContainer(spec, step, runtime, { readExports: resolved.commands !== undefined });
     }
   }

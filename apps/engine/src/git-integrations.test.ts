@@ -8,6 +8,7 @@ import {
   parseGitIntegrationFlag,
   refusedReason,
   repoVariables,
+  stepTypeGitEnvironment,
 } from './git-integrations.js';
 
 test('--git-integration takes NAME=token:VALUE, a username, a key file and url/kind options', () => {
@@ -139,4 +140,22 @@ test("a failed clone's complaint is ssh's own line, else git's last fatal or err
   );
   assert.equal(gitComplaint(['  something odd  ', '']), 'something odd');
   assert.equal(gitComplaint([]), undefined);
+});
+
+test("a step type's step that names a git integration gets its key or token; no other step does", () => {
+  const integrations = [
+    { name: 'box', kind: 'git' as const, url: '', sshKey: 'KEY' },
+    { name: 'hub', kind: 'github' as const, url: '', token: 'T0K' },
+  ];
+  const options = { integrations, cloneIntegration: 'hub' };
+  const named = (name: string) => [['SLUICE_GIT_INTEGRATION', name] as const];
+  assert.deepEqual(stepTypeGitEnvironment(named('box'), true, options), ['SLUICE_GIT_SSH_KEY=KEY']);
+  assert.deepEqual(
+    stepTypeGitEnvironment(named(''), true, options),
+    ['SLUICE_GIT_TOKEN=T0K', 'SLUICE_GIT_TOKEN_USERNAME=x-access-token'],
+    "an empty name is the pipeline's clone's integration",
+  );
+  assert.deepEqual(stepTypeGitEnvironment(named('box'), false, options), [], 'a freestyle step');
+  assert.deepEqual(stepTypeGitEnvironment([['OTHER', 'box']], true, options), []);
+  assert.deepEqual(stepTypeGitEnvironment(named('missing'), true, options), []);
 });

@@ -61,6 +61,42 @@ export function cloneUrlFor(repo: string, integration: GitIntegrationSetting | u
   return `${base || 'https://github.com'}/${path}`;
 }
 
+/** What a step type's step names its git integration by (`SLUICE_GIT_INTEGRATION=[[ .Arguments.git ]]`). */
+const STEP_TYPE_INTEGRATION = 'SLUICE_GIT_INTEGRATION';
+
+/**
+ * The credentials a step of a step type gets, as a git-clone does, when its environment names a
+ * git integration in `SLUICE_GIT_INTEGRATION` (an empty name: the one the pipeline's clone used,
+ * `CF_GIT_INTEGRATION`): `SLUICE_GIT_SSH_KEY`, or `SLUICE_GIT_TOKEN` and
+ * `SLUICE_GIT_TOKEN_USERNAME`. Only steps a step type made get them, so a freestyle step of the
+ * pipeline cannot ask for a key by setting the variable. Nothing for an integration the build
+ * does not have: the step says so when it needs one (git-commit's `use_ssh`).
+ */
+export function stepTypeGitEnvironment(
+  environment: readonly (readonly [string, string])[],
+  fromStepType: boolean,
+  options: {
+    integrations: readonly GitIntegrationSetting[];
+    cloneIntegration: string | undefined;
+  },
+): string[] {
+  const named = environment.find(([key]) => key === STEP_TYPE_INTEGRATION);
+  if (!fromStepType || named === undefined) return [];
+  const name = named[1] || options.cloneIntegration;
+  const credentials = credentialsOf(options.integrations.find((i) => i.name === name));
+  switch (credentials.kind) {
+    case 'ssh-key':
+      return [`SLUICE_GIT_SSH_KEY=${credentials.key}`];
+    case 'token':
+      return [
+        `SLUICE_GIT_TOKEN=${credentials.token}`,
+        `SLUICE_GIT_TOKEN_USERNAME=${credentials.username}`,
+      ];
+    case 'none':
+      return [];
+  }
+}
+
 /** The `CF_*` variables a clone with an integration fills in when the build's facts lack them. */
 export function repoVariables(
   url: string,

@@ -1,9 +1,9 @@
 /**
  * The marketplace step types of step-types/ (Codefresh's names and arguments, written for
  * Sluice), each run by a real build on the real Docker engine against a real service the test
- * starts: an HTTP receiver for slack-message-sender, github-pr and codecov-reporter, a private
- * git server over HTTP (testkit's) for git-commit, cloned with a git integration. Each names a Codefresh version Sluice does not have, as pipelines
- * written for Codefresh do.
+ * starts: an HTTP receiver for slack-message-sender, github-pr and codecov-reporter, private git
+ * servers over HTTP and SSH (testkit's) for git-commit, cloned with a git integration. Each names
+ * a Codefresh version Sluice does not have, as pipelines written for Codefresh do.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +17,7 @@ import {
   makeTempDir,
   runCommand,
   startGitHttpServer,
+  startGitSshServer,
 } from '@sluice/testkit';
 import { useBuildHarness, pipelineFrom, stepSummary } from './build-harness.test-support.js';
 import type { RecordedBuild } from './build-harness.test-support.js';
@@ -276,6 +277,68 @@ steps:
   assert.match(
     refusal,
     /git-commit: the push to main was refused \(see git's reason above\); check git_token, the credentials Sluice uses for git integration 'github'/,
+  );
+});
+
+test('git-commit with use_ssh pushes over SSH with the key of the git integration it names, which is never shown; without a key it says so', async (t) => {
+  const dir = await makeTempDir('sluice-git-commit-ssh-');
+  t.after(() => dir.cleanup());
+  const repo = await createGitRepo({
+    files: { 'README.md': '# app\n' },
+    dir: join(dir.path, 'acme'),
+  });
+  const ssh = await startGitSshServer({ root: dir.path });
+  t.after(() => ssh.close());
+  const url = ssh.urlVia(await dockerHostAddress(), 'acme/repo.git');
+  const gitIntegrations = [
+    { name: 'box', kind: 'git' as const, url: '', sshKey: ssh.clientKey },
+    { name: 'web', kind: 'git' as const, url: 'https://git.test', token: GIT_TOKEN },
+  ];
+  const commit = (git: string, dir = '${{clone}}') => `
+  commit:
+    type: git-commit:0.2.0
+    arguments:
+      repo: acme/repo
+      git: ${git}
+      use_ssh: true
+      commit_message: 'chore: over ssh'
+      working_directory: ${dir}`;
+  const build = await harness().run(
+    pipeline(`
+version: '1.0'
+steps:
+  clone: { type: git-clone, repo: '${url}', git: box, revision: main }
+  generate:
+    image: sluice/busybox:1
+    working_directory: \${{clone}}
+    commands: ['echo "made by \${{CF_BUILD_ID}}" > made.txt']
+${commit('box')}
+`),
+    { facts: { pipelineName: 'git-commit-ssh', branch: 'main' }, gitIntegrations },
+  );
+  assert.equal(build.summary.result, 'success', build.summary.reason);
+  const file = await runCommand('git', [`--git-dir=${repo.path}`, 'show', 'main:made.txt']);
+  assert.equal(file.stdout, `made by ${build.buildId}\n`);
+  const subject = await runCommand('git', [`--git-dir=${repo.path}`, 'log', '-1', '--format=%s']);
+  assert.equal(subject.stdout.trim(), 'chore: over ssh');
+  // The clone's login and the push's.
+  assert.equal(ssh.log().match(/Accepted publickey for root/g)?.length, 2, ssh.log());
+  const keyBody = ssh.clientKey.split('\n')[2] ?? '';
+  assert.ok(keyBody.length > 20 && !allLines(build).some((l) => l.includes(keyBody)), 'key shown');
+
+  // An integration with a token only: use_ssh fails naming it, before touching the repository.
+  const noKey = await harness().run(
+    pipeline(`
+version: '1.0'
+steps:
+${commit('web', '/codefresh/volume')}
+`),
+    { facts: { pipelineName: 'git-commit-ssh', branch: 'main' }, gitIntegrations },
+  );
+  assert.equal(stepSummary(noKey, 'commit').result, 'failure');
+  assert.match(
+    allLines(noKey).join('\n'),
+    /git-commit: use_ssh needs an SSH key, and git integration 'web' has none here/,
   );
 });
 
