@@ -42,7 +42,16 @@ test('the bundled sluice server of the server image gives every account the buil
         },
       });
       assert.equal(pipeline.name, 'ship', server.output());
-      assert.deepEqual((await api.call('listStepTypes')).items, [], 'nothing was registered');
+      const listed = (await api.call('listStepTypes')).items;
+      assert.deepEqual(
+        listed.filter((s) => s.origin === 'account'),
+        [],
+        'nothing was registered',
+      );
+      assert.ok(
+        listed.some((s) => s.name === 'slack-message-sender' && s.origin === 'built-in'),
+        'the bundle lists its built-in step types',
+      );
     } finally {
       await server.stop();
     }
