@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // agent: what the runner agent costs, against a real API server (the test kit's API-only
 // Kubernetes) and a real control plane (`sluice server` on PGlite). The agent is the built
-// `sluice-agent` entrypoint (`sluice agent` with the agent's Node flags: a 2 MiB young
-// generation), as deployed; its memory is read from /proc (resident set).
+// `sluice-agent` entrypoint (`sluice agent` with the agent's Node flags: a 1 MiB young
+// generation, early old-generation marking), as deployed; its memory is read from /proc
+// (resident set).
 //   rss_mib_idle      polling, nothing to do (after 5 s)
 //   rss_mib_busy      the most while 100 builds (600 tasks: Service, PVC, Secret, ConfigMap,
 //                     2 pods each) are carried out with --concurrency 100

@@ -248,10 +248,12 @@ function deployment(
               // The agent's V8 flags, as apps/cli/bin/sluice-agent.js gives them (bench/agent).
               command: [
                 'node',
-                '--max-semi-space-size=2',
+                '--max-semi-space-size=1',
                 '--no-opt',
                 '--no-maglev',
                 '--max-old-space-size=256',
+                '--incremental-marking-soft-trigger=10',
+                '--incremental-marking-hard-trigger=30',
                 '/usr/local/lib/sluice/sluice.mjs',
                 'agent',
               ],
