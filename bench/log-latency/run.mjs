@@ -10,7 +10,9 @@
 //                      follow mode; a line rendered and replaced within one frame is not seen)
 //   ingest_lines_per_s BENCH_BUILDS (20) builds each printing BENCH_BURST (10,000) lines as fast
 //                      as they can, at once: all their lines over the time from the first line
-//                      read by an engine to the last build finished (every line stored by then)
+//                      read by an engine to the last build finished (every line stored by then);
+//                      with each build's own lines per second (median) and how far apart the
+//                      builds' first lines came (`first_line_spread_s`)
 //   baseline_ms        the p50 of the same lines read from the log API's SSE stream by Node
 //                      alone (no browser), in the same run
 //   server_ingest      the server alone (server-ingest.mjs): `sluice server` on PGlite, 20
@@ -153,11 +155,20 @@ async function ingest(url, token, admin, pipelineId) {
   const first = times.reduce((a, b) => Math.min(a, b), Infinity);
   const lastRead = times.reduce((a, b) => Math.max(a, b), -Infinity);
   const last = done.reduce((a, b) => Math.max(a, Date.parse(b.timing.finishedAt)), -Infinity);
+  // Each build's own reading (its first to last line) and when each began: is the figure the
+  // engines' reading or the builds starting one after another?
+  const spans = logs.map((lines) => {
+    const at = lines.filter((l) => /^\d+$/.test(l.line)).map((l) => Date.parse(l.at));
+    return { from: Math.min(...at), to: Math.max(...at), lines: at.length };
+  });
+  const perBuild = spans.map((s) => s.lines / Math.max(0.001, (s.to - s.from) / 1000));
   return {
     stuck: builds.length - done.length,
     lines: numbered.length,
     seconds: (last - first) / 1000,
     readSeconds: (lastRead - first) / 1000,
+    perBuildLinesPerS: Math.round(percentile(perBuild, 0.5)),
+    firstLineSpreadS: (Math.max(...spans.map((s) => s.from)) - first) / 1000,
   };
 }
 
@@ -203,6 +214,10 @@ try {
         seconds: burst.seconds,
         // How fast the engines read the lines (first to last `at`): the ceiling on ingest here.
         engines_lines_per_s: Math.round(burst.lines / burst.readSeconds),
+        // One build's own lines over its own first to last line, the median build.
+        per_build_lines_per_s: burst.perBuildLinesPerS,
+        // From the first build's first line to the last build's first line.
+        first_line_spread_s: burst.firstLineSpreadS,
       },
       server_ingest_lines_per_s: server.busy.lines_per_s,
       server_ingest: server,
