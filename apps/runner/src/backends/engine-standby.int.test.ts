@@ -14,7 +14,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memoryLogger, silentLogger } from '@sluice/log';
 import { processAlive } from '@sluice/process';
-import { waitFor } from '@sluice/testkit';
+import { eventually, waitFor } from '@sluice/testkit';
 import type { PidFile } from './engine-processes.js';
 import { EngineStandby, STANDBY_SLOT_ENV } from './engine-standby.js';
 import {
@@ -123,10 +123,14 @@ test('a build is handed to the standby engine, runs to success, and another stan
   );
   const log = await (await plane.admin.raw('buildLog', { params: { buildId } })).text();
   assert.match(log, /\[second\] greeting is hi/);
-  assert.match(
-    engineLog(runtime.target, buildId),
-    new RegExp(`Build ${buildId} finished: success`),
+  // The build reads success once the engine reported it; its own last line may come after.
+  const finished = new RegExp(`Build ${buildId} finished: success`);
+  const engineOutput = await eventually(
+    () => engineLog(runtime.target, buildId),
+    (text) => finished.test(text),
+    { timeoutMs: 30_000 },
   );
+  assert.match(engineOutput, finished, 'the engine did not log its finish within 30 s');
   assert.ok(!engineLog(runtime.target, buildId).includes(token), 'the token was printed');
   await oneStandby('another standby engine behind it', standby);
   await readyStandbys(2);
