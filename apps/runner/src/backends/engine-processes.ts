@@ -46,6 +46,16 @@ export interface EngineProcessesOptions {
   logger: Logger;
   /** Engine logs of builds that no longer run are deleted after this long; 3 days by default. */
   logRetentionMs?: number;
+  /** An engine this agent started or handed a build ended (whatever the cause). */
+  onExit?: (exit: EngineExit) => void;
+}
+
+/** How an engine this agent watched ended: its exit code, or the signal that ended it. */
+export interface EngineExit {
+  buildId: string;
+  pid: number;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
 }
 
 /** How a stop went: the engine ended on SIGTERM, needed SIGKILL, or was not running. */
@@ -247,6 +257,7 @@ export class EngineProcesses {
         signal,
         log: this.logPath(buildId),
       });
+      this.#options.onExit?.({ buildId, pid, exitCode: code, signal });
     });
   }
 

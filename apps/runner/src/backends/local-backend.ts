@@ -17,9 +17,14 @@ import type { RuntimeHealth, Task } from '@sluice/protocol';
 import { RUNNER_ENV } from '../parse-runner-config.js';
 import type { LocalTarget } from '../runner-config.js';
 import { TaskFailure } from '../runtime-backend.js';
-import type { BuildObjectRef, RuntimeBackend } from '../runtime-backend.js';
+import type {
+  BuildObjectRef,
+  ReportInfrastructureError,
+  RuntimeBackend,
+} from '../runtime-backend.js';
+import { abnormalExit, engineExitReport } from './engine-exit-report.js';
 import { EngineProcesses, SPOOL_DIR } from './engine-processes.js';
-import type { PidFile, StopOutcome } from './engine-processes.js';
+import type { EngineExit, PidFile, StopOutcome } from './engine-processes.js';
 import { EngineStandby } from './engine-standby.js';
 import {
   checkDocker,
@@ -69,6 +74,12 @@ class LocalBackend implements RuntimeBackend {
   readonly #starting = new Map<string, Promise<void>>();
   /** Builds whose engine is being stopped: `Stopping` in the agent's metrics. */
   readonly #stopping = new Set<string>();
+  /** Builds whose engine the agent stopped: its exit is not a failure (kept until it is seen). */
+  readonly #stopped = new Set<string>();
+  /** Each running build's engine token, masked in what its engine's exit reports. */
+  readonly #tokens = new Map<string, string>();
+  /** How an engine that ended on its own is reported, once the agent's monitor runs. */
+  #report: ReportInfrastructureError | undefined;
   #docker: DockerClient | undefined;
   #closed = false;
 
@@ -82,6 +93,7 @@ class LocalBackend implements RuntimeBackend {
       stateDir: target.stateDir,
       command: target.engineCommand,
       logger: this.#log,
+      onExit: (exit) => void this.#engineExited(exit),
     });
     const count = target.standbyEngines ?? 0;
     if (count > 0) {
@@ -124,6 +136,23 @@ class LocalBackend implements RuntimeBackend {
         ? checks.map((c) => c.message).join('; ')
         : failed.map((c) => c.message).join('; ');
     return { name: this.runtime, healthy: failed.length === 0, message, checks };
+  }
+
+  /**
+   * The local runtime's counterpart of the pod monitor: nothing to poll, since each engine's
+   * exit is seen as it happens; until `signal` aborts, one that ended on its own before its
+   * build did is reported (`#engineExited`).
+   */
+  async monitor(options: {
+    report: ReportInfrastructureError;
+    signal: AbortSignal;
+  }): Promise<void> {
+    this.#report = options.report;
+    if (options.signal.aborted) return;
+    await new Promise((resolve) =>
+      options.signal.addEventListener('abort', resolve, { once: true }),
+    );
+    this.#report = undefined;
   }
 
   listBuildObjects(): Promise<BuildObjectRef[]> {
@@ -174,6 +203,7 @@ class LocalBackend implements RuntimeBackend {
       SLUICE_SERVER_URL: specText(task, 'serverUrl'),
       SLUICE_ENGINE_TOKEN: specText(task, 'engineToken'),
     });
+    this.#tokens.set(buildId, env.SLUICE_ENGINE_TOKEN ?? '');
     try {
       const { pid, slot } = await this.#startEngine(buildId, env);
       const log = this.#engines.logPath(buildId);
@@ -212,6 +242,7 @@ class LocalBackend implements RuntimeBackend {
 
   async #stopEngine(buildId: string, signal?: AbortSignal): Promise<void> {
     this.#stopping.add(buildId);
+    this.#stopped.add(buildId);
     try {
       await this.#stopEngineNow(buildId, signal);
     } finally {
@@ -231,7 +262,29 @@ class LocalBackend implements RuntimeBackend {
       });
     }
     if (outcome !== 'not-running') this.#log.info('engine stopped', { buildId, how: outcome });
+    else this.#stopped.delete(buildId);
     await this.#removeDockerLeftovers(buildId);
+  }
+
+  /**
+   * An engine that ended by a signal or a non-zero code while the agent was not stopping it:
+   * the control plane ends its build `error` naming how (a build that had finished is left
+   * alone there). An engine that exits 0 reported its build's end itself.
+   */
+  async #engineExited(exit: EngineExit): Promise<void> {
+    const token = this.#tokens.get(exit.buildId);
+    this.#tokens.delete(exit.buildId);
+    const stopped = this.#stopped.delete(exit.buildId);
+    const report = this.#report;
+    if (stopped || !abnormalExit(exit) || report === undefined) return;
+    const body = engineExitReport(exit, this.#engines.logPath(exit.buildId), [token ?? '']);
+    const log = { buildId: exit.buildId, pid: exit.pid, reason: body.reason };
+    try {
+      const answer = await report(exit.buildId, body);
+      if (answer.action !== 'ignored') this.#log.warn('build engine failed', { ...log, ...answer });
+    } catch (err) {
+      this.#log.warn('engine failure not reported', { ...log, error: describeError(err) });
+    }
   }
 
   /** One client for the health checks and the clean-up, made on first use (TLS files read once). */

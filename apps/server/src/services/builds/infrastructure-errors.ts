@@ -4,7 +4,9 @@
  * node…): while the build's engine has not started and its runtime allows
  * (`runtimeScheduler.infrastructureRetries`, default 1), the build gets new pods — its current
  * pods' delete tasks, then the same pods under new names (`-r1`, `-r2`…), on the same volume
- * claim, Secret and ConfigMap; otherwise it ends `error` with the pod's reason and message. A
+ * claim, Secret and ConfigMap; otherwise it ends `error` with the pod's reason and message. The
+ * local runtime reports an engine process that ended before its build the same way; such a
+ * build ends `error` at once, with no retry (an engine may have run steps before it died). A
  * build whose steps ran is never retried: a step may have pushed or deployed. Reports about a
  * finished build or a pod of an earlier attempt change nothing, so a monitor may report twice.
  * @module
@@ -93,8 +95,14 @@ export class InfrastructureErrors {
     report: InfrastructureErrorReport,
   ): Promise<InfrastructureErrorAnswer> {
     const { pods, attempt } = await currentPods(this.#ctx, trx, build.id);
-    if (FINISHED_STATUSES.includes(build.status) || !pods.some((p) => p.name === report.pod))
-      return { action: 'ignored', attempt };
+    if (FINISHED_STATUSES.includes(build.status)) return { action: 'ignored', attempt };
+    if (pods.length === 0 && (await runsEngineProcess(trx, build.id))) {
+      // The local runtime's engine process ended before its build (engine-exit-report.ts).
+      const reason = `Infrastructure error: ${report.pod}: ${report.reason}: ${report.message}`;
+      await this.#builds.finish(trx, build.id, 'error', reason);
+      return { action: 'failed', attempt };
+    }
+    if (!pods.some((p) => p.name === report.pod)) return { action: 'ignored', attempt };
     const what = `pod ${report.pod}: ${report.reason}${report.message === '' ? '' : `: ${report.message}`}`;
     const retries = await this.#allowedRetries(trx, build);
     if (build.status === 'elected' && attempt <= retries) {
@@ -181,6 +189,17 @@ export class InfrastructureErrors {
       now,
     );
   }
+}
+
+/** Whether the build runs on the local runtime: its engine is a process (`RunEngine`), no pod. */
+async function runsEngineProcess(trx: Executor, buildId: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('tasks')
+    .select('id')
+    .where('build_id', '=', buildId)
+    .where('type', '=', 'RunEngine')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /**

@@ -1,0 +1,110 @@
+/**
+ * An engine process of the local runtime that ends before its build, against a real `sluice
+ * server` (PGlite) and the real Docker engine: the backend's monitor reports it through the
+ * agent's infrastructure-error route, so the build ends `error` in seconds with the signal or
+ * exit code and the engine's last lines (when it printed any) in its reason (never its token); an engine that runs
+ * its build to the end reports nothing.
+ * @module
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { silentLogger } from '@sluice/log';
+import type { InfrastructureErrorReport } from '@sluice/protocol';
+import { waitFor } from '@sluice/testkit';
+import type { ReportInfrastructureError } from '../runtime-backend.js';
+import { createLocalBackend } from './local-backend.js';
+import {
+  engineLog,
+  reportSuccess,
+  runEngineTask,
+  useLocalRuntime,
+  waitForBuild,
+  waitForStepRunning,
+  APP_PIPELINE,
+  SLOW_PIPELINE,
+} from './local-backend.test-support.js';
+
+const runtime = useLocalRuntime({ app: APP_PIPELINE, slow: SLOW_PIPELINE });
+
+/** The reports sent, by build, as the agent sends them (its infrastructure-error route). */
+const reports = new Map<string, InfrastructureErrorReport[]>();
+const report: ReportInfrastructureError = async (buildId, body) => {
+  reports.set(buildId, [...(reports.get(buildId) ?? []), body]);
+  return runtime.plane.agent.call('agentInfrastructureError', { params: { buildId }, body });
+};
+const monitors = new AbortController();
+
+test.after(() => monitors.abort());
+
+/** Waits (a deadline, not a timed assertion) until the build reads `error`. */
+async function waitForError(buildId: string, what: string) {
+  return waitFor(
+    () => runtime.plane.admin.call('getBuild', { params: { buildId } }),
+    (b) => b.status === 'error',
+    { what: `build ${buildId} to end error after ${what}`, timeoutMs: 15_000 },
+  );
+}
+
+test('an engine killed mid-build ends its build error with the signal in its reason', async (t) => {
+  const { plane, target, backend } = runtime;
+  void backend.monitor?.({ report, signal: monitors.signal });
+  const task = await runEngineTask(runtime, 'slow');
+  const buildId = task.buildId ?? '';
+  await backend.apply(task, new AbortController().signal);
+  await reportSuccess(plane, task);
+  await waitForStepRunning(plane, buildId);
+  const engine = Number(
+    (await backend.listBuildObjects()).find((o) => o.buildId === buildId)?.name,
+  );
+  const killed = performance.now();
+  process.kill(engine, 'SIGKILL');
+  const build = await waitForError(buildId, 'SIGKILL');
+  t.diagnostic(`error ${Math.round(performance.now() - killed)} ms after the kill`);
+  assert.match(build.reason ?? '', new RegExp(`engine process ${engine} was killed by SIGKILL`));
+  assert.ok(!(build.reason ?? '').includes(String(task.spec.engineToken)), 'the token is shown');
+  assert.equal(reports.get(buildId)?.[0]?.reason, 'EngineKilled', engineLog(target, buildId));
+});
+
+test('an engine that exits 1 at start ends its build error with the code and its output', async () => {
+  const { plane, target, temp } = runtime;
+  const broken = createLocalBackend(
+    {
+      ...target,
+      stateDir: join(temp.path, 'broken'),
+      engineCommand: [
+        process.execPath,
+        '-e',
+        'console.error("engine broke at start"); process.exit(1)',
+      ],
+    },
+    { logger: silentLogger },
+  );
+  void broken.monitor?.({ report, signal: monitors.signal });
+  const task = await runEngineTask(runtime, 'app');
+  const buildId = task.buildId ?? '';
+  await broken.apply(task, new AbortController().signal);
+  await reportSuccess(plane, task);
+  const build = await waitForError(buildId, 'exit code 1');
+  assert.match(build.reason ?? '', /exited with code 1 before its build finished/);
+  assert.match(build.reason ?? '', /engine broke at start/);
+  assert.equal(reports.get(buildId)?.[0]?.reason, 'EngineExited');
+  await broken.close();
+});
+
+test('an engine that runs its build to the end reports nothing', async () => {
+  const { plane, target, backend } = runtime;
+  const task = await runEngineTask(runtime, 'app');
+  const buildId = task.buildId ?? '';
+  await backend.apply(task, new AbortController().signal);
+  await reportSuccess(plane, task);
+  const build = await waitForBuild(plane, buildId);
+  assert.equal(build.status, 'success', engineLog(target, buildId));
+  await waitFor(
+    async () => (await backend.listBuildObjects()).some((o) => o.buildId === buildId),
+    (running) => !running,
+    { what: `the engine of build ${buildId} to exit` },
+  );
+  assert.equal(reports.get(buildId), undefined, 'the engine of a finished build was reported');
+  assert.equal((await plane.admin.call('getBuild', { params: { buildId } })).status, 'success');
+});
