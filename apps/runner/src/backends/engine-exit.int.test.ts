@@ -2,14 +2,16 @@
  * An engine process of the local runtime that ends before its build, against a real `sluice
  * server` (PGlite) and the real Docker engine: the backend's monitor reports it through the
  * agent's infrastructure-error route, so the build ends `error` in seconds with the signal or
- * exit code and the engine's last lines (when it printed any) in its reason (never its token); an engine that runs
- * its build to the end reports nothing.
+ * exit code and the engine's last lines (when it printed any) in its reason, never its token;
+ * a standby engine killed after it took a build the same; an engine that runs its build to the
+ * end reports nothing.
  * @module
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { silentLogger } from '@sluice/log';
+import { memoryLogger, silentLogger } from '@sluice/log';
 import type { InfrastructureErrorReport } from '@sluice/protocol';
 import { waitFor } from '@sluice/testkit';
 import type { ReportInfrastructureError } from '../runtime-backend.js';
@@ -107,4 +109,37 @@ test('an engine that runs its build to the end reports nothing', async () => {
   );
   assert.equal(reports.get(buildId), undefined, 'the engine of a finished build was reported');
   assert.equal((await plane.admin.call('getBuild', { params: { buildId } })).status, 'success');
+});
+
+test('a standby engine killed after it was handed a build ends that build error', async () => {
+  const { plane, target, temp } = runtime;
+  const { logger, lines } = memoryLogger('debug');
+  const pooled = createLocalBackend(
+    { ...target, stateDir: join(temp.path, 'standby'), standbyEngines: 1 },
+    { logger, stopEnginesOnClose: true },
+  );
+  void pooled.monitor?.({ report, signal: monitors.signal });
+  try {
+    // A standby is handed a build only once it said it is ready.
+    await waitFor(
+      () => lines.some((line) => line.includes('standby engine ready')),
+      (ready) => ready,
+      { what: 'the standby engine to be ready' },
+    );
+    const task = await runEngineTask(runtime, 'slow');
+    const buildId = task.buildId ?? '';
+    await pooled.apply(task, new AbortController().signal);
+    const pidFile = readFileSync(join(temp.path, 'standby', `${buildId}.json`), 'utf8');
+    assert.ok('slot' in (JSON.parse(pidFile) as object), 'the build did not go to the standby');
+    await reportSuccess(plane, task);
+    await waitForStepRunning(plane, buildId);
+    const engine = Number(
+      (await pooled.listBuildObjects()).find((o) => o.buildId === buildId)?.name,
+    );
+    process.kill(engine, 'SIGKILL');
+    const build = await waitForError(buildId, 'SIGKILL');
+    assert.match(build.reason ?? '', new RegExp(`engine process ${engine} was killed by SIGKILL`));
+  } finally {
+    await pooled.close();
+  }
 });
