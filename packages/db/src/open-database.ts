@@ -14,7 +14,7 @@ import { migrateToLatest } from './migrations/migrate.js';
 import { createPgliteHandle, openPgliteDir } from './pglite-database.js';
 import { PostgresListener } from './postgres-listener.js';
 import type { Schema } from './schema.js';
-import { createTranslatingPool, poolStats } from './translating-pool.js';
+import { createTranslatingPool, poolStats, PreparedNames } from './translating-pool.js';
 
 const DEFAULT_CONNECTION_TIMEOUT_MS = 30_000;
 
@@ -65,6 +65,7 @@ async function connect(options: OpenDatabaseOptions): Promise<Database> {
 function openPostgres(url: string, options: OpenDatabaseOptions): Database {
   const connectionTimeoutMs = options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
   const max = options.maxConnections ?? 10;
+  const prepare = new PreparedNames();
   const open = (size: number): { pool: pg.Pool; db: Kysely<Schema> } => {
     const pool = new pg.Pool({
       connectionString: url,
@@ -75,7 +76,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
     pool.on('error', (err) => logWarn(options.logger, err));
     const db = new Kysely<Schema>({
       dialect: new PostgresDialect({
-        pool: createTranslatingPool(pool, { kind: 'postgres', connectionTimeoutMs }),
+        pool: createTranslatingPool(pool, { kind: 'postgres', connectionTimeoutMs, prepare }),
       }),
     });
     return { pool, db };
