@@ -70,6 +70,10 @@ databases.test('every series is in /metrics, and they move as builds run', async
     family(before, 'sluice_server_log_lines_received_total', 'counter');
     family(before, 'sluice_server_builds_finished_total', 'counter');
     family(before, 'sluice_server_http_request_duration_seconds', 'histogram');
+    family(before, 'sluice_server_scheduling_pass_seconds', 'histogram');
+    family(before, 'sluice_server_builds_elected_total', 'counter');
+    const electedBefore = sample(before, 'sluice_server_builds_elected_total') ?? 0;
+    const passesBefore = sample(before, 'sluice_server_scheduling_pass_seconds') ?? 0;
     assert.equal(sample(before, 'sluice_server_database_up'), 1);
     assert.equal(sample(before, 'sluice_server_builds', { status: 'pending' }), 0);
     assert.equal(sample(before, 'sluice_server_builds_finished_total', { status: 'success' }), 0);
@@ -92,6 +96,9 @@ databases.test('every series is in /metrics, and they move as builds run', async
       (sample(queued, 'sluice_server_queue_oldest_age_seconds', { queue: 'tasks' }) ?? -1) >= 0,
     );
     assert.equal(httpCount(queued, 'POST', BUILDS_ROUTE, '2xx'), createdBefore + 2);
+    // Each create's pass ran; only the first elected a build.
+    assert.ok((sample(queued, 'sluice_server_scheduling_pass_seconds') ?? 0) >= passesBefore + 2);
+    assert.equal(sample(queued, 'sluice_server_builds_elected_total'), electedBefore + 1);
 
     // An agent takes the first build's task: dispatched once, the task queue is empty.
     const agent = await agentClient(t);

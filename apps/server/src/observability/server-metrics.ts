@@ -32,6 +32,8 @@ export interface ServerMetrics {
   buildDispatched(seconds: number): void;
   /** A build ended with `status` (counted by the transaction that ends it). */
   buildFinished(status: string): void;
+  /** A scheduling pass for one account took `seconds`, electing `elected` builds. */
+  schedulingPass(seconds: number, elected: number): void;
   /** Reads the database-backed series, then renders every series as Prometheus text. */
   render(): Promise<string>;
 }
@@ -76,6 +78,17 @@ export function createServerMetrics(options: ServerMetricsOptions): ServerMetric
     registers,
   });
   for (const status of FINISHED_STATUSES) finished.inc({ status }, 0);
+  const passes = new Histogram({
+    name: 'sluice_server_scheduling_pass_seconds',
+    help: "Scheduling passes (one account's pending builds elected under its limits), from its transaction's start to its commit",
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const elected = new Counter({
+    name: 'sluice_server_builds_elected_total',
+    help: 'Builds elected by the scheduling passes of this server process',
+    registers,
+  });
   const fromDatabase = databaseSeries(registry, options);
   return {
     contentType: registry.contentType,
@@ -87,6 +100,10 @@ export function createServerMetrics(options: ServerMetricsOptions): ServerMetric
     logLinesReceived: (lines) => logLines.inc(lines),
     buildDispatched: (seconds) => dispatch.observe(Math.max(0, seconds)),
     buildFinished: (status) => finished.inc({ status }),
+    schedulingPass: (seconds, count) => {
+      passes.observe(seconds);
+      elected.inc(count);
+    },
     async render() {
       await fromDatabase.refresh();
       return registry.metrics();

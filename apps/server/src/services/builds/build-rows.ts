@@ -255,23 +255,49 @@ export interface PendingBuild {
   reason: string | null;
 }
 
-/** The account's pending builds, oldest first. */
-export async function pendingBuilds(trx: Executor, accountId: string): Promise<PendingBuild[]> {
-  return trx
-    .selectFrom('builds')
-    .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
-    .select([
-      'builds.id',
-      'builds.pipeline_id',
-      'builds.reason',
-      'builds.runtime_environment as build_runtime',
-      'pipelines.runtime_environment as pipeline_runtime',
-      'pipelines.max_concurrent_builds as pipeline_limit',
-    ])
-    .where('builds.account_id', '=', accountId)
-    .where('builds.status', '=', 'pending')
-    .orderBy('builds.id')
-    .execute();
+/** What a scheduling pass decides on: the account's limits, pending builds and active counts. */
+export interface PassInputs {
+  defaultRuntime: string | null;
+  maxConcurrentBuilds: number | null;
+  /** The account's pending builds, oldest first. */
+  pending: PendingBuild[];
+  active: ActiveCounts;
+}
+
+/**
+ * A pass's inputs in one statement (a pass waits on the event loop at each round trip, and
+ * every create waits for a pass); undefined when the account does not exist. Run it after the
+ * pass's lock: a statement reads from the snapshot it started with.
+ */
+export async function passInputs(
+  trx: Executor,
+  accountId: string,
+): Promise<PassInputs | undefined> {
+  const { rows } = await sql<{
+    default_runtime: string | null;
+    max_concurrent_builds: number | null;
+    pending: PendingBuild[];
+    active: { pipeline_id: string; n: number }[];
+  }>`select a.default_runtime, a.max_concurrent_builds,
+      coalesce((select json_agg(p order by p.id) from (
+        select b.id, b.pipeline_id, b.reason, b.runtime_environment as build_runtime,
+          pl.runtime_environment as pipeline_runtime, pl.max_concurrent_builds as pipeline_limit
+        from builds b join pipelines pl on pl.id = b.pipeline_id
+        where b.account_id = a.id and b.status = 'pending') p), '[]'::json) as pending,
+      coalesce((select json_agg(c) from (
+        select pipeline_id, count(*)::int as n from builds
+        where account_id = a.id and status in (${sql.join(ACTIVE_STATUSES)})
+        group by pipeline_id) c), '[]'::json) as active
+    from accounts a where a.id = ${accountId}`.execute(trx);
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  const byPipeline = new Map(row.active.map((r) => [r.pipeline_id, Number(r.n)]));
+  return {
+    defaultRuntime: row.default_runtime,
+    maxConcurrentBuilds: row.max_concurrent_builds,
+    pending: row.pending,
+    active: { total: [...byPipeline.values()].reduce((a, b) => a + b, 0), byPipeline },
+  };
 }
 
 /** The accounts with a pending build. */
@@ -288,19 +314,6 @@ export async function accountsWithPendingBuilds(executor: Executor): Promise<str
 export interface ActiveCounts {
   total: number;
   byPipeline: Map<string, number>;
-}
-
-/** The account's active builds, in all and per pipeline. */
-export async function activeCounts(trx: Executor, accountId: string): Promise<ActiveCounts> {
-  const rows = await trx
-    .selectFrom('builds')
-    .select(['pipeline_id', sql<number>`count(*)`.as('n')])
-    .where('account_id', '=', accountId)
-    .where('status', 'in', ACTIVE_STATUSES)
-    .groupBy('pipeline_id')
-    .execute();
-  const byPipeline = new Map(rows.map((r) => [r.pipeline_id, Number(r.n)]));
-  return { total: [...byPipeline.values()].reduce((a, b) => a + b, 0), byPipeline };
 }
 
 /** Every active build with what the workflow limits decide on (`workflow-limits.ts`). */

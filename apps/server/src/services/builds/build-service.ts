@@ -13,9 +13,11 @@ import { wasHandedOut } from './build-finisher.js';
 import type { BuildFinisher } from './build-finisher.js';
 import { loadBuild, lockBuildStatus, restartInputs, selectBuilds, toBuilds } from './build-rows.js';
 import { insertPlannedSteps } from './build-steps.js';
+import type { PlannedStep } from './build-steps.js';
 import type { ProjectService } from '../projects/project-service.js';
-import type { BuildStore } from './build-store.js';
+import type { BuildStore, NewBuild } from './build-store.js';
 import type { ServerContext } from '../server-context.js';
+import { ACCOUNT_STEP_TYPES } from '../settings/step-type-service.js';
 import type { StepTypeService } from '../settings/step-type-service.js';
 
 export interface CreateBuildInput {
@@ -64,45 +66,55 @@ export class BuildService {
   }
 
   async create(input: CreateBuildInput): Promise<Build> {
+    // The number is taken first, in a statement of its own that also reads the pipeline, so the
+    // pipeline's row is locked only for that statement and builds of one pipeline created at
+    // once do not wait for each other's whole insert. A creation that fails after this leaves a
+    // gap in the numbers, as a sequence. The build and its steps are then one statement.
     const db = this.#ctx.database.db;
-    // The number is taken first, in a statement of its own, so the pipeline's row is locked only
-    // for that statement and builds of one pipeline created at once do not wait for each other's
-    // whole insert. A creation that fails after this leaves a gap in the numbers, as a sequence.
-    const number = await takeBuildNumber(db, input);
-    const id = await this.#store.transaction((trx) => this.insert(trx, input, number));
-    return loadBuild(this.#ctx.database.db, input.accountId, id);
+    const build = await this.#newBuild(db, input);
+    await this.#store.create(build.row, build.steps);
+    return loadBuild(db, input.accountId, build.row.id);
   }
 
   /**
    * Inserts a pending build in the caller's transaction and returns its id; its commit wakes the
-   * scheduler (run it in `transaction` to wait for that pass). The cron loop uses it to create a build and advance its trigger
-   * atomically. Its number is `number` when the caller took one (see `create`), else the
-   * pipeline's next, which locks the pipeline's row to the end of `trx`.
+   * scheduler (run it in `transaction` to wait for that pass). The cron loop and webhooks use it
+   * to create a build with what else they write, atomically; the pipeline's row stays locked to
+   * the end of `trx`.
    */
-  async insert(trx: Executor, input: CreateBuildInput, number?: number): Promise<string> {
-    const pipeline = await this.#projects.pipelineRow(input.accountId, input.pipelineId, trx);
+  async insert(trx: Executor, input: CreateBuildInput): Promise<string> {
+    const build = await this.#newBuild(trx, input);
+    await this.#store.insert(trx, build.row);
+    await insertPlannedSteps(trx, build.row.id, build.steps);
+    return build.row.id;
+  }
+
+  /** The new build's row and planned steps, its number taken (`takeBuildNumber`). */
+  async #newBuild(
+    executor: Executor,
+    input: CreateBuildInput,
+  ): Promise<{ row: NewBuild; steps: PlannedStep[] }> {
+    const pipeline = await takeBuildNumber(executor, input);
+    if (pipeline === undefined)
+      throw new NotFoundError(
+        'SLUICE_PIPELINE_NOT_FOUND',
+        `Pipeline ${input.pipelineId} does not exist`,
+      );
     // A pipeline that no longer parses (a step type deleted since) still gets its build, which
     // its engine fails with the reason; it just has no step rows to show beforehand. A large one
     // is parsed in a worker, so creating its build holds up no other request.
     const { steps, stages } = await this.#projects.parsePipeline({
       yaml: pipeline.yaml,
       file: pipeline.name,
-      stepTypes: await this.#stepTypes.forEngine(input.accountId, trx),
+      stepTypes: this.#stepTypes.documentsOf(pipeline.step_types),
     });
     const id = this.#ctx.ids.next('bld');
-    const now = new Date(this.#ctx.clock());
-    number ??= await takeBuildNumber(trx, { ...input, pipelineId: pipeline.id });
-    if (number === undefined)
-      throw new NotFoundError(
-        'SLUICE_PIPELINE_NOT_FOUND',
-        `Pipeline ${pipeline.id} does not exist`,
-      );
     const secrets = input.secrets ?? {};
-    await this.#store.insert(trx, {
+    const row: NewBuild = {
       id,
       accountId: input.accountId,
       pipelineId: pipeline.id,
-      number,
+      number: pipeline.last_build_number,
       trigger: input.trigger,
       initiator: input.initiator ?? null,
       branch: input.branch ?? null,
@@ -115,10 +127,9 @@ export class BuildService {
       retryOf: input.retryOf ?? null,
       runtime: input.runtimeEnvironment ?? null,
       stages,
-      createdAt: now,
-    });
-    await insertPlannedSteps(trx, id, steps);
-    return id;
+      createdAt: new Date(this.#ctx.clock()),
+    };
+    return { row, steps };
   }
 
   /**
@@ -237,18 +248,30 @@ export class BuildService {
  * The pipeline's next build number (`pipelines.last_build_number`, migration
  * 005_build_throughput); undefined when the account has no such pipeline.
  */
+/**
+ * Takes the pipeline's next build number and reads the pipeline (with its project's name and
+ * its account's step types) in the same statement; undefined when the account has no such
+ * pipeline.
+ */
 async function takeBuildNumber(
   executor: Executor,
   input: { accountId: string; pipelineId: string },
-): Promise<number | undefined> {
-  const row = await executor
+) {
+  return executor
     .updateTable('pipelines')
     .set((eb) => ({ last_build_number: eb('last_build_number', '+', 1) }))
     .where('id', '=', input.pipelineId)
     .where('account_id', '=', input.accountId)
-    .returning('last_build_number')
+    .returningAll()
+    .returning((eb) =>
+      eb
+        .selectFrom('projects')
+        .select('projects.name')
+        .whereRef('projects.id', '=', 'pipelines.project_id')
+        .as('project_name'),
+    )
+    .returning(ACCOUNT_STEP_TYPES.as('step_types'))
     .executeTakeFirst();
-  return row?.last_build_number;
 }
 
 /** A build's secrets, encrypted with the build id as associated data. */

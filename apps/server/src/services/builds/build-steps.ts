@@ -49,19 +49,19 @@ export async function insertPlannedSteps(
   steps: readonly PlannedStep[],
 ): Promise<void> {
   if (steps.length === 0) return;
-  await trx
-    .insertInto('build_steps')
-    .values(
-      steps.map((s) => ({
-        build_id: buildId,
-        name: s.name,
-        parent: s.parent,
-        position: s.position,
-        stage: s.stage,
-        status: 'pending',
-      })),
-    )
-    .execute();
+  await trx.insertInto('build_steps').values(plannedStepRows(buildId, steps)).execute();
+}
+
+/** The rows of a new build's planned steps, all pending. */
+export function plannedStepRows(buildId: string, steps: readonly PlannedStep[]) {
+  return steps.map((s) => ({
+    build_id: buildId,
+    name: s.name,
+    parent: s.parent,
+    position: s.position,
+    stage: s.stage,
+    status: 'pending' as const,
+  }));
 }
 
 /** After every row the build has: where a step the engine adds goes. */

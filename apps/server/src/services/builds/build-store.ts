@@ -8,7 +8,7 @@
  * writes announced, so a request answers with what the pass did.
  * @module
  */
-import { jsonb } from '@sluice/db';
+import { jsonb, sql } from '@sluice/db';
 import type { Executor, JsonObject, Schema, Transaction } from '@sluice/db';
 import { InputError } from '@sluice/errors';
 import { applyAnnotationChanges } from '@sluice/protocol';
@@ -17,6 +17,8 @@ import { effectsOf, sourcesOf } from './build-transitions.js';
 import type { BuildTransition } from './build-transitions.js';
 import { keepFirstTiming, mergeTiming } from '../json-columns.js';
 import type { SchedulingWakeups } from './scheduling-wakeups.js';
+import { plannedStepRows } from './build-steps.js';
+import type { PlannedStep } from './build-steps.js';
 import type { ServerContext } from '../server-context.js';
 import { CHANNELS } from '../signals.js';
 
@@ -66,32 +68,31 @@ export class BuildStore {
     return this.#wakeups.transaction(this.#ctx.database.db, fn, options);
   }
 
-  /** A new pending build: it may take a free place. */
+  /** A new pending build in the caller's transaction: it may take a free place. */
   async insert(trx: Executor, build: NewBuild): Promise<void> {
-    await trx
-      .insertInto('builds')
-      .values({
-        id: build.id,
-        account_id: build.accountId,
-        pipeline_id: build.pipelineId,
-        number: build.number,
-        status: 'pending',
-        trigger: build.trigger,
-        initiator: build.initiator,
-        branch: build.branch,
-        revision: build.revision,
-        facts: jsonb(build.facts),
-        variables: jsonb(build.variables),
-        secret_variables_encrypted: build.secretsEncrypted,
-        retry_of: build.retryOf,
-        runtime_environment: build.runtime,
-        stages: jsonb(build.stages),
-        timing: jsonb({ queuedAt: build.createdAt.toISOString() }),
-        created_at: build.createdAt,
-        updated_at: build.createdAt,
-      })
-      .execute();
+    await trx.insertInto('builds').values(newBuildRow(build)).execute();
     await this.#wakeups.announce(trx, build.accountId);
+  }
+
+  /**
+   * A new pending build and its planned steps in one statement (atomic without a transaction,
+   * and one round trip where a transaction took five), then waits for the scheduling pass it
+   * woke, so the caller answers with the build elected.
+   */
+  async create(build: NewBuild, steps: readonly PlannedStep[]): Promise<void> {
+    const wake = this.#wakeups.statementWakeUp(build.accountId);
+    let query = this.#ctx.database.db.with('build', (db) =>
+      db.insertInto('builds').values(newBuildRow(build)).returning('id'),
+    );
+    if (steps.length > 0)
+      query = query.with('steps', (db) =>
+        db.insertInto('build_steps').values(plannedStepRows(build.id, steps)),
+      );
+    await query
+      .selectFrom('build')
+      .select(sql<string>`pg_notify(${wake.channel}, ${wake.key})`.as('woken'))
+      .execute();
+    await this.#wakeups.settled([wake.key]);
   }
 
   /** Why a pending build still waits (unchanged when it is the same). */
@@ -340,4 +341,27 @@ export class BuildStore {
       .where('id', '=', buildId)
       .where('status', 'in', sourcesOf(transition));
   }
+}
+
+function newBuildRow(build: NewBuild) {
+  return {
+    id: build.id,
+    account_id: build.accountId,
+    pipeline_id: build.pipelineId,
+    number: build.number,
+    status: 'pending' as const,
+    trigger: build.trigger,
+    initiator: build.initiator,
+    branch: build.branch,
+    revision: build.revision,
+    facts: jsonb(build.facts),
+    variables: jsonb(build.variables),
+    secret_variables_encrypted: build.secretsEncrypted,
+    retry_of: build.retryOf,
+    runtime_environment: build.runtime,
+    stages: jsonb(build.stages),
+    timing: jsonb({ queuedAt: build.createdAt.toISOString() }),
+    created_at: build.createdAt,
+    updated_at: build.createdAt,
+  };
 }

@@ -12,7 +12,7 @@ import type { Executor } from '@sluice/db';
 import type { BuildFinisher } from './build-finisher.js';
 import type { BuildStore } from './build-store.js';
 import { coalescePasses } from '../coalesced-passes.js';
-import { accountsWithPendingBuilds, activeCounts, pendingBuilds } from './build-rows.js';
+import { accountsWithPendingBuilds, passInputs } from './build-rows.js';
 import type { ActiveCounts, PendingBuild } from './build-rows.js';
 import type { ServerContext } from '../server-context.js';
 import type { TaskPlanner } from '../tasks/task-planner.js';
@@ -62,20 +62,21 @@ export class Scheduler {
 
   async #pass(accountId: string): Promise<void> {
     await this.#planner.prepare();
+    const started = performance.now();
     // On the passes' own connections: every create waiting for this pass would otherwise hold
     // the pool while the pass queued behind them for a connection.
-    await this.#ctx.database.passes.transaction().execute(async (trx) => {
+    const elected = await this.#ctx.database.passes.transaction().execute(async (trx) => {
       // One scheduler pass per account at a time, across server processes.
       await sql`select pg_advisory_xact_lock(hashtext(${accountId}))`.execute(trx);
-      const account = await trx
-        .selectFrom('accounts')
-        .select(['default_runtime', 'max_concurrent_builds'])
-        .where('id', '=', accountId)
-        .executeTakeFirstOrThrow();
-      const pending = await pendingBuilds(trx, accountId);
-      if (pending.length === 0) return;
-      const active = await activeCounts(trx, accountId);
-      if (await this.#electTogether(trx, accountId, account, pending, active)) return;
+      const inputs = await passInputs(trx, accountId);
+      if (inputs === undefined || inputs.pending.length === 0) return 0;
+      const { pending, active } = inputs;
+      const account = {
+        default_runtime: inputs.defaultRuntime,
+        max_concurrent_builds: inputs.maxConcurrentBuilds,
+      };
+      const together = await this.#electTogether(trx, accountId, account, pending, active);
+      if (together !== undefined) return together;
       const elected: InsertTasksOptions[] = [];
       for (const build of pending) {
         const runtime = build.build_runtime ?? build.pipeline_runtime ?? account.default_runtime;
@@ -90,13 +91,16 @@ export class Scheduler {
         countActive(active, build);
       }
       await this.#elect(trx, elected);
+      return elected.length;
     });
+    this.#ctx.metrics.schedulingPass((performance.now() - started) / 1000, elected);
   }
 
   /**
    * The usual case in a few statements however many builds: chooses under the limits, plans
    * the chosen together and elects them. A build its runtime cannot run frees its place for the
-   * next one, which only the one-by-one pass gets right: then this is rolled back and false.
+   * next one, which only the one-by-one pass gets right: then this is rolled back and
+   * undefined; else how many it elected.
    */
   async #electTogether(
     trx: Executor,
@@ -104,7 +108,7 @@ export class Scheduler {
     account: AccountLimits,
     pending: readonly PendingBuild[],
     counts: ActiveCounts,
-  ): Promise<boolean> {
+  ): Promise<number | undefined> {
     const active = { total: counts.total, byPipeline: new Map(counts.byPipeline) };
     const chosen: { build: PendingBuild; runtime: string }[] = [];
     const waiting: { build: PendingBuild; reason: string }[] = [];
@@ -130,11 +134,11 @@ export class Scheduler {
     });
     if (elected.length < chosen.length) {
       await sql`rollback to savepoint elect_together`.execute(trx);
-      return false;
+      return undefined;
     }
     await this.#elect(trx, elected);
     for (const { build, reason } of waiting) await this.#setReason(trx, build, reason);
-    return true;
+    return elected.length;
   }
 
   async #setReason(trx: Executor, build: PendingBuild, reason: string): Promise<void> {

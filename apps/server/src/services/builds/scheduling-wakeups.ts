@@ -46,10 +46,18 @@ export class SchedulingWakeups {
     this.#announced.set(executor, keys);
     const known = keys.get(accountId);
     if (known !== undefined) return known;
-    const key = `${accountId} ${randomUUID()}`;
+    const key = wakeUpKey(accountId);
     keys.set(accountId, key);
     await this.#signals.publish(executor, CHANNELS.schedule, key);
     return key;
+  }
+
+  /**
+   * The wake-up for a write made in one statement of its own (no transaction to announce in):
+   * the statement selects `pg_notify(channel, key)`; `settled([key])` after it.
+   */
+  statementWakeUp(accountId: string): { channel: string; key: string } {
+    return { channel: CHANNELS.schedule, key: wakeUpKey(accountId) };
   }
 
   /** The keys announced in `executor`'s transaction so far. */
@@ -95,6 +103,10 @@ export class SchedulingWakeups {
     this.#passes.set(key, pass);
     if (this.#passes.size > KEPT_PASSES) this.#passes.delete(this.#passes.keys().next().value!);
   }
+}
+
+function wakeUpKey(accountId: string): string {
+  return `${accountId} ${randomUUID()}`;
 }
 
 function accountOf(key: string): string {
