@@ -3,7 +3,8 @@
  * server` (PGlite) and the real Docker engine: the backend's monitor reports it through the
  * agent's infrastructure-error route, so the build ends `error` in seconds with the signal or
  * exit code and the engine's last lines (when it printed any) in its reason, never its token;
- * a standby engine killed after it took a build the same; an engine that runs its build to the
+ * a standby engine killed after it took a build the same; one that dies before its build started
+ * is retried once with a new engine process, as a pod is; an engine that runs its build to the
  * end reports nothing.
  * @module
  */
@@ -20,6 +21,7 @@ import {
   engineLog,
   reportSuccess,
   runEngineTask,
+  takeTask,
   useLocalRuntime,
   waitForBuild,
   waitForStepRunning,
@@ -68,7 +70,7 @@ test('an engine killed mid-build ends its build error with the signal in its rea
   assert.equal(reports.get(buildId)?.[0]?.reason, 'EngineKilled', engineLog(target, buildId));
 });
 
-test('an engine that exits 1 at start ends its build error with the code and its output', async () => {
+test('an engine that exits 1 at start is retried once, then its build ends error with the code', async () => {
   const { plane, target, temp } = runtime;
   const broken = createLocalBackend(
     {
@@ -87,10 +89,18 @@ test('an engine that exits 1 at start ends its build error with the code and its
   const buildId = task.buildId ?? '';
   await broken.apply(task, new AbortController().signal);
   await reportSuccess(plane, task);
+  // Its engine never started the build: retried once with a new engine process, as a pod is.
+  const again = await takeTask(plane, buildId, 'RunEngine', () => Promise.resolve());
+  await broken.apply(again, new AbortController().signal);
+  await reportSuccess(plane, again);
   const build = await waitForError(buildId, 'exit code 1');
   assert.match(build.reason ?? '', /exited with code 1 before its build finished/);
   assert.match(build.reason ?? '', /engine broke at start/);
-  assert.equal(reports.get(buildId)?.[0]?.reason, 'EngineExited');
+  assert.match(build.reason ?? '', /after 2 attempt\(s\) with new engine processes/);
+  assert.deepEqual(
+    reports.get(buildId)?.map((r) => r.reason),
+    ['EngineExited', 'EngineExited'],
+  );
   await broken.close();
 });
 

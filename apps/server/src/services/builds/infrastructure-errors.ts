@@ -5,8 +5,9 @@
  * (`runtimeScheduler.infrastructureRetries`, default 1), the build gets new pods — its current
  * pods' delete tasks, then the same pods under new names (`-r1`, `-r2`…), on the same volume
  * claim, Secret and ConfigMap; otherwise it ends `error` with the pod's reason and message. The
- * local runtime reports an engine process that ended before its build the same way; such a
- * build ends `error` at once, with no retry (an engine may have run steps before it died). A
+ * local runtime reports an engine process that ended before its build the same way: while the
+ * build is `elected`, the same RunEngine task is queued again (a new engine process, same
+ * token), up to the same number of retries; otherwise it ends `error`. A
  * build whose steps ran is never retried: a step may have pushed or deployed. Reports about a
  * finished build or a pod of an earlier attempt change nothing, so a monitor may report twice.
  * @module
@@ -94,27 +95,62 @@ export class InfrastructureErrors {
     build: ReportedBuild,
     report: InfrastructureErrorReport,
   ): Promise<InfrastructureErrorAnswer> {
-    const { pods, attempt } = await currentPods(this.#ctx, trx, build.id);
-    if (FINISHED_STATUSES.includes(build.status)) return { action: 'ignored', attempt };
-    if (pods.length === 0 && (await runsEngineProcess(trx, build.id))) {
-      // The local runtime's engine process ended before its build (engine-exit-report.ts).
-      const reason = `Infrastructure error: ${report.pod}: ${report.reason}: ${report.message}`;
-      await this.#builds.finish(trx, build.id, 'error', reason);
-      return { action: 'failed', attempt };
-    }
-    if (!pods.some((p) => p.name === report.pod)) return { action: 'ignored', attempt };
-    const what = `pod ${report.pod}: ${report.reason}${report.message === '' ? '' : `: ${report.message}`}`;
+    const { pods, attempt: podAttempt } = await currentPods(this.#ctx, trx, build.id);
+    if (FINISHED_STATUSES.includes(build.status)) return { action: 'ignored', attempt: podAttempt };
+    // The local runtime's engine process that ended before its build (engine-exit-report.ts):
+    // each attempt is one RunEngine task, and any report is about the current one.
+    const engines =
+      pods.length === 0 ? await tasksOfType(this.#ctx, trx, build.id, 'RunEngine') : [];
+    const local = engines.length > 0;
+    const attempt = local ? engines.length : podAttempt;
+    if (!local && !pods.some((p) => p.name === report.pod)) return { action: 'ignored', attempt };
+    const what = `${local ? '' : 'pod '}${report.pod}: ${report.reason}${report.message === '' ? '' : `: ${report.message}`}`;
     const retries = await this.#allowedRetries(trx, build);
     if (build.status === 'elected' && attempt <= retries) {
-      await this.#retry(trx, build, pods, attempt, what);
+      const latest = engines.at(-1);
+      if (latest === undefined) await this.#retry(trx, build, pods, attempt, what);
+      else await this.#retryEngine(trx, build, latest.spec, attempt, what);
       return { action: 'retried', attempt: attempt + 1 };
     }
     const why =
       build.status === 'elected'
-        ? `after ${attempt} attempt(s) on new pods`
+        ? `after ${attempt} attempt(s) ${local ? 'with new engine processes' : 'on new pods'}`
         : 'not retried: its steps had started';
     await this.#builds.finish(trx, build.id, 'error', `Infrastructure error on ${what} (${why})`);
     return { action: 'failed', attempt };
+  }
+
+  /** A new engine process: the same RunEngine task again (its token still holds), queued last. */
+  async #retryEngine(
+    trx: Executor,
+    build: ReportedBuild,
+    spec: Record<string, unknown>,
+    attempt: number,
+    what: string,
+  ): Promise<void> {
+    await this.#appendTasks(trx, build, [{ type: 'RunEngine', spec, sealed: true }]);
+    await this.#store.markRetrying(
+      trx,
+      build.id,
+      `Retrying with a new engine process (attempt ${attempt + 1}) after an infrastructure error on ${what}`,
+      new Date(this.#ctx.clock()),
+    );
+  }
+
+  /** Queues `tasks` after the build's last one. */
+  async #appendTasks(trx: Executor, build: ReportedBuild, tasks: PlannedTask[]): Promise<void> {
+    const { last } = await trx
+      .selectFrom('tasks')
+      .select((eb) => eb.fn.max('position').as('last'))
+      .where('build_id', '=', build.id)
+      .executeTakeFirstOrThrow();
+    await insertTasks(this.#ctx, trx, {
+      accountId: build.account_id,
+      buildId: build.id,
+      runtime: build.runtime_environment as string,
+      tasks,
+      firstPosition: Number(last ?? -1) + 1,
+    });
   }
 
   async #allowedRetries(trx: Executor, build: ReportedBuild): Promise<number> {
@@ -170,18 +206,7 @@ export class InfrastructureErrors {
       })),
       ...renamed.map((spec) => ({ type: 'CreatePod' as const, spec })),
     ];
-    const { last } = await trx
-      .selectFrom('tasks')
-      .select((eb) => eb.fn.max('position').as('last'))
-      .where('build_id', '=', build.id)
-      .executeTakeFirstOrThrow();
-    await insertTasks(this.#ctx, trx, {
-      accountId: build.account_id,
-      buildId: build.id,
-      runtime: build.runtime_environment as string,
-      tasks,
-      firstPosition: Number(last ?? -1) + 1,
-    });
+    await this.#appendTasks(trx, build, tasks);
     await this.#store.markRetrying(
       trx,
       build.id,
@@ -191,15 +216,21 @@ export class InfrastructureErrors {
   }
 }
 
-/** Whether the build runs on the local runtime: its engine is a process (`RunEngine`), no pod. */
-async function runsEngineProcess(trx: Executor, buildId: string): Promise<boolean> {
-  const row = await trx
+/** The build's tasks of `type`, oldest first, their specs unsealed. */
+async function tasksOfType(
+  ctx: ServerContext,
+  trx: Executor,
+  buildId: string,
+  type: 'CreatePod' | 'RunEngine',
+): Promise<{ id: string; spec: Record<string, unknown> }[]> {
+  const rows = await trx
     .selectFrom('tasks')
-    .select('id')
+    .select(['id', 'spec'])
     .where('build_id', '=', buildId)
-    .where('type', '=', 'RunEngine')
-    .executeTakeFirst();
-  return row !== undefined;
+    .where('type', '=', type)
+    .orderBy('position')
+    .execute();
+  return rows.map((row) => ({ id: row.id, spec: unsealTaskSpec(ctx, row) }));
 }
 
 /**
@@ -211,17 +242,9 @@ async function currentPods(
   trx: Executor,
   buildId: string,
 ): Promise<{ pods: PodTask[]; attempt: number }> {
-  const rows = await trx
-    .selectFrom('tasks')
-    .select(['id', 'spec'])
-    .where('build_id', '=', buildId)
-    .where('type', '=', 'CreatePod')
-    .orderBy('position')
-    .execute();
-  const all = rows.map((row) => {
-    const spec = unsealTaskSpec(ctx, row);
+  const all = (await tasksOfType(ctx, trx, buildId, 'CreatePod')).map(({ id, spec }) => {
     const name = (spec.metadata as { name: string }).name;
-    return { id: row.id, name, spec, retry: Number(RETRY_SUFFIX.exec(name)?.[1] ?? 0) };
+    return { id, name, spec, retry: Number(RETRY_SUFFIX.exec(name)?.[1] ?? 0) };
   });
   const latest = Math.max(0, ...all.map((p) => p.retry));
   return { pods: all.filter((p) => p.retry === latest), attempt: latest + 1 };
