@@ -6,6 +6,7 @@
  * @module
  */
 import { decryptSecret, encryptSecret } from '@sluice/pki';
+import { sql } from '@sluice/db';
 import type { Executor } from '@sluice/db';
 import type { TaskType } from '@sluice/protocol';
 import { json } from '../json-columns.js';
@@ -73,9 +74,13 @@ export async function insertBuildTasks(
     }),
   );
   if (rows.length === 0) return;
-  await trx.insertInto('tasks').values(rows).execute();
-  for (const runtime of new Set(rows.map((row) => row.runtime)))
-    await ctx.signals.publish(trx, CHANNELS.tasks, runtime);
+  // The agents' wake-up in the same statement: PostgreSQL sends one notification per runtime
+  // (it drops a transaction's repeats of a channel and payload), after the commit.
+  await trx
+    .with('queued', (db) => db.insertInto('tasks').values(rows).returning('runtime'))
+    .selectFrom('queued')
+    .select(sql<string>`pg_notify(${CHANNELS.tasks}, queued.runtime)`.as('woken'))
+    .execute();
 }
 
 /** A task row's spec as planned: sealed specs decrypted. */
