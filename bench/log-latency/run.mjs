@@ -10,9 +10,10 @@
 //                      follow mode; a line rendered and replaced within one frame is not seen)
 //   ingest_lines_per_s BENCH_BUILDS (20) builds each printing BENCH_BURST (10,000) lines as fast
 //                      as they can, all at once: each build's step prints `ready`, then waits
-//                      for a file (/tmp/go) until every build's `ready` has come through the log
-//                      API; then the bench makes the file in all 20 step containers at once
-//                      (`docker exec`; containers cannot reach the host here). A reader on each build's SSE stream
+//                      for a file (/tmp/go); once every build's `ready` has come through the log
+//                      API the bench writes in all 20 step containers (`docker exec`; containers
+//                      cannot reach the host here) a common start time BENCH_RELEASE_AHEAD_S (6)
+//                      ahead, which every step waits for. A reader on each build's SSE stream
 //                      (attached before the release) notes when each line comes out of the
 //                      server: the figure is the lines that came out while all 20 were printing
 //                      (from the last build's first line to the first build's last line) over
@@ -32,6 +33,7 @@
 // which goal each figure meets: the end-to-end ingest is bounded by how fast 20 engines and their
 // containers read lines on this machine's 2 cores, the server-only one by the server.
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { createClient } from '@sluice/protocol';
 import { ensureDockerEngine, ensureTestImages, makeTempDir, waitFor } from '@sluice/testkit';
@@ -51,16 +53,22 @@ steps:
     commands:
       - i=0; while [ $i -lt ${LINES} ]; do i=$((i+1)); echo "L $i"; sleep 0.01; done
 `;
-// The step prints `ready`, then waits until the bench puts /tmp/go in its container.
+// The step prints `ready`, then waits until the bench puts /tmp/go in its container: a start
+// time in the host's uptime (hundredths of a second, /proc/uptime is the kernel's, shared with
+// the containers), which it sleeps until, coarsely then the last 0.15 s in the shell alone.
 const BURSTING = `version: "1.0"
 steps:
   burst:
     image: sluice/busybox:1
     commands:
       - echo ready
-      - until [ -e /tmp/go ]; do sleep 0.1; done
+      - until [ -e /tmp/go ]; do sleep 0.1; done; read t < /tmp/go; while IFS='. ' read s c x < /proc/uptime; [ $s$c -lt $((t-15)) ]; do sleep 0.1; done; while IFS='. ' read s c x < /proc/uptime; [ $s$c -lt $t ]; do :; done
       - seq 1 ${BURST}
 `;
+// How far ahead of now the common start is set: more than 20 `docker exec`s take here.
+const RELEASE_AHEAD_S = Number(process.env.BENCH_RELEASE_AHEAD_S ?? 6);
+/** The host's uptime in hundredths of a second, as the steps read it. */
+const uptimeCs = () => Math.round(Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]) * 100);
 
 const percentile = (xs, p) => {
   const sorted = [...xs].sort((a, b) => a - b);
@@ -147,17 +155,30 @@ async function latency(url, token, admin, pipelineId, browser) {
   return { browserMs, nodeMs, printed: lines.filter((l) => /^L \d+$/.test(l.line)).length };
 }
 
-/** Opens the gate of every build's step at once: /tmp/go made in each step's container. */
+/** Gives every build's step the common start time, in /tmp/go of its container; when it is. */
 async function release(builds) {
-  const touch = (b) =>
+  const start = uptimeCs() + RELEASE_AHEAD_S * 100;
+  const at = Date.now() + RELEASE_AHEAD_S * 1000;
+  const write = (b) =>
     new Promise((resolve, reject) => {
-      const child = spawn('docker', ['exec', `sluice-${b.id}-burst-1`, 'touch', '/tmp/go']);
+      const child = spawn('docker', [
+        'exec',
+        `sluice-${b.id}-burst-1`,
+        'sh',
+        '-c',
+        `echo ${start} > /tmp/start && mv /tmp/start /tmp/go`,
+      ]);
       child.on('error', reject);
       child.on('exit', (code) =>
         code === 0 ? resolve() : reject(new Error(`docker exec in ${b.id}'s step: exit ${code}`)),
       );
     });
-  await Promise.all(builds.map(touch));
+  await Promise.all(builds.map(write));
+  if (Date.now() > at)
+    throw new Error(
+      `the start time was given late: set BENCH_RELEASE_AHEAD_S above ${RELEASE_AHEAD_S}`,
+    );
+  return at;
 }
 
 async function ingest(url, token, admin, pipelineId) {
@@ -181,9 +202,9 @@ async function ingest(url, token, admin, pipelineId) {
     (n) => n === builds.length,
     { what: `all ${builds.length} burst steps to print ready`, intervalMs: 50, timeoutMs: 300_000 },
   );
-  const released = Date.now();
-  await release(builds);
-  const releaseS = (Date.now() - released) / 1000;
+  const given = Date.now();
+  const released = await release(builds);
+  const releaseS = (Date.now() - given) / 1000;
   // A build that has not ended 5 minutes on is left out and counted (`stuck`), not waited for.
   const ended = await Promise.all(
     builds.map((b) => finished(admin, b.id, 300_000).catch(() => undefined)),
@@ -286,7 +307,7 @@ try {
       ingest: {
         builds: BUILDS,
         stuck: burst.stuck,
-        // How long opening all the gates took (20 `docker exec`s at once).
+        // How long giving the start time to all 20 took (20 `docker exec`s at once).
         release_s: burst.releaseS,
         lines: burst.lines,
         // The window in which all builds were printing, by when lines came out of the server.
