@@ -14,7 +14,8 @@
 // non-2xx answers; the server's resident memory (peak and at the end, from /proc/<pid>/status);
 // the server's event-loop delay p99 over the measured window (prom-client's default
 // `sluice_server_nodejs_eventloop_lag_p99_seconds`, whose histogram each scrape resets: scraped
-// once as the window starts and once as it ends). Goals: GET p99 <= 100 ms, POST p99 <= 200 ms,
+// once as the window starts and once as it ends); the server's and the PostgreSQL cluster's CPU
+// time per request; the scheduling passes (count, mean time, builds per pass). Goals: GET p99 <= 100 ms, POST p99 <= 200 ms,
 // event-loop delay p99 <= 50 ms.
 //
 // Knobs: BENCH_SECONDS (60), BENCH_WARMUP_SECONDS (5), BENCH_BASELINE_SECONDS (5),
@@ -27,7 +28,7 @@ import { join } from 'node:path';
 import { createTestDatabase, runPsql, startPostgres } from '@sluice/testkit';
 import { ADMIN_TOKEN, benchConfig, seedBench } from '../dispatch/bench-server.mjs';
 import { runClients } from './load-clients.mjs';
-import { metricValue, startServerProcess } from './server-process.mjs';
+import { clusterCpuMs, metricValue, startServerProcess } from './server-process.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
@@ -80,6 +81,8 @@ async function openPostgres() {
       : tcpUrl;
   return {
     url,
+    /** The throwaway cluster's data directory (its CPU is measured), else undefined. */
+    dataDir: pg.dir === undefined ? undefined : join(pg.dir, 'data'),
     cleanup: async () => {
       if (pg.dir === undefined) await runPsql(pg.url, `DROP DATABASE IF EXISTS "${name}"`);
       await pg.stop();
@@ -87,7 +90,7 @@ async function openPostgres() {
   };
 }
 
-async function bench(databaseUrl) {
+async function bench(databaseUrl, dataDir) {
   const config = benchConfig();
   const logFile = join(tmpdir(), `sluice-bench-load-${process.pid}.log`);
   const server = await startServerProcess({
@@ -115,9 +118,10 @@ async function bench(databaseUrl) {
     const load = clients(pipelineId, LIST_CLIENTS, CREATE_CLIENTS);
     log(`warm-up: ${LIST_CLIENTS} GET and ${CREATE_CLIENTS} POST clients for ${WARMUP_SECONDS} s`);
     await runClients(server.url, ADMIN_TOKEN, load, WARMUP_SECONDS);
-    await server.scrape(); // resets the event-loop delay histogram
+    const passesStart = passTotals(await server.scrape()); // also resets the event-loop delay histogram
     const loadStart = loadavg()[0];
     const cpuStart = await server.cpuMs();
+    const dbCpuStart = dataDir === undefined ? undefined : await clusterCpuMs(dataDir);
     log(`load: ${LIST_CLIENTS} GET and ${CREATE_CLIENTS} POST clients for ${SECONDS} s`);
     const { result: routes, peak } = await withRss(server, () =>
       runClients(server.url, ADMIN_TOKEN, load, SECONDS),
@@ -127,12 +131,24 @@ async function bench(databaseUrl) {
     const rssEnd = await server.rssMiB();
     const requests = Object.values(routes).reduce((n, route) => n + route.n, 0);
     const cpuMsPerRequest = ((await server.cpuMs()) - cpuStart) / requests;
+    const dbCpuMsPerRequest =
+      dbCpuStart === undefined ? null : ((await clusterCpuMs(dataDir)) - dbCpuStart) / requests;
+    const passesEnd = passTotals(metrics);
+    const passes = passesEnd.count - passesStart.count;
     log(`load ${JSON.stringify(routes)}`);
     return {
       routes,
       baseline,
       server_rss_mib: { peak, end: rssEnd },
       server_cpu_ms_per_request: round(cpuMsPerRequest, 2),
+      database_cpu_ms_per_request: dbCpuMsPerRequest === null ? null : round(dbCpuMsPerRequest, 2),
+      scheduling_passes: {
+        n: passes,
+        mean_ms:
+          passes === 0 ? null : round(((passesEnd.sum - passesStart.sum) * 1000) / passes, 1),
+        builds_per_pass:
+          passes === 0 ? null : round((passesEnd.elected - passesStart.elected) / passes, 1),
+      },
       eventloop_delay_p99_ms: loopP99 === undefined ? null : round(loopP99 * 1000),
       loadavg_1m: [round(loadStart, 2), round(loadavg()[0], 2)],
     };
@@ -144,7 +160,7 @@ async function bench(databaseUrl) {
 const database = await openPostgres();
 let result;
 try {
-  result = await bench(database.url);
+  result = await bench(database.url, database.dataDir);
 } finally {
   await database.cleanup();
 }
@@ -177,7 +193,20 @@ console.log(
     // The server's CPU time (user + system) over the window per answered request: what the
     // routes cost, much less sensitive to the machine's other load than the latencies.
     server_cpu_ms_per_request: result.server_cpu_ms_per_request,
+    // The same for the PostgreSQL cluster's processes (null on SLUICE_TEST_DATABASE_URL's).
+    database_cpu_ms_per_request: result.database_cpu_ms_per_request,
+    // The scheduler's passes in the window: how many, their mean time, builds elected by each.
+    scheduling_passes: result.scheduling_passes,
     // Tail latencies depend on what else the machine runs: its 1-minute load at start and end.
     machine: { cpus: cpus().length, loadavg_1m: result.loadavg_1m },
   }),
 );
+
+/** The scheduling passes' histogram totals (and builds elected) in a scrape. */
+function passTotals(text) {
+  return {
+    count: metricValue(text, 'sluice_server_scheduling_pass_seconds_count') ?? 0,
+    sum: metricValue(text, 'sluice_server_scheduling_pass_seconds_sum') ?? 0,
+    elected: metricValue(text, 'sluice_server_builds_elected_total') ?? 0,
+  };
+}

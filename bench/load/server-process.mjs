@@ -4,8 +4,9 @@
 // prom-client default metrics on /metrics (a histogram reset at each scrape).
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const SLUICE = new URL('../../apps/cli/bin/sluice.js', import.meta.url).pathname;
@@ -87,12 +88,32 @@ async function readRssMiB(pid) {
   return Math.round((kib / 1024) * 10) / 10;
 }
 
-async function readCpuMs(pid) {
+export async function readCpuMs(pid) {
   // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1000) / CLOCK_TICKS_PER_S;
+}
+
+/**
+ * The CPU time of a PostgreSQL cluster's processes (the postmaster and its children: backends,
+ * WAL writer...) in ms, or undefined when its data directory is not ours to read. A backend that
+ * exits takes its time with it: the server's pool keeps its connections for the whole run.
+ */
+export async function clusterCpuMs(dataDir) {
+  const postmaster = Number(
+    (await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0],
+  );
+  let total = await readCpuMs(postmaster);
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => undefined);
+    if (stat === undefined) continue;
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid === postmaster) total += await readCpuMs(entry).catch(() => 0);
+  }
+  return total;
 }
 
 /** USER_HZ: 100 on every Linux architecture Node runs on. */
