@@ -10,8 +10,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DOCKER_LABELS } from '@sluice/labels';
 import { memoryLogger, silentLogger } from '@sluice/log';
 import type { InfrastructureErrorReport } from '@sluice/protocol';
 import { waitFor } from '@sluice/testkit';
@@ -41,6 +43,15 @@ const monitors = new AbortController();
 
 test.after(() => monitors.abort());
 
+/** The build's containers and networks Docker still has, by the engine's build label. */
+function dockerLeftovers(buildId: string) {
+  const list = (what: string[]) =>
+    execFileSync('docker', [...what, '--filter', `label=${DOCKER_LABELS.build}=${buildId}`], {
+      encoding: 'utf8',
+    }).trim();
+  return { containers: list(['ps', '-aq']), networks: list(['network', 'ls', '-q']) };
+}
+
 /** Waits (a deadline, not a timed assertion) until the build reads `error`. */
 async function waitForError(buildId: string, what: string) {
   return waitFor(
@@ -68,6 +79,8 @@ test('an engine killed mid-build ends its build error with the signal in its rea
   assert.match(build.reason ?? '', new RegExp(`engine process ${engine} was killed by SIGKILL`));
   assert.ok(!(build.reason ?? '').includes(String(task.spec.engineToken)), 'the token is shown');
   assert.equal(reports.get(buildId)?.[0]?.reason, 'EngineKilled', engineLog(target, buildId));
+  // Its step's containers and the build's network went with it (removed before the report).
+  assert.deepEqual(dockerLeftovers(buildId), { containers: '', networks: '' });
 });
 
 test('an engine that exits 1 at start is retried once, then its build ends error with the code', async () => {

@@ -268,15 +268,19 @@ class LocalBackend implements RuntimeBackend {
 
   /**
    * An engine that ended by a signal or a non-zero code while the agent was not stopping it:
-   * the control plane ends its build `error` naming how (a build that had finished is left
+   * what it left in Docker is removed, and the control plane ends its build `error` naming how (a build that had finished is left
    * alone there). An engine that exits 0 reported its build's end itself.
    */
   async #engineExited(exit: EngineExit): Promise<void> {
     const token = this.#tokens.get(exit.buildId);
     this.#tokens.delete(exit.buildId);
     const stopped = this.#stopped.delete(exit.buildId);
+    if (stopped || !abnormalExit(exit)) return;
+    // Killed or crashed, it could not remove its containers and network: removed before the
+    // report, since the control plane may hand the build to a new engine that makes its own.
+    await this.#removeDockerLeftovers(exit.buildId);
     const report = this.#report;
-    if (stopped || !abnormalExit(exit) || report === undefined) return;
+    if (report === undefined) return;
     const body = engineExitReport(exit, this.#engines.logPath(exit.buildId), [token ?? '']);
     const log = { buildId: exit.buildId, pid: exit.pid, reason: body.reason };
     try {
