@@ -5,14 +5,26 @@ import { join } from 'node:path';
 
 const root = new URL('../../../', import.meta.url).pathname;
 
-/** Variables are quoted like codes; docs/config/environment.md names every one of them. */
-const ENVIRONMENT_NAMES = new Set(
-  [
-    ...readFileSync(join(root, 'docs/config/environment.md'), 'utf8').matchAll(
-      /`(SLUICE_[A-Z0-9_]+)`/g,
-    ),
-  ].map((m) => m[1] ?? ''),
+const catalogue = readFileSync(join(root, 'docs/errors.md'), 'utf8');
+const documented = new Set(
+  [...catalogue.matchAll(/^\|\s*`(SLUICE_[A-Z0-9_]+)`\s*\|/gm)].map((m) => m[1] ?? ''),
 );
+
+/** The `SLUICE_…` names quoted in a document. */
+function quotedNames(doc: string): string[] {
+  return [...readFileSync(join(root, doc), 'utf8').matchAll(/`(SLUICE_[A-Z0-9_]+)`/g)].map(
+    (m) => m[1] ?? '',
+  );
+}
+
+/**
+ * Variables are quoted like codes: docs/config/environment.md names every one a process reads,
+ * docs/step-types.md (beside codes) those a step type's container is given.
+ */
+const ENVIRONMENT_NAMES = new Set([
+  ...quotedNames('docs/config/environment.md'),
+  ...quotedNames('docs/step-types.md').filter((name) => !documented.has(name)),
+]);
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
@@ -41,11 +53,6 @@ function codesInSources(): Map<string, string> {
   }
   return codes;
 }
-
-const catalogue = readFileSync(join(root, 'docs/errors.md'), 'utf8');
-const documented = new Set(
-  [...catalogue.matchAll(/^\|\s*`(SLUICE_[A-Z0-9_]+)`\s*\|/gm)].map((m) => m[1] ?? ''),
-);
 
 test('every error code used in the sources is in docs/errors.md', () => {
   const missing = [...codesInSources()]
