@@ -14,6 +14,8 @@ export interface ServerConfig {
   dataDir: string | undefined;
   /** PostgreSQL instead of PGlite. */
   databaseUrl: string | undefined;
+  /** PostgreSQL queries run unnamed, never prepared (a pooler that keeps no statements). */
+  databaseUnnamedStatements?: boolean;
   /** The first admin token, for automation; random and printed once otherwise. */
   bootstrapToken: string | undefined;
   /** 32-byte key (base64) for secrets at rest. */
@@ -58,6 +60,7 @@ export function loadServerConfig(
     host,
     dataDir: v.SLUICE_DATA_DIR,
     databaseUrl: v.DATABASE_URL,
+    databaseUnnamedStatements: v.SLUICE_DATABASE_UNNAMED_STATEMENTS,
     bootstrapToken: v.SLUICE_BOOTSTRAP_TOKEN,
     secretKey: v.SLUICE_SECRET_KEY,
     publicUrl: v.SLUICE_PUBLIC_URL,

@@ -68,7 +68,12 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   if (config.dataDir !== undefined) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const database =
     options.database ??
-    (await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, logger: log }));
+    (await openDatabase({
+      url: config.databaseUrl,
+      dataDir: config.dataDir,
+      logger: log,
+      preparedStatements: config.databaseUnnamedStatements !== true,
+    }));
   const clock = options.clock ?? Date.now;
   const secretKey = loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir });
   const signals = await Signals.create(database);

@@ -3,7 +3,7 @@
  * variables, their defaults, and the rules between them.
  * @module
  */
-import { numberVar, textVar, urlVar } from './variables.js';
+import { numberVar, switchVar, textVar, urlVar } from './variables.js';
 import type { EnvValues } from './parse-env.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 
@@ -34,6 +34,10 @@ export const serverEnv = {
   DATABASE_URL: textVar({
     description: 'PostgreSQL instead of the embedded database',
     secret: true,
+  }),
+  SLUICE_DATABASE_UNNAMED_STATEMENTS: switchVar({
+    description:
+      'On PostgreSQL, run every query as an unnamed statement instead of preparing it once per connection: for a pooler that keeps no prepared statements (PgBouncer before 1.21 in transaction mode). Without it, the server turns them off by itself at the first query such a pooler refuses',
   }),
   SLUICE_BOOTSTRAP_TOKEN: textVar({
     description: 'The first admin token, for automation',

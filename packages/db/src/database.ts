@@ -72,4 +72,9 @@ export interface OpenDatabaseOptions {
   maxConnections?: number;
   /** How long a query waits for a free pool connection before failing. Default 30 000. */
   connectionTimeoutMs?: number;
+  /**
+   * PostgreSQL: a query with parameters is prepared once per connection (`PreparedNames`).
+   * Default true; false for a pooler that keeps no prepared statements.
+   */
+  preparedStatements?: boolean;
 }

@@ -65,7 +65,7 @@ async function connect(options: OpenDatabaseOptions): Promise<Database> {
 function openPostgres(url: string, options: OpenDatabaseOptions): Database {
   const connectionTimeoutMs = options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
   const max = options.maxConnections ?? 10;
-  const prepare = new PreparedNames();
+  const prepare = options.preparedStatements === false ? undefined : new PreparedNames();
   const open = (size: number): { pool: pg.Pool; db: Kysely<Schema> } => {
     const pool = new pg.Pool({
       connectionString: url,

@@ -1,6 +1,8 @@
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { seedBuild } from './fixtures.test-support.js';
+import { openDatabase } from './open-database.js';
 import { useTestDatabases } from './testing/test-databases.test-support.js';
 
 const databases = useTestDatabases({ kinds: ['postgres'] });
@@ -55,3 +57,44 @@ databases.test(
     });
   },
 );
+
+databases.test(
+  'statements lost behind our back (a pooler switching sessions): the query runs unnamed, and so do all after it',
+  async ({ db }) => {
+    const { buildId } = await seedBuild(db);
+    await db.connection().execute(async (conn) => {
+      const read = () =>
+        conn.selectFrom('builds').select('id').where('id', '=', buildId).executeTakeFirstOrThrow();
+      assert.equal((await read()).id, buildId);
+      // What PgBouncer in transaction mode does to the client: the next session has none of the
+      // statements the driver believes it prepared ("prepared statement … does not exist").
+      await sql`deallocate all`.execute(conn);
+      assert.equal((await read()).id, buildId);
+      assert.equal((await read()).id, buildId);
+    });
+    assert.deepEqual(await preparedStatements(db), [], 'nothing is prepared any more');
+  },
+);
+
+test('with preparedStatements false every query runs unnamed', async () => {
+  const db = (
+    await openDatabase({ ...(await databases.prepare('postgres')), preparedStatements: false })
+  ).db;
+  try {
+    const { buildId } = await seedBuild(db);
+    for (let i = 0; i < 2; i += 1)
+      assert.equal(
+        (
+          await db
+            .selectFrom('builds')
+            .select('id')
+            .where('id', '=', buildId)
+            .executeTakeFirstOrThrow()
+        ).id,
+        buildId,
+      );
+    assert.deepEqual(await preparedStatements(db), []);
+  } finally {
+    await db.destroy();
+  }
+});

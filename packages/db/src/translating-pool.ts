@@ -6,7 +6,9 @@
  * On PostgreSQL, a query with parameters runs as a named prepared statement (`preparedNames`),
  * so each connection parses and plans a query's text once instead of at every call: planning
  * was a third of PostgreSQL's time under bench/load (a page of builds with their steps costs
- * 0.4 ms to plan and less to run).
+ * 0.4 ms to plan and less to run). A pooler that keeps no prepared statements (PgBouncer before
+ * 1.21 in transaction mode) turns naming off at its first lost statement, or from the start with
+ * `preparedStatements: false` (the server's SLUICE_DATABASE_UNNAMED_STATEMENTS).
  * @module
  */
 import { InternalError, UnavailableError } from '@sluice/errors';
@@ -35,6 +37,7 @@ export interface TranslatingPoolOptions {
 export class PreparedNames {
   readonly #names = new Map<string, string | null>();
   readonly #max: number;
+  #disabled = false;
 
   constructor(max = 500) {
     this.#max = max;
@@ -42,6 +45,7 @@ export class PreparedNames {
 
   /** The statement name for `text`, or undefined to run it unnamed. */
   nameOf(text: string): string | undefined {
+    if (this.#disabled) return undefined;
     const known = this.#names.get(text);
     if (known !== undefined) return known ?? undefined;
     if (this.#names.size >= this.#max) return undefined;
@@ -54,10 +58,25 @@ export class PreparedNames {
   forget(text: string): void {
     this.#names.set(text, null);
   }
+
+  /** Every text runs unnamed from now on (a pooler between us and PostgreSQL lost a statement). */
+  disable(): void {
+    this.#disabled = true;
+  }
+
+  get disabled(): boolean {
+    return this.#disabled;
+  }
 }
 
 /** PostgreSQL refuses a prepared statement whose result's columns changed (a migration since). */
 const STALE_PLAN = /cached plan must not change result type/i;
+
+/**
+ * A statement the connection should hold is missing, or one it should not is there: a pooler
+ * in transaction mode (PgBouncer before 1.21) hands each transaction another server session.
+ */
+const LOST_STATEMENT = new Set(['26000', '42P05']);
 
 export function createTranslatingPool(
   pool: pg.Pool,
@@ -126,9 +145,11 @@ class TranslatingClient implements PostgresPoolClient {
       const result = await this.#client
         .query<R & pg.QueryResultRow>({ text: sql, values, ...(name ? { name } : {}) })
         .catch((err: unknown) => {
-          if (name === undefined || !(err instanceof Error) || !STALE_PLAN.test(err.message))
-            throw err;
-          this.#prepare?.forget(sql);
+          if (name === undefined || !(err instanceof Error)) throw err;
+          if (STALE_PLAN.test(err.message)) this.#prepare?.forget(sql);
+          else if (LOST_STATEMENT.has((err as { code?: string }).code ?? ''))
+            this.#prepare?.disable();
+          else throw err;
           return this.#client.query<R & pg.QueryResultRow>(sql, values);
         });
       return {
