@@ -367,6 +367,61 @@ test('the node agent on a full small filesystem retires the least recently used 
   }
 });
 
+test('the reuse scopes on the cluster: account, project, pipeline, pipeline+branch, pipeline+trigger', async () => {
+  const r = await kube();
+  const parent = tempParent();
+  const run = running(provisioner('sluice-now', 'scopes'), nodeAgent('sluice-now', parent));
+  const made = new Set<string>();
+  // Each scope's selector; a change of labels it keeps the volume through; one that leaves it.
+  const scopes: Array<[string, Record<string, string>, Record<string, string>]> = [
+    ['app,account', { project: 'pr2', pipeline: 'p2' }, { account: 'other' }],
+    ['app,account,project', { pipeline: 'p2', branch: 'dev' }, { project: 'pr2' }],
+    ['app,account,pipeline', { branch: 'dev', trigger: 't2' }, { pipeline: 'p2' }],
+    ['app,account,pipeline,branch', { trigger: 't2' }, { branch: 'dev' }],
+    ['app,account,pipeline,trigger', { branch: 'dev' }, { trigger: 't2' }],
+  ];
+  /** Binds a claim of `labels` under `selector`, releases it, and gives its volume. */
+  const use = async (name: string, labels: Record<string, string>, selector: string) => {
+    const c = claim(name, 'sluice-now', labels);
+    c.metadata.annotations = { [REUSE_ANNOTATIONS.selector]: selector };
+    await r.create(c);
+    const volume = await boundVolume(name);
+    made.add(volume);
+    assertLocalVolume(await r.read({ kind: 'PersistentVolume', name: volume }), parent);
+    await remove('PersistentVolumeClaim', name);
+    await eventually(
+      () => r.read({ kind: 'PersistentVolume', name: volume }),
+      (pv) => pv?.metadata.annotations?.[VOLUME_ANNOTATIONS.usedBy] === undefined,
+      { timeoutMs: 30_000 },
+    );
+    return volume;
+  };
+  try {
+    for (const [i, [selector, within, outside]] of scopes.entries()) {
+      // The account is the case's own, so no case reuses another's volume.
+      const labels = {
+        app: 'dind',
+        account: `scope-${i}`,
+        project: 'pr1',
+        pipeline: 'p1',
+        branch: 'main',
+        trigger: 't1',
+      };
+      const first = await use(`scope-${i}-first`, labels, selector);
+      const kept = await use(`scope-${i}-kept`, { ...labels, ...within }, selector);
+      assert.equal(kept, first, `${selector}: ${JSON.stringify(within)} keeps the volume`);
+      const left = await use(`scope-${i}-left`, { ...labels, ...outside }, selector);
+      assert.notEqual(left, first, `${selector}: ${JSON.stringify(outside)} gets another`);
+    }
+  } finally {
+    await run.stop();
+    for (const name of made) await r.delete({ kind: 'PersistentVolume', name });
+  }
+  // The node agent removes the directories of the deleted volumes: nothing is left behind.
+  await nodeAgent('sluice-now', parent).pass();
+  assert.deepEqual(readdirSync(parent), []);
+});
+
 test('a volume unused longer than its retention is deleted by the leader; the node agent then removes its directory', async () => {
   const r = await kube();
   const parent = mkdtempSync(join(tmpdir(), 'sluice-retention-'));
