@@ -98,3 +98,26 @@ test('with preparedStatements false every query runs unnamed', async () => {
     await db.destroy();
   }
 });
+
+databases.test(
+  'a statement gone stale inside a transaction fails with its own reason; the next try runs unnamed',
+  async ({ db }) => {
+    const { buildId } = await seedBuild(db);
+    await db.connection().execute(async (conn) => {
+      const read = (executor: typeof conn) =>
+        executor
+          .selectFrom('builds')
+          .selectAll()
+          .where('id', '=', buildId)
+          .executeTakeFirstOrThrow();
+      await read(conn);
+      await sql`alter table builds add column added_later text`.execute(conn);
+      // Not "current transaction is aborted": the reason, so the caller knows to try again.
+      await assert.rejects(
+        conn.transaction().execute((trx) => read(trx)),
+        /cached plan must not change result type/,
+      );
+      assert.equal((await conn.transaction().execute((trx) => read(trx))).id, buildId);
+    });
+  },
+);

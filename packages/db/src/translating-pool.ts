@@ -114,9 +114,18 @@ export function poolStats(pool: pg.Pool, max: number): PoolStats {
   return { max, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
 }
 
+/** What Kysely sends to open and to end a transaction. */
+const TRANSACTION_START = /^(begin|start transaction)\b/i;
+const TRANSACTION_END = /^(commit|rollback)$/i;
+
 class TranslatingClient implements PostgresPoolClient {
   readonly #client: pg.PoolClient;
   readonly #prepare: PreparedNames | undefined;
+  /**
+   * Inside a transaction a refused statement has aborted it: running the query again would
+   * only fail with "current transaction is aborted" and hide the reason.
+   */
+  #inTransaction = false;
 
   constructor(client: pg.PoolClient, prepare: PreparedNames | undefined) {
     this.#client = client;
@@ -140,6 +149,8 @@ class TranslatingClient implements PostgresPoolClient {
     // Statements without parameters (begin, commit, migrations' DDL) are cheap to plan, and a
     // text of several statements cannot be prepared.
     const name = parameters.length > 0 ? this.#prepare?.nameOf(sql) : undefined;
+    if (TRANSACTION_START.test(sql)) this.#inTransaction = true;
+    else if (TRANSACTION_END.test(sql)) this.#inTransaction = false;
     try {
       const values = [...parameters];
       const result = await this.#client
@@ -150,6 +161,8 @@ class TranslatingClient implements PostgresPoolClient {
           else if (LOST_STATEMENT.has((err as { code?: string }).code ?? ''))
             this.#prepare?.disable();
           else throw err;
+          // Named no more either way; the transaction's caller gets the reason and may retry.
+          if (this.#inTransaction) throw err;
           return this.#client.query<R & pg.QueryResultRow>(sql, values);
         });
       return {

@@ -257,8 +257,7 @@ export interface PendingBuild {
 
 /** What a scheduling pass decides on: the account's limits, pending builds and active counts. */
 export interface PassInputs {
-  defaultRuntime: string | null;
-  maxConcurrentBuilds: number | null;
+  account: { default_runtime: string | null; max_concurrent_builds: number | null };
   /** The account's pending builds, oldest first. */
   pending: PendingBuild[];
   active: ActiveCounts;
@@ -293,8 +292,10 @@ export async function passInputs(
   if (row === undefined) return undefined;
   const byPipeline = new Map(row.active.map((r) => [r.pipeline_id, Number(r.n)]));
   return {
-    defaultRuntime: row.default_runtime,
-    maxConcurrentBuilds: row.max_concurrent_builds,
+    account: {
+      default_runtime: row.default_runtime,
+      max_concurrent_builds: row.max_concurrent_builds,
+    },
     pending: row.pending,
     active: { total: [...byPipeline.values()].reduce((a, b) => a + b, 0), byPipeline },
   };

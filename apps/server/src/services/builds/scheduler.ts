@@ -70,11 +70,7 @@ export class Scheduler {
       await sql`select pg_advisory_xact_lock(hashtext(${accountId}))`.execute(trx);
       const inputs = await passInputs(trx, accountId);
       if (inputs === undefined || inputs.pending.length === 0) return 0;
-      const { pending, active } = inputs;
-      const account = {
-        default_runtime: inputs.defaultRuntime,
-        max_concurrent_builds: inputs.maxConcurrentBuilds,
-      };
+      const { account, pending, active } = inputs;
       const together = await this.#electTogether(trx, accountId, account, pending, active);
       if (together !== undefined) return together;
       const elected: InsertTasksOptions[] = [];
