@@ -23,6 +23,7 @@ import {
 } from './build-model-values.js';
 import { buildConditions, buildWhen } from './build-model-when.js';
 import { hasVariants, stepVariants } from './expand-variants.js';
+import { DEFAULT_HOOK_IMAGE } from './hook-forms.js';
 import { parseDuration } from './schema/duration.js';
 import { HOOK_NAMES } from './schema/hooks-schema.js';
 import { TEMPLATE_SEGMENT } from './schema/step-schemas.js';
@@ -244,7 +245,7 @@ function buildHook(raw: Raw, path: IssuePath, defaults: Defaults): Hook {
       exec === undefined
         ? undefined
         : {
-            image: scalarText(exec.image),
+            image: exec.image === undefined ? DEFAULT_HOOK_IMAGE : scalarText(exec.image),
             commands: asList(exec.commands) ?? [],
             shell: exec.shell === 'bash' ? 'bash' : 'sh',
             environment: environmentPairs(exec.environment),

@@ -38,6 +38,7 @@ export { branchAllowed, compileBranchPattern } from './branch-filter.js';
 export { compileLinearRegex } from './linear-regex.js';
 export type { LinearRegex, LinearRegexResult } from './linear-regex.js';
 export { BUILT_IN_STEP_TYPES, RUNNABLE_STEP_TYPES } from './schema/step-schemas.js';
+export { DEFAULT_HOOK_IMAGE } from './hook-forms.js';
 export * from './step-types/index.js';
 export {
   systemVariables,

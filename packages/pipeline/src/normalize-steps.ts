@@ -1,11 +1,13 @@
 /**
  * Brings the steps of a pipeline to one shape before they are checked: the fields of a built-in
  * step written under `arguments:` are folded into the step (remembering where they were written),
- * and a typed step's template is expanded from the catalog. Works on copies: YAML aliases make
+ * a typed step's template is expanded from the catalog, and hooks written in one of Codefresh's
+ * shorter forms are brought to the long one (hook-forms.ts). Works on copies: YAML aliases make
  * several steps share one object, and each must be normalized for its own place.
  * @module
  */
 import { hasVariants, stepVariants } from './expand-variants.js';
+import { hookLongForm } from './hook-forms.js';
 import { ISSUE_CODES } from './pipeline-issue.js';
 import { HOOK_NAMES } from './schema/hooks-schema.js';
 import { TEMPLATE_SEGMENT } from './schema/step-schemas.js';
@@ -173,12 +175,12 @@ function normalizeHooks(
   if (!isPlainMap(hooks)) return hooks;
   const out: Raw = { ...hooks };
   for (const name of HOOK_NAMES) {
-    const hook = hooks[name];
-    if (!isPlainMap(hook) || hook.steps === undefined) continue;
-    out[name] = {
-      ...hook,
-      steps: normalizeSteps(hook.steps, [...path, name, 'steps'], options, depth),
-    };
+    if (hooks[name] === undefined) continue;
+    const hook = hookLongForm(hooks[name], [...path, name], options);
+    out[name] =
+      !isPlainMap(hook) || hook.steps === undefined
+        ? hook
+        : { ...hook, steps: normalizeSteps(hook.steps, [...path, name, 'steps'], options, depth) };
   }
   return out;
 }

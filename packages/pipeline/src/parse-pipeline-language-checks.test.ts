@@ -61,8 +61,8 @@ const rows: RejectedRow[] = [
       '              tell: {image: alpine, shel: bash}',
     ],
     issues: [
-      '5:5 INVALID_VALUE A parallel step cannot have "hooks"; put them on the steps inside it (steps.p.hooks)',
-      '10:23 INVALID_VALUE Hook "on_elected" needs "exec" or "steps" (steps.p.steps.a.hooks.on_elected)',
+      '5:5 INVALID_VALUE A parallel step cannot have "hooks" (Codefresh does not support hooks on parallel steps); put them on the steps inside it (steps.p.hooks)',
+      '10:23 INVALID_VALUE Hook "on_elected" does nothing: give it at least one of "exec", "steps", "annotations", "metadata" (steps.p.steps.a.hooks.on_elected)',
       '13:37 UNKNOWN_FIELD Unknown field "shel" in freestyle step "tell" (Codefresh ignores unknown fields here, and so does Sluice); did you mean "shell"? (steps.p.steps.a.hooks.on_finish.steps.tell.shel)',
     ],
   },

@@ -63,6 +63,10 @@ export function parsePipeline(
       const where = source.locateInScalar(at, offset) ?? source.locate(at);
       issues.push({ severity: 'error', code, message, path: at, file: source.file, ...where });
     },
+    where(path) {
+      const { line, column } = source.locate(toDocument(path), 'key');
+      return `${source.file}:${line}:${column}`;
+    },
   });
   const documentCtx = reporter((path) => path);
 

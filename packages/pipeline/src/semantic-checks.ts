@@ -11,6 +11,7 @@ import { ISSUE_CODES } from './pipeline-issue.js';
 import { didYouMean } from '@sluice/errors';
 import { isPlainMap, scalarText } from './schema/validators.js';
 import { VOLUME_PATH } from './system-variables.js';
+import { checkHookMixing } from './hook-checks.js';
 import { collectScopes } from './step-scopes.js';
 import {
   checkCycles,
@@ -27,6 +28,8 @@ import type { WrittenStep } from './step-scopes.js';
 export interface SemanticContext extends SchemaContext {
   /** Report at character `offset` (0-based) of the string value found at `path`. */
   reportInScalar(path: IssuePath, offset: number, message: string, code: string): void;
+  /** `file:line:column` of the key at `path`, for a message that names a second place. */
+  where(path: IssuePath): string;
 }
 
 export function checkSemantics(root: Record<string, unknown>, ctx: SemanticContext): void {
@@ -47,6 +50,7 @@ export function checkSemantics(root: Record<string, unknown>, ctx: SemanticConte
       checkDependencies(step, known, parallelMode, ctx);
       checkFreestyle(raw, path, ctx);
       checkServiceReferences(step, blocks, ctx);
+      checkHookMixing(raw, path, ctx);
       if (raw.type === 'parallel') checkParallel(step, known, ctx);
     }
   }

@@ -1,13 +1,16 @@
 /**
  * `hooks:` of the pipeline and of a step (reference §5.6): each of `on_elected`, `on_success`,
- * `on_fail` and `on_finish` runs one container (`exec`) or a small pipeline of its own (`steps`),
- * then sets its `annotations` and `metadata` as a step's `on_success` does. The steps are
- * checked by the caller's step schema, passed in, so hooks and steps can nest.
+ * `on_fail` and `on_finish` runs one container (`exec`) and/or a small pipeline of its own
+ * (`steps`), then sets its `annotations` and `metadata` as a step's `on_success` does; a hook of
+ * only `annotations`/`metadata` runs no container. Codefresh's shorter forms were brought to this
+ * one before (hook-forms.ts). The steps are checked by the caller's step schema, passed in, so
+ * hooks and steps can nest.
  * @module
  */
+import { HOOK_BODY_KEYS } from '../hook-forms.js';
 import { commandText, environment } from './common-fields.js';
 import { postStepFields } from './post-step-schema.js';
-import { bool, object, oneOf, required, str } from './validators.js';
+import { bool, object, oneOf, str } from './validators.js';
 import type { Schema } from './validators.js';
 
 export const HOOK_NAMES = ['on_elected', 'on_success', 'on_fail', 'on_finish'] as const;
@@ -17,7 +20,8 @@ export function hooksSchema(steps: Schema): Schema {
     'hook',
     {
       exec: object('hook exec', {
-        image: required(str),
+        // Left out, Codefresh runs the hook in alpine (DEFAULT_HOOK_IMAGE).
+        image: str,
         commands: commandText,
         environment,
         shell: oneOf(['sh', 'bash']),
@@ -30,9 +34,10 @@ export function hooksSchema(steps: Schema): Schema {
     },
     (value, path, ctx) => {
       const hook = value as Record<string, unknown>;
-      if (hook.exec === undefined && hook.steps === undefined) {
+      if (HOOK_BODY_KEYS.every((key) => hook[key] === undefined)) {
         const name = String(path[path.length - 1]);
-        ctx.report(path, `Hook "${name}" needs "exec" or "steps"`);
+        const keys = HOOK_BODY_KEYS.map((key) => `"${key}"`).join(', ');
+        ctx.report(path, `Hook "${name}" does nothing: give it at least one of ${keys}`);
       }
     },
   );

@@ -53,7 +53,8 @@ export const hooks = hooksSchema(stepsMap);
 const noHooksOnParallel: Schema = {
   describe: 'nothing',
   check(_value, path, ctx) {
-    const message = 'A parallel step cannot have "hooks"; put them on the steps inside it';
+    const message =
+      'A parallel step cannot have "hooks" (Codefresh does not support hooks on parallel steps); put them on the steps inside it';
     ctx.report(path, message, { at: 'key' });
   },
 };
