@@ -1,0 +1,85 @@
+/**
+ * Hooks in the forms Codefresh's hooks page writes them, run on the real Docker engine: hooks
+ * of only annotations or metadata set them at their moment and start no container (Docker's
+ * own event log says which containers the build created); the shorter forms (no `exec`) run.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ensureDockerEngine, runCommand } from '@sluice/testkit';
+import {
+  pipelineFrom,
+  useBuildHarness,
+  SHELL_IMAGE,
+  stepLines,
+} from './build-harness.test-support.js';
+import { containerNameFor } from './resource-names.js';
+
+const harness = useBuildHarness();
+
+/** Names of the containers Docker created between `since` and `until` (seconds since epoch). */
+async function containersCreated(since: number, until: number): Promise<string[]> {
+  const engine = await ensureDockerEngine();
+  const result = await runCommand('docker', [
+    '-H',
+    `unix://${engine.socketPath}`,
+    'events',
+    ...['--since', String(since), '--until', String(until)],
+    ...['--filter', 'type=container', '--filter', 'event=create'],
+    ...['--format', '{{.Actor.Attributes.name}}'],
+  ]);
+  assert.equal(result.code, 0, `docker events failed: ${result.stderr}`);
+  return result.stdout.split('\n').filter((line) => line !== '');
+}
+
+test('hooks of only annotations or metadata set them at their moment and start no container; a hook without exec runs its container', async () => {
+  const pipeline = pipelineFrom(`version: '1.0'
+hooks:
+  on_elected:
+    annotations: {set: [{annotations: [{elected: '\${{CF_BUILD_ID}}'}, {stale: x}]}]}
+  on_success:
+    annotations: {set: [{annotations: [{pipeline_ok: true}]}]}
+  on_fail:
+    annotations: {set: [{annotations: [{never: 1}]}]}
+  on_finish:
+    image: ${SHELL_IMAGE}
+    commands: ['echo pipeline finished']
+steps:
+  made:
+    image: ${SHELL_IMAGE}
+    commands: ['cf_export IMAGE_ID=sha256:89abcdef']
+    hooks:
+      on_elected:
+        annotations: {unset: [{annotations: [stale]}]}
+      on_success:
+        metadata: {set: [{'\${{IMAGE_ID}}': [{CF_QUALITY: true}]}]}
+      on_finish:
+        exec: {image: ${SHELL_IMAGE}, commands: ['echo made finished']}
+`);
+  const since = Math.floor(Date.now() / 1000) - 1;
+  const build = await harness().run(pipeline);
+  const until = Math.ceil(Date.now() / 1000) + 1;
+
+  assert.equal(build.summary.result, 'success', JSON.stringify(build.summary.steps));
+  assert.deepEqual(build.summary.annotations, {
+    annotations: { elected: build.buildId, pipeline_ok: true },
+    imageAnnotations: { 'sha256:89abcdef': { CF_QUALITY: true } },
+  });
+  const reported = build.events.flatMap((e) => (e.type === 'annotations' ? [e.step] : []));
+  assert.deepEqual(reported, [
+    'hooks.on_elected',
+    'made.on_elected',
+    'made.on_success',
+    'hooks.on_success',
+  ]);
+  // The hooks with a container ran it; the others started none.
+  assert.deepEqual(stepLines(build.events, 'made.on_finish', 'stdout'), ['made finished']);
+  assert.deepEqual(stepLines(build.events, 'hooks.on_finish', 'stdout'), ['pipeline finished']);
+  const created = await containersCreated(since, until);
+  const ofBuild = created.filter((name) => name.includes(build.buildId));
+  for (const step of ['made', 'made.on_finish', 'hooks.on_finish']) {
+    const name = containerNameFor(build.buildId, step, 1);
+    assert.ok(ofBuild.includes(name), `${name} not among ${ofBuild.join(', ')}`);
+  }
+  const hookContainers = ofBuild.filter((name) => /on_elected|on_success|on_fail\b/.test(name));
+  assert.deepEqual(hookContainers, [], 'an annotations-only hook started a container');
+});
