@@ -1,7 +1,8 @@
 /**
  * Hooks in the forms Codefresh's hooks page writes them, run on the real Docker engine: hooks
  * of only annotations or metadata set them at their moment and start no container (Docker's
- * own event log says which containers the build created); the shorter forms (no `exec`) run.
+ * own event log says which containers the build created); the shorter forms (no `exec`) run;
+ * typed steps in a hook's `steps` (or in `exec.steps`) run from the catalog given to the parser.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +13,7 @@ import {
   SHELL_IMAGE,
   stepLines,
 } from './build-harness.test-support.js';
+import { catalogFromDefinitions } from '@sluice/pipeline';
 import { containerNameFor } from './resource-names.js';
 
 const harness = useBuildHarness();
@@ -82,4 +84,59 @@ steps:
   }
   const hookContainers = ofBuild.filter((name) => /on_elected|on_success|on_fail\b/.test(name));
   assert.deepEqual(hookContainers, [], 'an annotations-only hook started a container');
+});
+
+const GREET = `version: '1.0'
+kind: step-type
+metadata:
+  name: acme/greet
+  version: 1.0.0
+spec:
+  arguments:
+    type: object
+    required: [WHO]
+    properties:
+      WHO: {type: string}
+  steps:
+    say:
+      image: ${SHELL_IMAGE}
+      commands: ['echo hello [[ .Arguments.WHO ]]']
+`;
+
+test("typed steps in hooks, as the page writes them (exec.steps on the pipeline, a step named exec under a step hook's steps), run", async () => {
+  const stepTypes = catalogFromDefinitions(
+    [{ name: 'acme/greet', version: '1.0.0', source: 'memory', text: GREET }],
+    'memory',
+  );
+  const pipeline = pipelineFrom(
+    `version: '1.0'
+hooks:
+  on_elected:
+    exec:
+      steps:
+        pending:
+          type: acme/greet:1.0.0
+          arguments: {WHO: pipeline}
+steps:
+  made:
+    image: ${SHELL_IMAGE}
+    commands: ['echo made']
+    hooks:
+      on_finish:
+        steps:
+          exec:
+            type: acme/greet
+            arguments: {WHO: '\${{CF_BUILD_ID}}'}
+`,
+    { stepTypes },
+  );
+  const build = await harness().run(pipeline);
+
+  assert.equal(build.summary.result, 'success', JSON.stringify(build.summary.steps));
+  const said = build.events.flatMap((e) =>
+    e.type === 'step-log' && e.stream === 'stdout' && e.line.startsWith('hello')
+      ? [`${e.step}: ${e.line}`]
+      : [],
+  );
+  assert.deepEqual(said, ['pending_say: hello pipeline', `exec_say: hello ${build.buildId}`]);
 });
