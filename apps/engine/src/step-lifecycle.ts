@@ -22,6 +22,7 @@ import { abortableSleep, formatDuration } from './durations.js';
 import type { BuildFlow, Lane } from './build-flow.js';
 import { isFailure } from './step-readiness.js';
 import { runGroup, runParallel } from './step-scheduler.js';
+import { missingGroupImage } from './group-images.js';
 import { record, skipStep } from './step-summaries.js';
 
 export async function runStep(step: Step, flow: BuildFlow, lane: Lane): Promise<StepSummary> {
@@ -186,8 +187,12 @@ async function runByType(
   switch (step.type) {
     case 'parallel':
       return runParallel(step, flow, inner);
-    case 'group':
+    case 'group': {
+      // Its images first: a step type that cannot run here fails before its first step.
+      const missing = await missingGroupImage(step, runtime);
+      if (missing !== undefined) return { result: 'failure', reason: runtime.masker.mask(missing) };
       return runGroup(step, flow, inner);
+    }
     case 'pending-approval':
       return runApproval(approvalWithTitle(step, runtime), runtime, flow.approve);
     case 'freestyle':
