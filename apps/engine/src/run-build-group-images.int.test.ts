@@ -22,12 +22,12 @@ test('helm without its image fails before its first step, saying how to load the
   const pipeline = pipelineFrom(
     `version: '1.0'
 steps:
-  deploy:
-    type: helm:1.1.12
+  release:
+    type: helm
     arguments:
-      chart_name: ./charts/app
-      release_name: web
       helm_version: 0.0.0-sluice-missing
+      chart_name: ./chart
+      release_name: api
   after:
     image: sluice/busybox:1
     commands: ['echo never']
@@ -37,13 +37,13 @@ steps:
   const build = await harness().run(pipeline, { facts: { pipelineName: 'helm-missing' } });
 
   assert.equal(build.summary.result, 'failure');
-  const deploy = stepSummary(build, 'deploy');
-  assert.equal(deploy.result, 'failure');
+  const release = stepSummary(build, 'release');
+  assert.equal(release.result, 'failure');
   assert.match(
-    deploy.reason ?? '',
+    release.reason ?? '',
     new RegExp(`^Image "${HELM_IMAGE}" is not on the Docker engine and could not be pulled: `),
   );
-  assert.ok(deploy.reason?.endsWith(PULL_FIX), deploy.reason);
+  assert.ok(release.reason?.endsWith(PULL_FIX), release.reason);
   const started = build.events.flatMap((e) => (e.type === 'step-started' ? [e.step] : []));
-  assert.deepEqual(started, ['deploy'], 'a step of helm, or the next step, started');
+  assert.deepEqual(started, ['release'], 'a step of helm, or the next step, started');
 });

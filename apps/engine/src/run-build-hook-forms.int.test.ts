@@ -7,13 +7,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ensureDockerEngine, runCommand } from '@sluice/testkit';
-import {
-  pipelineFrom,
-  useBuildHarness,
-  SHELL_IMAGE,
-  stepLines,
-} from './build-harness.test-support.js';
 import { catalogFromDefinitions } from '@sluice/pipeline';
+import {
+  SHELL_IMAGE,
+  pipelineFrom,
+  stepLines,
+  useBuildHarness,
+} from './build-harness.test-support.js';
 import { containerNameFor } from './resource-names.js';
 
 const harness = useBuildHarness();
