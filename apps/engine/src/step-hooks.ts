@@ -2,9 +2,9 @@
  * Hooks of the pipeline and of steps (reference §5.6): `exec` runs one container, shown as a
  * step named `<owner>.<hook>`; `steps` runs a small pipeline of its own (in order, or as a DAG
  * with `mode: parallel`) in the owner's lane; then its `annotations` and `metadata` are set, as
- * a step's `on_success` ones are, reported as `<owner>.<hook>`'s. Only a failing `on_elected`
- * hook with `fail_fast` (the default) changes its owner's result; the others are reported and
- * otherwise ignored.
+ * a step's `on_success` ones are, reported as `<owner>.<hook>`'s (a hook of only annotations
+ * starts no container). Only a failing `on_elected` hook with `fail_fast` (the default) changes
+ * its owner's result; the others are reported and otherwise ignored.
  * @module
  */
 import type { FreestyleStep, Hook } from '@sluice/pipeline';

@@ -46,7 +46,11 @@ export interface RetryPolicy {
   exponentialFactor: number;
 }
 
-/** One hook: a single container (`exec`) or a small pipeline of its own (`steps`). */
+/**
+ * One hook: a single container (`exec`; its image `DEFAULT_HOOK_IMAGE` when none is written),
+ * a small pipeline of its own (`steps`), annotations to set, or any of them together; a hook of
+ * only annotations runs no container.
+ */
 export interface Hook {
   exec?: {
     image: string;
