@@ -126,6 +126,12 @@ class TranslatingClient implements PostgresPoolClient {
    * only fail with "current transaction is aborted" and hide the reason.
    */
   #inTransaction = false;
+  /**
+   * Kysely's `begin`, held back to travel with the transaction's first statement when that one
+   * has no parameters (a scheduling pass's lock): one round trip instead of two. A transaction
+   * that ends before any statement never reaches the server.
+   */
+  #heldBegin: string | undefined;
 
   constructor(client: pg.PoolClient, prepare: PreparedNames | undefined) {
     this.#client = client;
@@ -146,6 +152,29 @@ class TranslatingClient implements PostgresPoolClient {
   }
 
   async #run<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
+    if (TRANSACTION_START.test(sql) && parameters.length === 0 && this.#heldBegin === undefined) {
+      this.#heldBegin = sql;
+      this.#inTransaction = true;
+      return { command: 'BEGIN' as PostgresQueryResult<R>['command'], rowCount: 0, rows: [] };
+    }
+    const begin = this.#heldBegin;
+    this.#heldBegin = undefined;
+    if (begin !== undefined) {
+      if (TRANSACTION_END.test(sql)) {
+        this.#inTransaction = false;
+        return {
+          command: sql.toUpperCase() as PostgresQueryResult<R>['command'],
+          rowCount: 0,
+          rows: [],
+        };
+      }
+      if (parameters.length === 0) return this.#send<R>(`${begin};\n${sql}`, []);
+      await this.#send(begin, []);
+    }
+    return this.#send<R>(sql, parameters);
+  }
+
+  async #send<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
     // Statements without parameters (begin, commit, migrations' DDL) are cheap to plan, and a
     // text of several statements cannot be prepared.
     const name = parameters.length > 0 ? this.#prepare?.nameOf(sql) : undefined;
@@ -153,7 +182,7 @@ class TranslatingClient implements PostgresPoolClient {
     else if (TRANSACTION_END.test(sql)) this.#inTransaction = false;
     try {
       const values = [...parameters];
-      const result = await this.#client
+      const sent = await this.#client
         .query<R & pg.QueryResultRow>({ text: sql, values, ...(name ? { name } : {}) })
         .catch((err: unknown) => {
           if (name === undefined || !(err instanceof Error)) throw err;
@@ -165,6 +194,8 @@ class TranslatingClient implements PostgresPoolClient {
           if (this.#inTransaction) throw err;
           return this.#client.query<R & pg.QueryResultRow>(sql, values);
         });
+      // A text of several statements answers with each one's result: the last is the caller's.
+      const result = Array.isArray(sent) ? (sent.at(-1) as typeof sent) : sent;
       return {
         command: result.command as PostgresQueryResult<R>['command'],
         rowCount: result.rowCount ?? 0,
@@ -176,6 +207,7 @@ class TranslatingClient implements PostgresPoolClient {
   }
 
   release(): void {
+    this.#heldBegin = undefined;
     // Never release with an error: pg-pool would destroy the client, and PGlite's single
     // session cannot be re-established behind it.
     this.#client.release();

@@ -7,7 +7,9 @@ import { NotFoundError } from '@sluice/errors';
 import { sql } from '@sluice/db';
 import type { BuildRow, Executor } from '@sluice/db';
 import type { Build, BuildStatus } from '@sluice/protocol';
+import type { RuntimeSpec } from '@sluice/runtime-spec';
 import { isoTime } from '../server-context.js';
+import type { StoredRuntimeSpecs } from '../settings/runtime-service.js';
 
 export async function loadBuild(
   executor: Executor,
@@ -255,12 +257,17 @@ export interface PendingBuild {
   reason: string | null;
 }
 
-/** What a scheduling pass decides on: the account's limits, pending builds and active counts. */
+/**
+ * What a scheduling pass decides on: the account's limits, pending builds, active counts and
+ * runtime environments.
+ */
 export interface PassInputs {
   account: { default_runtime: string | null; max_concurrent_builds: number | null };
   /** The account's pending builds, oldest first. */
   pending: PendingBuild[];
   active: ActiveCounts;
+  /** The account's runtime environments at their latest versions (none without pending builds). */
+  runtimes: StoredRuntimeSpecs;
 }
 
 /**
@@ -277,6 +284,7 @@ export async function passInputs(
     max_concurrent_builds: number | null;
     pending: PendingBuild[];
     active: { pipeline_id: string; n: number }[];
+    runtimes: Record<string, RuntimeSpec> | null;
   }>`select a.default_runtime, a.max_concurrent_builds,
       coalesce((select json_agg(p order by p.id) from (
         select b.id, b.pipeline_id, b.reason, b.runtime_environment as build_runtime,
@@ -286,7 +294,12 @@ export async function passInputs(
       coalesce((select json_agg(c) from (
         select pipeline_id, count(*)::int as n from builds
         where account_id = a.id and status in (${sql.join(ACTIVE_STATUSES)})
-        group by pipeline_id) c), '[]'::json) as active
+        group by pipeline_id) c), '[]'::json) as active,
+      (select json_object_agg(r.name, r.spec) from (
+        select distinct on (name) name, spec from runtime_environments
+        where account_id = a.id order by name, version desc) r
+        where exists (select 1 from builds where account_id = a.id and status = 'pending')
+      ) as runtimes
     from accounts a where a.id = ${accountId}`.execute(trx);
   const row = rows[0];
   if (row === undefined) return undefined;
@@ -298,6 +311,7 @@ export async function passInputs(
     },
     pending: row.pending,
     active: { total: [...byPipeline.values()].reduce((a, b) => a + b, 0), byPipeline },
+    runtimes: new Map(Object.entries(row.runtimes ?? {})),
   };
 }
 

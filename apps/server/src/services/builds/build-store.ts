@@ -20,12 +20,20 @@ import type { SchedulingWakeups } from './scheduling-wakeups.js';
 import { plannedStepRows } from './build-steps.js';
 import type { PlannedStep } from './build-steps.js';
 import type { ServerContext } from '../server-context.js';
+import { plannedTaskRows } from '../tasks/task-rows.js';
+import type { InsertTasksOptions } from '../tasks/task-rows.js';
+import type { EngineToken } from '../identity/identity-service.js';
 import { CHANNELS } from '../signals.js';
 
 /** How a stop the control plane asked for is to end the build (none: the engine's own end). */
 export interface StopIntent {
   status: 'terminated' | 'error';
   reason: string;
+}
+
+/** A build to elect: its runtime, its start tasks and the engine token they hold. */
+export interface ElectedStart extends InsertTasksOptions {
+  engineToken?: EngineToken['row'];
 }
 
 /** A build as created: pending, with what its trigger gave it. */
@@ -95,34 +103,63 @@ export class BuildStore {
     await this.#wakeups.settled([wake.key]);
   }
 
-  /** Why a pending build still waits (unchanged when it is the same). */
-  async setWaitingReason(trx: Executor, buildId: string, reason: string): Promise<void> {
-    await trx
-      .updateTable('builds')
-      .set({ reason })
-      .where('id', '=', buildId)
-      .where('status', 'in', sourcesOf('elect'))
-      .execute();
+  /** Why pending builds still wait, in one statement. */
+  async setWaitingReasons(
+    trx: Executor,
+    builds: readonly { buildId: string; reason: string }[],
+  ): Promise<void> {
+    if (builds.length === 0) return;
+    await sql`update builds b set reason = w.reason
+      from unnest(${builds.map((b) => b.buildId)}::text[], ${builds.map((b) => b.reason)}::text[])
+        as w(id, reason)
+      where b.id = w.id and b.status in (${sql.join(sourcesOf('elect'))})`.execute(trx);
   }
 
-  /** Pending builds elected on their runtimes: one update per runtime. */
-  async elect(trx: Executor, builds: readonly { buildId: string; runtime: string }[]) {
+  /**
+   * Pending builds elected on their runtimes, with their engine tokens stored, their start
+   * tasks queued and the agents of each runtime woken, in one statement however many builds:
+   * the values go as arrays, so its text (and so its prepared statement) is the same for any
+   * number. A build no longer pending (cancelled since the pass read it) gets neither tasks nor
+   * token. How many were elected.
+   */
+  async electStarts(trx: Executor, starts: readonly ElectedStart[]): Promise<number> {
+    if (starts.length === 0) return 0;
     const now = new Date(this.#ctx.clock());
-    for (const runtime of new Set(builds.map((b) => b.runtime))) {
-      const ids = builds.filter((b) => b.runtime === runtime).map((b) => b.buildId);
-      await trx
-        .updateTable('builds')
-        .set({
-          status: 'elected',
-          runtime_environment: runtime,
-          reason: null,
-          updated_at: now,
-          timing: mergeTiming({ electedAt: now.toISOString() }),
-        })
-        .where('id', 'in', ids)
-        .where('status', 'in', sourcesOf('elect'))
-        .execute();
-    }
+    const tasks = plannedTaskRows(this.#ctx, starts);
+    const tokens = starts.flatMap((start) => (start.engineToken ? [start.engineToken] : []));
+    const column = <T, K extends keyof T>(rows: readonly T[], key: K) => rows.map((r) => r[key]);
+    const { rows } = await sql<{ elected: number }>`with elected as (
+        update builds b set status = 'elected', runtime_environment = c.runtime, reason = null,
+          updated_at = ${now}::timestamptz,
+          timing = b.timing || ${JSON.stringify({ electedAt: now.toISOString() })}::jsonb
+        from unnest(${starts.map((s) => s.buildId)}::text[], ${starts.map((s) => s.runtime)}::text[])
+          as c(id, runtime)
+        where b.id = c.id and b.status in (${sql.join(sourcesOf('elect'))})
+        returning b.id),
+      tokens as (
+        insert into api_tokens (id, account_id, kind, subject_id, name, token_hash, token_prefix)
+        select t.id, t.account_id, 'engine', t.build_id, t.name, t.hash, t.prefix
+        from unnest(${column(tokens, 'id')}::text[], ${column(tokens, 'accountId')}::text[],
+          ${column(tokens, 'buildId')}::text[], ${column(tokens, 'name')}::text[],
+          ${column(tokens, 'hash')}::text[], ${column(tokens, 'prefix')}::text[])
+          as t(id, account_id, build_id, name, hash, prefix)
+        where t.build_id in (select id from elected)),
+      queued as (
+        insert into tasks (id, account_id, build_id, runtime, type, spec, position, status,
+          available_at, created_at, updated_at)
+        select t.id, t.account_id, t.build_id, t.runtime, t.type, t.spec::jsonb, t.position,
+          'queued', ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+        from unnest(${column(tasks, 'id')}::text[], ${column(tasks, 'account_id')}::text[],
+          ${column(tasks, 'build_id')}::text[], ${column(tasks, 'runtime')}::text[],
+          ${column(tasks, 'type')}::text[], ${tasks.map((t) => JSON.stringify(t.spec))}::text[],
+          ${column(tasks, 'position')}::int[])
+          as t(id, account_id, build_id, runtime, type, spec, position)
+        where t.build_id in (select id from elected)
+        returning runtime)
+      select (select count(*)::int from elected) as elected,
+        (select count(pg_notify(${CHANNELS.tasks}, r.runtime))::int
+          from (select distinct runtime from queued) r) as woken`.execute(trx);
+    return rows[0]?.elected ?? 0;
   }
 
   /** The engine started (`at`: its own time, kept in `timing`). */

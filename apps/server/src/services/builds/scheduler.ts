@@ -10,14 +10,12 @@
 import { sql } from '@sluice/db';
 import type { Executor } from '@sluice/db';
 import type { BuildFinisher } from './build-finisher.js';
-import type { BuildStore } from './build-store.js';
+import type { BuildStore, ElectedStart } from './build-store.js';
 import { coalescePasses } from '../coalesced-passes.js';
 import { accountsWithPendingBuilds, passInputs } from './build-rows.js';
-import type { ActiveCounts, PendingBuild } from './build-rows.js';
+import type { ActiveCounts, PassInputs, PendingBuild } from './build-rows.js';
 import type { ServerContext } from '../server-context.js';
 import type { TaskPlanner } from '../tasks/task-planner.js';
-import { insertBuildTasks } from '../tasks/task-rows.js';
-import type { InsertTasksOptions } from '../tasks/task-rows.js';
 
 export class Scheduler {
   readonly #ctx: ServerContext;
@@ -66,110 +64,48 @@ export class Scheduler {
     // On the passes' own connections: every create waiting for this pass would otherwise hold
     // the pool while the pass queued behind them for a connection.
     const elected = await this.#ctx.database.passes.transaction().execute(async (trx) => {
-      // One scheduler pass per account at a time, across server processes.
-      await sql`select pg_advisory_xact_lock(hashtext(${accountId}))`.execute(trx);
+      // One scheduler pass per account at a time, across server processes. The id as a literal:
+      // a statement without parameters travels with the transaction's begin (translating-pool).
+      await sql`select pg_advisory_xact_lock(hashtext(${sql.lit(accountId)}))`.execute(trx);
       const inputs = await passInputs(trx, accountId);
       if (inputs === undefined || inputs.pending.length === 0) return 0;
-      const { account, pending, active } = inputs;
-      const together = await this.#electTogether(trx, accountId, account, pending, active);
-      if (together !== undefined) return together;
-      const elected: InsertTasksOptions[] = [];
-      for (const build of pending) {
-        const runtime = build.build_runtime ?? build.pipeline_runtime ?? account.default_runtime;
-        const wait = waitingReason(build, runtime, active, account.max_concurrent_builds);
-        if (wait !== undefined) {
-          await this.#setReason(trx, build, wait);
-          continue;
-        }
-        const plan = await this.#plan(trx, accountId, build.id, runtime as string);
-        if (plan === undefined) continue;
-        elected.push(plan);
-        countActive(active, build);
-      }
-      await this.#elect(trx, elected);
-      return elected.length;
+      return this.#elect(trx, accountId, inputs);
     });
     this.#ctx.metrics.schedulingPass((performance.now() - started) / 1000, elected);
   }
 
   /**
-   * The usual case in a few statements however many builds: chooses under the limits, plans
-   * the chosen together and elects them. A build its runtime cannot run frees its place for the
-   * next one, which only the one-by-one pass gets right: then this is rolled back and
-   * undefined; else how many it elected.
+   * Takes the pending builds oldest first under the limits, plans each one taken (no statement
+   * for a local runtime: its spec came with the inputs) and elects them all with their tasks in
+   * one statement, so a pass is four round trips however many builds it elects. A build its
+   * runtime cannot run ends `error` there and then, and its place goes to the next.
    */
-  async #electTogether(
-    trx: Executor,
-    accountId: string,
-    account: AccountLimits,
-    pending: readonly PendingBuild[],
-    counts: ActiveCounts,
-  ): Promise<number | undefined> {
-    const active = { total: counts.total, byPipeline: new Map(counts.byPipeline) };
-    const chosen: { build: PendingBuild; runtime: string }[] = [];
-    const waiting: { build: PendingBuild; reason: string }[] = [];
+  async #elect(trx: Executor, accountId: string, inputs: PassInputs): Promise<number> {
+    const { account, pending, active, runtimes } = inputs;
+    const plan = this.#planner.startPlanner(trx, accountId, runtimes);
+    const starts: ElectedStart[] = [];
+    const waiting: { buildId: string; reason: string }[] = [];
     for (const build of pending) {
       const runtime = build.build_runtime ?? build.pipeline_runtime ?? account.default_runtime;
       const reason = waitingReason(build, runtime, active, account.max_concurrent_builds);
-      if (reason !== undefined) waiting.push({ build, reason });
-      else {
-        chosen.push({ build, runtime: runtime as string });
-        countActive(active, build);
+      if (reason !== undefined) {
+        if (build.reason !== reason) waiting.push({ buildId: build.id, reason });
+        continue;
       }
+      const start = { accountId, buildId: build.id, runtime: runtime as string, firstPosition: 0 };
+      const planned = await plan(start);
+      if (!planned.ok) {
+        this.#ctx.log.warn('build cannot start on its runtime', { buildId: build.id, runtime });
+        await this.#store.electStarts(trx, [{ ...start, tasks: [] }]);
+        await this.#finisher.finish(trx, build.id, 'error', planned.reason);
+        continue;
+      }
+      starts.push({ ...start, tasks: planned.tasks, engineToken: planned.engineToken });
+      countActive(active, build);
     }
-    await sql`savepoint elect_together`.execute(trx);
-    const plans = await this.#planner.planStarts(
-      trx,
-      chosen.map(({ build, runtime }) => ({ accountId, buildId: build.id, runtime })),
-    );
-    const elected = chosen.flatMap(({ build, runtime }, i) => {
-      const plan = plans[i];
-      return plan?.ok
-        ? [{ accountId, buildId: build.id, runtime, tasks: plan.tasks, firstPosition: 0 }]
-        : [];
-    });
-    if (elected.length < chosen.length) {
-      await sql`rollback to savepoint elect_together`.execute(trx);
-      return undefined;
-    }
-    await this.#elect(trx, elected);
-    for (const { build, reason } of waiting) await this.#setReason(trx, build, reason);
-    return elected.length;
+    await this.#store.setWaitingReasons(trx, waiting);
+    return this.#store.electStarts(trx, starts);
   }
-
-  async #setReason(trx: Executor, build: PendingBuild, reason: string): Promise<void> {
-    if (build.reason !== reason) await this.#store.setWaitingReason(trx, build.id, reason);
-  }
-
-  /** The build's start tasks; undefined when its runtime cannot run it, and it has ended `error`. */
-  async #plan(
-    trx: Executor,
-    accountId: string,
-    buildId: string,
-    runtime: string,
-  ): Promise<InsertTasksOptions | undefined> {
-    const plan = await this.#planner.planStart(trx, { accountId, buildId, runtime });
-    if (plan.ok) return { accountId, buildId, runtime, tasks: plan.tasks, firstPosition: 0 };
-    this.#ctx.log.warn('build cannot start on its runtime', { buildId, runtime });
-    await this.#store.elect(trx, [{ buildId, runtime }]);
-    await this.#finisher.finish(trx, buildId, 'error', plan.reason);
-    return undefined;
-  }
-
-  /**
-   * The planned builds elected and their tasks queued, in a few statements however many: one
-   * update per runtime, one insert, one wake-up per runtime.
-   */
-  async #elect(trx: Executor, builds: readonly InsertTasksOptions[]): Promise<void> {
-    if (builds.length === 0) return;
-    await this.#store.elect(trx, builds);
-    await insertBuildTasks(this.#ctx, trx, builds);
-  }
-}
-
-interface AccountLimits {
-  default_runtime: string | null;
-  max_concurrent_builds: number | null;
 }
 
 function countActive(active: ActiveCounts, build: PendingBuild): void {

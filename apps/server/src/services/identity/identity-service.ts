@@ -16,6 +16,19 @@ import { isoTime } from '../server-context.js';
 import type { ServerContext } from '../server-context.js';
 import type { SchedulingWakeups } from '../builds/scheduling-wakeups.js';
 
+/** A new engine token: its value for the build's tasks, its row for `api_tokens`. */
+export interface EngineToken {
+  value: string;
+  row: {
+    id: string;
+    accountId: string;
+    buildId: string;
+    name: string;
+    hash: string;
+    prefix: string;
+  };
+}
+
 export interface IssueTokenOptions {
   accountId: string;
   kind: TokenKind;
@@ -86,46 +99,24 @@ export class IdentityService {
     return { token, info: toTokenInfo(row) };
   }
 
-  /** An engine token for one build: it reaches only that build, and dies when the build ends. */
-  async issueEngineToken(
-    executor: Executor,
-    build: { accountId: string; buildId: string },
-  ): Promise<string> {
-    const { token } = await this.issueToken(
-      {
+  /**
+   * An engine token for one build: it reaches only that build, and dies when the build ends.
+   * Only made here: the statement that elects the build stores it (`electAndQueue`), so a
+   * scheduling pass plans without writing.
+   */
+  newEngineToken(build: { accountId: string; buildId: string }): EngineToken {
+    const value = newTokenValue('engine');
+    return {
+      value,
+      row: {
+        id: this.#ctx.ids.next('tok'),
         accountId: build.accountId,
-        kind: 'engine',
-        subjectId: build.buildId,
+        buildId: build.buildId,
         name: `engine ${build.buildId}`,
+        hash: hashToken(value),
+        prefix: tokenDisplayPrefix(value),
       },
-      executor,
-    );
-    return token;
-  }
-
-  /** `issueEngineToken` for each build, in order, in one statement. */
-  async issueEngineTokens(
-    executor: Executor,
-    builds: readonly { accountId: string; buildId: string }[],
-  ): Promise<string[]> {
-    if (builds.length === 0) return [];
-    const tokens = builds.map(() => newTokenValue('engine'));
-    await executor
-      .insertInto('api_tokens')
-      .values(
-        builds.map((build, i) => ({
-          id: this.#ctx.ids.next('tok'),
-          account_id: build.accountId,
-          kind: 'engine' as const,
-          subject_id: build.buildId,
-          name: `engine ${build.buildId}`,
-          token_hash: hashToken(tokens[i] ?? ''),
-          token_prefix: tokenDisplayPrefix(tokens[i] ?? ''),
-          expires_at: null,
-        })),
-      )
-      .execute();
-    return tokens;
+    };
   }
 
   /**

@@ -117,22 +117,11 @@ export class RuntimeService {
     options: { spec?: RuntimeSpec; executor?: Executor } = {},
   ): Promise<RuntimeSpec> {
     const { spec, executor = this.#ctx.database.db } = options;
-    const specs = new Map<string, RuntimeSpec>();
-    const rows = await executor
-      .selectFrom('runtime_environments')
-      .select(['name', 'spec', 'version'])
-      .where('account_id', '=', accountId)
-      .orderBy('version')
-      .execute();
-    for (const row of rows) specs.set(row.name, row.spec as RuntimeSpec);
-    if (spec !== undefined) specs.set(name, spec);
-    const resolved = resolveRuntimeSpec(name, (n) => specs.get(n) ?? systemRuntimeSpec(n));
-    if (!resolved.ok)
-      throw new InputError(
-        'SLUICE_RUNTIME_EXTENDS_INVALID',
-        resolved.issues.map(formatRuntimeSpecIssue).join('; '),
-      );
-    return resolved.spec;
+    const stored = await storedRuntimeSpecs(executor, accountId);
+    return resolveStoredRuntime(
+      spec === undefined ? stored : new Map([...stored, [name, spec]]),
+      name,
+    );
   }
 
   async history(accountId: string, name: string): Promise<RuntimeEnvironment[]> {
@@ -261,4 +250,37 @@ function notFound(name: string): NotFoundError {
     `Runtime environment "${name}" does not exist`,
     { hint: 'List them with GET /api/v1/runtime-environments' },
   );
+}
+
+/** An account's runtime environments by name, each at its latest version. */
+export type StoredRuntimeSpecs = ReadonlyMap<string, RuntimeSpec>;
+
+async function storedRuntimeSpecs(
+  executor: Executor,
+  accountId: string,
+): Promise<StoredRuntimeSpecs> {
+  const rows = await executor
+    .selectFrom('runtime_environments')
+    .select(['name', 'spec'])
+    .distinctOn('name')
+    .where('account_id', '=', accountId)
+    .orderBy('name')
+    .orderBy('version', 'desc')
+    .execute();
+  return new Map(rows.map((row) => [row.name, row.spec as RuntimeSpec]));
+}
+
+/**
+ * `name` merged over its `extends` chain among `stored` (what a scheduling pass read with its
+ * inputs) and the built-in `system/...` parents.
+ * @throws InputError `SLUICE_RUNTIME_EXTENDS_INVALID` naming a missing runtime or parent
+ */
+export function resolveStoredRuntime(stored: StoredRuntimeSpecs, name: string): RuntimeSpec {
+  const resolved = resolveRuntimeSpec(name, (n) => stored.get(n) ?? systemRuntimeSpec(n));
+  if (!resolved.ok)
+    throw new InputError(
+      'SLUICE_RUNTIME_EXTENDS_INVALID',
+      resolved.issues.map(formatRuntimeSpecIssue).join('; '),
+    );
+  return resolved.spec;
 }

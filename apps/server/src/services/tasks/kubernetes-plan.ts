@@ -12,14 +12,13 @@ import type { Executor } from '@sluice/db';
 import { dindHostName, renderBuildObjects, renderDindService } from '@sluice/runtime-spec';
 import type { BuildObjects, BuildRenderInput, BuildTls, RuntimeSpec } from '@sluice/runtime-spec';
 import type { CertificateService } from '../identity/certificate-service.js';
-import type { IdentityService } from '../identity/identity-service.js';
+import type { EngineToken } from '../identity/identity-service.js';
 import { buildLabelFacts } from '../builds/build-rows.js';
 import type { ServerContext } from '../server-context.js';
 import type { StartPlan } from './task-rows.js';
 
 export interface KubernetesPlanDeps {
   ctx: ServerContext;
-  identity: IdentityService;
   certificates: CertificateService;
 }
 
@@ -29,6 +28,8 @@ export interface KubernetesPlanInput {
   runtime: string;
   /** The runtime's spec, resolved over its parents. */
   spec: RuntimeSpec;
+  /** Made at plan time, as a `RunEngine` token is: it lives inside the sealed Secret. */
+  engineToken: EngineToken;
 }
 
 /** Stands in for the secret material in the first render, which only checks the spec. */
@@ -60,10 +61,8 @@ export async function planKubernetesStart(
     throw err;
   }
   const { namespace, name: dindPod } = draft.dindPod.metadata;
-  // Issued at plan time, as a `RunEngine` token is: it lives inside the sealed Secret.
-  const engineToken = await deps.identity.issueEngineToken(trx, input);
   const tls = await buildTls(deps.certificates, buildId, dindHostName(dindPod, namespace));
-  const objects = renderBuildObjects(spec, { ...base, engineToken, tls });
+  const objects = renderBuildObjects(spec, { ...base, engineToken: input.engineToken.value, tls });
   return {
     ok: true,
     tasks: [
@@ -74,6 +73,7 @@ export async function planKubernetesStart(
       { type: 'CreatePod', spec: objects.dindPod },
       { type: 'CreatePod', spec: objects.enginePod },
     ],
+    engineToken: input.engineToken.row,
   };
 }
 

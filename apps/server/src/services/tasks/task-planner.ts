@@ -1,22 +1,24 @@
 /**
  * What a build becomes for its agent, chosen by its runtime's resolved spec: a `KubernetesPod`
  * runtime gets the build's Service, PVC, Secret, ConfigMap and pods (`kubernetes-plan.ts`), a
- * local one an engine process (`RunEngine`). Either way the engine token is issued here, once,
- * and stored sealed with its task, so every hand-out of the task is the same: one handed out
+ * local one an engine process (`RunEngine`). Either way the engine token is made here, once,
+ * and stored sealed with its task (its hash by the statement that elects the build: planning
+ * writes nothing), so every hand-out of the task is the same: one handed out
  * again while its engine runs leaves that engine's token alive. Stop tasks are the inverse of
  * the start tasks the build was given, newest object first, so they remove exactly what was
  * asked for even when the runtime spec changed since.
  * @module
  */
-import { InputError, InternalError } from '@sluice/errors';
+import { InputError } from '@sluice/errors';
 import type { Executor } from '@sluice/db';
 import type { TaskType } from '@sluice/protocol';
 import { renderLocalEngineEnv } from '@sluice/runtime-spec';
 import type { KubeMetadata, RuntimeSpec } from '@sluice/runtime-spec';
 import type { CertificateService } from '../identity/certificate-service.js';
-import type { IdentityService } from '../identity/identity-service.js';
+import type { EngineToken, IdentityService } from '../identity/identity-service.js';
 import { planKubernetesStart } from './kubernetes-plan.js';
-import type { RuntimeService } from '../settings/runtime-service.js';
+import { resolveStoredRuntime } from '../settings/runtime-service.js';
+import type { StoredRuntimeSpecs } from '../settings/runtime-service.js';
 import type { ServerContext } from '../server-context.js';
 import { unsealTaskSpec } from './task-rows.js';
 import type { PlannedTask, StartPlan } from './task-rows.js';
@@ -30,15 +32,22 @@ export interface PlanInput {
 export interface TaskPlanner {
   /** Loads, outside any transaction, what planning needs (the CA), so plans read only `trx`. */
   prepare(): Promise<void>;
-  planStart(trx: Executor, build: PlanInput): Promise<StartPlan>;
-  /** `planStart` for each build, in order, in fewer statements. */
-  planStarts(trx: Executor, builds: readonly PlanInput[]): Promise<StartPlan[]>;
+  /**
+   * Plans the start of builds of one account in a scheduling pass, writing nothing: each
+   * runtime is resolved once among `stored` (the account's runtimes, read with the pass's
+   * inputs), and each plan carries the engine token its tasks hold, which the statement that
+   * elects the build stores (`BuildStore.electStarts`).
+   */
+  startPlanner(
+    trx: Executor,
+    accountId: string,
+    stored: StoredRuntimeSpecs,
+  ): (build: { buildId: string; runtime: string }) => Promise<StartPlan>;
   planStop(trx: Executor, build: PlanInput): Promise<PlannedTask[]>;
 }
 
 export interface TaskPlannerOptions {
   ctx: ServerContext;
-  runtimes: RuntimeService;
   identity: IdentityService;
   certificates: CertificateService;
 }
@@ -62,46 +71,33 @@ const STOP_TYPE: Partial<Record<string, TaskType>> = {
 };
 
 export function createTaskPlanner(options: TaskPlannerOptions): TaskPlanner {
-  const { ctx, runtimes, certificates, identity } = options;
-  const planStarts = async (trx: Executor, builds: readonly PlanInput[]) => {
-    // A scheduler pass plans many builds, mostly on one runtime: each is resolved once, and the
-    // engine tokens of local builds are issued in one statement.
-    const specs = new Map<string, Promise<RuntimeSpec>>();
-    const plans: StartPlan[] = [];
-    const local: { index: number; build: PlanInput; spec: RuntimeSpec }[] = [];
-    for (const [index, build] of builds.entries()) {
-      const key = `${build.accountId}/${build.runtime}`;
-      if (!specs.has(key))
-        specs.set(key, runtimes.resolve(build.accountId, build.runtime, { executor: trx }));
-      let spec;
-      try {
-        spec = await specs.get(key);
-      } catch (err) {
-        if (!(err instanceof InputError)) throw err;
-        plans[index] = { ok: false, reason: err.message };
-        continue;
-      }
-      if (spec?.runtimeScheduler?.type === 'KubernetesPod')
-        plans[index] = await planKubernetesStart(trx, options, { ...build, spec });
-      else if (spec !== undefined) local.push({ index, build, spec });
-    }
-    const tokens = await identity.issueEngineTokens(
-      trx,
-      local.map((l) => l.build),
-    );
-    for (const [i, { index, build, spec }] of local.entries())
-      plans[index] = localStartPlan(ctx, build, spec, tokens[i] ?? '');
-    return plans;
-  };
+  const { ctx, certificates, identity } = options;
   return {
     async prepare() {
       await certificates.ca();
     },
-    planStarts,
-    async planStart(trx, build) {
-      const [plan] = await planStarts(trx, [build]);
-      if (plan === undefined) throw new InternalError('SLUICE_INTERNAL', 'No plan for the build');
-      return plan;
+    startPlanner(trx, accountId, stored) {
+      const specs = new Map<string, RuntimeSpec | InputError>();
+      const specOf = (runtime: string) => {
+        if (!specs.has(runtime)) {
+          try {
+            specs.set(runtime, resolveStoredRuntime(stored, runtime));
+          } catch (err) {
+            if (!(err instanceof InputError)) throw err;
+            specs.set(runtime, err);
+          }
+        }
+        return specs.get(runtime) as RuntimeSpec | InputError;
+      };
+      return async ({ buildId, runtime }) => {
+        const spec = specOf(runtime);
+        if (spec instanceof InputError) return { ok: false, reason: spec.message };
+        const build = { accountId, buildId, runtime };
+        const engineToken = identity.newEngineToken(build);
+        if (spec.runtimeScheduler?.type === 'KubernetesPod')
+          return planKubernetesStart(trx, options, { ...build, spec, engineToken });
+        return localStartPlan(ctx, build, spec, engineToken);
+      };
     },
     async planStop(trx, build) {
       const rows = await trx
@@ -121,16 +117,20 @@ function localStartPlan(
   ctx: ServerContext,
   build: PlanInput,
   runtime: RuntimeSpec,
-  engineToken: string,
+  engineToken: EngineToken,
 ): StartPlan {
   const spec = {
     buildId: build.buildId,
-    engineToken,
+    engineToken: engineToken.value,
     serverUrl: ctx.config.publicUrl ?? '',
     // userEnvVars, hostPath userVolumeMounts and the proxy, set on the engine process.
     env: renderLocalEngineEnv(runtime),
   };
-  return { ok: true, tasks: [{ type: 'RunEngine', spec, sealed: true }] };
+  return {
+    ok: true,
+    tasks: [{ type: 'RunEngine', spec, sealed: true }],
+    engineToken: engineToken.row,
+  };
 }
 
 /** Only a Kubernetes object's task is opened: its stop task names the object. */

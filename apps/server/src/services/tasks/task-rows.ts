@@ -10,6 +10,7 @@ import { sql } from '@sluice/db';
 import type { Executor } from '@sluice/db';
 import type { TaskType } from '@sluice/protocol';
 import { json } from '../json-columns.js';
+import type { EngineToken } from '../identity/identity-service.js';
 import type { ServerContext } from '../server-context.js';
 import { CHANNELS } from '../signals.js';
 
@@ -20,8 +21,13 @@ export interface PlannedTask {
   sealed?: boolean;
 }
 
-/** The start tasks, or why the build cannot start (it then ends `error` with the reason). */
-export type StartPlan = { ok: true; tasks: PlannedTask[] } | { ok: false; reason: string };
+/**
+ * The start tasks and the engine token they hold (stored when the build is elected), or why the
+ * build cannot start (it then ends `error` with the reason).
+ */
+export type StartPlan =
+  | { ok: true; tasks: PlannedTask[]; engineToken: EngineToken['row'] }
+  | { ok: false; reason: string };
 
 export interface InsertTasksOptions {
   accountId: string;
@@ -52,27 +58,14 @@ export async function insertBuildTasks(
   builds: readonly InsertTasksOptions[],
 ): Promise<void> {
   const now = new Date(ctx.clock());
-  const rows = builds.flatMap((options) =>
-    options.tasks.map((task, index) => {
-      const id = ctx.ids.next('tsk');
-      const spec = task.sealed
-        ? { sealed: encryptSecret(JSON.stringify(task.spec), ctx.secretKey, associatedData(id)) }
-        : task.spec;
-      return {
-        id,
-        account_id: options.accountId,
-        build_id: options.buildId,
-        runtime: options.runtime,
-        type: task.type,
-        spec: json(spec),
-        position: options.firstPosition + index,
-        status: 'queued' as const,
-        available_at: now,
-        created_at: now,
-        updated_at: now,
-      };
-    }),
-  );
+  const rows = plannedTaskRows(ctx, builds).map((row) => ({
+    ...row,
+    spec: json(row.spec),
+    status: 'queued' as const,
+    available_at: now,
+    created_at: now,
+    updated_at: now,
+  }));
   if (rows.length === 0) return;
   // The agents' wake-up in the same statement: PostgreSQL sends one notification per runtime
   // (it drops a transaction's repeats of a channel and payload), after the commit.
@@ -81,6 +74,27 @@ export async function insertBuildTasks(
     .selectFrom('queued')
     .select(sql<string>`pg_notify(${CHANNELS.tasks}, queued.runtime)`.as('woken'))
     .execute();
+}
+
+/** The builds' tasks as rows to queue, in order: ids given, secret specs sealed. */
+export function plannedTaskRows(ctx: ServerContext, builds: readonly InsertTasksOptions[]) {
+  return builds.flatMap((options) =>
+    options.tasks.map((task, index) => {
+      const id = ctx.ids.next('tsk');
+      const spec: Record<string, unknown> = task.sealed
+        ? { sealed: encryptSecret(JSON.stringify(task.spec), ctx.secretKey, associatedData(id)) }
+        : task.spec;
+      return {
+        id,
+        account_id: options.accountId,
+        build_id: options.buildId,
+        runtime: options.runtime,
+        type: task.type,
+        spec,
+        position: options.firstPosition + index,
+      };
+    }),
+  );
 }
 
 /** A task row's spec as planned: sealed specs decrypted. */
