@@ -265,6 +265,7 @@ export interface PassInputs {
   account: { default_runtime: string | null; max_concurrent_builds: number | null };
   /** The account's pending builds, oldest first. */
   pending: PendingBuild[];
+  /** Only where a limit needs them: all when the account has one, else its limited pipelines'. */
   active: ActiveCounts;
   /** The account's runtime environments at their latest versions (none without pending builds). */
   runtimes: StoredRuntimeSpecs;
@@ -273,7 +274,10 @@ export interface PassInputs {
 /**
  * A pass's inputs in one statement (a pass waits on the event loop at each round trip, and
  * every create waits for a pass); undefined when the account does not exist. Run it after the
- * pass's lock: a statement reads from the snapshot it started with.
+ * pass's lock: a statement reads from the snapshot it started with. Active builds are counted
+ * only where a limit needs them (all of the account's when it has a limit, else those of its
+ * limited pipelines): a queue of thousands of elected builds waiting for agents is not counted
+ * at every pass.
  */
 export async function passInputs(
   trx: Executor,
@@ -293,8 +297,14 @@ export async function passInputs(
         where b.account_id = a.id and b.status = 'pending') p), '[]'::json) as pending,
       coalesce((select json_agg(c) from (
         select pipeline_id, count(*)::int as n from builds
-        where account_id = a.id and status in (${sql.join(ACTIVE_STATUSES)})
-        group by pipeline_id) c), '[]'::json) as active,
+        where a.max_concurrent_builds is not null and account_id = a.id
+          and status in (${sql.join(ACTIVE_STATUSES)})
+        group by pipeline_id
+        union all
+        select b.pipeline_id, count(*)::int from pipelines pl join builds b on b.pipeline_id = pl.id
+        where a.max_concurrent_builds is null and pl.account_id = a.id
+          and pl.max_concurrent_builds is not null and b.status in (${sql.join(ACTIVE_STATUSES)})
+        group by b.pipeline_id) c), '[]'::json) as active,
       (select json_object_agg(r.name, r.spec) from (
         select distinct on (name) name, spec from runtime_environments
         where account_id = a.id order by name, version desc) r
