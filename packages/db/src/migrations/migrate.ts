@@ -18,7 +18,7 @@ import { gitIntegrationsMigration } from './006-git-integrations.js';
 import { buildCacheMigration } from './007-build-cache.js';
 import { buildAnnotationsMigration } from './008-build-annotations.js';
 import { buildStagesMigration } from './009-build-stages.js';
-import { limitedActiveBuildsMigration } from './010-limited-active-builds.js';
+import { schedulingIndexesMigration } from './010-scheduling-indexes.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
@@ -32,7 +32,7 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   buildCacheMigration,
   buildAnnotationsMigration,
   buildStagesMigration,
-  limitedActiveBuildsMigration,
+  schedulingIndexesMigration,
 ];
 
 export interface MigrateResult {
