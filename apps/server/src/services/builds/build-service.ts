@@ -155,17 +155,14 @@ export class BuildService {
     input: ListBuildsInput,
     db: Executor = this.#ctx.database.db,
   ): Promise<{ items: Build[]; nextCursor: string | null }> {
-    // The page's ids first, from the builds table alone: an index walk newest first that stops
-    // at the page, whatever the planner's statistics say. Joined with the pipelines it took, a
-    // plan made while the table was small read every build of the account and sorted them.
-    let ids = db.selectFrom('builds').select('id').where('account_id', '=', input.accountId);
-    if (input.pipelineId) ids = ids.where('pipeline_id', '=', input.pipelineId);
-    if (input.status) ids = ids.where('status', '=', input.status);
-    if (input.branch) ids = ids.where('branch', '=', input.branch);
-    if (input.cursor) ids = ids.where('id', '<', input.cursor);
-    const rows = await selectBuilds(db, input.accountId)
-      .where('builds.id', 'in', ids.orderBy('id', 'desc').limit(input.limit + 1))
+    let query = selectBuilds(db, input.accountId);
+    if (input.pipelineId) query = query.where('builds.pipeline_id', '=', input.pipelineId);
+    if (input.status) query = query.where('builds.status', '=', input.status);
+    if (input.branch) query = query.where('builds.branch', '=', input.branch);
+    if (input.cursor) query = query.where('builds.id', '<', input.cursor);
+    const rows = await query
       .orderBy('builds.id', 'desc')
+      .limit(input.limit + 1)
       .execute();
     const page = rows.slice(0, input.limit);
     const items = toBuilds(page);
