@@ -67,9 +67,7 @@ databases.test(
     const { rows } = await sql<{ ok: number }>`select 1 as ok`.execute(db);
     assert.equal(rows[0]?.ok, 1);
     await assert.rejects(
-      db.transaction().execute(async () => {
-        throw new Error('given up before any statement');
-      }),
+      db.transaction().execute(() => Promise.reject(new Error('given up before any statement'))),
       /given up/,
     );
     const after = await db.transaction().execute(async (trx) => {
