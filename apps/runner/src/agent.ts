@@ -22,6 +22,7 @@ import { runReaper } from './orphan-reaper.js';
 import type { RunnerConfig, RuntimeTarget } from './runner-config.js';
 import type { RuntimeBackend } from './runtime-backend.js';
 import { createTaskRunner } from './task-runner.js';
+import { deliverReport } from './delivered-report.js';
 import { TaskDispatcher } from './task-dispatcher.js';
 import { backoffMs, runTaskPoller } from './task-poller.js';
 
@@ -130,9 +131,15 @@ export async function startAgent(
         loops.push(
           backend.monitor({
             report: (buildId, body) =>
-              client.call('agentInfrastructureError', { params: { buildId }, body }),
+              deliverReport(
+                () => client.call('agentInfrastructureError', { params: { buildId }, body }),
+                { signal },
+              ),
             reportCache: async (buildId, body) =>
-              void (await client.call('agentBuildCache', { params: { buildId }, body })),
+              void (await deliverReport(
+                () => client.call('agentBuildCache', { params: { buildId }, body }),
+                { signal },
+              )),
             signal,
             onPass: (seconds, phases) => {
               metrics.reconcileDone('pod-monitor', backend.runtime, seconds);
