@@ -19,8 +19,9 @@ const TAIL_BYTES = 16_384;
 const MESSAGE_MAX = 4096;
 
 /**
- * An exit worth a report: ended by a signal or a non-zero code. An engine exits 0 only after it
- * reported its build's end (or, as a standby, without a build), so that needs none.
+ * An exit that may have left the build's containers behind: ended by a signal or a non-zero
+ * code. Every exit the agent did not ask for is reported (local-backend.ts); after an exit 0
+ * the control plane has the build's end and ignores it.
  */
 export function abnormalExit(exit: EngineExit): boolean {
   return exit.signal !== null || (exit.exitCode !== null && exit.exitCode !== 0);

@@ -5,7 +5,7 @@
  * exit code and the engine's last lines (when it printed any) in its reason, never its token;
  * a standby engine killed after it took a build the same; one that dies before its build started
  * is retried once with a new engine process, as a pod is; an engine that runs its build to the
- * end reports nothing.
+ * end exits 0, and its report changes nothing.
  * @module
  */
 import { test } from 'node:test';
@@ -117,7 +117,32 @@ test('an engine that exits 1 at start is retried once, then its build ends error
   await broken.close();
 });
 
-test('an engine that runs its build to the end reports nothing', async () => {
+test('an engine that exits 0 without running its build does not leave it elected', async () => {
+  const { plane, temp } = runtime;
+  // What a standby engine whose hand-off failed does: it ends quietly, with code 0.
+  const quiet = createLocalBackend(
+    {
+      ...runtime.target,
+      stateDir: join(temp.path, 'quiet'),
+      engineCommand: [process.execPath, '-e', 'process.exit(0)'],
+    },
+    { logger: silentLogger },
+  );
+  void quiet.monitor?.({ report, signal: monitors.signal });
+  const task = await runEngineTask(runtime, 'app');
+  const buildId = task.buildId ?? '';
+  await quiet.apply(task, new AbortController().signal);
+  await reportSuccess(plane, task);
+  // Retried once with a new engine process, as a build whose engine died before it started.
+  const again = await takeTask(plane, buildId, 'RunEngine', () => Promise.resolve());
+  await quiet.apply(again, new AbortController().signal);
+  await reportSuccess(plane, again);
+  const build = await waitForError(buildId, 'exit code 0');
+  assert.match(build.reason ?? '', /exited with code 0 before its build finished/);
+  await quiet.close();
+});
+
+test('an engine that runs its build to the end exits 0, and its report changes nothing', async () => {
   const { plane, target, backend } = runtime;
   const task = await runEngineTask(runtime, 'app');
   const buildId = task.buildId ?? '';
@@ -130,7 +155,17 @@ test('an engine that runs its build to the end reports nothing', async () => {
     (running) => !running,
     { what: `the engine of build ${buildId} to exit` },
   );
-  assert.equal(reports.get(buildId), undefined, 'the engine of a finished build was reported');
+  // Every exit the agent did not ask for is reported: after an exit 0 the build has ended.
+  await waitFor(
+    () => Promise.resolve(reports.get(buildId) ?? []),
+    (sent) => sent.length > 0,
+    { what: `the exit of build ${buildId}'s engine reported` },
+  );
+  assert.deepEqual(
+    (reports.get(buildId) ?? []).map((r) => r.reason),
+    ['EngineExited'],
+  );
+  assert.match(reports.get(buildId)?.[0]?.message ?? '', /exited with code 0/);
   assert.equal((await plane.admin.call('getBuild', { params: { buildId } })).status, 'success');
 });
 

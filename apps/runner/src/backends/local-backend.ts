@@ -267,18 +267,20 @@ class LocalBackend implements RuntimeBackend {
   }
 
   /**
-   * An engine that ended by a signal or a non-zero code while the agent was not stopping it:
-   * what it left in Docker is removed, and the control plane ends its build `error` naming how (a build that had finished is left
-   * alone there). An engine that exits 0 reported its build's end itself.
+   * An engine that ended while the agent was not stopping it is reported: the control plane
+   * ends (or retries) its build naming how, and leaves a build that had finished alone. An
+   * engine that exits 0 has reported its build's end, so that report is ignored; one that exits
+   * 0 without having done so (a standby whose hand-off failed) would otherwise leave its build
+   * `elected` until a workflow limit. What a killed or crashed one left in Docker is removed.
    */
   async #engineExited(exit: EngineExit): Promise<void> {
     const token = this.#tokens.get(exit.buildId);
     this.#tokens.delete(exit.buildId);
     const stopped = this.#stopped.delete(exit.buildId);
-    if (stopped || !abnormalExit(exit)) return;
+    if (stopped) return;
     // Killed or crashed, it could not remove its containers and network: removed before the
     // report, since the control plane may hand the build to a new engine that makes its own.
-    await this.#removeDockerLeftovers(exit.buildId);
+    if (abnormalExit(exit)) await this.#removeDockerLeftovers(exit.buildId);
     const report = this.#report;
     if (report === undefined) return;
     const body = engineExitReport(exit, this.#engines.logPath(exit.buildId), [token ?? '']);
