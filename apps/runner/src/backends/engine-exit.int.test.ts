@@ -83,30 +83,42 @@ test('an engine killed mid-build ends its build error with the signal in its rea
   assert.deepEqual(dockerLeftovers(buildId), { containers: '', networks: '' });
 });
 
-test('an engine that exits 1 at start is retried once, then its build ends error with the code', async () => {
+/**
+ * A build whose engine is `script` and ends at start: handed to it, then (its engine never
+ * started the build: retried once with a new engine process, as a pod is) handed to it again.
+ */
+async function quitAtStartTwice(name: string, script: string): Promise<string> {
   const { plane, target, temp } = runtime;
-  const broken = createLocalBackend(
+  const backend = createLocalBackend(
     {
       ...target,
-      stateDir: join(temp.path, 'broken'),
-      engineCommand: [
-        process.execPath,
-        '-e',
-        'console.error("engine broke at start"); process.exit(1)',
-      ],
+      stateDir: join(temp.path, name),
+      engineCommand: [process.execPath, '-e', script],
     },
     { logger: silentLogger },
   );
-  void broken.monitor?.({ report, signal: monitors.signal });
-  const task = await runEngineTask(runtime, 'app');
-  const buildId = task.buildId ?? '';
-  await broken.apply(task, new AbortController().signal);
-  await reportSuccess(plane, task);
-  // Its engine never started the build: retried once with a new engine process, as a pod is.
-  const again = await takeTask(plane, buildId, 'RunEngine', () => Promise.resolve());
-  await broken.apply(again, new AbortController().signal);
-  await reportSuccess(plane, again);
-  const build = await waitForError(buildId, 'exit code 1');
+  void backend.monitor?.({ report, signal: monitors.signal });
+  try {
+    const task = await runEngineTask(runtime, 'app');
+    const buildId = task.buildId ?? '';
+    await backend.apply(task, new AbortController().signal);
+    await reportSuccess(plane, task);
+    const again = await takeTask(plane, buildId, 'RunEngine', () => Promise.resolve());
+    await backend.apply(again, new AbortController().signal);
+    await reportSuccess(plane, again);
+    await waitForError(buildId, name);
+    return buildId;
+  } finally {
+    await backend.close();
+  }
+}
+
+test('an engine that exits 1 at start is retried once, then its build ends error with the code', async () => {
+  const buildId = await quitAtStartTwice(
+    'broken',
+    'console.error("engine broke at start"); process.exit(1)',
+  );
+  const build = await runtime.plane.admin.call('getBuild', { params: { buildId } });
   assert.match(build.reason ?? '', /exited with code 1 before its build finished/);
   assert.match(build.reason ?? '', /engine broke at start/);
   assert.match(build.reason ?? '', /after 2 attempt\(s\) with new engine processes/);
@@ -114,32 +126,14 @@ test('an engine that exits 1 at start is retried once, then its build ends error
     reports.get(buildId)?.map((r) => r.reason),
     ['EngineExited', 'EngineExited'],
   );
-  await broken.close();
 });
 
 test('an engine that exits 0 without running its build does not leave it elected', async () => {
-  const { plane, temp } = runtime;
   // What a standby engine whose hand-off failed does: it ends quietly, with code 0.
-  const quiet = createLocalBackend(
-    {
-      ...runtime.target,
-      stateDir: join(temp.path, 'quiet'),
-      engineCommand: [process.execPath, '-e', 'process.exit(0)'],
-    },
-    { logger: silentLogger },
-  );
-  void quiet.monitor?.({ report, signal: monitors.signal });
-  const task = await runEngineTask(runtime, 'app');
-  const buildId = task.buildId ?? '';
-  await quiet.apply(task, new AbortController().signal);
-  await reportSuccess(plane, task);
-  // Retried once with a new engine process, as a build whose engine died before it started.
-  const again = await takeTask(plane, buildId, 'RunEngine', () => Promise.resolve());
-  await quiet.apply(again, new AbortController().signal);
-  await reportSuccess(plane, again);
-  const build = await waitForError(buildId, 'exit code 0');
+  const buildId = await quitAtStartTwice('quiet', 'process.exit(0)');
+  const build = await runtime.plane.admin.call('getBuild', { params: { buildId } });
   assert.match(build.reason ?? '', /exited with code 0 before its build finished/);
-  await quiet.close();
+  assert.match(build.reason ?? '', /after 2 attempt\(s\) with new engine processes/);
 });
 
 test('an engine that runs its build to the end exits 0, and its report changes nothing', async () => {
