@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { NotFoundError } from '@sluice/errors';
+import { AuthenticationError, NotFoundError } from '@sluice/errors';
 import { deliverReport } from './delivered-report.js';
 
 test('a report to a control plane that is down arrives once it is back', async () => {
@@ -43,6 +43,17 @@ test('a report the control plane refuses is not sent again; one never delivered 
     /does not exist/,
   );
   assert.equal(tries, 1);
+  tries = 0;
+  await assert.rejects(
+    deliverReport(() => {
+      tries += 1;
+      return Promise.reject(
+        new AuthenticationError('SLUICE_AUTH_REQUIRED', 'The token is revoked'),
+      );
+    }),
+    /revoked/,
+  );
+  assert.equal(tries, 1, 'a refused token is not sent again');
   tries = 0;
   await assert.rejects(
     deliverReport(

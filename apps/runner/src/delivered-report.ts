@@ -9,6 +9,9 @@
 import { isSluiceError } from '@sluice/errors';
 import { backoffDelay, sleep } from '@sluice/process';
 
+/** Answers that sending the same report again would get again. */
+const REFUSALS = ['conflict', 'not-found', 'input', 'authentication', 'not-allowed'];
+
 export interface DeliveryOptions {
   /** Tries in all; 9 by default (back-off 0.5 s doubling to 30 s: 90 s). */
   attempts?: number;
@@ -25,8 +28,7 @@ export async function deliverReport<T>(
     try {
       return await send();
     } catch (err) {
-      const refused =
-        isSluiceError(err) && ['conflict', 'not-found', 'input'].includes(err.category);
+      const refused = isSluiceError(err) && REFUSALS.includes(err.category);
       if (refused || attempt >= attempts || options.signal?.aborted === true) throw err;
       await sleep(backoffDelay(attempt, { baseMs: 500, maxMs: 30_000 }), options.signal);
     }
