@@ -1,10 +1,11 @@
 /**
  * What a standby engine runs while it waits for its build (engine-handover.ts): the first use
  * of what every build's engine uses first — its configuration's schemas, the Docker client's
- * first request, the pipeline parser, undici (the control plane's fetch) — so that V8 has
- * compiled that code and undici's modules are initialised when the build comes, instead of
- * the build paying for it cold (bench/local-start). Nothing here is kept for the build, and a
- * failure is no matter: the build then does the same for itself and reports what went wrong.
+ * first request, the pipeline parser, undici when a proxy is set (the control plane's fetch
+ * through it) — so that V8 has compiled that code and those modules are initialised when the
+ * build comes, instead of the build paying for it cold (bench/local-start). Nothing here is
+ * kept for the build, and a failure is no matter: the build then does the same for itself and
+ * reports what went wrong.
  * @module
  */
 import { DockerClient } from '@sluice/docker';
@@ -26,6 +27,6 @@ export async function warmUpEngine(): Promise<void> {
     Promise.resolve().then(() =>
       DockerClient.create(dockerEndpoint(loadConfig(), undefined)).ping(),
     ),
-    preloadControlPlaneFetch(),
+    Promise.resolve().then(() => preloadControlPlaneFetch(loadConfig().proxy)),
   ]);
 }

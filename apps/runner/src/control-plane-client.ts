@@ -6,9 +6,13 @@
  * the proxy of the URL's scheme, never for loopback, NO_PROXY with domains, addresses and CIDR
  * ranges). Through a proxy the calls go over undici's `ProxyAgent` (undici's
  * `EnvHttpProxyAgent`, which makes that decision per request, warns that it is experimental on
- * every start, and proxies loopback); without one, the agent's calls go over node:http
- * (`createHttpFetch`) and undici is never loaded: it is about 3.4 MiB of a resident agent's
- * heap (bench/agent).
+ * every start, and proxies loopback); without one, the agent's and the engine's calls go over
+ * node:http (`createHttpFetch`) and undici is never loaded: it is about 3.4 MiB of a resident
+ * agent's heap (bench/agent), and undici 6 loses a request whose new connection the other end
+ * closes at once (a load balancer with no live backend): its promise never settles and holds
+ * nothing open, so an engine waiting on it ended, exit 0, with nothing said (the two-replica
+ * e2e). Through a proxy each call has a deadline that keeps the process alive and aborts such
+ * a call, which frees undici's connection for the retry.
  * @module
  */
 import { proxyUrlFor } from '@sluice/kube/settings';
@@ -34,6 +38,8 @@ export interface ControlPlaneConnection {
 
 // A long-poll holds the response for up to a minute.
 const TIMEOUTS = { headersTimeout: 120_000, bodyTimeout: 120_000 };
+/** A call over undici without its response headers by then is aborted (see the module's note). */
+const UNDICI_CALL_DEADLINE_MS = TIMEOUTS.headersTimeout + 10_000;
 
 /** A `fetch` for calls to `serverUrl` and the pool behind it. */
 export interface ControlPlaneFetch {
@@ -49,12 +55,15 @@ export interface ControlPlaneFetch {
 const AGENT_CONNECTIONS = 16;
 
 /**
- * The fetch of every call to the control plane over undici, through the proxy `env` gives for
- * `serverUrl` (if any): `sluice engine` hands it to the engine. undici is loaded on the first
- * call.
+ * The fetch of every call to the control plane, through the proxy `env` gives for `serverUrl`
+ * (over undici, loaded on the first call), else over node:http: `sluice engine` hands it to the
+ * engine.
  */
 export function createControlPlaneFetch(serverUrl: string, env: ProxyEnv): ControlPlaneFetch {
-  return undiciFetch(proxyUrlFor(serverUrl, env));
+  const proxyUrl = proxyUrlFor(serverUrl, env);
+  return proxyUrl === undefined
+    ? createHttpFetch({ idleTimeoutMs: TIMEOUTS.bodyTimeout })
+    : undiciFetch(proxyUrl);
 }
 
 let undiciModule: Promise<typeof Undici> | undefined;
@@ -69,28 +78,42 @@ function loadUndici(): Promise<typeof Undici> {
 }
 
 /**
- * Loads what `createControlPlaneFetch`'s first call would (undici), ahead of it: a standby
- * engine does it while it waits for its build.
+ * Loads what `createControlPlaneFetch`'s first call would, ahead of it: undici when `env` names
+ * a proxy (a standby engine does it while it waits for its build, whose server URL it does not
+ * know yet); node:http is loaded already.
  */
-export async function preloadControlPlaneFetch(): Promise<void> {
-  await loadUndici();
+export async function preloadControlPlaneFetch(env: ProxyEnv): Promise<void> {
+  const names = ['HTTPS_PROXY', 'HTTP_PROXY', 'https_proxy', 'http_proxy'] as const;
+  if (names.some((name) => (env[name] ?? '') !== '')) await loadUndici();
 }
 
-function undiciFetch(proxyUrl: string | undefined): ControlPlaneFetch {
+function undiciFetch(proxyUrl: string): ControlPlaneFetch {
   let pool: Promise<{ undici: typeof Undici; dispatcher: Undici.Dispatcher }> | undefined;
   const connect = () =>
     (pool ??= loadUndici().then((undici) => {
       return {
         undici,
-        dispatcher:
-          proxyUrl === undefined
-            ? new undici.Agent(TIMEOUTS)
-            : new undici.ProxyAgent({ uri: proxyUrl, ...TIMEOUTS }),
+        dispatcher: new undici.ProxyAgent({ uri: proxyUrl, ...TIMEOUTS }),
       };
     }));
   const doFetch = (async (input: URL, init?: RequestInit) => {
     const { undici, dispatcher } = await connect();
-    return undici.fetch(input, { ...(init as object), dispatcher });
+    const deadline = new AbortController();
+    // Not unref'd: a lost request must not let the process end as if its work were done.
+    const timer = setTimeout(
+      () => deadline.abort(new Error(`no answer in ${UNDICI_CALL_DEADLINE_MS} ms`)),
+      UNDICI_CALL_DEADLINE_MS,
+    );
+    const signals = [deadline.signal, ...(init?.signal ? [init.signal] : [])];
+    try {
+      return await undici.fetch(input, {
+        ...(init as object),
+        signal: AbortSignal.any(signals),
+        dispatcher,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
   }) as unknown as typeof fetch;
   return {
     fetch: doFetch,

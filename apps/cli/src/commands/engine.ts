@@ -13,6 +13,7 @@ import { describeError } from '@sluice/errors';
 import { createLogger } from '@sluice/log';
 import { dockerEndpoint, loadEngineConfig } from '../config.js';
 import type { CliConfig } from '../config.js';
+import { printError } from '../ui/terminal.js';
 import type { Terminal } from '../ui/terminal.js';
 
 export interface EngineCommandOptions {
@@ -37,6 +38,17 @@ export async function engineCommand(
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // An await that can never settle (a request its HTTP client lost) empties the event loop, and
+  // node would end the engine 0 with its build unfinished and nothing said.
+  const onStalled = () => {
+    printError(
+      term,
+      'The engine stopped with its build unfinished and nothing left to wait for (an internal error)',
+      "The runner agent reports this engine's end and the control plane retries or ends the build; report it with this output",
+    );
+    process.exitCode = 70;
+  };
+  process.once('beforeExit', onStalled);
   try {
     await waitForDaemon(term, docker, endpoint.host, {
       seconds: engine.dockerWaitSeconds,
@@ -64,6 +76,7 @@ export async function engineCommand(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('beforeExit', onStalled);
   }
 }
 
