@@ -3,11 +3,14 @@
  * node can take (an impossible nodeSelector), an engine image that does not exist, an engine
  * killed for memory. The agent's pod monitor sees each in seconds; the control plane retries the
  * build once on new pods and then ends it `error` with the pod's own reason, instead of letting
- * it wait for a timeout. A step that fails (the user's error) is never retried.
+ * it wait for a timeout. A step that fails (the user's error) is never retried. An engine
+ * SIGKILLed mid-step ends its build with the reason, and its log spool is left on the build's
+ * volume (not in the engine container), where the next engine of that volume finds it.
  * @module
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, SluiceClient } from '@sluice/protocol';
@@ -178,6 +181,19 @@ async function killEngine(buildId: string): Promise<void> {
   process.kill(Number(pid), 'SIGKILL');
 }
 
+/** Where the build's volume is on the node: the host path of the volume its claim is bound to. */
+async function hostPathOf(buildId: string): Promise<string> {
+  const core = cluster().kubeConfig.makeApiClient(CoreV1Api);
+  const claim = await core.readNamespacedPersistentVolumeClaim({
+    namespace: NS,
+    name: buildObjectName('pvc-dind', buildId),
+  });
+  const name = claim.spec?.volumeName ?? '';
+  const path = (await core.readPersistentVolume({ name })).spec?.hostPath?.path;
+  assert.ok(path, `the build's claim is bound to a hostPath volume: ${name}`);
+  return path;
+}
+
 function expectRetriedOnce(build: Build, pods: string[], reason: RegExp): void {
   assert.equal(build.status, 'error', JSON.stringify(build));
   assert.match(build.reason ?? '', reason);
@@ -239,6 +255,7 @@ test("a failing step is the user's error: the build ends failure on its first po
 });
 
 test('an engine SIGKILLed while its step runs ends the build error with the reason, never running for ever', async (t) => {
+  let volume = '';
   const { build, took } = await runBuild('slow', 'engine killed', async (buildId) => {
     await waitForProbe(
       'the step printing',
@@ -249,9 +266,17 @@ test('an engine SIGKILLed while its step runs ends the build error with the reas
       FAILURE_TIMEOUT_MS,
       500,
     );
+    volume = await hostPathOf(buildId);
     await killEngine(buildId);
   });
   t.diagnostic(took);
+  // The engine's spool was a directory of the build's volume: what the killed engine spooled is
+  // there, not lost with its container.
+  const spool = join(volume, 'sluice-log-spool', build.id);
+  const segments = (await readdir(spool)).filter((name) => name.endsWith('.seg'));
+  assert.ok(segments.length > 0, `segments in ${spool}`);
+  const spooled = await Promise.all(segments.map((name) => readFile(join(spool, name), 'utf8')));
+  assert.match(spooled.join(''), /"line":"sleeping"/, "the step's line is in the spool");
   assert.equal(build.status, 'error', JSON.stringify(build));
   assert.match(
     build.reason ?? '',

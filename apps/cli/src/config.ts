@@ -66,6 +66,8 @@ export interface EngineConfig {
   dockerWaitSeconds: number;
   /** SLUICE_LOG_SPOOL_DIR: where `sluice engine` spools log lines (`./sluice-log-spool`). */
   logSpoolDir: string;
+  /** The spool directory serves one build at a time: other builds' spools there are removed. */
+  logSpoolOneBuild: boolean;
   /** SLUICE_LOG_DRAIN_SECONDS: how long the end of a build waits for its log to be stored. */
   logDrainSeconds: number;
   /** The in-dind cleaner's settings when CLEAN_DOCKER is on (docs/cleaners.md). */
@@ -149,6 +151,7 @@ export function loadEngineConfig(env: NodeJS.ProcessEnv = process.env): Readonly
     token: v.SLUICE_ENGINE_TOKEN,
     dockerWaitSeconds: v.SLUICE_DOCKER_WAIT_SECONDS,
     logSpoolDir: v.SLUICE_LOG_SPOOL_DIR,
+    logSpoolOneBuild: v.SLUICE_LOG_SPOOL_ONE_BUILD,
     logDrainSeconds: v.SLUICE_LOG_DRAIN_SECONDS,
     cleaner: cleanerSettings(v),
   });

@@ -10,8 +10,6 @@
  * finishes; a log that could not be stored makes it say so (docs/build-logs.md).
  * @module
  */
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { catalogFromDocuments, parsePipeline } from '@sluice/pipeline';
 import type { StepTypeCatalog } from '@sluice/pipeline';
 import { describeError } from '@sluice/errors';
@@ -25,7 +23,8 @@ import { runBuild } from './run-build.js';
 import { BuildOutbox, shouldRetry } from './build-outbox.js';
 import { abortableSleep } from './durations.js';
 import type { OutboxItem, RetryPolicy } from './build-outbox.js';
-import { LogSpool } from './log-spool.js';
+import type { LogSpool } from './log-spool.js';
+import { openBuildSpool } from './build-spool.js';
 import { factsFromApi, toApiItem } from './engine-api-events.js';
 import { ApprovalInbox, startLiveness } from './engine-liveness.js';
 import type { BuildEvent, BuildResult } from './build-events.js';
@@ -50,6 +49,12 @@ export interface RunRemoteBuildOptions {
   fetch?: typeof fetch;
   /** The directory of log spools, one per build beneath it; `./sluice-log-spool` by default. */
   logSpoolDir?: string;
+  /**
+   * `logSpoolDir` serves this build alone (the build's volume on Kubernetes, which later builds
+   * reuse): other builds' spools found there, of engines that died with lines unacknowledged,
+   * are removed before this build's opens.
+   */
+  logSpoolOneBuild?: boolean;
   /** How long the end of the build waits for the log to be acknowledged; 15 minutes by default. */
   logDrainTimeoutMs?: number;
   /** The in-dind cleaner (CLEAN_DOCKER); none: the build's daemon is not cleaned. */
@@ -76,7 +81,10 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
   });
   const build = await fetchBuild(client, options.logger ?? silentLogger, options.signal);
   const log = (options.logger ?? silentLogger).child({ buildId: build.buildId });
-  const spool = await openSpool(options.logSpoolDir, build, log);
+  const spool = await openBuildSpool(build, log, {
+    root: options.logSpoolDir,
+    oneBuild: options.logSpoolOneBuild === true,
+  });
   const outbox = BuildOutbox.create({
     post: (item, signal) => post(client, item, signal),
     spool,
@@ -224,27 +232,6 @@ interface Ending {
   spool: LogSpool;
   log: Logger;
   drainMs: number;
-}
-
-/**
- * The build's spool under `root` (`<root>/<buildId>`, recovered if an earlier engine process
- * left it); numbering goes on from the control plane's next chunk. A root that cannot be made
- * (a read-only working directory) falls back to the temporary directory.
- */
-async function openSpool(root: string | undefined, build: EngineBuild, log: Logger) {
-  const options = { startSeq: build.logNextSeq, logger: log };
-  const dir = join(root ?? 'sluice-log-spool', build.buildId);
-  try {
-    return await LogSpool.open(dir, options);
-  } catch (err) {
-    const fallback = join(tmpdir(), 'sluice-log-spool', build.buildId);
-    log.warn('the log spool directory cannot be used; using the temporary directory', {
-      dir,
-      fallback,
-      error: describeError(err),
-    });
-    return LogSpool.open(fallback, options);
-  }
 }
 
 /**

@@ -3,7 +3,7 @@
  * and proxy variables.
  * @module
  */
-import { numberVar, requiredTextVar, textVar, urlVar } from './variables.js';
+import { numberVar, requiredTextVar, switchVar, textVar, urlVar } from './variables.js';
 import type { EnvValues } from './parse-env.js';
 import { cleanerEnv } from './cleaner-env.js';
 import { ENGINE_DEFAULTS } from './defaults.js';
@@ -32,6 +32,10 @@ export const engineEnv = {
       'Where the engine spools log lines until the control plane acknowledges them, in `<dir>/<build id>/` (docs/build-logs.md); the temporary directory if that cannot be written. The local runtime sets `<SLUICE_AGENT_STATE_DIR>/log-spool`',
     default: ENGINE_DEFAULTS.logSpoolDir,
     defaultText: `\`${ENGINE_DEFAULTS.logSpoolDir}\` in its working directory`,
+  }),
+  SLUICE_LOG_SPOOL_ONE_BUILD: switchVar({
+    description:
+      "The spool directory serves one build at a time (the build's volume on Kubernetes, reused by later builds): at start the engine removes the spools of other builds found there, left by engines that died before their lines were acknowledged",
   }),
   SLUICE_LOG_DRAIN_SECONDS: numberVar({
     description:

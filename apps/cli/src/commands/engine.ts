@@ -66,6 +66,7 @@ export async function engineCommand(
       logger: createLogger({ level: 'info' }),
       signal: controller.signal,
       logSpoolDir: engine.logSpoolDir,
+      logSpoolOneBuild: engine.logSpoolOneBuild,
       logDrainTimeoutMs: engine.logDrainSeconds * 1000,
       cleaner: engine.cleaner,
     });

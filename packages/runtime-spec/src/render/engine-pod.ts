@@ -2,10 +2,14 @@
  * The engine pod of a build (reference §2.3): `sluice engine`, told where the control plane is,
  * its token (by reference to the build Secret, never in the pod spec), and how to reach its
  * dind over mutual TLS. Settings the engine applies to steps travel as SLUICE_* variables.
+ * Its log spool is a directory of the build's volume (`subPath`), so lines not yet acknowledged
+ * survive the engine's pod and take the volume's space, not the node's: a retried engine pod of
+ * the build resends them. A volume is attached to one node (ReadWriteOnce), so the engine pod
+ * must run on its dind pod's node: a required pod affinity to that pod says so.
  * @module
  */
 import type { RuntimeScheduler } from '../schema/runtime-spec-schema.js';
-import { BUILD_SECRET_KEYS, componentLabels, DIND_PORT } from './build-context.js';
+import { BUILD_LABELS, BUILD_SECRET_KEYS, componentLabels, DIND_PORT } from './build-context.js';
 import type { BuildContext } from './build-context.js';
 import {
   defined,
@@ -25,6 +29,13 @@ export const USER_ENV_PREFIX = 'SLUICE_USER_ENV_';
 /** The same for an entry read from a Secret (`secretKeyRef`): the engine masks its value too. */
 export const USER_SECRET_ENV_PREFIX = 'SLUICE_USER_SECRET_ENV_';
 const DEFAULT_COMMAND = ['sluice', 'engine'];
+/** Where the engine container mounts its spool directory of the build's volume. */
+export const ENGINE_LOG_SPOOL_DIR = '/var/lib/sluice/log-spool';
+/** That directory on the volume, beside dind's data (`/var/lib/docker/sluice-log-spool` in dind). */
+export const LOG_SPOOL_SUBPATH = 'sluice-log-spool';
+const BUILD_VOLUME = 'build-volume';
+/** The node label every kubelet sets: the topology of "the same node". */
+const SAME_NODE = 'kubernetes.io/hostname';
 
 function json(name: string, value: unknown): EnvVar[] {
   return value === undefined ? [] : [{ name, value: JSON.stringify(value) }];
@@ -43,6 +54,8 @@ function engineEnv(context: BuildContext): EnvVar[] {
       valueFrom: { secretKeyRef: { name: names.secret, key: BUILD_SECRET_KEYS.engineToken } },
     },
     { name: 'SLUICE_DIND_POD', value: names.dindPod },
+    { name: 'SLUICE_LOG_SPOOL_DIR', value: ENGINE_LOG_SPOOL_DIR },
+    { name: 'SLUICE_LOG_SPOOL_ONE_BUILD', value: '1' },
     { name: 'DOCKER_HOST', value: `tcp://${context.dindHost}:${DIND_PORT}` },
     { name: 'DOCKER_TLS_VERIFY', value: '1' },
     { name: 'DOCKER_CERT_PATH', value: DOCKER_CLIENT_CERT_DIR },
@@ -70,6 +83,34 @@ function isSecretRef(source: unknown): boolean {
   return typeof source === 'object' && source !== null && 'secretKeyRef' in source;
 }
 
+/**
+ * The spec's affinity with one more required pod-affinity term: the node of this build's dind
+ * pod (which carries its build's labels whatever attempt it is), where the volume is attached.
+ */
+function onDindNode(context: BuildContext, affinity: RuntimeScheduler['affinity']): unknown {
+  const dind = componentLabels(context, 'dind');
+  const term = {
+    labelSelector: {
+      matchLabels: {
+        [BUILD_LABELS.buildId]: dind[BUILD_LABELS.buildId],
+        [BUILD_LABELS.component]: dind[BUILD_LABELS.component],
+      },
+    },
+    topologyKey: SAME_NODE,
+  };
+  const podAffinity = affinity?.podAffinity;
+  return {
+    ...affinity,
+    podAffinity: {
+      ...podAffinity,
+      requiredDuringSchedulingIgnoredDuringExecution: [
+        ...(podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []),
+        term,
+      ],
+    },
+  };
+}
+
 export function renderEnginePod(context: BuildContext, engine: RuntimeScheduler): KubeObject {
   const labels = componentLabels(context, 'engine');
   const keys = [BUILD_SECRET_KEYS.ca, BUILD_SECRET_KEYS.clientCert, BUILD_SECRET_KEYS.clientKey];
@@ -83,6 +124,7 @@ export function renderEnginePod(context: BuildContext, engine: RuntimeScheduler)
     spec: {
       restartPolicy: 'Never',
       ...placement(engine),
+      affinity: onDindNode(context, engine.affinity),
       containers: [
         {
           name: 'engine',
@@ -92,11 +134,15 @@ export function renderEnginePod(context: BuildContext, engine: RuntimeScheduler)
           env: env(context, engine),
           volumeMounts: [
             { name: 'docker-client', mountPath: DOCKER_CLIENT_CERT_DIR, readOnly: true },
+            { name: BUILD_VOLUME, mountPath: ENGINE_LOG_SPOOL_DIR, subPath: LOG_SPOOL_SUBPATH },
           ],
         },
       ],
       // Only the client trio: the daemon's server key stays out of this pod.
-      volumes: [secretFilesVolume('docker-client', context.names.secret, keys)],
+      volumes: [
+        secretFilesVolume('docker-client', context.names.secret, keys),
+        { name: BUILD_VOLUME, persistentVolumeClaim: { claimName: context.names.pvc } },
+      ],
     },
   };
 }

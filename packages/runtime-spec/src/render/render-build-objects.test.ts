@@ -318,6 +318,49 @@ test('daemonConfig is rendered into daemon.json, mounted by subPath', () => {
   });
 });
 
+test("the engine's log spool is a directory of the build's volume, and the engine runs on its dind pod's node", () => {
+  for (const spec of [defaultSpec(), fullSpec()]) {
+    const { enginePod, dindPod, pvc } = renderBuildObjects(spec, BUILD);
+    const volumes = at(enginePod, 'spec.volumes') as {
+      name: string;
+      persistentVolumeClaim?: unknown;
+    }[];
+    const claim = volumes.find((v) => v.persistentVolumeClaim !== undefined);
+    assert.deepEqual(claim, {
+      name: 'build-volume',
+      persistentVolumeClaim: { claimName: pvc.metadata.name },
+    });
+    const mounts = at(enginePod, 'spec.containers[0].volumeMounts') as { name: string }[];
+    assert.deepEqual(
+      mounts.find((m) => m.name === 'build-volume'),
+      { name: 'build-volume', mountPath: '/var/lib/sluice/log-spool', subPath: 'sluice-log-spool' },
+    );
+    assertEnvValue(enginePod, 'SLUICE_LOG_SPOOL_DIR', '/var/lib/sluice/log-spool');
+    assertEnvValue(enginePod, 'SLUICE_LOG_SPOOL_ONE_BUILD', '1');
+    const required = at(
+      enginePod,
+      'spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution',
+    ) as { labelSelector: { matchLabels: Record<string, string> }; topologyKey: string }[];
+    const term = required.at(-1);
+    assert.equal(term?.topologyKey, 'kubernetes.io/hostname');
+    // The term selects the build's dind pod, and no other pod.
+    for (const [key, value] of Object.entries(term?.labelSelector.matchLabels ?? {}))
+      assert.equal(dindPod.metadata.labels[key], value, key);
+    assert.equal(term?.labelSelector.matchLabels['sluice.io/component'], 'dind');
+    assert.equal(term?.labelSelector.matchLabels['sluice.io/build-id'], BUILD.buildId);
+    validateKube(enginePod);
+  }
+  // The spec's own affinity stays beside it.
+  const { enginePod } = renderBuildObjects(fullSpec(), BUILD);
+  assert.equal(
+    at(
+      enginePod,
+      'spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight',
+    ),
+    10,
+  );
+});
+
 test('the PVC carries the reuse labels, cleaned into valid values, and the pipeline size', () => {
   const { pvc } = renderBuildObjects(defaultSpec(), {
     ...BUILD,
