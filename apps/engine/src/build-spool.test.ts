@@ -1,6 +1,6 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@sluice/log';
@@ -21,15 +21,20 @@ async function leftBehind(dir: string): Promise<void> {
   await spool.close();
 }
 
-test("on a volume that serves one build, an engine removes earlier builds' spools and recovers its own", async () => {
+test("on a volume that serves one build, an engine removes earlier builds' spools, nothing else, and recovers its own", async () => {
   const volume = join(root, 'one-build');
   await leftBehind(join(volume, 'earlier-build'));
   await leftBehind(join(volume, 'this-build'));
+  // What is not a spool stays, should the directory be one a person chose.
+  await mkdir(join(volume, 'notes'));
+  await writeFile(join(volume, 'notes', 'todo.txt'), 'keep me');
+  await writeFile(join(volume, 'README'), 'keep me too');
   const spool = await openBuildSpool({ buildId: 'this-build', logNextSeq: 0 }, silentLogger, {
     root: volume,
     oneBuild: true,
   });
-  assert.deepEqual(await readdir(volume), ['this-build']);
+  assert.deepEqual((await readdir(volume)).sort(), ['README', 'notes', 'this-build']);
+  assert.deepEqual(await readdir(join(volume, 'notes')), ['todo.txt']);
   assert.equal(spool.unacknowledged, 2, 'its own unacknowledged chunks are kept, to be resent');
   assert.deepEqual((await spool.read(1)).lines, line('two'));
   await spool.close();

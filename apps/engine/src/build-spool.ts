@@ -7,32 +7,37 @@
  * @module
  */
 import { readdir, rm } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeError } from '@sluice/errors';
 import type { Logger } from '@sluice/log';
 import type { EngineBuild } from '@sluice/protocol';
-import { LogSpool } from './log-spool.js';
+import { isSegmentName, LogSpool } from './log-spool.js';
 
 /** Where spools go when no directory is given: beneath the working directory. */
 const DEFAULT_SPOOL_ROOT = 'sluice-log-spool';
 
 /**
- * Removes every entry of `root` but `buildId`'s spool: on a volume that serves one build at a
+ * Removes the other spools in `root` than `buildId`'s: on a volume that serves one build at a
  * time they are earlier builds', whose engines died before the control plane acknowledged their
- * last lines, and those builds have ended. Each removal is logged; one that fails is logged and
- * left.
+ * last lines, and those builds have ended. Only what is a spool goes (a directory holding
+ * segment files and nothing else): a root set by hand to a directory with other things in it
+ * loses none of them. Each removal is logged; one that fails is logged and left.
  */
 async function removeOtherSpools(root: string, buildId: string, log: Logger): Promise<void> {
-  let names: string[];
+  let entries: Dirent[];
   try {
-    names = await readdir(root);
+    entries = await readdir(root, { withFileTypes: true });
   } catch {
     return; // Not made yet: nothing to remove.
   }
-  for (const name of names.filter((n) => n !== buildId)) {
-    const path = join(root, name);
+  for (const entry of entries) {
+    if (entry.name === buildId || !entry.isDirectory()) continue;
+    const path = join(root, entry.name);
     try {
+      const names = await readdir(path);
+      if (names.length === 0 || !names.every(isSegmentName)) continue;
       await rm(path, { recursive: true, force: true });
       log.info("removed another build's log spool from the build volume", { path });
     } catch (err) {

@@ -54,6 +54,11 @@ interface Held {
 
 const SEGMENT = /^(\d{12})\.seg$/;
 
+/** Whether `name` is the name of a spool's segment file. */
+export function isSegmentName(name: string): boolean {
+  return SEGMENT.test(name);
+}
+
 export class LogSpool {
   readonly dir: string;
   readonly #segmentBytes: number;

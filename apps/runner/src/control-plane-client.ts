@@ -78,13 +78,15 @@ function loadUndici(): Promise<typeof Undici> {
 }
 
 /**
- * Loads what `createControlPlaneFetch`'s first call would, ahead of it: undici when `env` names
- * a proxy (a standby engine does it while it waits for its build, whose server URL it does not
- * know yet); node:http is loaded already.
+ * Loads what `createControlPlaneFetch`'s first call would, ahead of it: undici when `env` sends
+ * a server elsewhere through a proxy (a standby engine does it while it waits for its build,
+ * whose server URL it does not know yet); node:http is loaded already.
  */
 export async function preloadControlPlaneFetch(env: ProxyEnv): Promise<void> {
-  const names = ['HTTPS_PROXY', 'HTTP_PROXY', 'https_proxy', 'http_proxy'] as const;
-  if (names.some((name) => (env[name] ?? '') !== '')) await loadUndici();
+  const proxied = ['http', 'https'].some(
+    (scheme) => proxyUrlFor(`${scheme}://control-plane.invalid`, env) !== undefined,
+  );
+  if (proxied) await loadUndici();
 }
 
 function undiciFetch(proxyUrl: string): ControlPlaneFetch {

@@ -35,7 +35,7 @@ export const engineEnv = {
   }),
   SLUICE_LOG_SPOOL_ONE_BUILD: switchVar({
     description:
-      "The spool directory serves one build at a time (the build's volume on Kubernetes, reused by later builds): at start the engine removes the spools of other builds found there, left by engines that died before their lines were acknowledged",
+      "The spool directory serves one build at a time (the build's volume on Kubernetes, reused by later builds): at start the engine removes the spools of other builds found there (directories of segment files only), left by engines that died before their lines were acknowledged",
   }),
   SLUICE_LOG_DRAIN_SECONDS: numberVar({
     description:
