@@ -5,7 +5,8 @@
  * build once on new pods and then ends it `error` with the pod's own reason, instead of letting
  * it wait for a timeout. A step that fails (the user's error) is never retried. An engine
  * SIGKILLed mid-step ends its build with the reason, and its log spool is left on the build's
- * volume (not in the engine container), where the next engine of that volume finds it.
+ * volume (not in the engine container), where an engine of the build's next attempt would find
+ * it.
  * @module
  */
 import { after, before, test } from 'node:test';
