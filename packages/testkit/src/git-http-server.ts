@@ -2,7 +2,7 @@
  * A private git server over HTTP for tests: Node's http server in front of `git http-backend`
  * (the CGI of Debian's git package, spawned per request) serving the bare repositories under
  * one directory, behind basic auth. Listening on all addresses lets step containers reach it
- * through their network's gateway (`dockerHostAddress`). Every request is recorded, with whether
+ * at the host's address on the Docker bridge (`dockerHostAddress`). Every request is recorded, with whether
  * its credentials were accepted, so a test can check what a client sent.
  * @module
  */
@@ -13,7 +13,6 @@ import type { AddressInfo } from 'node:net';
 import { UnavailableError } from '@sluice/errors';
 import { findOrInstall } from './apt-install.js';
 import { childEnv } from './config.js';
-import { runCommand } from './run-command.js';
 
 export const GIT_HTTP_UNAVAILABLE = 'SLUICE_TEST_GIT_HTTP_UNAVAILABLE';
 const BACKEND = '/usr/lib/git-core/git-http-backend';
@@ -125,24 +124,4 @@ function serveCgi(req: IncomingMessage, res: ServerResponse, root: string): void
     if (!res.headersSent) res.writeHead(500);
     res.end(String(err));
   });
-}
-
-/**
- * The address containers on this machine's Docker engine reach the host at: the default
- * bridge's gateway (the host owns every bridge's address, so any build network reaches it).
- */
-export async function dockerHostAddress(): Promise<string> {
-  const result = await runCommand('docker', [
-    'network',
-    'inspect',
-    'bridge',
-    '--format',
-    '{{range .IPAM.Config}}{{.Gateway}}{{end}}',
-  ]);
-  const address = result.stdout.trim();
-  if (result.code !== 0 || address === '')
-    throw new UnavailableError(GIT_HTTP_UNAVAILABLE, "The Docker bridge's gateway is unknown", {
-      hint: `docker network inspect bridge: ${result.stderr.trim() || 'no gateway'}`,
-    });
-  return address;
 }

@@ -2,7 +2,7 @@
  * A private git server over SSH for tests: Debian's OpenSSH server (`sshd`, installed when
  * missing) on a free port of all addresses, with a host key and one client key made for it, and
  * the client key restricted to `git-shell` (no terminal, no forwarding, only git's own
- * commands). Step containers reach it through their network's gateway (`dockerHostAddress`).
+ * commands). Step containers reach it at the host's address on the Docker bridge (`dockerHostAddress`).
  * Its log says which logins it accepted and refused, so a test can check what a client sent.
  * @module
  */

@@ -38,7 +38,13 @@ export { startRegistry, REGISTRY_UNAVAILABLE } from './registry.js';
 export type { StartRegistryOptions, TestRegistry } from './registry.js';
 export { family, parseMetrics, sample, scrape } from './prometheus-text.js';
 export { startHttpProxy } from './http-proxy.js';
-export { dockerHostAddress, startGitHttpServer, GIT_HTTP_UNAVAILABLE } from './git-http-server.js';
+export { startGitHttpServer, GIT_HTTP_UNAVAILABLE } from './git-http-server.js';
+export {
+  dockerHostAddress,
+  hostAddressOfBridge,
+  DOCKER_HOST_ADDRESS_UNAVAILABLE,
+} from './docker-host-address.js';
+export type { BridgeNetwork, HostAddress, HostAddressSource } from './docker-host-address.js';
 export { ensureSshd, startGitSshServer, GIT_SSH_UNAVAILABLE } from './git-ssh-server.js';
 export type { GitSshServer, StartGitSshServerOptions } from './git-ssh-server.js';
 export type {
