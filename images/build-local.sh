@@ -184,10 +184,12 @@ build_image() {
 main() {
   parse_image_args "busybox git http" "$@"
   check_docker
+  # Before the checks: test files run side by side and each may call this script, and the
+  # checks' apt-get installs would fight over dpkg's lock.
+  start_build sluice-build-local
   check_busybox
   if wanted git; then check_git; fi
   if wanted http; then check_http; fi
-  start_build sluice-build-local
   if wanted busybox; then build_image "$BUSYBOX_IMAGE"; fi
   if wanted git; then build_image "$GIT_IMAGE"; fi
   if wanted http; then build_image "$HTTP_IMAGE"; fi

@@ -1,45 +1,95 @@
 #!/usr/bin/env node
-// Runs the test tiers on the compiled output (tsc -b first), one tier after another, and closes
-// with a plain "N passed, N failed" line that CI reads.
-//   unit: **/dist/**/*.test.js without .int./.e2e./.kube.  int: **/dist/**/*.int.test.js
-//   e2e:  test/dist/e2e/*.e2e.test.js                kube: **/dist/**/*.kube.test.js (a real cluster)
-//   The unit tier also runs the web UI's component tests (apps/web/src/**/*.test.tsx, vitest).
-// Filter with SLUICE_TEST_FILTER=<substring of the path>.
-//   --background-setup=CMD  runs the shell command CMD (niced, its lines prefixed) beside the
-//   unit and int tiers, which do not need it, and waits for it before the first later tier: the
-//   test command builds the Kubernetes test cluster this way on a fresh machine (~14 minutes).
+// Runs the test tiers on the compiled output (tsc -b first), their files side by side in one
+// pool (scripts/lib/test-pool.mjs), and closes with a plain "N passed, N failed" line that CI
+// reads, after each tier's wall time and its ten slowest files.
+//   unit: **/dist/**/*.test.js without .int./.e2e./.kube., and the web UI's component tests
+//         (apps/web/src/**/*.test.tsx, vitest).
+//   int:  **/dist/**/*.int.test.js        e2e: test/dist/e2e/*.e2e.test.js
+//   kube: **/dist/**/*.kube.test.js, on a real cluster: one per mode (API-only, with a node),
+//         started here once and shared by the tier's files (each works in namespaces of its own).
+// The int and e2e files share one throwaway PostgreSQL server (a database per test, as
+// SLUICE_TEST_DATABASE_URL does) unless SLUICE_TEST_DATABASE_URL names one.
+// Filter with SLUICE_TEST_FILTER=<substring of the path>. SLUICE_TEST_JOBS sets how many files
+// run at once (default: the number of cores, at least 2).
+//   --background-setup=CMD  runs the shell command CMD (its lines prefixed) from the start;
+//   the kube tier waits for it: the test command builds the Kubernetes test cluster this way on
+//   a fresh machine (~14 minutes).
+//   --beside=CMD  runs CMD as one more job of the unit tier (the test command's format and lint
+//   check); its output is printed when it ends, and its failure counts as one failed test.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { run } from 'node:test';
-import { spec } from 'node:test/reporters';
+import { FileTimes, runPool, runTestFile } from './lib/test-pool.mjs';
 import { runWebTests, webTestFiles } from './lib/web-tests.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
+const started = performance.now();
+const cpuAtStart = machineCpu();
 const args = process.argv.slice(2);
-const setupFlag = '--background-setup=';
-const setupCommand = args.find((a) => a.startsWith(setupFlag))?.slice(setupFlag.length);
+const flag = (name) =>
+  args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) || undefined;
+const setupCommand = flag('background-setup');
+const besideCommand = flag('beside');
 const tiers = args.filter((a) => !a.startsWith('--'));
 if (tiers.length === 0) tiers.push('unit', 'int', 'e2e');
-const BESIDE_SETUP = new Set(['unit', 'int']);
+const filter = process.env.SLUICE_TEST_FILTER ?? '';
 
-/** CMD started now at a lower CPU priority; the promise settles with its exit code when it ends. */
-function startBackgroundSetup(command) {
-  const prefix = '[background set-up] ';
-  console.log(`${prefix}started: ${command}`);
-  const child = spawn('nice', ['-n', '10', 'bash', '-c', command], {
+/** Files of a tier at once (the pool's limit is over all of them). */
+const TIER_LIMITS = { unit: 2, int: 2, e2e: 2, kube: 2 };
+// As many as cores: the suite keeps them busy (95 % measured at 3 on 2 cores), so more files
+// at once only stretch each file's waits past their deadlines.
+const JOBS = Number(process.env.SLUICE_TEST_JOBS) || Math.max(2, availableParallelism());
+/** A test's own limit; a kube file's `before` may still wait for the cluster's build. */
+const TIMEOUT_MS = { unit: 15, int: 15, e2e: 15, kube: 40 };
+/** Where the last run's file times are kept: the machine's cache, shared by every clone. */
+const TIMES_FILE = '/var/cache/sluice/test-times.json';
+
+const say = (line) => process.stdout.write(`${line}\n`);
+const seconds = (ms) => {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+};
+
+/** A shell command run beside the tests; resolves with its exit status and output. */
+function startCommand(command, { prefix, live }) {
+  const lines = [];
+  const child = spawn('bash', ['-c', command], {
+    cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream }).on('line', (line) => console.log(prefix + line));
+    createInterface({ input: stream }).on('line', (line) => {
+      if (live) say(prefix + line);
+      else lines.push(line);
+    });
   }
   return new Promise((resolve) => {
-    child.once('error', (error) => resolve(`could not start (${error.message})`));
-    child.once('close', (code, signal) => resolve(signal ? `killed by ${signal}` : code));
+    child.once('error', (error) =>
+      resolve({ status: `could not start (${error.message})`, lines }),
+    );
+    child.once('close', (code, signal) =>
+      resolve({ status: signal ? `killed by ${signal}` : code, lines }),
+    );
   });
 }
-let setup = setupCommand === undefined ? undefined : startBackgroundSetup(setupCommand);
+
+/** The machine's busy and total CPU time so far, in seconds (Linux /proc/stat), if readable. */
+function machineCpu() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]
+      .trim()
+      .split(/\s+/)
+      .slice(1, 9);
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = fields.map(Number);
+    const busy = user + nice + system + irq + softirq + steal;
+    return { busy: busy / 100, total: (busy + idle + iowait) / 100 };
+  } catch {
+    return undefined;
+  }
+}
 
 function walk(dir, out) {
   for (const name of readdirSync(dir)) {
@@ -60,7 +110,6 @@ function filesFor(tier) {
       /* group absent */
     }
   }
-  const filter = process.env.SLUICE_TEST_FILTER ?? '';
   return all
     .filter((p) => p.includes('/dist/') && p.endsWith('.test.js'))
     .filter((p) => {
@@ -73,55 +122,173 @@ function filesFor(tier) {
     .sort();
 }
 
+// The testkit is compiled like the rest; the runner uses its PostgreSQL and clusters.
+const testkit = () => import(join(root, 'packages/testkit/dist/index.js'));
+
+/** One PostgreSQL server for the run's int and e2e files, unless one is named already. */
+async function sharedPostgres() {
+  if (process.env.SLUICE_TEST_DATABASE_URL) return undefined;
+  const { startPostgres } = await testkit();
+  const server = await startPostgres({ local: true, maxConnections: 400 });
+  process.env.SLUICE_TEST_DATABASE_URL = server.url;
+  say(`PostgreSQL for the int and e2e tiers: ${server.url}`);
+  return server;
+}
+
+/**
+ * The kube tier's shared clusters (packages/testkit/src/kubernetes/shared-clusters.ts), once the
+ * background set-up (the build) has ended and the files that start a node of their own (`alone`)
+ * have run, one at a time: no second node can run beside the shared one on this machine.
+ */
+async function sharedClusters(kubePlan, alone, setup) {
+  let status = 0;
+  if (setup !== undefined) {
+    ({ status } = await setup);
+    // A failed set-up is reported by the tests that need it, with its step and log.
+    say(`[background set-up] finished: ${status === 0 ? 'ok' : `failed (${status})`}`);
+  }
+  await runPool(alone, { limit: 1, tierLimits: { kube: 1 }, ready: {}, onDone });
+  if (status !== 0) return undefined;
+  const { startSharedClusters } = await testkit();
+  const shared = await startSharedClusters(kubePlan.modes, (line) =>
+    say(`[kube clusters] ${line}`),
+  );
+  Object.assign(process.env, shared.env);
+  return shared;
+}
+
+const tally = {};
+const times = new FileTimes(TIMES_FILE);
+const failures = [];
+const jobs = [];
+for (const tier of tiers) {
+  tally[tier] = { passed: 0, failed: 0, skipped: 0, files: [], first: undefined, last: 0 };
+  for (const file of filesFor(tier)) {
+    const name = file.slice(root.length);
+    jobs.push({
+      tier,
+      name,
+      estimate: times.get(name),
+      run: () => runTestFile(file, TIMEOUT_MS[tier] * 60_000),
+    });
+  }
+  const web = tier === 'unit' ? webTestFiles(filter) : [];
+  if (web.length > 0) {
+    jobs.push({
+      tier,
+      name: `web components (${web.length} files, vitest)`,
+      estimate: times.get('web components'),
+      timesKey: 'web components',
+      run: async () => ({ ...(await runWebTests(web)), failures: [], report: '' }),
+    });
+  }
+}
+if (besideCommand !== undefined && tiers.includes('unit')) {
+  jobs.push({
+    tier: 'unit',
+    name: besideCommand,
+    estimate: Infinity,
+    run: async () => {
+      const { status, lines } = await startCommand(besideCommand, { live: false });
+      const ok = status === 0;
+      return {
+        passed: ok ? 1 : 0,
+        failed: ok ? 0 : 1,
+        skipped: 0,
+        failures: ok ? [] : [`${besideCommand}: exit ${status}`],
+        report: lines.join('\n'),
+      };
+    },
+  });
+}
+
+say(
+  `\n== ${jobs.length} jobs (${tiers.map((t) => `${t} ${jobs.filter((j) => j.tier === t).length}`).join(', ')}), up to ${JOBS} at once ==`,
+);
+const setup =
+  setupCommand === undefined
+    ? undefined
+    : (say(`[background set-up] started: ${setupCommand}`),
+      startCommand(setupCommand, { prefix: '[background set-up] ', live: true }));
+const needsDatabase = jobs.some((j) => j.tier === 'int' || j.tier === 'e2e');
+const postgres = needsDatabase ? sharedPostgres() : Promise.resolve(undefined);
+const kubeFiles = jobs.filter((j) => j.tier === 'kube').map((j) => join(root, j.name));
+const kubePlan = kubeFiles.length > 0 ? await (await testkit()).planKubeTier(kubeFiles) : undefined;
+const alone = jobs.filter((j) => kubePlan?.alone.includes(join(root, j.name)));
+const clusters = kubePlan ? sharedClusters(kubePlan, alone, setup) : undefined;
+const ready = {
+  int: postgres.catch(() => undefined),
+  e2e: postgres.catch(() => undefined),
+  kube: clusters?.catch((error) => say(`[kube clusters] could not start: ${error.message}`)),
+};
+const tierLimits = Object.fromEntries(tiers.map((t) => [t, TIER_LIMITS[t] ?? JOBS]));
+
+/** Counts a finished job and prints its report. */
+function onDone(job, result, ms) {
+  const t = tally[job.tier];
+  t.passed += result.passed;
+  t.failed += result.failed;
+  t.skipped += result.skipped;
+  const now = performance.now();
+  t.first = Math.min(t.first ?? now - ms, now - ms);
+  t.last = Math.max(t.last, now);
+  t.files.push({ name: job.name, ms });
+  times.set(job.timesKey ?? job.name, ms);
+  for (const test of result.failures) failures.push(`${job.name}: ${test}`);
+  const mark = result.failed > 0 ? 'FAILED' : 'ok';
+  say(
+    `\n── ${job.tier} ${job.name} · ${seconds(ms)} · ${result.passed} passed, ${result.failed} failed · ${mark}`,
+  );
+  if (result.report) say(result.report);
+}
+
+await runPool(
+  jobs.filter((j) => !alone.includes(j)),
+  { limit: JOBS, tierLimits, ready, onDone },
+);
+// A run cut short says nothing about the files it did not reach: only a finished one is kept.
+times.save();
+
+await (await postgres.catch(() => undefined))?.stop().catch(() => undefined);
+const kubeClusters = await clusters?.catch(() => undefined);
+await kubeClusters
+  ?.stop()
+  .catch((error) => say(`[kube clusters] could not stop: ${error.message}`));
+if (setup !== undefined && clusters === undefined) await setup;
+
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+say('\n== where the time went ==');
 for (const tier of tiers) {
-  if (setup !== undefined && !BESIDE_SETUP.has(tier)) {
-    console.log(`\n== waiting for the background set-up before the ${tier} tier ==`);
-    const status = await setup;
-    // A failed set-up is reported by the tests that need it, with its step and log.
-    console.log(`[background set-up] finished: ${status === 0 ? 'ok' : `failed (${status})`}`);
-    setup = undefined;
-  }
-  const files = filesFor(tier);
-  // The web UI's component tests (vitest, jsdom) belong to the unit tier.
-  const webFiles = tier === 'unit' ? webTestFiles(process.env.SLUICE_TEST_FILTER ?? '') : [];
-  console.log(`\n== ${tier}: ${files.length + webFiles.length} test files ==`);
-  const counts = { passed: 0, failed: 0, skipped: 0 };
-  if (webFiles.length > 0) {
-    const web = await runWebTests(webFiles);
-    console.log(`web components: ${web.passed} passed, ${web.failed} failed`);
-    counts.passed += web.passed;
-    counts.failed += web.failed;
-    counts.skipped += web.skipped;
-  }
-  if (files.length === 0) {
-    passed += counts.passed;
-    failed += counts.failed;
-    skipped += counts.skipped;
-    continue;
-  }
-  // A kube file may build the Kubernetes binaries on a fresh machine (about 12 minutes).
-  const timeout = (tier === 'kube' ? 40 : 15) * 60_000;
-  const stream = run({ files, concurrency: tier === 'unit' ? 2 : 1, timeout });
-  stream.on('test:pass', (e) => {
-    if (e.details.type === 'suite') return;
-    if (e.skip || e.todo) counts.skipped++;
-    else counts.passed++;
-  });
-  stream.on('test:fail', (e) => {
-    if (e.details.type === 'suite' && e.details.error?.failureType !== 'hookFailed') return;
-    counts.failed++;
-  });
-  stream.compose(spec).pipe(process.stdout);
-  await new Promise((resolve) => stream.once('end', resolve));
-  console.log(
-    `${tier}: ${counts.passed} passed, ${counts.failed} failed (${files.length + webFiles.length} files)`,
+  const t = tally[tier];
+  passed += t.passed;
+  failed += t.failed;
+  skipped += t.skipped;
+  const wall = t.first === undefined ? 0 : t.last - t.first;
+  say(
+    `${tier}: ${t.passed} passed, ${t.failed} failed in ${t.files.length} files, ${seconds(wall)} from its first file's start to its last file's end`,
   );
-  passed += counts.passed;
-  failed += counts.failed;
-  skipped += counts.skipped;
+  const slowest = t.files.sort((a, b) => b.ms - a.ms).slice(0, 10);
+  for (const f of slowest) say(`  ${seconds(f.ms).padStart(10)}  ${f.name}`);
 }
-console.log(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+if (failures.length > 0) {
+  say('\nfailed:');
+  for (const f of failures) say(`  ${f}`);
+}
+const since = Number(process.env.SLUICE_TEST_STARTED_AT);
+const total = Number.isFinite(since) && since > 0 ? Date.now() - since * 1000 : undefined;
+const cpuAtEnd = machineCpu();
+if (cpuAtStart !== undefined && cpuAtEnd !== undefined) {
+  const busy = cpuAtEnd.busy - cpuAtStart.busy;
+  const total = cpuAtEnd.total - cpuAtStart.total;
+  // What the cores had to give: how much faster more parallelism could make the run.
+  say(
+    `CPU: ${seconds(busy * 1000)} busy of ${seconds(total * 1000)} the machine's cores had (${Math.round((100 * busy) / total)} %)`,
+  );
+}
+say(
+  `\nwall time: tests ${seconds(performance.now() - started)}${total === undefined ? '' : `, the whole command (set-up included) ${seconds(total)}`}`,
+);
+say(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exitCode = failed > 0 ? 1 : 0;

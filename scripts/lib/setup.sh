@@ -37,11 +37,28 @@ sluice_prepare_docker() {
 
 # The kube tier's machine set-up: the Kubernetes binaries (built from Debian's source on the
 # first run, about 12 minutes with progress lines; cached in /var/cache/sluice/kubernetes after
-# that), etcd, containerd, the CNI plugins and the cluster images. The test command runs it in
-# the background beside the unit and int tiers (run-tests.mjs --background-setup). A failure is
+# that), etcd, containerd, the CNI plugins and the cluster images. The test command starts it in
+# the background as soon as the TypeScript is built (sluice_start_kubernetes_setup), beside the
+# rest of the set-up and the tests that do not need it, which run niced so that the build, on
+# the kube tier's critical path, gets the CPU first; the kube tier waits for it. A failure is
 # reported and the other tiers still run; the kube tests then fail with the same step and log in
 # their message.
 readonly SLUICE_PREPARE_KUBERNETES='node packages/testkit/dist/kubernetes/bin/prepare-kubernetes.js'
+
+# Starts the kube set-up in the background, its output in a log file, and sets
+# SLUICE_FOLLOW_KUBERNETES_SETUP to a shell command that prints that log as it grows and exits
+# with the set-up's status once it ends (run-tests.mjs --background-setup runs it).
+sluice_start_kubernetes_setup() {
+  local dir
+  dir=$(mktemp -d /tmp/sluice-kube-setup.XXXXXX)
+  (
+    set +e
+    $SLUICE_PREPARE_KUBERNETES > "$dir/log" 2>&1
+    echo $? > "$dir/status"
+  ) &
+  SLUICE_FOLLOW_KUBERNETES_SETUP="tail -n +1 -f --pid=$! '$dir/log'; exit \$(cat '$dir/status' 2>/dev/null || echo 1)"
+  echo "the kube tier's set-up runs in the background (log: $dir/log)"
+}
 
 # The web UI's browser tests drive Debian's Chromium through playwright-core, which never
 # downloads a browser of its own: installed once from Debian's archive, kept afterwards.
@@ -55,11 +72,10 @@ sluice_prepare_chromium() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
 }
 
+# The run command's set-up (the test command calls the steps itself, starting the kube set-up
+# in between).
 sluice_setup() {
   sluice_node_deps
   sluice_build
-  sluice_prepare_docker "$@"
-  if [ "${1:-}" = "--test-services" ]; then
-    sluice_prepare_chromium
-  fi
+  sluice_prepare_docker
 }

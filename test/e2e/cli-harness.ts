@@ -111,6 +111,8 @@ export function runSluice(args: string[], options: SluiceRunOptions = {}): Promi
   return startSluice(args, options).done;
 }
 
+const SERVER_START_MS = 180_000;
+
 export interface RunningServer {
   child: ChildProcess;
   url: string;
@@ -138,7 +140,12 @@ export function startServer(
   });
   return new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 60_000);
+    // Generous: a loaded machine (test files side by side) opens PGlite slowly. A server that
+    // did not start is killed, so that it does not hold its test file open until its timeout.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start within ${SERVER_START_MS} ms: ${out}`));
+    }, SERVER_START_MS);
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(out);

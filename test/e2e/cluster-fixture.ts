@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, StorageV1Api } from '@kubernetes/client-node';
@@ -26,6 +27,12 @@ import type { KubernetesCluster, TestRegistry } from '@sluice/testkit';
 import { SLUICE_AGENT_BIN, SLUICE_BIN } from './cli-harness.js';
 
 export const ADMIN_TOKEN = 'slu_u_runner-cluster-admin-0123456789';
+/**
+ * The StorageClass of the test file's hand-made volumes (`prepareBuildCluster`,
+ * `addHostPathVolume`), named for the file's process: files sharing a cluster never bind each
+ * other's volumes, nor create the same class twice.
+ */
+export const TEST_STORAGE_CLASS = `sluice-test-${randomBytes(3).toString('hex')}`;
 
 export interface ControlPlane {
   child: ChildProcess;
@@ -137,7 +144,10 @@ export async function createKubeRuntime(admin: SluiceClient, options: KubeRuntim
       defaultDindResources: { requests: { cpu: '100m', memory: '128Mi' } },
       terminationGracePeriodSeconds: 10,
       pvcs: {
-        dind: { volumeSize: '1Gi', storageClassName: options.storageClassName ?? 'sluice-test' },
+        dind: {
+          volumeSize: '1Gi',
+          storageClassName: options.storageClassName ?? TEST_STORAGE_CLASS,
+        },
       },
       ...(mirror
         ? { daemonConfig: { registryMirrors: [`http://${mirror}`], insecureRegistries: [mirror] } }
@@ -260,8 +270,9 @@ export function objectCount(objects: BuildObjects): number {
 
 /**
  * What a build on the node test cluster needs beside the control plane: a registry on this
- * machine that dind pulls `docker.io/sluice/busybox:1` through (no internet), and a
- * StorageClass with no provisioner whose volumes `addHostPathVolume` makes by hand.
+ * machine that dind pulls `docker.io/sluice/busybox:1` through (no internet), and the file's
+ * StorageClass with no provisioner (`TEST_STORAGE_CLASS`), whose volumes `addHostPathVolume`
+ * makes by hand.
  */
 export async function prepareBuildCluster(kubeConfig: KubeConfig): Promise<TestRegistry> {
   const registry = await startRegistry();
@@ -275,7 +286,7 @@ export async function prepareBuildCluster(kubeConfig: KubeConfig): Promise<TestR
   }
   await kubeConfig.makeApiClient(StorageV1Api).createStorageClass({
     body: {
-      metadata: { name: 'sluice-test' },
+      metadata: { name: TEST_STORAGE_CLASS },
       provisioner: 'kubernetes.io/no-provisioner',
       volumeBindingMode: 'Immediate',
       reclaimPolicy: 'Retain',
@@ -284,7 +295,7 @@ export async function prepareBuildCluster(kubeConfig: KubeConfig): Promise<TestR
   return registry;
 }
 
-/** A fresh hostPath volume of the `sluice-test` class, for the next build's PVC. */
+/** A fresh hostPath volume of the file's class (`TEST_STORAGE_CLASS`), for the next build's PVC. */
 export async function addHostPathVolume(
   kubeConfig: KubeConfig,
   name: string,
@@ -295,7 +306,7 @@ export async function addHostPathVolume(
     body: {
       metadata: { name },
       spec: {
-        storageClassName: 'sluice-test',
+        storageClassName: TEST_STORAGE_CLASS,
         capacity: { storage: '1Gi' },
         accessModes: ['ReadWriteOnce'],
         persistentVolumeReclaimPolicy: 'Retain',

@@ -21,6 +21,7 @@ import {
   createAgentToken,
   createKubeRuntime,
   prepareBuildCluster,
+  TEST_STORAGE_CLASS,
   waitForProbe,
 } from './cluster-fixture.js';
 import { createPipelines } from './control-plane-seed.js';
@@ -30,7 +31,7 @@ const cluster = useKubernetes({
   images: [CLUSTER_IMAGES.engine, CLUSTER_IMAGES.dind],
 });
 const NS = 'sluice';
-const BUILD_NS = 'sluice-builds';
+const BUILD_NS = 'sluice-cp-builds';
 const RUNTIME = 'in-cluster/builds';
 const ADMIN = 'slu_u_in-cluster-admin-token-0123456789';
 const OK =
@@ -99,7 +100,10 @@ before(async () => {
     namespace: NS,
     values: {
       image: { pullPolicy: 'Never' },
-      database: { mode: 'embedded', embedded: { size: '1Gi', storageClassName: 'sluice-test' } },
+      database: {
+        mode: 'embedded',
+        embedded: { size: '1Gi', storageClassName: TEST_STORAGE_CLASS },
+      },
       bootstrapToken: { existingSecret: { name: 'sluice-admin' } },
     },
   };

@@ -66,6 +66,11 @@ const SETTINGS_YAML = [
 const PROXIED_HOST = 'sluice-control-plane.test';
 
 const databases = TestDatabases.create();
+/**
+ * The engines' log spools: `sluice engine` puts them under its working directory unless told,
+ * and the harness runs it in the repository, which every test file shares.
+ */
+const spool = await makeTempDir('sluice-engine-spool-');
 let server: RunningServer | undefined;
 let admin: SluiceClient;
 let agent: SluiceClient;
@@ -95,6 +100,7 @@ before(async () => {
 after(async () => {
   if (server) await kill(server);
   await databases.close();
+  await spool.cleanup();
   for (const name of ['app', 'slow', 'settings'])
     spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${PROJECT}-${name}`]);
 });
@@ -114,7 +120,11 @@ async function startBuild(pipeline: string): Promise<{ buildId: string; engineTo
 }
 
 function engineEnv(engineToken: string): NodeJS.ProcessEnv {
-  return { SLUICE_SERVER_URL: server?.url ?? '', SLUICE_ENGINE_TOKEN: engineToken };
+  return {
+    SLUICE_SERVER_URL: server?.url ?? '',
+    SLUICE_ENGINE_TOKEN: engineToken,
+    SLUICE_LOG_SPOOL_DIR: spool.path,
+  };
 }
 
 test('sluice engine runs a build for the control plane and reports steps, timing and the masked log', async () => {
@@ -191,6 +201,7 @@ test('behind HTTP_PROXY every call of the engine goes through the proxy; user va
       env: {
         SLUICE_SERVER_URL: `http://${PROXIED_HOST}:${port}`,
         SLUICE_ENGINE_TOKEN: engineToken,
+        SLUICE_LOG_SPOOL_DIR: spool.path,
         HTTP_PROXY: proxy.url,
         NO_PROXY: '',
         // As the engine pod gets them from the runtime spec.

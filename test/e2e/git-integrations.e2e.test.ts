@@ -117,6 +117,8 @@ async function runBuildThroughControlPlane(): Promise<{ buildId: string; output:
       env: {
         SLUICE_SERVER_URL: server?.url ?? '',
         SLUICE_ENGINE_TOKEN: String(task.spec.engineToken),
+        // Not under the repository, its working directory, which every test file shares.
+        SLUICE_LOG_SPOOL_DIR: join(dir.path, 'log-spool'),
       },
     });
     return { buildId: build.id, output: result.stdout + result.stderr };

@@ -18,7 +18,7 @@ import type { Build, SluiceClient } from '@sluice/protocol';
 import {
   ensureDockerEngine,
   ensureTestImages,
-  freeLoopbackPort,
+  freeRestartablePort,
   makeTempDir,
   waitFor,
 } from '@sluice/testkit';
@@ -111,7 +111,8 @@ test(
   async (t) => {
     const temp = await makeTempDir('sluice-spool-e2e-');
     temps.push(temp);
-    const port = await freeLoopbackPort();
+    // Free for the two minutes the server is down, whatever other test files bind meanwhile.
+    const port = await freeRestartablePort();
     const first = await up(temp.path, port);
     const { burst = '' } = await createPipelines(first.admin, PROJECT, { burst: BURST_YAML });
     const build = await first.admin.call('createBuild', {

@@ -13,7 +13,7 @@ import { createClient } from '@sluice/protocol';
 import {
   ensureDockerEngine,
   ensureTestImages,
-  freeLoopbackPort,
+  freeRestartablePort,
   makeTempDir,
 } from '@sluice/testkit';
 import type { TempDir } from '@sluice/testkit';
@@ -53,7 +53,8 @@ test(
   'run-pipeline survives a server killed and restarted mid-build: no line twice, none missing',
   { timeout: 240_000 },
   async () => {
-    const port = await freeLoopbackPort();
+    // Still free when the server comes back on it, whatever other test files bind meanwhile.
+    const port = await freeRestartablePort();
     const url = `http://127.0.0.1:${port}`;
     const env = {
       SLUICE_BOOTSTRAP_TOKEN: TOKEN,

@@ -136,7 +136,8 @@ test('SIGTERM during a long step stops it, exits 143 and leaves only the volume'
     '    image: sluice/busybox:1',
     '    commands: ["echo never"]',
   ]);
-  const buildId = `e2e-term-${process.pid}`;
+  // Pids come round again: a run killed before its clean-up may have left this pid's containers.
+  const buildId = `e2e-term-${process.pid}-${Date.now().toString(36)}`;
   const key = uniqueKey('term');
   const run = startSluice(['run', file, '--build-id', buildId, '--volume-key', key]);
   await run.waitForOutput('started');

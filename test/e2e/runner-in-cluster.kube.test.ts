@@ -35,7 +35,7 @@ const cluster = useKubernetes({
   images: [CLUSTER_IMAGES.engine, CLUSTER_IMAGES.dind],
 });
 const AGENT_NS = 'sluice-system';
-const BUILD_NS = 'sluice-builds';
+const BUILD_NS = 'sluice-in-cluster-builds';
 const RUNTIME = 'cluster/builds';
 
 const PIPELINES = {

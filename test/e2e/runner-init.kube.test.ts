@@ -27,6 +27,7 @@ import {
   objectCount,
   prepareBuildCluster,
   startControlPlane,
+  TEST_STORAGE_CLASS,
   waitForProbe,
 } from './cluster-fixture.js';
 import type { ControlPlane } from './cluster-fixture.js';
@@ -123,7 +124,7 @@ function answerArgs(): string[] {
     '--control-plane-url',
     controlPlaneUrl,
     '--storage-class',
-    'sluice-test',
+    TEST_STORAGE_CLASS,
     '--build-node-selector',
     'kubernetes.io/os=linux',
     '--build-toleration',
@@ -163,7 +164,7 @@ test('init --dry-run writes every manifest; the API server dry run accepts each;
   );
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, /✔ API server .* answers/);
-  assert.match(run.stderr, /✔ StorageClass sluice-test exists .*binding/);
+  assert.match(run.stderr, new RegExp(`✔ StorageClass ${TEST_STORAGE_CLASS} exists .*binding`));
   assert.match(run.stderr, /create\s+Deployment sluice-dry\/sluice-agent/);
   const files = manifests(dir);
   assert.ok(files.has('runtime-environment.yaml'), [...files.keys()].join(', '));
@@ -213,7 +214,7 @@ async function wizardDryRun(dir: string): Promise<Map<string, string>> {
     await answer('Kubernetes context', ['Enter']);
     await answer('Runtime environment name', ['C-u', RUNTIME, 'Enter']);
     await answer("The Sluice server's URL", ['C-u', controlPlaneUrl, 'Enter']);
-    await answer('StorageClass', ['sluice-test', 'Enter']);
+    await answer('StorageClass', [TEST_STORAGE_CLASS, 'Enter']);
     await answer('Node selector', ['kubernetes.io/os=linux', 'Enter']);
     await answer('Taints build pods tolerate', ['sluice.io/builds=true:NoSchedule', 'Enter']);
     await answer('default runtime', ['n', 'Enter']);
@@ -472,7 +473,7 @@ test('attach lets the agent serve a runtime of another kube context; a build run
       '--control-plane-url',
       controlPlaneUrl,
       '--storage-class',
-      'sluice-test',
+      TEST_STORAGE_CLASS,
       '--runtime-spec',
       specFile,
     ],

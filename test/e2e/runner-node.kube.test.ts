@@ -144,15 +144,17 @@ async function runBuild(
     }
   })();
   await during?.(build.id);
+  // Cleared once the build ends: a pending timer keeps the file's process alive for its length.
+  let deadline: NodeJS.Timeout | undefined;
   const finished = await Promise.race([
     watch,
-    new Promise<never>((_, reject) =>
-      setTimeout(
+    new Promise<never>((_, reject) => {
+      deadline = setTimeout(
         () => reject(new Error(`build ${build.id} did not finish; see ${temp.path}`)),
         BUILD_TIMEOUT_MS,
-      ),
-    ),
-  ]);
+      );
+    }),
+  ]).finally(() => clearTimeout(deadline));
   const log = await (await admin.raw('buildLog', { params: { buildId: build.id } })).text();
   await waitForProbe(
     `build ${build.id}'s objects deleted`,

@@ -11,10 +11,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
-import { ensureDockerEngine, ensureTestImages, makeTempDir } from '@sluice/testkit';
+import {
+  ensureDockerEngine,
+  ensureTestImages,
+  freeRestartablePort,
+  makeTempDir,
+} from '@sluice/testkit';
 import type { TempDir } from '@sluice/testkit';
 import type { Browser, Page } from 'playwright-core';
 import { startSluice, waitForUp } from './cli-harness.js';
@@ -85,24 +89,14 @@ let ids: Record<string, string> = {};
 let loads = 0;
 let port = 0;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 before(async () => {
   browser = await launchChromium();
   await ensureDockerEngine();
   await ensureTestImages();
   temp = await makeTempDir('sluice-web-');
-  // A fixed port, so that the restart below comes back where the page is.
-  port = await freePort();
+  // A fixed port, so that the restart below comes back where the page is: one outside the
+  // ephemeral range, which other test files' servers and connections do not take meanwhile.
+  port = await freeRestartablePort();
   cli = startSluice(['up', '--port', String(port), '--data-dir', temp.path]);
   ({ url, token } = await waitForUp(cli));
   admin = createClient({ baseUrl: url, token });

@@ -176,7 +176,7 @@ test('retry runs a step again until its third attempt succeeds, with CF_CURRENT_
     image: ${SHELL_IMAGE}
     retry:
       maxAttempts: 4
-      delay: 5
+      delay: 0.2
     commands:
       - echo "attempt $CF_CURRENT_ATTEMPT of $CF_MAX_ATTEMPTS"
       - test "$CF_CURRENT_ATTEMPT" -ge 3

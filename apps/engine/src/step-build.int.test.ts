@@ -130,10 +130,15 @@ test('a failing RUN fails the step with the daemon message; a missing context sa
 
 test('cancelling the build stops it: the step is terminated and nothing is left running', async () => {
   const imageName = uniqueId('sluice-it/cancel');
+  // This build's RUN, told apart from every other container on the engine (other test files
+  // run `sleep 600` steps of their own) by a marker of its own in the command.
+  const marker = uniqueId('cancel-run');
   const step = buildStep({
     name: 'slow',
     imageName,
-    dockerfile: { content: `FROM ${SHELL_IMAGE}\nRUN echo started && sleep 60\n` },
+    dockerfile: {
+      content: `FROM ${SHELL_IMAGE}\nRUN echo started && sleep 60 && echo ${marker}\n`,
+    },
   });
   const fx = await createStepRuntime({ steps: [step] });
   fx.removeOnClose(`${imageName}:latest`);
@@ -151,7 +156,7 @@ test('cancelling the build stops it: the step is terminated and nothing is left 
       const ps = await runCommand('docker', ['ps', '--no-trunc', '--format', '{{.Command}}']);
       sleeping = ps.stdout
         .split('\n')
-        .filter((c) => c.includes('sleep 60'))
+        .filter((c) => c.includes(marker))
         .join('\n');
       if (sleeping === '') break;
       await new Promise((r) => setTimeout(r, 200));

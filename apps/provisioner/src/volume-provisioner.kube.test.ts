@@ -8,11 +8,11 @@ import { KubeClient, KubeResources } from '@sluice/kube';
 import type { KubeResource } from '@sluice/kube';
 import { adminSource, createNamespace } from '@sluice/kube/testing';
 import { silentLogger } from '@sluice/log';
-import { REUSE_ANNOTATIONS } from '@sluice/runtime-spec';
+import { labelValue, REUSE_ANNOTATIONS } from '@sluice/runtime-spec';
 import { CLUSTER_IMAGES, eventually, useKubernetes } from '@sluice/testkit';
 import { NodeAgent } from './node-agent.js';
 import { VolumeProvisioner } from './volume-provisioner.js';
-import { SPARE_LABEL, VOLUME_ANNOTATIONS } from './volume-objects.js';
+import { PROVISIONER_LABEL, SPARE_LABEL, VOLUME_ANNOTATIONS } from './volume-objects.js';
 
 // One cluster with a node: the controller-manager binds the claims, the kubelet mounts them.
 const cluster = useKubernetes({ nodes: true, images: [CLUSTER_IMAGES.busybox] });
@@ -90,11 +90,34 @@ function running(p: VolumeProvisioner, agent: NodeAgent): { stop: () => Promise<
   };
 }
 
+/** This provisioner's volumes: other files on a shared cluster have provisioners of their own. */
+const OURS = `${PROVISIONER_LABEL}=${labelValue(PROVISIONER)}`;
+
 /** Deletes the spares left by a test, so the next test's claims get volumes of its own directory. */
 async function removeSpares(): Promise<void> {
   const r = await kube();
-  for (const pv of await r.list({ kind: 'PersistentVolume', labelSelector: SPARE_LABEL }))
+  for (const pv of await r.list({
+    kind: 'PersistentVolume',
+    labelSelector: `${SPARE_LABEL},${OURS}`,
+  }))
     await r.delete({ kind: 'PersistentVolume', name: pv.metadata.name });
+}
+
+/**
+ * Waits until the volumes deleted are gone: a deleted volume stays until the controller-manager
+ * drops its protection finalizer, and the node agent keeps the directory of a volume it lists.
+ */
+async function deletionsDone(): Promise<void> {
+  const r = await kube();
+  const terminating = await eventually(
+    async () =>
+      (await r.list({ kind: 'PersistentVolume', labelSelector: OURS }))
+        .filter((pv) => pv.metadata.deletionTimestamp !== undefined)
+        .map((pv) => pv.metadata.name),
+    (names) => names.length === 0,
+    { timeoutMs: 60_000 },
+  );
+  assert.deepEqual(terminating, [], 'the deleted volumes are gone');
 }
 
 const tempParent = () => mkdtempSync(join(tmpdir(), 'sluice-volumes-'));
@@ -418,6 +441,7 @@ test('the reuse scopes on the cluster: account, project, pipeline, pipeline+bran
     for (const name of made) await r.delete({ kind: 'PersistentVolume', name });
   }
   // The node agent removes the directories of the deleted volumes: nothing is left behind.
+  await deletionsDone();
   await nodeAgent('sluice-now', parent).pass();
   assert.deepEqual(readdirSync(parent), []);
 });
@@ -462,6 +486,7 @@ test('a volume unused longer than its retention is deleted by the leader; the no
   offsetMs = 5 * 86_400_000;
   assert.ok((await p.pass()).expired.includes(volume));
   assert.equal(await r.read({ kind: 'PersistentVolume', name: volume }), undefined);
+  await deletionsDone();
   const { removed } = await nodeAgent('sluice-now', parent).pass();
   assert.ok(removed.includes(volume), removed.join(' '));
   assert.equal(existsSync(join(parent, volume)), false);

@@ -7,9 +7,10 @@ import {
   KUBERNETES_RUNTIME,
   seedPipeline,
   startTestServer,
+  ONE_KIND,
 } from './server-harness.test-support.js';
 
-const databases = useTestDatabases();
+const databases = useTestDatabases(ONE_KIND);
 
 databases.test(
   "an agent learns its runtimes' kind and namespace; one that cannot be resolved is left out",

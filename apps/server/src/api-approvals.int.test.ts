@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
 import type { Build, SluiceClient } from '@sluice/protocol';
-import { seedPipeline, startEngine, startTestServer } from './server-harness.test-support.js';
+import {
+  seedPipeline,
+  startEngine,
+  startTestServer,
+  ONE_KIND,
+} from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
 
-const databases = useTestDatabases();
+const databases = useTestDatabases(ONE_KIND);
 
 /** A parallel block, a matrix (a parallel block of copies), an approval gate, a retried step. */
 const TREE_PIPELINE = `version: "1.0"

@@ -2,9 +2,14 @@ import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
 import { LIMITS } from '@sluice/protocol';
 import type { AnnotationChange, SluiceClient } from '@sluice/protocol';
-import { seedPipeline, startEngine, startTestServer } from './server-harness.test-support.js';
+import {
+  seedPipeline,
+  startEngine,
+  startTestServer,
+  ONE_KIND,
+} from './server-harness.test-support.js';
 
-const databases = useTestDatabases();
+const databases = useTestDatabases(ONE_KIND);
 
 const AT = '2026-11-27T05:00:00.000Z';
 

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
 import type { BuildCache } from '@sluice/protocol';
 import { foreignBuild, poll, startKubernetesServer } from './kubernetes-tasks.test-support.js';
-import { acknowledge } from './server-harness.test-support.js';
+import { acknowledge, ONE_KIND } from './server-harness.test-support.js';
 
-const databases = useTestDatabases();
+const databases = useTestDatabases(ONE_KIND);
 
 const HIT: BuildCache = {
   outcome: 'hit',

@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
-import { seedPipeline, startTestServer } from './server-harness.test-support.js';
+import { seedPipeline, startTestServer, ONE_KIND } from './server-harness.test-support.js';
 
-const databases = useTestDatabases();
+const databases = useTestDatabases(ONE_KIND);
 
 const STAGED_PIPELINE = `version: "1.0"
 stages: [clone, build, test, deploy]

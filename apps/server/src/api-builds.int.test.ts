@@ -7,10 +7,11 @@ import {
   agentClient,
   seedPipeline,
   seedPipelines,
+  ONE_KIND,
 } from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
 
-const databases = useTestDatabases();
+const databases = useTestDatabases(ONE_KIND);
 
 async function setUp(t: TestServer, options: { maxConcurrentBuilds?: number } = {}) {
   const variables = { TOKEN: { value: 'pipeline-secret-1', secret: true } };

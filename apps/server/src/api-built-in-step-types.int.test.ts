@@ -4,9 +4,14 @@ import { join } from 'node:path';
 import { useTestDatabases } from '@sluice/db/testing';
 import { makeTempDir } from '@sluice/testkit';
 import { builtInStepTypesDir } from './services/settings/built-in-step-types.js';
-import { seedPipeline, startEngine, startTestServer } from './server-harness.test-support.js';
+import {
+  seedPipeline,
+  startEngine,
+  startTestServer,
+  ONE_KIND,
+} from './server-harness.test-support.js';
 
-const databases = useTestDatabases();
+const databases = useTestDatabases(ONE_KIND);
 
 /** The repository's step-types/, which the server finds from its own location by default. */
 const REPOSITORY_STEP_TYPES = new URL('../../../step-types/', import.meta.url).pathname;

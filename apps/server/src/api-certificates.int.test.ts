@@ -6,9 +6,14 @@ import { useTestDatabases } from '@sluice/db/testing';
 import { isSluiceError } from '@sluice/errors';
 import type { TlsBundle } from '@sluice/protocol';
 import type { z } from 'zod';
-import { startTestServer, agentClient, seedPipeline } from './server-harness.test-support.js';
+import {
+  startTestServer,
+  agentClient,
+  seedPipeline,
+  ONE_KIND,
+} from './server-harness.test-support.js';
 
-const databases = useTestDatabases();
+const databases = useTestDatabases(ONE_KIND);
 
 /** A TLS server with the dind certificate that requires a client certificate; resolves with the client's CN. */
 async function handshake(

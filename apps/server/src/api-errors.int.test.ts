@@ -6,6 +6,7 @@ import {
   agentClient,
   seedPipeline,
   startTestServer,
+  ONE_KIND,
 } from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
 
@@ -88,6 +89,7 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );
 
 databases.test(
@@ -124,6 +126,7 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );
 
 databases.test(
@@ -179,6 +182,7 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );
 
 databases.test(
@@ -205,6 +209,7 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );
 
 databases.test(
@@ -225,4 +230,5 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );

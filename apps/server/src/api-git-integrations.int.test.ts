@@ -5,10 +5,11 @@ import {
   seedPipeline,
   startEngine,
   startTestServer,
+  ONE_KIND,
 } from './server-harness.test-support.js';
 import { deliver, fixture, setUp } from './trigger-deliveries.test-support.js';
 
-const databases = useTestDatabases();
+const databases = useTestDatabases(ONE_KIND);
 
 const TOKEN = 'ghp_gitIntegrationToken0123456789abcd';
 const NEW_TOKEN = 'glpat-replacedToken-9876543210';

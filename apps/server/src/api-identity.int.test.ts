@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
 import { isSluiceError } from '@sluice/errors';
-import { ADMIN_TOKEN, seedPipeline, startTestServer } from './server-harness.test-support.js';
+import {
+  ADMIN_TOKEN,
+  seedPipeline,
+  startTestServer,
+  ONE_KIND,
+} from './server-harness.test-support.js';
 
-const databases = useTestDatabases();
+const databases = useTestDatabases(ONE_KIND);
 
 async function rejectsWith(
   promise: Promise<unknown>,

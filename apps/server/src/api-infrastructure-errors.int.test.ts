@@ -9,9 +9,9 @@ import {
   startKubernetesServer,
   summary,
 } from './kubernetes-tasks.test-support.js';
-import { acknowledge, KUBERNETES_RUNTIME } from './server-harness.test-support.js';
+import { acknowledge, KUBERNETES_RUNTIME, ONE_KIND } from './server-harness.test-support.js';
 
-const databases = useTestDatabases();
+const databases = useTestDatabases(ONE_KIND);
 
 function report(agent: SluiceClient, buildId: string, pod: string, reason = 'ErrImagePull') {
   return agent.call('agentInfrastructureError', {

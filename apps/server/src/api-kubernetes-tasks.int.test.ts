@@ -17,9 +17,9 @@ import {
   startKubernetesServer,
   summary,
 } from './kubernetes-tasks.test-support.js';
-import { acknowledge, reportFailure } from './server-harness.test-support.js';
+import { acknowledge, reportFailure, ONE_KIND } from './server-harness.test-support.js';
 
-const databases = useTestDatabases();
+const databases = useTestDatabases(ONE_KIND);
 
 /** What the six start tasks of build `id` are called, in order. */
 function startSummary(id: string): [string, string][] {

@@ -6,10 +6,11 @@ import {
   agentClient,
   seedPipeline,
   startTestServer,
+  ONE_KIND,
 } from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
 
-const databases = useTestDatabases();
+const databases = useTestDatabases(ONE_KIND);
 
 interface ErrorReply {
   status: number;

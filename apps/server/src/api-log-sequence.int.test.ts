@@ -8,7 +8,12 @@ import assert from 'node:assert/strict';
 import { ConflictError } from '@sluice/errors';
 import { useTestDatabases } from '@sluice/db/testing';
 import type { SluiceClient } from '@sluice/protocol';
-import { seedPipeline, startEngine, startTestServer } from './server-harness.test-support.js';
+import {
+  seedPipeline,
+  startEngine,
+  startTestServer,
+  ONE_KIND,
+} from './server-harness.test-support.js';
 
 const databases = useTestDatabases();
 const at = '2024-01-01T00:00:00.000Z';
@@ -59,6 +64,7 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );
 
 databases.test('copies of one chunk posted at once store it once', async (database) => {
@@ -110,4 +116,5 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );

@@ -1,7 +1,8 @@
 /**
  * `/metrics` on its own listener, parsed by a Prometheus text-format parser, on both databases:
- * every series is there, and they move as builds are created, handed to an agent, log and
- * finish; HTTP requests are labelled by route template, never by URL. `/healthz` and `/readyz`.
+ * every series is there (the pool's differ by kind), and they move as builds are created, handed
+ * to an agent, log and finish; HTTP requests are labelled by route template, never by URL (on one
+ * kind: `ONE_KIND`). `/healthz` and `/readyz`, whose answer names the kind.
  * @module
  */
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import {
   agentClient,
   seedPipeline,
   startTestServer,
+  ONE_KIND,
 } from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
 import { family, sample, scrape } from '@sluice/testkit';
@@ -159,6 +161,7 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );
 
 databases.test('/healthz and /readyz answer 200 while the database answers', async (database) => {

@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
-import { startTestServer, agentClient, seedPipelines } from './server-harness.test-support.js';
+import {
+  startTestServer,
+  agentClient,
+  seedPipelines,
+  ONE_KIND,
+} from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
 
-const databases = useTestDatabases();
+const databases = useTestDatabases(ONE_KIND);
 
 async function setUp(t: TestServer) {
   const [one, two] = await seedPipelines(t, { pipelines: ['one', 'two'] });

@@ -6,10 +6,15 @@ import assert from 'node:assert/strict';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { useTestDatabases } from '@sluice/db/testing';
 import { LIMITS } from '@sluice/protocol';
-import { ADMIN_TOKEN, seedPipeline, startTestServer } from './server-harness.test-support.js';
+import {
+  ADMIN_TOKEN,
+  seedPipeline,
+  startTestServer,
+  ONE_KIND,
+} from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
 
-const databases = useTestDatabases();
+const databases = useTestDatabases(ONE_KIND);
 
 /** Just under 1 MiB: 14,000 steps, the last with a typo so the answer carries a position. */
 function megabytePipeline(): string {

@@ -8,6 +8,7 @@ import {
   reportFailure,
   seedPipeline,
   startTestServer,
+  ONE_KIND,
 } from './server-harness.test-support.js';
 
 const databases = useTestDatabases();
@@ -81,6 +82,7 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );
 
 databases.test(
@@ -121,6 +123,7 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );
 
 databases.test(
@@ -182,4 +185,5 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );

@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
-import { seedPipeline, startEngine, startTestServer } from './server-harness.test-support.js';
+import {
+  seedPipeline,
+  startEngine,
+  startTestServer,
+  ONE_KIND,
+} from './server-harness.test-support.js';
 
-const databases = useTestDatabases();
+const databases = useTestDatabases(ONE_KIND);
 
 const PASSWORD = 'registry-password-Zq81';
 

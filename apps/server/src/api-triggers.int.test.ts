@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
 import { createClient } from '@sluice/protocol';
 import type { CreateTrigger } from '@sluice/protocol';
-import { startTestServer } from './server-harness.test-support.js';
+import { startTestServer, ONE_KIND } from './server-harness.test-support.js';
 import {
   SECRET,
   buildIds,
@@ -72,6 +72,7 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );
 
 databases.test(
@@ -117,6 +118,7 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );
 
 databases.test(
@@ -150,6 +152,7 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );
 
 databases.test(
@@ -197,6 +200,7 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );
 
 databases.test(
@@ -229,6 +233,7 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );
 
 databases.test(
@@ -316,4 +321,5 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );

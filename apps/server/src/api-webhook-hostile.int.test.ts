@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
-import { startTestServer } from './server-harness.test-support.js';
+import { startTestServer, ONE_KIND } from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
 import { buildIds, deliver, failure, fixture, setUp } from './trigger-deliveries.test-support.js';
 import type { Provider } from './trigger-deliveries.test-support.js';
@@ -52,6 +52,7 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );
 
 databases.test(
@@ -73,6 +74,7 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );
 
 databases.test(
@@ -155,6 +157,7 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );
 
 databases.test(
@@ -192,6 +195,7 @@ databases.test(
       await t.close();
     }
   },
+  ONE_KIND,
 );
 
 type Push = [Provider, string, string];

@@ -1,8 +1,9 @@
 /**
- * Each of a runtime's `workflowLimits` on a build that exceeds it, on the real server (PGlite
- * and PostgreSQL) with the agent and engine APIs driven over HTTP as an agent and an engine
- * would. Limits are a second or two and the limits pass runs every 100 ms, so no clock is
- * faked; only the post-steps limit, counted in minutes, runs on a clock the test moves.
+ * Each of a runtime's `workflowLimits` on a build that exceeds it, on the real server (on
+ * PostgreSQL: the limits are decided in the server's code, on its clock, not by the database)
+ * with the agent and engine APIs driven over HTTP as an agent and an engine would. Limits are a
+ * second or two and the limits pass runs every 100 ms, so no clock is faked; only the post-steps
+ * limit, counted in minutes, and the time a control plane is down run on a clock the test moves.
  * @module
  */
 import assert from 'node:assert/strict';
@@ -17,10 +18,11 @@ import {
   LOCAL_RUNTIME,
   seedPipeline,
   startTestServer,
+  ONE_KIND,
 } from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
 
-const databases = useTestDatabases();
+const databases = useTestDatabases(ONE_KIND);
 const FAST = { limitsIntervalMs: 100 };
 
 function limitedRuntime(limits: WorkflowLimits) {
@@ -368,7 +370,9 @@ databases.test(
   'silence while the control plane was down is not held against the engine; silence after it is',
   async (database) => {
     const config = { ...FAST, secretKey: exportSecretKey(generateSecretKey()) };
-    const first = await startTestServer(database, config);
+    let offsetMs = 0;
+    const clock = () => Date.now() + offsetMs;
+    const first = await startTestServer(database, config, { clock });
     let started: Started;
     try {
       started = await handOut(first, { TIME_ENGINE_INACTIVE_UNTIL_TERMINATION: 2 });
@@ -376,8 +380,8 @@ databases.test(
     } finally {
       await first.close();
     }
-    await sleep(3000); // Away longer than the limit: the engine could not report.
-    const t = await startTestServer(database, config);
+    offsetMs += 3000; // Away longer than the limit: the engine could not report.
+    const t = await startTestServer(database, config, { clock });
     try {
       await sleep(1000); // Ten passes.
       const build = await t.admin.call('getBuild', { params: { buildId: started.build.id } });

@@ -11,6 +11,9 @@ const databases = useTestDatabases();
  */
 const BEGAN_WITH_IT = sql<{ together: boolean }>`select now() = statement_timestamp() as together`;
 
+/** pg_locks lists the locks of every database of the server, and test files share a server. */
+const THIS_DATABASE = sql`database = (select oid from pg_database where datname = current_database())`;
+
 databases.test(
   "a transaction's begin travels with its first statement when that has no parameters",
   async ({ db }) => {
@@ -38,14 +41,13 @@ databases.test(
       // re-entrant, and what shows it is held is pg_locks.
       const { rows } = await sql<{ n: number }>`
         select count(*)::int as n from pg_locks
-        where locktype = 'advisory' and objid = 7071 and granted`.execute(trx);
+        where locktype = 'advisory' and objid = 7071 and granted and ${THIS_DATABASE}`.execute(trx);
       held = rows[0]?.n === 1;
     });
     assert.equal(held, true, `${kind}: the lock is held after its statement`);
     const { rows } = await sql<{ n: number }>`
-      select count(*)::int as n from pg_locks where locktype = 'advisory' and objid = 7071`.execute(
-      db,
-    );
+      select count(*)::int as n from pg_locks
+      where locktype = 'advisory' and objid = 7071 and ${THIS_DATABASE}`.execute(db);
     assert.equal(rows[0]?.n, 0, 'and released by the commit');
   },
 );

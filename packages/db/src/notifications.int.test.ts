@@ -105,9 +105,11 @@ test(
     try {
       const c = collector();
       await database.subscribe('tasks', c.handler);
+      // This database's listener only: a server shared by test files has others' listeners.
       const killed = await sql<{ n: number }>`
       select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
-      where pid <> pg_backend_pid() and query like 'LISTEN%'`.execute(database.db);
+      where pid <> pg_backend_pid() and datname = current_database()
+        and query like 'LISTEN%'`.execute(database.db);
       assert.deepEqual(killed.rows, [{ n: 1 }]);
       // Keep notifying until the reconnected listener hears one.
       for (let i = 0; i < 100 && c.got.length === 0; i++) {

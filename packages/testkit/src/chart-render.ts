@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -45,6 +45,8 @@ export async function ensureChartRenderer(
       });
   }
   // GOPATH mode on Debian's Go sources: a private GOPATH for our one package, then gocode.
+  // Test files side by side may each build it at once: each builds in its own directory (build
+  // cache included) and renames its binary into place, the same bytes whoever is last.
   const gopath = await mkdtemp(join(tmpdir(), 'sluice-chart-render-'));
   try {
     const pkg = join(gopath, 'src', 'chartrender');
@@ -54,19 +56,24 @@ export async function ensureChartRenderer(
     const env = childEnv({
       GO111MODULE: 'off',
       GOPATH: `${gopath}:${GOCODE}`,
-      GOCACHE: join(dir, 'gocache'),
+      GOCACHE: join(gopath, 'gocache'),
       GOPROXY: 'off',
       GOFLAGS: '',
       CGO_ENABLED: '0',
     });
-    const built = await runCommand('go', ['build', '-o', `${binary}.tmp`, '.'], { cwd: pkg, env });
+    const built = await runCommand('go', ['build', '-o', join(gopath, 'chart-render'), '.'], {
+      cwd: pkg,
+      env,
+    });
     if (built.code !== 0)
       throw new UnavailableError(FAILED, 'Building the chart renderer (go build) failed', {
         details: { output: tailLines(built.stderr + built.stdout, 30) },
         hint: `cd packages/testkit/go/chart-render and build it with GO111MODULE=off GOPATH=…:${GOCODE}`,
       });
-    await runCommand('mv', [`${binary}.tmp`, binary]);
-    await rm(join(dir, 'gocache'), { recursive: true, force: true });
+    // Beside the binary first (the temp dir may be another filesystem), then renamed over it.
+    const unique = `${binary}.${process.pid}.tmp`;
+    await copyFile(join(gopath, 'chart-render'), unique);
+    await rename(unique, binary);
     return binary;
   } finally {
     await rm(gopath, { recursive: true, force: true });

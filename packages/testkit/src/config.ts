@@ -9,6 +9,10 @@
  *   so every clone reuses one build).
  * - `SLUICE_KUBE_STATE_DIR`: where each test cluster's state directory is made (default the
  *   system temp dir). Kept short: containerd's socket path must fit in 108 bytes.
+ * - `SLUICE_TEST_KUBE_SHARED`: the JSON file describing the test clusters a test run shares
+ *   (one per mode), which `useKubernetes()` attaches to instead of starting its own. Set by
+ *   `scripts/run-tests.mjs` for the kube tier's processes, from `startSharedClusters`; not a
+ *   setting for people (the clusters belong to the process that started them).
  * @module
  */
 import { tmpdir } from 'node:os';
@@ -22,6 +26,8 @@ export interface TestkitEnv {
   path: string[];
   kubeCacheDir: string;
   kubeStateRoot: string;
+  /** The shared clusters' description file, when the test runner started them. */
+  kubeShared: string | undefined;
 }
 
 export function readTestkitEnv(): TestkitEnv {
@@ -31,6 +37,7 @@ export function readTestkitEnv(): TestkitEnv {
     path: (process.env['PATH'] ?? '').split(':').filter((dir) => dir !== ''),
     kubeCacheDir: nonEmpty(process.env['SLUICE_KUBE_CACHE_DIR']) ?? DEFAULT_KUBE_CACHE_DIR,
     kubeStateRoot: nonEmpty(process.env['SLUICE_KUBE_STATE_DIR']) ?? tmpdir(),
+    kubeShared: nonEmpty(process.env['SLUICE_TEST_KUBE_SHARED']),
   };
 }
 

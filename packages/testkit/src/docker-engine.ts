@@ -5,17 +5,19 @@
  * @module
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UnavailableError } from '@sluice/errors';
 import { aptInstall } from './apt-install.js';
 import { readTestkitEnv } from './config.js';
+import { withMachineLock } from './machine-lock.js';
 import { findExecutable, readTail, runCommand, SYSTEM_BIN_DIRS } from './run-command.js';
 
 export const DOCKER_UNAVAILABLE = 'SLUICE_TEST_DOCKER_UNAVAILABLE';
 const MANUAL_FIX = 'apt-get install -y docker.io && dockerd &';
 const DEFAULT_SOCKET = '/var/run/docker.sock';
+const DEFAULT_PID_FILE = '/var/run/docker.pid';
 
 export interface EnsureDockerEngineOptions {
   log?: (line: string) => void;
@@ -32,6 +34,7 @@ export interface DockerEngine {
 
 interface DockerdProcess {
   logPath: string;
+  pid: number | undefined;
   exit: { code: number | null } | undefined;
   spawnError: Error | undefined;
 }
@@ -49,11 +52,15 @@ export async function ensureDockerEngine(
       hint: 'start the engine DOCKER_HOST points to, or unset DOCKER_HOST to use a local dockerd',
     });
   }
-  const dockerd = await installDockerIfMissing(log);
-  const proc = startDockerd(dockerd, log);
-  await waitForEngine(proc, options.timeoutMs ?? 60_000);
-  log(`dockerd answers on ${socketPath}`);
-  return { socketPath, started: true };
+  // Test files run side by side, and each makes sure of the engine first: one starts it.
+  return withMachineLock('dockerd-start', async () => {
+    if (await engineAnswers()) return { socketPath, started: false };
+    const dockerd = await installDockerIfMissing(log);
+    const proc = startDockerd(dockerd, log);
+    await waitForEngine(proc, options.timeoutMs ?? 60_000);
+    log(`dockerd answers on ${socketPath}`);
+    return { socketPath, started: true };
+  });
 }
 
 /** The socket the docker CLI will use for a DOCKER_HOST value (unset means the default). */
@@ -101,9 +108,10 @@ function openDockerdLog(): { fd: number; logPath: string } {
 function startDockerd(dockerd: string, log: (line: string) => void): DockerdProcess {
   const { fd, logPath } = openDockerdLog();
   log(`starting ${dockerd} (log: ${logPath})`);
-  const proc: DockerdProcess = { logPath, exit: undefined, spawnError: undefined };
+  const proc: DockerdProcess = { logPath, pid: undefined, exit: undefined, spawnError: undefined };
   // Detached and unreferenced: the engine outlives the test process, like a system service.
   const child = spawn(dockerd, [], { detached: true, stdio: ['ignore', fd, fd] });
+  proc.pid = child.pid;
   child.on('error', (err) => (proc.spawnError = err));
   child.on('exit', (code) => (proc.exit = { code }));
   child.unref();
@@ -114,7 +122,10 @@ function startDockerd(dockerd: string, log: (line: string) => void): DockerdProc
 async function waitForEngine(proc: DockerdProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (proc.spawnError !== undefined || proc.exit !== undefined) {
+    // Ours ended because another dockerd (started outside the testkit) holds the pid file: that
+    // one is the engine to wait for.
+    const ended = proc.spawnError !== undefined || proc.exit !== undefined;
+    if (ended && !otherDockerdRuns(proc.pid)) {
       const how = proc.spawnError?.message ?? `it exited with code ${String(proc.exit?.code)}`;
       throw dockerUnavailable(`start dockerd (${how})`, { logPath: proc.logPath });
     }
@@ -124,6 +135,18 @@ async function waitForEngine(proc: DockerdProcess, timeoutMs: number): Promise<v
   throw dockerUnavailable(`wait ${timeoutMs / 1000} s for dockerd to answer`, {
     logPath: proc.logPath,
   });
+}
+
+/** Whether a dockerd other than `ours` runs as the machine's engine (its default pid file). */
+function otherDockerdRuns(ours: number | undefined): boolean {
+  try {
+    const pid = Number(readFileSync(DEFAULT_PID_FILE, 'utf8').trim());
+    if (!Number.isInteger(pid) || pid <= 0 || pid === ours) return false;
+    // Pids come round again: the pid file of a dockerd long gone may name another program.
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'dockerd';
+  } catch {
+    return false;
+  }
 }
 
 interface FailureOptions {

@@ -4,7 +4,8 @@
  * machine's engine. The certificates come in as PEM text (the tests make them with
  * `@sluice/pki`; the testkit does not depend on it). Besides the TLS port the daemon listens on
  * a unix socket in its directory, without TLS: test setup (readiness, loading images) goes
- * through it, the code under test through the TLS port.
+ * through it, the code under test through the TLS port. Test files run side by side, each with
+ * daemons of its own: every daemon's bridge and subnet are its alone (`reserveSlot`).
  * @module
  */
 import { spawn } from 'node:child_process';
@@ -16,6 +17,7 @@ import { join } from 'node:path';
 import { UnavailableError } from '@sluice/errors';
 import { freeLoopbackPort } from './postgres.js';
 import { runCommand, tailLines } from './run-command.js';
+import { overlaps, usedRoutes } from './kubernetes/node-network.js';
 import { makeTempDir } from './temp-dir.js';
 import type { TempDir } from './temp-dir.js';
 
@@ -72,14 +74,13 @@ export async function writeDockerCertPath(dir: string, files: DockerCertFiles): 
   return dir;
 }
 
-/** Counts the daemons this process started, so each gets a bridge and subnet of its own. */
+/** Counts the daemons this process started: where its search for a free slot begins. */
 let startedDaemons = 0;
 
 export async function startTlsDockerd(options: StartTlsDockerdOptions): Promise<TlsDockerd> {
   if (!existsSync(DOCKERD))
     throw unavailable(`${DOCKERD} is missing`, 'run apt-get install -y docker.io');
   const index = startedDaemons++;
-  const bridge = `sltls${process.pid % 100000}x${index}`;
   const temp = await makeTempDir('sluice-dockerd-tls-');
   const port = await freeLoopbackPort();
   const addresses = options.addresses ?? ['127.0.0.1'];
@@ -87,11 +88,17 @@ export async function startTlsDockerd(options: StartTlsDockerdOptions): Promise<
   const args = await writeMaterial(temp.path, options);
   const listen = [...addresses.map((a) => `-H=tcp://${a}:${port}`), `-H=unix://${socketPath}`];
   let daemon: Daemon | undefined;
+  let slot: Slot | undefined;
   const logTail = () => readLogTail(temp.path);
-  const stop = () => stopDaemon(daemon, temp, bridge);
+  const stop = () => stopDaemon(daemon, temp, slot);
   try {
-    await createBridge(bridge, index);
-    daemon = spawnDockerd(temp.path, [...args, `--bridge=${bridge}`, ...listen]);
+    slot = await reserveSlot(index);
+    // No --default-address-pool: a dockerd that has one and finds its "bridge" network in a data
+    // root it used before deletes the interface docker0 at start (removeDefaultBridgeInterface),
+    // the machine engine's, not its own. Its networks' subnets are picked clear of the host's
+    // routes, so they do not collide with the machine engine's either.
+    const network = [`--bridge=${slot.bridge}`];
+    daemon = spawnDockerd(temp.path, [...args, ...network, ...listen]);
     await waitUntilAnswering(daemon, socketPath, options.timeoutMs ?? 60_000, logTail);
   } catch (err) {
     await stop();
@@ -130,21 +137,49 @@ async function writeMaterial(dir: string, options: StartTlsDockerdOptions): Prom
   ];
 }
 
+/** Slot `n` (0…255): the bridge `sltls<n>` on 198.18.n.1/24. */
+const SLOTS = 256;
+
+interface Slot {
+  bridge: string;
+  /** The bridge's address, with the subnet of the daemon's default network. */
+  address: string;
+}
+
 /**
- * A bridge of the daemon's own, on a benchmarking-range address nothing routes to. Never
- * `--bridge=none`: with it dockerd deletes the default docker0 interface, which would take the
- * machine's engine (and every other test) down with it.
+ * A bridge of the daemon's own, on a benchmarking-range address nothing routes to. Making the
+ * bridge reserves the slot (the kernel makes one link of a name, whoever asks at the same
+ * time); a slot whose subnet some route already uses (a bridge another daemon left behind) is
+ * given back and skipped. Never `--bridge=none`: with it dockerd deletes
+ * the default docker0 interface, which would take the machine's engine (and every other test)
+ * down with it.
  */
-async function createBridge(name: string, index: number): Promise<void> {
-  const subnet = `198.${18 + (index % 2)}.${(process.pid + Math.floor(index / 2)) % 250}.1/24`;
-  for (const args of [
-    ['link', 'add', name, 'type', 'bridge'],
-    ['addr', 'add', subnet, 'dev', name],
-  ]) {
-    const result = await runCommand('ip', args);
-    if (result.code !== 0)
-      throw unavailable(`ip ${args.join(' ')} failed: ${result.stderr.trim()}`, 'run as root');
+async function reserveSlot(index: number): Promise<Slot> {
+  const first = (process.pid * 7 + index) % SLOTS;
+  for (let i = 0; i < SLOTS; i++) {
+    const n = (first + i) % SLOTS;
+    const slot = { bridge: `sltls${n}`, address: `198.18.${n}.1/24` };
+    const made = await runCommand('ip', ['link', 'add', slot.bridge, 'type', 'bridge']);
+    if (made.code !== 0) {
+      if (/exists/i.test(made.stderr)) continue; // Another daemon's, of this process or another.
+      throw unavailable(`ip link add ${slot.bridge} failed: ${made.stderr.trim()}`, 'run as root');
+    }
+    const routed = await usedRoutes();
+    if (routed.some((cidr) => overlaps(cidr, slot.address))) {
+      await runCommand('ip', ['link', 'del', slot.bridge]);
+      continue;
+    }
+    const addressed = await runCommand('ip', ['addr', 'add', slot.address, 'dev', slot.bridge]);
+    if (addressed.code !== 0) {
+      await runCommand('ip', ['link', 'del', slot.bridge]);
+      throw unavailable(`ip addr add ${slot.address} failed: ${addressed.stderr.trim()}`);
+    }
+    return slot;
   }
+  throw unavailable(
+    `every bridge sltls0…sltls${SLOTS - 1} exists, or its subnets are routed`,
+    'delete the bridges left behind: ip link del sltlsN',
+  );
 }
 
 interface Daemon {
@@ -217,7 +252,7 @@ async function loadImages(
 async function stopDaemon(
   daemon: Daemon | undefined,
   temp: TempDir,
-  bridge: string,
+  slot: Slot | undefined,
 ): Promise<void> {
   // Stopped by its own PID only.
   if (daemon !== undefined && daemon.child.exitCode === null && daemon.child.signalCode === null) {
@@ -228,7 +263,9 @@ async function stopDaemon(
     clearTimeout(timer);
   }
   await temp.cleanup();
-  await runCommand('ip', ['link', 'del', bridge]);
+  if (slot === undefined) return;
+  // Only what this daemon reserved: the names are shared with every other test process.
+  await runCommand('ip', ['link', 'del', slot.bridge]);
 }
 
 async function readLogTail(dir: string): Promise<string> {

@@ -19,6 +19,7 @@ export type {
   PostgresServer,
   StartPostgresOptions,
 } from './postgres.js';
+export { freeRestartablePort } from './restartable-port.js';
 export { createGitRepo, DEFAULT_BRANCH } from './git-repo.js';
 export type { CreateGitRepoOptions, GitRepo } from './git-repo.js';
 export { CHART_RENDER_PACKAGES, ensureChartRenderer, renderChart } from './chart-render.js';

@@ -28,6 +28,8 @@ export interface StartPostgresOptions {
   log?: (line: string) => void;
   /** Start a throwaway cluster even when SLUICE_TEST_DATABASE_URL is set. */
   local?: boolean;
+  /** `max_connections` (PostgreSQL's default, 100, when unset): a server shared by test files. */
+  maxConnections?: number;
 }
 
 export interface PostgresServer {
@@ -75,7 +77,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
       '--locale=C',
       '--no-sync',
     ]);
-    const port = await startCluster(cluster);
+    const port = await startCluster(cluster, options.maxConnections);
     let stopped: Promise<void> | undefined;
     const stop = (): Promise<void> => (stopped ??= stopCluster(cluster));
     return { url: `postgresql://postgres@127.0.0.1:${port}/postgres`, dir: temp.path, stop };
@@ -85,11 +87,11 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   }
 }
 
-async function startCluster(cluster: Cluster): Promise<number> {
+async function startCluster(cluster: Cluster, maxConnections: number | undefined): Promise<number> {
   // A free port can be taken between probing and binding; try a few.
   for (let attempt = 1; ; attempt++) {
     const port = await freeLoopbackPort();
-    const settings = `-p ${port} -k '${cluster.temp.path}' -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+    const settings = `-p ${port} -k '${cluster.temp.path}' -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off${maxConnections === undefined ? '' : ` -c max_connections=${Math.trunc(maxConnections)}`}`;
     const args = [
       '-D',
       cluster.data,

@@ -7,6 +7,7 @@
  */
 import { createConnection, createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
+import { freeRestartablePort } from './restartable-port.js';
 
 export interface CuttableProxy {
   /** `url` with its host and port replaced by the proxy's. */
@@ -39,7 +40,8 @@ export async function startCuttableProxy(url: string): Promise<CuttableProxy> {
         resolve();
       });
     });
-  await listen(0);
+  // A port no other test file's `listen(0)` or connection takes while the proxy is cut.
+  await listen(await freeRestartablePort()).catch(() => listen(0));
   const port = (server.address() as AddressInfo).port;
   const proxied = new URL(url);
   proxied.host = `127.0.0.1:${port}`;

@@ -89,7 +89,12 @@ export async function startControlPlane(
 
 function waitForListening(child: ChildProcess, output: () => string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no server:\n${output()}`)), 60_000);
+    // Generous: a loaded machine (test files side by side) opens PGlite slowly. A server that did
+    // not start is killed, so that it does not hold the test file open until its timeout.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no server within 180 s:\n${output()}`));
+    }, 180_000);
     child.stdout?.on('data', () => {
       if (!output().includes('listening on')) return;
       clearTimeout(timer);

@@ -12,6 +12,7 @@
  * ```
  * @module
  */
+import { randomBytes } from 'node:crypto';
 import { after, test } from 'node:test';
 import { createTestDatabase, makeTempDir, runPsql, startPostgres } from '@sluice/testkit';
 import type { PostgresServer, TempDir } from '@sluice/testkit';
@@ -20,6 +21,15 @@ import { openDatabase } from '../open-database.js';
 import { openPgliteFromTemplate, writePgliteDataDir } from './pglite-template.js';
 
 export const DATABASE_KINDS: readonly DatabaseKind[] = ['pglite', 'postgres'];
+
+/**
+ * This process's part of its database names on a server that test files share
+ * (SLUICE_TEST_DATABASE_URL): its pid, which two processes running at once never share, and a
+ * random part, since pids come round again and a killed process leaves its databases behind.
+ */
+const PROCESS_TAG = `${process.pid}_${randomBytes(3).toString('hex')}`;
+/** Numbers the databases of every TestDatabases of the process, so no two get one name. */
+let named = 0;
 
 export interface TestDatabasesOptions {
   /** Which targets `test()` covers; both by default. */
@@ -34,6 +44,11 @@ export interface PrepareOptions {
 export interface TestDatabaseTestOptions {
   /** Per kind; default 120 s. */
   timeout?: number;
+  /**
+   * Of this file's kinds, those this test runs on; all of them by default. For a test whose
+   * behaviour cannot depend on the database, in a file whose other tests run on both.
+   */
+  kinds?: readonly DatabaseKind[];
 }
 
 interface PostgresTemplate {
@@ -47,7 +62,6 @@ export class TestDatabases {
   readonly #dirs: TempDir[] = [];
   readonly #created: string[] = [];
   #postgres: Promise<PostgresTemplate> | undefined;
-  #counter = 0;
 
   private constructor(kinds: readonly DatabaseKind[]) {
     this.kinds = kinds;
@@ -86,19 +100,27 @@ export class TestDatabases {
       return { dataDir: dir.path };
     }
     const { server, template } = await this.#postgresTemplate();
-    const name = `sluice_t${process.pid}_${++this.#counter}`;
+    const name = `sluice_t${PROCESS_TAG}_${++named}`;
     this.#created.push(name);
     if (options.empty === true) return { url: await createTestDatabase(server.url, name) };
     return { url: await createFromTemplate(server.url, name, template) };
   }
 
-  /** Registers `name (kind)` for each kind, each with a fresh database closed afterwards. */
+  /**
+   * Registers `name (kind)` for each kind (of `options.kinds`, if given), each with a fresh
+   * database closed afterwards.
+   */
   test(
     name: string,
     fn: (database: Database) => Promise<void>,
     options: TestDatabaseTestOptions = {},
   ): void {
-    for (const kind of this.kinds) {
+    const kinds = this.kinds.filter((kind) => options.kinds?.includes(kind) ?? true);
+    if (kinds.length === 0) {
+      const asked = options.kinds?.join(', ') || 'none';
+      throw new Error(`"${name}" runs on ${asked}, which this file's databases are not`);
+    }
+    for (const kind of kinds) {
       test(`${name} (${kind})`, { timeout: options.timeout ?? 120_000 }, async () => {
         const database = await this.open(kind);
         try {
@@ -142,7 +164,7 @@ export function useTestDatabases(options: TestDatabasesOptions = {}): TestDataba
 
 async function startPostgresTemplate(): Promise<PostgresTemplate> {
   const server = await startPostgres();
-  const template = `sluice_tpl${process.pid}_${Date.now().toString(36)}`;
+  const template = `sluice_tpl${PROCESS_TAG}_${++named}`;
   try {
     const url = await createTestDatabase(server.url, template);
     const database = await openDatabase({ url, maxConnections: 2 });

@@ -14,7 +14,8 @@ import { eventually } from '../wait-for.js';
 import { useKubernetes } from './use-kubernetes.js';
 
 // One API-only cluster for the file: etcd, apiserver, controller-manager, scheduler; no node.
-const cluster = useKubernetes({ nodes: false });
+// Its own, not the test run's shared one: the last test stops it and checks nothing is left.
+const cluster = useKubernetes({ nodes: false, ownCluster: true });
 const NS = 'smoke';
 
 function core(): CoreV1Api {

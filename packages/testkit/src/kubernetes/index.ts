@@ -2,6 +2,16 @@ export { useKubernetes } from './use-kubernetes.js';
 export type { ClusterAccessor, UseKubernetesOptions } from './use-kubernetes.js';
 export { startKubernetes } from './kubernetes-cluster.js';
 export type { KubernetesCluster, StartKubernetesOptions } from './kubernetes-cluster.js';
+export { attachSharedCluster, startSharedClusters } from './shared-clusters.js';
+export type {
+  ClusterMode,
+  SharedClusterData,
+  SharedClusterFailure,
+  SharedClusters,
+  SharedClustersDescription,
+} from './shared-clusters.js';
+export { kubernetesUses, planKubeFiles, planKubeTier } from './kube-tier-plan.js';
+export type { KubernetesUse, KubeTierPlan } from './kube-tier-plan.js';
 export { ensureKubernetesBinaries, KUBERNETES_VERSION, KUBE_BINARIES } from './kube-build.js';
 export type {
   EnsureKubernetesBinariesOptions,
@@ -25,6 +35,8 @@ export {
   KUBE_BUILD_FAILED,
   KUBE_IMAGES_UNAVAILABLE,
   KUBE_NOT_STARTED,
+  KUBE_SHARED_NOT_STOPPABLE,
+  KUBE_SHARED_UNREADABLE,
   KUBE_TEARDOWN_FAILED,
   KUBE_UNAVAILABLE,
 } from './kube-errors.js';

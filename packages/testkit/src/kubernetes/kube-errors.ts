@@ -11,6 +11,8 @@ export const KUBE_UNAVAILABLE = 'SLUICE_TEST_KUBE_UNAVAILABLE';
 export const KUBE_IMAGES_UNAVAILABLE = 'SLUICE_TEST_KUBE_IMAGES_UNAVAILABLE';
 export const KUBE_TEARDOWN_FAILED = 'SLUICE_TEST_KUBE_TEARDOWN_FAILED';
 export const KUBE_NOT_STARTED = 'SLUICE_TEST_KUBE_NOT_STARTED';
+export const KUBE_SHARED_UNREADABLE = 'SLUICE_TEST_KUBE_SHARED_UNREADABLE';
+export const KUBE_SHARED_NOT_STOPPABLE = 'SLUICE_TEST_KUBE_SHARED_NOT_STOPPABLE';
 
 export interface StepFailureOptions {
   /** The log that holds the step's output; its tail goes into the details. */

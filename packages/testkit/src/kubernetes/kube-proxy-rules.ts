@@ -3,7 +3,8 @@
  * chains and jumps but leaves KUBE-MARK-MASQ, KUBE-MARK-DROP and KUBE-PROXY-CANARY, so teardown
  * then removes every jump into a KUBE-* chain and every KUBE-* chain left in the nat, filter
  * and mangle tables. It runs after the process stopped, and only for a cluster that ran
- * kube-proxy: the test tiers run one cluster at a time, and no other Kubernetes runs here.
+ * kube-proxy: one node runs at a time on the machine (the kube tier shares one and runs a file's
+ * node of its own alone, before it), and no other Kubernetes runs here.
  * The leftovers check lists any that remain.
  * @module
  */

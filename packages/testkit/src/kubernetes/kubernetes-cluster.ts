@@ -207,7 +207,8 @@ async function writeKubeconfigs(
   };
 }
 
-function loadKubeConfig(path: string): KubeConfig {
+/** The admin kubeconfig file loaded for @kubernetes/client-node (also by attached test processes). */
+export function loadKubeConfig(path: string): KubeConfig {
   const config = new KubeConfig();
   config.loadFromFile(path);
   return config;

@@ -40,7 +40,8 @@ export function chooseSubnet(usedCidrs: readonly string[], seed: number): string
   return undefined;
 }
 
-function overlaps(a: string, b: string): boolean {
+/** Whether two IPv4 CIDRs share an address. */
+export function overlaps(a: string, b: string): boolean {
   const [aBase, aBits] = parseCidr(a);
   const [bBase, bBits] = parseCidr(b);
   const bits = Math.min(aBits, bBits);

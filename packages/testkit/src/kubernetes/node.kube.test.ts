@@ -14,9 +14,11 @@ import {
 import { useKubernetes } from './use-kubernetes.js';
 
 // One cluster with a node for the file: containerd, the CNI bridge and a kubelet run the pods.
+// Its own, not the test run's shared one: the last test stops it and checks nothing is left.
 const cluster = useKubernetes({
   nodes: true,
   images: [CLUSTER_IMAGES.busybox, CLUSTER_IMAGES.engine, CLUSTER_IMAGES.dind],
+  ownCluster: true,
 });
 const NS = 'default';
 

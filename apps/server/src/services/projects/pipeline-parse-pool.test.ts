@@ -16,7 +16,8 @@ function bigPipeline(steps: number): string {
 test('a large pipeline is parsed in a worker with the same issues, while the event loop runs', async () => {
   const pool = PipelineParsePool.create({ log: silentLogger, size: 1 });
   try {
-    const yaml = bigPipeline(4000);
+    // Some 55,000 characters: past the pool's 16,384 parsed in place.
+    const yaml = bigPipeline(1000);
     const events: string[] = [];
     const ticking = setInterval(() => events.push('tick'), 1);
     const parsing = pool
@@ -29,7 +30,7 @@ test('a large pipeline is parsed in a worker with the same issues, while the eve
     assert.equal(result.ok, false);
     assert.deepEqual(result.issues, parsePipeline(yaml, { file: 'big.yml' }).issues);
     // Step i starts on line 3 + 3i: no image there, an unknown "imag" on the next line.
-    const step = 3 + (4000 - 7) * 3;
+    const step = 3 + (1000 - 7) * 3;
     assert.deepEqual(
       result.issues.map((i) => `${i.line}:${i.column}`),
       [`${step}:3`, `${step + 1}:5`],
@@ -70,7 +71,8 @@ test('a worker that dies fails its document with the reason; the next gets a new
 test('documents beyond the queue limit are refused as busy, not queued without end', async () => {
   const pool = PipelineParsePool.create({ log: silentLogger, size: 1, queueLimit: 1 });
   try {
-    const yaml = bigPipeline(1000);
+    // Some 22,000 characters: past the pool's 16,384 parsed in place, so they queue.
+    const yaml = bigPipeline(400);
     const job = { yaml, file: 'p.yml', stepTypes: [] };
     const first = pool.parse(job);
     const second = pool.parse(job);

@@ -1,0 +1,125 @@
+// The scheduler of scripts/run-tests.mjs: test files from every tier in one pool of jobs, run
+// side by side up to a global limit and a limit per tier, each tier once what it needs is ready
+// (the kube tier waits for the Kubernetes build and its shared clusters), longest first by the
+// times of the last run on this machine. Each node:test file runs in a process of its own (as
+// node:test does), and its spec report is printed whole when it ends, so files that ran side by
+// side never interleave their lines.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { run } from 'node:test';
+import { spec } from 'node:test/reporters';
+
+/** The spec reporter's summary (`ℹ tests 3` …) for each file: dropped, the runner sums up. */
+const SUMMARY_LINE = /^\u2139 (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) /;
+
+/**
+ * Runs one node:test file; resolves with its counts, the names of its failed tests and its
+ * report. `timeout` is each test's limit in ms.
+ */
+export async function runTestFile(file, timeout) {
+  const result = { passed: 0, failed: 0, skipped: 0, failures: [], report: '' };
+  const stream = run({ files: [file], concurrency: 1, timeout });
+  stream.on('test:pass', (e) => {
+    if (e.details.type === 'suite' || e.name === file) return;
+    if (e.skip || e.todo) result.skipped++;
+    else result.passed++;
+  });
+  stream.on('test:fail', (e) => {
+    // A suite's failure is its tests' (counted there), unless a hook of it failed; a file's
+    // own failure (it crashed, or never loaded) counts once when none of its tests did.
+    if (e.details.type === 'suite' && e.details.error?.failureType !== 'hookFailed') return;
+    if (e.name === file && result.failed > 0) return;
+    result.failed++;
+    result.failures.push(e.name === file ? '(the file itself)' : e.name);
+  });
+  const chunks = [];
+  const report = stream.compose(spec);
+  report.on('data', (chunk) => chunks.push(String(chunk)));
+  await new Promise((resolve, reject) => {
+    report.once('end', resolve);
+    report.once('error', reject);
+  });
+  const lines = chunks.join('').split('\n');
+  result.report = lines
+    .filter((line) => !SUMMARY_LINE.test(line))
+    .join('\n')
+    .trimEnd();
+  return result;
+}
+
+/** Wall times of files from the last run on this machine, to start the longest first. */
+export class FileTimes {
+  #path;
+  #times;
+  constructor(path) {
+    this.#path = path;
+    try {
+      this.#times = JSON.parse(readFileSync(path, 'utf8'));
+    } catch {
+      this.#times = {};
+    }
+  }
+  get(file) {
+    return this.#times[file];
+  }
+  set(file, ms) {
+    this.#times[file] = Math.round(ms);
+  }
+  save() {
+    try {
+      mkdirSync(dirname(this.#path), { recursive: true });
+      writeFileSync(this.#path, `${JSON.stringify(this.#times, null, 1)}\n`);
+    } catch {
+      // Only an ordering hint: a machine where it cannot be written runs in name order.
+    }
+  }
+}
+
+/**
+ * Runs `jobs` ({ tier, name, estimate, run: () => Promise<result> }) with at most `limit`
+ * at once and at most `tierLimits[tier]` of a tier at once; a tier's jobs wait for
+ * `ready[tier]` (a promise) when there is one. `onDone(job, result, ms)` is called as each
+ * ends. Among the jobs that may start, the longest estimate goes first.
+ */
+export async function runPool(jobs, { limit, tierLimits, ready, onDone }) {
+  const waiting = [...jobs].sort((a, b) => (b.estimate ?? 0) - (a.estimate ?? 0));
+  const released = new Set(Object.keys(tierLimits).filter((tier) => ready[tier] === undefined));
+  const running = new Map();
+  let wake;
+  const changed = () => wake?.();
+  for (const [tier, promise] of Object.entries(ready)) {
+    if (promise === undefined) continue;
+    const release = () => {
+      released.add(tier);
+      changed();
+    };
+    promise.then(release, release);
+  }
+  const count = (tier) => [...running.values()].filter((job) => job.tier === tier).length;
+  while (waiting.length > 0 || running.size > 0) {
+    while (running.size < limit) {
+      const index = waiting.findIndex(
+        (job) => released.has(job.tier) && count(job.tier) < (tierLimits[job.tier] ?? limit),
+      );
+      if (index < 0) break;
+      const [job] = waiting.splice(index, 1);
+      const started = performance.now();
+      const promise = job
+        .run()
+        .catch((error) => ({
+          passed: 0,
+          failed: 1,
+          skipped: 0,
+          failures: [`(could not run: ${error?.message ?? error})`],
+          report: String(error?.stack ?? error),
+        }))
+        .then((result) => {
+          running.delete(promise);
+          onDone(job, result, performance.now() - started);
+          changed();
+        });
+      running.set(promise, job);
+    }
+    await new Promise((resolve) => (wake = resolve));
+  }
+}
