@@ -51,27 +51,34 @@ export async function runTestFile(file, timeout) {
 export class FileTimes {
   #path;
   #times;
+  #measured = {};
   constructor(path) {
     this.#path = path;
-    try {
-      this.#times = JSON.parse(readFileSync(path, 'utf8'));
-    } catch {
-      this.#times = {};
-    }
+    this.#times = readTimes(path);
   }
   get(file) {
     return this.#times[file];
   }
   set(file, ms) {
-    this.#times[file] = Math.round(ms);
+    this.#measured[file] = Math.round(ms);
   }
+  /** Writes this run's times over what the file holds now (a run of other files may have ended). */
   save() {
     try {
       mkdirSync(dirname(this.#path), { recursive: true });
-      writeFileSync(this.#path, `${JSON.stringify(this.#times, null, 1)}\n`);
+      const merged = { ...readTimes(this.#path), ...this.#measured };
+      writeFileSync(this.#path, `${JSON.stringify(merged, null, 1)}\n`);
     } catch {
       // Only an ordering hint: a machine where it cannot be written runs in name order.
     }
+  }
+}
+
+function readTimes(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return {};
   }
 }
 
