@@ -30,6 +30,7 @@ import {
   RUNNER_DEFAULTS,
 } from './runner-settings.js';
 import type { RunnerFlags, RunnerSettings } from './runner-settings.js';
+import { waitRollout } from './runner-manage.js';
 import { registerRuntime, waitAgentHealthy } from './runner-steps.js';
 
 export interface RunnerAttachOptions extends ServerOptions, RunnerFlags {
@@ -108,6 +109,16 @@ export async function runnerAttach(term: Terminal, options: RunnerAttachOptions)
     {
       title: 'Roll the agent to read its runtimes',
       run: () => mountRuntimes(home, { namespace, release }),
+    },
+    {
+      // Until the old agent pod is gone: alive, it would take the new runtime's tasks it
+      // cannot serve and overwrite the new pod's report of its health.
+      title: 'Wait for the rollout',
+      run: async () => {
+        const ref = { kind: 'Deployment', namespace, name: agentObjectName(release) };
+        await waitRollout(term, home, ref, options.timeout);
+        return 'every agent pod reads the new runtimes';
+      },
     },
     {
       title: `Wait for agent ${agentName} to report ${settings.values.runtime.name} healthy`,

@@ -183,7 +183,8 @@ export async function runnerUpgrade(
   return 0;
 }
 
-async function waitRollout(
+/** Until the Deployment's pods are all of its newest template and available, the old ones gone. */
+export async function waitRollout(
   term: Terminal,
   cluster: RunnerCluster,
   ref: ResourceRef,
