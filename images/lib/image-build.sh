@@ -60,10 +60,13 @@ apt_install() {
   [[ $(id -u) -eq 0 ]] || die "$package is missing and installing it needs root" "sudo apt-get install -y $package"
   log "installing $package with apt-get ..."
   export DEBIAN_FRONTEND=noninteractive
-  if ! apt-get install -y --no-install-recommends "$package" >/dev/null 2>&1; then
+  # The test command's Kubernetes set-up may be installing packages at the same time: wait for
+  # dpkg's lock instead of failing at once.
+  local wait=(-o DPkg::Lock::Timeout=600)
+  if ! apt-get "${wait[@]}" install -y --no-install-recommends "$package" >/dev/null 2>&1; then
     # A fresh machine often has no package lists yet.
-    apt-get update >/dev/null 2>&1 || die "apt-get update failed" "check the apt mirrors, then rerun $0"
-    apt-get install -y --no-install-recommends "$package" >/dev/null ||
+    apt-get "${wait[@]}" update >/dev/null 2>&1 || die "apt-get update failed" "check the apt mirrors, then rerun $0"
+    apt-get "${wait[@]}" install -y --no-install-recommends "$package" >/dev/null ||
       die "apt-get install -y $package failed" "run apt-get update && apt-get install -y $package"
   fi
 }

@@ -68,8 +68,9 @@ sluice_prepare_chromium() {
     return
   fi
   sluice_step "Chromium (the web UI's browser tests)"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+  # The kube set-up started before may hold dpkg's lock: wait for it.
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq chromium
 }
 
 # The run command's set-up (the test command calls the steps itself, starting the kube set-up
