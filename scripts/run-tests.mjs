@@ -223,6 +223,25 @@ const ready = {
 };
 const tierLimits = Object.fromEntries(tiers.map((t) => [t, TIER_LIMITS[t] ?? JOBS]));
 
+/** Stops the run's shared PostgreSQL server and clusters (each only once). */
+let stopping;
+const stopShared = () =>
+  (stopping ??= (async () => {
+    await (await postgres.catch(() => undefined))?.stop().catch(() => undefined);
+    const kubeClusters = await clusters?.catch(() => undefined);
+    await kubeClusters
+      ?.stop()
+      .catch((error) => say(`[kube clusters] could not stop: ${error.message}`));
+  })());
+// Ctrl-C or a CI's SIGTERM: the test files' processes end with this one, the shared servers
+// (started here, outliving no one else) are stopped before it goes.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    say(`\n${signal}: stopping the shared PostgreSQL server and clusters`);
+    void stopShared().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  });
+}
+
 /** Counts a finished job and prints its report. */
 function onDone(job, result, ms) {
   const t = tally[job.tier];
@@ -249,11 +268,7 @@ await runPool(
 // A run cut short says nothing about the files it did not reach: only a finished one is kept.
 times.save();
 
-await (await postgres.catch(() => undefined))?.stop().catch(() => undefined);
-const kubeClusters = await clusters?.catch(() => undefined);
-await kubeClusters
-  ?.stop()
-  .catch((error) => say(`[kube clusters] could not stop: ${error.message}`));
+await stopShared();
 if (setup !== undefined && clusters === undefined) await setup;
 
 let passed = 0;

@@ -118,7 +118,16 @@ export async function dockerHostAddress(): Promise<string> {
       },
     );
   }
-  const network = JSON.parse(result.stdout) as BridgeNetwork;
+  let network: BridgeNetwork;
+  try {
+    network = JSON.parse(result.stdout) as BridgeNetwork;
+  } catch {
+    throw new UnavailableError(
+      DOCKER_HOST_ADDRESS_UNAVAILABLE,
+      "docker network inspect bridge did not print the network's JSON",
+      { hint: `it printed ${JSON.stringify(result.stdout.slice(0, 500))}; check the docker CLI` },
+    );
+  }
   const name = bridgeInterfaceName(network);
   const found = hostAddressOfBridge(
     network,
