@@ -50,13 +50,14 @@ readonly SLUICE_PREPARE_KUBERNETES='node packages/testkit/dist/kubernetes/bin/pr
 # with the set-up's status once it ends (run-tests.mjs --background-setup runs it).
 sluice_start_kubernetes_setup() {
   local dir
-  dir=$(mktemp -d /tmp/sluice-kube-setup.XXXXXX)
+  # Not under a cluster's name (sluice-kube-<hex>): a cluster start sweeps those away.
+  dir=$(mktemp -d /tmp/sluice-setup-kube.XXXXXX)
   (
     set +e
     $SLUICE_PREPARE_KUBERNETES > "$dir/log" 2>&1
     echo $? > "$dir/status"
   ) &
-  SLUICE_FOLLOW_KUBERNETES_SETUP="tail -n +1 -f --pid=$! '$dir/log'; exit \$(cat '$dir/status' 2>/dev/null || echo 1)"
+  SLUICE_FOLLOW_KUBERNETES_SETUP="tail -n +1 -f --pid=$! '$dir/log'; s=\$(cat '$dir/status' 2>/dev/null || echo 1); rm -rf '$dir'; exit \$s"
   echo "the kube tier's set-up runs in the background (log: $dir/log)"
 }
 

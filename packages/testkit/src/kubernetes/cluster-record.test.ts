@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeTempDir } from '../temp-dir.js';
 import { findStaleClusters, loadRecord, newRecord, saveRecord } from './cluster-record.js';
@@ -42,6 +42,26 @@ test('a cluster dir without a record is only stale once it is old', async () => 
   try {
     await mkdir(join(temp.path, 'sluice-kube-cccccc'));
     assert.deepEqual(await findStaleClusters(temp.path), []);
+  } finally {
+    await temp.cleanup();
+  }
+});
+
+test('only directories named like a cluster are swept: a look-alike is never stale', async () => {
+  const temp = await makeTempDir();
+  try {
+    // What the test command's background set-up once named its log directory: a sweep took it
+    // for a cluster that died while starting and SIGKILLed the test runner, whose command line
+    // names it.
+    const old = new Date(Date.now() - 3600_000);
+    for (const name of ['sluice-kube-setup.AbC123', 'sluice-kube-abcdef0', 'sluice-kube-dddddd']) {
+      await mkdir(join(temp.path, name));
+      await utimes(join(temp.path, name), old, old);
+    }
+    assert.deepEqual(
+      (await findStaleClusters(temp.path)).map((s) => s.dir),
+      [join(temp.path, 'sluice-kube-dddddd')],
+    );
   } finally {
     await temp.cleanup();
   }

@@ -10,6 +10,12 @@ import { join } from 'node:path';
 import { processAlive } from '@sluice/process';
 
 export const CLUSTER_DIR_PREFIX = 'sluice-kube-';
+/**
+ * A cluster's directory, exactly: the prefix and six hex digits (kubernetes-cluster.ts). Anything
+ * else that starts with the prefix (`sluice-kube-setup.X`, another tool's) is never swept: a
+ * sweep kills every process whose command line names the directory.
+ */
+const CLUSTER_DIR_NAME = new RegExp(`^${CLUSTER_DIR_PREFIX}[0-9a-f]{6}$`);
 const RECORD_FILE = 'cluster.json';
 
 export interface ClusterRecord {
@@ -67,9 +73,7 @@ export interface StaleCluster {
 export async function findStaleClusters(stateRoot: string): Promise<StaleCluster[]> {
   const names = await readdir(stateRoot).catch(() => [] as string[]);
   const stale: StaleCluster[] = [];
-  const clusters = names.filter(
-    (n) => n.startsWith(CLUSTER_DIR_PREFIX) && !n.endsWith(LOGS_SUFFIX),
-  );
+  const clusters = names.filter((n) => CLUSTER_DIR_NAME.test(n));
   for (const name of clusters) {
     const dir = join(stateRoot, name);
     const record = await loadRecord(dir);

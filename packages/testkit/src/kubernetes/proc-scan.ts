@@ -6,15 +6,32 @@
  */
 import { readdir, readFile, readlink } from 'node:fs/promises';
 
-/** PIDs (other than ours) whose command line contains `needle`. */
+/**
+ * PIDs whose command line contains `needle`, other than ours and our ancestors': a test runner
+ * above us may name the directory too, and the result is what a teardown SIGKILLs.
+ */
 export async function processesMentioning(needle: string): Promise<number[]> {
   const pids: number[] = [];
+  const spared = await ancestorsAndSelf();
   for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    if (!/^\d+$/.test(name) || spared.has(Number(name))) continue;
     const cmdline = await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '');
     if (cmdline.split('\0').some((arg) => arg.includes(needle))) pids.push(Number(name));
   }
   return pids;
+}
+
+/** This process and every process above it, up to init. */
+export async function ancestorsAndSelf(): Promise<Set<number>> {
+  const chain = new Set<number>();
+  let pid = process.pid;
+  while (pid > 1 && !chain.has(pid)) {
+    chain.add(pid);
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    // Fields after the command (which may hold spaces): state, ppid.
+    pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  }
+  return chain;
 }
 
 /** Paths of the named unix sockets the process holds open (from /proc/net/unix). */
