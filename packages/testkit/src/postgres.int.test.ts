@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { InputError } from '@sluice/errors';
 import { createTestDatabase, runPsql, startPostgres } from './postgres.js';
 import { runCommand } from './run-command.js';
@@ -34,5 +37,42 @@ test(
     const after = await runCommand('psql', ['-X', '-At', '-d', server.url, '-c', 'select 1']);
     assert.notEqual(after.code, 0);
     await server.stop();
+  },
+);
+
+test(
+  'a cluster whose owner was SIGKILLed is stopped and removed by the next start',
+  { timeout: 120_000 },
+  async () => {
+    // The owner: a process that starts a cluster, says where, and waits to be killed.
+    const module = JSON.stringify(new URL('./postgres.js', import.meta.url).href);
+    const owner = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { startPostgres } = await import(${module});
+         const server = await startPostgres({ local: true });
+         process.stdout.write(JSON.stringify({ dir: server.dir, url: server.url }) + '\\n');
+         setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const [line] = (await once(createInterface({ input: owner.stdout }), 'line')) as [string];
+    const orphan = JSON.parse(line) as { dir: string; url: string };
+    owner.kill('SIGKILL');
+    await once(owner, 'exit');
+    const alive = await runCommand('psql', ['-X', '-At', '-d', orphan.url, '-c', 'select 1']);
+    assert.equal(alive.stdout, '1\n', 'the orphan cluster runs before the sweep');
+
+    const server = await startPostgres({ local: true });
+    try {
+      assert.equal(existsSync(orphan.dir), false, 'the orphan directory is still there');
+      const gone = await runCommand('psql', ['-X', '-At', '-d', orphan.url, '-c', 'select 1']);
+      assert.notEqual(gone.code, 0, 'the orphan cluster still answers');
+      assert.ok(existsSync(server.dir ?? ''), 'the new cluster runs');
+    } finally {
+      await server.stop();
+    }
   },
 );

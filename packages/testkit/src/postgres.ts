@@ -2,13 +2,17 @@
  * PostgreSQL for tests. Uses SLUICE_TEST_DATABASE_URL when set; otherwise starts a throwaway
  * cluster in a temp dir with the machine's `initdb`/`pg_ctl` on a free loopback port, with
  * fsync off (the data dies with the test anyway). Tests then create cheap logical databases with
- * `createTestDatabase`, as Backstage's TestDatabases does.
+ * `createTestDatabase`, as Backstage's TestDatabases does. Each cluster's directory records its
+ * owner's PID; a cluster whose owner was killed (a SIGKILLed test run) is stopped and removed by
+ * the next start on the machine.
  * @module
  */
-import { chown, readFile } from 'node:fs/promises';
+import { chown, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError, UnavailableError } from '@sluice/errors';
+import { processAlive } from '@sluice/process';
 import { childEnv, readTestkitEnv } from './config.js';
 import {
   findServerBinDir,
@@ -54,9 +58,11 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   if (databaseUrl !== undefined && options.local !== true) {
     return { url: databaseUrl, dir: undefined, stop: () => Promise.resolve() };
   }
-  const bin = await findServerBinDir(options.log ?? (() => undefined));
+  const log = options.log ?? (() => undefined);
+  const bin = await findServerBinDir(log);
   const owner = serverOwner();
-  const temp = await makeTempDir('sluice-pg-');
+  await sweepOrphanedClusters(bin, owner, log);
+  const temp = await makeTempDir(CLUSTER_PREFIX);
   const cluster: Cluster = {
     bin,
     temp,
@@ -65,6 +71,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
     owner,
   };
   try {
+    await writeFile(join(temp.path, OWNER_FILE), `${process.pid}\n`);
     if (owner !== undefined) await chown(temp.path, owner.uid, owner.gid);
     await pg(cluster, 'initdb', [
       '-D',
@@ -84,6 +91,37 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   } catch (err) {
     await temp.cleanup();
     throw err;
+  }
+}
+
+const CLUSTER_PREFIX = 'sluice-pg-';
+const OWNER_FILE = 'owner.pid';
+
+/**
+ * Stops and removes the clusters whose owner process is gone. A directory without an owner file
+ * is left alone: it may be one being made right now, or not ours.
+ */
+async function sweepOrphanedClusters(
+  bin: string,
+  owner: UserIds | undefined,
+  log: (line: string) => void,
+): Promise<void> {
+  const names = await readdir(tmpdir()).catch(() => [] as string[]);
+  for (const name of names.filter((n) => n.startsWith(CLUSTER_PREFIX))) {
+    const path = join(tmpdir(), name);
+    const pid = Number((await readFile(join(path, OWNER_FILE), 'utf8').catch(() => '')).trim());
+    if (!Number.isInteger(pid) || pid <= 0 || processAlive(pid)) continue;
+    log(`stopping a test PostgreSQL left by process ${pid}, which is gone: ${path}`);
+    const cluster: Cluster = {
+      bin,
+      temp: { path, cleanup: () => rm(path, { recursive: true, force: true }) },
+      data: join(path, 'data'),
+      logFile: join(path, 'postgres.log'),
+      owner,
+    };
+    // Immediate: its data is thrown away; a stopped cluster answers "not running", also fine.
+    await runPg(cluster, 'pg_ctl', ['-D', cluster.data, '-m', 'immediate', '-w', 'stop']);
+    await cluster.temp.cleanup();
   }
 }
 
