@@ -70,6 +70,33 @@ test('-o json lists the issues for tools', async () => {
   assert.match(report.issues[0]?.message ?? '', /"version" must be "1.0"/);
 });
 
+test('several files are checked in one run: each reported under its name, exit 1 if any fails', async () => {
+  const bad = write('several-bad.yml', 'version: "2.0"\nsteps:\n  a:\n    image: x\n');
+  const good = 'examples/hello/codefresh.yml';
+  const text = await runSluice(['validate', good, bad]);
+  assert.equal(text.code, 1, text.stderr);
+  assert.match(text.stdout, /examples\/hello\/codefresh\.yml is valid: 3 steps/);
+  assert.ok(text.stderr.includes(`${bad}:1:10: error:`), text.stderr);
+
+  const json = await runSluice(['validate', good, bad, '-o', 'json']);
+  assert.equal(json.code, 1, json.stderr);
+  const list = JSON.parse(json.stdout) as {
+    kind: string;
+    items: { file: string; valid: boolean; issues: { line: number }[] }[];
+  };
+  assert.equal(list.kind, 'List');
+  assert.deepEqual(
+    list.items.map((i) => [i.file, i.valid, i.issues.map((issue) => issue.line)]),
+    [
+      [good, true, []],
+      [bad, false, [1]],
+    ],
+  );
+  const missing = await runSluice(['validate', good, 'no/such/file.yml']);
+  assert.equal(missing.code, 66, 'a missing file among several fails the command');
+  assert.equal(missing.stdout, '', 'nothing is reported before every file is read');
+});
+
 test('a missing file names the file and exits 66', async () => {
   const result = await runSluice(['validate', 'no/such/file.yml']);
   assert.equal(result.code, 66);

@@ -113,13 +113,17 @@ export function addLocalCommands({
 
   program
     .command('validate')
-    .description('Check a pipeline file and print every problem with file:line:column')
+    .description('Check pipeline files and print every problem with file:line:column')
     .helpGroup(LOCAL)
     .addHelpText(
       'after',
-      exampleText(['sluice validate', 'sluice validate ci/codefresh.yml -o json']),
+      exampleText([
+        'sluice validate',
+        'sluice validate ci/codefresh.yml -o json',
+        'sluice validate examples/*/codefresh.yml',
+      ]),
     )
-    .argument('[file]', 'pipeline file', undefined)
+    .argument('[files...]', 'pipeline files (default: codefresh.yml here)')
     .option('-o, --output <format>', 'text or json', parseOutput, 'text')
     .option(
       '--step-types <dir>',
@@ -127,19 +131,17 @@ export function addLocalCommands({
       collect,
       [],
     )
-    .action(
-      async (file: string | undefined, opts: { output: 'text' | 'json'; stepTypes: string[] }) => {
-        const { validateCommand } = await import('./commands/validate.js');
-        setExitCode(
-          validateCommand(term, file, {
-            cwd: process.cwd(),
-            output: opts.output,
-            stepTypes: opts.stepTypes,
-            stepTypeDirs: config.stepTypeDirs,
-          }),
-        );
-      },
-    );
+    .action(async (files: string[], opts: { output: 'text' | 'json'; stepTypes: string[] }) => {
+      const { validateCommand } = await import('./commands/validate.js');
+      setExitCode(
+        validateCommand(term, files, {
+          cwd: process.cwd(),
+          output: opts.output,
+          stepTypes: opts.stepTypes,
+          stepTypeDirs: config.stepTypeDirs,
+        }),
+      );
+    });
 
   program
     .command('server')
