@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CACHE_ANNOTATIONS } from '@sluice/labels';
 import type { KubeClaim } from '@sluice/kube';
-import { cacheRecord } from './cache-records.js';
+import { cacheRecord, graceOver, UNRECORDED_GRACE_MS } from './cache-records.js';
 
 function claim(annotations: Record<string, string>, storageClassName?: string): KubeClaim {
   return {
@@ -64,4 +64,11 @@ test('garbage in the annotations is not passed on as dates or counts', () => {
   assert.equal(record.mountCount, null);
   assert.equal(record.usedBytes, null);
   assert.equal(record.storageClass, null);
+});
+
+test('a bound claim without a record is reported unknown only after the grace for the record', () => {
+  const since = 1_000_000;
+  assert.equal(graceOver(since, since), false, 'at once: the provisioner records a moment later');
+  assert.equal(graceOver(since, since + UNRECORDED_GRACE_MS - 1), false);
+  assert.equal(graceOver(since, since + UNRECORDED_GRACE_MS), true);
 });

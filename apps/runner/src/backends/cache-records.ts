@@ -3,8 +3,10 @@
  * provisioner recorded on it (`CACHE_ANNOTATIONS`: hit or miss and why, the volume, its first
  * and previous use, mount count) goes to the control plane, which keeps it on the build (the
  * API, `describe build`). A claim bound by a provisioner that records nothing is reported as
- * `unknown`, with its StorageClass named. Each claim is reported once; one the control plane did
- * not take is sent again on the next pass.
+ * `unknown`, with its StorageClass named, once it has been seen bound without a record for
+ * `UNRECORDED_GRACE_MS`: Sluice's provisioner binds the volume first and records on the claim a
+ * moment later, and a pass in between must not report that claim unknown. Each claim is reported
+ * once; one the control plane did not take is sent again on the next pass.
  * @module
  */
 import { describeError } from '@sluice/errors';
@@ -22,12 +24,19 @@ export interface CacheRecordsOptions {
   namespace: string;
   logger: Logger;
   report: ReportBuildCache;
+  /** Milliseconds now (tests); `Date.now` by default. */
+  clock?: () => number;
 }
+
+/** How long a bound claim without a record waits for one before it is reported unknown. */
+export const UNRECORDED_GRACE_MS = 15_000;
 
 export class CacheRecords {
   readonly #o: CacheRecordsOptions;
   /** Claims (by uid) whose record the control plane took. */
   readonly #reported = new Set<string>();
+  /** Bound claims (by uid) without a record yet: when each was first seen so. */
+  readonly #unrecordedSince = new Map<string, number>();
 
   constructor(options: CacheRecordsOptions) {
     this.#o = options;
@@ -46,8 +55,15 @@ export class CacheRecords {
       listed.add(uid);
       const buildId = claim.metadata.labels?.[BUILD_LABELS.buildId];
       if (this.#reported.has(uid) || !buildId || claim.status?.phase !== 'Bound') continue;
+      const record = cacheRecord(claim);
+      const now = (this.#o.clock ?? Date.now)();
+      if (record.outcome === 'unknown') {
+        const since = this.#unrecordedSince.get(uid) ?? now;
+        this.#unrecordedSince.set(uid, since);
+        if (!graceOver(since, now)) continue;
+      }
       try {
-        await this.#o.report(buildId, cacheRecord(claim));
+        await this.#o.report(buildId, record);
         this.#reported.add(uid);
       } catch (err) {
         this.#o.logger.warn('cache record not reported', {
@@ -59,7 +75,14 @@ export class CacheRecords {
       }
     }
     for (const uid of this.#reported) if (!listed.has(uid)) this.#reported.delete(uid);
+    for (const uid of this.#unrecordedSince.keys())
+      if (!listed.has(uid) || this.#reported.has(uid)) this.#unrecordedSince.delete(uid);
   }
+}
+
+/** Whether a claim first seen bound without a record at `since` is to be reported unknown now. */
+export function graceOver(since: number, now: number): boolean {
+  return now - since >= UNRECORDED_GRACE_MS;
 }
 
 /** The record of a bound claim, from the provisioner's annotations when it left them. */
