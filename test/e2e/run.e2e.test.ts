@@ -182,5 +182,5 @@ test('npx sluice works from the repository root', () => {
   });
   assert.equal(out.status, 0, out.stderr);
   assert.match(out.stdout, /run \[options\] \[file\]/);
-  assert.match(out.stdout, /validate \[options\] \[file\]/);
+  assert.match(out.stdout, /validate \[options\] \[files\.\.\.\]/);
 });
