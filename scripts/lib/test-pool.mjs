@@ -84,11 +84,13 @@ function readTimes(path) {
 
 /**
  * Runs `jobs` ({ tier, name, estimate, run: () => Promise<result> }) with at most `limit`
- * at once and at most `tierLimits[tier]` of a tier at once; a tier's jobs wait for
- * `ready[tier]` (a promise) when there is one. `onDone(job, result, ms)` is called as each
- * ends. Among the jobs that may start, the longest estimate goes first.
+ * at once and at most `tierLimits[tier]` of a tier at once; the jobs of a tier in `beside` do
+ * not count towards `limit` (only towards their tier's): files that mostly wait, beside the ones
+ * that keep the cores busy. A tier's jobs wait for `ready[tier]` (a promise) when there is one.
+ * `onDone(job, result, ms)` is called as each ends. Among the jobs that may start, the longest
+ * estimate goes first.
  */
-export async function runPool(jobs, { limit, tierLimits, ready, onDone }) {
+export async function runPool(jobs, { limit, tierLimits, ready, onDone, beside = [] }) {
   const waiting = [...jobs].sort((a, b) => (b.estimate ?? 0) - (a.estimate ?? 0));
   const released = new Set(Object.keys(tierLimits).filter((tier) => ready[tier] === undefined));
   const running = new Map();
@@ -103,11 +105,14 @@ export async function runPool(jobs, { limit, tierLimits, ready, onDone }) {
     promise.then(release, release);
   }
   const count = (tier) => [...running.values()].filter((job) => job.tier === tier).length;
+  const busy = () => [...running.values()].filter((job) => !beside.includes(job.tier)).length;
+  const mayStart = (job) =>
+    released.has(job.tier) &&
+    count(job.tier) < (tierLimits[job.tier] ?? limit) &&
+    (beside.includes(job.tier) || busy() < limit);
   while (waiting.length > 0 || running.size > 0) {
-    while (running.size < limit) {
-      const index = waiting.findIndex(
-        (job) => released.has(job.tier) && count(job.tier) < (tierLimits[job.tier] ?? limit),
-      );
+    for (;;) {
+      const index = waiting.findIndex(mayStart);
       if (index < 0) break;
       const [job] = waiting.splice(index, 1);
       const started = performance.now();

@@ -1,0 +1,104 @@
+// The test runner's scheduler (scripts/lib/test-pool.mjs): limits, the tier beside the others,
+// tiers that wait until they are ready, and longest first — on jobs that only wait.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+interface Job {
+  tier: string;
+  name: string;
+  estimate?: number;
+  run: () => Promise<{ passed: number; failed: number; skipped: number; failures: string[] }>;
+}
+interface Pool {
+  runPool: (
+    jobs: Job[],
+    options: {
+      limit: number;
+      tierLimits: Record<string, number>;
+      ready: Record<string, Promise<unknown> | undefined>;
+      onDone: (job: Job) => void;
+      beside?: string[];
+    },
+  ) => Promise<void>;
+}
+
+// From test/dist/unit/ back to the repository's scripts/lib/.
+const lib = join(fileURLToPath(new URL('../../..', import.meta.url)), 'scripts/lib');
+const { runPool } = (await import(pathToFileURL(join(lib, 'test-pool.mjs')).href)) as Pool;
+
+/** Jobs that each wait `ms`, recording how many of each kind ran at once at most. */
+function recorder() {
+  const running = new Map<string, number>();
+  const most = new Map<string, number>();
+  const started: string[] = [];
+  const job = (tier: string, name: string, estimate: number, ms = 20): Job => ({
+    tier,
+    name,
+    estimate,
+    run: async () => {
+      started.push(name);
+      for (const key of [tier, tier === 'kube' ? 'beside' : 'busy', 'all']) {
+        running.set(key, (running.get(key) ?? 0) + 1);
+        most.set(key, Math.max(most.get(key) ?? 0, running.get(key) ?? 0));
+      }
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      for (const key of [tier, tier === 'kube' ? 'beside' : 'busy', 'all'])
+        running.set(key, (running.get(key) ?? 1) - 1);
+      return { passed: 1, failed: 0, skipped: 0, failures: [] };
+    },
+  });
+  return { job, most, started };
+}
+
+test('at most `limit` jobs at once, and at most each tier limit', async () => {
+  const { job, most } = recorder();
+  const jobs = [
+    ...Array.from({ length: 6 }, (_, i) => job('int', `int ${i}`, i)),
+    ...Array.from({ length: 6 }, (_, i) => job('e2e', `e2e ${i}`, i)),
+  ];
+  const done: string[] = [];
+  await runPool(jobs, {
+    limit: 3,
+    tierLimits: { int: 2, e2e: 2 },
+    ready: {},
+    onDone: (j) => done.push(j.name),
+  });
+  assert.equal(done.length, 12);
+  assert.equal(most.get('all'), 3);
+  assert.equal(most.get('int'), 2);
+  assert.equal(most.get('e2e'), 2);
+});
+
+test('a tier beside the others runs in slots of its own, to its own limit', async () => {
+  const { job, most } = recorder();
+  const jobs = [
+    ...Array.from({ length: 6 }, (_, i) => job('int', `int ${i}`, 100 + i)),
+    ...Array.from({ length: 4 }, (_, i) => job('kube', `kube ${i}`, i, 40)),
+  ];
+  await runPool(jobs, {
+    limit: 2,
+    tierLimits: { int: 2, kube: 1 },
+    ready: {},
+    onDone: () => undefined,
+    beside: ['kube'],
+  });
+  assert.equal(most.get('busy'), 2, 'the other tiers keep both slots');
+  assert.equal(most.get('beside'), 1);
+  assert.equal(most.get('all'), 3, 'the kube file ran beside them');
+});
+
+test('a tier waits until it is ready; the longest estimate starts first', async () => {
+  const { job, started } = recorder();
+  let release = (): void => undefined;
+  const ready = new Promise<void>((resolve) => (release = resolve));
+  await runPool([job('e2e', 'short', 1), job('kube', 'waits', 1000), job('e2e', 'long', 50)], {
+    limit: 1,
+    tierLimits: { e2e: 1, kube: 1 },
+    ready: { kube: ready },
+    // Its estimate is the longest, yet it starts only once released, after the other two.
+    onDone: (j) => (j.name === 'short' ? release() : undefined),
+  });
+  assert.deepEqual(started, ['long', 'short', 'waits']);
+});
