@@ -225,6 +225,8 @@ const ready = {
   kube: clusters?.catch((error) => say(`[kube clusters] could not start: ${error.message}`)),
 };
 const tierLimits = Object.fromEntries(tiers.map((t) => [t, TIER_LIMITS[t] ?? JOBS]));
+// The kube tier alone (`run-tests.mjs kube`): two of its files at once on the shared clusters.
+if (tiers.length === 1 && tiers[0] === 'kube') tierLimits.kube = 2;
 
 /** Stops the run's shared PostgreSQL server and clusters (each only once). */
 let stopping;
