@@ -4,7 +4,7 @@
 # (scripts/run-tests.mjs) and closes with "N passed, N failed". The Kubernetes test cluster's
 # set-up (about 14 minutes on a fresh machine, seconds once cached) starts in the background
 # once the TypeScript is built; only the kube tier waits for it. Format and lint run as one job
-# beside the unit tier.
+# beside the unit tier, cached on the machine (scripts/check-code.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SLUICE_TEST_STARTED_AT=$(date +%s)
@@ -19,4 +19,4 @@ sluice_prepare_chromium
 sluice_step "tests (format and lint beside the unit tier)"
 # Niced: on a fresh machine the Kubernetes build beside them comes first (the kube tier waits).
 nice -n 10 node scripts/run-tests.mjs --background-setup="$SLUICE_FOLLOW_KUBERNETES_SETUP" \
-  --beside="npm run --silent format:check && npm run --silent lint" unit int e2e kube
+  --beside="node scripts/check-code.mjs" unit int e2e kube
