@@ -4,7 +4,8 @@
  * the wizard at a terminal (tmux) ends with the same manifests as the flags; `init --yes` killed
  * halfway and run again finishes with every object once, the agent in the cluster healthy and
  * the test pipeline's log on the terminal; `upgrade` rolls the agent to another image tag; and
- * `delete --yes` removes exactly what init created, and nothing else.
+ * `delete --yes` removes exactly what init created, and nothing else (not the objects of another
+ * install of the same release name in another namespace, cluster-scoped ones included).
  * @module
  */
 import { after, before, test } from 'node:test';
@@ -14,9 +15,11 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { KubeClient, KubeResources } from '@sluice/kube';
-import type { KubeResource } from '@sluice/kube';
+import type { KubeResource, ResourceRef } from '@sluice/kube';
 import { createNamespace } from '@sluice/kube/testing';
 import type { SluiceClient } from '@sluice/protocol';
+import { renderRuntimeInstall } from '@sluice/runtime-spec';
+import type { InstallObject } from '@sluice/runtime-spec';
 import { CLUSTER_IMAGES, makeTempDir, renderChart, useKubernetes } from '@sluice/testkit';
 import type { TempDir, TestRegistry } from '@sluice/testkit';
 import { REPO_ROOT, runSluice, SLUICE_BIN, startSluice } from './cli-harness.js';
@@ -40,6 +43,8 @@ const cluster = useKubernetes({
 const NS = 'sluice-init';
 const DRY_NS = 'sluice-dry';
 const ATTACHED_NS = 'sluice-attached';
+/** Another install's namespace, with the same release name as this one's. */
+const NEIGHBOUR_NS = 'sluice-neighbour';
 const RUNTIME = 'cluster/init';
 const AGENT = 'init-agent';
 const INSTALL_KINDS = ['Deployment', 'Secret', 'ServiceAccount', 'Role', 'RoleBinding'];
@@ -184,6 +189,32 @@ test('init --dry-run writes every manifest; the API server dry run accepts each;
   assert.deepEqual(await objectsIn(DRY_NS), ['ServiceAccount/default'], 'nothing was created');
   const { items } = await admin.call('listRuntimeEnvironments');
   assert.ok(!items.some((re) => re.name === RUNTIME), 'nothing was registered');
+});
+
+test('init --warm-volumes --dry-run into a namespace not made yet plans it before its objects', async () => {
+  const namespace = 'sluice-warm-new';
+  const run = await runSluice(
+    [
+      'runner',
+      'init',
+      '--yes',
+      ...baseArgs(namespace),
+      ...answerArgs(),
+      '--warm-volumes',
+      '--dry-run',
+      join(temp.path, 'dry-warm'),
+    ],
+    { env: ENV() },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, new RegExp(`create\\s+Namespace ${namespace}\\n`));
+  for (const object of [
+    `DaemonSet ${namespace}/sluice-volume-agent`,
+    `Deployment ${namespace}/sluice-provisioner`,
+  ])
+    assert.match(run.stderr, new RegExp(`create \\(with its namespace\\) ${object}\\n`));
+  assert.match(run.stderr, /create\s+StorageClass /);
+  assert.equal(await kube.read({ kind: 'Namespace', name: namespace }), undefined, 'not created');
 });
 
 /** Runs init's wizard in tmux, answering each question; resolves to its manifests. */
@@ -501,7 +532,43 @@ test('attach lets the agent serve a runtime of another kube context; a build run
   );
 });
 
-test('delete --yes lists and removes exactly what init created, and nothing else', async () => {
+/**
+ * Another install of the same (default) release name in a namespace of its own, with warm volumes
+ * (cluster-scoped objects and a namespace of its own): its objects as the runtime chart renders
+ * them, without the workloads, which are not what delete chooses by.
+ */
+async function applyNeighbourInstall(): Promise<ResourceRef[]> {
+  const objects = renderRuntimeInstall({
+    release: 'sluice',
+    namespace: NEIGHBOUR_NS,
+    values: {
+      controlPlane: { url: controlPlaneUrl },
+      runtime: { name: 'cluster/neighbour', namespace: NEIGHBOUR_NS, createNamespace: true },
+      agent: { token: 'neighbour' },
+      volumes: { enabled: true },
+    },
+  }).filter((o) => o.kind !== 'Deployment' && o.kind !== 'DaemonSet');
+  // Its own namespace, as init makes it (the chart leaves that to `helm --create-namespace`).
+  const labels = objects[0]?.metadata.labels ?? {};
+  const namespace: InstallObject = {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: NEIGHBOUR_NS, labels },
+  };
+  const ordered = [namespace, ...objects];
+  for (const object of ordered) await kube.apply(object);
+  return ordered.map((o) => ({
+    kind: o.kind,
+    name: o.metadata.name,
+    namespace: o.metadata.namespace,
+  }));
+}
+
+test('delete --yes lists and removes exactly what init created, and nothing else', async (t) => {
+  const neighbour = await applyNeighbourInstall();
+  t.after(async () => {
+    for (const object of [...neighbour].reverse()) await kube.delete(object).catch(() => undefined);
+  });
   const elsewhere = async () => [...(await objectsIn(DRY_NS)), ...(await objectsIn('default'))];
   const before = await elsewhere();
   const run = await runSluice(
@@ -537,6 +604,12 @@ test('delete --yes lists and removes exactly what init created, and nothing else
     120_000,
   );
   assert.deepEqual(await elsewhere(), before, 'nothing else removed');
+  assert.ok(!run.stderr.includes(NEIGHBOUR_NS), `the other install is not listed:\n${run.stderr}`);
+  for (const object of neighbour)
+    assert.ok(
+      (await kube.read(object)) !== undefined,
+      `${object.kind} ${object.name} of the other install is still there`,
+    );
   assert.equal(
     await kube.read({ kind: 'Namespace', name: DRY_NS }).then((n) => n?.metadata.name),
     DRY_NS,

@@ -16,12 +16,14 @@
 {{- default (include "sluice-runtime.fullname" .) .Values.agent.existingSecret.name -}}
 {{- end -}}
 
+{{/* The release with its namespace names one install: `sluice runner delete` selects by both. */}}
 {{- define "sluice-runtime.labels" -}}
 app.kubernetes.io/name: sluice-agent
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/part-of: sluice
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
+sluice.io/install-namespace: {{ .Release.Namespace }}
 {{- end -}}
 
 {{- define "sluice-runtime.selector" -}}
@@ -35,4 +37,5 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/part-of: sluice
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
+sluice.io/install-namespace: {{ .Release.Namespace }}
 {{- end -}}

@@ -66,6 +66,8 @@ export { renderLocalEngineEnv } from './render/local-engine-env.js';
 export type { KubeObject, KubeMetadata } from './render/pod-common.js';
 export {
   AGENT_ROLE_RULES,
+  INSTALL_NAMESPACE_LABEL,
+  installSelector,
   renderRuntimeInstall,
   RUNTIME_INSTALL_DEFAULTS,
   RUNTIMES_DIR,

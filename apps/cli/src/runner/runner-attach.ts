@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { InputError } from '@sluice/errors';
 import type { KubeResource } from '@sluice/kube';
 import type { SluiceClient } from '@sluice/protocol';
-import { renderRuntimeInstall, RUNTIMES_DIR } from '@sluice/runtime-spec';
+import { INSTALL_NAMESPACE_LABEL, renderRuntimeInstall, RUNTIMES_DIR } from '@sluice/runtime-spec';
 import { yaml } from '../lazy-yaml.js';
 import type { Terminal } from '../ui/terminal.js';
 import { serverClient } from '../commands/server-resources.js';
@@ -280,6 +280,7 @@ async function addRuntimeFile(
         'app.kubernetes.io/part-of': 'sluice',
         'app.kubernetes.io/instance': install.release,
         'app.kubernetes.io/managed-by': 'sluice',
+        [INSTALL_NAMESPACE_LABEL]: install.namespace,
       },
     },
     data,

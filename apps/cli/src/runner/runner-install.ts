@@ -15,12 +15,26 @@ import type { InstallObject } from '@sluice/runtime-spec';
 import { CLI_VERSION } from '../version.js';
 import type { RunnerSettings } from './runner-settings.js';
 
-/** Objects are applied in this order: each exists before what refers to it. */
-const KIND_ORDER = ['Namespace', 'ServiceAccount', 'Secret', 'Role', 'RoleBinding', 'Deployment'];
+/**
+ * Objects are applied (and planned) in this order: each exists before what refers to it, and
+ * namespaces before anything in them. A kind not listed goes before the workloads.
+ */
+const KIND_ORDER = [
+  'Namespace',
+  'StorageClass',
+  'ServiceAccount',
+  'Secret',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'Role',
+  'RoleBinding',
+  'DaemonSet',
+  'Deployment',
+];
 
-/** Labels of every object init makes; `runner delete` finds them by the instance label. */
-export function installSelector(release: string): string {
-  return `app.kubernetes.io/instance=${release},app.kubernetes.io/part-of=sluice`;
+function kindRank(kind: string): number {
+  const rank = KIND_ORDER.indexOf(kind);
+  return rank >= 0 ? rank : KIND_ORDER.indexOf('DaemonSet') - 0.5;
 }
 
 export function agentObjectName(release: string): string {
@@ -44,7 +58,7 @@ export function installObjects(settings: RunnerSettings, token: string): Install
       kind: 'Namespace',
       metadata: { name: settings.namespace, labels },
     });
-  return objects.sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
+  return objects.sort((a, b) => kindRank(a.kind) - kindRank(b.kind));
 }
 
 /** `Deployment sluice/sluice-agent`. */

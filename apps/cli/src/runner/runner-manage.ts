@@ -1,14 +1,16 @@
 /**
  * `sluice runner delete` and `sluice runner upgrade`, on an install `runner init` made. The
  * install is found from its agent Deployment (`<release>-agent` in the namespace): its
- * environment names the runtime and the runtime's namespace, and the instance label finds every
- * object. Delete lists exactly what it will remove (objects, the agent registration, the runtime
+ * environment names the runtime and the runtime's namespace, and the instance label with the
+ * install's namespace (`installSelector`) finds every object of this install and of no other.
+ * Delete lists exactly what it will remove (objects, the agent registration, the runtime
  * environment), asks (default no) unless `--yes`, and removes them; a namespace is removed only
  * when init created it. Upgrade moves the agent to another image and waits for the rollout.
  * @module
  */
 import { InputError, NotFoundError } from '@sluice/errors';
 import { describeResource } from '@sluice/kube';
+import { installSelector } from '@sluice/runtime-spec';
 import type { KubeResource, ResourceRef } from '@sluice/kube';
 import type { SluiceClient } from '@sluice/protocol';
 import type { Terminal } from '../ui/terminal.js';
@@ -16,7 +18,7 @@ import { serverClient } from '../commands/server-resources.js';
 import type { ServerOptions } from '../commands/server-resources.js';
 import { connectCluster } from './runner-cluster.js';
 import type { RunnerCluster } from './runner-cluster.js';
-import { agentObjectName, installSelector } from './runner-install.js';
+import { agentObjectName } from './runner-install.js';
 import { defaultKubeconfig, nameFrom, RUNNER_DEFAULTS } from './runner-settings.js';
 
 export interface RunnerManageOptions extends ServerOptions {
@@ -64,7 +66,11 @@ async function findInstall(options: RunnerManageOptions): Promise<Install> {
     namespace,
     release,
     deployment,
-    runtime: env.get('SLUICE_IN_CLUSTER_RUNTIME'),
+    // Without its Deployment (deleted, or a chart install of --generate-helm-values-file never
+    // made), the install's runtime is the one init names by default for this context.
+    runtime:
+      env.get('SLUICE_IN_CLUSTER_RUNTIME') ??
+      (deployment === undefined ? `${nameFrom(cluster.contextName)}/${buildNamespace}` : undefined),
     buildNamespace,
     agentName: options.agentName ?? nameFrom(`${cluster.contextName}-${buildNamespace}`),
   };
@@ -72,7 +78,7 @@ async function findInstall(options: RunnerManageOptions): Promise<Install> {
 
 /** The install's objects, in the order they are removed: the agent first, namespaces last. */
 async function installedObjects(install: Install): Promise<ResourceRef[]> {
-  const labelSelector = installSelector(install.release);
+  const labelSelector = installSelector(install.release, install.namespace);
   const { resources } = install.cluster;
   const found: ResourceRef[] = [];
   const namespaces = [...new Set([install.namespace, install.buildNamespace])];

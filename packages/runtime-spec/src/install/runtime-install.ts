@@ -79,6 +79,18 @@ export const AGENT_ROLE_RULES = [
   { apiGroups: [''], resources: ['services'], verbs: ['create', 'get'] },
 ];
 
+/**
+ * The label every object of an install carries with the agent's namespace: with the instance
+ * label (the release, unique only within a namespace) it selects one install's objects and no
+ * other's, cluster-scoped ones and namespaces included.
+ */
+export const INSTALL_NAMESPACE_LABEL = 'sluice.io/install-namespace';
+
+/** The label selector of the install `release` in `namespace`. */
+export function installSelector(release: string, namespace: string): string {
+  return `app.kubernetes.io/instance=${release},app.kubernetes.io/part-of=sluice,${INSTALL_NAMESPACE_LABEL}=${namespace}`;
+}
+
 export function renderRuntimeInstall(options: RuntimeInstallOptions): InstallObject[] {
   const { release, namespace, values } = options;
   const agent = values.agent;
@@ -93,6 +105,8 @@ export function renderRuntimeInstall(options: RuntimeInstallOptions): InstallObj
     'app.kubernetes.io/part-of': 'sluice',
     'app.kubernetes.io/version': options.version ?? '0.1.0',
     'app.kubernetes.io/managed-by': options.managedBy ?? 'sluice',
+    // The release is unique only within its namespace: the two together name the install.
+    [INSTALL_NAMESPACE_LABEL]: namespace,
   };
   const meta = (objectName: string, ns: string) => ({ name: objectName, namespace: ns, labels });
   const objects: InstallObject[] = [
