@@ -6,9 +6,9 @@ import { parse } from 'yaml';
 import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
 import { makeTempDir } from '@sluice/testkit';
-import { kill, runSluice, startServer } from './cli-harness.js';
+import { kill, runSluice, startServer, startSluice } from './cli-harness.js';
 import type { RunningServer } from './cli-harness.js';
-import { createLocalRuntime } from './control-plane-seed.js';
+import { createLocalRuntime, createPipelines } from './control-plane-seed.js';
 
 const TOKEN = 'slu_u_runtime-cli-token-0123456789';
 const dir = await makeTempDir('sluice-e2e-re-');
@@ -34,7 +34,8 @@ after(async () => {
 test('sluice get re lists runtime environments as a table, and one as YAML or JSON', async () => {
   const table = await runSluice(['get', 're'], { env });
   assert.equal(table.code, 0, table.stderr);
-  assert.match(table.stdout, /^NAME\s+VERSION\s+DEFAULT\s+DESCRIPTION\nlocal\s+1\s+laptop$/m);
+  // The account's first runtime is its default.
+  assert.match(table.stdout, /^NAME\s+VERSION\s+DEFAULT\s+DESCRIPTION\nlocal\s+1\s+yes\s+laptop$/m);
   const yaml = await runSluice(['get', 're', 'local', '-o', 'yaml'], { env });
   assert.equal(yaml.code, 0, yaml.stderr);
   const doc = parse(yaml.stdout) as {
@@ -80,6 +81,47 @@ test('a patch that breaks the spec is refused with the field named, and bad YAML
     ),
     parseError.stderr,
   );
+});
+
+test('patch re --default moves the default; run-pipeline with no runtime to run on says why at once', async (t) => {
+  const admin = createClient({ baseUrl: server.url, token: TOKEN });
+  const spec = {
+    metadata: { name: 'spare' },
+    runtimeScheduler: { type: 'LocalDocker' },
+    dockerDaemonScheduler: { type: 'LocalDocker' },
+  };
+  await admin.call('createRuntimeEnvironment', { body: { name: 'spare', spec } });
+  const moved = await runSluice(['patch', 're', 'spare', '--default'], { env });
+  assert.equal(moved.code, 0, moved.stderr);
+  assert.match(moved.stdout, /runtime-environment\/spare is the account's default/);
+  assert.match((await runSluice(['get', 're'], { env })).stdout, /^spare\s+1\s+yes\s*$/m);
+  const nothing = await runSluice(['patch', 're', 'spare'], { env });
+  assert.equal(nothing.code, 2);
+  assert.match(nothing.stderr, /Nothing to patch: pass -f FILE or --default/);
+
+  // Deleting the default leaves the account without one: a build then waits, and says why.
+  await admin.call('deleteRuntimeEnvironment', { params: { name: 'spare' } });
+  await createPipelines(admin, 'waiting', {
+    nowhere:
+      "version: '1.0'\nsteps:\n  hello:\n    image: sluice/busybox:1\n    commands: [echo hi]\n",
+  });
+  const started = Date.now();
+  const cli = startSluice(['run-pipeline', 'waiting/nowhere'], { env });
+  try {
+    for (let i = 0; i < 300 && !cli.stderr().includes('No runtime environment'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.match(
+      cli.stderr(),
+      /No runtime environment: the pipeline names none and the account has no default; make one the default with `sluice patch re NAME --default`/,
+    );
+    t.diagnostic(`the reason was printed ${Date.now() - started} ms after the command started`);
+  } finally {
+    cli.child.kill('SIGINT');
+  }
+  const stopped = await cli.done;
+  assert.equal(stopped.code, 130, stopped.stderr);
+  const { items } = await admin.call('listBuilds', { query: { status: 'pending' } });
+  for (const build of items) await admin.call('cancelBuild', { params: { buildId: build.id } });
 });
 
 test('without a server the command says what to set', async () => {

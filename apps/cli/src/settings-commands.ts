@@ -70,13 +70,20 @@ export function addSettingsCommands(ctx: SettingsCommandsContext): void {
   );
   examples(
     withServer(verbs.patch.command('runtime-environment').alias('re').alias('runtime-environments'))
-      .description('Apply a merge patch (YAML or JSON) to a runtime environment: a new version')
+      .description(
+        "Apply a merge patch (YAML or JSON) to a runtime environment (a new version), or make it the account's default",
+      )
       .argument('<name>', 'runtime environment name')
-      .requiredOption('-f, --filename <file>', 'the patch file, or - for standard input'),
+      .option('-f, --filename <file>', 'the patch file, or - for standard input')
+      .option(
+        '--default',
+        "make it the account's default runtime (builds that name none run there)",
+      ),
     'sluice patch re local -f patch.yml',
-  ).action(async (name: string, opts: ServerFlags & { filename: string }) => {
+    'sluice patch re prod/ci --default',
+  ).action(async (name: string, opts: ServerFlags & { filename?: string; default?: boolean }) => {
     const { patchRuntimeEnvironment } = await import('./commands/runtime-environments.js');
-    ctx.setExitCode(await patchRuntimeEnvironment(term, name, opts.filename, ctx.server(opts)));
+    ctx.setExitCode(await patchRuntimeEnvironment(term, name, opts, ctx.server(opts)));
   });
   examples(
     withServer(verbs.get.command('registries').alias('registry'))

@@ -6,6 +6,7 @@
  * Ctrl-C stops following only; the build goes on.
  * @module
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { NotFoundError } from '@sluice/errors';
 import type { Build, LogLine, SluiceClient } from '@sluice/protocol';
 import { parsePairs } from '../config.js';
@@ -115,6 +116,44 @@ function checkStep(build: Build, step: string): void {
   );
 }
 
+/** How often a pending build is looked at, and how often its unchanged reason is said again. */
+const PENDING_POLL_MS = 1000;
+const PENDING_REPEAT_MS = 30_000;
+
+/**
+ * Until `signal` aborts (the first log line came, or following ended): while the build is
+ * pending, says why on stderr when it is first known and whenever it changes, and again every
+ * 30 s with how long it has waited. A build never waits silently.
+ */
+async function sayWhilePending(
+  term: Terminal,
+  client: SluiceClient,
+  buildId: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const since = Date.now();
+  let said = '';
+  let saidAt = 0;
+  while (!signal.aborted) {
+    const build = await client.call('getBuild', { params: { buildId } }).catch(() => undefined);
+    if (signal.aborted || (build !== undefined && build.status !== 'pending')) return;
+    const reason = build?.reason ?? '';
+    if (reason !== '' && (reason !== said || Date.now() - saidAt >= PENDING_REPEAT_MS)) {
+      const waited = Math.round((Date.now() - since) / 1000);
+      // The reasons read as sentences: "No runtime environment: …", "Waiting: the account …".
+      term.err(
+        term.paint(
+          'yellow',
+          said === reason ? `Still pending after ${waited} s. ${reason}` : reason,
+        ),
+      );
+      said = reason;
+      saidAt = Date.now();
+    }
+    await sleep(PENDING_POLL_MS, undefined, { signal }).catch(() => undefined);
+  }
+}
+
 /**
  * Prints the build's log until it ends, then its steps and timing; returns the exit code of
  * its outcome. A person is told (on stderr) when the stream drops and when it resumes.
@@ -140,6 +179,9 @@ export async function followToEnd(
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  // Says why the build is pending until its first line, or until following ends however it ends.
+  const pendingNotice = new AbortController();
+  void sayWhilePending(term, client, build.id, pendingNotice.signal);
   try {
     const onLine = (line: LogLine) => {
       if (step !== undefined && line.step !== step) return;
@@ -157,18 +199,26 @@ export async function followToEnd(
           ),
         );
     };
-    const result = await followBuildLog(client, build.id, onLine, {
-      signal: stop.signal,
-      onConnection: (state) =>
-        term.err(
-          term.paint(
-            'yellow',
-            state === 'lost'
-              ? 'Lost the log stream; reconnecting (the build goes on)…'
-              : 'Reconnected; resuming after the last line shown',
+    const result = await followBuildLog(
+      client,
+      build.id,
+      (line) => {
+        pendingNotice.abort();
+        onLine(line);
+      },
+      {
+        signal: stop.signal,
+        onConnection: (state) =>
+          term.err(
+            term.paint(
+              'yellow',
+              state === 'lost'
+                ? 'Lost the log stream; reconnecting (the build goes on)…'
+                : 'Reconnected; resuming after the last line shown',
+            ),
           ),
-        ),
-    });
+      },
+    );
     if (result.kind === 'aborted') {
       term.err(
         `Stopped following; build ${build.id} goes on. Follow it: sluice logs -f ${build.id}`,
@@ -176,6 +226,7 @@ export async function followToEnd(
       return STOPPED[stoppedBy ?? 'SIGINT'];
     }
   } finally {
+    pendingNotice.abort();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }

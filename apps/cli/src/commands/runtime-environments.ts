@@ -1,7 +1,7 @@
 /**
- * `sluice get re [NAME] -o yaml|json` and `sluice patch re NAME -f FILE`, kubectl style, through
- * the control plane's API. A patch file is a JSON merge patch written in YAML or JSON; a YAML
- * mistake is reported with file:line:column before anything is sent.
+ * `sluice get re [NAME] -o yaml|json` and `sluice patch re NAME -f FILE|--default`, kubectl
+ * style, through the control plane's API. A patch file is a JSON merge patch written in YAML or
+ * JSON; a YAML mistake is reported with file:line:column before anything is sent.
  * @module
  */
 import { readFileSync } from 'node:fs';
@@ -52,19 +52,31 @@ function print(
   });
 }
 
+/** `patch re NAME`: a merge patch from `-f FILE`, then `--default`; at least one of them. */
 export async function patchRuntimeEnvironment(
   term: Terminal,
   name: string,
-  file: string,
+  change: { filename?: string; default?: boolean },
   options: ServerOptions,
 ): Promise<number> {
-  const patch = readPatchFile(file);
+  if (change.filename === undefined && !change.default)
+    throw new InputError('SLUICE_CLI_PATCH_EMPTY', 'Nothing to patch: pass -f FILE or --default', {
+      hint: `e.g. sluice patch re ${name} -f patch.yml, or sluice patch re ${name} --default`,
+    });
+  // The file is read and checked before anything is sent.
+  const patch = change.filename === undefined ? undefined : readPatchFile(change.filename);
   const client = serverClient(options);
-  const updated = await client.call('patchRuntimeEnvironment', {
-    params: { name },
-    body: { patch },
-  });
-  term.out(`runtime-environment/${updated.name} patched (version ${updated.version})`);
+  if (patch !== undefined) {
+    const updated = await client.call('patchRuntimeEnvironment', {
+      params: { name },
+      body: { patch },
+    });
+    term.out(`runtime-environment/${updated.name} patched (version ${updated.version})`);
+  }
+  if (change.default) {
+    await client.call('setDefaultRuntimeEnvironment', { params: { name } });
+    term.out(`runtime-environment/${name} is the account's default`);
+  }
   return 0;
 }
 

@@ -120,7 +120,7 @@ function waitingReason(
   accountLimit: number | null,
 ): string | undefined {
   if (runtime === null)
-    return "No runtime environment: set the pipeline's, or an account default (PUT /api/v1/runtime-environments/NAME/default)";
+    return "No runtime environment: the pipeline names none and the account has no default; make one the default with `sluice patch re NAME --default` (PUT /api/v1/runtime-environments/NAME/default), or set the pipeline's";
   if (
     build.pipeline_limit !== null &&
     (active.byPipeline.get(build.pipeline_id) ?? 0) >= build.pipeline_limit

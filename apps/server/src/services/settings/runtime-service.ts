@@ -38,7 +38,22 @@ export class RuntimeService {
         `Runtime environment "${input.name}" already exists`,
         { hint: 'Change it with PATCH (sluice patch re -f)' },
       );
-    return this.#write(accountId, input.name, 1, input.spec, input.description ?? null, createdBy);
+    const created = await this.#write(
+      accountId,
+      input.name,
+      1,
+      input.spec,
+      input.description ?? null,
+      createdBy,
+    );
+    // An account's first runtime is its default: a build never waits for a default nobody set.
+    const { numUpdatedRows } = await this.#ctx.database.db
+      .updateTable('accounts')
+      .set({ default_runtime: input.name })
+      .where('id', '=', accountId)
+      .where('default_runtime', 'is', null)
+      .executeTakeFirst();
+    return numUpdatedRows > 0n ? this.get(accountId, input.name, {}) : created;
   }
 
   async patch(
