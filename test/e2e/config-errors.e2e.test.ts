@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -167,3 +169,21 @@ test(
     ]);
   },
 );
+
+test('sluice server on a port in use says so in one line, with what to pass instead', async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const { port } = taken.address() as AddressInfo;
+  try {
+    const result = await runSluice(
+      ['server', '--port', String(port), '--data-dir', join(dir, 'port-in-use')],
+      { env: CLEAN },
+    );
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, new RegExp(`error: Port 127\\.0\\.0\\.1:${port} is in use\\n`));
+    assert.match(result.stderr, /hint: Pick another with --port \(or SLUICE_PORT\), or --port 0/);
+    assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+  } finally {
+    taken.close();
+  }
+});

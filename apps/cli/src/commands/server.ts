@@ -6,6 +6,7 @@
  * @module
  */
 import { join, resolve } from 'node:path';
+import { InputError } from '@sluice/errors';
 import { createServer, loadServerConfig } from '@sluice/server';
 import type { ServerConfig, SluiceServer } from '@sluice/server';
 import { createLogger } from '@sluice/log';
@@ -38,8 +39,30 @@ export async function openControlPlane(
     return { server, url: await server.listen() };
   } catch (err) {
     await server.close();
-    throw err;
+    throw listenError(err, config);
   }
+}
+
+/** A port that cannot be had is the user's to fix: one line naming it, not a stack trace. */
+function listenError(err: unknown, config: Readonly<ServerConfig>): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const where = `${config.host}:${config.port}`;
+  const hint = 'Pick another with --port (or SLUICE_PORT), or --port 0 for any free port';
+  if (code === 'EADDRINUSE')
+    return new InputError('SLUICE_SERVER_PORT_IN_USE', `Port ${where} is in use`, { hint });
+  if (code === 'EACCES')
+    return new InputError('SLUICE_SERVER_PORT_DENIED', `Not allowed to listen on ${where}`, {
+      hint: `Ports below 1024 need privileges. ${hint}`,
+    });
+  if (code === 'EADDRNOTAVAIL')
+    return new InputError(
+      'SLUICE_SERVER_HOST_UNKNOWN',
+      `No address ${config.host} on this machine`,
+      {
+        hint: 'Pass --host with an address of this machine, or 0.0.0.0 for all of them',
+      },
+    );
+  return err;
 }
 
 export async function serverCommand(
