@@ -42,7 +42,7 @@ test('a released volume whose labels match every selector key is reused; another
   const other = chooseVolume(claim({ ...base, pipeline: 'p2' }), volumes);
   assert.deepEqual(other, {
     kind: 'new',
-    reason: 'no released volume matches app,account,pipeline',
+    reason: 'no volume has been made for app=dind,account=a1,pipeline=p2 yet',
   });
 });
 
@@ -93,8 +93,11 @@ test('sort order: a match on the first key beats any later ones, then the most r
 test('volumes in use, being retired, too small or on another node are never chosen', () => {
   const c = claim(base, { node: 'n1' });
   for (const [extra, reason] of [
-    [{ inUse: true }, 'no released volume'],
-    [{ retiring: true }, 'no released volume'],
+    [
+      { inUse: true },
+      'every volume for app=dind,account=a1,pipeline=p1 is in use by another build (1)',
+    ],
+    [{ retiring: true }, 'the volumes for app=dind,account=a1,pipeline=p1 are being retired'],
     [{ capacityBytes: 5 * GI }, 'the matching volumes are too small'],
     [{ node: 'n2' }, 'no matching volume on node n1'],
   ] as const)

@@ -48,11 +48,23 @@ export type VolumeChoice =
   | { kind: 'new'; reason: string };
 
 export function chooseVolume(claim: ClaimFacts, volumes: readonly VolumeFacts[]): VolumeChoice {
-  const free = volumes.filter((v) => !v.inUse && !v.retiring && v.spare !== true);
-  if (free.length === 0) return { kind: 'new', reason: 'no released volume' };
-  const sameKeys = free.filter((v) => claim.selector.every((key) => sameLabel(claim, v, key)));
+  // A miss says why in words: the cache a user expected is in use, being retired, or was never
+  // made for these labels.
+  const matching = volumes.filter(
+    (v) => v.spare !== true && claim.selector.every((key) => sameLabel(claim, v, key)),
+  );
+  const labels = claim.selector.map((key) => `${key}=${claim.labels[key] ?? ''}`).join(',');
+  if (matching.length === 0)
+    return { kind: 'new', reason: `no volume has been made for ${labels} yet` };
+  const notRetiring = matching.filter((v) => !v.retiring);
+  if (notRetiring.length === 0)
+    return { kind: 'new', reason: `the volumes for ${labels} are being retired` };
+  const sameKeys = notRetiring.filter((v) => !v.inUse);
   if (sameKeys.length === 0)
-    return { kind: 'new', reason: `no released volume matches ${claim.selector.join(',')}` };
+    return {
+      kind: 'new',
+      reason: `every volume for ${labels} is in use by another build (${notRetiring.length})`,
+    };
   const bigEnough = sameKeys.filter((v) => v.capacityBytes >= claim.requestBytes);
   if (bigEnough.length === 0) return { kind: 'new', reason: 'the matching volumes are too small' };
   const node = claim.node;
