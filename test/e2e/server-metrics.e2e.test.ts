@@ -1,7 +1,7 @@
 /**
  * `sluice server --metrics-port` as an operator runs it: Prometheus `/metrics` on a listener of
  * its own (parsed by a Prometheus text-format parser), not on the API's port; `/healthz` and
- * `/readyz` on the API's port.
+ * `/readyz` on the API's port; `--host 0.0.0.0` is said to listen on every interface.
  * @module
  */
 import { test } from 'node:test';
@@ -15,7 +15,7 @@ import { startSluice } from './cli-harness.js';
 test('sluice server --metrics-port serves /metrics apart from the API; the probes answer', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sluice-metrics-'));
   const server = startSluice(
-    ['server', '--port', '0', '--metrics-port', '0', '--data-dir', dataDir],
+    ['server', '--host', '0.0.0.0', '--port', '0', '--metrics-port', '0', '--data-dir', dataDir],
     { env: { SLUICE_BOOTSTRAP_TOKEN: 'slu_u_e2e-metrics-token-0123456789', DATABASE_URL: '' } },
   );
   try {
@@ -25,6 +25,11 @@ test('sluice server --metrics-port serves /metrics apart from the API; the probe
     const metricsUrl = /Prometheus metrics on (http:\/\/\S+)/.exec(stdout)?.[1] ?? '';
     assert.match(metricsUrl, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/, stdout);
     assert.notEqual(new URL(metricsUrl).port, new URL(api).port);
+    // A wildcard host is said as such, beside the loopback URL to use from this machine.
+    assert.match(
+      stdout,
+      /listening on http:\/\/127\.0\.0\.1:\d+ \(pglite, on every interface \(--host 0\.0\.0\.0\)\)/,
+    );
 
     assert.equal((await fetch(`${api}/healthz`)).status, 200);
     const ready = await fetch(`${api}/readyz`);

@@ -71,7 +71,11 @@ export async function serverCommand(
 ): Promise<number> {
   const config = loadServerConfig(options);
   const { server, url } = await openControlPlane(config, createLogger({ level: 'info' }));
-  term.out(`Sluice server listening on ${url} (${server.services.ctx.database.kind})`);
+  // Fastify names the loopback address for a wildcard host: say that every interface listens.
+  const everywhere = ['0.0.0.0', '::'].includes(config.host)
+    ? `, on every interface (--host ${config.host})`
+    : '';
+  term.out(`Sluice server listening on ${url} (${server.services.ctx.database.kind}${everywhere})`);
   const metricsUrl = server.metricsUrl();
   if (metricsUrl !== undefined) term.out(`Prometheus metrics on ${metricsUrl}/metrics`);
   if (server.bootstrapToken !== undefined) showAdminToken(term, config, server.bootstrapToken);
