@@ -37,29 +37,32 @@ const fixedRoot = join(cacheDir, 'repository');
 /** ESLint caches kept besides the one in use: a branch switched back to finds its own. */
 const KEEP_ESLINT_CACHES = 3;
 
-/** Runs this script again inside a mount namespace with the repository at `fixedRoot`. */
+/** unshare's arguments for a private mount namespace running `script` with the bind mount. */
+function inNamespace(script, ...args) {
+  const bind = `mount --bind "$1" "$2" && cd "$2" && ${script}`;
+  return ['--mount', '--propagation', 'private', 'sh', '-c', bind, 'sh', here, fixedRoot, ...args];
+}
+
+/**
+ * Runs this script again inside a mount namespace with the repository at `fixedRoot`; undefined
+ * when the machine cannot (no unshare, no privilege to mount): tried first on its own, so that a
+ * check's failure is never taken for the mount's.
+ */
 function runAtFixedRoot() {
-  mkdirSync(fixedRoot, { recursive: true });
-  const script =
-    'mount --bind "$1" "$2" && cd "$2" && exec "$3" scripts/check-code.mjs "$4" --inside';
-  const { status, error } = spawnSync(
+  try {
+    mkdirSync(fixedRoot, { recursive: true });
+  } catch {
+    return undefined;
+  }
+  const probe = spawnSync('unshare', inNamespace('true'), { stdio: 'ignore' });
+  if (probe.error !== undefined || probe.status !== 0) return undefined;
+  const script = 'exec "$3" scripts/check-code.mjs "$4" --inside';
+  const { status } = spawnSync(
     'unshare',
-    [
-      '--mount',
-      '--propagation',
-      'private',
-      'sh',
-      '-c',
-      script,
-      'sh',
-      here,
-      fixedRoot,
-      process.execPath,
-      `--cache-dir=${cacheDir}`,
-    ],
+    inNamespace(script, process.execPath, `--cache-dir=${cacheDir}`),
     { stdio: 'inherit' },
   );
-  return error === undefined && status !== null ? status : undefined;
+  return status ?? 1;
 }
 
 /** Removes all but the newest `keep` ESLint caches besides `current`. */
