@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs the test tiers on the compiled output (tsc -b first), their files side by side in one
 // pool (scripts/lib/test-pool.mjs), and closes with a plain "N passed, N failed" line that CI
-// reads, after each tier's wall time and its ten slowest files.
+// reads, after each tier's wall time and its ten slowest files, the files that used the most CPU
+// (scripts/lib/file-cpu.mjs: the suite is CPU-bound) and any that left processes running.
 //   unit: **/dist/**/*.test.js without .int./.e2e./.kube., and the web UI's component tests
 //         (apps/web/src/**/*.test.tsx, vitest).
 //   int:  **/dist/**/*.int.test.js        e2e: test/dist/e2e/*.e2e.test.js
@@ -21,12 +22,14 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
+import { dockerContainersCpu, removeCpuGroups, trackFileCpu } from './lib/file-cpu.mjs';
 import { FileTimes, runPool, runTestFile } from './lib/test-pool.mjs';
 import { runWebTests, webTestFiles } from './lib/web-tests.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const started = performance.now();
 const cpuAtStart = machineCpu();
+const containersCpuAtStart = dockerContainersCpu();
 const args = process.argv.slice(2);
 const flag = (name) =>
   args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) || undefined;
@@ -50,6 +53,8 @@ const TIMEOUT_MS = { unit: 15, int: 15, e2e: 15, kube: 40 };
 const TIMES_FILE = '/var/cache/sluice/test-times.json';
 
 const say = (line) => process.stdout.write(`${line}\n`);
+/** A file's CPU time as a column of the slowest list, when it was measured. */
+const cpuOf = (f) => (f.cpu === undefined ? '' : `CPU ${seconds(f.cpu * 1000).padStart(10)}  `);
 const seconds = (ms) => {
   const s = Math.round(ms / 1000);
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
@@ -160,9 +165,22 @@ async function sharedClusters(kubePlan, alone, setup) {
   return shared;
 }
 
+/** `run` with the CPU time of the process whose command line holds `match` (lib/file-cpu.mjs). */
+function withCpu(match, run) {
+  return async () => {
+    const cpu = trackFileCpu(match);
+    const result = await run().catch(async (error) => {
+      await cpu.stop();
+      throw error;
+    });
+    return { ...result, cpu: await cpu.stop() };
+  };
+}
+
 const tally = {};
 const times = new FileTimes(TIMES_FILE);
 const failures = [];
+const leftovers = [];
 const jobs = [];
 for (const tier of tiers) {
   tally[tier] = { passed: 0, failed: 0, skipped: 0, files: [], first: undefined, last: 0 };
@@ -172,7 +190,7 @@ for (const tier of tiers) {
       tier,
       name,
       estimate: times.get(name),
-      run: () => runTestFile(file, TIMEOUT_MS[tier] * 60_000),
+      run: withCpu(file, () => runTestFile(file, TIMEOUT_MS[tier] * 60_000)),
     });
   }
   const web = tier === 'unit' ? webTestFiles(filter) : [];
@@ -191,7 +209,7 @@ if (besideCommand !== undefined && tiers.includes('unit')) {
     tier: 'unit',
     name: besideCommand,
     estimate: Infinity,
-    run: async () => {
+    run: withCpu(besideCommand, async () => {
       const { status, lines } = await startCommand(besideCommand, { live: false });
       const ok = status === 0;
       return {
@@ -201,7 +219,7 @@ if (besideCommand !== undefined && tiers.includes('unit')) {
         failures: ok ? [] : [`${besideCommand}: exit ${status}`],
         report: lines.join('\n'),
       };
-    },
+    }),
   });
 }
 
@@ -256,7 +274,11 @@ function onDone(job, result, ms) {
   const now = performance.now();
   t.first = Math.min(t.first ?? now - ms, now - ms);
   t.last = Math.max(t.last, now);
-  t.files.push({ name: job.name, ms });
+  t.files.push({ name: job.name, ms, cpu: result.cpu?.seconds });
+  if (result.cpu?.seconds !== undefined) t.cpu = (t.cpu ?? 0) + result.cpu.seconds;
+  if (result.cpu?.left > 0) {
+    leftovers.push(`${job.name}: ${result.cpu.left} of its processes outlived it`);
+  }
   times.set(job.timesKey ?? job.name, ms);
   for (const test of result.failures) failures.push(`${job.name}: ${test}`);
   const mark = result.failed > 0 ? 'FAILED' : 'ok';
@@ -286,12 +308,26 @@ for (const tier of tiers) {
   failed += t.failed;
   skipped += t.skipped;
   const wall = t.first === undefined ? 0 : t.last - t.first;
+  const cpu =
+    t.cpu === undefined ? '' : `; its files' processes used ${seconds(t.cpu * 1000)} of CPU`;
   say(
-    `${tier}: ${t.passed} passed, ${t.failed} failed in ${t.files.length} files, ${seconds(wall)} from its first file's start to its last file's end`,
+    `${tier}: ${t.passed} passed, ${t.failed} failed in ${t.files.length} files, ${seconds(wall)} from its first file's start to its last file's end${cpu}`,
   );
   const slowest = t.files.sort((a, b) => b.ms - a.ms).slice(0, 10);
-  for (const f of slowest) say(`  ${seconds(f.ms).padStart(10)}  ${f.name}`);
+  for (const f of slowest) say(`  ${seconds(f.ms).padStart(10)}  ${cpuOf(f)}${f.name}`);
 }
+// The suite is CPU-bound: what a file costs the run is its CPU time more than its wall time.
+const files = Object.values(tally).flatMap((t) => t.files);
+if (files.some((f) => f.cpu !== undefined)) {
+  say("most CPU (the file's own processes; its containers and the shared servers not counted):");
+  const hungriest = files.sort((a, b) => (b.cpu ?? 0) - (a.cpu ?? 0)).slice(0, 15);
+  for (const f of hungriest) say(`  ${seconds(f.cpu * 1000).padStart(10)} CPU  ${f.name}`);
+}
+if (leftovers.length > 0) {
+  say('\nprocesses left running by test files (each file must stop what it starts):');
+  for (const line of leftovers) say(`  ${line}`);
+}
+removeCpuGroups();
 if (failures.length > 0) {
   say('\nfailed:');
   for (const f of failures) say(`  ${f}`);
@@ -306,6 +342,14 @@ if (cpuAtStart !== undefined && cpuAtEnd !== undefined) {
   say(
     `CPU: ${seconds(busy * 1000)} busy of ${seconds(total * 1000)} the machine's cores had (${Math.round((100 * busy) / total)} %)`,
   );
+  const ofFiles = files.reduce((sum, f) => sum + (f.cpu ?? 0), 0);
+  const containersCpu = dockerContainersCpu();
+  if (ofFiles > 0 && containersCpu !== undefined && containersCpuAtStart !== undefined) {
+    const ofContainers = containersCpu - containersCpuAtStart;
+    say(
+      `  ${seconds(ofFiles * 1000)} the test files' processes, ${seconds(ofContainers * 1000)} Docker's containers, ${seconds(Math.max(0, busy - ofFiles - ofContainers) * 1000)} the rest (the shared clusters and PostgreSQL, dockerd, the runner, the kernel)`,
+    );
+  }
 }
 say(
   `\nwall time: tests ${seconds(performance.now() - started)}${total === undefined ? '' : `, the whole command (set-up included) ${seconds(total)}`}`,

@@ -1,0 +1,132 @@
+// CPU time of each test file's processes, for the runner's "where the time went": the suite is
+// CPU-bound on two cores, so a file's wall time says little (it stretches with its neighbours)
+// and its CPU time is what it costs the run. Each file's node process is moved, as it starts,
+// into a cgroup (v1 cpuacct) of its own, which every process it starts then inherits: servers,
+// agents, engines, CLIs. Not counted there: Docker's containers (in Docker's cgroups) and the
+// shared PostgreSQL server and clusters (the runner's children). Where cgroups cannot be written
+// (not root, or cgroup v2 only), files have no CPU time and the runner says nothing of it.
+import { mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const CPUACCT = '/sys/fs/cgroup/cpuacct';
+const GROUP = join(CPUACCT, `sluice-tests-${process.pid}`);
+/** How long to look for a file's process: node:test spawns it at once. */
+const FIND_FOR_MS = 10_000;
+const POLL_MS = 10;
+
+let usable;
+let counter = 0;
+
+/** Whether per-file CPU can be measured here; creates the run's group the first time. */
+function cgroupsUsable() {
+  if (usable !== undefined) return usable;
+  try {
+    mkdirSync(GROUP, { recursive: true });
+    usable = true;
+  } catch {
+    usable = false;
+  }
+  return usable;
+}
+
+/** The pids of this process's children (Linux 3.5+, CONFIG_PROC_CHILDREN). */
+function children() {
+  try {
+    return readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function commandLine(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
+
+/** The CPU seconds a cgroup's processes have used, or undefined. */
+function usageSeconds(dir) {
+  try {
+    return Number(readFileSync(join(dir, 'cpuacct.usage'), 'utf8')) / 1e9;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts measuring the CPU of the process that is about to run `file` (call it just before
+ * node:test's run()). `stop()` resolves with its CPU seconds and how many of its processes were
+ * still running when it ended (a test that leaves processes behind), or undefined when cgroups
+ * cannot be used or the process was not found.
+ */
+export function trackFileCpu(file) {
+  if (!cgroupsUsable()) return { stop: async () => undefined };
+  const dir = join(GROUP, String(++counter));
+  try {
+    mkdirSync(dir);
+  } catch {
+    return { stop: async () => undefined };
+  }
+  const before = new Set(children());
+  let found = false;
+  const deadline = performance.now() + FIND_FOR_MS;
+  const timer = setInterval(() => {
+    for (const pid of children()) {
+      if (before.has(pid)) continue;
+      if (!commandLine(pid).includes(file)) {
+        before.add(pid);
+        continue;
+      }
+      try {
+        writeFileSync(join(dir, 'cgroup.procs'), String(pid));
+        found = true;
+      } catch {
+        /* it ended already */
+      }
+      clearInterval(timer);
+      return;
+    }
+    if (performance.now() > deadline) clearInterval(timer);
+  }, POLL_MS);
+  return {
+    async stop() {
+      clearInterval(timer);
+      const seconds = found ? usageSeconds(dir) : undefined;
+      let left = 0;
+      try {
+        left = readFileSync(join(dir, 'cgroup.procs'), 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean).length;
+        rmdirSync(dir);
+      } catch {
+        // A group with processes in it stays: they are counted in `left`.
+      }
+      return seconds === undefined ? undefined : { seconds, left };
+    },
+  };
+}
+
+/** CPU seconds of Docker's containers so far (cgroup v1 cpuacct), or undefined. */
+export function dockerContainersCpu() {
+  return usageSeconds(join(CPUACCT, 'docker'));
+}
+
+/** Removes the run's group (what is left of it: groups of files whose processes outlived them). */
+export function removeCpuGroups() {
+  if (!usable) return;
+  try {
+    for (const name of readdirSync(GROUP)) {
+      if (/^\d+$/.test(name)) rmdirSync(join(GROUP, name));
+    }
+    rmdirSync(GROUP);
+  } catch {
+    // Still in use by a leftover process: an empty cgroup directory costs nothing.
+  }
+}
