@@ -12,7 +12,7 @@ import { createClient, FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, SluiceClient } from '@sluice/protocol';
 import { ensureDockerEngine, ensureTestImages, makeTempDir, waitFor } from '@sluice/testkit';
 import type { TempDir } from '@sluice/testkit';
-import { startSluice, waitForUp } from './cli-harness.js';
+import { seededDataDir, startSluice, waitForUp } from './cli-harness.js';
 import type { RunningCli } from './cli-harness.js';
 import { createPipelines } from './control-plane-seed.js';
 
@@ -45,7 +45,7 @@ before(async () => {
   await ensureDockerEngine();
   await ensureTestImages();
   temp = await makeTempDir('sluice-approvals-e2e-');
-  cli = startSluice(['up', '--port', '0', '--data-dir', temp.path]);
+  cli = startSluice(['up', '--port', '0', '--data-dir', await seededDataDir(temp.path)]);
   const { url, token } = await waitForUp(cli);
   admin = createClient({ baseUrl: url, token });
   const ids = await createPipelines(admin, PROJECT, { gated: GATED_YAML });

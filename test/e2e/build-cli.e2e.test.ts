@@ -27,7 +27,14 @@ import {
   waitFor,
 } from '@sluice/testkit';
 import type { TempDir } from '@sluice/testkit';
-import { kill, runSluice, startServer, startSluice, waitForUp } from './cli-harness.js';
+import {
+  kill,
+  runSluice,
+  seededDataDir,
+  startServer,
+  startSluice,
+  waitForUp,
+} from './cli-harness.js';
 import type { CliResult, RunningCli, SluiceRunOptions } from './cli-harness.js';
 import { startAgentProcess } from './cluster-fixture.js';
 import type { AgentProcess } from './cluster-fixture.js';
@@ -150,7 +157,7 @@ async function cliEnv(): Promise<{ env: NodeJS.ProcessEnv; configFile: string }>
 /** `sluice up` on PGlite: the URL and token it prints. */
 async function upOnPglite(): Promise<Target> {
   const dir = await tempDir('sluice-cli-up-');
-  const cli = startSluice(['up', '--port', '0', '--data-dir', dir]);
+  const cli = startSluice(['up', '--port', '0', '--data-dir', await seededDataDir(dir)]);
   children.push({
     stop: async () => {
       if (cli.child.exitCode === null) cli.child.kill('SIGTERM');

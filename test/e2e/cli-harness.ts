@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
+import { writePgliteDataDir } from '@sluice/db/testing';
 
 export const REPO_ROOT = new URL('../../../', import.meta.url).pathname;
 export const SLUICE_BIN = `${REPO_ROOT}apps/cli/bin/sluice.js`;
@@ -112,6 +113,17 @@ export function runSluice(args: string[], options: SluiceRunOptions = {}): Promi
 }
 
 const SERVER_START_MS = 180_000;
+
+/**
+ * `dir`, holding a migrated PGlite database as `sluice server|up --data-dir` leaves it after its
+ * first start: for tests of what comes after, which need not pay PGlite's initdb (~6 s of CPU)
+ * and the migrations each time. up-local, server-admin-token and config-errors start on empty
+ * directories, as a user does.
+ */
+export async function seededDataDir(dir: string): Promise<string> {
+  await writePgliteDataDir(dir);
+  return dir;
+}
 
 export interface RunningServer {
   child: ChildProcess;

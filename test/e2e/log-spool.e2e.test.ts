@@ -23,7 +23,7 @@ import {
   waitFor,
 } from '@sluice/testkit';
 import type { TempDir } from '@sluice/testkit';
-import { processAlive as alive, startSluice, waitForUp } from './cli-harness.js';
+import { processAlive as alive, seededDataDir, startSluice, waitForUp } from './cli-harness.js';
 import type { RunningCli } from './cli-harness.js';
 import { createPipelines } from './control-plane-seed.js';
 
@@ -110,6 +110,7 @@ test(
   { timeout: 600_000 },
   async (t) => {
     const temp = await makeTempDir('sluice-spool-e2e-');
+    await seededDataDir(temp.path);
     temps.push(temp);
     // Free for the two minutes the server is down, whatever other test files bind meanwhile.
     const port = await freeRestartablePort();
@@ -172,6 +173,7 @@ test(
   { timeout: 300_000 },
   async () => {
     const temp = await makeTempDir('sluice-spool-e2e-');
+    await seededDataDir(temp.path);
     temps.push(temp);
     // The agent sees its engine killed and reports it (docs/pod-failures.md, "On the local
     // runtime"); the heartbeats' silence (15 s here: the server's former setting and the

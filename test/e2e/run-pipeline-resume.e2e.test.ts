@@ -17,7 +17,7 @@ import {
   makeTempDir,
 } from '@sluice/testkit';
 import type { TempDir } from '@sluice/testkit';
-import { kill, startServer, startSluice } from './cli-harness.js';
+import { kill, seededDataDir, startServer, startSluice } from './cli-harness.js';
 import type { RunningServer } from './cli-harness.js';
 import { startAgentProcess } from './cluster-fixture.js';
 import type { AgentProcess } from './cluster-fixture.js';
@@ -61,7 +61,7 @@ test(
       SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()),
       SLUICE_PUBLIC_URL: url,
     };
-    const target = { dataDir: join(temp.path, 'data') };
+    const target = { dataDir: await seededDataDir(join(temp.path, 'data')) };
     server = await startServer(target, env, port);
     const admin = createClient({ baseUrl: url, token: TOKEN });
     await createLocalRuntime(admin, { isDefault: true });

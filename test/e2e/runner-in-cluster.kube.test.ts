@@ -15,7 +15,7 @@ import { createNamespace } from '@sluice/kube/testing';
 import type { SluiceClient } from '@sluice/protocol';
 import { CLUSTER_IMAGES, makeTempDir, renderChart, useKubernetes } from '@sluice/testkit';
 import type { TempDir, TestRegistry } from '@sluice/testkit';
-import { REPO_ROOT, runSluice } from './cli-harness.js';
+import { REPO_ROOT, runSluice, seededDataDir } from './cli-harness.js';
 import {
   addHostPathVolume,
   ADMIN_TOKEN,
@@ -56,7 +56,7 @@ before(async () => {
   registry = await prepareBuildCluster(cluster().kubeConfig);
   const gateway = (cluster().podSubnet ?? '').replace(/\.0\/24$/, '.1');
   plane = await startControlPlane({
-    database: { dataDir: join(temp.path, 'data') },
+    database: { dataDir: await seededDataDir(join(temp.path, 'data')) },
     logPath: join(temp.path, 'server.log'),
   });
   admin = plane.admin;

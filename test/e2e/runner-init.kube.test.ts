@@ -22,7 +22,7 @@ import { renderRuntimeInstall } from '@sluice/runtime-spec';
 import type { InstallObject } from '@sluice/runtime-spec';
 import { CLUSTER_IMAGES, makeTempDir, renderChart, useKubernetes } from '@sluice/testkit';
 import type { TempDir, TestRegistry } from '@sluice/testkit';
-import { REPO_ROOT, runSluice, SLUICE_BIN, startSluice } from './cli-harness.js';
+import { REPO_ROOT, runSluice, seededDataDir, SLUICE_BIN, startSluice } from './cli-harness.js';
 import {
   addHostPathVolume,
   ADMIN_TOKEN,
@@ -63,7 +63,7 @@ before(async () => {
   registry = await prepareBuildCluster(cluster().kubeConfig);
   const gateway = (cluster().podSubnet ?? '').replace(/\.0\/24$/, '.1');
   plane = await startControlPlane({
-    database: { dataDir: join(temp.path, 'data') },
+    database: { dataDir: await seededDataDir(join(temp.path, 'data')) },
     logPath: join(temp.path, 'server.log'),
   });
   admin = plane.admin;

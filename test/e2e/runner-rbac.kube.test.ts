@@ -30,6 +30,7 @@ import {
 } from './cluster-fixture.js';
 import type { AgentProcess, ControlPlane } from './cluster-fixture.js';
 import { createPipelines } from './control-plane-seed.js';
+import { seededDataDir } from './cli-harness.js';
 
 const cluster = useKubernetes({ nodes: false });
 const NS = 'sluice-rbac';
@@ -51,7 +52,7 @@ before(async () => {
   await cluster.ready();
   temp = await makeTempDir('sluice-rbac-');
   plane = await startControlPlane({
-    database: { dataDir: join(temp.path, 'data') },
+    database: { dataDir: await seededDataDir(join(temp.path, 'data')) },
     logPath: join(temp.path, 'server.log'),
   });
   admin = plane.admin;

@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
 import { makeTempDir } from '@sluice/testkit';
-import { kill, runSluice, startServer, startSluice } from './cli-harness.js';
+import { kill, runSluice, seededDataDir, startServer, startSluice } from './cli-harness.js';
 import type { RunningServer } from './cli-harness.js';
 import { createLocalRuntime, createPipelines } from './control-plane-seed.js';
 
@@ -17,7 +17,7 @@ let env: NodeJS.ProcessEnv;
 
 before(async () => {
   server = await startServer(
-    { dataDir: join(dir.path, 'data') },
+    { dataDir: await seededDataDir(join(dir.path, 'data')) },
     { SLUICE_BOOTSTRAP_TOKEN: TOKEN, SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()) },
   );
   env = { SLUICE_SERVER: server.url, SLUICE_TOKEN: TOKEN };

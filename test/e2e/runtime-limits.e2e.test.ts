@@ -13,7 +13,7 @@ import { createClient, FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, SluiceClient } from '@sluice/protocol';
 import { ensureDockerEngine, ensureTestImages, makeTempDir, waitFor } from '@sluice/testkit';
 import type { TempDir } from '@sluice/testkit';
-import { startSluice, waitForUp } from './cli-harness.js';
+import { seededDataDir, startSluice, waitForUp } from './cli-harness.js';
 import type { RunningCli } from './cli-harness.js';
 import { createPipelines } from './control-plane-seed.js';
 
@@ -75,9 +75,12 @@ test('a local runtime gives steps its userEnvVars and userVolumeMounts, and stop
   const shared = await tempDir('sluice-user-volume-');
   writeFileSync(join(shared, 'hello.txt'), 'hello from the user volume\n');
   // A limits pass every 200 ms, so the 3 s limit is enforced within a fraction of a second.
-  cli = startSluice(['up', '--port', '0', '--data-dir', await tempDir('sluice-limits-e2e-')], {
-    env: { SLUICE_LIMITS_INTERVAL_MS: '200' },
-  });
+  cli = startSluice(
+    ['up', '--port', '0', '--data-dir', await seededDataDir(await tempDir('sluice-limits-e2e-'))],
+    {
+      env: { SLUICE_LIMITS_INTERVAL_MS: '200' },
+    },
+  );
   const { url, token } = await waitForUp(cli);
   const admin = createClient({ baseUrl: url, token });
   const patch = {

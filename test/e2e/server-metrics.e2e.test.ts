@@ -10,10 +10,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { family, sample, scrape } from '@sluice/testkit';
-import { startSluice } from './cli-harness.js';
+import { seededDataDir, startSluice } from './cli-harness.js';
 
 test('sluice server --metrics-port serves /metrics apart from the API; the probes answer', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sluice-metrics-'));
+  const dataDir = await seededDataDir(mkdtempSync(join(tmpdir(), 'sluice-metrics-')));
   const server = startSluice(
     ['server', '--host', '0.0.0.0', '--port', '0', '--metrics-port', '0', '--data-dir', dataDir],
     { env: { SLUICE_BOOTSTRAP_TOKEN: 'slu_u_e2e-metrics-token-0123456789', DATABASE_URL: '' } },

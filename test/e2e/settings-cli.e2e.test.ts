@@ -11,7 +11,14 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { makeTempDir } from '@sluice/testkit';
-import { kill, REPO_ROOT, runSluice, startServer, startSluice } from './cli-harness.js';
+import {
+  kill,
+  REPO_ROOT,
+  runSluice,
+  seededDataDir,
+  startServer,
+  startSluice,
+} from './cli-harness.js';
 import type { RunningServer } from './cli-harness.js';
 
 const TOKEN = 'slu_u_settings-cli-token-0123456789';
@@ -22,7 +29,7 @@ let env: NodeJS.ProcessEnv;
 
 before(async () => {
   server = await startServer(
-    { dataDir: join(dir.path, 'data') },
+    { dataDir: await seededDataDir(join(dir.path, 'data')) },
     { SLUICE_BOOTSTRAP_TOKEN: TOKEN, SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()) },
   );
   env = { SLUICE_SERVER: server.url, SLUICE_TOKEN: TOKEN };

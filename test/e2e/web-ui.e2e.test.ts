@@ -21,7 +21,7 @@ import {
 } from '@sluice/testkit';
 import type { TempDir } from '@sluice/testkit';
 import type { Browser, Page } from 'playwright-core';
-import { startSluice, waitForUp } from './cli-harness.js';
+import { seededDataDir, startSluice, waitForUp } from './cli-harness.js';
 import type { RunningCli } from './cli-harness.js';
 import { createPipelines } from './control-plane-seed.js';
 import {
@@ -97,7 +97,7 @@ before(async () => {
   // A fixed port, so that the restart below comes back where the page is: one outside the
   // ephemeral range, which other test files' servers and connections do not take meanwhile.
   port = await freeRestartablePort();
-  cli = startSluice(['up', '--port', String(port), '--data-dir', temp.path]);
+  cli = startSluice(['up', '--port', String(port), '--data-dir', await seededDataDir(temp.path)]);
   ({ url, token } = await waitForUp(cli));
   admin = createClient({ baseUrl: url, token });
   ids = await createPipelines(admin, PROJECT, { slow: SLOW, gated: GATED, staged: STAGED });
@@ -276,7 +276,7 @@ test('a lost connection shows, and goes once the server is back, without a reloa
   cli.child.kill('SIGTERM');
   await cli.done;
   await page.getByRole('status').getByText('Connection to the server lost').waitFor();
-  cli = startSluice(['up', '--port', String(port), '--data-dir', temp.path]);
+  cli = startSluice(['up', '--port', String(port), '--data-dir', await seededDataDir(temp.path)]);
   await waitForUp(cli);
   await page.getByText('Connection to the server lost').waitFor({ state: 'detached' });
   const build = await admin.call('createBuild', { params: { pipelineId: ids.gated ?? '' } });

@@ -2,10 +2,11 @@
  * Fresh migrated PGlite databases for tests, fast. A new PGlite runs initdb, which takes
  * 5–10 s and ~750 MB on two cores; loading a dump of an already migrated one takes 2–3 s. The
  * dump is built once per machine and schema: it is cached in the temp dir under the migrations'
- * fingerprint and PGlite's build, so every test process after the first skips initdb.
+ * fingerprint and PGlite's build, so every test process after the first skips initdb; so is a
+ * data directory unpacked from it, copied for tests that need one on disk.
  * @module
  */
-import { readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { cp, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,13 +40,41 @@ export async function openPgliteFromTemplate(
   });
 }
 
-/** Writes the migrated template into `dataDir` as `openDatabase({ dataDir })` expects it. */
+/**
+ * Writes the migrated template into `dataDir` as `openDatabase({ dataDir })` expects it: a copy
+ * of a data directory unpacked once per machine and schema beside the template (a file copy
+ * takes milliseconds; unpacking into a new PGlite takes a second or two of CPU each time).
+ */
 export async function writePgliteDataDir(dataDir: string): Promise<void> {
-  const pglite = await PGlite.create({
-    dataDir: join(dataDir, PGLITE_SUBDIR),
-    loadDataDir: await pgliteTemplate(),
+  await cp(await unpackedTemplate(), join(dataDir, PGLITE_SUBDIR), { recursive: true });
+}
+
+let unpacked: Promise<string> | undefined;
+
+/** The template's data directory, closed cleanly, in the temp dir: made once, then reused. */
+function unpackedTemplate(): Promise<string> {
+  unpacked ??= (async () => {
+    const dir = join(tmpdir(), `${CACHE_PREFIX}${await cacheKey()}.dir`);
+    // PG_VERSION is written by initdb: its presence marks a directory that was completed.
+    if (await exists(join(dir, 'PG_VERSION'))) return dir;
+    const partial = `${dir}.${process.pid}.partial`;
+    const pglite = await PGlite.create({ dataDir: partial, loadDataDir: await pgliteTemplate() });
+    await pglite.close();
+    // Another process may have finished first: either copy is the same template.
+    await rename(partial, dir).catch(() => rm(partial, { recursive: true, force: true }));
+    return dir;
+  })().catch((err: unknown) => {
+    unpacked = undefined;
+    throw err;
   });
-  await pglite.close();
+  return unpacked;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Builds the template from scratch: initdb plus every migration. */
@@ -80,12 +109,14 @@ async function cacheKey(): Promise<string> {
   return `${migrationFingerprint()}-${size.toString(36)}`;
 }
 
+/** Templates (and their unpacked directories) of other schemas or PGlite builds. */
 async function removeOtherTemplates(keep: string): Promise<void> {
   const dir = tmpdir();
+  const keepDir = keep.replace(/\.tar\.gz$/, '.dir');
   for (const name of await readdir(dir)) {
     const path = join(dir, name);
-    if (name.startsWith(CACHE_PREFIX) && name.endsWith('.tar.gz') && path !== keep) {
-      await unlink(path).catch(() => undefined);
-    }
+    if (!name.startsWith(CACHE_PREFIX) || path === keep || path.startsWith(keepDir)) continue;
+    if (name.endsWith('.tar.gz')) await unlink(path).catch(() => undefined);
+    else if (name.endsWith('.dir')) await rm(path, { recursive: true, force: true });
   }
 }
