@@ -45,7 +45,8 @@ const TIER_LIMITS = { unit: 2, int: 2, e2e: 2, kube: 1 };
 // at once only stretch each file's waits past their deadlines.
 const JOBS = Number(process.env.SLUICE_TEST_JOBS) || Math.max(2, availableParallelism());
 // A kube file mostly waits for pods and the API server; it runs in a slot of its own, beside
-// the JOBS files (83 % CPU busy when kube files took two of them, leaving cores idle).
+// the JOBS files (83 % CPU busy when kube files took two of them, leaving cores idle), and a
+// second one takes a slot of theirs once the other tiers have no file left to start.
 const BESIDE = ['kube'];
 /** A test's own limit; a kube file's `before` may still wait for the cluster's build. */
 const TIMEOUT_MS = { unit: 15, int: 15, e2e: 15, kube: 40 };
@@ -290,7 +291,7 @@ function onDone(job, result, ms) {
 
 await runPool(
   jobs.filter((j) => !alone.includes(j)),
-  { limit: JOBS, tierLimits, ready, onDone, beside: BESIDE },
+  { limit: JOBS, tierLimits, ready, onDone, beside: BESIDE, grow: { kube: 2 } },
 );
 // A run cut short says nothing about the files it did not reach: only a finished one is kept.
 times.save();

@@ -86,13 +86,16 @@ function readTimes(path) {
  * Runs `jobs` ({ tier, name, estimate, run: () => Promise<result> }) with at most `limit`
  * at once and at most `tierLimits[tier]` of a tier at once; the jobs of a tier in `beside` do
  * not count towards `limit` (only towards their tier's): files that mostly wait, beside the ones
- * that keep the cores busy. A tier's jobs wait for `ready[tier]` (a promise) when there is one.
- * `onDone(job, result, ms)` is called as each ends. Among the jobs that may start, the longest
- * estimate goes first.
+ * that keep the cores busy. Once no other job can take one of the `limit` slots, a beside tier
+ * may use it too, up to `grow[tier]` of its jobs at once: the kube tier, whose files run one at a
+ * time beside the rest, runs two at once at the end instead of being the run's tail. A tier's
+ * jobs wait for `ready[tier]` (a promise) when there is one. `onDone(job, result, ms)` is called
+ * as each ends. Among the jobs that may start, the longest estimate goes first.
  */
-export async function runPool(jobs, { limit, tierLimits, ready, onDone, beside = [] }) {
+export async function runPool(jobs, { limit, tierLimits, ready, onDone, beside = [], grow = {} }) {
   const waiting = [...jobs].sort((a, b) => (b.estimate ?? 0) - (a.estimate ?? 0));
   const released = new Set(Object.keys(tierLimits).filter((tier) => ready[tier] === undefined));
+  /** Running jobs, each with whether it holds one of the `limit` slots. */
   const running = new Map();
   let wake;
   const changed = () => wake?.();
@@ -104,16 +107,31 @@ export async function runPool(jobs, { limit, tierLimits, ready, onDone, beside =
     };
     promise.then(release, release);
   }
-  const count = (tier) => [...running.values()].filter((job) => job.tier === tier).length;
-  const busy = () => [...running.values()].filter((job) => !beside.includes(job.tier)).length;
-  const mayStart = (job) =>
-    released.has(job.tier) &&
-    count(job.tier) < (tierLimits[job.tier] ?? limit) &&
-    (beside.includes(job.tier) || busy() < limit);
+  const count = (tier) => [...running.values()].filter(({ job }) => job.tier === tier).length;
+  const busy = () => [...running.values()].filter(({ slot }) => slot).length;
+  const tierLimit = (tier) => tierLimits[tier] ?? limit;
+  /** Whether `job` may start now, and in which kind of place: 'slot', 'beside' or false. */
+  const placeFor = (job) => {
+    if (!released.has(job.tier)) return false;
+    if (!beside.includes(job.tier)) {
+      return count(job.tier) < tierLimit(job.tier) && busy() < limit ? 'slot' : false;
+    }
+    if (count(job.tier) < tierLimit(job.tier)) return 'beside';
+    const othersCanStart = waiting.some(
+      (other) =>
+        !beside.includes(other.tier) &&
+        released.has(other.tier) &&
+        count(other.tier) < tierLimit(other.tier),
+    );
+    return !othersCanStart && busy() < limit && count(job.tier) < (grow[job.tier] ?? 0)
+      ? 'slot'
+      : false;
+  };
   while (waiting.length > 0 || running.size > 0) {
     for (;;) {
-      const index = waiting.findIndex(mayStart);
+      const index = waiting.findIndex((job) => placeFor(job) !== false);
       if (index < 0) break;
+      const slot = placeFor(waiting[index]) === 'slot';
       const [job] = waiting.splice(index, 1);
       const started = performance.now();
       const promise = job
@@ -130,7 +148,7 @@ export async function runPool(jobs, { limit, tierLimits, ready, onDone, beside =
           onDone(job, result, performance.now() - started);
           changed();
         });
-      running.set(promise, job);
+      running.set(promise, { job, slot });
     }
     await new Promise((resolve) => (wake = resolve));
   }

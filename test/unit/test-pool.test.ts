@@ -1,5 +1,6 @@
 // The test runner's scheduler (scripts/lib/test-pool.mjs): limits, the tier beside the others,
-// tiers that wait until they are ready, and longest first — on jobs that only wait.
+// tiers that wait until they are ready, longest first, and the tier beside taking free slots at
+// the end — on jobs that only wait.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -20,6 +21,7 @@ interface Pool {
       ready: Record<string, Promise<unknown> | undefined>;
       onDone: (job: Job) => void;
       beside?: string[];
+      grow?: Record<string, number>;
     },
   ) => Promise<void>;
 }
@@ -101,4 +103,30 @@ test('a tier waits until it is ready; the longest estimate starts first', async 
     onDone: (j) => (j.name === 'short' ? release() : undefined),
   });
   assert.deepEqual(started, ['long', 'short', 'waits']);
+});
+
+test('once the other tiers have nothing left to start, the tier beside grows into free slots', async () => {
+  const { job, most, started } = recorder();
+  // Kube files record themselves as `beside` whichever place they took: two at once means the
+  // second one took a slot of the others.
+  const jobs = [
+    job('int', 'int long', 100, 60),
+    job('int', 'int short', 90, 10),
+    ...Array.from({ length: 4 }, (_, i) => job('kube', `kube ${i}`, i, 40)),
+  ];
+  const ended: string[] = [];
+  await runPool(jobs, {
+    limit: 2,
+    tierLimits: { int: 2, kube: 1 },
+    ready: {},
+    onDone: (j) => ended.push(j.name),
+    beside: ['kube'],
+    grow: { kube: 2 },
+  });
+  assert.equal(most.get('beside'), 2, 'a second kube file ran in a free slot');
+  assert.equal(most.get('all'), 3, 'never more than the slots and the one beside');
+  assert.deepEqual(started.slice(0, 3), ['int long', 'int short', 'kube 3']);
+  // While an int file still waited to start, no kube file took its slot.
+  assert.ok(started.indexOf('kube 2') > started.indexOf('int short'));
+  assert.equal(ended.length, 6);
 });
