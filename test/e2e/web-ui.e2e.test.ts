@@ -276,7 +276,8 @@ test('a lost connection shows, and goes once the server is back, without a reloa
   cli.child.kill('SIGTERM');
   await cli.done;
   await page.getByRole('status').getByText('Connection to the server lost').waitFor();
-  cli = startSluice(['up', '--port', String(port), '--data-dir', await seededDataDir(temp.path)]);
+  // The same data directory: the server comes back with what it had.
+  cli = startSluice(['up', '--port', String(port), '--data-dir', temp.path]);
   await waitForUp(cli);
   await page.getByText('Connection to the server lost').waitFor({ state: 'detached' });
   const build = await admin.call('createBuild', { params: { pipelineId: ids.gated ?? '' } });

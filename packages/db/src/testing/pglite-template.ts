@@ -46,7 +46,10 @@ export async function openPgliteFromTemplate(
  * takes milliseconds; unpacking into a new PGlite takes a second or two of CPU each time).
  */
 export async function writePgliteDataDir(dataDir: string): Promise<void> {
-  await cp(await unpackedTemplate(), join(dataDir, PGLITE_SUBDIR), { recursive: true });
+  // Never over a database that is there: a test restarting a server keeps its data.
+  const target = join(dataDir, PGLITE_SUBDIR);
+  if (await exists(target)) throw new Error(`${target} exists already: seed a new directory`);
+  await cp(await unpackedTemplate(), target, { recursive: true });
 }
 
 let unpacked: Promise<string> | undefined;
