@@ -21,3 +21,8 @@ export function freshBundle(dir, file) {
 export function freshEngineBundle() {
   return freshBundle('engine-bundle', 'sluice-engine.mjs');
 }
+
+/** The whole CLI's bundle (every command but a bare `sluice engine`), when fresh. */
+export function freshCliBundle() {
+  return freshBundle('cli-bundle', 'sluice.mjs');
+}

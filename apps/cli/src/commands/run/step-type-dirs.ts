@@ -11,10 +11,17 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NotFoundError } from '@sluice/errors';
 
-/** `step-types/` at the root of this repository (apps/cli/dist/commands/run → ../../../../..). */
-export const BUILT_IN_STEP_TYPES = fileURLToPath(
-  new URL('../../../../../step-types/', import.meta.url),
-);
+/**
+ * The built-in `step-types/`: at the root of this repository (from apps/cli/dist/commands/run,
+ * ../../../../..), else beside the bundled CLI whose chunk this code is in (the local bundle of
+ * scripts/bundle-engine.mjs links it there, the image's bundle copies it).
+ */
+const BUILT_IN_CANDIDATES = [
+  fileURLToPath(new URL('../../../../../step-types/', import.meta.url)),
+  fileURLToPath(new URL('./step-types/', import.meta.url)),
+] as const;
+export const BUILT_IN_STEP_TYPES =
+  BUILT_IN_CANDIDATES.find((dir) => isDirectory(dir)) ?? BUILT_IN_CANDIDATES[0];
 
 export interface StepTypeDirsOptions {
   /** `--step-types` values, relative to `cwd`. */
