@@ -22,7 +22,12 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { dockerContainersCpu, removeCpuGroups, trackFileCpu } from './lib/file-cpu.mjs';
+import {
+  childrenCpu,
+  dockerContainersCpu,
+  removeCpuGroups,
+  trackFileCpu,
+} from './lib/file-cpu.mjs';
 import { FileTimes, runPool, runTestFile } from './lib/test-pool.mjs';
 import { runWebTests, webTestFiles } from './lib/web-tests.mjs';
 
@@ -296,6 +301,16 @@ await runPool(
 // A run cut short says nothing about the files it did not reach: only a finished one is kept.
 times.save();
 
+// Before they stop: what the shared servers and clusters (the runner's children) cost.
+const postmaster = await postgres
+  .then(
+    (server) =>
+      readFileSync(join(server?.dir ?? '', 'data', 'postmaster.pid'), 'utf8').split('\n')[0],
+    () => undefined,
+  )
+  .catch(() => undefined);
+const sharedCpu = childrenCpu(postmaster ? [Number(postmaster)] : []);
+const runnerCpu = process.cpuUsage();
 await stopShared();
 if (setup !== undefined && clusters === undefined) await setup;
 
@@ -347,9 +362,18 @@ if (cpuAtStart !== undefined && cpuAtEnd !== undefined) {
   const containersCpu = dockerContainersCpu();
   if (ofFiles > 0 && containersCpu !== undefined && containersCpuAtStart !== undefined) {
     const ofContainers = containersCpu - containersCpuAtStart;
+    const ofShared = sharedCpu.reduce((sum, [, cpu]) => sum + cpu, 0);
+    const ofRunner = (runnerCpu.user + runnerCpu.system) / 1e6;
+    const rest = Math.max(0, busy - ofFiles - ofContainers - ofShared - ofRunner);
     say(
-      `  ${seconds(ofFiles * 1000)} the test files' processes, ${seconds(ofContainers * 1000)} Docker's containers, ${seconds(Math.max(0, busy - ofFiles - ofContainers) * 1000)} the rest (the shared clusters and PostgreSQL, dockerd, the runner, the kernel)`,
+      `  ${seconds(ofFiles * 1000)} the test files' processes, ${seconds(ofContainers * 1000)} Docker's containers, ${seconds(ofShared * 1000)} the shared servers and clusters, ${seconds(ofRunner * 1000)} this runner, ${seconds(rest * 1000)} the rest (dockerd, containerd, the kernel, anything else on the machine)`,
     );
+    const heaviest = sharedCpu.filter(([, cpu]) => cpu >= 1).slice(0, 8);
+    if (heaviest.length > 0) {
+      say(
+        `  shared: ${heaviest.map(([name, cpu]) => `${name} ${seconds(cpu * 1000)}`).join(', ')}`,
+      );
+    }
   }
 }
 say(

@@ -130,3 +130,55 @@ export function removeCpuGroups() {
     // Still in use by a leftover process: an empty cgroup directory costs nothing.
   }
 }
+
+/** utime + stime + cutime + cstime of a process, in seconds (clock ticks of 1/100 s). */
+function processSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces), from field 3 on.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The children of every thread of `pid`. */
+function childrenOf(pid) {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/** A process and its live descendants: their CPU, with what each has reaped of its own. */
+function treeSeconds(pid) {
+  return processSeconds(pid) + childrenOf(pid).reduce((sum, child) => sum + treeSeconds(child), 0);
+}
+
+/**
+ * The CPU seconds of this process's live children and their descendants, and of the processes
+ * `others` (daemons it started: PostgreSQL's postmaster), by their names (kube-apiserver, etcd,
+ * postgres, …), heaviest first. Processes that ended are not there (their time is in this
+ * process's own reaped total).
+ */
+export function childrenCpu(others = []) {
+  const byName = new Map();
+  for (const pid of [...childrenOf(process.pid), ...others]) {
+    let name;
+    try {
+      name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      continue;
+    }
+    byName.set(name, (byName.get(name) ?? 0) + treeSeconds(pid));
+  }
+  return [...byName].sort((a, b) => b[1] - a[1]);
+}
