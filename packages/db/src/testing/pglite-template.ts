@@ -48,7 +48,9 @@ export async function openPgliteFromTemplate(
 export async function writePgliteDataDir(dataDir: string): Promise<void> {
   // Never over a database that is there: a test restarting a server keeps its data.
   const target = join(dataDir, PGLITE_SUBDIR);
-  if (await exists(target)) throw new Error(`${target} exists already: seed a new directory`);
+  if (await exists(join(target, 'PG_VERSION'))) {
+    throw new Error(`${target} holds a database already: seed a new directory`);
+  }
   await cp(await unpackedTemplate(), target, { recursive: true });
 }
 
