@@ -2,7 +2,8 @@
 // Runs the test tiers on the compiled output (tsc -b first), their files side by side in one
 // pool (scripts/lib/test-pool.mjs), and closes with a plain "N passed, N failed" line that CI
 // reads, after each tier's wall time and its ten slowest files, the files that used the most CPU
-// (scripts/lib/file-cpu.mjs: the suite is CPU-bound) and any that left processes running.
+// (scripts/lib/file-cpu.mjs: the suite is CPU-bound; every file's, in milliseconds, is kept in
+// /var/cache/sluice/test-cpu.json) and any that left processes running.
 //   unit: **/dist/**/*.test.js without .int./.e2e./.kube., and the web UI's component tests
 //         (apps/web/src/**/*.test.tsx, vitest).
 //   int:  **/dist/**/*.int.test.js        e2e: test/dist/e2e/*.e2e.test.js
@@ -57,6 +58,8 @@ const BESIDE = ['kube'];
 const TIMEOUT_MS = { unit: 15, int: 15, e2e: 15, kube: 40 };
 /** Where the last run's file times are kept: the machine's cache, shared by every clone. */
 const TIMES_FILE = '/var/cache/sluice/test-times.json';
+/** Each file's CPU seconds in the last run that measured it: where to look to make it faster. */
+const CPU_FILE = '/var/cache/sluice/test-cpu.json';
 
 const say = (line) => process.stdout.write(`${line}\n`);
 /** A file's CPU time as a column of the slowest list, when it was measured. */
@@ -185,6 +188,7 @@ function withCpu(match, run) {
 
 const tally = {};
 const times = new FileTimes(TIMES_FILE);
+const cpuTimes = new FileTimes(CPU_FILE);
 const failures = [];
 const leftovers = [];
 const jobs = [];
@@ -286,6 +290,7 @@ function onDone(job, result, ms) {
     leftovers.push(`${job.name}: ${result.cpu.left} of its processes outlived it`);
   }
   times.set(job.timesKey ?? job.name, ms);
+  if (result.cpu !== undefined) cpuTimes.set(job.timesKey ?? job.name, result.cpu.seconds * 1000);
   for (const test of result.failures) failures.push(`${job.name}: ${test}`);
   const mark = result.failed > 0 ? 'FAILED' : 'ok';
   say(
@@ -300,6 +305,7 @@ await runPool(
 );
 // A run cut short says nothing about the files it did not reach: only a finished one is kept.
 times.save();
+cpuTimes.save();
 
 // Before they stop: what the shared servers and clusters (the runner's children) cost.
 const postmaster = await postgres
