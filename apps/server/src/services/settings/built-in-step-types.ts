@@ -57,7 +57,7 @@ export function loadBuiltInStepTypes(dir: string | undefined, log: Logger): Buil
   return files.flatMap((file) => {
     const text = readFileSync(join(found, file), 'utf8');
     const source = `built-in: step-types/${file}`;
-    const parsed = parseStepTypeDocument(text, source);
+    const parsed = parseOnce(text, source);
     if (parsed.ok) {
       const { name, version, description } = parsed.definition;
       return [{ name, version, description, source, text }];
@@ -65,6 +65,22 @@ export function loadBuiltInStepTypes(dir: string | undefined, log: Logger): Buil
     log.warn('built-in step type left out', { file, problem: parsed.issues[0]?.message });
     return [];
   });
+}
+
+/**
+ * Parses of the built-in documents by source and text: a process that starts many servers (the
+ * test tiers start hundreds, ~0.1 s of parsing each) parses each document once.
+ */
+const parses = new Map<string, ReturnType<typeof parseStepTypeDocument>>();
+
+function parseOnce(text: string, source: string): ReturnType<typeof parseStepTypeDocument> {
+  const key = `${source}\u0000${text}`;
+  let parsed = parses.get(key);
+  if (parsed === undefined) {
+    parsed = parseStepTypeDocument(text, source);
+    parses.set(key, parsed);
+  }
+  return parsed;
 }
 
 function isDirectory(path: string): boolean {
