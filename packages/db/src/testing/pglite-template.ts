@@ -41,38 +41,49 @@ export async function openPgliteFromTemplate(
 }
 
 /**
- * Writes the migrated template into `dataDir` as `openDatabase({ dataDir })` expects it: a copy
- * of a data directory unpacked once per machine and schema beside the template (a file copy
- * takes milliseconds; unpacking into a new PGlite takes a second or two of CPU each time).
+ * Writes the migrated template into `dataDir` as `openDatabase({ dataDir })` expects it, or with
+ * `empty`, a database as initdb leaves it (nothing migrated): a copy of a data directory made
+ * once per machine and schema beside the template (a file copy takes milliseconds; unpacking
+ * into a new PGlite takes a second or two of CPU, and initdb five or more, each time).
  */
-export async function writePgliteDataDir(dataDir: string): Promise<void> {
+export async function writePgliteDataDir(
+  dataDir: string,
+  options: { empty?: boolean } = {},
+): Promise<void> {
   // Never over a database that is there: a test restarting a server keeps its data.
   const target = join(dataDir, PGLITE_SUBDIR);
   if (await exists(join(target, 'PG_VERSION'))) {
     throw new Error(`${target} holds a database already: seed a new directory`);
   }
-  await cp(await unpackedTemplate(), target, { recursive: true });
+  await cp(await cachedDataDir(options.empty === true), target, { recursive: true });
 }
 
-let unpacked: Promise<string> | undefined;
+const dataDirs = new Map<boolean, Promise<string>>();
 
-/** The template's data directory, closed cleanly, in the temp dir: made once, then reused. */
-function unpackedTemplate(): Promise<string> {
-  unpacked ??= (async () => {
-    const dir = join(tmpdir(), `${CACHE_PREFIX}${await cacheKey()}.dir`);
-    // PG_VERSION is written by initdb: its presence marks a directory that was completed.
-    if (await exists(join(dir, 'PG_VERSION'))) return dir;
-    const partial = `${dir}.${process.pid}.partial`;
-    const pglite = await PGlite.create({ dataDir: partial, loadDataDir: await pgliteTemplate() });
-    await pglite.close();
-    // Another process may have finished first: either copy is the same template.
-    await rename(partial, dir).catch(() => rm(partial, { recursive: true, force: true }));
-    return dir;
-  })().catch((err: unknown) => {
-    unpacked = undefined;
-    throw err;
-  });
-  return unpacked;
+/** A data directory, closed cleanly, in the temp dir: made once a machine, then reused. */
+function cachedDataDir(empty: boolean): Promise<string> {
+  let made = dataDirs.get(empty);
+  if (made === undefined) {
+    made = (async () => {
+      const key = empty ? `empty-${await pgliteKey()}` : await cacheKey();
+      const dir = join(tmpdir(), `${CACHE_PREFIX}${key}.dir`);
+      // PG_VERSION is written by initdb: its presence marks a directory that was completed.
+      if (await exists(join(dir, 'PG_VERSION'))) return dir;
+      const partial = `${dir}.${process.pid}.partial`;
+      const pglite = await PGlite.create(
+        empty ? { dataDir: partial } : { dataDir: partial, loadDataDir: await pgliteTemplate() },
+      );
+      await pglite.close();
+      // Another process may have finished first: either copy is the same.
+      await rename(partial, dir).catch(() => rm(partial, { recursive: true, force: true }));
+      return dir;
+    })().catch((err: unknown) => {
+      dataDirs.delete(empty);
+      throw err;
+    });
+    dataDirs.set(empty, made);
+  }
+  return made;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -109,18 +120,25 @@ async function loadOrBuild(): Promise<Blob> {
 
 /** The schema and the PGlite build: a template from either an old schema or PGlite is useless. */
 async function cacheKey(): Promise<string> {
+  return `${migrationFingerprint()}-${await pgliteKey()}`;
+}
+
+/** PGlite's build, as the size of its entry module. */
+async function pgliteKey(): Promise<string> {
   const entry = fileURLToPath(import.meta.resolve('@electric-sql/pglite'));
   const { size } = await stat(entry);
-  return `${migrationFingerprint()}-${size.toString(36)}`;
+  return size.toString(36);
 }
 
 /** Templates (and their unpacked directories) of other schemas or PGlite builds. */
 async function removeOtherTemplates(keep: string): Promise<void> {
   const dir = tmpdir();
   const keepDir = keep.replace(/\.tar\.gz$/, '.dir');
+  const keepEmpty = join(dir, `${CACHE_PREFIX}empty-${await pgliteKey()}.dir`);
   for (const name of await readdir(dir)) {
     const path = join(dir, name);
     if (!name.startsWith(CACHE_PREFIX) || path === keep || path.startsWith(keepDir)) continue;
+    if (path.startsWith(keepEmpty)) continue;
     if (name.endsWith('.tar.gz')) await unlink(path).catch(() => undefined);
     else if (name.endsWith('.dir')) await rm(path, { recursive: true, force: true });
   }

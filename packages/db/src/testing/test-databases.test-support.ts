@@ -37,7 +37,7 @@ export interface TestDatabasesOptions {
 }
 
 export interface PrepareOptions {
-  /** An empty database instead: nothing migrated (PGlite: an empty directory, so initdb). */
+  /** An empty database instead: nothing migrated (PGlite: as initdb leaves it, copied). */
   empty?: boolean;
 }
 
@@ -96,7 +96,7 @@ export class TestDatabases {
     if (kind === 'pglite') {
       const dir = await makeTempDir('sluice-db-');
       this.#dirs.push(dir);
-      if (options.empty !== true) await writePgliteDataDir(dir.path);
+      await writePgliteDataDir(dir.path, { empty: options.empty === true });
       return { dataDir: dir.path };
     }
     const { server, template } = await this.#postgresTemplate();
