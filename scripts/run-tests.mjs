@@ -308,11 +308,12 @@ times.save();
 cpuTimes.save();
 
 // Before they stop: what the shared servers and clusters (the runner's children) cost.
+// Only our own server's: a SLUICE_TEST_DATABASE_URL server has no directory here.
 const postmaster = await postgres
-  .then(
-    (server) =>
-      readFileSync(join(server?.dir ?? '', 'data', 'postmaster.pid'), 'utf8').split('\n')[0],
-    () => undefined,
+  .then((server) =>
+    server?.dir === undefined
+      ? undefined
+      : readFileSync(join(server.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0],
   )
   .catch(() => undefined);
 const sharedCpu = childrenCpu(postmaster ? [Number(postmaster)] : []);

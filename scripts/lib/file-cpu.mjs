@@ -29,10 +29,10 @@ function cgroupsUsable() {
   return usable;
 }
 
-/** The pids of this process's children (Linux 3.5+, CONFIG_PROC_CHILDREN). */
-function children() {
+/** The children a thread of `pid` started (Linux 3.5+, CONFIG_PROC_CHILDREN). */
+function childPids(pid, task) {
   try {
-    return readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8')
+    return readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
       .trim()
       .split(/\s+/)
       .filter(Boolean)
@@ -41,6 +41,9 @@ function children() {
     return [];
   }
 }
+
+/** The children of this process's main thread, where node:test spawns each file. */
+const children = () => childPids(process.pid, process.pid);
 
 function commandLine(pid) {
   try {
@@ -146,13 +149,7 @@ function processSeconds(pid) {
 /** The children of every thread of `pid`. */
 function childrenOf(pid) {
   try {
-    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
-        .trim()
-        .split(/\s+/)
-        .filter(Boolean)
-        .map(Number),
-    );
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) => childPids(pid, task));
   } catch {
     return [];
   }
