@@ -25,6 +25,8 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import {
   childrenCpu,
+  clusterCpu,
+  dockerdCpu,
   dockerContainersCpu,
   removeCpuGroups,
   trackFileCpu,
@@ -36,6 +38,7 @@ const root = new URL('..', import.meta.url).pathname;
 const started = performance.now();
 const cpuAtStart = machineCpu();
 const containersCpuAtStart = dockerContainersCpu();
+const dockerdCpuAtStart = dockerdCpu();
 const args = process.argv.slice(2);
 const flag = (name) =>
   args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) || undefined;
@@ -199,6 +202,7 @@ for (const tier of tiers) {
     jobs.push({
       tier,
       name,
+      file,
       estimate: times.get(name),
       run: withCpu(file, () => runTestFile(file, TIMEOUT_MS[tier] * 60_000)),
     });
@@ -246,6 +250,10 @@ const postgres = needsDatabase ? sharedPostgres() : Promise.resolve(undefined);
 const kubeFiles = jobs.filter((j) => j.tier === 'kube').map((j) => join(root, j.name));
 const kubePlan = kubeFiles.length > 0 ? await (await testkit()).planKubeTier(kubeFiles) : undefined;
 const alone = jobs.filter((j) => kubePlan?.alone.includes(join(root, j.name)));
+// The files that need only the API-only cluster go first, so that it can stop early.
+for (const job of jobs) {
+  if (kubePlan?.modesOf[job.file]?.join() === 'api-only') job.first = true;
+}
 const clusters = kubePlan ? sharedClusters(kubePlan, alone, setup) : undefined;
 const ready = {
   int: postgres.catch(() => undefined),
@@ -275,8 +283,39 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
+// A shared cluster stops once the last file that may use it has run, its CPU measured first:
+// an idle API server, etcd and controller manager cost ~7 CPU-s a minute.
+const kubeLeft = new Set(kubePlan?.shared ?? []);
+const stoppedModes = new Set();
+const clusterStops = [];
+/** CPU of the clusters' components (by name) and of their pods, measured as each stopped. */
+const clustersCpu = new Map();
+let podsCpu = 0;
+async function stopCluster(mode) {
+  const shared = await clusters?.catch(() => undefined);
+  const data = shared?.description.clusters[mode];
+  if (data === undefined || 'failed' in data) return;
+  const { components, pods } = clusterCpu(data.dir);
+  for (const [name, cpu] of components) clustersCpu.set(name, (clustersCpu.get(name) ?? 0) + cpu);
+  podsCpu += pods ?? 0;
+  await shared.stop(mode).then(
+    () => say(`[kube clusters] ${mode}: stopped (its last file has run)`),
+    (error) => say(`[kube clusters] ${mode}: could not stop: ${error.message}`),
+  );
+}
+function releaseClusters(job) {
+  if (!kubeLeft.delete(job.file)) return;
+  for (const mode of kubePlan.modes) {
+    if (stoppedModes.has(mode)) continue;
+    if ([...kubeLeft].some((file) => kubePlan.modesOf[file].includes(mode))) continue;
+    stoppedModes.add(mode);
+    clusterStops.push(stopCluster(mode));
+  }
+}
+
 /** Counts a finished job and prints its report. */
 function onDone(job, result, ms) {
+  releaseClusters(job);
   const t = tally[job.tier];
   t.passed += result.passed;
   t.failed += result.failed;
@@ -316,7 +355,10 @@ const postmaster = await postgres
       : readFileSync(join(server.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0],
   )
   .catch(() => undefined);
+await Promise.all(clusterStops);
 const sharedCpu = childrenCpu(postmaster ? [Number(postmaster)] : []);
+for (const [name, cpu] of clustersCpu) sharedCpu.set(name, (sharedCpu.get(name) ?? 0) + cpu);
+const dockerdAtEnd = dockerdCpu();
 const runnerCpu = process.cpuUsage();
 await stopShared();
 if (setup !== undefined && clusters === undefined) await setup;
@@ -369,13 +411,23 @@ if (cpuAtStart !== undefined && cpuAtEnd !== undefined) {
   const containersCpu = dockerContainersCpu();
   if (ofFiles > 0 && containersCpu !== undefined && containersCpuAtStart !== undefined) {
     const ofContainers = containersCpu - containersCpuAtStart;
-    const ofShared = sharedCpu.reduce((sum, [, cpu]) => sum + cpu, 0);
+    const ofShared = [...sharedCpu.values()].reduce((sum, cpu) => sum + cpu, 0);
     const ofRunner = (runnerCpu.user + runnerCpu.system) / 1e6;
-    const rest = Math.max(0, busy - ofFiles - ofContainers - ofShared - ofRunner);
-    say(
-      `  ${seconds(ofFiles * 1000)} the test files' processes, ${seconds(ofContainers * 1000)} Docker's containers, ${seconds(ofShared * 1000)} the shared servers and clusters, ${seconds(ofRunner * 1000)} this runner, ${seconds(rest * 1000)} the rest (dockerd, containerd, the kernel, anything else on the machine)`,
+    const ofDockerd =
+      dockerdAtEnd === undefined || dockerdCpuAtStart === undefined
+        ? 0
+        : Math.max(0, dockerdAtEnd - dockerdCpuAtStart);
+    const rest = Math.max(
+      0,
+      busy - ofFiles - ofContainers - ofShared - podsCpu - ofRunner - ofDockerd,
     );
-    const heaviest = sharedCpu.filter(([, cpu]) => cpu >= 1).slice(0, 8);
+    say(
+      `  ${seconds(ofFiles * 1000)} the test files' processes, ${seconds(ofContainers * 1000)} Docker's containers, ${seconds(ofDockerd * 1000)} dockerd, ${seconds(ofShared * 1000)} the shared servers and clusters, ${seconds(podsCpu * 1000)} the shared node's pods, ${seconds(ofRunner * 1000)} this runner, ${seconds(rest * 1000)} the rest (the kernel, containerd's shims, anything else on the machine)`,
+    );
+    const heaviest = [...sharedCpu]
+      .sort((a, b) => b[1] - a[1])
+      .filter(([, cpu]) => cpu >= 1)
+      .slice(0, 8);
     if (heaviest.length > 0) {
       say(
         `  shared: ${heaviest.map(([name, cpu]) => `${name} ${seconds(cpu * 1000)}`).join(', ')}`,

@@ -163,12 +163,17 @@ function treeSeconds(pid) {
 /**
  * The CPU seconds of this process's live children and their descendants, and of the processes
  * `others` (daemons it started: PostgreSQL's postmaster), by their names (kube-apiserver, etcd,
- * postgres, …), heaviest first. Processes that ended are not there (their time is in this
+ * postgres, …). Processes that ended are not there (their time is in this
  * process's own reaped total).
  */
 export function childrenCpu(others = []) {
+  return cpuByName([...childrenOf(process.pid), ...others]);
+}
+
+/** The CPU seconds of the processes `pids` and their live descendants, by name. */
+function cpuByName(pids) {
   const byName = new Map();
-  for (const pid of [...childrenOf(process.pid), ...others]) {
+  for (const pid of pids) {
     let name;
     try {
       name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
@@ -177,5 +182,31 @@ export function childrenCpu(others = []) {
     }
     byName.set(name, (byName.get(name) ?? 0) + treeSeconds(pid));
   }
-  return [...byName].sort((a, b) => b[1] - a[1]);
+  return byName;
+}
+
+/**
+ * What a test cluster (packages/testkit's record at `<dir>/cluster.json`) has used so far: its
+ * components by name (kube-apiserver, etcd, …) and, for a node, its pods (the kubelet's cgroup
+ * root: the engines and Docker daemons of the builds run there). Read just before it stops.
+ */
+export function clusterCpu(dir) {
+  let record;
+  try {
+    record = JSON.parse(readFileSync(join(dir, 'cluster.json'), 'utf8'));
+  } catch {
+    return { components: new Map(), pods: undefined };
+  }
+  const pods =
+    record.cgroupRoot === undefined ? undefined : usageSeconds(join(CPUACCT, record.cgroupRoot));
+  return { components: cpuByName(record.processes.map((p) => p.pid)), pods };
+}
+
+/** The CPU seconds so far of the Docker daemon (its pid file) and the children it reaped. */
+export function dockerdCpu() {
+  try {
+    return treeSeconds(Number(readFileSync('/var/run/docker.pid', 'utf8').trim()));
+  } catch {
+    return undefined;
+  }
 }

@@ -90,10 +90,14 @@ function readTimes(path) {
  * may use it too, up to `grow[tier]` of its jobs at once: the kube tier, whose files run one at a
  * time beside the rest, runs two at once at the end instead of being the run's tail. A tier's
  * jobs wait for `ready[tier]` (a promise) when there is one. `onDone(job, result, ms)` is called
- * as each ends. Among the jobs that may start, the longest estimate goes first.
+ * as each ends. Among the jobs that may start, those marked `first` go first, then the longest
+ * estimate.
  */
 export async function runPool(jobs, { limit, tierLimits, ready, onDone, beside = [], grow = {} }) {
-  const waiting = [...jobs].sort((a, b) => (b.estimate ?? 0) - (a.estimate ?? 0));
+  const waiting = [...jobs].sort(
+    (a, b) =>
+      Number(b.first ?? false) - Number(a.first ?? false) || (b.estimate ?? 0) - (a.estimate ?? 0),
+  );
   const released = new Set(Object.keys(tierLimits).filter((tier) => ready[tier] === undefined));
   /** Running jobs, each with whether it holds one of the `limit` slots. */
   const running = new Map();

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@sluice/protocol';
-import { SLUICE_BIN, startSluice } from './cli-harness.js';
+import { SLUICE_BIN, seededDataDir, startSluice } from './cli-harness.js';
 
 test('sluice server off a terminal writes the new admin token to a 0600 file and prints only where it is', async () => {
   const root = mkdtempSync(join(tmpdir(), 'sluice-admin-token-'));
@@ -35,7 +35,8 @@ test('sluice server off a terminal writes the new admin token to a 0600 file and
 });
 
 test('sluice server on a terminal shows the new admin token once and writes no file', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sluice-admin-token-tty-'));
+  // A migrated database with no user yet: the first start's database is the test above's.
+  const dataDir = await seededDataDir(mkdtempSync(join(tmpdir(), 'sluice-admin-token-tty-')));
   // `script` gives the server a pseudo-terminal as stdout, as a person's shell would.
   const command = `${process.execPath} ${SLUICE_BIN} server --port 0 --data-dir ${dataDir}`;
   const child = spawn('script', ['-qec', command, '/dev/null'], {

@@ -10,6 +10,7 @@ interface Job {
   tier: string;
   name: string;
   estimate?: number;
+  first?: boolean;
   run: () => Promise<{ passed: number; failed: number; skipped: number; failures: string[] }>;
 }
 interface Pool {
@@ -103,6 +104,18 @@ test('a tier waits until it is ready; the longest estimate starts first', async 
     onDone: (j) => (j.name === 'short' ? release() : undefined),
   });
   assert.deepEqual(started, ['long', 'short', 'waits']);
+});
+
+test('a job marked first starts before longer ones', async () => {
+  const { job, started } = recorder();
+  const api = { ...job('kube', 'api-only', 1), first: true };
+  await runPool([job('kube', 'node long', 100), api, job('kube', 'node short', 10)], {
+    limit: 1,
+    tierLimits: { kube: 1 },
+    ready: {},
+    onDone: () => undefined,
+  });
+  assert.deepEqual(started, ['api-only', 'node long', 'node short']);
 });
 
 test('once the other tiers have nothing left to start, the tier beside grows into free slots', async () => {

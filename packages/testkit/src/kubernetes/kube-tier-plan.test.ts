@@ -51,14 +51,15 @@ test('a node of its own runs alone; an API-only cluster of its own beside the sh
     alone: ['b.kube.test.js'],
     shared: ['a.kube.test.js', 'c.kube.test.js', 'd.kube.test.js'],
     modes: ['api-only', 'node'],
+    // c's cluster is its own: it needs no shared one, and does not keep one running.
+    modesOf: { 'a.kube.test.js': ['api-only'], 'c.kube.test.js': [], 'd.kube.test.js': ['node'] },
   });
   assert.deepEqual(planKubeFiles(new Map([['a', 'useKubernetes({ nodes: false })']])).modes, [
     'api-only',
   ]);
-  assert.deepEqual(planKubeFiles(new Map([['a', 'useKubernetes(options)']])).modes, [
-    'api-only',
-    'node',
-  ]);
+  const unread = planKubeFiles(new Map([['a', 'useKubernetes(options)']]));
+  assert.deepEqual(unread.modes, ['api-only', 'node']);
+  assert.deepEqual(unread.modesOf, { a: ['api-only', 'node'] });
 });
 
 /** The repository's kube-tier sources, relative to its root. */

@@ -18,6 +18,11 @@ export interface KubeTierPlan {
   shared: string[];
   /** The shared clusters the files of `shared` attach to. */
   modes: ClusterMode[];
+  /**
+   * The shared clusters each file of `shared` may attach to: once every file of a mode has run,
+   * the runner stops that cluster instead of keeping it idle to the tier's end.
+   */
+  modesOf: Record<string, ClusterMode[]>;
 }
 
 /** What one `useKubernetes` call asks for; an undefined mode when it cannot be read. */
@@ -48,7 +53,7 @@ export function kubernetesUses(source: string): KubernetesUse[] {
 }
 
 export function planKubeFiles(files: ReadonlyMap<string, string>): KubeTierPlan {
-  const plan: KubeTierPlan = { alone: [], shared: [], modes: [] };
+  const plan: KubeTierPlan = { alone: [], shared: [], modes: [], modesOf: {} };
   const modes = new Set<ClusterMode>();
   for (const [file, text] of files) {
     const uses = kubernetesUses(text);
@@ -57,10 +62,13 @@ export function planKubeFiles(files: ReadonlyMap<string, string>): KubeTierPlan 
       continue;
     }
     plan.shared.push(file);
+    const own = new Set<ClusterMode>();
     for (const use of uses.filter((u) => !u.own)) {
-      if (use.mode !== 'node') modes.add('api-only');
-      if (use.mode !== 'api-only') modes.add('node');
+      if (use.mode !== 'node') own.add('api-only');
+      if (use.mode !== 'api-only') own.add('node');
     }
+    plan.modesOf[file] = [...own].sort();
+    for (const mode of own) modes.add(mode);
   }
   plan.modes = (['api-only', 'node'] as const).filter((mode) => modes.has(mode));
   return plan;

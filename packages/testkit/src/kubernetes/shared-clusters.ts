@@ -61,8 +61,11 @@ export interface SharedClusters {
   /** For the test processes' environment: `SLUICE_TEST_KUBE_SHARED` naming the description. */
   env: Record<string, string>;
   description: SharedClustersDescription;
-  /** Stops every shared cluster (checking nothing is left) and removes the description. */
-  stop(): Promise<void>;
+  /**
+   * Stops the cluster of `mode` (checking nothing is left), once its last file has run, or every
+   * shared cluster and the description when no mode is named.
+   */
+  stop(mode?: ClusterMode): Promise<void>;
 }
 
 /**
@@ -76,7 +79,7 @@ export async function startSharedClusters(
   log: (line: string) => void = () => undefined,
 ): Promise<SharedClusters> {
   const images: string[] = Object.values(CLUSTER_IMAGES);
-  const started: KubernetesCluster[] = [];
+  const started = new Map<ClusterMode, KubernetesCluster>();
   const description: SharedClustersDescription = { ownerPid: process.pid, clusters: {} };
   for (const mode of new Set(modes)) {
     const nodes = mode === 'node';
@@ -87,7 +90,7 @@ export async function startSharedClusters(
         ...(nodes ? { images: images.filter((image) => image !== CLUSTER_IMAGES.pause) } : {}),
         log: (line) => log(`${mode}: ${line}`),
       });
-      started.push(cluster);
+      started.set(mode, cluster);
       description.clusters[mode] = describeCluster(cluster, nodes ? images : []);
       log(`${mode}: shared cluster ${cluster.id} ready at ${cluster.server}`);
     } catch (err) {
@@ -98,18 +101,34 @@ export async function startSharedClusters(
   const dir = await mkdtemp(join(tmpdir(), 'sluice-shared-clusters-'));
   const file = join(dir, 'clusters.json');
   await writeFile(file, `${JSON.stringify(description, null, 2)}\n`);
-  let stopped: Promise<void> | undefined;
+  const stopping = new Map<ClusterMode, Promise<void>>();
+  const stopMode = (mode: ClusterMode): Promise<void> => {
+    let stopped = stopping.get(mode);
+    if (stopped === undefined) {
+      stopped = started.get(mode)?.stop() ?? Promise.resolve();
+      stopping.set(mode, stopped);
+    }
+    return stopped;
+  };
+  let stoppedAll: Promise<void> | undefined;
   return {
     env: { SLUICE_TEST_KUBE_SHARED: file },
     description,
-    stop: () => (stopped ??= stopAll(started, dir)),
+    stop: (mode) =>
+      mode === undefined
+        ? (stoppedAll ??= stopAll([...started.keys()].reverse(), stopMode, dir))
+        : stopMode(mode),
   };
 }
 
-async function stopAll(clusters: readonly KubernetesCluster[], dir: string): Promise<void> {
+/** Stops the clusters one after the other, the last started first, then the description. */
+async function stopAll(
+  modes: readonly ClusterMode[],
+  stopMode: (mode: ClusterMode) => Promise<void>,
+  dir: string,
+): Promise<void> {
   const errors: unknown[] = [];
-  for (const cluster of [...clusters].reverse())
-    await cluster.stop().catch((err: unknown) => errors.push(err));
+  for (const mode of modes) await stopMode(mode).catch((err: unknown) => errors.push(err));
   await rm(dir, { recursive: true, force: true });
   if (errors.length > 0) throw errors[0];
 }

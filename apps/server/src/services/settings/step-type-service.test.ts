@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { stepTypesNamedIn } from './step-type-service.js';
+import type { EngineStepType } from '@sluice/protocol';
+import { stepTypeCatalog, stepTypesNamedIn } from './step-type-service.js';
 import type { NamedStepType } from './step-type-service.js';
 
 function stepType(name: string, text = `metadata: { name: ${name} }\n`): NamedStepType {
@@ -62,4 +63,46 @@ test('every version of a named step type is sent', () => {
     HELM.document,
     v2.document,
   ]);
+});
+
+/** A minimal valid step-type document. */
+function document(name: string, version: string): EngineStepType {
+  const text = `version: '1.0'
+kind: step-type
+metadata:
+  name: ${name}
+  version: ${version}
+spec:
+  steps:
+    main:
+      image: alpine
+      commands: [echo hi]
+`;
+  return { source: `control plane: ${name}:${version}`, text };
+}
+
+test("the account's catalog finds each name at its versions, newest by default, from memory the second time", () => {
+  const documents = [
+    document('acme/say', '1.0.0'),
+    document('acme/say', '1.2.0'),
+    { source: 'control plane: broken:1.0.0', text: 'metadata: [not, a, map]\n' },
+  ];
+  for (const round of ['parsed', 'remembered']) {
+    const catalog = stepTypeCatalog(documents);
+    assert.equal(catalog.find('acme/say')?.version, '1.2.0', round);
+    assert.equal(catalog.find('acme/say', '1.0.0')?.source, 'control plane: acme/say:1.0.0');
+    assert.equal(catalog.find('acme/say', '1.0.0')?.text, documents[0]?.text);
+    // The document that does not parse is left out, not an error for every pipeline.
+    assert.deepEqual(
+      catalog.list?.().map((d) => `${d.name}@${d.version}`),
+      ['acme/say@1.0.0', 'acme/say@1.2.0'],
+      round,
+    );
+  }
+  // Remembered definitions are shared by every catalog: no caller can change another's.
+  const found = stepTypeCatalog(documents).find('acme/say');
+  assert.ok(found !== undefined && Object.isFrozen(found));
+  // The same text from another source is its own entry, named by its own source.
+  const moved = { ...documents[1]!, source: 'built-in: acme/say' };
+  assert.equal(stepTypeCatalog([moved]).find('acme/say')?.source, 'built-in: acme/say');
 });

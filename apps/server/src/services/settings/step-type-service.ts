@@ -7,7 +7,7 @@
  * @module
  */
 import { NotFoundError } from '@sluice/errors';
-import { catalogFromDocuments, parseStepTypeDocument } from '@sluice/pipeline';
+import { catalogFromDefinitions, parseStepTypeDocument } from '@sluice/pipeline';
 import type { StepTypeCatalog, StepTypeDefinition } from '@sluice/pipeline';
 import { sql } from '@sluice/db';
 import type { Executor, StepTypeRow } from '@sluice/db';
@@ -47,7 +47,7 @@ export class StepTypeService {
     this.#ctx = ctx;
     this.#builtIn = builtIn.map((stepType) => ({
       name: stepType.name,
-      document: Object.freeze({ source: stepType.source, text: stepType.text }),
+      document: rememberDefinition(stepType),
       listed: builtInStepType(stepType),
     }));
   }
@@ -203,7 +203,61 @@ export function stepTypesNamedIn(
 /** The catalog of registered documents (the engine builds the same from `EngineBuild.stepTypes`). */
 export function stepTypeCatalog(documents: readonly EngineStepType[]): StepTypeCatalog {
   // Stored documents were checked when they were put; one that no longer parses is left out.
-  return catalogFromDocuments(documents, CONTROL_PLANE_LOCATION).catalog;
+  const definitions = documents.flatMap((document) => definitionOf(document) ?? []);
+  return catalogFromDefinitions(definitions, CONTROL_PLANE_LOCATION);
+}
+
+/**
+ * What a catalog needs of each document read before (its name and version; a typed step's
+ * expansion reads the text again), by source and text, the most recently used last: every
+ * parse of a pipeline gets all of the account's documents and the built-ins, some 60 KB that
+ * took ~40 ms of YAML parsing on each build. Bounded by the documents' total size.
+ */
+const knownDocuments = new Map<string, { definition: StepTypeDefinition | null; chars: number }>();
+let knownChars = 0;
+const KNOWN_CHARS_LIMIT = 16 * 1024 * 1024;
+
+function definitionOf({ source, text }: EngineStepType): StepTypeDefinition | undefined {
+  const key = `${source}\0${text}`;
+  const known = knownDocuments.get(key);
+  if (known !== undefined) {
+    knownDocuments.delete(key);
+    knownDocuments.set(key, known);
+    return known.definition ?? undefined;
+  }
+  const parsed = parseStepTypeDocument(text, source);
+  const definition = parsed.ok
+    ? Object.freeze({
+        name: parsed.definition.name,
+        version: parsed.definition.version,
+        source,
+        text,
+      })
+    : null;
+  remember(key, definition);
+  return definition ?? undefined;
+}
+
+/** A built-in, parsed as it was loaded: its frozen document, its definition remembered. */
+function rememberDefinition({ name, version, source, text }: BuiltInStepType): EngineStepType {
+  remember(`${source}\0${text}`, Object.freeze({ name, version, source, text }));
+  return Object.freeze({ source, text });
+}
+
+function remember(key: string, definition: StepTypeDefinition | null): void {
+  const previous = knownDocuments.get(key);
+  if (previous !== undefined) {
+    // Each server of a process remembers its built-ins again: the entry moves to the end.
+    knownDocuments.delete(key);
+    knownChars -= previous.chars;
+  }
+  knownDocuments.set(key, { definition, chars: key.length });
+  knownChars += key.length;
+  for (const [oldest, { chars }] of knownDocuments) {
+    if (knownChars <= KNOWN_CHARS_LIMIT) break;
+    knownDocuments.delete(oldest);
+    knownChars -= chars;
+  }
 }
 
 function validDefinition(yaml: string): StepTypeDefinition {
