@@ -8,7 +8,9 @@
 #                     host's Node binary plus the shared libraries ldd finds for it, over the
 #                     sluice/busybox:1 root (a shell and the usual tools), and Debian's docker.io
 #                     CLI, through which the engine runs BuildKit builds; the bundle carries the
-#                     built web UI (web/), so the server chart's control plane serves it at /
+#                     built web UI (web/), so the server chart's control plane serves it at /,
+#                     and sluice/busybox:1 (images/), which the engine loads onto a build's
+#                     daemon that lacks it: builds need no registry for it
 #   sluice/dind:1     Debian bookworm (debootstrap --variant=minbase) with docker.io, iptables,
 #                     tini, openssl and CA certificates; images/dind/dind-entrypoint.sh serves
 #                     the Docker API on :1300 over mutual TLS
@@ -111,6 +113,11 @@ build_engine() {
   # The bundle's tree as it is: the web UI is in its web/ directory.
   install -d "$root/usr/local/lib/sluice"
   cp -R "$bundle/." "$root/usr/local/lib/sluice/"
+  # The images the engine loads onto a build's daemon that lacks them (a new volume on a cluster
+  # that cannot pull): apps/engine/src/carried-images.ts reads this index.
+  install -d "$root/usr/local/lib/sluice/images"
+  docker save -o "$root/usr/local/lib/sluice/images/sluice-busybox-1.tar" sluice/busybox:1
+  printf '{ "images": { "sluice/busybox:1": "sluice-busybox-1.tar" } }\n' >"$root/usr/local/lib/sluice/images/index.json"
   chmod -R u=rwX,go=rX "$root/usr/local/lib/sluice"
   install -D -m 0755 "$HERE/engine/sluice" "$root/usr/local/bin/sluice"
   import_root "$root" "$image" "$hash" --change 'ENTRYPOINT ["/usr/local/bin/sluice"]' --change 'CMD ["--help"]'

@@ -16,14 +16,8 @@ import { createNamespace } from '@sluice/kube/testing';
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 import { buildObjectName } from '@sluice/runtime-spec';
-import {
-  eventually,
-  freeLoopbackPort,
-  runCommand,
-  startRegistry,
-  TEST_IMAGES,
-} from '@sluice/testkit';
-import type { KubernetesCluster, TestRegistry } from '@sluice/testkit';
+import { eventually, freeLoopbackPort } from '@sluice/testkit';
+import type { KubernetesCluster } from '@sluice/testkit';
 import { SLUICE_AGENT_BIN, SLUICE_BIN } from './cli-harness.js';
 
 export const ADMIN_TOKEN = 'slu_u_runner-cluster-admin-0123456789';
@@ -115,15 +109,12 @@ export interface KubeRuntimeOptions {
   namespace: string;
   controlPlaneUrl?: string;
   storageClassName?: string;
-  /** `host:port` of a plain-HTTP registry dind pulls docker.io images through. */
-  registryMirror?: string;
   /** Make it the account's default runtime environment. */
   isDefault?: boolean;
 }
 
 /** A runtime environment extending `system/default/k8s` on the local test images. */
 export async function createKubeRuntime(admin: SluiceClient, options: KubeRuntimeOptions) {
-  const mirror = options.registryMirror;
   const spec = {
     metadata: { name: options.name },
     extends: ['system/default/k8s'],
@@ -149,9 +140,6 @@ export async function createKubeRuntime(admin: SluiceClient, options: KubeRuntim
           storageClassName: options.storageClassName ?? TEST_STORAGE_CLASS,
         },
       },
-      ...(mirror
-        ? { daemonConfig: { registryMirrors: [`http://${mirror}`], insecureRegistries: [mirror] } }
-        : {}),
     },
   };
   await admin.call('createRuntimeEnvironment', { body: { name: options.name, spec } });
@@ -269,21 +257,12 @@ export function objectCount(objects: BuildObjects): number {
 }
 
 /**
- * What a build on the node test cluster needs beside the control plane: a registry on this
- * machine that dind pulls `docker.io/sluice/busybox:1` through (no internet), and the file's
- * StorageClass with no provisioner (`TEST_STORAGE_CLASS`), whose volumes `addHostPathVolume`
- * makes by hand.
+ * What a build on the node test cluster needs beside the control plane: the file's StorageClass
+ * with no provisioner (`TEST_STORAGE_CLASS`), whose volumes `addHostPathVolume` makes by hand.
+ * No registry: the cluster is air-gapped, and the engine image carries `sluice/busybox:1`,
+ * which it loads onto each new dind volume (apps/engine/src/carried-images.ts).
  */
-export async function prepareBuildCluster(kubeConfig: KubeConfig): Promise<TestRegistry> {
-  const registry = await startRegistry();
-  const mirrorTag = `${registry.address}/sluice/busybox:1`;
-  for (const args of [
-    ['tag', TEST_IMAGES.shell, mirrorTag],
-    ['push', mirrorTag],
-  ]) {
-    const result = await runCommand('docker', args);
-    if (result.code !== 0) throw new Error(`docker ${args.join(' ')}: ${result.stderr}`);
-  }
+export async function prepareBuildCluster(kubeConfig: KubeConfig): Promise<void> {
   await kubeConfig.makeApiClient(StorageV1Api).createStorageClass({
     body: {
       metadata: { name: TEST_STORAGE_CLASS },
@@ -292,7 +271,6 @@ export async function prepareBuildCluster(kubeConfig: KubeConfig): Promise<TestR
       reclaimPolicy: 'Retain',
     },
   });
-  return registry;
 }
 
 /** A fresh hostPath volume of the file's class (`TEST_STORAGE_CLASS`), for the next build's PVC. */
@@ -335,22 +313,20 @@ export function writeRuntimeFile(
 }
 
 export interface BuildPlane {
-  registry: TestRegistry;
   plane: ControlPlane;
   /** The node's bridge address: how pods reach this machine. */
   gateway: string;
 }
 
 /**
- * What a test of builds on the cluster starts from: the step images' registry mirror, a
- * control plane (embedded database) pods reach through the node's bridge, the namespace, and
+ * What a test of builds on the cluster starts from: the StorageClass, a control plane (embedded database) pods reach through the node's bridge, the namespace, and
  * a Kubernetes runtime environment on the test images that is the account default.
  */
 export async function startBuildPlane(
   cluster: KubernetesCluster,
   options: { dir: string; namespace: string; runtime: string; storageClassName?: string },
 ): Promise<BuildPlane> {
-  const registry = await prepareBuildCluster(cluster.kubeConfig);
+  await prepareBuildCluster(cluster.kubeConfig);
   const gateway = (cluster.podSubnet ?? '').replace(/\.0\/24$/, '.1');
   const plane = await startControlPlane({
     database: { dataDir: join(options.dir, 'data') },
@@ -361,13 +337,12 @@ export async function startBuildPlane(
     name: options.runtime,
     namespace: options.namespace,
     controlPlaneUrl: `http://${gateway}:${plane.port}`,
-    registryMirror: `${gateway}:${registry.port}`,
     isDefault: true,
     ...(options.storageClassName === undefined
       ? {}
       : { storageClassName: options.storageClassName }),
   });
-  return { registry, plane, gateway };
+  return { plane, gateway };
 }
 
 /**

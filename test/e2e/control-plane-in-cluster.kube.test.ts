@@ -14,7 +14,7 @@ import { createNamespace } from '@sluice/kube/testing';
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 import { CLUSTER_IMAGES, makeTempDir, renderChart, useKubernetes } from '@sluice/testkit';
-import type { RenderChartOptions, TempDir, TestRegistry } from '@sluice/testkit';
+import type { RenderChartOptions, TempDir } from '@sluice/testkit';
 import { REPO_ROOT, runSluice } from './cli-harness.js';
 import {
   addHostPathVolume,
@@ -38,7 +38,6 @@ const OK =
   'version: "1.0"\nsteps:\n  hello:\n    image: sluice/busybox:1\n    commands: ["echo built by a control plane in the cluster"]\n';
 
 let temp: TempDir;
-let registry: TestRegistry;
 let admin: SluiceClient;
 let serverUrl = '';
 
@@ -82,7 +81,7 @@ async function available(name: string, namespace: string): Promise<void> {
 before(async () => {
   await cluster.ready();
   temp = await makeTempDir('sluice-cp-in-cluster-');
-  registry = await prepareBuildCluster(cluster().kubeConfig);
+  await prepareBuildCluster(cluster().kubeConfig);
   for (const ns of [NS, BUILD_NS]) await createNamespace(cluster(), ns);
   const core = cluster().kubeConfig.makeApiClient(CoreV1Api);
   await core.createNamespacedSecret({
@@ -123,11 +122,9 @@ before(async () => {
     60_000,
   );
   admin = createClient({ baseUrl: serverUrl, token: ADMIN });
-  const gateway = (cluster().podSubnet ?? '').replace(/\.0\/24$/, '.1');
   await createKubeRuntime(admin, {
     name: RUNTIME,
     namespace: BUILD_NS,
-    registryMirror: `${gateway}:${registry.port}`,
     isDefault: true,
   });
   await createPipelines(admin, 'in-cluster', { ok: OK });
@@ -145,7 +142,6 @@ before(async () => {
 });
 
 after(async () => {
-  await registry?.stop();
   await temp?.cleanup();
 });
 

@@ -18,7 +18,7 @@ import type { Build, SluiceClient } from '@sluice/protocol';
 import { buildObjectName } from '@sluice/runtime-spec';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { CLUSTER_IMAGES, makeTempDir, runCommand, useKubernetes } from '@sluice/testkit';
-import type { TempDir, TestRegistry } from '@sluice/testkit';
+import type { TempDir } from '@sluice/testkit';
 import {
   addHostPathVolume,
   buildObjects,
@@ -63,7 +63,6 @@ const UNDO: Record<keyof typeof BREAK, Record<string, unknown>> = {
 };
 
 let temp: TempDir;
-let registry: TestRegistry;
 let plane: ControlPlane;
 let admin: SluiceClient;
 let agent: AgentProcess;
@@ -73,7 +72,7 @@ let volumes = 0;
 before(async () => {
   await cluster.ready();
   temp = await makeTempDir('sluice-pod-failures-');
-  ({ registry, plane } = await startBuildPlane(cluster(), {
+  ({ plane } = await startBuildPlane(cluster(), {
     dir: temp.path,
     namespace: NS,
     runtime: RUNTIME,
@@ -97,7 +96,6 @@ before(async () => {
 after(async () => {
   await agent?.stop();
   await plane?.stop();
-  await registry?.stop();
   await temp?.cleanup();
 });
 

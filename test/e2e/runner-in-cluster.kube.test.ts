@@ -14,7 +14,7 @@ import { AppsV1Api, CoreV1Api, KubernetesObjectApi } from '@kubernetes/client-no
 import { createNamespace } from '@sluice/kube/testing';
 import type { SluiceClient } from '@sluice/protocol';
 import { CLUSTER_IMAGES, makeTempDir, renderChart, useKubernetes } from '@sluice/testkit';
-import type { TempDir, TestRegistry } from '@sluice/testkit';
+import type { TempDir } from '@sluice/testkit';
 import { REPO_ROOT, runSluice, seededDataDir } from './cli-harness.js';
 import {
   addHostPathVolume,
@@ -45,7 +45,6 @@ const PIPELINES = {
 };
 
 let temp: TempDir;
-let registry: TestRegistry;
 let plane: ControlPlane;
 let admin: SluiceClient;
 let volumes = 0;
@@ -53,7 +52,7 @@ let volumes = 0;
 before(async () => {
   await cluster.ready();
   temp = await makeTempDir('sluice-in-cluster-');
-  registry = await prepareBuildCluster(cluster().kubeConfig);
+  await prepareBuildCluster(cluster().kubeConfig);
   const gateway = (cluster().podSubnet ?? '').replace(/\.0\/24$/, '.1');
   plane = await startControlPlane({
     database: { dataDir: await seededDataDir(join(temp.path, 'data')) },
@@ -66,7 +65,6 @@ before(async () => {
     name: RUNTIME,
     namespace: BUILD_NS,
     controlPlaneUrl,
-    registryMirror: `${gateway}:${registry.port}`,
     isDefault: true,
   });
   await createPipelines(admin, 'cluster', PIPELINES);
@@ -87,7 +85,6 @@ before(async () => {
 
 after(async () => {
   await plane?.stop();
-  await registry?.stop();
   await temp?.cleanup();
 });
 

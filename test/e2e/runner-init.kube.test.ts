@@ -21,7 +21,7 @@ import type { SluiceClient } from '@sluice/protocol';
 import { renderRuntimeInstall } from '@sluice/runtime-spec';
 import type { InstallObject } from '@sluice/runtime-spec';
 import { CLUSTER_IMAGES, makeTempDir, renderChart, useKubernetes } from '@sluice/testkit';
-import type { TempDir, TestRegistry } from '@sluice/testkit';
+import type { TempDir } from '@sluice/testkit';
 import { REPO_ROOT, runSluice, seededDataDir, SLUICE_BIN, startSluice } from './cli-harness.js';
 import {
   addHostPathVolume,
@@ -50,7 +50,6 @@ const AGENT = 'init-agent';
 const INSTALL_KINDS = ['Deployment', 'Secret', 'ServiceAccount', 'Role', 'RoleBinding'];
 
 let temp: TempDir;
-let registry: TestRegistry;
 let plane: ControlPlane;
 let admin: SluiceClient;
 let kube: KubeResources;
@@ -60,7 +59,7 @@ let specFile: string;
 before(async () => {
   await cluster.ready();
   temp = await makeTempDir('sluice-runner-init-');
-  registry = await prepareBuildCluster(cluster().kubeConfig);
+  await prepareBuildCluster(cluster().kubeConfig);
   const gateway = (cluster().podSubnet ?? '').replace(/\.0\/24$/, '.1');
   plane = await startControlPlane({
     database: { dataDir: await seededDataDir(join(temp.path, 'data')) },
@@ -72,8 +71,9 @@ before(async () => {
     KubeClient.create({ source: { type: 'kubeconfig', path: cluster().kubeconfigPath } }),
   );
   await createNamespace(cluster(), DRY_NS);
-  // What only this test cluster needs: the images on the node, small pods, the registry mirror.
-  const mirror = `${gateway}:${registry.port}`;
+  // What only this test cluster needs: the images on the node, small pods. No registry: the
+  // runtime's images are the defaults init derives (sluice/engine:1, sluice/dind:1), and the
+  // engine carries the step image onto each new volume.
   specFile = join(temp.path, 'runtime-spec.yaml');
   writeFileSync(
     specFile,
@@ -84,12 +84,10 @@ before(async () => {
         terminationGracePeriodSeconds: 10,
       },
       dockerDaemonScheduler: {
-        dindImage: 'sluice/dind:1',
         imagePullPolicy: 'Never',
         defaultDindResources: { requests: { cpu: '100m', memory: '128Mi' } },
         terminationGracePeriodSeconds: 10,
         pvcs: { dind: { volumeSize: '1Gi' } },
-        daemonConfig: { registryMirrors: [`http://${mirror}`], insecureRegistries: [mirror] },
       },
     }),
   );
@@ -97,7 +95,6 @@ before(async () => {
 
 after(async () => {
   await plane?.stop();
-  await registry?.stop();
   await temp?.cleanup();
 });
 
@@ -339,6 +336,24 @@ test('init --yes killed halfway, then run again: every object once, agent health
   await waitForProbe(
     `test build ${id}'s objects deleted`,
     async () => objectCount(await buildObjects(cluster().kubeConfig, NS, id)) === 0,
+  );
+  // Air-gapped, on a new volume: no registry on this cluster, yet the test step's image was
+  // there (the engine carried it) and the in-dind cleaner, which runs on it too, kept its books.
+  const dataRoot = join(temp.path, 'pv-1');
+  const repositories = readFileSync(join(dataRoot, 'image/overlay2/repositories.json'), 'utf8');
+  assert.ok(repositories.includes('"sluice/busybox:1"'), repositories);
+  const books = JSON.parse(readFileSync(join(dataRoot, 'sluice-cleaner/state.json'), 'utf8')) as {
+    builds: { id: string }[];
+  };
+  assert.deepEqual(
+    books.builds.map((b) => b.id),
+    [id],
+  );
+  const runtime = await admin.call('getRuntimeEnvironment', { params: { name: RUNTIME } });
+  assert.equal(
+    (runtime.spec.dockerDaemonScheduler as { dindImage?: string } | undefined)?.dindImage,
+    'sluice/dind:1',
+    'the dind image follows the agent image sluice/engine:1',
   );
   assert.deepEqual(await objectsIn(NS), [
     'Deployment/sluice-agent',
@@ -618,4 +633,58 @@ test('delete --yes lists and removes exactly what init created, and nothing else
   assert.ok(!agents.some((a) => a.name === AGENT));
   const { items: runtimes } = await admin.call('listRuntimeEnvironments');
   assert.ok(!runtimes.some((re) => re.name === RUNTIME));
+});
+
+test('init with a control-plane URL pods cannot reach stops after 30 s naming it; the agent pod is not Ready', async (t) => {
+  const namespace = 'sluice-unreachable';
+  // This machine on the nodes' network, at a port nothing listens on.
+  const unreachable = controlPlaneUrl.replace(/:\d+$/, ':1');
+  const common = ['--kubeconfig', cluster().kubeconfigPath, '-n', namespace];
+  t.after(async () => {
+    const removed = await runSluice(
+      ['runner', 'delete', '--yes', ...common, '--agent-name', 'unreachable-agent'],
+      { env: ENV() },
+    );
+    assert.equal(removed.code, 0, removed.stderr);
+  });
+  const started = Date.now();
+  const run = await runSluice(
+    [
+      'runner',
+      'init',
+      '--yes',
+      ...common,
+      '--agent-name',
+      'unreachable-agent',
+      '--runtime',
+      'cluster/unreachable',
+      '--control-plane-url',
+      unreachable,
+      '--set-value',
+      'agent.image.pullPolicy=Never',
+      '--no-test-pipeline',
+    ],
+    { env: ENV() },
+  );
+  t.diagnostic(`init ended ${Math.round((Date.now() - started) / 1000)} s after it started`);
+  assert.notEqual(run.code, 0, run.stderr);
+  assert.match(
+    run.stderr,
+    new RegExp(
+      `The agent's pod sluice-agent-\\S+ has run for \\d+ s without reaching the Sluice server at ${unreachable.replaceAll('.', '\\.')}`,
+    ),
+  );
+  assert.match(run.stderr, /run init again with --control-plane-url set to an address they reach/);
+  const [pod] = await kube.list({
+    kind: 'Pod',
+    namespace,
+    labelSelector: 'app.kubernetes.io/name=sluice-agent',
+  });
+  const statuses = (pod?.['status'] as { containerStatuses?: { ready: boolean }[] })
+    .containerStatuses;
+  assert.deepEqual(
+    statuses?.map((c) => c.ready),
+    [false],
+    'not Ready while it cannot reach the control plane',
+  );
 });

@@ -1,8 +1,8 @@
 /**
  * A build end to end on a real single-node Kubernetes: triggered through the API, the agent
  * turns it into a PVC, a Secret, a ConfigMap, a dind pod and an engine pod; the engine (our
- * image) drives its dind over mutual TLS, pulling the step image through a registry mirror on
- * this machine (no internet); the log reaches the control plane; the build ends with the
+ * image) drives its dind over mutual TLS, loading the step image it carries onto the new
+ * volume (no registry: the cluster is air-gapped); the log reaches the control plane; the build ends with the
  * pipeline's result; afterwards nothing of the build is left. A failing step and a cancel
  * while a step runs are shown the same way.
  * @module
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 import { CLUSTER_IMAGES, makeTempDir, useKubernetes } from '@sluice/testkit';
-import type { TempDir, TestRegistry } from '@sluice/testkit';
+import type { TempDir } from '@sluice/testkit';
 import {
   addHostPathVolume,
   buildObjects,
@@ -78,7 +78,6 @@ const PIPELINES = {
 } as const;
 
 let temp: TempDir;
-let registry: TestRegistry;
 let plane: ControlPlane;
 let admin: SluiceClient;
 let agent: AgentProcess;
@@ -88,7 +87,7 @@ let volumes = 0;
 before(async () => {
   await cluster.ready();
   temp = await makeTempDir('sluice-runner-node-');
-  ({ registry, plane } = await startBuildPlane(cluster(), {
+  ({ plane } = await startBuildPlane(cluster(), {
     dir: temp.path,
     namespace: NS,
     runtime: RUNTIME,
@@ -108,7 +107,6 @@ before(async () => {
 after(async () => {
   await agent?.stop();
   await plane?.stop();
-  await registry?.stop();
   await temp?.cleanup();
 });
 

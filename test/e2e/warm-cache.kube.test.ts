@@ -17,7 +17,7 @@ import { VOLUME_ANNOTATIONS } from '@sluice/provisioner';
 import type { VolumeSummary } from '@sluice/provisioner';
 import { labelValue, renderRuntimeInstall, VOLUME_LABELS } from '@sluice/runtime-spec';
 import { CLUSTER_IMAGES, makeTempDir, useKubernetes } from '@sluice/testkit';
-import type { TempDir, TestRegistry } from '@sluice/testkit';
+import type { TempDir } from '@sluice/testkit';
 import {
   startKubeAgent,
   startBuildPlane,
@@ -52,7 +52,6 @@ const pipeline = (tag: string) =>
   ].join('\n');
 
 let temp: TempDir;
-let registry: TestRegistry;
 let plane: ControlPlane;
 let admin: SluiceClient;
 let agent: AgentProcess;
@@ -63,7 +62,7 @@ const STORAGE_CLASS = 'sluice-warm';
 before(async () => {
   await cluster.ready();
   temp = await makeTempDir('sluice-warm-cache-');
-  ({ registry, plane } = await startBuildPlane(cluster(), {
+  ({ plane } = await startBuildPlane(cluster(), {
     dir: temp.path,
     namespace: NS,
     runtime: RUNTIME,
@@ -104,7 +103,6 @@ before(async () => {
 after(async () => {
   await agent?.stop();
   await plane?.stop();
-  await registry?.stop();
   await temp?.cleanup();
 });
 

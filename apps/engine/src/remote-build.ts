@@ -59,6 +59,8 @@ export interface RunRemoteBuildOptions {
   logDrainTimeoutMs?: number;
   /** The in-dind cleaner (CLEAN_DOCKER); none: the build's daemon is not cleaned. */
   cleaner?: CleanerSettings;
+  /** Images the engine carries for a daemon that cannot pull them (carried-images.ts). */
+  carriedImagesDir?: string;
 }
 
 export const DEFAULT_LOG_DRAIN_TIMEOUT_MS = 15 * 60_000;
@@ -132,6 +134,7 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
       defaultGitIntegration: build.facts.gitIntegration,
       userVolumeMounts: options.stepSettings?.mounts,
       cleaner: options.cleaner,
+      carriedImagesDir: options.carriedImagesDir,
       approve: approvals.gate,
       onEvent: (event) => forward(outbox, event),
       signal: cancel.signal,

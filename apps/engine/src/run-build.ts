@@ -19,6 +19,7 @@ import { BuildScope, hookSteps } from './build-scope.js';
 import { SecretMasker } from './secret-masker.js';
 import { LABELS, containerNameFor, networkNameFor, volumeNameFor } from './resource-names.js';
 import { DEFAULT_SANDBOX_IMAGE, startSandbox } from './build-sandbox.js';
+import { loadCarriedImages } from './carried-images.js';
 import type { BuildEventSink, BuildResult, BuildSummary } from './build-events.js';
 import { interpolateDeep } from './execute-step.js';
 import type { StepRuntime } from './step-runtime.js';
@@ -52,6 +53,8 @@ export interface RunBuildOptions {
   gitImage?: string;
   /** Image of the network sandbox the steps share (needs `sh` and `sleep`). */
   sandboxImage?: string;
+  /** Images to load onto the daemon when it lacks them (carried-images.ts), before anything runs. */
+  carriedImagesDir?: string;
   onEvent: BuildEventSink;
   signal?: AbortSignal;
   logger?: Logger;
@@ -154,7 +157,7 @@ export async function runBuild(
       skipAll(pipeline, flow, 'the pipeline uses what Sluice does not run');
       ({ result, reason } = { result: 'failure', reason: refused });
     } else {
-      await prepareResources(runtime, options.volumeKey);
+      await prepareResources(runtime, options.volumeKey, options.carriedImagesDir);
       cleaner = startBuildCleaner(runtime, options.cleaner);
       ({ result, reason } = await runPipeline(flow));
     }
@@ -238,10 +241,18 @@ function skipAll(pipeline: Pipeline, flow: BuildFlow, reason: string): void {
  * depend on each other, and they stand between the engine's start and the first step. Both are
  * waited for before a failure is thrown, so that nothing is created after the clean-up.
  */
-async function prepareResources(runtime: StepRuntime, volumeKey: string): Promise<void> {
+async function prepareResources(
+  runtime: StepRuntime,
+  volumeKey: string,
+  carriedImagesDir: string | undefined,
+): Promise<void> {
   const [volume, sandbox] = await Promise.allSettled([
     runtime.docker.ensureVolume(runtime.volumeName, { [LABELS.volumeKey]: volumeKey }),
-    runtime.docker.createNetwork(runtime.networkName, runtime.labels).then(() =>
+    Promise.all([
+      runtime.docker.createNetwork(runtime.networkName, runtime.labels),
+      // The sandbox's image among them: on a new air-gapped volume it is not there yet.
+      loadCarriedImages(runtime.docker, carriedImagesDir, runtime.log),
+    ]).then(() =>
       startSandbox(runtime.docker, {
         containerName: containerNameFor(runtime.buildId, 'sandbox', 0),
         networkName: runtime.networkName,

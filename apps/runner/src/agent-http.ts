@@ -1,7 +1,10 @@
 /**
- * The agent's own small HTTP server: `/healthz` (200 while the agent is working: it polls and
- * is not shutting down; 503 otherwise, with the reason and each runtime's last health) and
- * `/metrics` (Prometheus text). It listens on the pod's network only; it holds no secrets.
+ * The agent's own small HTTP server: `/healthz` (liveness: 200 while the agent is working: it
+ * polls and is not shutting down; 503 otherwise, with the reason and each runtime's last
+ * health), `/readyz` (readiness: 200 while its last call to the control plane was answered; 503
+ * before the first answer and after a failed call, with the control plane's URL and why, so a
+ * pod that cannot reach it is not Ready) and `/metrics` (Prometheus text). It listens on the
+ * pod's network only; it holds no secrets.
  * @module
  */
 import { createServer } from 'node:http';
@@ -14,6 +17,12 @@ export interface AgentStatus {
   stopping: boolean;
   /** When a poll last returned (ms since epoch), or undefined before the first. */
   lastPollAt: number | undefined;
+  /** The control plane's URL, named when it cannot be reached. */
+  controlPlaneUrl: string;
+  /** When a call to the control plane was last answered, or undefined before the first. */
+  lastContactAt: number | undefined;
+  /** Why the last call failed, when it did after the last answer (cleared by the next answer). */
+  contactError: string | undefined;
   startedAt: number;
   health: AgentHealth | undefined;
   tasksHeld: number;
@@ -45,12 +54,24 @@ export function healthVerdict(status: AgentStatus, stuckAfterMs: number, now = D
   return { ok: true, reason: 'Polling for tasks' };
 }
 
+/** Whether the agent is connected: its control plane answered its last call. */
+export function readyVerdict(status: AgentStatus) {
+  if (status.stopping) return { ok: false, reason: 'The agent is shutting down' };
+  const where = `the control plane at ${status.controlPlaneUrl}`;
+  if (status.contactError !== undefined)
+    return { ok: false, reason: `Cannot reach ${where}: ${status.contactError}` };
+  if (status.lastContactAt === undefined)
+    return { ok: false, reason: `Not connected to ${where} yet` };
+  return { ok: true, reason: `Connected to ${where}` };
+}
+
 export async function startAgentHttp(options: AgentHttpOptions): Promise<AgentHttp> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (path === '/healthz') {
+    if (path === '/healthz' || path === '/readyz') {
       const status = options.status();
-      const verdict = healthVerdict(status, options.stuckAfterMs);
+      const verdict =
+        path === '/healthz' ? healthVerdict(status, options.stuckAfterMs) : readyVerdict(status);
       res.writeHead(verdict.ok ? 200 : 503, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ ...verdict, ...status }));
       return;
@@ -69,7 +90,7 @@ export async function startAgentHttp(options: AgentHttpOptions): Promise<AgentHt
       return;
     }
     res.writeHead(404, { 'content-type': 'text/plain' });
-    res.end('Not found: the agent serves /healthz and /metrics\n');
+    res.end('Not found: the agent serves /healthz, /readyz and /metrics\n');
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -75,6 +75,9 @@ export async function startAgent(
   const state = {
     stopping: false,
     lastPollAt: undefined as number | undefined,
+    controlPlaneUrl: config.serverUrl,
+    lastContactAt: undefined as number | undefined,
+    contactError: undefined as string | undefined,
     startedAt: Date.now(),
     health: undefined as AgentHealth | undefined,
   };
@@ -90,7 +93,14 @@ export async function startAgent(
   const backends: RuntimeBackend[] = [];
   const loops: Promise<void>[] = [];
   const ready = (async () => {
-    const known = await fetchRuntimes(client, logger, stopLoops.signal);
+    const contact = {
+      answered: () => {
+        state.lastContactAt = Date.now();
+        state.contactError = undefined;
+      },
+      failed: (reason: string) => void (state.contactError = reason),
+    };
+    const known = await fetchRuntimes(client, logger, stopLoops.signal, contact);
     if (stopLoops.signal.aborted) return;
     for (const target of config.runtimes) {
       const runtime = known.find((r) => r.name === target.name);
@@ -116,7 +126,11 @@ export async function startAgent(
         ...common,
         dispatcher,
         waitSeconds: config.pollWaitSeconds,
-        onPolled: () => void (state.lastPollAt = Date.now()),
+        onPolled: () => {
+          state.lastPollAt = Date.now();
+          contact.answered();
+        },
+        onPollFailed: contact.failed,
       }),
       runHeartbeat({
         ...common,
@@ -195,13 +209,16 @@ async function fetchRuntimes(
   client: SluiceClient,
   logger: Logger,
   signal: AbortSignal,
+  contact: { answered(): void; failed(reason: string): void },
 ): Promise<AgentRuntime[]> {
   for (let failures = 1; !signal.aborted; failures += 1) {
     try {
       const { runtimes } = await client.call('agentRuntimes', { signal });
+      contact.answered();
       return runtimes;
     } catch (err) {
       if (signal.aborted) break;
+      contact.failed(describeError(err));
       const wait = backoffMs(failures);
       logger.warn('cannot read the runtimes from the control plane', {
         reason: describeError(err),

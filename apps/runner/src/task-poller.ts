@@ -20,6 +20,8 @@ export interface TaskPollerOptions {
   signal: AbortSignal;
   /** Called after each successful poll (health: the control plane answers). */
   onPolled?(): void;
+  /** Called with the reason of each failed poll (readiness: it does not). */
+  onPollFailed?(reason: string): void;
 }
 
 const MAX_PER_POLL = 200;
@@ -48,6 +50,7 @@ export async function runTaskPoller(options: TaskPollerOptions): Promise<void> {
       if (signal.aborted) return;
       failures += 1;
       options.metrics.pollError();
+      options.onPollFailed?.(describeError(err));
       const wait = backoffMs(failures);
       const hint =
         isSluiceError(err) && err.category === 'authentication' ? ' (check the agent token)' : '';

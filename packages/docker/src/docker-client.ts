@@ -94,6 +94,25 @@ export class DockerClient {
     }
   }
 
+  /**
+   * Loads the images of a `docker save` archive (POST /images/load), as `docker load` does;
+   * resolves once the daemon has them. An archive the daemon refuses is an InputError.
+   */
+  async loadImages(archive: NodeJS.ReadableStream): Promise<void> {
+    const stream = await this.#call('load images', () =>
+      this.#docker.loadImage(archive, { quiet: true }),
+    );
+    const { error } = await followProgress(stream, () => undefined);
+    if (error !== undefined)
+      throw new InputError(
+        'SLUICE_DOCKER_LOAD_FAILED',
+        `Docker could not load the images: ${error}`,
+        {
+          hint: 'Check that the archive was made by `docker save` and is whole',
+        },
+      );
+  }
+
   /** Creates the volume unless it exists; returns its path on the daemon's host. */
   async ensureVolume(
     name: string,

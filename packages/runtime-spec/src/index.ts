@@ -29,7 +29,7 @@ export type {
   RuntimeSpecPath,
 } from './runtime-spec-issue.js';
 export {
-  SLUICE_VERSION,
+  IMAGE_TAG,
   SYSTEM_RUNTIME_NAMES,
   VOLUME_LABELS,
   DEFAULT_INFRASTRUCTURE_RETRIES,

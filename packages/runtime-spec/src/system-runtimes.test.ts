@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolveRuntimeSpec } from './resolve-runtime-spec.js';
 import {
-  SLUICE_VERSION,
+  IMAGE_TAG,
   SYSTEM_RUNTIME_NAMES,
   isSystemRuntimeName,
   systemRuntimeSpec,
@@ -26,14 +26,16 @@ test('every built-in spec is valid and named under system/', () => {
   assert.deepEqual(names, Object.values(SYSTEM_RUNTIME_NAMES));
 });
 
-test('SLUICE_VERSION is the package version, and tags the default images', () => {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  assert.equal(SLUICE_VERSION, pkg.version);
+test('the default images carry the tag the image script makes and the chart names', () => {
+  const root = new URL('../../../', import.meta.url);
+  const script = readFileSync(new URL('images/build-cluster-images.sh', root), 'utf8');
+  for (const name of ['engine', 'dind'])
+    assert.match(script, new RegExp(`local image=sluice/${name}:${IMAGE_TAG} `), name);
+  const values = readFileSync(new URL('charts/sluice-runtime/values.yaml', root), 'utf8');
+  assert.match(values, new RegExp(`repository: sluice/engine\\n\\s+tag: '${IMAGE_TAG}'`));
   const k8s = systemRuntimeSpec(SYSTEM_RUNTIME_NAMES.k8s);
-  assert.equal(k8s?.runtimeScheduler?.image, `sluice/engine:${SLUICE_VERSION}`);
-  assert.equal(k8s?.dockerDaemonScheduler?.dindImage, `sluice/dind:${SLUICE_VERSION}`);
+  assert.equal(k8s?.runtimeScheduler?.image, `sluice/engine:${IMAGE_TAG}`);
+  assert.equal(k8s?.dockerDaemonScheduler?.dindImage, `sluice/dind:${IMAGE_TAG}`);
 });
 
 test('a Kubernetes runtime needs only a namespace on top of system/default/k8s', () => {

@@ -8,8 +8,12 @@
 import type { WorkflowLimits } from './schema/engine-scheduler.js';
 import type { RuntimeSpec } from './schema/runtime-spec-schema.js';
 
-/** The release the default engine and dind images are tagged with. */
-export const SLUICE_VERSION = '0.1.0';
+/**
+ * The tag of Sluice's images: what images/build-cluster-images.sh makes (`sluice/engine:1`,
+ * `sluice/dind:1`), the charts' agent image and `runner init` use, so that the defaults name
+ * images a cluster without a registry has.
+ */
+export const IMAGE_TAG = '1';
 
 export const SYSTEM_RUNTIME_NAMES = {
   k8s: 'system/default/k8s',
@@ -53,7 +57,7 @@ const k8s: RuntimeSpec = {
   description: 'Sluice defaults for Kubernetes: an engine pod and a dind pod per build',
   runtimeScheduler: {
     type: 'KubernetesPod',
-    image: `sluice/engine:${SLUICE_VERSION}`,
+    image: `sluice/engine:${IMAGE_TAG}`,
     imagePullPolicy: 'IfNotPresent',
     command: ['sluice', 'engine'],
     workflowLimits: DEFAULT_WORKFLOW_LIMITS,
@@ -66,7 +70,7 @@ const k8s: RuntimeSpec = {
   },
   dockerDaemonScheduler: {
     type: 'DindKubernetesPod',
-    dindImage: `sluice/dind:${SLUICE_VERSION}`,
+    dindImage: `sluice/dind:${IMAGE_TAG}`,
     imagePullPolicy: 'IfNotPresent',
     userAccess: true,
     pvcs: {

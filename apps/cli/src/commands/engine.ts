@@ -6,6 +6,7 @@
  * succeeded; SIGINT/SIGTERM stop it cleanly (it ends `terminated` and is reported as such).
  * @module
  */
+import { fileURLToPath } from 'node:url';
 import { DockerClient } from '@sluice/docker';
 import { runRemoteBuild, stepSettingsFrom, waitForDocker } from '@sluice/engine';
 import { createControlPlaneFetch } from '@sluice/runner/control-plane-client';
@@ -15,6 +16,12 @@ import { dockerEndpoint, loadEngineConfig } from '../config.js';
 import type { CliConfig } from '../config.js';
 import { printError } from '../ui/terminal.js';
 import type { Terminal } from '../ui/terminal.js';
+
+/**
+ * `images/` beside the bundled CLI: in the engine image, the images it loads onto a build's
+ * daemon that lacks them (apps/engine/src/carried-images.ts); from dist/ there is none.
+ */
+const CARRIED_IMAGES_DIR = fileURLToPath(new URL('./images/', import.meta.url));
 
 export interface EngineCommandOptions {
   dockerHost?: string;
@@ -69,6 +76,7 @@ export async function engineCommand(
       logSpoolOneBuild: engine.logSpoolOneBuild,
       logDrainTimeoutMs: engine.logDrainSeconds * 1000,
       cleaner: engine.cleaner,
+      carriedImagesDir: CARRIED_IMAGES_DIR,
     });
     await connection.close();
     const reason = result.reason === undefined ? '' : `: ${result.reason}`;

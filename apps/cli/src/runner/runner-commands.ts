@@ -87,11 +87,29 @@ export function addRunnerInstallCommands(ctx: BuildCommandsContext, runner: Comm
       )
       .option('--image-repository <name>', "the agent's image (default: sluice/engine)")
       .option('--image-tag <tag>', "the agent image's tag")
+      .option(
+        '--dind-image <image>',
+        "the builds' Docker daemon image (default: the agent image's registry and tag, sluice/dind)",
+      )
+      .option(
+        '--registry-mirror <url>',
+        "a registry the builds' Docker daemons pull Docker Hub images through (repeatable)",
+        collect,
+      )
+      .option(
+        '--insecure-registry <host>',
+        "a registry the builds' Docker daemons may reach over plain HTTP (repeatable)",
+        collect,
+      )
       .option('--set-default', "make the runtime the account's default")
       .option('--no-set-default', 'leave the default runtime as it is')
       .option('--test-pipeline', 'run a test pipeline when the agent is healthy (default)')
       .option('--no-test-pipeline', 'skip the test pipeline')
-      .option('--test-image <image>', "the test pipeline's image", 'alpine:3.20')
+      .option(
+        '--test-image <image>',
+        "the test pipeline's image (sluice/busybox:1 is carried by the engine: no registry needed)",
+        'sluice/busybox:1',
+      )
       .option(
         '--warm-volumes',
         "run the volume provisioner: each build's Docker daemon gets a volume a matching build warmed",
@@ -117,6 +135,7 @@ export function addRunnerInstallCommands(ctx: BuildCommandsContext, runner: Comm
     'sluice runner init',
     'sluice runner init --yes --kube-context prod --control-plane-url https://ci.example.com',
     'sluice runner init --yes --dry-run ./manifests',
+    'sluice runner init --yes --image-repository registry.internal:5000/sluice/engine',
     'sluice runner init --yes --generate-helm-values-file values.yaml',
   ).action(async (opts: InitFlags) => {
     const { runnerInit } = await import('./runner-init.js');

@@ -94,6 +94,11 @@ export function runtimeSpecFor(
   const tolerations = settings.buildTolerations.length
     ? { tolerations: settings.buildTolerations }
     : {};
+  const { registryMirrors, insecureRegistries } = settings.dind;
+  const daemonConfig = {
+    ...(registryMirrors.length ? { registryMirrors } : {}),
+    ...(insecureRegistries.length ? { insecureRegistries } : {}),
+  };
   const spec = {
     metadata: { name: values.runtime.name },
     extends: ['system/default/k8s'],
@@ -111,12 +116,29 @@ export function runtimeSpecFor(
       ...tolerations,
     },
     dockerDaemonScheduler: {
+      ...defined({ dindImage: settings.dind.image ?? dindImageBeside(image) }),
+      ...(Object.keys(daemonConfig).length ? { daemonConfig } : {}),
       cluster: { namespace: values.runtime.namespace, inCluster, ...placement },
       ...tolerations,
       ...(storageClass === undefined ? {} : { pvcs: { dind: { storageClassName: storageClass } } }),
     },
   };
   return deepMerge<Record<string, unknown>>(spec, settings.runtimeSpecPatch);
+}
+
+/**
+ * The dind image from the same registry and tag as the agent's engine image, as
+ * images/build-cluster-images.sh makes and `--registry` tags them: `REGISTRY/sluice/engine:1`
+ * gives `REGISTRY/sluice/dind:1`. An engine image named otherwise leaves the runtime's default.
+ */
+export function dindImageBeside(engine: { repository: string; tag: string }): string | undefined {
+  const match = /^(.*\/)?engine$/.exec(engine.repository);
+  return match === null ? undefined : `${match[1] ?? ''}dind:${engine.tag}`;
+}
+
+/** `value` without its undefined fields. */
+function defined<T extends Record<string, unknown>>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** The chart's values for the same install; the token is the caller's to add. */

@@ -184,3 +184,56 @@ test('--warm-volumes installs the volume provisioner and points the runtime at i
   assert.ok(!installObjects(cold, 't').some((o) => o.kind === 'StorageClass'));
   assert.equal(claimClass(cold), undefined);
 });
+
+test('air-gapped: the dind image follows the agent image registry and tag; mirrors reach daemon.json', () => {
+  const spec = (flags: Parameters<typeof resolveRunnerSettings>[0]) =>
+    runtimeSpecFor(
+      resolveRunnerSettings({ controlPlaneUrl: 'http://ci', ...flags }, {}, DEFAULTS),
+    ) as {
+      runtimeScheduler: { image: string };
+      dockerDaemonScheduler: { dindImage?: string; daemonConfig?: unknown };
+    };
+  // Defaults: the tags images/build-cluster-images.sh makes, no registry settings.
+  const plain = spec({});
+  assert.equal(plain.runtimeScheduler.image, 'sluice/engine:1');
+  assert.equal(plain.dockerDaemonScheduler.dindImage, 'sluice/dind:1');
+  assert.equal(plain.dockerDaemonScheduler.daemonConfig, undefined);
+  // The images pushed to a registry of one's own, as the script tags them with --registry.
+  const mirrored = spec({
+    imageRepository: 'registry.internal:5000/sluice/engine',
+    imageTag: '1.1',
+    registryMirror: ['http://registry.internal:5000'],
+    insecureRegistry: ['registry.internal:5000', '10.0.0.0/8'],
+  });
+  assert.equal(mirrored.runtimeScheduler.image, 'registry.internal:5000/sluice/engine:1.1');
+  assert.equal(mirrored.dockerDaemonScheduler.dindImage, 'registry.internal:5000/sluice/dind:1.1');
+  assert.deepEqual(mirrored.dockerDaemonScheduler.daemonConfig, {
+    registryMirrors: ['http://registry.internal:5000'],
+    insecureRegistries: ['registry.internal:5000', '10.0.0.0/8'],
+  });
+  // An engine image named otherwise says nothing of dind: --dind-image does.
+  assert.equal(
+    spec({ imageRepository: 'acme/ci-runner' }).dockerDaemonScheduler.dindImage,
+    undefined,
+  );
+  assert.equal(spec({ dindImage: 'acme/dind:7' }).dockerDaemonScheduler.dindImage, 'acme/dind:7');
+  assert.deepEqual(
+    problems(() =>
+      resolveRunnerSettings(
+        {
+          controlPlaneUrl: 'http://ci',
+          dindImage: 'Not An Image',
+          registryMirror: ['registry.internal:5000'],
+          insecureRegistry: ['http://registry.internal'],
+        },
+        {},
+        DEFAULTS,
+      ),
+    ),
+    [
+      '--dind-image: "Not An Image" is not an image reference',
+      '--registry-mirror: "registry.internal:5000" is not a registry URL (http://HOST:PORT or https://HOST)',
+      '--insecure-registry: "http://registry.internal" is not HOST[:PORT] or a CIDR range',
+    ],
+  );
+});

@@ -33,6 +33,12 @@ export interface RunnerFlags {
   noProxy?: string;
   imageRepository?: string;
   imageTag?: string;
+  /** The builds' Docker daemon image (default: the agent's registry and tag, `…/dind`). */
+  dindImage?: string;
+  /** Registries the builds' Docker daemons pull Docker Hub images through (repeatable). */
+  registryMirror?: string[];
+  /** Registries the builds' Docker daemons may reach over plain HTTP (repeatable). */
+  insecureRegistry?: string[];
   setDefault?: boolean;
   testPipeline?: boolean;
   /** volumes.enabled: the volume provisioner and its StorageClass. */
@@ -64,6 +70,8 @@ export interface RunnerSettings {
   buildTolerations: Toleration[];
   setDefault: boolean;
   testPipeline: boolean;
+  /** The builds' Docker daemon: its image and the registries it pulls through. */
+  dind: { image?: string; registryMirrors: string[]; insecureRegistries: string[] };
   /** A partial runtime spec merged over the one init writes (`--runtime-spec FILE`). */
   runtimeSpecPatch: Record<string, unknown>;
   /** The chart's values, token aside (it is made at install). */
@@ -92,6 +100,11 @@ export const RUNNER_DEFAULTS = {
 } as const;
 
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** An image reference as Docker takes one: [registry[:port]/]path[:tag][@digest]. */
+const IMAGE =
+  /^[a-z0-9]+([._-][a-z0-9]+)*(:\d+)?(\/[a-z0-9]+([._-]+[a-z0-9]+)*)*(:[\w][\w.-]{0,127})?(@sha256:[a-f0-9]{64})?$/;
+/** A registry as dockerd's insecure-registries takes it: host[:port], or a CIDR. */
+const REGISTRY_HOST = /^([a-zA-Z0-9.-]+(:\d+)?|\d+\.\d+\.\d+\.\d+\/\d+)$/;
 const EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 
 export function defaultKubeconfig(env: NodeJS.ProcessEnv): string {
@@ -135,6 +148,22 @@ function readYamlMap(path: string, flag: string, problems: string[]): Record<str
     return {};
   }
   return value as Record<string, unknown>;
+}
+
+/** Whether the URL's host is `localhost`, 127.0.0.0/8 or ::1: inside a pod, the pod itself. */
+export function isLoopbackUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return false;
+  }
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '[::1]' ||
+    /^127\.\d+\.\d+\.\d+$/.test(host)
+  );
 }
 
 /** `k=v,k2=v2` as a map; each key and value checked as Kubernetes labels are. */
@@ -241,6 +270,10 @@ export function resolveRunnerSettings(
     );
   else if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(controlPlaneUrl))
     problems.push(`--control-plane-url: ${JSON.stringify(controlPlaneUrl)} is not an http(s) URL`);
+  else if (isLoopbackUrl(controlPlaneUrl))
+    problems.push(
+      `--control-plane-url: ${controlPlaneUrl} is this machine's loopback address, which the agent's pod cannot reach: pass the address pods in the cluster reach the Sluice server at (a Service, an ingress, or this machine's address on the nodes' network)`,
+    );
   if (!/^[A-Za-z0-9][\w./:@-]*$/.test(runtime) || runtime.length > 200)
     problems.push(
       `--runtime: ${JSON.stringify(runtime)} is not a runtime name (letters, digits, . _ - / : @)`,
@@ -283,6 +316,23 @@ export function resolveRunnerSettings(
       ...(flags.imageTag ? { tag: flags.imageTag } : {}),
     };
   const runtimeValues = (get('runtime') ?? {}) as RuntimeInstallValues['runtime'];
+  const dind = {
+    ...(flags.dindImage === undefined ? {} : { image: flags.dindImage }),
+    registryMirrors: flags.registryMirror ?? [],
+    insecureRegistries: flags.insecureRegistry ?? [],
+  };
+  if (dind.image !== undefined && !IMAGE.test(dind.image))
+    problems.push(`--dind-image: ${JSON.stringify(dind.image)} is not an image reference`);
+  for (const mirror of dind.registryMirrors)
+    if (!/^https?:\/\/[^\s/]+\/?$/.test(mirror))
+      problems.push(
+        `--registry-mirror: ${JSON.stringify(mirror)} is not a registry URL (http://HOST:PORT or https://HOST)`,
+      );
+  for (const host of dind.insecureRegistries)
+    if (!REGISTRY_HOST.test(host))
+      problems.push(
+        `--insecure-registry: ${JSON.stringify(host)} is not HOST[:PORT] or a CIDR range`,
+      );
   const settings: RunnerSettings = {
     kubeconfig: flags.kubeconfig ?? defaultKubeconfig(env),
     kubeContext: text(flags.kubeContext, answers.kubeContext),
@@ -294,6 +344,7 @@ export function resolveRunnerSettings(
     buildTolerations,
     setDefault: flags.setDefault ?? answers.setDefault ?? false,
     testPipeline: flags.testPipeline ?? answers.testPipeline ?? true,
+    dind,
     runtimeSpecPatch:
       flags.runtimeSpec === undefined
         ? {}

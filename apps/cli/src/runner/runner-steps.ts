@@ -16,6 +16,7 @@ import { yaml } from '../lazy-yaml.js';
 import type { Terminal } from '../ui/terminal.js';
 import { describeRuntime } from '../commands/runner-info.js';
 import { followToEnd } from '../commands/run-pipeline.js';
+import { unreachableAgentPod } from './agent-reachability.js';
 import type { RunnerCluster } from './runner-cluster.js';
 import {
   agentObjectName,
@@ -187,18 +188,18 @@ export async function waitAgentHealthy(
   term: Terminal,
   client: SluiceClient,
   target: { agentName: string; runtime: string; timeoutSeconds: number; hint: string },
-  state: () => Promise<string> = () => Promise.resolve(''),
+  state: (agentOnline: boolean) => Promise<string> = () => Promise.resolve(''),
 ): Promise<string> {
   const { agentName, runtime, timeoutSeconds } = target;
   const deadline = Date.now() + timeoutSeconds * 1000;
   let last = '';
   for (;;) {
-    const [{ items: agents }, re, extra] = await Promise.all([
+    const [{ items: agents }, re] = await Promise.all([
       client.call('listAgents'),
       client.call('getRuntimeEnvironment', { params: { name: runtime } }),
-      state(),
     ]);
     const agent = describeRuntime(re, agents).agents.find((a) => a.name === agentName);
+    const extra = await state(agent?.online === true);
     // The runtime's own report: an agent that has not read its new runtime yet has none.
     const own = agents
       .find((a) => a.name === agentName)
@@ -230,11 +231,24 @@ function waitHealthy(
     namespace: settings.namespace,
     name: agentObjectName(settings.release),
   };
-  const pods = async () => {
+  const firstSeen = new Map<string, number>();
+  const pods = async (agentOnline: boolean) => {
     const status = ((await cluster.resources.read(ref))?.['status'] ?? {}) as {
       readyReplicas?: number;
       replicas?: number;
     };
+    if (!agentOnline) {
+      const running = await cluster.resources
+        .list({
+          kind: 'Pod',
+          namespace: ref.namespace,
+          labelSelector: `app.kubernetes.io/name=sluice-agent,app.kubernetes.io/instance=${settings.release}`,
+        })
+        // A caller who may not list pods waits for the timeout, as before this check.
+        .catch(() => []);
+      const stuck = unreachableAgentPod(running, firstSeen, Date.now());
+      if (stuck !== undefined) throw controlPlaneUnreachable(settings, ref.namespace, stuck);
+    }
     return `pods ready ${status.readyReplicas ?? 0}/${status.replicas ?? 0}; `;
   };
   const hint = `kubectl -n ${ref.namespace} describe deployment ${ref.name}; kubectl -n ${ref.namespace} logs deployment/${ref.name}`;
@@ -243,6 +257,22 @@ function waitHealthy(
     client,
     { agentName: settings.agentName, runtime: settings.values.runtime.name, timeoutSeconds, hint },
     pods,
+  );
+}
+
+function controlPlaneUnreachable(
+  settings: RunnerSettings,
+  namespace: string,
+  pod: { name: string; waitedMs: number },
+): InputError {
+  const url = settings.values.controlPlane.url;
+  return new InputError(
+    'SLUICE_RUNNER_CONTROL_PLANE_UNREACHABLE',
+    `The agent's pod ${pod.name} has run for ${Math.round(pod.waitedMs / 1000)} s without reaching the Sluice server at ${url}`,
+    {
+      hint: `Pods in the cluster must reach that URL: run init again with --control-plane-url set to an address they reach (a Service, an ingress, or this machine's address on the nodes' network); kubectl -n ${namespace} logs pod/${pod.name} says why`,
+      details: { url, pod: pod.name },
+    },
   );
 }
 

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { IMAGE_TAG } from '../system-runtimes.js';
 import type { InstallObject } from './install-object.js';
 import { renderProvisionerInstall, VOLUMES_DEFAULTS } from './provisioner-install.js';
 import type { VolumesValues } from './provisioner-install.js';
@@ -59,7 +60,7 @@ export const RUNTIMES_DIR = '/etc/sluice/runtimes';
 
 /** The chart's values.yaml defaults. */
 export const RUNTIME_INSTALL_DEFAULTS = {
-  image: { repository: 'sluice/engine', tag: '1', pullPolicy: 'IfNotPresent' },
+  image: { repository: 'sluice/engine', tag: IMAGE_TAG, pullPolicy: 'IfNotPresent' },
   replicas: 1,
   concurrency: 10,
   drainSeconds: 30,
@@ -224,8 +225,8 @@ function deployment(
     'app.kubernetes.io/name': 'sluice-agent',
     'app.kubernetes.io/instance': options.release,
   };
-  const probe = (periodSeconds: number, extra: Record<string, number> = {}) => ({
-    httpGet: { path: '/healthz', port: 'http' },
+  const probe = (path: string, periodSeconds: number, extra: Record<string, number> = {}) => ({
+    httpGet: { path, port: 'http' },
     periodSeconds,
     ...extra,
   });
@@ -273,8 +274,9 @@ function deployment(
               ],
               env,
               ports: [{ name: 'http', containerPort: httpPort }],
-              livenessProbe: probe(10, { failureThreshold: 6 }),
-              readinessProbe: probe(5),
+              livenessProbe: probe('/healthz', 10, { failureThreshold: 6 }),
+              // Not Ready while the control plane cannot be reached (`init` says so at once).
+              readinessProbe: probe('/readyz', 5),
               ...(Object.keys(resources).length ? { resources } : {}),
               securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true },
               ...(agent.runtimesSecret
