@@ -209,7 +209,7 @@ test('init --warm-volumes --dry-run into a namespace not made yet plans it befor
     `DaemonSet ${namespace}/sluice-volume-agent`,
     `Deployment ${namespace}/sluice-provisioner`,
   ])
-    assert.match(run.stderr, new RegExp(`create \\(with its namespace\\) ${object}\\n`));
+    assert.match(run.stderr, new RegExp(`create \\(with its namespace\\) +${object}\\n`));
   assert.match(run.stderr, /create\s+StorageClass /);
   assert.equal(await kube.read({ kind: 'Namespace', name: namespace }), undefined, 'not created');
 });
@@ -450,6 +450,35 @@ test('upgrade moves the agent to another image tag and waits for the rollout', a
     .filter((p) => p.metadata.deletionTimestamp === undefined)
     .map((p) => (p['spec'] as { containers: { image: string }[] }).containers[0]?.image);
   assert.ok(images.includes('sluice/engine:1-next'), images.join(', '));
+});
+
+test('a plan after the upgrade and with another proxy says what would change, field by field', async () => {
+  const dir = join(temp.path, 'plan-after-upgrade');
+  const run = await runSluice(
+    [
+      'runner',
+      'init',
+      '--yes',
+      ...baseArgs(NS),
+      ...answerArgs(),
+      '--http-proxy',
+      'http://proxy.internal:3128',
+      '--dry-run',
+      dir,
+    ],
+    { env: ENV() },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  // The dry run moves no resourceVersion: the plan compares the objects themselves.
+  assert.match(run.stderr, /update +Deployment sluice-init\/sluice-agent/);
+  assert.match(
+    run.stderr,
+    /spec\.template\.spec\.containers\[agent\]\.image: sluice\/engine:1-next → sluice\/engine:1/,
+  );
+  assert.match(run.stderr, /containers\[agent\]\.env\[HTTP_PROXY\]/);
+  assert.match(run.stderr, /unchanged +Role sluice-init\/sluice-agent/);
+  // Its Secret holds a placeholder, but the install keeps the agent's token: not an update.
+  assert.match(run.stderr, /unchanged +Secret sluice-init\/sluice-agent \(the agent token\)/);
 });
 
 test('the agent pod stopped mid-build (SIGTERM, drain): the build ends success, its objects go', async () => {

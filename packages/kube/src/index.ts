@@ -37,6 +37,8 @@ export {
   RESOURCE_KINDS,
   resourcePath,
 } from './kube-resources.js';
+export { describeChange, objectChanges } from './object-changes.js';
+export type { FieldChange } from './object-changes.js';
 export { watchChanges } from './kube-watch.js';
 export type { WatchChangesOptions, WatchEnd, WatchEvent, WatchQuery } from './kube-watch.js';
 export type {

@@ -15,6 +15,8 @@ import { InputError, isSluiceError } from '@sluice/errors';
 import type { KubeClient, KubeRequestOptions } from './kube-client.js';
 import type { KubeTarget } from './kube-errors.js';
 import type { KubeResource } from './kube-resource.js';
+import { objectChanges } from './object-changes.js';
+import type { FieldChange } from './object-changes.js';
 import { watchResources } from './kube-watch.js';
 import type { WatchEnd, WatchEvent, WatchQuery } from './kube-watch.js';
 
@@ -192,10 +194,39 @@ export class KubeResources {
    *   or the API server's refusal as a `SLUICE_KUBE_*` error.
    */
   async apply(manifest: KubeResource, options: ApplyOptions = {}): Promise<ApplyResult> {
+    if (options.dryRun === true) return (await this.planApply(manifest, options)).result;
+    const { before, after } = await this.#apply(manifest, options, false);
+    if (before === undefined) return 'created';
+    return after?.metadata.resourceVersion === before.metadata.resourceVersion
+      ? 'unchanged'
+      : 'configured';
+  }
+
+  /**
+   * What a server-side apply of the manifest would do, by the API server's dry run (which checks
+   * the object whole, admission included, and stores nothing): `created`, or each field it
+   * changes (`configured`), or none (`unchanged`). A dry run never moves the resourceVersion,
+   * so the answer compares the objects themselves (object-changes.ts).
+   */
+  async planApply(
+    manifest: KubeResource,
+    options: KubeRequestOptions = {},
+  ): Promise<{ result: ApplyResult; changes: FieldChange[] }> {
+    const { before, after } = await this.#apply(manifest, options, true);
+    if (before === undefined) return { result: 'created', changes: [] };
+    const changes = objectChanges(before, after ?? before);
+    return { result: changes.length > 0 ? 'configured' : 'unchanged', changes };
+  }
+
+  async #apply(
+    manifest: KubeResource,
+    options: KubeRequestOptions,
+    dryRun: boolean,
+  ): Promise<{ before: KubeResource | undefined; after: KubeResource | undefined }> {
     kindInfo(manifest.kind, manifest.apiVersion);
     const ref = refOf(manifest);
     const before = await this.read(ref, options);
-    const query = `?fieldManager=${FIELD_MANAGER}&force=true${options.dryRun ? '&dryRun=All' : ''}`;
+    const query = `?fieldManager=${FIELD_MANAGER}&force=true${dryRun ? '&dryRun=All' : ''}`;
     const after = await this.#client.request<KubeResource>(
       'apply',
       targetOf(ref),
@@ -207,10 +238,7 @@ export class KubeResources {
       },
       options,
     );
-    if (before === undefined) return 'created';
-    return after?.metadata.resourceVersion === before.metadata.resourceVersion
-      ? 'unchanged'
-      : 'configured';
+    return { before, after };
   }
 
   /**

@@ -11,7 +11,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { listKubeContexts } from '@sluice/kube';
+import { describeChange, listKubeContexts } from '@sluice/kube';
 import type { SluiceClient } from '@sluice/protocol';
 import type { InstallObject } from '@sluice/runtime-spec';
 import { yaml } from '../lazy-yaml.js';
@@ -23,7 +23,13 @@ import type { RunnerCluster } from './runner-cluster.js';
 import { describeObject, installObjects, runtimeSpecFor } from './runner-install.js';
 import { defaultKubeconfig, resolveRunnerSettings } from './runner-settings.js';
 import { printChecks, runSteps } from './runner-progress.js';
-import { installSteps, notFound, TEST_PROJECT, testPipelineName } from './runner-steps.js';
+import {
+  installSteps,
+  notFound,
+  runtimeChanges,
+  TEST_PROJECT,
+  testPipelineName,
+} from './runner-steps.js';
 import type { RunnerFlags, RunnerSettings, WizardAnswers } from './runner-settings.js';
 
 export interface RunnerInitOptions extends ServerOptions, RunnerFlags {
@@ -124,27 +130,35 @@ type Action = 'create' | 'update' | 'unchanged';
 async function planObjects(
   cluster: RunnerCluster,
   objects: InstallObject[],
-): Promise<{ object: InstallObject; action: Action | 'create (with its namespace)' }[]> {
+): Promise<
+  { object: InstallObject; action: Action | 'create (with its namespace)'; changes: string[] }[]
+> {
   const missing = new Set<string>();
   const plan = [];
   for (const object of objects) {
     const ns = object.metadata.namespace;
     if (ns !== undefined && missing.has(ns)) {
-      plan.push({ object, action: 'create (with its namespace)' as const });
+      plan.push({ object, action: 'create (with its namespace)' as const, changes: [] });
       continue;
     }
     if (
       object.kind === 'Namespace' &&
       (await cluster.resources.read({ kind: 'Namespace', name: object.metadata.name }))
     ) {
-      plan.push({ object, action: 'unchanged' as const });
+      plan.push({ object, action: 'unchanged' as const, changes: [] });
       continue;
     }
-    const result = await cluster.resources.apply(object, { dryRun: true });
+    const planned = await cluster.resources.planApply(object);
+    const { result } = planned;
     if (object.kind === 'Namespace' && result === 'created') missing.add(object.metadata.name);
+    // The plan's Secret holds a placeholder: the install keeps the token an agent already has.
+    const changes =
+      object.kind === 'Secret'
+        ? planned.changes.filter((change) => !/^(data|stringData)\b/.test(change.path))
+        : planned.changes;
     const action: Action =
-      result === 'created' ? 'create' : result === 'configured' ? 'update' : 'unchanged';
-    plan.push({ object, action });
+      result === 'created' ? 'create' : changes.length > 0 ? 'update' : 'unchanged';
+    plan.push({ object, action, changes: changes.map((change) => describeChange(change)) });
   }
   return plan;
 }
@@ -157,22 +171,36 @@ async function printPlan(
   objects: InstallObject[],
 ): Promise<void> {
   term.err(`Plan (checked by the API server's dry run):`);
-  for (const { object, action } of await planObjects(cluster, objects)) {
+  const plan = await planObjects(cluster, objects);
+  const width = Math.max(9, ...plan.map(({ action }) => action.length));
+  for (const { object, action, changes } of plan) {
     const secret = object.kind === 'Secret' ? ' (the agent token)' : '';
-    term.err(`  ${action.padEnd(9)} ${describeObject(object)}${secret}`);
+    term.err(`  ${action.padEnd(width)}  ${describeObject(object)}${secret}`);
+    // What changes, field by field: an update is never a surprise.
+    for (const change of changes)
+      term.err(term.paint('dim', `  ${' '.repeat(width)}    ${change}`));
   }
   const runtime = settings.values.runtime.name;
   const existing = await client
     .call('getRuntimeEnvironment', { params: { name: runtime } })
     .catch(notFound);
+  const changes =
+    existing === undefined ? [] : runtimeChanges(existing.spec, runtimeSpecFor(settings));
+  const runtimeAction =
+    existing === undefined ? 'register' : changes.length > 0 ? 'update' : 'unchanged';
   term.err(
-    `  ${existing === undefined ? 'register' : 'update'}  runtime environment ${runtime}${settings.setDefault ? ' (account default)' : ''}`,
+    `  ${runtimeAction.padEnd(width)}  runtime environment ${runtime}${settings.setDefault ? ' (account default)' : ''}`,
   );
+  for (const change of changes) term.err(term.paint('dim', `  ${' '.repeat(width)}    ${change}`));
   const { items } = await client.call('listAgents');
   const agent = items.find((a) => a.name === settings.agentName);
-  term.err(`  ${agent === undefined ? 'register' : 'keep'}  agent ${settings.agentName}`);
+  term.err(
+    `  ${(agent === undefined ? 'register' : 'keep').padEnd(width)}  agent ${settings.agentName}`,
+  );
   if (settings.testPipeline)
-    term.err(`  run       test pipeline ${TEST_PROJECT}/${testPipelineName(settings)}`);
+    term.err(
+      `  ${'run'.padEnd(width)}  test pipeline ${TEST_PROJECT}/${testPipelineName(settings)}`,
+    );
 }
 
 /** Every manifest as a file, in apply order, and the runtime environment as `sluice apply -f` takes it. */

@@ -8,7 +8,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { ConflictError, InputError, NotFoundError } from '@sluice/errors';
-import { describeResource } from '@sluice/kube';
+import { describeChange, describeResource, objectChanges } from '@sluice/kube';
 import type { SluiceClient } from '@sluice/protocol';
 import { mergePatch } from '@sluice/runtime-spec';
 import type { InstallObject } from '@sluice/runtime-spec';
@@ -121,8 +121,7 @@ export async function registerRuntime(
     });
     return `registered ${name}`;
   }
-  // Compared as data: the database may keep the keys in another order (PostgreSQL's jsonb).
-  if (isDeepStrictEqual(mergePatch(existing.spec, spec), existing.spec))
+  if (runtimeChanges(existing.spec, spec).length === 0)
     return `${name} is registered as planned (version ${existing.version})`;
   const updated = await client.call('patchRuntimeEnvironment', {
     params: { name },
@@ -258,6 +257,16 @@ function waitHealthy(
     { agentName: settings.agentName, runtime: settings.values.runtime.name, timeoutSeconds, hint },
     pods,
   );
+}
+
+/**
+ * What registering `spec` over the stored one changes, field by field (`describeChange`);
+ * compared as data: the database may keep the keys in another order (PostgreSQL's jsonb).
+ */
+export function runtimeChanges(stored: Record<string, unknown>, spec: Record<string, unknown>) {
+  const merged = mergePatch(stored, spec);
+  if (isDeepStrictEqual(merged, stored)) return [];
+  return objectChanges({ spec: stored }, { spec: merged }).map((change) => describeChange(change));
 }
 
 function controlPlaneUnreachable(
