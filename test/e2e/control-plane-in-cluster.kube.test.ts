@@ -65,6 +65,22 @@ async function podLogs(namespace: string): Promise<string> {
   return logs.join('\n');
 }
 
+/** Each pod's readiness and restarts, and the Service endpoints, for a failure's message. */
+async function serviceState(namespace: string): Promise<string> {
+  const core = cluster().kubeConfig.makeApiClient(CoreV1Api);
+  const pods = (await core.listNamespacedPod({ namespace })).items.map((pod) => {
+    const statuses = pod.status?.containerStatuses ?? [];
+    const state = statuses
+      .map((c) => `${c.name} ready=${c.ready} restarts=${c.restartCount}`)
+      .join(', ');
+    return `pod ${pod.metadata?.name} ${pod.status?.phase} ${pod.status?.podIP ?? ''}: ${state}`;
+  });
+  const endpoints = (await core.listNamespacedEndpoints({ namespace })).items.map(
+    (e) => `endpoints ${e.metadata?.name}: ${JSON.stringify(e.subsets ?? [])}`,
+  );
+  return [...pods, ...endpoints].join('\n');
+}
+
 async function available(name: string, namespace: string): Promise<void> {
   const apps = cluster().kubeConfig.makeApiClient(AppsV1Api);
   await waitForProbe(
@@ -116,11 +132,21 @@ before(async () => {
   await install('sluice-server', { ...server, values: { ...server.values, publicUrl: serverUrl } });
   await available('sluice-server', NS);
   // Ready is not yet routed: kube-proxy rejects a Service until it has synced its endpoints.
+  // On a loaded machine the first start of the server's database can take a while, and a pod
+  // restarted meanwhile is out of the Service: wait as long as for the Deployment, and say what
+  // the pods and the Service's endpoints were when it did not answer.
   await waitForProbe(
     `the server through its Service (${serverUrl})`,
-    async () => (await fetch(`${serverUrl}/api/health`)).ok,
-    60_000,
-  );
+    async () => {
+      const response = await fetch(`${serverUrl}/api/health`);
+      // A refusal names itself in the failure: the status and what the server said.
+      if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
+      return true;
+    },
+    180_000,
+  ).catch(async (err: unknown) => {
+    throw new Error(`${String(err)}\n${await serviceState(NS)}\n${await podLogs(NS)}`);
+  });
   admin = createClient({ baseUrl: serverUrl, token: ADMIN });
   await createKubeRuntime(admin, {
     name: RUNTIME,
