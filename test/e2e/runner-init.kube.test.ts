@@ -664,7 +664,7 @@ test('delete --yes lists and removes exactly what init created, and nothing else
   assert.ok(!runtimes.some((re) => re.name === RUNTIME));
 });
 
-test('init with a control-plane URL pods cannot reach stops after 30 s naming it; the agent pod is not Ready', async (t) => {
+test('init with a control-plane URL pods cannot reach stops after 20 s naming it; the agent pod is not Ready', async (t) => {
   const namespace = 'sluice-unreachable';
   // This machine on the nodes' network, at a port nothing listens on.
   const unreachable = controlPlaneUrl.replace(/:\d+$/, ':1');

@@ -9,7 +9,7 @@
 import type { KubeResource } from '@sluice/kube';
 
 /** How long a running agent may stay unconnected before init gives up on the URL. */
-export const UNREACHABLE_AFTER_MS = 30_000;
+export const UNREACHABLE_AFTER_MS = 20_000;
 
 interface ContainerStatus {
   ready?: boolean;
