@@ -95,6 +95,7 @@ export function runtimeSpecFor(
     ? { tolerations: settings.buildTolerations }
     : {};
   const { registryMirrors, insecureRegistries } = settings.dind;
+  const dindImage = settings.dind.image ?? dindImageBeside(image);
   const daemonConfig = {
     ...(registryMirrors.length ? { registryMirrors } : {}),
     ...(insecureRegistries.length ? { insecureRegistries } : {}),
@@ -116,7 +117,7 @@ export function runtimeSpecFor(
       ...tolerations,
     },
     dockerDaemonScheduler: {
-      ...defined({ dindImage: settings.dind.image ?? dindImageBeside(image) }),
+      ...(dindImage === undefined ? {} : { dindImage }),
       ...(Object.keys(daemonConfig).length ? { daemonConfig } : {}),
       cluster: { namespace: values.runtime.namespace, inCluster, ...placement },
       ...tolerations,
@@ -134,11 +135,6 @@ export function runtimeSpecFor(
 export function dindImageBeside(engine: { repository: string; tag: string }): string | undefined {
   const match = /^(.*\/)?engine$/.exec(engine.repository);
   return match === null ? undefined : `${match[1] ?? ''}dind:${engine.tag}`;
-}
-
-/** `value` without its undefined fields. */
-function defined<T extends Record<string, unknown>>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** The chart's values for the same install; the token is the caller's to add. */
