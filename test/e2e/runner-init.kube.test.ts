@@ -3,7 +3,8 @@
  * `--dry-run DIR` writes manifests the API server's own dry run accepts and changes nothing;
  * the wizard at a terminal (tmux) ends with the same manifests as the flags; `init --yes` killed
  * halfway and run again finishes with every object once, the agent in the cluster healthy and
- * the test pipeline's log on the terminal; `upgrade` rolls the agent to another image tag; and
+ * the test pipeline's log on the terminal; `upgrade` moves the agent and the runtime's images
+ * to another tag, and a rerun of init keeps it (the install's record); and
  * `delete --yes` removes exactly what init created, and nothing else (not the objects of another
  * install of the same release name in another namespace, cluster-scoped ones included).
  * @module
@@ -174,6 +175,7 @@ test('init --dry-run writes every manifest; the API server dry run accepts each;
     .filter(([name]) => name !== 'runtime-environment.yaml')
     .map(([, text]) => parseYaml(text) as KubeResource);
   assert.deepEqual(objects.map((o) => o.kind).sort(), [
+    'ConfigMap',
     'Deployment',
     'Namespace',
     'Role',
@@ -304,7 +306,10 @@ test('--generate-helm-values-file: the chart renders from it the objects init wo
   const fromInit = [...manifests(dir)]
     .filter(([name]) => name !== 'runtime-environment.yaml')
     .map(([, text]) => parseYaml(text) as KubeResource)
-    .filter((o) => !(o.kind === 'Namespace' && o.metadata.name === DRY_NS));
+    // Init's own: the namespace (helm --create-namespace's) and the install's record (a chart
+    // install is Helm's to record).
+    .filter((o) => !(o.kind === 'Namespace' && o.metadata.name === DRY_NS))
+    .filter((o) => o.kind !== 'ConfigMap');
   const chart = await renderChart(`${REPO_ROOT}charts/sluice-runtime`, {
     release: 'sluice',
     namespace: DRY_NS,
@@ -408,24 +413,26 @@ test('a failing pipeline on the runtime init made: run-pipeline exits 1, its obj
   );
 });
 
-test('upgrade moves the agent to another image tag and waits for the rollout', async () => {
+test("upgrade moves the agent and the runtime's images to another tag, waits for the rollout", async () => {
   const socket = cluster().containerdSocket ?? '';
-  const tagged = spawnSync(
-    'ctr',
-    [
-      '--address',
-      socket,
-      '--namespace',
-      'k8s.io',
-      'images',
-      'tag',
-      '--force',
-      'docker.io/sluice/engine:1',
-      'docker.io/sluice/engine:1-next',
-    ],
-    { encoding: 'utf8' },
-  );
-  assert.equal(tagged.status, 0, tagged.stderr);
+  for (const image of ['sluice/engine', 'sluice/dind']) {
+    const tagged = spawnSync(
+      'ctr',
+      [
+        '--address',
+        socket,
+        '--namespace',
+        'k8s.io',
+        'images',
+        'tag',
+        '--force',
+        `docker.io/${image}:1`,
+        `docker.io/${image}:1-next`,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(tagged.status, 0, tagged.stderr);
+  }
   const run = await runSluice(
     [
       'runner',
@@ -440,7 +447,15 @@ test('upgrade moves the agent to another image tag and waits for the rollout', a
     { env: ENV() },
   );
   assert.equal(run.code, 0, run.stderr);
-  assert.match(run.stderr, /sluice\/engine:1 → sluice\/engine:1-next/);
+  assert.match(run.stderr, /moved Deployment sluice-init\/sluice-agent/);
+  assert.match(run.stderr, /containers\[agent\]\.image: sluice\/engine:1 → sluice\/engine:1-next/);
+  assert.match(run.stderr, /moved runtime environment cluster\/init/);
+  assert.match(run.stderr, /dindImage: sluice\/dind:1 → sluice\/dind:1-next/);
+  const runtime = await admin.call('getRuntimeEnvironment', { params: { name: RUNTIME } });
+  assert.equal(
+    (runtime.spec.runtimeScheduler as { image?: string } | undefined)?.image,
+    'sluice/engine:1-next',
+  );
   const pods = await kube.list({
     kind: 'Pod',
     namespace: NS,
@@ -452,7 +467,7 @@ test('upgrade moves the agent to another image tag and waits for the rollout', a
   assert.ok(images.includes('sluice/engine:1-next'), images.join(', '));
 });
 
-test('a plan after the upgrade and with another proxy says what would change, field by field', async () => {
+test('init after the upgrade keeps the new tag; its plan lists a new proxy, field by field', async () => {
   const dir = join(temp.path, 'plan-after-upgrade');
   const run = await runSluice(
     [
@@ -469,13 +484,18 @@ test('a plan after the upgrade and with another proxy says what would change, fi
     { env: ENV() },
   );
   assert.equal(run.code, 0, run.stderr);
-  // The dry run moves no resourceVersion: the plan compares the objects themselves.
-  assert.match(run.stderr, /update +Deployment sluice-init\/sluice-agent/);
   assert.match(
     run.stderr,
-    /spec\.template\.spec\.containers\[agent\]\.image: sluice\/engine:1-next → sluice\/engine:1/,
+    /Starting from the install's recorded settings \(ConfigMap sluice-init\/sluice-install\)/,
   );
+  // The dry run moves no resourceVersion: the plan compares the objects themselves.
+  assert.match(run.stderr, /update +Deployment sluice-init\/sluice-agent/);
   assert.match(run.stderr, /containers\[agent\]\.env\[HTTP_PROXY\]/);
+  // No --image-tag: the upgrade's tag stays, in the plan, the manifests and the runtime.
+  assert.doesNotMatch(run.stderr, /containers\[agent\]\.image/);
+  assert.match(run.stderr, /unchanged +runtime environment cluster\/init/);
+  const deployment = [...manifests(dir)].find(([name]) => name.includes('deployment-'))?.[1];
+  assert.match(deployment ?? '', /image: sluice\/engine:1-next/);
   assert.match(run.stderr, /unchanged +Role sluice-init\/sluice-agent/);
   // Its Secret holds a placeholder, but the install keeps the agent's token: not an update.
   assert.match(run.stderr, /unchanged +Secret sluice-init\/sluice-agent \(the agent token\)/);
@@ -635,6 +655,7 @@ test('delete --yes lists and removes exactly what init created, and nothing else
     `Role ${NS}/sluice-agent`,
     `RoleBinding ${NS}/sluice-agent`,
     `Secret ${NS}/sluice-agent`,
+    `ConfigMap ${NS}/sluice-install`,
     `ServiceAccount ${NS}/sluice-agent`,
     `ServiceAccount ${NS}/sluice-engine`,
     `Namespace ${NS}`,

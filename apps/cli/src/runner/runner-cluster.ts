@@ -50,6 +50,8 @@ export function installPermissions(settings: RunnerSettings): Map<string, KubePe
     ...each('deployments', APPS),
     ...each('serviceaccounts'),
     ...each('secrets'),
+    // The install's record (install-record.ts).
+    ...each('configmaps'),
   ]);
   const runtimeNamespace = settings.values.runtime.namespace;
   add(runtimeNamespace, [

@@ -190,7 +190,9 @@ export function addRunnerInstallCommands(ctx: BuildCommandsContext, runner: Comm
   });
   examples(
     withInstall(withServer(runner.command('upgrade')))
-      .description('Move the agent to another image tag and wait for the rollout')
+      .description(
+        "Move the install (agent, volume provisioner, the runtime's engine and dind images) to another image tag",
+      )
       .requiredOption('--image-tag <tag>', 'the new tag')
       .option('--image-repository <name>', 'another repository (default: the current one)')
       .option('--timeout <seconds>', 'how long to wait for the rollout', seconds, 300),

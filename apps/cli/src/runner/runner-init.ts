@@ -11,6 +11,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { InputError } from '@sluice/errors';
 import { describeChange, listKubeContexts } from '@sluice/kube';
 import type { SluiceClient } from '@sluice/protocol';
 import type { InstallObject } from '@sluice/runtime-spec';
@@ -20,8 +21,9 @@ import { serverClient } from '../commands/server-resources.js';
 import type { ServerOptions } from '../commands/server-resources.js';
 import { connectCluster, preflight } from './runner-cluster.js';
 import type { RunnerCluster } from './runner-cluster.js';
+import { installRecordName, readInstallRecord } from './install-record.js';
 import { describeObject, installObjects, runtimeSpecFor } from './runner-install.js';
-import { defaultKubeconfig, resolveRunnerSettings } from './runner-settings.js';
+import { defaultKubeconfig, resolveRunnerSettings, RUNNER_DEFAULTS } from './runner-settings.js';
 import { printChecks, runSteps } from './runner-progress.js';
 import {
   installSteps,
@@ -57,6 +59,12 @@ export interface WizardContext {
   env: NodeJS.ProcessEnv;
 }
 
+/** What the install's one Secret and one ConfigMap are, in the plan. */
+const OBJECT_NOTES: Record<string, string> = {
+  Secret: ' (the agent token)',
+  ConfigMap: " (the install's recorded settings)",
+};
+
 /** The Secret stands in for the token in a dry run; the real one is made at install. */
 const TOKEN_PLACEHOLDER = 'made-by-sluice-runner-init';
 
@@ -65,14 +73,17 @@ export async function runnerInit(
   options: RunnerInitOptions,
   wizard: Wizard | undefined,
 ): Promise<number> {
-  const settings = await settingsOf(options, wizard);
-  const cluster = connectCluster(settings.kubeconfig, settings.kubeContext);
+  const { settings, cluster, recorded } = await settingsOf(options, wizard);
   term.err(
     term.paint(
       'bold',
       `Runner ${settings.agentName} for runtime ${settings.values.runtime.name}: context ${cluster.contextName}, namespace ${settings.namespace}`,
     ),
   );
+  if (recorded)
+    term.err(
+      `Starting from the install's recorded settings (ConfigMap ${settings.namespace}/${installRecordName(settings.release)}): the flags given change them, the rest stay.`,
+    );
   term.err('Preflight checks:');
   if (!printChecks(term, await preflight(cluster, settings))) {
     term.err(
@@ -81,7 +92,9 @@ export async function runnerInit(
     return 1;
   }
   const client = serverClient(options);
-  const objects = installObjects(settings, TOKEN_PLACEHOLDER);
+  const objects = installObjects(settings, TOKEN_PLACEHOLDER, {
+    record: options.generateHelmValuesFile === undefined,
+  });
   await printPlan(term, cluster, client, settings, objects);
   if (options.dryRun !== undefined) {
     const count = writeManifests(options.dryRun, settings, objects);
@@ -99,10 +112,11 @@ export async function runnerInit(
   return runSteps(term, installSteps(term, cluster, client, settings, options), done);
 }
 
+/** The settings, starting from the install's record when it has one, and the cluster they name. */
 async function settingsOf(
   options: RunnerInitOptions,
   wizard: Wizard | undefined,
-): Promise<RunnerSettings> {
+): Promise<{ settings: RunnerSettings; cluster: RunnerCluster; recorded: boolean }> {
   const env = process.env;
   const kubeconfig = options.kubeconfig ?? defaultKubeconfig(env);
   const { names, current } = listKubeContexts(kubeconfig);
@@ -117,11 +131,23 @@ async function settingsOf(
           env,
         });
   const contextName = options.kubeContext ?? answers.kubeContext ?? current ?? 'cluster';
-  return resolveRunnerSettings(options, answers, {
+  const cluster = connectCluster(kubeconfig, options.kubeContext ?? answers.kubeContext);
+  const stored = await readInstallRecord(
+    cluster,
+    options.namespace ?? answers.namespace ?? RUNNER_DEFAULTS.namespace,
+    options.release ?? RUNNER_DEFAULTS.release,
+  ).catch((err: unknown) => {
+    // A cluster that cannot be read is preflight's to report, with its fix.
+    if (err instanceof InputError) throw err;
+    return undefined;
+  });
+  const settings = resolveRunnerSettings(options, answers, {
     contextName,
     controlPlaneUrl: options.server,
     env,
+    ...(stored === undefined ? {} : { stored }),
   });
+  return { settings, cluster, recorded: stored !== undefined };
 }
 
 type Action = 'create' | 'update' | 'unchanged';
@@ -158,7 +184,9 @@ async function planObjects(
         : planned.changes;
     const action: Action =
       result === 'created' ? 'create' : changes.length > 0 ? 'update' : 'unchanged';
-    plan.push({ object, action, changes: changes.map((change) => describeChange(change)) });
+    // The record's text repeats the settings whose effects the other lines show.
+    const shown = object.kind === 'ConfigMap' ? [] : changes;
+    plan.push({ object, action, changes: shown.map((change) => describeChange(change)) });
   }
   return plan;
 }
@@ -174,8 +202,8 @@ async function printPlan(
   const plan = await planObjects(cluster, objects);
   const width = Math.max(9, ...plan.map(({ action }) => action.length));
   for (const { object, action, changes } of plan) {
-    const secret = object.kind === 'Secret' ? ' (the agent token)' : '';
-    term.err(`  ${action.padEnd(width)}  ${describeObject(object)}${secret}`);
+    const note = OBJECT_NOTES[object.kind] ?? '';
+    term.err(`  ${action.padEnd(width)}  ${describeObject(object)}${note}`);
     // What changes, field by field: an update is never a surprise.
     for (const change of changes)
       term.err(term.paint('dim', `  ${' '.repeat(width)}    ${change}`));

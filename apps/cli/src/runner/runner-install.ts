@@ -1,7 +1,7 @@
 /**
  * What an install is made of, from the settings: the cluster objects (the runtime chart's, by
  * `renderRuntimeInstall`, plus the agent's namespace as `helm --create-namespace` would make
- * it), the runtime environment registered with the control plane, and the chart values of the
+ * it, and the install's record of its settings), the runtime environment registered with the control plane, and the chart values of the
  * same install (`--generate-helm-values-file`). Pure.
  * @module
  */
@@ -13,6 +13,7 @@ import {
 } from '@sluice/runtime-spec';
 import type { InstallObject } from '@sluice/runtime-spec';
 import { CLI_VERSION } from '../version.js';
+import { installRecordObject } from './install-record.js';
 import type { RunnerSettings } from './runner-settings.js';
 
 /**
@@ -24,6 +25,7 @@ const KIND_ORDER = [
   'StorageClass',
   'ServiceAccount',
   'Secret',
+  'ConfigMap',
   'ClusterRole',
   'ClusterRoleBinding',
   'Role',
@@ -41,8 +43,15 @@ export function agentObjectName(release: string): string {
   return `${release}-agent`.slice(0, 63).replace(/-+$/, '');
 }
 
-/** The objects, in apply order; the token Secret holds `token` (a placeholder in a dry run). */
-export function installObjects(settings: RunnerSettings, token: string): InstallObject[] {
+/**
+ * The objects, in apply order; the token Secret holds `token` (a placeholder in a dry run).
+ * `record: false` leaves out the install's record: a chart install is Helm's to record.
+ */
+export function installObjects(
+  settings: RunnerSettings,
+  token: string,
+  options: { record?: boolean } = {},
+): InstallObject[] {
   const values = { ...settings.values, agent: { ...settings.values.agent, token } };
   const objects = renderRuntimeInstall({
     release: settings.release,
@@ -58,6 +67,7 @@ export function installObjects(settings: RunnerSettings, token: string): Install
       kind: 'Namespace',
       metadata: { name: settings.namespace, labels },
     });
+  if (options.record ?? true) objects.push(installRecordObject(settings, labels));
   return objects.sort((a, b) => kindRank(a.kind) - kindRank(b.kind));
 }
 

@@ -5,12 +5,13 @@
  * install's namespace (`installSelector`) finds every object of this install and of no other.
  * Delete lists exactly what it will remove (objects, the agent registration, the runtime
  * environment), asks (default no) unless `--yes`, and removes them; a namespace is removed only
- * when init created it. Upgrade moves the agent to another image and waits for the rollout.
+ * when init created it. Upgrade moves every component to another image tag (from the install's
+ * record) and waits for the rollouts.
  * @module
  */
-import { InputError, NotFoundError } from '@sluice/errors';
-import { describeResource } from '@sluice/kube';
-import { installSelector } from '@sluice/runtime-spec';
+import { InputError } from '@sluice/errors';
+import { describeChange, describeResource } from '@sluice/kube';
+import { installSelector, RUNTIME_INSTALL_DEFAULTS } from '@sluice/runtime-spec';
 import type { KubeResource, ResourceRef } from '@sluice/kube';
 import type { SluiceClient } from '@sluice/protocol';
 import type { Terminal } from '../ui/terminal.js';
@@ -18,8 +19,20 @@ import { serverClient } from '../commands/server-resources.js';
 import type { ServerOptions } from '../commands/server-resources.js';
 import { connectCluster } from './runner-cluster.js';
 import type { RunnerCluster } from './runner-cluster.js';
-import { agentObjectName } from './runner-install.js';
-import { defaultKubeconfig, nameFrom, RUNNER_DEFAULTS } from './runner-settings.js';
+import { installRecordName, readInstallRecord } from './install-record.js';
+import {
+  agentObjectName,
+  describeObject,
+  installObjects,
+  runtimeSpecFor,
+} from './runner-install.js';
+import {
+  defaultKubeconfig,
+  nameFrom,
+  resolveRunnerSettings,
+  RUNNER_DEFAULTS,
+} from './runner-settings.js';
+import { notFound, registerRuntime, runtimeChanges } from './runner-steps.js';
 
 export interface RunnerManageOptions extends ServerOptions {
   kubeconfig?: string;
@@ -82,7 +95,15 @@ async function installedObjects(install: Install): Promise<ResourceRef[]> {
   const { resources } = install.cluster;
   const found: ResourceRef[] = [];
   const namespaces = [...new Set([install.namespace, install.buildNamespace])];
-  for (const kind of ['Deployment', 'DaemonSet', 'RoleBinding', 'Role', 'Secret', 'ServiceAccount'])
+  for (const kind of [
+    'Deployment',
+    'DaemonSet',
+    'RoleBinding',
+    'Role',
+    'Secret',
+    'ConfigMap',
+    'ServiceAccount',
+  ])
     for (const namespace of namespaces)
       for (const object of await resources.list({ kind, namespace, labelSelector }))
         found.push({ kind, namespace, name: object.metadata.name });
@@ -93,11 +114,6 @@ async function installedObjects(install: Install): Promise<ResourceRef[]> {
   for (const object of await resources.list({ kind: 'Namespace', labelSelector }))
     found.push({ kind: 'Namespace', name: object.metadata.name });
   return found;
-}
-
-function notFound(err: unknown): undefined {
-  if (err instanceof NotFoundError) return undefined;
-  throw err;
 }
 
 export async function runnerDelete(
@@ -154,11 +170,85 @@ async function deleteRuntime(term: Terminal, client: SluiceClient, name: string)
   term.err(`  runtime environment ${name} deleted`);
 }
 
-export async function runnerUpgrade(
-  term: Terminal,
-  options: RunnerManageOptions & { imageTag: string; imageRepository?: string; timeout: number },
-): Promise<number> {
+type UpgradeOptions = RunnerManageOptions & {
+  imageTag: string;
+  imageRepository?: string;
+  timeout: number;
+};
+
+/**
+ * Every component to the new image: from the install's record, the objects are rendered again
+ * with the new tag and applied where they change (the agent, the volume provisioner and its
+ * DaemonSet), the runtime's engine and dind images registered again, and each Deployment's
+ * rollout waited for. An install without a record (made before records were kept) moves its
+ * agent only, and says so.
+ */
+export async function runnerUpgrade(term: Terminal, options: UpgradeOptions): Promise<number> {
   const install = await findInstall(options);
+  const stored = await readInstallRecord(install.cluster, install.namespace, install.release);
+  if (stored === undefined) return upgradeAgentOnly(term, install, options);
+  const settings = resolveRunnerSettings(
+    {
+      kubeconfig: options.kubeconfig ?? defaultKubeconfig(process.env),
+      namespace: install.namespace,
+      release: install.release,
+      imageTag: options.imageTag,
+      ...(options.kubeContext === undefined ? {} : { kubeContext: options.kubeContext }),
+      ...(options.imageRepository === undefined
+        ? {}
+        : { imageRepository: options.imageRepository }),
+    },
+    {},
+    { contextName: install.cluster.contextName, env: process.env, stored },
+  );
+  const image = settings.values.agent.image;
+  const target = `${image?.repository ?? RUNTIME_INSTALL_DEFAULTS.image.repository}:${options.imageTag}`;
+  term.err(
+    `Upgrading the install ${install.release} in namespace ${install.namespace} to ${target}:`,
+  );
+  const { resources } = install.cluster;
+  const rollouts: ResourceRef[] = [];
+  for (const object of installObjects(settings, '')) {
+    if (object.kind === 'Namespace' || object.kind === 'Secret') continue;
+    const { result, changes } = await resources.planApply(object);
+    if (result !== 'created' && changes.length === 0) continue;
+    await resources.apply(object);
+    if (object.kind === 'ConfigMap') continue;
+    term.err(`  ${result === 'created' ? 'created' : 'moved'} ${describeObject(object)}`);
+    for (const change of changes) term.err(term.paint('dim', `      ${describeChange(change)}`));
+    if (object.kind === 'Deployment')
+      rollouts.push({
+        kind: 'Deployment',
+        namespace: settings.namespace,
+        name: object.metadata.name,
+      });
+  }
+  const client = serverClient(options);
+  const runtime = settings.values.runtime.name;
+  const registered = await client
+    .call('getRuntimeEnvironment', { params: { name: runtime } })
+    .catch(notFound);
+  const runtimeMoves =
+    registered === undefined ? [] : runtimeChanges(registered.spec, runtimeSpecFor(settings));
+  if (registered !== undefined && runtimeMoves.length > 0) {
+    await registerRuntime(client, settings);
+    term.err(`  moved runtime environment ${runtime} (its builds' engine and Docker daemon)`);
+    for (const change of runtimeMoves) term.err(term.paint('dim', `      ${change}`));
+  }
+  if (rollouts.length === 0 && runtimeMoves.length === 0) {
+    term.err(`The install already runs ${target}.`);
+    return 0;
+  }
+  for (const ref of rollouts) await waitRollout(term, install.cluster, ref, options.timeout);
+  term.err(`The install runs ${target}. See it: sluice runner info`);
+  return 0;
+}
+
+async function upgradeAgentOnly(
+  term: Terminal,
+  install: Install,
+  options: UpgradeOptions,
+): Promise<number> {
   const container = agentContainer(install.deployment);
   if (install.deployment === undefined || container === undefined)
     throw new InputError(
@@ -178,6 +268,9 @@ export async function runnerUpgrade(
     term.err(`The agent already runs ${image}.`);
     return 0;
   }
+  term.err(
+    `No record of this install (ConfigMap ${install.namespace}/${installRecordName(install.release)}): only its agent moves. Run sluice runner init once with the install's flags to record them; upgrade then moves every component.`,
+  );
   term.err(`Upgrading ${describeResource(ref)}: ${current} → ${image}`);
   await install.cluster.resources.patch(
     ref,

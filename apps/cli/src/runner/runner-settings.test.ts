@@ -152,6 +152,7 @@ test('objects come in apply order, with both namespaces', () => {
       'ServiceAccount sluice/sluice-agent',
       'ServiceAccount builds/sluice-engine',
       'Secret sluice/sluice-agent',
+      'ConfigMap sluice/sluice-install',
       'Role builds/sluice-agent',
       'RoleBinding builds/sluice-agent',
       'Deployment sluice/sluice-agent',

@@ -1,8 +1,9 @@
 /**
  * What `sluice runner init|delete|upgrade` act on, from every source at once: flags win over
  * `--set-value KEY=VALUE`, which wins over the `--values FILE` (the chart's values format, the
- * same file `--generate-helm-values-file` writes), which wins over the wizard's answers, which
- * win over the defaults. The result is the chart's values plus what only the wizard knows (the
+ * same file `--generate-helm-values-file` writes), which wins over the install's record (the
+ * settings it was made with, install-record.ts), which wins over the wizard's answers, which
+ * win over the defaults (and, for a first install only, the shell's proxy variables). The result is the chart's values plus what only the wizard knows (the
  * kube context, the registrations with the control plane, the builds' scheduling); every
  * problem is reported at once, naming the flag or the values field.
  * @module
@@ -11,9 +12,10 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '@sluice/errors';
-import { isLabelKey, isLabelValue } from '@sluice/runtime-spec';
+import { deepMerge, isLabelKey, isLabelValue } from '@sluice/runtime-spec';
 import type { RuntimeInstallValues } from '@sluice/runtime-spec';
 import { yaml } from '../lazy-yaml.js';
+import type { InstallRecord } from './install-record.js';
 
 /** The flags of `runner init` (and the ones delete/upgrade share), as commander gives them. */
 export interface RunnerFlags {
@@ -220,18 +222,25 @@ export function nameFrom(text: string): string {
 
 /**
  * The settings from flags, files, answers and defaults.
- * @param contextName the kubeconfig context init talks to (for the default runtime name).
+ * @param defaults.contextName the kubeconfig context init talks to (for the default runtime name).
+ * @param defaults.stored the install's record, when it has one: what a flag left out keeps.
  * @throws InputError `SLUICE_RUNNER_SETTINGS_INVALID` listing every problem.
  */
 export function resolveRunnerSettings(
   flags: RunnerFlags,
   answers: WizardAnswers,
-  defaults: { contextName: string; controlPlaneUrl?: string; env: NodeJS.ProcessEnv },
+  defaults: {
+    contextName: string;
+    controlPlaneUrl?: string;
+    env: NodeJS.ProcessEnv;
+    stored?: InstallRecord;
+  },
 ): RunnerSettings {
   const problems: string[] = [];
+  const { stored } = defaults;
   const fromFile =
     flags.values === undefined ? {} : readYamlMap(flags.values, '--values', problems);
-  const values = structuredClone<Record<string, unknown>>(fromFile);
+  const values = deepMerge(structuredClone(stored?.values ?? {}), structuredClone(fromFile));
   for (const pair of flags.setValue ?? []) {
     const eq = pair.indexOf('=');
     if (eq <= 0) problems.push(`--set-value: "${pair}" is not KEY=VALUE (e.g. agent.replicas=2)`);
@@ -278,7 +287,8 @@ export function resolveRunnerSettings(
     problems.push(
       `--runtime: ${JSON.stringify(runtime)} is not a runtime name (letters, digits, . _ - / : @)`,
     );
-  const env = defaults.env;
+  // An install with a record keeps its proxies (none included): this shell's are not its own.
+  const env = stored === undefined ? defaults.env : {};
   const proxy = {
     httpProxy:
       text(flags.httpProxy, answers.httpProxy, 'proxy.httpProxy') ??
@@ -296,13 +306,21 @@ export function resolveRunnerSettings(
       env['no_proxy'] ??
       '',
   };
-  const selectorText = text(flags.buildNodeSelector, answers.buildNodeSelector) ?? '';
+  // An empty --build-node-selector clears a recorded one; an empty answer keeps it.
+  const selectorText = flags.buildNodeSelector ?? (answers.buildNodeSelector || undefined);
+  const buildNodeSelector =
+    selectorText === undefined
+      ? (stored?.buildNodeSelector ?? {})
+      : parseNodeSelector(selectorText, '--build-node-selector', problems);
   const tolerationTexts = flags.buildToleration?.length
     ? flags.buildToleration
     : (answers.buildTolerations ?? '').split(/\s+/).filter(Boolean);
-  const buildTolerations = tolerationTexts
-    .map((t) => parseToleration(t, '--build-toleration', problems))
-    .filter((t): t is Toleration => t !== undefined);
+  const buildTolerations =
+    tolerationTexts.length === 0 && stored !== undefined
+      ? stored.buildTolerations
+      : tolerationTexts
+          .map((t) => parseToleration(t, '--build-toleration', problems))
+          .filter((t): t is Toleration => t !== undefined);
   const release = flags.release ?? RUNNER_DEFAULTS.release;
   if (!NAMESPACE.test(release) || release.length > 53)
     problems.push(
@@ -316,10 +334,11 @@ export function resolveRunnerSettings(
       ...(flags.imageTag ? { tag: flags.imageTag } : {}),
     };
   const runtimeValues = (get('runtime') ?? {}) as RuntimeInstallValues['runtime'];
+  const dindImage = flags.dindImage ?? stored?.dind.image;
   const dind = {
-    ...(flags.dindImage === undefined ? {} : { image: flags.dindImage }),
-    registryMirrors: flags.registryMirror ?? [],
-    insecureRegistries: flags.insecureRegistry ?? [],
+    ...(dindImage === undefined ? {} : { image: dindImage }),
+    registryMirrors: flags.registryMirror ?? stored?.dind.registryMirrors ?? [],
+    insecureRegistries: flags.insecureRegistry ?? stored?.dind.insecureRegistries ?? [],
   };
   if (dind.image !== undefined && !IMAGE.test(dind.image))
     problems.push(`--dind-image: ${JSON.stringify(dind.image)} is not an image reference`);
@@ -338,16 +357,16 @@ export function resolveRunnerSettings(
     kubeContext: text(flags.kubeContext, answers.kubeContext),
     release,
     namespace,
-    agentName: flags.agentName ?? nameFrom(`${contextName}-${buildNamespace}`),
-    storageClass: text(flags.storageClass, answers.storageClass),
-    buildNodeSelector: parseNodeSelector(selectorText, '--build-node-selector', problems),
+    agentName: flags.agentName ?? stored?.agentName ?? nameFrom(`${contextName}-${buildNamespace}`),
+    storageClass: text(flags.storageClass, answers.storageClass) ?? stored?.storageClass,
+    buildNodeSelector,
     buildTolerations,
     setDefault: flags.setDefault ?? answers.setDefault ?? false,
     testPipeline: flags.testPipeline ?? answers.testPipeline ?? true,
     dind,
     runtimeSpecPatch:
       flags.runtimeSpec === undefined
-        ? {}
+        ? (stored?.runtimeSpecPatch ?? {})
         : readYamlMap(flags.runtimeSpec, '--runtime-spec', problems),
     values: {
       ...(values as Partial<RuntimeInstallValues>),
