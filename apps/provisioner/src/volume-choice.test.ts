@@ -94,8 +94,8 @@ test('volumes in use, being retired, too small or on another node are never chos
   const c = claim(base, { node: 'n1' });
   for (const [extra, reason] of [
     [
-      { inUse: true },
-      'every volume for app=dind,account=a1,pipeline=p1 is in use by another build (1)',
+      { inUse: true, claim: 'pvc-dind-b0' },
+      'every volume for app=dind,account=a1,pipeline=p1 is in use by another build (claim pvc-dind-b0)',
     ],
     [{ retiring: true }, 'the volumes for app=dind,account=a1,pipeline=p1 are being retired'],
     [{ capacityBytes: 5 * GI }, 'the matching volumes are too small'],
@@ -108,4 +108,24 @@ test('volumes in use, being retired, too small or on another node are never chos
 test('a key absent on both the claim and the volume counts as equal', () => {
   const c = claim({ app: 'dind', account: 'a1' });
   assert.equal(chooseVolume(c, [volume('v', { app: 'dind', account: 'a1' })]).kind, 'reuse');
+});
+
+test('back to back: a claim waits for the matching volume whose build is over, not for one in use', () => {
+  const c = claim(base, { node: 'n1' });
+  const ending = volume('warm', base, { inUse: true, releasing: true, claim: 'pvc-dind-b0' });
+  assert.deepEqual(chooseVolume(c, [ending]), {
+    kind: 'wait',
+    volume: ending,
+    reason: 'volume warm is being released by claim pvc-dind-b0, whose build is over',
+  });
+  // A free match is taken at once; a releasing one of another pipeline, too small or on
+  // another node is not worth the wait.
+  assert.equal(chooseVolume(c, [ending, volume('free', base)]).kind, 'reuse');
+  for (const extra of [
+    { labels: { ...base, pipeline: 'p2' } },
+    { capacityBytes: 5 * GI },
+    { node: 'n2' },
+    { retiring: true },
+  ])
+    assert.equal(chooseVolume(c, [{ ...ending, ...extra }]).kind, 'new', JSON.stringify(extra));
 });

@@ -35,6 +35,10 @@ export interface VolumeFacts {
   mountCount: number;
   /** Bound or promised to a claim that still exists. */
   inUse: boolean;
+  /** In use by a claim being deleted: its build is over, and it is free once its pod stops. */
+  releasing?: boolean;
+  /** The name of the claim it is bound or promised to, in use or last. */
+  claim?: string;
   /** Empty, kept by the node agent for new volumes: never a cache to reuse. */
   spare?: boolean;
   /** Marked for deletion (retention, full disk). */
@@ -45,9 +49,38 @@ export interface VolumeFacts {
 
 export type VolumeChoice =
   | { kind: 'reuse'; volume: VolumeFacts; matchedSortKeys: string[] }
-  | { kind: 'new'; reason: string };
+  | { kind: 'new'; reason: string }
+  /** No free volume serves the claim, but one that would is being released: wait for it. */
+  | { kind: 'wait'; volume: VolumeFacts; reason: string };
 
+/**
+ * The choice for a claim. Back to back, a build's claim comes while the previous build's volume
+ * is still being released (its dind pod stopping): rather than a cold volume, the claim waits
+ * for that one (`wait`; the provisioner bounds how long).
+ */
 export function chooseVolume(claim: ClaimFacts, volumes: readonly VolumeFacts[]): VolumeChoice {
+  const choice = chooseFree(claim, volumes);
+  if (choice.kind !== 'new') return choice;
+  const ending = volumes
+    .filter(
+      (v) =>
+        v.releasing === true &&
+        !v.retiring &&
+        v.spare !== true &&
+        claim.selector.every((key) => sameLabel(claim, v, key)) &&
+        v.capacityBytes >= claim.requestBytes &&
+        (claim.node === undefined || v.node === claim.node),
+    )
+    .sort((a, b) => b.lastUsedMs - a.lastUsedMs || a.name.localeCompare(b.name))[0];
+  if (ending === undefined) return choice;
+  return {
+    kind: 'wait',
+    volume: ending,
+    reason: `volume ${ending.name} is being released by claim ${ending.claim ?? '(unknown)'}, whose build is over`,
+  };
+}
+
+function chooseFree(claim: ClaimFacts, volumes: readonly VolumeFacts[]): VolumeChoice {
   // A miss says why in words: the cache a user expected is in use, being retired, or was never
   // made for these labels.
   const matching = volumes.filter(
@@ -60,11 +93,13 @@ export function chooseVolume(claim: ClaimFacts, volumes: readonly VolumeFacts[])
   if (notRetiring.length === 0)
     return { kind: 'new', reason: `the volumes for ${labels} are being retired` };
   const sameKeys = notRetiring.filter((v) => !v.inUse);
-  if (sameKeys.length === 0)
+  if (sameKeys.length === 0) {
+    const claims = notRetiring.map((v) => v.claim ?? v.name).sort();
     return {
       kind: 'new',
-      reason: `every volume for ${labels} is in use by another build (${notRetiring.length})`,
+      reason: `every volume for ${labels} is in use by another build (claim ${claims.join(', ')})`,
     };
+  }
   const bigEnough = sameKeys.filter((v) => v.capacityBytes >= claim.requestBytes);
   if (bigEnough.length === 0) return { kind: 'new', reason: 'the matching volumes are too small' };
   const node = claim.node;

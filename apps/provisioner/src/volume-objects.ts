@@ -98,8 +98,15 @@ export function claimRefOf(pv: KubeResource): ClaimRef | undefined {
   return (pv['spec'] as { claimRef?: ClaimRef } | undefined)?.claimRef;
 }
 
-/** `liveClaimUids`: the uids of the claims that exist now. */
-export function volumeFacts(pv: KubeResource, liveClaimUids: ReadonlySet<string>): VolumeFacts {
+/**
+ * `liveClaimUids`: the uids of the claims that exist now; `endingClaimUids`, those of them being
+ * deleted (their build is over; each goes once its pod has stopped).
+ */
+export function volumeFacts(
+  pv: KubeResource,
+  liveClaimUids: ReadonlySet<string>,
+  endingClaimUids: ReadonlySet<string> = new Set(),
+): VolumeFacts {
   const annotations = pv.metadata.annotations ?? {};
   const spec = pv['spec'] as { capacity?: { storage?: string } } | undefined;
   const ref = claimRefOf(pv);
@@ -111,6 +118,8 @@ export function volumeFacts(pv: KubeResource, liveClaimUids: ReadonlySet<string>
     lastUsedMs: Date.parse(annotations[VOLUME_ANNOTATIONS.lastUsed] ?? '') || 0,
     mountCount: Number(annotations[VOLUME_ANNOTATIONS.mountCount] ?? 0) || 0,
     inUse: ref?.uid !== undefined && liveClaimUids.has(ref.uid),
+    releasing: ref?.uid !== undefined && endingClaimUids.has(ref.uid),
+    ...(ref?.name === undefined ? {} : { claim: ref.name }),
     spare: spareState(pv) !== undefined,
     retiring:
       annotations[VOLUME_ANNOTATIONS.retiring] !== undefined ||

@@ -8,7 +8,7 @@ import { KubeClient, KubeResources } from '@sluice/kube';
 import type { KubeResource } from '@sluice/kube';
 import { adminSource, createNamespace } from '@sluice/kube/testing';
 import { silentLogger } from '@sluice/log';
-import { labelValue, REUSE_ANNOTATIONS } from '@sluice/runtime-spec';
+import { CACHE_ANNOTATIONS, labelValue, REUSE_ANNOTATIONS } from '@sluice/runtime-spec';
 import { CLUSTER_IMAGES, eventually, useKubernetes } from '@sluice/testkit';
 import { NodeAgent } from './node-agent.js';
 import { VolumeProvisioner } from './volume-provisioner.js';
@@ -40,7 +40,12 @@ async function kube(): Promise<KubeResources> {
   return resources;
 }
 
-function provisioner(storageClass: string, identity: string, leaseDurationMs = 15_000) {
+function provisioner(
+  storageClass: string,
+  identity: string,
+  leaseDurationMs = 15_000,
+  releaseWaitMs?: number,
+) {
   return new VolumeProvisioner({
     resources: resources!,
     log: silentLogger,
@@ -50,6 +55,7 @@ function provisioner(storageClass: string, identity: string, leaseDurationMs = 1
     identity,
     resyncMs: 200,
     leaseDurationMs,
+    ...(releaseWaitMs === undefined ? {} : { releaseWaitMs }),
   });
 }
 
@@ -264,6 +270,69 @@ test('a second build of a pipeline mounts the volume the first one wrote; anothe
       await remove('Pod', name);
       await remove('PersistentVolumeClaim', name);
     }
+  } finally {
+    await p.stop();
+  }
+});
+
+/** A finalizer of the test's that holds a deleted claim, as a stopping dind pod would. */
+const HOLD = 'sluice.io/test-hold';
+
+async function holdClaim(name: string, held: boolean): Promise<void> {
+  await (
+    await kube()
+  ).patch(
+    { kind: 'PersistentVolumeClaim', namespace: NS, name },
+    { metadata: { finalizers: held ? [HOLD] : null } },
+  );
+}
+
+test('back to back: a claim waits for the volume whose claim is being deleted and gets it; past the wait, a new one', async () => {
+  const r = await kube();
+  const labels = { app: 'dind', pipeline: 'b2b' };
+  const p = running(
+    provisioner('sluice-wait', 'b2b', 15_000, 6_000),
+    nodeAgent('sluice-wait', tempParent()),
+  );
+  try {
+    await r.create(claim('b2b-1', 'sluice-wait', labels));
+    await r.create(pod('b2b-1', 'b2b-1', 'echo warm > /data/marker'));
+    assert.equal(await podPhase('b2b-1'), 'Succeeded');
+    const volume = await boundVolume('b2b-1');
+    await remove('Pod', 'b2b-1');
+    // Deleted, but held: its build is over, its volume not released yet.
+    await holdClaim('b2b-1', true);
+    await r.delete({ kind: 'PersistentVolumeClaim', namespace: NS, name: 'b2b-1' });
+    await r.create(claim('b2b-2', 'sluice-wait', labels));
+    await r.create(pod('b2b-2', 'b2b-2', 'test "$(cat /data/marker)" = warm'));
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const waiting = await read('PersistentVolumeClaim', 'b2b-2');
+    assert.equal(phaseOf(waiting), 'Pending', 'it waits rather than taking a spare');
+    await holdClaim('b2b-1', false);
+    assert.equal(await podPhase('b2b-2'), 'Succeeded', "the second pod read the first one's file");
+    assert.equal(await boundVolume('b2b-2'), volume);
+    const hit = await read('PersistentVolumeClaim', 'b2b-2');
+    assert.equal(hit?.metadata.annotations?.[CACHE_ANNOTATIONS.outcome], 'hit');
+
+    // Held past the wait: the next claim starts cold, and its miss names the volume it waited for.
+    await remove('Pod', 'b2b-2');
+    await holdClaim('b2b-2', true);
+    await r.delete({ kind: 'PersistentVolumeClaim', namespace: NS, name: 'b2b-2' });
+    await r.create(claim('b2b-3', 'sluice-wait', labels));
+    await r.create(pod('b2b-3', 'b2b-3', 'test ! -e /data/marker'));
+    assert.equal(await podPhase('b2b-3'), 'Succeeded', 'a new volume');
+    assert.notEqual(await boundVolume('b2b-3'), volume);
+    const miss = await read('PersistentVolumeClaim', 'b2b-3');
+    assert.equal(miss?.metadata.annotations?.[CACHE_ANNOTATIONS.outcome], 'miss');
+    assert.match(
+      miss?.metadata.annotations?.[CACHE_ANNOTATIONS.reason] ?? '',
+      new RegExp(
+        `^new: volume ${volume} is being released by claim b2b-2, whose build is over, and was not free \\d+ s after this claim came$`,
+      ),
+    );
+    await holdClaim('b2b-2', false);
+    await remove('Pod', 'b2b-3');
+    await remove('PersistentVolumeClaim', 'b2b-3');
   } finally {
     await p.stop();
   }

@@ -3,7 +3,8 @@
  * runtime's namespace it promises a released volume that a matching build warmed
  * (`chooseVolume`), or else a spare — an empty `local` volume the node agent keeps ready on the
  * claim's node (`spare-volumes.ts`); when a claim is deleted its volume is marked released with
- * the time, ready for the next matching build.
+ * the time, ready for the next matching build. A claim that comes while the matching volume's
+ * last build is ending (its claim deleted, its pod still stopping) waits for that volume.
  *
  * One leader works at a time (`LeaderLease`). Watches of the claims and of its volumes wake the
  * loop the moment a claim appears or a volume changes; each pass still lists both (the loop is
@@ -19,7 +20,7 @@ import type { KubeResource, KubeResources } from '@sluice/kube';
 import type { Logger } from '@sluice/log';
 import { LeaderLease } from './leader-lease.js';
 import { chooseVolume } from './volume-choice.js';
-import type { ClaimFacts } from './volume-choice.js';
+import type { ClaimFacts, VolumeChoice } from './volume-choice.js';
 import { Wakeup } from './wakeup.js';
 import type { CacheDecision } from './volume-objects.js';
 import {
@@ -54,6 +55,11 @@ export interface VolumeProvisionerOptions {
   leaseDurationMs?: number;
   /** Days a released volume is kept unused (4, as Codefresh); 0 keeps volumes for ever. */
   retentionDays?: number;
+  /**
+   * How long a claim may wait for a matching volume whose build is over but whose pod is still
+   * stopping (30 s), before it gets a new one.
+   */
+  releaseWaitMs?: number;
   clock?: () => number;
 }
 
@@ -73,12 +79,15 @@ export class VolumeProvisioner {
   #bindingMode: string | undefined;
   /** Claims told (once) that no spare was ready for them. */
   readonly #waiting = new Set<string>();
+  /** Claims told (once) that they wait for a warm volume being released. */
+  readonly #awaitingRelease = new Set<string>();
 
   constructor(options: VolumeProvisionerOptions) {
     this.#o = {
       resyncMs: 30_000,
       leaseDurationMs: 15_000,
       retentionDays: 4,
+      releaseWaitMs: 30_000,
       clock: Date.now,
       ...options,
     };
@@ -141,7 +150,11 @@ export class VolumeProvisioner {
       }),
     ]);
     const liveUids = new Set(claims.map((c) => uidOf(c)));
-    for (const uid of this.#waiting) if (!liveUids.has(uid)) this.#waiting.delete(uid);
+    const endingUids = new Set(
+      claims.filter((c) => c.metadata.deletionTimestamp !== undefined).map((c) => uidOf(c)),
+    );
+    for (const waiting of [this.#waiting, this.#awaitingRelease])
+      for (const uid of waiting) if (!liveUids.has(uid)) waiting.delete(uid);
     for (const [i, pv] of volumes.entries()) {
       if (pv.metadata.annotations?.[VOLUME_ANNOTATIONS.usedBy] === undefined) continue;
       if (volumeFacts(pv, liveUids).inUse) continue;
@@ -175,7 +188,7 @@ export class VolumeProvisioner {
       const uid = uidOf(claim);
       if (spec?.storageClassName !== storageClass || spec.volumeName) continue;
       if (claim.metadata.deletionTimestamp !== undefined || promised.has(uid)) continue;
-      const outcome = await this.#serve(claim, volumes, liveUids, taken);
+      const outcome = await this.#serve(claim, volumes, { liveUids, endingUids }, taken);
       if (outcome !== undefined) report[outcome.kind].push(outcome.volume);
     }
     return report;
@@ -184,16 +197,17 @@ export class VolumeProvisioner {
   async #serve(
     claim: KubeResource,
     volumes: KubeResource[],
-    liveUids: ReadonlySet<string>,
+    uids: { liveUids: ReadonlySet<string>; endingUids: ReadonlySet<string> },
     taken: Set<string>,
   ): Promise<{ kind: 'reused' | 'created'; volume: string } | undefined> {
     const facts = claimFacts(claim);
     const candidates = volumes
       .filter((pv) => !taken.has(pv.metadata.name) && storageClassOf(pv) === this.#o.storageClass)
-      .map((pv) => volumeFacts(pv, liveUids));
-    const choice = chooseVolume(facts, candidates);
+      .map((pv) => volumeFacts(pv, uids.liveUids, uids.endingUids));
     const where = `${facts.namespace}/${facts.name}`;
     const now = this.#o.clock();
+    const choice = this.#waitOrGiveUp(claim, chooseVolume(facts, candidates), now);
+    if (choice === undefined) return undefined;
     if (choice.kind === 'reuse') {
       const pv = volumes.find((v) => v.metadata.name === choice.volume.name)!;
       taken.add(pv.metadata.name);
@@ -236,6 +250,37 @@ export class VolumeProvisioner {
       volume: written,
     });
     return { kind: 'created', volume: spare.metadata.name };
+  }
+
+  /**
+   * A claim whose warm volume is being released waits for it (the release wakes the next pass),
+   * for at most `releaseWaitMs` from the claim's creation; then it gets a new volume, and the
+   * miss says why. Undefined: wait.
+   */
+  #waitOrGiveUp(
+    claim: KubeResource,
+    choice: VolumeChoice,
+    now: number,
+  ): Exclude<VolumeChoice, { kind: 'wait' }> | undefined {
+    if (choice.kind !== 'wait') return choice;
+    const stamp = claim.metadata['creationTimestamp'];
+    const created = (typeof stamp === 'string' && Date.parse(stamp)) || now;
+    const waitedMs = now - created;
+    if (waitedMs < this.#o.releaseWaitMs) {
+      const uid = uidOf(claim);
+      if (!this.#awaitingRelease.has(uid)) {
+        this.#awaitingRelease.add(uid);
+        this.#o.log.info('claim waits for a warm volume being released', {
+          claim: `${claim.metadata.namespace ?? ''}/${claim.metadata.name}`,
+          volume: choice.volume.name,
+        });
+      }
+      return undefined;
+    }
+    return {
+      kind: 'new',
+      reason: `${choice.reason}, and was not free ${Math.round(waitedMs / 1000)} s after this claim came`,
+    };
   }
 
   /**
