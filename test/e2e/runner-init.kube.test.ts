@@ -216,6 +216,33 @@ test('init --warm-volumes --dry-run into a namespace not made yet plans it befor
   assert.equal(await kube.read({ kind: 'Namespace', name: namespace }), undefined, 'not created');
 });
 
+test('preflight refuses builds no node can take and volumes no StorageClass can make, with the fix', async () => {
+  const run = await runSluice(
+    [
+      'runner',
+      'init',
+      '--yes',
+      ...baseArgs(DRY_NS),
+      '--control-plane-url',
+      controlPlaneUrl,
+      '--build-node-selector',
+      'sluice.io/pool=nowhere',
+      '--dry-run',
+      join(temp.path, 'dry-refused'),
+    ],
+    { env: ENV() },
+  );
+  assert.equal(run.code, 1, run.stderr);
+  assert.match(
+    run.stderr,
+    /✖ No Ready node has the labels of the build node selector sluice\.io\/pool=nowhere/,
+  );
+  assert.match(run.stderr, /kubectl label node NAME sluice\.io\/pool=nowhere/);
+  assert.match(run.stderr, /✖ No StorageClass for the builds' volumes/);
+  assert.match(run.stderr, /pass --storage-class NAME .* or --warm-volumes/);
+  assert.match(run.stderr, /Preflight failed/);
+});
+
 /** Runs init's wizard in tmux, answering each question; resolves to its manifests. */
 async function wizardDryRun(dir: string): Promise<Map<string, string>> {
   const session = `sluice-wizard-${process.pid}`;
@@ -493,7 +520,10 @@ test('init after the upgrade keeps the new tag; its plan lists a new proxy, fiel
   assert.match(run.stderr, /containers\[agent\]\.env\[HTTP_PROXY\]/);
   // No --image-tag: the upgrade's tag stays, in the plan, the manifests and the runtime.
   assert.doesNotMatch(run.stderr, /containers\[agent\]\.image/);
-  assert.match(run.stderr, /unchanged +runtime environment cluster\/init/);
+  // The proxy is the builds' too: the runtime's spec.proxy (engine, dind, steps).
+  assert.match(run.stderr, /update +runtime environment cluster\/init/);
+  assert.match(run.stderr, /spec\.proxy\S*: .*proxy\.internal:3128/);
+  assert.doesNotMatch(run.stderr, /runtimeScheduler\.image/);
   const deployment = [...manifests(dir)].find(([name]) => name.includes('deployment-'))?.[1];
   assert.match(deployment ?? '', /image: sluice\/engine:1-next/);
   assert.match(run.stderr, /unchanged +Role sluice-init\/sluice-agent/);
@@ -661,6 +691,9 @@ test('delete --yes lists and removes exactly what init created, and nothing else
     `Namespace ${NS}`,
     `agent ${AGENT}`,
     `runtime environment ${RUNTIME}`,
+    `keeps the test pipeline runners/${AGENT}-test: its builds are the runtime's history`,
+    // Delete returns once its namespace is gone, not while it is Terminating.
+    `Namespace ${NS} deleted`,
   ])
     assert.ok(run.stderr.includes(line), `${line} listed:\n${run.stderr}`);
   await waitForProbe(
@@ -710,6 +743,8 @@ test('init with a control-plane URL pods cannot reach stops after 20 s naming it
       'cluster/unreachable',
       '--control-plane-url',
       unreachable,
+      '--storage-class',
+      TEST_STORAGE_CLASS,
       '--set-value',
       'agent.image.pullPolicy=Never',
       '--no-test-pipeline',

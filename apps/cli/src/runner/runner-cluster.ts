@@ -1,13 +1,15 @@
 /**
  * The cluster a runner is installed in, as `sluice runner init|delete|upgrade` reach it: the
  * kubeconfig context, the client, and the preflight checks init runs before it acts (the API
- * server answers, its version is in the supported range, a node is Ready, the caller may do
- * what init does, the StorageClass exists and how it binds). Each check is one line: passed,
- * a warning, or a failure that says what to do.
+ * server answers, its version is in the supported range, a node is Ready and one has the build
+ * node selector's labels, the caller may do what init does, the builds' volumes have a
+ * StorageClass and it exists, and how it binds). Each check is one line: passed, a warning, or a
+ * failure that says what to do.
  * @module
  */
 import { AGENT_PERMISSIONS, KubeClient, KubeResources, listKubeContexts } from '@sluice/kube';
 import type { KubePermission, KubeResource } from '@sluice/kube';
+import { volumesStorageClass } from '@sluice/runtime-spec';
 import type { RunnerSettings } from './runner-settings.js';
 
 /** Kubernetes minor versions Sluice's objects are made for (DESIGN.md, "In the cluster"). */
@@ -86,29 +88,59 @@ function versionCheck(gitVersion: string, minor: string): Check {
   };
 }
 
-async function nodesCheck(resources: KubeResources): Promise<Check> {
+/** Whether the node has every label of the selector. */
+function matches(node: KubeResource, selector: Record<string, string>): boolean {
+  const labels = node.metadata.labels ?? {};
+  return Object.entries(selector).every(([key, value]) => labels[key] === value);
+}
+
+async function nodesCheck(
+  resources: KubeResources,
+  selector: Record<string, string>,
+): Promise<Check[]> {
   let nodes: KubeResource[];
   try {
     nodes = await resources.list({ kind: 'Node' });
   } catch (err) {
-    return {
-      status: 'warn',
-      text: `Could not list nodes: ${(err as Error).message}`,
-      hint: 'init goes on; builds need a Ready node that can run them',
-    };
+    return [
+      {
+        status: 'warn',
+        text: `Could not list nodes: ${(err as Error).message}`,
+        hint: 'init goes on; builds need a Ready node that can run them',
+      },
+    ];
   }
   const ready = nodes.filter((node) =>
     (
       (node['status'] as { conditions?: { type: string; status: string }[] })?.conditions ?? []
     ).some((c) => c.type === 'Ready' && c.status === 'True'),
   );
-  return ready.length > 0
-    ? { status: 'ok', text: `${ready.length} of ${nodes.length} node(s) Ready` }
-    : {
+  if (ready.length === 0)
+    return [
+      {
         status: 'fail',
         text: `No Ready node (${nodes.length} node(s))`,
         hint: 'kubectl get nodes; kubectl describe node NAME shows why a node is not Ready',
-      };
+      },
+    ];
+  const checks: Check[] = [
+    { status: 'ok', text: `${ready.length} of ${nodes.length} node(s) Ready` },
+  ];
+  if (Object.keys(selector).length === 0) return checks;
+  const text = Object.entries(selector)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+  const fit = ready.filter((node) => matches(node, selector));
+  checks.push(
+    fit.length > 0
+      ? { status: 'ok', text: `${fit.length} Ready node(s) match the build node selector ${text}` }
+      : {
+          status: 'fail',
+          text: `No Ready node has the labels of the build node selector ${text}: every build would stay Pending`,
+          hint: `kubectl get nodes --show-labels; label the build nodes (kubectl label node NAME ${text}) or pass another --build-node-selector`,
+        },
+  );
+  return checks;
 }
 
 function bindingMode(storageClass: KubeResource): string {
@@ -116,7 +148,23 @@ function bindingMode(storageClass: KubeResource): string {
   return typeof mode === 'string' ? mode : 'Immediate';
 }
 
-async function storageCheck(resources: KubeResources, name: string | undefined): Promise<Check> {
+/** The StorageClass the builds' volume claims name: --storage-class, else --runtime-spec's. */
+function buildStorageClass(settings: RunnerSettings): string | undefined {
+  const patch = settings.runtimeSpecPatch as {
+    dockerDaemonScheduler?: { pvcs?: { dind?: { storageClassName?: unknown } } };
+  };
+  const patched = patch.dockerDaemonScheduler?.pvcs?.dind?.storageClassName;
+  return settings.storageClass ?? (typeof patched === 'string' ? patched : undefined);
+}
+
+async function storageCheck(resources: KubeResources, settings: RunnerSettings): Promise<Check> {
+  const name = buildStorageClass(settings);
+  const { volumes } = settings.values;
+  if (name === undefined && volumes?.enabled === true)
+    return {
+      status: 'ok',
+      text: `Builds use the volume provisioner's StorageClass ${volumesStorageClass(volumes, settings.values.runtime.namespace)} (init makes it)`,
+    };
   if (name === undefined) {
     const classes = await resources.list({ kind: 'StorageClass' }).catch(() => []);
     const fallback = classes.find(
@@ -124,9 +172,9 @@ async function storageCheck(resources: KubeResources, name: string | undefined):
     );
     return fallback === undefined
       ? {
-          status: 'warn',
-          text: 'No --storage-class and the cluster has no default StorageClass',
-          hint: "builds' volume claims stay Pending until a volume binds them; pass --storage-class",
+          status: 'fail',
+          text: "No StorageClass for the builds' volumes: no --storage-class, no --warm-volumes, and the cluster has no default StorageClass",
+          hint: "Every build's volume claim would stay Pending: pass --storage-class NAME (kubectl get storageclass lists them), or --warm-volumes for Sluice's own volume provisioner",
         }
       : {
           status: 'ok',
@@ -167,7 +215,7 @@ export async function preflight(
   }
   checks.push({ status: 'ok', text: `API server ${cluster.server} answers` });
   checks.push(versionCheck(version.gitVersion, version.minor));
-  checks.push(await nodesCheck(cluster.resources));
+  checks.push(...(await nodesCheck(cluster.resources, settings.buildNodeSelector)));
   for (const namespace of new Set([settings.namespace, settings.values.runtime.namespace])) {
     if ((await cluster.resources.read({ kind: 'Namespace', name: namespace })) !== undefined)
       continue;
@@ -197,6 +245,6 @@ export async function preflight(
           },
     );
   }
-  checks.push(await storageCheck(cluster.resources, settings.storageClass));
+  checks.push(await storageCheck(cluster.resources, settings));
   return checks;
 }

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { InputError } from '@sluice/errors';
 import { describeChange, listKubeContexts } from '@sluice/kube';
 import type { SluiceClient } from '@sluice/protocol';
+import { validateRuntimeSpec } from '@sluice/runtime-spec';
 import type { InstallObject } from '@sluice/runtime-spec';
 import { yaml } from '../lazy-yaml.js';
 import type { Terminal } from '../ui/terminal.js';
@@ -74,6 +75,7 @@ export async function runnerInit(
   wizard: Wizard | undefined,
 ): Promise<number> {
   const { settings, cluster, recorded } = await settingsOf(options, wizard);
+  checkRuntimeSpec(settings, options.runtimeSpec);
   term.err(
     term.paint(
       'bold',
@@ -148,6 +150,28 @@ async function settingsOf(
     ...(stored === undefined ? {} : { stored }),
   });
   return { settings, cluster, recorded: stored !== undefined };
+}
+
+/**
+ * The runtime spec init would register, checked as the server will check it: a typo in
+ * `--runtime-spec` fails the dry run too, not the registration step.
+ * @throws InputError `SLUICE_RUNNER_SETTINGS_INVALID` naming each field.
+ */
+export function checkRuntimeSpec(settings: RunnerSettings, file: string | undefined): void {
+  const checked = validateRuntimeSpec(runtimeSpecFor(settings));
+  if (checked.ok) return;
+  const from = file === undefined ? 'the runtime spec' : `--runtime-spec ${file}`;
+  const problems = checked.issues.map(
+    (issue) => `${from}: ${issue.path.join('.') || '(the spec)'}: ${issue.message}`,
+  );
+  throw new InputError(
+    'SLUICE_RUNNER_SETTINGS_INVALID',
+    `The runner's settings have ${problems.length} problem(s):\n  - ${problems.join('\n  - ')}`,
+    {
+      hint: 'Fix each field; packages/runtime-spec/README.md describes the runtime spec',
+      details: { problems },
+    },
+  );
 }
 
 type Action = 'create' | 'update' | 'unchanged';
@@ -227,7 +251,7 @@ async function printPlan(
   );
   if (settings.testPipeline)
     term.err(
-      `  ${'run'.padEnd(width)}  test pipeline ${TEST_PROJECT}/${testPipelineName(settings)}`,
+      `  ${'run'.padEnd(width)}  test pipeline ${TEST_PROJECT}/${testPipelineName(settings.agentName)}`,
     );
 }
 

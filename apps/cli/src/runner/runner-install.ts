@@ -81,7 +81,8 @@ export function describeObject(object: InstallObject): string {
 /**
  * The runtime environment's spec: Sluice's Kubernetes defaults, builds in the runtime
  * namespace with the engine's ServiceAccount, placed by the build node selector and
- * tolerations, dind volumes of the StorageClass; `--runtime-spec` merged over it.
+ * tolerations, dind volumes of the StorageClass, the install's proxy; `--runtime-spec` merged
+ * over it.
  */
 export function runtimeSpecFor(
   settings: RunnerSettings,
@@ -110,10 +111,13 @@ export function runtimeSpecFor(
     ...(registryMirrors.length ? { registryMirrors } : {}),
     ...(insecureRegistries.length ? { insecureRegistries } : {}),
   };
+  // The agent's proxy is the builds' too: the engine, the Docker daemon and the steps.
+  const proxyFields = Object.entries(values.proxy ?? {}).filter(([, value]) => value);
   const spec = {
     metadata: { name: values.runtime.name },
     extends: ['system/default/k8s'],
     controlPlaneUrl: values.controlPlane.url,
+    ...(proxyFields.length > 0 ? { proxy: Object.fromEntries(proxyFields) } : {}),
     runtimeScheduler: {
       image: `${image.repository}:${image.tag}`,
       cluster: {

@@ -32,7 +32,13 @@ import {
   resolveRunnerSettings,
   RUNNER_DEFAULTS,
 } from './runner-settings.js';
-import { notFound, registerRuntime, runtimeChanges } from './runner-steps.js';
+import {
+  notFound,
+  registerRuntime,
+  runtimeChanges,
+  TEST_PROJECT,
+  testPipelineName,
+} from './runner-steps.js';
 
 export interface RunnerManageOptions extends ServerOptions {
   kubeconfig?: string;
@@ -132,6 +138,11 @@ export async function runnerDelete(
       : await client
           .call('getRuntimeEnvironment', { params: { name: install.runtime } })
           .catch(notFound);
+  const testPipeline = await client
+    .call('getPipelineByName', {
+      params: { project: TEST_PROJECT, name: testPipelineName(install.agentName) },
+    })
+    .catch(notFound);
   if (objects.length === 0 && agent === undefined && runtime === undefined) {
     term.err(
       `No runner ${install.release} in namespace ${install.namespace} of context ${install.cluster.contextName}, and no agent ${install.agentName}: nothing to delete.`,
@@ -143,6 +154,11 @@ export async function runnerDelete(
   term.err('and from the control plane:');
   if (agent) term.err(`  agent ${agent.name}`);
   if (runtime) term.err(`  runtime environment ${runtime.name}`);
+  // The server keeps a pipeline while it has builds: they are history, not the install's.
+  if (testPipeline)
+    term.err(
+      `and keeps the test pipeline ${TEST_PROJECT}/${testPipeline.name}: its builds are the runtime's history`,
+    );
   if (!options.yes) {
     if (confirm === undefined)
       throw new InputError('SLUICE_RUNNER_DELETE_UNCONFIRMED', 'Not deleted: no terminal to ask', {
@@ -155,14 +171,50 @@ export async function runnerDelete(
   }
   for (const ref of objects) {
     const result = await install.cluster.resources.delete(ref);
-    term.err(`  ${describeResource(ref)} ${result}`);
+    // A namespace goes once everything in it has: it is Terminating until then.
+    term.err(
+      `  ${describeResource(ref)} ${ref.kind === 'Namespace' && result === 'deleted' ? 'terminating' : result}`,
+    );
   }
   if (agent) {
     await client.call('deleteAgent', { params: { agentId: agent.id } }).catch(notFound);
     term.err(`  agent ${agent.name} deleted`);
   }
   if (runtime) await deleteRuntime(term, client, runtime.name);
+  await waitNamespacesGone(
+    term,
+    install.cluster,
+    objects.filter((ref) => ref.kind === 'Namespace').map((ref) => ref.name),
+  );
   return 0;
+}
+
+const NAMESPACE_WAIT_MS = 120_000;
+
+/** Until each deleted namespace is gone, or 2 minutes, saying which are still terminating. */
+async function waitNamespacesGone(
+  term: Terminal,
+  cluster: RunnerCluster,
+  names: string[],
+): Promise<void> {
+  const deadline = Date.now() + NAMESPACE_WAIT_MS;
+  let left = names;
+  while (left.length > 0) {
+    const still: string[] = [];
+    for (const name of left)
+      if (await cluster.resources.read({ kind: 'Namespace', name })) still.push(name);
+    for (const name of left.filter((n) => !still.includes(n)))
+      term.err(`  Namespace ${name} deleted`);
+    left = still;
+    if (left.length === 0) return;
+    if (Date.now() > deadline) {
+      term.err(
+        `  Namespace ${left.join(', ')} still terminating after ${NAMESPACE_WAIT_MS / 1000} s: kubectl get namespace ${left.join(' ')}; kubectl api-resources --verbs=list --namespaced -o name shows what may hold it`,
+      );
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
 }
 
 async function deleteRuntime(term: Terminal, client: SluiceClient, name: string): Promise<void> {

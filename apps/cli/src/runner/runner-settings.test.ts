@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isSluiceError } from '@sluice/errors';
 import { installObjects, runtimeSpecFor } from './runner-install.js';
+import { checkRuntimeSpec } from './runner-init.js';
 import { resolveRunnerSettings } from './runner-settings.js';
 
 const DEFAULTS = { contextName: 'prod@Cluster', env: {} };
@@ -58,7 +59,7 @@ test('flags win over --set-value, which wins over the values file, which wins ov
   assert.equal(settings.values.agent.concurrency, 7, '--set-value numbers are numbers');
 });
 
-test('the proxy comes from the environment unless given', () => {
+test('the proxy comes from the environment unless given, and reaches the builds', () => {
   const settings = resolveRunnerSettings(
     { controlPlaneUrl: 'http://ci' },
     {},
@@ -69,6 +70,13 @@ test('the proxy comes from the environment unless given', () => {
     httpsProxy: 'http://proxy:3128',
     noProxy: '10.0.0.0/8',
   });
+  // The runtime's own proxy: the engine, dind and the steps use it; an empty one is left out.
+  assert.deepEqual(runtimeSpecFor(settings)['proxy'], {
+    httpsProxy: 'http://proxy:3128',
+    noProxy: '10.0.0.0/8',
+  });
+  const none = resolveRunnerSettings({ controlPlaneUrl: 'http://ci' }, {}, DEFAULTS);
+  assert.equal(runtimeSpecFor(none)['proxy'], undefined);
 });
 
 test('every problem is reported at once, naming the flag or field', () => {
@@ -79,6 +87,7 @@ test('every problem is reported at once, naming the flag or field', () => {
     resolveRunnerSettings(
       {
         namespace: 'Bad_NS',
+        buildNamespace: 'kube-system',
         buildNodeSelector: 'disk',
         buildToleration: ['gpu=yes:Sometimes'],
         values: bad,
@@ -91,6 +100,7 @@ test('every problem is reported at once, naming the flag or field', () => {
   const text = found.join('\n');
   for (const expected of [
     '--namespace: "Bad_NS"',
+    '--build-namespace (runtime.namespace): kube-system is a namespace of Kubernetes itself',
     '--build-node-selector: "disk"',
     '--build-toleration: "gpu=yes:Sometimes"',
     `--values ${bad}:3:1: Flow sequence`,
@@ -237,4 +247,23 @@ test('air-gapped: the dind image follows the agent image registry and tag; mirro
       '--insecure-registry: "http://registry.internal" is not HOST[:PORT] or a CIDR range',
     ],
   );
+});
+
+test('a --runtime-spec field the schema does not know fails before the plan, naming it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'runner-settings-'));
+  const file = join(dir, 'spec.yaml');
+  writeFileSync(file, 'dockerDaemonScheduler:\n  dindImag: sluice/dind:2\n');
+  const settings = resolveRunnerSettings(
+    { controlPlaneUrl: 'http://ci', runtimeSpec: file },
+    {},
+    DEFAULTS,
+  );
+  const found = problems(() => checkRuntimeSpec(settings, file));
+  assert.equal(found.length, 1, found.join('\n'));
+  assert.match(
+    found[0] ?? '',
+    new RegExp(`^--runtime-spec ${file}: dockerDaemonScheduler\\b.*dindImag`),
+  );
+  const good = resolveRunnerSettings({ controlPlaneUrl: 'http://ci' }, {}, DEFAULTS);
+  checkRuntimeSpec(good, undefined);
 });

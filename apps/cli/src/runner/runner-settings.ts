@@ -102,6 +102,8 @@ export const RUNNER_DEFAULTS = {
 } as const;
 
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** Kubernetes' own namespaces: a runner there shares the cluster's RBAC and quotas. */
+const SYSTEM_NAMESPACES = ['kube-system', 'kube-public', 'kube-node-lease'];
 /** An image reference as Docker takes one: [registry[:port]/]path[:tag][@digest]. */
 const IMAGE =
   /^[a-z0-9]+([._-][a-z0-9]+)*(:\d+)?(\/[a-z0-9]+([._-]+[a-z0-9]+)*)*(:[\w][\w.-]{0,127})?(@sha256:[a-f0-9]{64})?$/;
@@ -272,6 +274,10 @@ export function resolveRunnerSettings(
     if (!NAMESPACE.test(ns) || ns.length > 63)
       problems.push(
         `${flag}: ${JSON.stringify(ns)} is not a namespace name (lowercase letters, digits, -)`,
+      );
+    else if (SYSTEM_NAMESPACES.includes(ns))
+      problems.push(
+        `${flag}: ${ns} is a namespace of Kubernetes itself; pass a namespace of the runner's own (the default is sluice)`,
       );
   if (controlPlaneUrl === undefined)
     problems.push(

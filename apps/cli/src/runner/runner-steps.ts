@@ -285,8 +285,9 @@ function controlPlaneUnreachable(
   );
 }
 
-export function testPipelineName(settings: RunnerSettings): string {
-  return `${settings.agentName.slice(0, 58).replace(/-+$/, '')}-test`;
+/** `runners/<agent>-test`: the pipeline init runs on a new runtime, and delete removes. */
+export function testPipelineName(agentName: string): string {
+  return `${agentName.slice(0, 58).replace(/-+$/, '')}-test`;
 }
 
 async function runTestPipeline(
@@ -295,7 +296,7 @@ async function runTestPipeline(
   settings: RunnerSettings,
   image: string,
 ): Promise<string> {
-  const name = testPipelineName(settings);
+  const name = testPipelineName(settings.agentName);
   const runtime = settings.values.runtime.name;
   const yamlText = [
     'version: "1.0"',
