@@ -33,14 +33,17 @@ function startSummary(id: string): [string, string][] {
   ];
 }
 
-/** What its five stop tasks are called, in order: the start tasks reversed, without the Service. */
+/**
+ * What its five stop tasks are called, in order: the claim first (marked as going, its warm
+ * volume can wait for the next build), then the start tasks reversed, without the Service.
+ */
 function stopSummary(id: string): [string, string][] {
   return [
+    ['DeletePvc', buildObjectName('pvc-dind', id)],
     ['DeletePod', buildObjectName('engine', id)],
     ['DeletePod', buildObjectName('dind', id)],
     ['DeleteConfigMap', buildObjectName('dind-config', id)],
     ['DeleteSecret', buildObjectName('sluice-engine', id)],
-    ['DeletePvc', buildObjectName('pvc-dind', id)],
   ];
 }
 
@@ -122,7 +125,7 @@ databases.test(
 );
 
 databases.test(
-  'a finished build queues its five stop tasks in reverse, drops start tasks still queued, and accepts late reports',
+  'a finished build queues its five stop tasks, the claim first, drops start tasks still queued, and accepts late reports',
   async (database) => {
     const { t, agent, pipelineId, advance } = await startKubernetesServer(database);
     try {
@@ -149,7 +152,7 @@ databases.test(
         [6, 7, 8, 9, 10],
       );
       assert.deepEqual(stop[0]!.spec, {
-        name: buildObjectName('engine', build.id),
+        name: buildObjectName('pvc-dind', build.id),
         namespace: 'builds',
       });
       for (const task of stop) await acknowledge(agent, task);
