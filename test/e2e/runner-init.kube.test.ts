@@ -271,6 +271,9 @@ async function wizardDryRun(dir: string): Promise<Map<string, string>> {
     await answer('Kubernetes context', ['Enter']);
     await answer('Runtime environment name', ['C-u', RUNTIME, 'Enter']);
     await answer("The Sluice server's URL", ['C-u', controlPlaneUrl, 'Enter']);
+    // The default image (sluice/engine:1) stays a default: Enter.
+    await answer('Image of the agent and the engine', ['Enter']);
+    await answer('Warm build caches', ['n', 'Enter']);
     await answer('StorageClass', [TEST_STORAGE_CLASS, 'Enter']);
     await answer('Node selector', ['kubernetes.io/os=linux', 'Enter']);
     await answer('Taints build pods tolerate', ['sluice.io/builds=true:NoSchedule', 'Enter']);
@@ -282,6 +285,15 @@ async function wizardDryRun(dir: string): Promise<Map<string, string>> {
       60_000,
     );
     assert.match(screen(), /exit=0/, screen());
+    // The answers as flags, for the same install without questions.
+    const joined = tmux('capture-pane', '-p', '-J', '-t', session, '-S', '-200').stdout;
+    assert.match(
+      joined,
+      new RegExp(
+        `sluice runner init --yes .*--kube-context \\S+ --namespace ${DRY_NS} --runtime ${RUNTIME.replace('/', '\\/')} .*--storage-class ${TEST_STORAGE_CLASS}`,
+      ),
+      joined,
+    );
   } finally {
     tmux('kill-session', '-t', session);
   }

@@ -10,18 +10,9 @@
 import { InputError } from '@sluice/errors';
 import type { InstallObject } from '@sluice/runtime-spec';
 import type { RunnerCluster } from './runner-cluster.js';
-import type { RunnerSettings, Toleration } from './runner-settings.js';
+import type { InstallRecord, RunnerSettings } from './runner-settings.js';
 
-/** What a rerun starts from. */
-export interface InstallRecord {
-  values: Record<string, unknown>;
-  agentName: string;
-  storageClass?: string;
-  buildNodeSelector: Record<string, string>;
-  buildTolerations: Toleration[];
-  dind: RunnerSettings['dind'];
-  runtimeSpecPatch: Record<string, unknown>;
-}
+export type { InstallRecord };
 
 const RECORD_KEY = 'settings.json';
 const RECORD_VERSION = 1;

@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { InputError } from '@sluice/errors';
+import { listKubeContexts } from '@sluice/kube';
 import type { KubeResource } from '@sluice/kube';
 import type { SluiceClient } from '@sluice/protocol';
 import { INSTALL_NAMESPACE_LABEL, renderRuntimeInstall, RUNTIMES_DIR } from '@sluice/runtime-spec';
@@ -47,24 +48,32 @@ export function runtimesSecretName(release: string): string {
 }
 
 export async function runnerAttach(term: Terminal, options: RunnerAttachOptions): Promise<number> {
-  if (options.kubeContext === undefined || options.buildNamespace === undefined)
+  const kubeconfig = options.kubeconfig ?? defaultKubeconfig(process.env);
+  // The other cluster: --kube-context, else the kubeconfig's current context (another
+  // namespace of the agent's own cluster, say).
+  const kubeContext = options.kubeContext ?? listKubeContexts(kubeconfig).current;
+  if (kubeContext === undefined || options.buildNamespace === undefined)
     throw new InputError(
       'SLUICE_RUNNER_SETTINGS_INVALID',
-      'runner attach needs --kube-context (the other cluster) and --build-namespace (its namespace for builds)',
+      'runner attach needs --build-namespace (its namespace for builds) and a kube context (--kube-context, or a current context in the kubeconfig)',
       {
         hint: 'e.g. sluice runner attach --kube-context staging --build-namespace ci --runtime staging/ci',
       },
     );
-  const kubeconfig = options.kubeconfig ?? defaultKubeconfig(process.env);
   const release = options.release ?? RUNNER_DEFAULTS.release;
   const namespace = options.namespace ?? RUNNER_DEFAULTS.namespace;
   // The attached cluster's objects are an install of their own: a release per runtime.
   const settings = resolveRunnerSettings(
-    { ...options, namespace: options.buildNamespace, release: attachRelease(release, options) },
+    {
+      ...options,
+      kubeContext,
+      namespace: options.buildNamespace,
+      release: attachRelease(release, { ...options, kubeContext }),
+    },
     {},
-    { contextName: options.kubeContext, controlPlaneUrl: options.server, env: process.env },
+    { contextName: kubeContext, controlPlaneUrl: options.server, env: process.env },
   );
-  const target = connectCluster(kubeconfig, options.kubeContext);
+  const target = connectCluster(kubeconfig, kubeContext);
   const home = connectCluster(kubeconfig, options.agentKubeContext);
   const agentName = options.agentName ?? nameFrom(`${home.contextName}-${namespace}`);
   term.err(

@@ -22,6 +22,7 @@ import { serverClient } from '../commands/server-resources.js';
 import type { ServerOptions } from '../commands/server-resources.js';
 import { connectCluster, preflight } from './runner-cluster.js';
 import type { RunnerCluster } from './runner-cluster.js';
+import { equivalentCommand } from './equivalent-command.js';
 import { installRecordName, readInstallRecord } from './install-record.js';
 import { describeObject, installObjects, runtimeSpecFor } from './runner-install.js';
 import { defaultKubeconfig, resolveRunnerSettings, RUNNER_DEFAULTS } from './runner-settings.js';
@@ -82,6 +83,11 @@ export async function runnerInit(
       `Runner ${settings.agentName} for runtime ${settings.values.runtime.name}: context ${cluster.contextName}, namespace ${settings.namespace}`,
     ),
   );
+  // What the answers settled, as flags: the same install, scripted.
+  if (wizard !== undefined)
+    term.err(
+      `The same install without questions:\n  ${equivalentCommand(settings, cluster.contextName, options)}`,
+    );
   if (recorded)
     term.err(
       `Starting from the install's recorded settings (ConfigMap ${settings.namespace}/${installRecordName(settings.release)}): the flags given change them, the rest stay.`,

@@ -15,7 +15,6 @@ import { InputError } from '@sluice/errors';
 import { deepMerge, isLabelKey, isLabelValue } from '@sluice/runtime-spec';
 import type { RuntimeInstallValues } from '@sluice/runtime-spec';
 import { yaml } from '../lazy-yaml.js';
-import type { InstallRecord } from './install-record.js';
 
 /** The flags of `runner init` (and the ones delete/upgrade share), as commander gives them. */
 export interface RunnerFlags {
@@ -80,6 +79,17 @@ export interface RunnerSettings {
   values: RuntimeInstallValues & { runtime: { name: string; namespace: string } };
 }
 
+/** What an install's record holds (install-record.ts): what a rerun starts from. */
+export interface InstallRecord {
+  values: Record<string, unknown>;
+  agentName: string;
+  storageClass?: string;
+  buildNodeSelector: Record<string, string>;
+  buildTolerations: Toleration[];
+  dind: RunnerSettings['dind'];
+  runtimeSpecPatch: Record<string, unknown>;
+}
+
 /** The answers the wizard may ask for; the rest come from flags or files only. */
 export interface WizardAnswers {
   kubeContext?: string;
@@ -94,6 +104,9 @@ export interface WizardAnswers {
   noProxy?: string;
   setDefault?: boolean;
   testPipeline?: boolean;
+  imageRepository?: string;
+  imageTag?: string;
+  warmVolumes?: boolean;
 }
 
 export const RUNNER_DEFAULTS = {
@@ -333,11 +346,13 @@ export function resolveRunnerSettings(
       `--release: ${JSON.stringify(release)} must be a lowercase name of at most 53 characters`,
     );
   const agent = (get('agent') ?? {}) as RuntimeInstallValues['agent'];
-  if (flags.imageRepository || flags.imageTag)
+  const imageRepository = flags.imageRepository ?? answers.imageRepository;
+  const imageTag = flags.imageTag ?? answers.imageTag;
+  if (imageRepository || imageTag)
     agent.image = {
       ...agent.image,
-      ...(flags.imageRepository ? { repository: flags.imageRepository } : {}),
-      ...(flags.imageTag ? { tag: flags.imageTag } : {}),
+      ...(imageRepository ? { repository: imageRepository } : {}),
+      ...(imageTag ? { tag: imageTag } : {}),
     };
   const runtimeValues = (get('runtime') ?? {}) as RuntimeInstallValues['runtime'];
   const dindImage = flags.dindImage ?? stored?.dind.image;
@@ -385,7 +400,7 @@ export function resolveRunnerSettings(
       },
       agent: { ...agent, token: '' },
       proxy,
-      ...(flags.warmVolumes
+      ...((flags.warmVolumes ?? answers.warmVolumes)
         ? { volumes: { ...(values as Partial<RuntimeInstallValues>).volumes, enabled: true } }
         : {}),
     },

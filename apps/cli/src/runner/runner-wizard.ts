@@ -1,12 +1,14 @@
 /**
  * The questions `sluice runner init` asks a person at a terminal (with @inquirer/prompts), one
  * for each setting no flag or values file gave: kube context, namespace, runtime name, the
- * control plane's URL as pods reach it, StorageClass, build node selector and tolerations, the
- * proxy (when the environment has one), default runtime, test pipeline. Each answer is checked
+ * control plane's URL as pods reach it, the agent and engine image, warm volumes (else a
+ * StorageClass), build node selector and tolerations, the proxy (when the environment has one),
+ * default runtime, test pipeline. Each answer is checked
  * as the flag would be, so a typo is asked again rather than failing later.
  * @module
  */
 import { confirm, input, select } from '@inquirer/prompts';
+import { RUNTIME_INSTALL_DEFAULTS } from '@sluice/runtime-spec';
 import type { Wizard, WizardContext } from './runner-init.js';
 import {
   nameFrom,
@@ -17,6 +19,13 @@ import {
 import type { WizardAnswers } from './runner-settings.js';
 
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** `registry:5000/sluice/engine:1` as its repository and tag; undefined without a tag. */
+function imageParts(text: string): { imageRepository: string; imageTag: string } | undefined {
+  const match = /^([a-z0-9][\w./:-]*?):([\w][\w.-]{0,127})$/.exec(text.trim());
+  if (match === null || match[1] === undefined || match[2] === undefined) return undefined;
+  return { imageRepository: match[1], imageTag: match[2] };
+}
 
 function problemsOf(check: (problems: string[]) => void): string | true {
   const problems: string[] = [];
@@ -53,7 +62,25 @@ async function ask(context: WizardContext): Promise<WizardAnswers> {
       default: context.serverUrl,
       validate: (v) => /^https?:\/\/[^\s/]+(\/\S*)?$/.test(v) || 'an http(s) URL',
     });
-  if (flags.storageClass === undefined)
+  if (flags.imageRepository === undefined && flags.imageTag === undefined) {
+    const standard = `${RUNTIME_INSTALL_DEFAULTS.image.repository}:${RUNTIME_INSTALL_DEFAULTS.image.tag}`;
+    const image = await input({
+      message:
+        "Image of the agent and the engine (your registry's copy on an air-gapped cluster; dind follows it)",
+      default: standard,
+      validate: (v) =>
+        imageParts(v) !== undefined || 'REPOSITORY:TAG, e.g. registry:5000/sluice/engine:1',
+    });
+    // The default stays a default: the install's record keeps no image it was not given.
+    if (image.trim() !== standard) Object.assign(answers, imageParts(image));
+  }
+  if (flags.warmVolumes === undefined && flags.storageClass === undefined)
+    answers.warmVolumes = await confirm({
+      message:
+        "Warm build caches: each build's Docker daemon on a volume a matching build used (installs Sluice's volume provisioner)?",
+      default: true,
+    });
+  if (flags.storageClass === undefined && answers.warmVolumes !== true)
     answers.storageClass = await input({
       message: "StorageClass of the builds' cache volumes (empty: the cluster's default)",
     });
