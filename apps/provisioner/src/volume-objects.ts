@@ -10,6 +10,7 @@ import {
   labelValue,
   quantityValue,
   REUSE_ANNOTATIONS,
+  RUNTIME_NAME_ANNOTATION,
   VOLUME_LABELS,
   BUILD_LABELS,
 } from '@sluice/runtime-spec';
@@ -32,6 +33,8 @@ export const VOLUME_ANNOTATIONS = {
    * name; the provisioner's `retentionDays` otherwise.
    */
   retention: 'sluice.io/volume-retention',
+  /** The runtime of its last claim, by name (the claim's annotation of the same name). */
+  runtimeName: RUNTIME_NAME_ANNOTATION,
 } as const;
 
 const DAY_MS = 86_400_000;
@@ -163,6 +166,8 @@ export function reusePatch(
         [VOLUME_ANNOTATIONS.usedBy]: facts.uid,
         [VOLUME_ANNOTATIONS.retention]: null,
         ...retentionOf(claim),
+        [VOLUME_ANNOTATIONS.runtimeName]:
+          claim.metadata.annotations?.[RUNTIME_NAME_ANNOTATION] ?? null,
         [BOUND_BY_CONTROLLER]: null,
       },
     },
@@ -261,8 +266,10 @@ export { labelValue };
 /** A volume of this provisioner as `sluice get volumes` lists it. */
 export interface VolumeSummary {
   name: string;
-  /** The runtime of the build that last had it (label value). */
+  /** The runtime of the build that last had it, by name (its label value on older volumes). */
   runtime: string;
+  /** The same runtime as its `sluice.io/runtime` label value. */
+  runtimeLabel: string;
   /**
    * `in use` (a claim has it), `released` (free for the next matching claim), `spare` (empty,
    * for the next claim no warm volume serves) or `retiring`.
@@ -294,7 +301,8 @@ export function volumeSummary(pv: KubeResource): VolumeSummary {
   );
   return {
     name: pv.metadata.name,
-    runtime: labels[BUILD_LABELS.runtime] ?? '',
+    runtime: annotations[VOLUME_ANNOTATIONS.runtimeName] ?? labels[BUILD_LABELS.runtime] ?? '',
+    runtimeLabel: labels[BUILD_LABELS.runtime] ?? '',
     status:
       retiring !== null
         ? 'retiring'

@@ -43,6 +43,7 @@ export {
   buildNames,
   volumeLabels,
   REUSE_ANNOTATIONS,
+  RUNTIME_NAME_ANNOTATION,
   CACHE_ANNOTATIONS,
 } from './render/render-build-objects.js';
 export type { BuildObjects } from './render/render-build-objects.js';

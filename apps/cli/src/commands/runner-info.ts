@@ -58,7 +58,8 @@ export async function runnerInfo(
         problems.push(`${agent.name} on ${runtime.runtime}: ${problem}`);
     }
   }
-  for (const [i, line] of fitTable(rows, options.columns).entries())
+  // The runtime and the agent are names: never cut.
+  for (const [i, line] of fitTable(rows, options.columns, [0, 2]).entries())
     term.out(i === 0 ? term.paint('bold', line) : line);
   const unserved = info.filter((r) => r.agents.length === 0).map((r) => r.runtime);
   if (unserved.length > 0)

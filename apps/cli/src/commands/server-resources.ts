@@ -89,6 +89,8 @@ export interface ResourceTable<T> {
   row: (item: T) => string[];
   /** More columns for `-o wide`. */
   wide?: { header: string[]; row: (item: T) => string[] };
+  /** Columns never cut to fit the width (default: the first, the name). */
+  keep?: number[];
 }
 
 export interface PrintOptions {
@@ -119,7 +121,9 @@ export function printResources<T>(
     term.err('No resources found');
     return;
   }
-  for (const [i, line] of fitTable([header, ...rows], options.columns ?? 100).entries())
+  // `-o wide` is for reading everything, as kubectl's: nothing is cut.
+  const width = output === 'wide' ? Infinity : (options.columns ?? 100);
+  for (const [i, line] of fitTable([header, ...rows], width, table.keep).entries())
     term.out(i === 0 ? term.paint('bold', line) : line);
 }
 

@@ -38,7 +38,9 @@ export async function getVolumes(
     const volumes = (await cluster.resources.list({ kind: 'PersistentVolume' }))
       .filter((pv) => pv.metadata.labels?.[PROVISIONER_LABEL] !== undefined)
       .map(volumeSummary)
-      .filter((v) => runtime === undefined || v.runtime === runtime)
+      .filter(
+        (v) => runtime === undefined || v.runtime === options.runtime || v.runtimeLabel === runtime,
+      )
       .filter((v) => name === undefined || v.name === name)
       .sort((a, b) => (b.lastUsedAt ?? '').localeCompare(a.lastUsedAt ?? ''));
     if (name !== undefined && volumes.length === 0)
@@ -55,6 +57,7 @@ export async function getVolumes(
       options.output,
       {
         header: ['NAME', 'RUNTIME', 'STATUS', 'NODE', 'SIZE', 'BUILDS', 'LAST USED', 'AGE'],
+        keep: [0, 1],
         row: (v) => [
           v.name,
           v.runtime || '-',

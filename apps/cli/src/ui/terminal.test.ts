@@ -35,6 +35,16 @@ test('fitTable cuts the widest column until the table fits; formatAge reads like
   for (const line of lines) assert.ok(line.length <= 40, line);
   assert.match(lines[1] ?? '', /^bld_1 {2}x+…$/);
   assert.deepEqual(fitTable([['A', 'B']], 100), ['A  B']);
+  // The first column (a name) is never cut: the next widest is (down to 16), or the table stays wide.
+  const named = fitTable(
+    [
+      ['NAME', 'STATUS'],
+      [`pv-${'n'.repeat(50)}`, 'y'.repeat(30)],
+    ],
+    40,
+  );
+  assert.match(named[1] ?? '', new RegExp(`^pv-n{50} {2}y{15}…$`));
+  assert.equal(fitTable([[`${'n'.repeat(60)}`, 'ok']], 40)[0], `${'n'.repeat(60)}  ok`);
   const now = Date.parse('2026-01-02T00:00:00Z');
   assert.equal(formatAge('2026-01-01T23:59:30Z', now), '30s');
   assert.equal(formatAge('2026-01-01T23:00:00Z', now), '60m');

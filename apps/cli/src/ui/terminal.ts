@@ -84,20 +84,28 @@ export function formatTable(rows: readonly (readonly string[])[]): string[] {
   );
 }
 
-const MIN_COLUMN = 6;
+/** No column is cut below this: a short value cut is no longer readable (kubectl cuts none). */
+const MIN_COLUMN = 16;
 
 /**
  * `formatTable` within `width` characters: while the table is too wide, its widest column is
- * cut (cells end with `…`), down to a few characters each.
+ * cut (cells end with `…`), down to 16 characters each. The columns in `keep` (the first, by
+ * default: the NAME a reader copies into the next command, as kubectl never cuts it) are never
+ * cut, even when the table then stays wider than `width`.
  */
-export function fitTable(rows: readonly (readonly string[])[], width: number): string[] {
+export function fitTable(
+  rows: readonly (readonly string[])[],
+  width: number,
+  keep: readonly number[] = [0],
+): string[] {
   const widths: number[] = [];
   for (const row of rows)
     row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   const total = () => widths.reduce((a, b) => a + b, 0) + 2 * Math.max(0, widths.length - 1);
+  const cuttable = () => widths.map((w, i) => (keep.includes(i) ? 0 : w));
   while (total() > width) {
-    const widest = widths.indexOf(Math.max(...widths));
-    const current = widths[widest] ?? 0;
+    const widest = cuttable().indexOf(Math.max(...cuttable()));
+    const current = keep.includes(widest) ? 0 : (widths[widest] ?? 0);
     if (current <= MIN_COLUMN) break;
     widths[widest] = Math.max(MIN_COLUMN, current - (total() - width));
   }

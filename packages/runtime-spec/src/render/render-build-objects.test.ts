@@ -5,7 +5,11 @@ import { runtimeScheduler } from '../schema/engine-scheduler.js';
 import { dockerDaemonScheduler } from '../schema/dind-scheduler.js';
 import { labelValue } from '@sluice/labels';
 import { renderDindService } from './dind-pod.js';
-import { renderBuildObjects, REUSE_ANNOTATIONS } from './render-build-objects.js';
+import {
+  renderBuildObjects,
+  REUSE_ANNOTATIONS,
+  RUNTIME_NAME_ANNOTATION,
+} from './render-build-objects.js';
 import type { KubeObject } from './pod-common.js';
 import {
   objectList,
@@ -195,6 +199,7 @@ test('every field of the full spec lands where the table says', () => {
     'sluice.io/app,sluice.io/pipeline-id,sluice.io/branch',
   );
   assert.equal(pvc.annotations?.[REUSE_ANNOTATIONS.sortOrder], 'sluice.io/trigger');
+  assert.equal(pvc.annotations?.[RUNTIME_NAME_ANNOTATION], 'prod-eks/sluice-builds');
   const engineSpec = objects.enginePod.spec as { nodeSelector: Record<string, string> };
   assert.equal(engineSpec.nodeSelector['node.kubernetes.io/instance-type'], 'm5.xlarge');
   const daemon = JSON.parse(

@@ -45,6 +45,12 @@ export const REUSE_ANNOTATIONS = {
   sortOrder: 'sluice.io/reuse-volume-sort-order',
 } as const;
 
+/**
+ * The runtime's name as it is on the claim (the `sluice.io/runtime` label can only hold it
+ * cleaned and hashed); the volume provisioner carries it to the volume for `sluice get volumes`.
+ */
+export const RUNTIME_NAME_ANNOTATION = 'sluice.io/runtime-name';
+
 export { CACHE_ANNOTATIONS };
 
 export function buildNames(spec: RuntimeSpec, buildId: string): BuildNames {
@@ -107,6 +113,7 @@ function renderPvc(context: BuildContext): KubeObject {
   const reuse = {
     [REUSE_ANNOTATIONS.selector]: pvc?.reuseVolumeSelector,
     [REUSE_ANNOTATIONS.sortOrder]: pvc?.reuseVolumeSortOrder,
+    [RUNTIME_NAME_ANNOTATION]: context.build.runtimeName,
   };
   const annotations = Object.fromEntries(
     Object.entries({ ...pvc?.annotations, ...reuse }).filter(
