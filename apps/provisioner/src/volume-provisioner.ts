@@ -57,7 +57,7 @@ export interface VolumeProvisionerOptions {
   retentionDays?: number;
   /**
    * How long a claim may wait for a matching volume whose build is over but whose pod is still
-   * stopping (30 s), before it gets a new one.
+   * stopping (120 s: seconds usually, over 30 s on a loaded node; a stuck one must not hold builds for ever), before it gets a new one.
    */
   releaseWaitMs?: number;
   clock?: () => number;
@@ -87,7 +87,7 @@ export class VolumeProvisioner {
       resyncMs: 30_000,
       leaseDurationMs: 15_000,
       retentionDays: 4,
-      releaseWaitMs: 30_000,
+      releaseWaitMs: 120_000,
       clock: Date.now,
       ...options,
     };
