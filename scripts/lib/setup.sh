@@ -27,8 +27,8 @@ sluice_build() {
 }
 
 # Arguments go to prepare.js: the test command passes --test-services for what the test tiers
-# use themselves, PostgreSQL (beside the embedded PGlite), a Docker registry (push tests, the
-# kube tier's registry mirror), git (test repositories) and OpenSSH's server (a git server over
+# use themselves, PostgreSQL (beside the embedded PGlite), a Docker registry (the push tests),
+# git (test repositories) and OpenSSH's server (a git server over
 # SSH), installed from Debian's archive when missing.
 sluice_prepare_docker() {
   sluice_step "Docker engine and local images${1:+ (and the test services)}"
