@@ -30,7 +30,9 @@ export async function runTestFile(file, timeout) {
     if (e.details.type === 'suite' && e.details.error?.failureType !== 'hookFailed') return;
     if (e.name === file && result.failed > 0) return;
     result.failed++;
-    result.failures.push(e.name === file ? '(the file itself)' : e.name);
+    const name = e.name === file ? '(the file itself)' : e.name;
+    const reason = failureReason(e.details.error);
+    result.failures.push(reason === '' ? name : `${name}\n      ${reason}`);
   });
   const chunks = [];
   const report = stream.compose(spec);
@@ -45,6 +47,18 @@ export async function runTestFile(file, timeout) {
     .join('\n')
     .trimEnd();
   return result;
+}
+
+/**
+ * The first line of what a failed test threw (node:test wraps it as the `cause` of its own
+ * error), cut to 300 characters: the run's closing list says why each test failed, not only
+ * which, as CI may keep only the end of the output.
+ */
+export function failureReason(error) {
+  const thrown = error?.cause ?? error;
+  const text = thrown instanceof Error ? thrown.message : String(thrown ?? '');
+  const line = text.split('\n').find((l) => l.trim() !== '') ?? '';
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line.trim();
 }
 
 /** Wall times of files from the last run on this machine, to start the longest first. */

@@ -3,7 +3,11 @@
 // the end — on jobs that only wait.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 interface Job {
@@ -12,6 +16,11 @@ interface Job {
   estimate?: number;
   first?: boolean;
   run: () => Promise<{ passed: number; failed: number; skipped: number; failures: string[] }>;
+}
+interface FileResult {
+  passed: number;
+  failed: number;
+  failures: string[];
 }
 interface Pool {
   runPool: (
@@ -143,3 +152,52 @@ test('once the other tiers have nothing left to start, the tier beside grows int
   assert.ok(started.indexOf('kube 2') > started.indexOf('int short'));
   assert.equal(ended.length, 6);
 });
+
+test("the failures name each failed test with the first line of why, a failed hook's too", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'sluice-test-pool-'));
+  try {
+    const file = join(dir, 'failing.test.mjs');
+    await writeFile(
+      file,
+      [
+        "import { describe, before, test } from 'node:test';",
+        "import assert from 'node:assert/strict';",
+        "test('passes', () => {});",
+        "test('compares', () => assert.equal(1, 2, 'the count is wrong\\nsecond line'));",
+        "describe('set up', () => {",
+        "  before(() => { throw new Error('the cluster is full'); });",
+        "  test('needs it', () => {});",
+        '});',
+      ].join('\n'),
+    );
+    const result = await runFileOutsideThisTest(file);
+    assert.equal(result.passed, 1);
+    assert.ok(
+      result.failures.includes('compares\n      the count is wrong'),
+      result.failures.join('|'),
+    );
+    assert.ok(
+      result.failures.includes('set up\n      the cluster is full'),
+      result.failures.join('|'),
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * runTestFile in a process of its own: node:test's run() refuses to start files from inside a
+ * test file (it knows one by NODE_TEST_CONTEXT, which the child must not inherit).
+ */
+async function runFileOutsideThisTest(file: string): Promise<FileResult> {
+  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+  // A script file, not -e: run() starts each test file with this process's own node flags.
+  const driver = join(dirname(file), 'drive.mjs');
+  await writeFile(
+    driver,
+    `const { runTestFile } = await import(${JSON.stringify(pathToFileURL(join(lib, 'test-pool.mjs')).href)});
+    process.stdout.write(JSON.stringify(await runTestFile(${JSON.stringify(file)}, 10000)));`,
+  );
+  const { stdout } = await promisify(execFile)(process.execPath, [driver], { env });
+  return JSON.parse(stdout) as FileResult;
+}
