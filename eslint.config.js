@@ -12,6 +12,15 @@ const ISOMORPHIC = [
   'apps/web/src/**/*.{ts,tsx}',
 ];
 
+/**
+ * Each TypeScript project's types key, from scripts/check-code.mjs (scripts/lib/types-key.mjs),
+ * in the settings of the project's files: ESLint's cache keeps a file's result only while its
+ * configuration is the same, so a change to the types a project can see relints that project.
+ */
+const TYPE_KEYS = Object.entries(JSON.parse(process.env.SLUICE_LINT_TYPE_KEYS ?? '{}')).map(
+  ([dir, key]) => ({ files: [`${dir}/**`], settings: { sluiceTypesKey: key } }),
+);
+
 export default tseslint.config(
   {
     ignores: [
@@ -76,4 +85,5 @@ export default tseslint.config(
     files: ['**/*.test.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
+  ...TYPE_KEYS,
 );

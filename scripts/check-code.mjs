@@ -4,11 +4,13 @@
 // second run of the same code, or of code that changed in a few files, checks only those files.
 //   Prettier's result for a file depends on its text and the configuration only: it is cached
 //   by content.
-//   ESLint's typed rules also read the types a file imports, so its cache is only reused while
-//   every type the files can see is the same: the cache is named by a hash of every declaration
-//   file the build emitted (each package's dist/**/*.d.ts and the web UI's .tsc/**/*.d.ts), the
-//   lockfile (the rules and @types) and the configuration files. Run it after `tsc -b` (the
-//   test command does): declarations older than the sources would hide a change.
+//   ESLint's typed rules also read the types a file imports, so a file's cached result is only
+//   reused while every type it can see is the same: each TypeScript project gets a key
+//   (scripts/lib/types-key.mjs: the declarations it and the projects it references emitted, the
+//   lockfile, the configuration files), which eslint.config.js puts in the settings of that
+//   project's files (SLUICE_LINT_TYPE_KEYS), and ESLint relints a file whose configuration
+//   changed. Run it after `tsc -b` (the test command does): declarations older than the sources
+//   would hide a change.
 // Both tools key their caches by absolute paths (ESLint's configuration holds one too), and CI
 // checks each commit out somewhere new: as root, the checks run in a mount namespace of their
 // own where the repository is bind-mounted at one fixed path (`<cache-dir>/repository`), so every
@@ -16,17 +18,9 @@
 // copy of the caches and keeps it when it ends. Without root they run uncached.
 // Exits non-zero when any of the three checks fails, after running all of them.
 import { spawnSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { typesKey } from './lib/types-key.mjs';
+import { projectTypeKeys } from './lib/types-key.mjs';
 
 const here = new URL('..', import.meta.url).pathname;
 const option = (name) =>
@@ -34,8 +28,8 @@ const option = (name) =>
 const cacheDir = option('cache-dir') ?? '/var/cache/sluice/lint';
 /** Where the repository is mounted inside the namespace. */
 const fixedRoot = join(cacheDir, 'repository');
-/** ESLint caches kept besides the one in use: a branch switched back to finds its own. */
-const KEEP_ESLINT_CACHES = 3;
+/** The ESLint cache; one file for every project, as each file's entry holds its project's key. */
+const ESLINT_CACHE = 'eslint-cache.json';
 
 /** unshare's arguments for a private mount namespace running `script` with the bind mount. */
 function inNamespace(script, ...args) {
@@ -65,20 +59,16 @@ function runAtFixedRoot() {
   return status ?? 1;
 }
 
-/** Removes all but the newest `keep` ESLint caches besides `current`. */
-function pruneEslintCaches(current) {
-  const others = readdirSync(cacheDir)
-    .filter((name) => name.startsWith('eslint-') && name !== current)
-    .map((name) => ({ name, mtime: statSync(join(cacheDir, name)).mtimeMs }))
-    .sort((a, b) => b.mtime - a.mtime);
-  for (const { name } of others.slice(KEEP_ESLINT_CACHES)) {
-    rmSync(join(cacheDir, name), { recursive: true, force: true });
+/** Removes the caches of earlier versions of this script: one per key of the whole repository. */
+function removeOldEslintCaches() {
+  for (const name of readdirSync(cacheDir)) {
+    if (/^eslint-[0-9a-f]{16}$/.test(name)) rmSync(join(cacheDir, name), { force: true });
   }
 }
 
-function run(label, command, args) {
+function run(label, command, args, env = process.env) {
   const started = Date.now();
-  const { status, signal } = spawnSync(command, args, { cwd: here, stdio: 'inherit' });
+  const { status, signal } = spawnSync(command, args, { cwd: here, stdio: 'inherit', env });
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   const ok = status === 0;
   process.stdout.write(
@@ -88,11 +78,11 @@ function run(label, command, args) {
 }
 
 /** Runs a tool with `--cache-location` on a copy of the kept cache `file`, then keeps the copy. */
-function runCached(label, file, command, args) {
+function runCached(label, file, command, args, env) {
   const copy = `${file}.${process.pid}`;
   if (existsSync(file)) copyFileSync(file, copy);
   try {
-    return run(label, command, [...args, '--cache-location', copy]);
+    return run(label, command, [...args, '--cache-location', copy], env);
   } finally {
     if (existsSync(copy)) renameSync(copy, file);
   }
@@ -104,22 +94,24 @@ if (!cached && process.getuid?.() === 0) {
   if (status !== undefined) process.exit(status);
   process.stderr.write('could not bind-mount the repository (unshare, mount): checks uncached\n');
 }
-const { key, declarations } = typesKey(here);
+const { keys, declarations } = projectTypeKeys(here);
 if (declarations === 0) {
   process.stderr.write('no declaration files: run `npm run build` first\n');
   process.exit(70);
 }
-const eslintCache = `eslint-${key}`;
-if (cached) pruneEslintCaches(eslintCache);
+if (cached) removeOldEslintCaches();
 const bin = (name) => join(here, 'node_modules/.bin', name);
 const CACHE_FLAGS = ['--cache', '--cache-strategy', 'content'];
-const tool = (label, file, command, args) =>
+const tool = (label, file, command, args, env) =>
   cached
-    ? runCached(`${label} (cached)`, join(cacheDir, file), command, [...args, ...CACHE_FLAGS])
-    : run(label, command, args);
+    ? runCached(`${label} (cached)`, join(cacheDir, file), command, [...args, ...CACHE_FLAGS], env)
+    : run(label, command, args, env);
 const results = [
   tool('prettier --check', 'prettier-cache.json', bin('prettier'), ['--check', '.']),
-  tool('eslint', eslintCache, bin('eslint'), ['.']),
+  tool('eslint', ESLINT_CACHE, bin('eslint'), ['.'], {
+    ...process.env,
+    SLUICE_LINT_TYPE_KEYS: JSON.stringify(keys),
+  }),
   run('module boundaries', process.execPath, [join(here, 'scripts/check-boundaries.mjs')]),
 ];
 process.exitCode = results.every(Boolean) ? 0 : 1;

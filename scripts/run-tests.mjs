@@ -11,7 +11,7 @@
 //         started here once and shared by the tier's files (each works in namespaces of its own).
 // The int and e2e files share one throwaway PostgreSQL server (a database per test, as
 // SLUICE_TEST_DATABASE_URL does) unless SLUICE_TEST_DATABASE_URL names one.
-// Filter with SLUICE_TEST_FILTER=<substring of the path>. SLUICE_TEST_JOBS sets how many files
+// Filter with SLUICE_TEST_FILTER=<substring of the path>[,<another>...]. SLUICE_TEST_JOBS sets how many files
 // run at once (default: the number of cores, at least 2), and one kube file runs beside them.
 //   --background-setup=CMD  runs the shell command CMD (its lines prefixed) from the start;
 //   the kube tier waits for it: the test command builds the Kubernetes test cluster this way on
@@ -46,7 +46,9 @@ const setupCommand = flag('background-setup');
 const besideCommand = flag('beside');
 const tiers = args.filter((a) => !a.startsWith('--'));
 if (tiers.length === 0) tiers.push('unit', 'int', 'e2e');
-const filter = process.env.SLUICE_TEST_FILTER ?? '';
+/** Any of the comma-separated substrings of SLUICE_TEST_FILTER, or every file. */
+const filters = (process.env.SLUICE_TEST_FILTER ?? '').split(',');
+const filter = (path) => filters.some((f) => path.includes(f));
 
 /** Files of a tier at once (the pool's limit is over all of them but the kube tier's). */
 const TIER_LIMITS = { unit: 2, int: 2, e2e: 2, kube: 1 };
@@ -138,7 +140,7 @@ function filesFor(tier) {
       if (tier === 'kube') return p.endsWith('.kube.test.js');
       return !/\.(int|e2e|kube)\.test\.js$/.test(p);
     })
-    .filter((p) => p.includes(filter))
+    .filter(filter)
     .sort();
 }
 

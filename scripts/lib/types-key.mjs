@@ -1,9 +1,13 @@
-// The key of scripts/check-code.mjs's ESLint cache: a hash of what typed lint results depend on
-// besides each file's own text (which ESLint's content cache checks itself): every declaration
-// file the build emitted, every tsconfig, the lockfile and the ESLint configuration.
+// The keys of scripts/check-code.mjs's ESLint cache, one per TypeScript project (the root
+// tsconfig's references): a hash of what a typed lint result of a file in that project depends on
+// besides the file's own text (which ESLint's content cache checks itself). That is the types the
+// file can see: the declarations its project emitted (another file's exports) and those of the
+// projects it references, transitively; any hand-written .d.ts in them; and, for every project,
+// the tsconfigs, the lockfile (the rules and @types) and the ESLint configuration. A change to
+// one package's types so relints that package and what builds on it, not the whole repository.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 
 function walk(dir, keep, out = []) {
   let entries;
@@ -21,22 +25,52 @@ function walk(dir, keep, out = []) {
   return out;
 }
 
-/** The key for the repository at `root`, and how many declaration files it read. */
-export function typesKey(root) {
-  const declarations = walk(
-    root,
-    (p) => p.endsWith('.d.ts') && (p.includes('/dist/') || p.includes('/apps/web/.tsc/')),
-  );
-  const configs = walk(root, (p) => /(^|\/)tsconfig[^/]*\.json$/.test(p));
-  const files = [
-    ...declarations,
-    ...configs,
-    join(root, 'package-lock.json'),
-    join(root, 'eslint.config.js'),
-  ].sort();
+function hashFiles(root, files) {
   const hash = createHash('sha256');
-  for (const file of files) {
+  for (const file of [...files].sort()) {
     hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
   }
-  return { key: hash.digest('hex').slice(0, 16), declarations: declarations.length };
+  return hash.digest('hex');
+}
+
+/** A project's references, as directories relative to the repository. */
+function referencesOf(root, tsconfig) {
+  const { references = [] } = JSON.parse(readFileSync(join(root, tsconfig), 'utf8'));
+  return references.map((r) => relative(root, join(root, dirname(tsconfig), r.path)));
+}
+
+/**
+ * The key of each project of the repository at `root` (by its directory, `apps/server`), and how
+ * many declaration files were read: none means the build has not run.
+ */
+export function projectTypeKeys(root) {
+  const shared = hashFiles(root, [
+    ...walk(root, (p) => /(^|\/)tsconfig[^/]*\.json$/.test(p)),
+    join(root, 'package-lock.json'),
+    join(root, 'eslint.config.js'),
+  ]);
+  const projects = referencesOf(root, 'tsconfig.json');
+  const own = new Map();
+  let declarations = 0;
+  for (const dir of projects) {
+    const files = walk(join(root, dir), (p) => p.endsWith('.d.ts'));
+    declarations += files.length;
+    own.set(dir, hashFiles(root, files));
+  }
+  const keys = {};
+  const keyOf = (dir, seen = new Set()) => {
+    if (keys[dir] !== undefined) return keys[dir];
+    if (seen.has(dir)) throw new Error(`${dir}/tsconfig.json: references form a cycle`);
+    seen.add(dir);
+    const hash = createHash('sha256')
+      .update(shared)
+      .update(own.get(dir) ?? '');
+    for (const ref of referencesOf(root, join(dir, 'tsconfig.json')).sort()) {
+      hash.update(ref).update(keyOf(ref, seen));
+    }
+    keys[dir] = hash.digest('hex').slice(0, 16);
+    return keys[dir];
+  };
+  for (const dir of projects) keyOf(dir);
+  return { keys, declarations };
 }
