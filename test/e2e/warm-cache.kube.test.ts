@@ -4,21 +4,26 @@
  * image, its StorageClass, its rights, the volume agent keeping spare `local` volumes), serves
  * the runtime's claims, so the second build of a pipeline gets the volume its first build's dind
  * wrote (its image layers are there: the build step's log says "Using cache"), and a build of
- * another pipeline gets a volume of its own and starts cold.
+ * another pipeline gets a volume of its own and starts cold. `runner delete` of the install
+ * keeps its volumes with `--keep-volumes` (the next install adopts them) and otherwise removes
+ * each volume and its directory on the node.
  * @module
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeClient, KubeResources } from '@sluice/kube';
+import type { KubeResource } from '@sluice/kube';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, SluiceClient } from '@sluice/protocol';
-import { VOLUME_ANNOTATIONS } from '@sluice/provisioner';
+import { VOLUME_ANNOTATIONS, VOLUME_FINALIZER } from '@sluice/provisioner';
 import type { VolumeSummary } from '@sluice/provisioner';
 import { labelValue, renderRuntimeInstall, VOLUME_LABELS } from '@sluice/runtime-spec';
 import { CLUSTER_IMAGES, makeTempDir, useKubernetes } from '@sluice/testkit';
 import type { TempDir } from '@sluice/testkit';
 import {
+  ADMIN_TOKEN,
   startKubeAgent,
   startBuildPlane,
   waitForProbe,
@@ -76,7 +81,16 @@ before(async () => {
   resources = new KubeResources(
     KubeClient.create({ source: { type: 'kubeconfig', path: cluster().kubeconfigPath }, env: {} }),
   );
-  // The provisioner's objects of the runtime install, applied as `runner init` applies them.
+  await applyProvisioner();
+  agent = await startKubeAgent(plane, cluster(), {
+    name: 'warm-agent',
+    runtime: RUNTIME,
+    dir: temp.path,
+  });
+});
+
+/** The provisioner's objects of the runtime install, applied as `runner init` applies them. */
+async function applyProvisioner(): Promise<void> {
   const install = renderRuntimeInstall({
     release: 'warm',
     namespace: NS,
@@ -93,12 +107,7 @@ before(async () => {
     },
   }).filter((o) => o.metadata.labels['app.kubernetes.io/name'] === 'sluice-provisioner');
   for (const object of install) await resources.apply(object);
-  agent = await startKubeAgent(plane, cluster(), {
-    name: 'warm-agent',
-    runtime: RUNTIME,
-    dir: temp.path,
-  });
-});
+}
 
 after(async () => {
   await agent?.stop();
@@ -227,4 +236,81 @@ test("back to back, the second build of a pipeline runs on the first one's volum
   ]);
   assert.equal(missing.code, 66, 'not found');
   assert.match(missing.stderr, /Volume "nope" does not exist/);
+});
+
+/** The volumes of the install's StorageClass, by name. */
+async function classVolumes(): Promise<KubeResource[]> {
+  return (await resources.list({ kind: 'PersistentVolume' }))
+    .filter(
+      (pv) => (pv['spec'] as { storageClassName?: string }).storageClassName === STORAGE_CLASS,
+    )
+    .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+}
+
+/** `sluice runner delete --yes` of the provisioner's install; what it printed. */
+async function deleteInstall(more: string[]): Promise<string> {
+  const run = await runSluice(
+    [
+      'runner',
+      'delete',
+      '--yes',
+      '--kubeconfig',
+      cluster().kubeconfigPath,
+      '-n',
+      NS,
+      '--release',
+      'warm',
+      ...more,
+    ],
+    {
+      env: {
+        SLUICE_SERVER: plane.url,
+        SLUICE_TOKEN: ADMIN_TOKEN,
+        SLUICE_CONFIG: join(temp.path, 'cfg'),
+        HTTPS_PROXY: '',
+        HTTP_PROXY: '',
+      },
+    },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  return run.stderr;
+}
+
+test('runner delete --keep-volumes keeps the warm volumes and their directories for the next install, which adopts them; delete then takes each volume with its directory', async () => {
+  const parent = join(temp.path, 'volumes');
+  const names = async () => (await classVolumes()).map((pv) => pv.metadata.name);
+  const made = await names();
+  assert.ok(made.length >= 4, `the builds' two volumes and the spares: ${made.join(', ')}`);
+
+  const kept = await deleteInstall(['--keep-volumes']);
+  assert.match(
+    kept,
+    new RegExp(`keeps ${made.length} PersistentVolume\\(s\\) of StorageClass ${STORAGE_CLASS}`),
+  );
+  assert.match(kept, new RegExp(`StorageClass ${STORAGE_CLASS} deleted`));
+  assert.deepEqual(await resources.list({ kind: 'DaemonSet', namespace: NS }), []);
+  assert.deepEqual(await names(), made, 'every volume kept');
+  for (const pv of await classVolumes()) {
+    // No agent is left to lift it: kept with it, a `kubectl delete pv` would hang.
+    assert.ok(!pv.metadata.finalizers?.includes(VOLUME_FINALIZER), pv.metadata.name);
+    assert.ok(existsSync(join(parent, pv.metadata.name)), `${pv.metadata.name}'s directory`);
+  }
+
+  // Installed again with the same StorageClass: the volume agent adopts them, spares included.
+  await applyProvisioner();
+  await waitForProbe('the kept volumes adopted by the new volume agent', async () =>
+    (await classVolumes()).every((pv) => pv.metadata.finalizers?.includes(VOLUME_FINALIZER)),
+  );
+  assert.deepEqual(await names(), made, 'no spare made beyond the ones kept');
+
+  const removed = await deleteInstall([]);
+  for (const name of made)
+    assert.match(
+      removed,
+      new RegExp(
+        `PersistentVolume ${name} deleted, and its directory ${join(parent, name)} on node`,
+      ),
+    );
+  assert.deepEqual(await names(), []);
+  assert.deepEqual(readdirSync(parent), [], 'no directory left on the node');
 });

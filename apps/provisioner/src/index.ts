@@ -6,10 +6,13 @@ export { chooseVolume } from './volume-choice.js';
 export type { ClaimFacts, VolumeChoice, VolumeFacts } from './volume-choice.js';
 export {
   DEFAULT_REUSE_SELECTOR,
+  hasVolumeFinalizer,
   PROVISIONER_LABEL,
   SELECTED_NODE_ANNOTATION,
   VOLUME_ANNOTATIONS,
+  VOLUME_FINALIZER,
   volumeSummary,
+  withoutFinalizer,
 } from './volume-objects.js';
 export type { VolumeSummary } from './volume-objects.js';
 export { parseProvisionerConfig, parseVolumeAgentConfig } from './provisioner-config.js';

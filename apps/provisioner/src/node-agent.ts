@@ -2,10 +2,12 @@
  * The node agent of the volume provisioner: one per node (a DaemonSet), with the volumes'
  * parent directory mounted. Each pass it
  *
- * 1. removes the directories of volumes whose PersistentVolume is gone (retired here, expired by
- *    the provisioner's retention, or deleted by hand), and nothing else: only `sluice-vol-*`
- *    directories, and only those listed before the volumes were (a volume made between the two
- *    reads is in the second);
+ * 1. removes the directories of volumes being deleted (retired here, expired by the provisioner's
+ *    retention, removed by `runner delete` or by hand), then their finalizer
+ *    (`VOLUME_FINALIZER`), so the volume goes only once its data has; and of volumes already
+ *    gone, and nothing else: only `sluice-vol-*` directories, and only those listed before the
+ *    volumes were (a volume made between the two reads is in the second). A volume of its node
+ *    without the finalizer (made before it, or kept by `runner delete --keep-volumes`) gets it;
  * 2. measures the parent directory's filesystem (space and inodes, `statfs`), and above either
  *    threshold retires one volume of this node that no claim uses — the least recently used —
  *    then measures again on the next pass, so no more go than needed.
@@ -14,7 +16,8 @@
  *    `/metrics`; sizes are walked (as `du` counts: allocated blocks) at most every
  *    `sizeIntervalMs`, so a large cache costs one walk per interval, never per pass.
  *
- * Between passes it keeps `spares` empty volumes ready on its node (`spare-volumes.ts`): a
+ * Between passes it keeps `spares` empty volumes ready on its node (`spare-volumes.ts`), while
+ * its StorageClass exists (an install being deleted removes it before its volumes): a
  * `local` volume's directory must exist before the kubelet mounts it, so the agent makes the
  * directories and publishes them as spares, and the provisioner gives a new claim a spare. A
  * watch of the volumes refills the moment one is taken. Spares and passes take turns, never
@@ -35,12 +38,15 @@ import type { KubeResource, KubeResources } from '@sluice/kube';
 import type { Logger } from '@sluice/log';
 import { spareReadyPatch, spareVolumeObject } from './spare-volumes.js';
 import {
+  hasVolumeFinalizer,
   labelValue,
   PROVISIONER_LABEL,
   retirePatch,
   spareState,
   storageClassOf,
   VOLUME_ANNOTATIONS,
+  withFinalizer,
+  withoutFinalizer,
 } from './volume-objects.js';
 import { Wakeup } from './wakeup.js';
 import { directoryBytes, diskUsage } from './disk-usage.js';
@@ -95,6 +101,7 @@ export class NodeAgent {
   /** Sizes walked, by volume, with when. */
   readonly #sizes = new Map<string, { bytes: number; at: number }>();
   #host: string | undefined;
+  #classGoneSaid = false;
   /** The end of the pass or refill under way. */
   #turn: Promise<unknown> = Promise.resolve();
 
@@ -115,8 +122,9 @@ export class NodeAgent {
     signal: AbortSignal,
     watch: { passed?(report: NodeAgentReport): void; failed?(): void } = {},
   ): Promise<void> {
-    const spares = this.keepSpares(signal);
     const wakeup = new Wakeup();
+    // A volume being deleted waits for this agent to remove its directory: pass at once.
+    const spares = this.keepSpares(signal, () => wakeup.set());
     while (!signal.aborted) {
       try {
         watch.passed?.(await this.pass());
@@ -129,14 +137,20 @@ export class NodeAgent {
     await spares;
   }
 
-  /** Keeps `spares` ready on this node until the signal aborts: refilled as soon as one is taken. */
-  async keepSpares(signal: AbortSignal): Promise<void> {
+  /**
+   * Keeps `spares` ready on this node until the signal aborts: refilled as soon as one is taken.
+   * `deleting` is called when a volume of the provisioner is deleted.
+   */
+  async keepSpares(signal: AbortSignal, deleting: () => void = () => undefined): Promise<void> {
     const { resources, log } = this.#o;
     const wakeup = new Wakeup();
     const watching = watchChanges(
       resources.watch.bind(resources),
       { kind: 'PersistentVolume', labelSelector: this.#selector() },
-      () => wakeup.set(),
+      (event) => {
+        wakeup.set();
+        if (event?.object.metadata.deletionTimestamp !== undefined) deleting();
+      },
       { signal, failed: (err) => log.warn('volume agent watch failed', { error: String(err) }) },
     );
     while (!signal.aborted) {
@@ -158,6 +172,8 @@ export class NodeAgent {
    */
   refill(): Promise<string[]> {
     return this.#exclusive(async () => {
+      // The class is gone (the install is being deleted): a spare of it could serve no claim.
+      if (!(await this.#classExists())) return [];
       const volumes = await this.#o.resources.list({
         kind: 'PersistentVolume',
         labelSelector: this.#selector(),
@@ -202,6 +218,16 @@ export class NodeAgent {
     return true;
   }
 
+  async #classExists(): Promise<boolean> {
+    const { resources, storageClass, log } = this.#o;
+    const exists =
+      (await resources.read({ kind: 'StorageClass', name: storageClass })) !== undefined;
+    if (!exists && !this.#classGoneSaid)
+      log.warn('no spare volumes made: the StorageClass is gone', { storageClass });
+    this.#classGoneSaid = !exists;
+    return exists;
+  }
+
   /** The node's `kubernetes.io/hostname` label, which a volume's node affinity names. */
   async #hostname(): Promise<string> {
     if (this.#host === undefined) {
@@ -241,9 +267,19 @@ export class NodeAgent {
       removed.push(dir);
       this.#o.log.info('volume directory removed: its volume is gone', { dir });
     }
-    // A retirement cut short (the pod restarted between the mark and the deletion) is finished.
-    for (const pv of volumes.filter((v) => this.#mine(v) && retiring(v) && !bound(v)))
-      await this.#remove(pv.metadata.name, 'finishing its retirement');
+    for (const pv of volumes.filter((v) => this.#mine(v))) {
+      if (pv.metadata.deletionTimestamp !== undefined) {
+        // Deleted (by the provisioner's retention, `runner delete` or by hand): its directory
+        // goes, then the volume. Bound, its pod may still write there: the claim goes first.
+        if (!bound(pv) && (await this.#finish(pv))) removed.push(pv.metadata.name);
+      } else if (retiring(pv) && !bound(pv)) {
+        // A retirement cut short (a restart between the mark and the deletion) is finished.
+        await this.#remove(pv, 'finishing its retirement');
+      } else if (!hasVolumeFinalizer(pv)) {
+        // Made before the finalizer, or kept by `runner delete --keep-volumes`: adopted.
+        await this.#guarded(pv, withFinalizer(pv));
+      }
+    }
     const usage = await diskUsage(volumeParentDir);
     const full = usage.space > this.#o.diskThreshold || usage.inodes > this.#o.inodeThreshold;
     const retired = full ? await this.#retireOne(volumes, usage) : undefined;
@@ -296,7 +332,7 @@ export class NodeAgent {
         if (isSluiceError(err) && err.code === 'SLUICE_KUBE_CONFLICT') continue;
         throw err;
       }
-      await this.#remove(name, reason);
+      await this.#remove(pv, reason);
       return name;
     }
     log.warn('the volumes disk is full and every volume on it is in use', {
@@ -337,10 +373,53 @@ export class NodeAgent {
     );
   }
 
-  async #remove(name: string, reason: string): Promise<void> {
-    await this.#o.resources.delete({ kind: 'PersistentVolume', name });
-    await rm(join(this.#o.volumeParentDir, name), { recursive: true, force: true });
-    this.#o.log.info('volume retired', { volume: name, reason });
+  /** Deletes a volume, then its directory, then lets it go. */
+  async #remove(pv: KubeResource, reason: string): Promise<void> {
+    const ref = { kind: 'PersistentVolume', name: pv.metadata.name };
+    await this.#o.resources.delete(ref);
+    const deleting = await this.#o.resources.read(ref);
+    if (deleting === undefined) {
+      // Without the finalizer (made before it): it is gone already, its directory next.
+      await rm(join(this.#o.volumeParentDir, pv.metadata.name), { recursive: true, force: true });
+    } else await this.#finish(deleting);
+    this.#o.log.info('volume retired', { volume: pv.metadata.name, reason });
+  }
+
+  /**
+   * Removes a deleted volume's directory, then its finalizer, re-reading the volume when another
+   * writer (the controller-manager dropping its own finalizer) changed it meanwhile; false when
+   * it is still there after three tries (the next pass finishes it).
+   */
+  async #finish(pv: KubeResource): Promise<boolean> {
+    const ref = { kind: 'PersistentVolume', name: pv.metadata.name };
+    await rm(join(this.#o.volumeParentDir, ref.name), { recursive: true, force: true });
+    let current: KubeResource | undefined = pv;
+    for (let attempt = 0; attempt < 3 && current !== undefined; attempt++) {
+      if (
+        !hasVolumeFinalizer(current) ||
+        (await this.#guarded(current, withoutFinalizer(current)))
+      ) {
+        this.#o.log.info('volume directory removed: its volume was deleted', { volume: ref.name });
+        return true;
+      }
+      current = await this.#o.resources.read(ref);
+    }
+    return current === undefined;
+  }
+
+  /** A patch guarded by the volume's resourceVersion; false when it changed since (next pass). */
+  async #guarded(pv: KubeResource, patch: Record<string, unknown>): Promise<boolean> {
+    try {
+      return (
+        (await this.#o.resources.patch(
+          { kind: 'PersistentVolume', name: pv.metadata.name },
+          patch,
+        )) !== undefined
+      );
+    } catch (err) {
+      if (isSluiceError(err) && err.code === 'SLUICE_KUBE_CONFLICT') return false;
+      throw err;
+    }
   }
 }
 

@@ -6,6 +6,7 @@ import {
   reusePatch,
   SPARE_LABEL,
   spareState,
+  VOLUME_FINALIZER,
   volumeSummary,
 } from './volume-objects.js';
 
@@ -42,6 +43,8 @@ test('a spare is a local volume in its directory, pinned to its node, pending un
   const ref = spec['claimRef'] as { uid?: string; namespace?: string };
   assert.ok(ref.uid !== undefined && ref.uid !== '');
   assert.equal(spareState(spare), 'pending');
+  // Deleted, it waits for the node agent to remove its directory.
+  assert.deepEqual(spare.metadata.finalizers, [VOLUME_FINALIZER]);
   assert.deepEqual(spareReadyPatch(), { metadata: { labels: { [SPARE_LABEL]: 'ready' } } });
   assert.equal(volumeSummary(spare).status, 'spare');
 });

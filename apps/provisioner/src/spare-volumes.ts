@@ -12,6 +12,9 @@
  * agent did not finish (it restarted in between) is finished on its next refill. The
  * provisioner takes only `ready` spares.
  *
+ * Its finalizer (`VOLUME_FINALIZER`) keeps a deleted volume until the node agent has removed its
+ * directory.
+ *
  * A spare's `claimRef` names a claim that never exists (with a uid), so the controller-manager
  * treats it as released and never binds it to a claim on its own — neither does the scheduler
  * for WaitForFirstConsumer claims — and the provisioner's reuse policy stays in charge of every
@@ -19,7 +22,12 @@
  * @module
  */
 import type { KubeResource } from '@sluice/kube';
-import { PROVISIONER_LABEL, SPARE_LABEL, VOLUME_ANNOTATIONS } from './volume-objects.js';
+import {
+  PROVISIONER_LABEL,
+  SPARE_LABEL,
+  VOLUME_ANNOTATIONS,
+  VOLUME_FINALIZER,
+} from './volume-objects.js';
 /** The claim a spare is "released" from: a namespace no Sluice object is in. */
 const SPARE_CLAIM_NAMESPACE = 'sluice-spare';
 /** A spare's nominal size until a claim takes it (then the claim's request: `reusePatch`). */
@@ -49,6 +57,7 @@ export function spareVolumeObject(v: SpareVolume): KubeResource {
     metadata: {
       name: v.name,
       labels: { [PROVISIONER_LABEL]: v.provisionerLabel, [SPARE_LABEL]: 'pending' },
+      finalizers: [VOLUME_FINALIZER],
       annotations: {
         [VOLUME_ANNOTATIONS.provisionedBy]: v.provisionerName,
         [VOLUME_ANNOTATIONS.created]: new Date(v.now).toISOString(),

@@ -51,6 +51,38 @@ export function expired(pv: KubeResource, now: number, defaultDays: number): boo
   return days > 0 && Number.isFinite(lastUsed) && now - lastUsed > days * DAY_MS;
 }
 
+/**
+ * The finalizer on every volume the node agent makes: a deleted volume stays (Terminating) until
+ * the agent of its node has removed its directory, so nothing deletes a volume and leaves its
+ * data on the node unsaid (`runner delete` waits for it). Whoever deletes volumes with no agent
+ * left to finish them drops it (`withoutFinalizer`), knowing their directories stay.
+ */
+export const VOLUME_FINALIZER = 'sluice.io/volume-directory';
+
+/** A guarded patch adding `VOLUME_FINALIZER` to a volume made before it, or kept without it. */
+export function withFinalizer(pv: KubeResource): Record<string, unknown> {
+  return {
+    metadata: {
+      resourceVersion: pv.metadata.resourceVersion,
+      finalizers: [...(pv.metadata.finalizers ?? []), VOLUME_FINALIZER],
+    },
+  };
+}
+
+export function hasVolumeFinalizer(pv: KubeResource): boolean {
+  return pv.metadata.finalizers?.includes(VOLUME_FINALIZER) === true;
+}
+
+/** A guarded patch dropping `VOLUME_FINALIZER` and keeping the volume's other finalizers. */
+export function withoutFinalizer(pv: KubeResource): Record<string, unknown> {
+  return {
+    metadata: {
+      resourceVersion: pv.metadata.resourceVersion,
+      finalizers: (pv.metadata.finalizers ?? []).filter((f) => f !== VOLUME_FINALIZER),
+    },
+  };
+}
+
 /** The label every volume of one provisioner carries, to list them. */
 export const PROVISIONER_LABEL = 'sluice.io/volume-provisioner';
 /**

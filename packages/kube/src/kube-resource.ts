@@ -13,6 +13,7 @@ export interface KubeResource {
     annotations?: Record<string, string>;
     resourceVersion?: string;
     deletionTimestamp?: string;
+    finalizers?: string[];
     [field: string]: unknown;
   };
   [field: string]: unknown;

@@ -176,12 +176,18 @@ export function addRunnerInstallCommands(ctx: BuildCommandsContext, runner: Comm
   });
   examples(
     withInstall(withServer(runner.command('delete')))
-      .description('Remove a runner: lists what goes (objects, agent, runtime), asks, removes')
-      .option('-y, --yes', 'delete without asking'),
+      .description(
+        'Remove a runner: lists what goes (objects, warm volumes, agent, runtime), asks, removes',
+      )
+      .option('-y, --yes', 'delete without asking')
+      .option(
+        '--keep-volumes',
+        'keep the warm volumes and their directories, for an install with the same StorageClass',
+      ),
     'sluice runner delete',
-    'sluice runner delete --yes --kube-context prod',
-  ).action(async (opts: ServerFlags & { yes?: boolean }) => {
-    const { runnerDelete } = await import('./runner-manage.js');
+    'sluice runner delete --yes --kube-context prod --keep-volumes',
+  ).action(async (opts: ServerFlags & { yes?: boolean; keepVolumes?: boolean }) => {
+    const { runnerDelete } = await import('./runner-delete.js');
     const confirm = config.interactive
       ? async (message: string) =>
           (await import('@inquirer/prompts')).confirm({ message, default: false })

@@ -1,19 +1,16 @@
 /**
- * `sluice runner delete` and `sluice runner upgrade`, on an install `runner init` made. The
- * install is found from its agent Deployment (`<release>-agent` in the namespace): its
- * environment names the runtime and the runtime's namespace, and the instance label with the
- * install's namespace (`installSelector`) finds every object of this install and of no other.
- * Delete lists exactly what it will remove (objects, the agent registration, the runtime
- * environment), asks (default no) unless `--yes`, and removes them; a namespace is removed only
- * when init created it. Upgrade moves every component to another image tag (from the install's
- * record) and waits for the rollouts.
+ * `sluice runner upgrade`, and finding an install `runner init` made (`findInstall`, which
+ * `runner delete` shares: runner-delete.ts). The install is found from its agent Deployment
+ * (`<release>-agent` in the namespace): its environment names the runtime and the runtime's
+ * namespace, and the instance label with the install's namespace (`installSelector`) finds every
+ * object of this install and of no other. Upgrade moves every component to another image tag
+ * (from the install's record) and waits for the rollouts.
  * @module
  */
 import { InputError } from '@sluice/errors';
 import { describeChange, describeResource } from '@sluice/kube';
-import { installSelector, RUNTIME_INSTALL_DEFAULTS } from '@sluice/runtime-spec';
+import { RUNTIME_INSTALL_DEFAULTS } from '@sluice/runtime-spec';
 import type { KubeResource, ResourceRef } from '@sluice/kube';
-import type { SluiceClient } from '@sluice/protocol';
 import type { Terminal } from '../ui/terminal.js';
 import { serverClient } from '../commands/server-resources.js';
 import type { ServerOptions } from '../commands/server-resources.js';
@@ -32,13 +29,7 @@ import {
   resolveRunnerSettings,
   RUNNER_DEFAULTS,
 } from './runner-settings.js';
-import {
-  notFound,
-  registerRuntime,
-  runtimeChanges,
-  TEST_PROJECT,
-  testPipelineName,
-} from './runner-steps.js';
+import { notFound, registerRuntime, runtimeChanges } from './runner-steps.js';
 
 export interface RunnerManageOptions extends ServerOptions {
   kubeconfig?: string;
@@ -48,7 +39,7 @@ export interface RunnerManageOptions extends ServerOptions {
   agentName?: string;
 }
 
-interface Install {
+export interface Install {
   cluster: RunnerCluster;
   namespace: string;
   release: string;
@@ -66,7 +57,7 @@ function agentContainer(deployment: KubeResource | undefined): Container | undef
   return spec?.template?.spec?.containers?.find((c) => c.name === 'agent');
 }
 
-async function findInstall(options: RunnerManageOptions): Promise<Install> {
+export async function findInstall(options: RunnerManageOptions): Promise<Install> {
   const cluster = connectCluster(
     options.kubeconfig ?? defaultKubeconfig(process.env),
     options.kubeContext,
@@ -93,133 +84,6 @@ async function findInstall(options: RunnerManageOptions): Promise<Install> {
     buildNamespace,
     agentName: options.agentName ?? nameFrom(`${cluster.contextName}-${buildNamespace}`),
   };
-}
-
-/** The install's objects, in the order they are removed: the agent first, namespaces last. */
-async function installedObjects(install: Install): Promise<ResourceRef[]> {
-  const labelSelector = installSelector(install.release, install.namespace);
-  const { resources } = install.cluster;
-  const found: ResourceRef[] = [];
-  const namespaces = [...new Set([install.namespace, install.buildNamespace])];
-  for (const kind of [
-    'Deployment',
-    'DaemonSet',
-    'RoleBinding',
-    'Role',
-    'Secret',
-    'ConfigMap',
-    'ServiceAccount',
-  ])
-    for (const namespace of namespaces)
-      for (const object of await resources.list({ kind, namespace, labelSelector }))
-        found.push({ kind, namespace, name: object.metadata.name });
-  // The volume provisioner's cluster-wide objects (volumes.enabled); its volumes stay.
-  for (const kind of ['ClusterRoleBinding', 'ClusterRole', 'StorageClass'])
-    for (const object of await resources.list({ kind, labelSelector }))
-      found.push({ kind, name: object.metadata.name });
-  for (const object of await resources.list({ kind: 'Namespace', labelSelector }))
-    found.push({ kind: 'Namespace', name: object.metadata.name });
-  return found;
-}
-
-export async function runnerDelete(
-  term: Terminal,
-  options: RunnerManageOptions & { yes?: boolean },
-  confirm: ((question: string) => Promise<boolean>) | undefined,
-): Promise<number> {
-  const install = await findInstall(options);
-  const client = serverClient(options);
-  const objects = await installedObjects(install);
-  const { items } = await client.call('listAgents');
-  const agent = items.find((a) => a.name === install.agentName);
-  const runtime =
-    install.runtime === undefined
-      ? undefined
-      : await client
-          .call('getRuntimeEnvironment', { params: { name: install.runtime } })
-          .catch(notFound);
-  const testPipeline = await client
-    .call('getPipelineByName', {
-      params: { project: TEST_PROJECT, name: testPipelineName(install.agentName) },
-    })
-    .catch(notFound);
-  if (objects.length === 0 && agent === undefined && runtime === undefined) {
-    term.err(
-      `No runner ${install.release} in namespace ${install.namespace} of context ${install.cluster.contextName}, and no agent ${install.agentName}: nothing to delete.`,
-    );
-    return 0;
-  }
-  term.err(`Will remove, from context ${install.cluster.contextName}:`);
-  for (const ref of objects) term.err(`  ${describeResource(ref)}`);
-  term.err('and from the control plane:');
-  if (agent) term.err(`  agent ${agent.name}`);
-  if (runtime) term.err(`  runtime environment ${runtime.name}`);
-  // The server keeps a pipeline while it has builds: they are history, not the install's.
-  if (testPipeline)
-    term.err(
-      `and keeps the test pipeline ${TEST_PROJECT}/${testPipeline.name}: its builds are the runtime's history`,
-    );
-  if (!options.yes) {
-    if (confirm === undefined)
-      throw new InputError('SLUICE_RUNNER_DELETE_UNCONFIRMED', 'Not deleted: no terminal to ask', {
-        hint: 'Pass --yes to delete without asking',
-      });
-    if (!(await confirm('Delete all of this?'))) {
-      term.err('Nothing was deleted.');
-      return 1;
-    }
-  }
-  for (const ref of objects) {
-    const result = await install.cluster.resources.delete(ref);
-    // A namespace goes once everything in it has: it is Terminating until then.
-    term.err(
-      `  ${describeResource(ref)} ${ref.kind === 'Namespace' && result === 'deleted' ? 'terminating' : result}`,
-    );
-  }
-  if (agent) {
-    await client.call('deleteAgent', { params: { agentId: agent.id } }).catch(notFound);
-    term.err(`  agent ${agent.name} deleted`);
-  }
-  if (runtime) await deleteRuntime(term, client, runtime.name);
-  await waitNamespacesGone(
-    term,
-    install.cluster,
-    objects.filter((ref) => ref.kind === 'Namespace').map((ref) => ref.name),
-  );
-  return 0;
-}
-
-const NAMESPACE_WAIT_MS = 120_000;
-
-/** Until each deleted namespace is gone, or 2 minutes, saying which are still terminating. */
-async function waitNamespacesGone(
-  term: Terminal,
-  cluster: RunnerCluster,
-  names: string[],
-): Promise<void> {
-  const deadline = Date.now() + NAMESPACE_WAIT_MS;
-  let left = names;
-  while (left.length > 0) {
-    const still: string[] = [];
-    for (const name of left)
-      if (await cluster.resources.read({ kind: 'Namespace', name })) still.push(name);
-    for (const name of left.filter((n) => !still.includes(n)))
-      term.err(`  Namespace ${name} deleted`);
-    left = still;
-    if (left.length === 0) return;
-    if (Date.now() > deadline) {
-      term.err(
-        `  Namespace ${left.join(', ')} still terminating after ${NAMESPACE_WAIT_MS / 1000} s: kubectl get namespace ${left.join(' ')}; kubectl api-resources --verbs=list --namespaced -o name shows what may hold it`,
-      );
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-}
-
-async function deleteRuntime(term: Terminal, client: SluiceClient, name: string): Promise<void> {
-  await client.call('deleteRuntimeEnvironment', { params: { name } }).catch(notFound);
-  term.err(`  runtime environment ${name} deleted`);
 }
 
 type UpgradeOptions = RunnerManageOptions & {

@@ -1,0 +1,309 @@
+/**
+ * `sluice runner delete`: removes one install `runner init` made (or its chart), exactly: the
+ * objects carrying its instance label (`installSelector`: release and namespace), its warm
+ * volumes (the PersistentVolumes of its StorageClass) with their directories on the nodes, its
+ * agent registration and its runtime environment; never another install's or the user's. It
+ * lists all of that first and asks (default no) unless `--yes`.
+ *
+ * The order keeps the volumes' data from outliving what removes it: the Deployments first (no
+ * new build, no new claim), then the StorageClass (the volume agents make no more spares), then
+ * the volumes, each held by its finalizer until the volume agent of its node has removed its
+ * directory (the claims and pods of builds still running on them go first), and only then the
+ * volume agent's DaemonSet and the rest; namespaces last, and only those init created.
+ * `--keep-volumes` keeps the volumes and their directories for an install with the same
+ * StorageClass name, without the finalizer no agent would be left to lift.
+ * @module
+ */
+import { InputError } from '@sluice/errors';
+import { describeResource } from '@sluice/kube';
+import type { KubeResource, ResourceRef } from '@sluice/kube';
+import { hasVolumeFinalizer, volumeSummary, withoutFinalizer } from '@sluice/provisioner';
+import type { SluiceClient } from '@sluice/protocol';
+import { installSelector } from '@sluice/runtime-spec';
+import type { Terminal } from '../ui/terminal.js';
+import { serverClient } from '../commands/server-resources.js';
+import type { RunnerCluster } from './runner-cluster.js';
+import { findInstall } from './runner-manage.js';
+import type { Install, RunnerManageOptions } from './runner-manage.js';
+import { notFound, TEST_PROJECT, testPipelineName } from './runner-steps.js';
+
+export interface RunnerDeleteOptions extends RunnerManageOptions {
+  yes?: boolean;
+  keepVolumes?: boolean;
+}
+
+/** How long the volume agents have to remove the volumes' directories, and namespaces to go. */
+const WAIT_MS = 120_000;
+
+const NAMESPACED_KINDS = [
+  'DaemonSet',
+  'RoleBinding',
+  'Role',
+  'Secret',
+  'ConfigMap',
+  'ServiceAccount',
+];
+
+/**
+ * The install's objects in the order they are removed, in three parts: what stops new work (the
+ * Deployments, the StorageClass), what goes once the volumes have (the volume agent and the
+ * rest), and the namespaces.
+ */
+async function installedObjects(
+  install: Install,
+): Promise<{ first: ResourceRef[]; then: ResourceRef[] }> {
+  const labelSelector = installSelector(install.release, install.namespace);
+  const { resources } = install.cluster;
+  const namespaces = [...new Set([install.namespace, install.buildNamespace])];
+  const namespaced = async (kind: string) => {
+    const refs: ResourceRef[] = [];
+    for (const namespace of namespaces)
+      for (const object of await resources.list({ kind, namespace, labelSelector }))
+        refs.push({ kind, namespace, name: object.metadata.name });
+    return refs;
+  };
+  const clusterWide = async (kind: string) =>
+    (await resources.list({ kind, labelSelector })).map((o) => ({ kind, name: o.metadata.name }));
+  const first = [...(await namespaced('Deployment')), ...(await clusterWide('StorageClass'))];
+  const then: ResourceRef[] = [];
+  for (const kind of NAMESPACED_KINDS) then.push(...(await namespaced(kind)));
+  for (const kind of ['ClusterRoleBinding', 'ClusterRole', 'Namespace'])
+    then.push(...(await clusterWide(kind)));
+  return { first, then };
+}
+
+/** The PersistentVolumes of the install's StorageClasses: its warm volumes and spares. */
+async function installVolumes(
+  cluster: RunnerCluster,
+  storageClasses: string[],
+): Promise<KubeResource[]> {
+  if (storageClasses.length === 0) return [];
+  return (await cluster.resources.list({ kind: 'PersistentVolume' })).filter((pv) =>
+    storageClasses.includes(
+      (pv['spec'] as { storageClassName?: string } | undefined)?.storageClassName ?? '',
+    ),
+  );
+}
+
+/** Where a volume's data is: its directory and node. */
+function placeOf(pv: KubeResource): string {
+  const spec = pv['spec'] as
+    { local?: { path?: string }; hostPath?: { path?: string } } | undefined;
+  const path = spec?.local?.path ?? spec?.hostPath?.path ?? '(no directory)';
+  return `${path} on node ${volumeSummary(pv).node ?? '(unknown)'}`;
+}
+
+function describeVolume(pv: KubeResource): string {
+  const v = volumeSummary(pv);
+  const use = v.status === 'in use' ? `in use by claim ${v.claim ?? '?'}` : v.status;
+  return `PersistentVolume ${v.name} (${use}; ${placeOf(pv)})`;
+}
+
+export async function runnerDelete(
+  term: Terminal,
+  options: RunnerDeleteOptions,
+  confirm: ((question: string) => Promise<boolean>) | undefined,
+): Promise<number> {
+  const install = await findInstall(options);
+  const client = serverClient(options);
+  const objects = await installedObjects(install);
+  const classes = objects.first.filter((r) => r.kind === 'StorageClass').map((r) => r.name);
+  const volumes = await installVolumes(install.cluster, classes);
+  const { items } = await client.call('listAgents');
+  const agent = items.find((a) => a.name === install.agentName);
+  const runtime =
+    install.runtime === undefined
+      ? undefined
+      : await client
+          .call('getRuntimeEnvironment', { params: { name: install.runtime } })
+          .catch(notFound);
+  const testPipeline = await client
+    .call('getPipelineByName', {
+      params: { project: TEST_PROJECT, name: testPipelineName(install.agentName) },
+    })
+    .catch(notFound);
+  const all = [...objects.first, ...objects.then];
+  if (all.length === 0 && agent === undefined && runtime === undefined) {
+    term.err(
+      `No runner ${install.release} in namespace ${install.namespace} of context ${install.cluster.contextName}, and no agent ${install.agentName}: nothing to delete.`,
+    );
+    return 0;
+  }
+  term.err(`Will remove, from context ${install.cluster.contextName}:`);
+  for (const ref of objects.first) term.err(`  ${describeResource(ref)}`);
+  if (!options.keepVolumes) {
+    for (const pv of volumes) term.err(`  ${describeVolume(pv)}`);
+    if (volumes.length > 0)
+      term.err('  and their directories (the volume agent of each node removes them first)');
+  }
+  for (const ref of objects.then) term.err(`  ${describeResource(ref)}`);
+  term.err('and from the control plane:');
+  if (agent) term.err(`  agent ${agent.name}`);
+  if (runtime) term.err(`  runtime environment ${runtime.name}`);
+  if (options.keepVolumes && volumes.length > 0)
+    term.err(
+      `and keeps ${volumes.length} PersistentVolume(s) of StorageClass ${classes.join(', ')} with their directories (--keep-volumes): an install with the same StorageClass reuses them`,
+    );
+  // The server keeps a pipeline while it has builds: they are history, not the install's.
+  if (testPipeline)
+    term.err(
+      `and keeps the test pipeline ${TEST_PROJECT}/${testPipeline.name}: its builds are the runtime's history`,
+    );
+  if (!(await confirmed(term, options, confirm))) return 1;
+  const remove = async (refs: ResourceRef[]) => {
+    for (const ref of refs) {
+      const result = await install.cluster.resources.delete(ref);
+      // A namespace goes once everything in it has: it is Terminating until then.
+      term.err(
+        `  ${describeResource(ref)} ${ref.kind === 'Namespace' && result === 'deleted' ? 'terminating' : result}`,
+      );
+    }
+  };
+  await remove(objects.first);
+  if (options.keepVolumes) await keepVolumes(term, install.cluster, volumes);
+  else await removeVolumes(term, install.cluster, volumes);
+  await remove(objects.then);
+  if (agent) {
+    await client.call('deleteAgent', { params: { agentId: agent.id } }).catch(notFound);
+    term.err(`  agent ${agent.name} deleted`);
+  }
+  if (runtime) await deleteRuntime(term, client, runtime.name);
+  await waitNamespacesGone(
+    term,
+    install.cluster,
+    objects.then.filter((ref) => ref.kind === 'Namespace').map((ref) => ref.name),
+  );
+  return 0;
+}
+
+async function confirmed(
+  term: Terminal,
+  options: RunnerDeleteOptions,
+  confirm: ((question: string) => Promise<boolean>) | undefined,
+): Promise<boolean> {
+  if (options.yes) return true;
+  if (confirm === undefined)
+    throw new InputError('SLUICE_RUNNER_DELETE_UNCONFIRMED', 'Not deleted: no terminal to ask', {
+      hint: 'Pass --yes to delete without asking',
+    });
+  if (await confirm('Delete all of this?')) return true;
+  term.err('Nothing was deleted.');
+  return false;
+}
+
+/**
+ * Deletes the volumes (the claims of builds still on them first, and those builds' pods), then
+ * waits for each to go: its finalizer holds it until the volume agent of its node has removed
+ * its directory. One still there after `WAIT_MS` (no agent runs on its node) goes without it,
+ * and its directory is named as left behind.
+ */
+async function removeVolumes(
+  term: Terminal,
+  cluster: RunnerCluster,
+  volumes: KubeResource[],
+): Promise<void> {
+  const { resources } = cluster;
+  for (const pv of volumes) {
+    await releaseClaim(cluster, pv);
+    await resources.delete({ kind: 'PersistentVolume', name: pv.metadata.name });
+  }
+  const deadline = Date.now() + WAIT_MS;
+  let left = volumes;
+  while (left.length > 0) {
+    const still: KubeResource[] = [];
+    for (const pv of left) {
+      const now = await resources.read({ kind: 'PersistentVolume', name: pv.metadata.name });
+      if (now === undefined)
+        term.err(
+          `  PersistentVolume ${pv.metadata.name} deleted, and its directory ${placeOf(pv)}`,
+        );
+      else still.push(now);
+    }
+    left = still;
+    if (left.length > 0 && Date.now() > deadline) {
+      for (const pv of left) await dropFinalizer(cluster, pv);
+      term.err(
+        `  PersistentVolume ${left.map((pv) => pv.metadata.name).join(', ')} deleted without the volume agent after ${WAIT_MS / 1000} s; left on the nodes: ${left.map(placeOf).join('; ')} (remove them by hand)`,
+      );
+      return;
+    }
+    if (left.length > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+/** A build still on the volume: its pods, then its claim, so the volume can go. */
+async function releaseClaim(cluster: RunnerCluster, pv: KubeResource): Promise<void> {
+  const ref = (pv['spec'] as { claimRef?: { namespace?: string; name?: string } } | undefined)
+    ?.claimRef;
+  if (ref?.namespace === undefined || ref.name === undefined) return;
+  const { resources } = cluster;
+  const claim = { kind: 'PersistentVolumeClaim', namespace: ref.namespace, name: ref.name };
+  if ((await resources.read(claim)) === undefined) return;
+  for (const pod of await resources.list({ kind: 'Pod', namespace: ref.namespace })) {
+    const uses = (
+      (pod['spec'] as { volumes?: { persistentVolumeClaim?: { claimName?: string } }[] })
+        ?.volumes ?? []
+    ).some((v) => v.persistentVolumeClaim?.claimName === ref.name);
+    if (uses)
+      await resources.delete({ kind: 'Pod', namespace: ref.namespace, name: pod.metadata.name });
+  }
+  await resources.delete(claim);
+}
+
+/** Drops the volume finalizer (re-read on a conflict: the controller-manager writes too). */
+async function dropFinalizer(cluster: RunnerCluster, pv: KubeResource): Promise<void> {
+  const ref = { kind: 'PersistentVolume', name: pv.metadata.name };
+  let current: KubeResource | undefined = pv;
+  for (let attempt = 0; attempt < 3 && current !== undefined; attempt++) {
+    if (!hasVolumeFinalizer(current)) return;
+    const done = await cluster.resources
+      .patch(ref, withoutFinalizer(current))
+      .then(() => true)
+      .catch(() => false);
+    if (done) return;
+    current = await cluster.resources.read(ref);
+  }
+}
+
+/** Kept volumes lose the finalizer: without a volume agent, deleting one by hand would hang. */
+async function keepVolumes(
+  term: Terminal,
+  cluster: RunnerCluster,
+  volumes: KubeResource[],
+): Promise<void> {
+  for (const pv of volumes) {
+    await dropFinalizer(cluster, pv);
+    term.err(`  ${describeVolume(pv)} kept`);
+  }
+}
+
+/** Until each deleted namespace is gone, or 2 minutes, saying which are still terminating. */
+async function waitNamespacesGone(
+  term: Terminal,
+  cluster: RunnerCluster,
+  names: string[],
+): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  let left = names;
+  while (left.length > 0) {
+    const still: string[] = [];
+    for (const name of left)
+      if (await cluster.resources.read({ kind: 'Namespace', name })) still.push(name);
+    for (const name of left.filter((n) => !still.includes(n)))
+      term.err(`  Namespace ${name} deleted`);
+    left = still;
+    if (left.length === 0) return;
+    if (Date.now() > deadline) {
+      term.err(
+        `  Namespace ${left.join(', ')} still terminating after ${WAIT_MS / 1000} s: kubectl get namespace ${left.join(' ')}; kubectl api-resources --verbs=list --namespaced -o name shows what may hold it`,
+      );
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+async function deleteRuntime(term: Terminal, client: SluiceClient, name: string): Promise<void> {
+  await client.call('deleteRuntimeEnvironment', { params: { name } }).catch(notFound);
+  term.err(`  runtime environment ${name} deleted`);
+}
