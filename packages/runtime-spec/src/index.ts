@@ -85,3 +85,7 @@ export {
   volumesStorageClass,
 } from './install/provisioner-install.js';
 export type { VolumesValues } from './install/provisioner-install.js';
+export { checkInstallValues, CHECKED_KEYWORDS } from './install/check-values.js';
+export type { ValuesIssue } from './install/check-values.js';
+export { RUNTIME_VALUES_SCHEMA } from './install/values-schema.js';
+export type { JsonSchema } from './install/values-schema.js';

@@ -110,6 +110,28 @@ test('every problem is reported at once, naming the flag or field', () => {
     assert.ok(text.includes(expected), `${expected} in:\n${text}`);
 });
 
+test("--values and --set-value are checked against the chart's values schema, as Helm would", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'runner-settings-'));
+  const file = join(dir, 'values.yaml');
+  writeFileSync(file, 'volumes:\n  enabeld: true\nagent:\n  replicas: two\n');
+  const found = problems(() =>
+    resolveRunnerSettings(
+      {
+        controlPlaneUrl: 'http://ci',
+        values: file,
+        setValue: ['agent.image.pullPolicy=Sometimes', 'volumes.spares=3'],
+      },
+      {},
+      DEFAULTS,
+    ),
+  );
+  assert.deepEqual(found, [
+    `--values ${file}: volumes.enabeld: is not a value of the chart; did you mean volumes.enabled?`,
+    `--values ${file}: agent.replicas: must be an integer, got string "two"`,
+    '--set-value: agent.image.pullPolicy: must be one of "Always", "IfNotPresent", "Never", got string "Sometimes"',
+  ]);
+});
+
 test('the runtime spec places builds and merges --runtime-spec over it', () => {
   const dir = mkdtempSync(join(tmpdir(), 'runner-settings-'));
   const patch = join(dir, 'spec.yaml');

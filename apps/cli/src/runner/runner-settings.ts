@@ -5,14 +5,16 @@
  * settings it was made with, install-record.ts), which wins over the wizard's answers, which
  * win over the defaults (and, for a first install only, the shell's proxy variables). The result is the chart's values plus what only the wizard knows (the
  * kube context, the registrations with the control plane, the builds' scheduling); every
- * problem is reported at once, naming the flag or the values field.
+ * problem is reported at once, naming the flag or the values field. `--values` and `--set-value`
+ * are checked against the chart's values schema as Helm would (`checkInstallValues`): a
+ * misspelt key is refused with the one it meant, never ignored.
  * @module
  */
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '@sluice/errors';
-import { deepMerge, isLabelKey, isLabelValue } from '@sluice/runtime-spec';
+import { checkInstallValues, deepMerge, isLabelKey, isLabelValue } from '@sluice/runtime-spec';
 import type { RuntimeInstallValues } from '@sluice/runtime-spec';
 import { yaml } from '../lazy-yaml.js';
 
@@ -256,11 +258,22 @@ export function resolveRunnerSettings(
   const fromFile =
     flags.values === undefined ? {} : readYamlMap(flags.values, '--values', problems);
   const values = deepMerge(structuredClone(stored?.values ?? {}), structuredClone(fromFile));
+  const setValues: Record<string, unknown> = {};
   for (const pair of flags.setValue ?? []) {
     const eq = pair.indexOf('=');
     if (eq <= 0) problems.push(`--set-value: "${pair}" is not KEY=VALUE (e.g. agent.replicas=2)`);
-    else setPath(values, pair.slice(0, eq), parseScalar(pair.slice(eq + 1)));
+    else {
+      setPath(values, pair.slice(0, eq), parseScalar(pair.slice(eq + 1)));
+      setPath(setValues, pair.slice(0, eq), parseScalar(pair.slice(eq + 1)));
+    }
   }
+  // Checked as Helm checks the chart's values (values.schema.json), over the chart's defaults.
+  for (const [from, given] of [
+    [`--values ${flags.values ?? ''}`, fromFile],
+    ['--set-value', setValues],
+  ] as const)
+    for (const issue of checkInstallValues(given, { partial: true }))
+      problems.push(`${from}: ${issue.path}: ${issue.message}`);
   const get = (path: string): unknown =>
     path
       .split('.')
