@@ -49,6 +49,25 @@ test('sluice get re lists runtime environments as a table, and one as YAML or JS
   assert.equal((JSON.parse(json.stdout) as { version: number }).version, 1);
 });
 
+test('a built-in parent reads like any runtime (get re system/default/k8s) and is refused as read only', async () => {
+  const shown = await runSluice(['get', 're', 'system/default/k8s', '-o', 'json'], { env });
+  assert.equal(shown.code, 0, shown.stderr);
+  const builtIn = JSON.parse(shown.stdout) as { name: string; description: string; spec: unknown };
+  assert.equal(builtIn.name, 'system/default/k8s');
+  assert.match(builtIn.description, /^Built into Sluice, read only/);
+  assert.deepEqual(
+    (builtIn.spec as { dockerDaemonScheduler?: { dindImage?: string } }).dockerDaemonScheduler
+      ?.dindImage,
+    'sluice/dind:1',
+  );
+  const file = join(dir.path, 'system-patch.yaml');
+  writeFileSync(file, 'description: mine\n');
+  const changed = await runSluice(['patch', 're', 'system/default/k8s', '-f', file], { env });
+  assert.equal(changed.code, 66, changed.stderr);
+  assert.match(changed.stderr, /is built into Sluice: it can be read and extended, not changed/);
+  assert.match(changed.stderr, /extends: \[system\/default\/k8s\]/);
+});
+
 test('sluice patch re -f applies a YAML merge patch as a new version', async () => {
   const file = join(dir.path, 'patch.yml');
   writeFileSync(

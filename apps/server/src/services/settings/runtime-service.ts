@@ -111,6 +111,21 @@ export class RuntimeService {
     name: string,
     options: { version?: number; extend?: boolean },
   ): Promise<RuntimeEnvironment> {
+    const builtIn = systemRuntimeSpec(name);
+    if (
+      builtIn !== undefined &&
+      (options.version ?? 1) === 1 &&
+      !(await this.#has(accountId, name))
+    )
+      return {
+        name,
+        version: 1,
+        description: 'Built into Sluice, read only: a parent for runtime environments to extend',
+        spec: builtIn,
+        isDefault: false,
+        createdAt: '',
+        createdBy: null,
+      };
     const row =
       options.version === undefined
         ? await this.#require(accountId, name)
@@ -211,6 +226,10 @@ export class RuntimeService {
     await this.#require(accountId, name);
   }
 
+  async #has(accountId: string, name: string): Promise<boolean> {
+    return (await this.#latest(accountId, name)) !== undefined;
+  }
+
   async #require(accountId: string, name: string): Promise<RuntimeEnvironmentRow> {
     const row = await this.#latest(accountId, name);
     if (row === undefined) throw notFound(name);
@@ -260,6 +279,12 @@ export class RuntimeService {
 }
 
 function notFound(name: string): NotFoundError {
+  if (systemRuntimeSpec(name) !== undefined)
+    return new NotFoundError(
+      'SLUICE_RUNTIME_NOT_FOUND',
+      `Runtime environment "${name}" is built into Sluice: it can be read and extended, not changed`,
+      { hint: `Make a runtime environment of your own with extends: [${name}]` },
+    );
   return new NotFoundError(
     'SLUICE_RUNTIME_NOT_FOUND',
     `Runtime environment "${name}" does not exist`,
