@@ -5,8 +5,9 @@
  * halfway and run again finishes with every object once, the agent in the cluster healthy and
  * the test pipeline's log on the terminal; `upgrade` moves the agent and the runtime's images
  * to another tag, and a rerun of init keeps it (the install's record); and
- * `delete --yes` removes exactly what init created, and nothing else (not the objects of another
- * install of the same release name in another namespace, cluster-scoped ones included).
+ * `delete --yes` removes exactly what init and attach created, and nothing else (not the objects
+ * of another install of the same release name in another namespace, cluster-scoped ones
+ * included).
  * @module
  */
 import { after, before, test } from 'node:test';
@@ -670,29 +671,27 @@ async function applyNeighbourInstall(): Promise<ResourceRef[]> {
   }));
 }
 
-test('delete --yes lists and removes exactly what init created, and nothing else', async (t) => {
+test('delete --yes lists and removes exactly what init and attach created, and nothing else', async (t) => {
   const neighbour = await applyNeighbourInstall();
   t.after(async () => {
     for (const object of [...neighbour].reverse()) await kube.delete(object).catch(() => undefined);
   });
   const elsewhere = async () => [...(await objectsIn(DRY_NS)), ...(await objectsIn('default'))];
   const before = await elsewhere();
+  // The kubeconfig attach used: delete reaches the attached runtime's cluster through its context.
+  const { path } = twoContextKubeconfig();
   const run = await runSluice(
-    [
-      'runner',
-      'delete',
-      '--yes',
-      '--kubeconfig',
-      cluster().kubeconfigPath,
-      '-n',
-      NS,
-      '--agent-name',
-      AGENT,
-    ],
+    ['runner', 'delete', '--yes', '--kubeconfig', path, '-n', NS, '--agent-name', AGENT],
     { env: ENV() },
   );
   assert.equal(run.code, 0, run.stderr);
   for (const line of [
+    'from context other (runtime cluster/attached, attached):',
+    `ServiceAccount ${ATTACHED_NS}/`,
+    `Role ${ATTACHED_NS}/`,
+    `Namespace ${ATTACHED_NS}`,
+    'runtime environment cluster/attached (attached)',
+    `Namespace ${ATTACHED_NS} deleted`,
     `Deployment ${NS}/sluice-agent`,
     `Role ${NS}/sluice-agent`,
     `RoleBinding ${NS}/sluice-agent`,
@@ -727,7 +726,8 @@ test('delete --yes lists and removes exactly what init created, and nothing else
   const { items: agents } = await admin.call('listAgents');
   assert.ok(!agents.some((a) => a.name === AGENT));
   const { items: runtimes } = await admin.call('listRuntimeEnvironments');
-  assert.ok(!runtimes.some((re) => re.name === RUNTIME));
+  assert.ok(!runtimes.some((re) => re.name === RUNTIME || re.name === 'cluster/attached'));
+  assert.equal(await kube.read({ kind: 'Namespace', name: ATTACHED_NS }), undefined);
 });
 
 test('init with a control-plane URL pods cannot reach stops after 20 s naming it; the agent pod is not Ready', async (t) => {

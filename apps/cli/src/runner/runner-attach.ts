@@ -104,7 +104,8 @@ export async function runnerAttach(term: Terminal, options: RunnerAttachOptions)
       title: `Add the runtime to ${runtimesSecretName(release)} in ${home.contextName}`,
       run: async () => {
         const token = await waitToken(target, settings);
-        return addRuntimeFile(home, { namespace, release }, runtimeFile(settings, host, token));
+        const file = runtimeFile(settings, { host, kubeContext: target.contextName }, token);
+        return addRuntimeFile(home, { namespace, release }, file);
       },
     },
     {
@@ -244,9 +245,14 @@ async function waitToken(
   }
 }
 
+/**
+ * The agent's `*.runtime.yaml` of the attached runtime. `kubeContext` and `release` are for
+ * `runner delete`, which finds there what attach made in the other cluster (the agent ignores
+ * them).
+ */
 function runtimeFile(
   settings: RunnerSettings,
-  host: string,
+  target: { host: string; kubeContext: string },
   token: ServiceAccountToken,
 ): { key: string; text: string } {
   const name = settings.values.runtime.name;
@@ -255,10 +261,12 @@ function runtimeFile(
     text: yaml().stringify({
       type: 'runtime',
       name,
-      host,
+      host: target.host,
       namespace: settings.namespace,
       token: token.token,
       crt: token.ca,
+      kubeContext: target.kubeContext,
+      release: settings.release,
     }),
   };
 }

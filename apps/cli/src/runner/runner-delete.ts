@@ -2,8 +2,10 @@
  * `sluice runner delete`: removes one install `runner init` made (or its chart), exactly: the
  * objects carrying its instance label (`installSelector`: release and namespace), its warm
  * volumes (the PersistentVolumes of its StorageClass) with their directories on the nodes, its
- * agent registration and its runtime environment; never another install's or the user's. It
- * lists all of that first and asks (default no) unless `--yes`.
+ * agent registration and its runtime environment, and what `runner attach` made for each runtime
+ * it gave the agent (found from the agent's `*.runtime.yaml` files: the objects in the other
+ * cluster, through the kube context attach used, and the runtime's registration); never another
+ * install's or the user's. It lists all of that first and asks (default no) unless `--yes`.
  *
  * The order keeps the volumes' data from outliving what removes it: the Deployments first (no
  * new build, no new claim), then the StorageClass (the volume agents make no more spares), then
@@ -22,7 +24,11 @@ import type { SluiceClient } from '@sluice/protocol';
 import { installSelector } from '@sluice/runtime-spec';
 import type { Terminal } from '../ui/terminal.js';
 import { serverClient } from '../commands/server-resources.js';
+import { connectCluster } from './runner-cluster.js';
 import type { RunnerCluster } from './runner-cluster.js';
+import { runtimesSecretName } from './runner-attach.js';
+import { defaultKubeconfig } from './runner-settings.js';
+import { yaml } from '../lazy-yaml.js';
 import { findInstall } from './runner-manage.js';
 import type { Install, RunnerManageOptions } from './runner-manage.js';
 import { notFound, TEST_PROJECT, testPipelineName } from './runner-steps.js';
@@ -45,19 +51,20 @@ const NAMESPACED_KINDS = [
 ];
 
 /**
- * The install's objects in the order they are removed, in three parts: what stops new work (the
- * Deployments, the StorageClass), what goes once the volumes have (the volume agent and the
- * rest), and the namespaces.
+ * The objects of the install `release` in `namespaces`, in the order they are removed, in two
+ * parts: what stops new work (the Deployments, the StorageClass), and what goes once the volumes
+ * have (the volume agent and the rest, namespaces last).
  */
 async function installedObjects(
-  install: Install,
+  cluster: RunnerCluster,
+  release: string,
+  namespaces: string[],
 ): Promise<{ first: ResourceRef[]; then: ResourceRef[] }> {
-  const labelSelector = installSelector(install.release, install.namespace);
-  const { resources } = install.cluster;
-  const namespaces = [...new Set([install.namespace, install.buildNamespace])];
+  const labelSelector = installSelector(release, namespaces[0] ?? '');
+  const { resources } = cluster;
   const namespaced = async (kind: string) => {
     const refs: ResourceRef[] = [];
-    for (const namespace of namespaces)
+    for (const namespace of [...new Set(namespaces)])
       for (const object of await resources.list({ kind, namespace, labelSelector }))
         refs.push({ kind, namespace, name: object.metadata.name });
     return refs;
@@ -70,6 +77,55 @@ async function installedObjects(
   for (const kind of ['ClusterRoleBinding', 'ClusterRole', 'Namespace'])
     then.push(...(await clusterWide(kind)));
   return { first, then };
+}
+
+/** A runtime `runner attach` gave the install's agent, from its `*.runtime.yaml`. */
+interface Attached {
+  runtime: string;
+  namespace: string;
+  kubeContext: string | undefined;
+  release: string | undefined;
+  /** What attach made there, when its context is in the kubeconfig. */
+  cluster?: RunnerCluster;
+  objects?: ResourceRef[];
+}
+
+/** The attached runtimes (the agent's runtimes Secret), with what attach made for each. */
+async function attachedRuntimes(install: Install, kubeconfig: string): Promise<Attached[]> {
+  const secret = await install.cluster.resources.read({
+    kind: 'Secret',
+    namespace: install.namespace,
+    name: runtimesSecretName(install.release),
+  });
+  const found: Attached[] = [];
+  for (const [key, encoded] of Object.entries((secret?.['data'] ?? {}) as Record<string, string>)) {
+    if (!key.endsWith('.runtime.yaml')) continue;
+    const file = (yaml().parse(Buffer.from(encoded, 'base64').toString('utf8')) ?? {}) as Record<
+      string,
+      unknown
+    >;
+    const text = (field: string) => (typeof file[field] === 'string' ? file[field] : undefined);
+    const attached: Attached = {
+      runtime: text('name') ?? key,
+      namespace: text('namespace') ?? '',
+      kubeContext: text('kubeContext'),
+      release: text('release'),
+    };
+    if (attached.kubeContext !== undefined && attached.release !== undefined) {
+      try {
+        attached.cluster = connectCluster(kubeconfig, attached.kubeContext);
+        const objects = await installedObjects(attached.cluster, attached.release, [
+          attached.namespace,
+        ]);
+        attached.objects = [...objects.first, ...objects.then];
+      } catch {
+        // Not in this kubeconfig (or not reachable): named as left, with the command.
+        delete attached.cluster;
+      }
+    }
+    found.push(attached);
+  }
+  return found;
 }
 
 /** The PersistentVolumes of the install's StorageClasses: its warm volumes and spares. */
@@ -106,7 +162,14 @@ export async function runnerDelete(
 ): Promise<number> {
   const install = await findInstall(options);
   const client = serverClient(options);
-  const objects = await installedObjects(install);
+  const objects = await installedObjects(install.cluster, install.release, [
+    install.namespace,
+    install.buildNamespace,
+  ]);
+  const attached = await attachedRuntimes(
+    install,
+    options.kubeconfig ?? defaultKubeconfig(process.env),
+  );
   const classes = objects.first.filter((r) => r.kind === 'StorageClass').map((r) => r.name);
   const volumes = await installVolumes(install.cluster, classes);
   const { items } = await client.call('listAgents');
@@ -123,7 +186,7 @@ export async function runnerDelete(
     })
     .catch(notFound);
   const all = [...objects.first, ...objects.then];
-  if (all.length === 0 && agent === undefined && runtime === undefined) {
+  if (all.length === 0 && agent === undefined && runtime === undefined && attached.length === 0) {
     term.err(
       `No runner ${install.release} in namespace ${install.namespace} of context ${install.cluster.contextName}, and no agent ${install.agentName}: nothing to delete.`,
     );
@@ -137,9 +200,20 @@ export async function runnerDelete(
       term.err('  and their directories (the volume agent of each node removes them first)');
   }
   for (const ref of objects.then) term.err(`  ${describeResource(ref)}`);
+  for (const a of attached.filter((x) => x.objects !== undefined && x.objects.length > 0)) {
+    term.err(`from context ${a.kubeContext ?? '?'} (runtime ${a.runtime}, attached):`);
+    for (const ref of a.objects ?? []) term.err(`  ${describeResource(ref)}`);
+  }
   term.err('and from the control plane:');
   if (agent) term.err(`  agent ${agent.name}`);
   if (runtime) term.err(`  runtime environment ${runtime.name}`);
+  for (const a of attached) term.err(`  runtime environment ${a.runtime} (attached)`);
+  for (const a of attached.filter((x) => x.cluster === undefined))
+    term.err(
+      a.kubeContext === undefined || a.release === undefined
+        ? `and leaves what attach made for runtime ${a.runtime} in namespace ${a.namespace} of its cluster (attached before delete could find it): remove its objects labelled app.kubernetes.io/managed-by=sluice there`
+        : `and leaves what attach made for runtime ${a.runtime}: context ${a.kubeContext} is not in the kubeconfig; then run sluice runner delete --kube-context ${a.kubeContext} -n ${a.namespace} --release ${a.release}`,
+    );
   if (options.keepVolumes && volumes.length > 0)
     term.err(
       `and keeps ${volumes.length} PersistentVolume(s) of StorageClass ${classes.join(', ')} with their directories (--keep-volumes): an install with the same StorageClass reuses them`,
@@ -163,16 +237,26 @@ export async function runnerDelete(
   if (options.keepVolumes) await keepVolumes(term, install.cluster, volumes);
   else await removeVolumes(term, install.cluster, volumes);
   await remove(objects.then);
+  for (const a of attached)
+    if (a.cluster !== undefined) {
+      const there = a.cluster;
+      for (const ref of a.objects ?? []) {
+        const result = await there.resources.delete(ref);
+        term.err(`  ${describeResource(ref)} (context ${there.contextName}) ${result}`);
+      }
+    }
   if (agent) {
     await client.call('deleteAgent', { params: { agentId: agent.id } }).catch(notFound);
     term.err(`  agent ${agent.name} deleted`);
   }
   if (runtime) await deleteRuntime(term, client, runtime.name);
-  await waitNamespacesGone(
-    term,
-    install.cluster,
-    objects.then.filter((ref) => ref.kind === 'Namespace').map((ref) => ref.name),
-  );
+  for (const a of attached) await deleteRuntime(term, client, a.runtime);
+  const namespacesOf = (refs: ResourceRef[]) =>
+    refs.filter((ref) => ref.kind === 'Namespace').map((ref) => ref.name);
+  await waitNamespacesGone(term, install.cluster, namespacesOf(objects.then));
+  for (const a of attached)
+    if (a.cluster !== undefined)
+      await waitNamespacesGone(term, a.cluster, namespacesOf(a.objects ?? []));
   return 0;
 }
 
