@@ -228,7 +228,7 @@ test(`a burst of ${BURST} builds is handled within the concurrency bound`, async
   );
 });
 
-test('a runtime whose service account lacks a permission is unhealthy, naming the verb and resource', async () => {
+test('a runtime whose service account lacks a permission is unhealthy, naming the verb and resource; the agent stopped is offline at once', async () => {
   const token = await createServiceAccount(cluster(), {
     namespace: NS,
     name: 'limited',
@@ -265,4 +265,11 @@ test('a runtime whose service account lacks a permission is unhealthy, naming th
   assert.match(permissions?.message ?? '', /delete pods/);
   assert.doesNotMatch(permissions?.message ?? '', /secrets|configmaps|persistentvolumeclaims/);
   assert.equal(await agent.metric('sluice_agent_runtime_healthy', { runtime: 'api/limited' }), 0);
+  // Stopped (SIGTERM), it says so as it goes: offline at once, not after the heartbeat timeout.
+  agents.splice(agents.indexOf(agent), 1);
+  await agent.stop();
+  const { items } = await admin.call('listAgents');
+  const stopped = items.find((a) => a.id === agentId);
+  assert.equal(stopped?.online, false, JSON.stringify(stopped));
+  assert.ok(stopped?.health?.stoppedAt, JSON.stringify(stopped?.health));
 });

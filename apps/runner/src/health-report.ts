@@ -2,7 +2,8 @@
  * The heartbeat: every `heartbeatMs` (and once at start) the agent asks each runtime for its
  * health (API server reachable, permissions present; Docker reachable for the local runtime)
  * and sends it to the control plane, which shows it on the agent. A check that hangs counts as
- * failed after `checkTimeoutMs`. Errors are logged; the next beat tries again.
+ * failed after `checkTimeoutMs`. Errors are logged; the next beat tries again. When the agent
+ * stops, a last report says so.
  * @module
  */
 import { describeError } from '@sluice/errors';
@@ -54,12 +55,20 @@ async function checkOne(backend: RuntimeBackend, timeoutMs: number): Promise<Run
   }
 }
 
-/** Runs until the signal aborts. */
+/** How long the report that the agent stopped may take: the pod's grace period is short. */
+const STOPPED_REPORT_MS = 3000;
+
+/**
+ * Runs until the signal aborts, then reports once that the agent stopped (its last health with
+ * `stoppedAt`), so `runner info` shows it offline at once rather than a minute later.
+ */
 export async function runHeartbeat(options: HealthReportOptions): Promise<void> {
   const log = options.logger.child({ component: 'heartbeat' });
   let lastHealthy: boolean | undefined;
+  let last: AgentHealth = { healthy: false };
   while (!options.signal.aborted) {
     const health = await checkRuntimes(options.backends, options.checkTimeoutMs ?? 10_000);
+    last = health;
     options.onHealth?.(health);
     for (const runtime of health.runtimes ?? [])
       options.metrics.setRuntimeHealthy(runtime.name, runtime.healthy);
@@ -78,4 +87,13 @@ export async function runHeartbeat(options: HealthReportOptions): Promise<void> 
     }
     await sleep(options.heartbeatMs, options.signal);
   }
+  const stopped = { ...last, message: 'The agent stopped', stoppedAt: new Date().toISOString() };
+  await options.client
+    .call('agentHeartbeat', {
+      body: { health: stopped, version: options.version },
+      signal: AbortSignal.timeout(STOPPED_REPORT_MS),
+    })
+    .catch((err: unknown) =>
+      log.warn('could not report that the agent stopped', { reason: describeError(err) }),
+    );
 }

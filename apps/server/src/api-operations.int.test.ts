@@ -43,7 +43,7 @@ databases.test(
 );
 
 databases.test(
-  'agents show online once they heartbeat, with the health they report',
+  'agents show online once they heartbeat, with the health they report; offline once stopped',
   async (database) => {
     const t = await startTestServer(database);
     try {
@@ -70,6 +70,17 @@ databases.test(
       assert.equal(after.online, true);
       assert.deepEqual(after.health, health, 'runtimes included');
       assert.equal(after.version, '0.1.0');
+      // Its last report, as it stops: offline at once, its health kept.
+      const stoppedAt = new Date().toISOString();
+      await agent.call('agentHeartbeat', {
+        body: { health: { ...health, stoppedAt }, version: '0.1.0' },
+      });
+      const stopped = (await t.admin.call('listAgents')).items[0]!;
+      assert.equal(stopped.online, false);
+      assert.equal(stopped.health?.stoppedAt, stoppedAt);
+      // A new agent process with the same token: online again.
+      await agent.call('agentHeartbeat', { body: { health, version: '0.1.0' } });
+      assert.equal((await t.admin.call('listAgents')).items[0]!.online, true);
     } finally {
       await t.close();
     }

@@ -1,7 +1,8 @@
 /**
  * `sluice runner info`: the account's runners at a glance. Every runtime environment with the
  * agents that serve it, whether each is online, its version and its health as the agent last
- * reported it (each failed check with what to do), and the runtimes no agent serves.
+ * reported it (each failed check with what to do; none for an agent offline, whose last report
+ * is history: it says since when, or that it stopped), and the runtimes no agent serves.
  * `-o json|yaml` gives the same as data.
  * @module
  */
@@ -83,15 +84,24 @@ export function describeRuntime(re: RuntimeEnvironment, agents: readonly Agent[]
       .map((a) => {
         const own = a.health?.runtimes?.find((r) => r.name === re.name);
         const failed = [...(a.health?.checks ?? []), ...(own?.checks ?? [])].filter((c) => !c.ok);
+        // Offline, its last report is history: not a health to show as current.
+        const gone = a.online
+          ? []
+          : [
+              a.health?.stoppedAt === undefined
+                ? `offline: no heartbeat since ${a.lastHeartbeatAt ?? 'it was created'}`
+                : `offline: it stopped at ${a.health.stoppedAt}`,
+            ];
         return {
           name: a.name,
           online: a.online,
-          healthy: own?.healthy ?? a.health?.healthy ?? null,
+          healthy: a.online ? (own?.healthy ?? a.health?.healthy ?? null) : null,
           version: a.version,
           lastHeartbeatAt: a.lastHeartbeatAt,
           problems: [
-            ...(own?.healthy === false && own.message ? [own.message] : []),
-            ...failed.map((c) => `${c.name}: ${c.message ?? 'failed'}`),
+            ...gone,
+            ...(a.online && own?.healthy === false && own.message ? [own.message] : []),
+            ...(a.online ? failed.map((c) => `${c.name}: ${c.message ?? 'failed'}`) : []),
           ].filter((p, i, all) => all.indexOf(p) === i),
         };
       }),

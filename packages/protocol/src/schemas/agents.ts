@@ -66,6 +66,9 @@ export const AgentHealth = z.object({
     .array(RuntimeHealth)
     .optional()
     .describe("Each runtime's health: API server reachable, permissions present"),
+  stoppedAt: Timestamp.optional().describe(
+    'The last report of an agent that stopped (SIGTERM): offline from then, not a minute later',
+  ),
 });
 export type AgentHealth = z.infer<typeof AgentHealth>;
 

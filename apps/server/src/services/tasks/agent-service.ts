@@ -1,6 +1,7 @@
 /**
  * Runner agents: created with a token shown once, listed with online/offline from the age of
- * their last heartbeat and the health they report (per runtime too), given a new list of
+ * their last heartbeat (offline at once after an agent's report that it stopped) and the health
+ * they report (per runtime too), given a new list of
  * runtimes with the same token, deleted with their tokens revoked. An agent asks which runtimes
  * it serves (kind and namespace, from the resolved spec) and which of the builds whose objects
  * it holds have finished, so it can remove those (only builds of its own runtimes).
@@ -192,11 +193,14 @@ export class AgentService {
 
   #toApi(row: AgentRow): Agent {
     const last = row.last_heartbeat_at;
-    const online =
-      last !== null && this.#ctx.clock() - last.getTime() < this.#ctx.config.agentOfflineAfterMs;
     // `{}` until the first heartbeat.
     const parsed = AgentHealth.safeParse(row.health);
     const health = parsed.success ? parsed.data : null;
+    // An agent that said it stopped is offline at once; one that died, once its heartbeats stop.
+    const online =
+      last !== null &&
+      health?.stoppedAt === undefined &&
+      this.#ctx.clock() - last.getTime() < this.#ctx.config.agentOfflineAfterMs;
     return {
       id: row.id,
       name: row.name,
