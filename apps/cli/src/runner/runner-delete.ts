@@ -16,7 +16,7 @@
  * StorageClass name, without the finalizer no agent would be left to lift.
  * @module
  */
-import { InputError } from '@sluice/errors';
+import { describeError, InputError } from '@sluice/errors';
 import { describeResource } from '@sluice/kube';
 import type { KubeResource, ResourceRef } from '@sluice/kube';
 import { hasVolumeFinalizer, volumeSummary, withoutFinalizer } from '@sluice/provisioner';
@@ -87,7 +87,24 @@ interface Attached {
   release: string | undefined;
   /** What attach made there, when its context is in the kubeconfig. */
   cluster?: RunnerCluster;
+  /** Why its cluster could not be read through that context. */
+  unreachable?: string;
   objects?: ResourceRef[];
+}
+
+/**
+ * A `*.runtime.yaml` of the runtimes Secret as a map; one that is not YAML (edited by hand) is an
+ * empty map, so delete still lists it (by its key) as left rather than failing whole.
+ */
+export function parseRuntimeFile(encoded: string): Record<string, unknown> {
+  try {
+    const doc: unknown = yaml().parse(Buffer.from(encoded, 'base64').toString('utf8'));
+    return typeof doc === 'object' && doc !== null && !Array.isArray(doc)
+      ? (doc as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
 }
 
 /** The attached runtimes (the agent's runtimes Secret), with what attach made for each. */
@@ -100,10 +117,7 @@ async function attachedRuntimes(install: Install, kubeconfig: string): Promise<A
   const found: Attached[] = [];
   for (const [key, encoded] of Object.entries((secret?.['data'] ?? {}) as Record<string, string>)) {
     if (!key.endsWith('.runtime.yaml')) continue;
-    const file = (yaml().parse(Buffer.from(encoded, 'base64').toString('utf8')) ?? {}) as Record<
-      string,
-      unknown
-    >;
+    const file = parseRuntimeFile(encoded);
     const text = (field: string) => (typeof file[field] === 'string' ? file[field] : undefined);
     const attached: Attached = {
       runtime: text('name') ?? key,
@@ -118,9 +132,10 @@ async function attachedRuntimes(install: Install, kubeconfig: string): Promise<A
           attached.namespace,
         ]);
         attached.objects = [...objects.first, ...objects.then];
-      } catch {
-        // Not in this kubeconfig (or not reachable): named as left, with the command.
+      } catch (err) {
+        // Not in this kubeconfig, or not reachable: named as left, with why and the command.
         delete attached.cluster;
+        attached.unreachable = describeError(err);
       }
     }
     found.push(attached);
@@ -212,7 +227,7 @@ export async function runnerDelete(
     term.err(
       a.kubeContext === undefined || a.release === undefined
         ? `and leaves what attach made for runtime ${a.runtime} in namespace ${a.namespace} of its cluster (attached before delete could find it): remove its objects labelled app.kubernetes.io/managed-by=sluice there`
-        : `and leaves what attach made for runtime ${a.runtime}: context ${a.kubeContext} is not in the kubeconfig; then run sluice runner delete --kube-context ${a.kubeContext} -n ${a.namespace} --release ${a.release}`,
+        : `and leaves what attach made for runtime ${a.runtime}: its cluster could not be read through context ${a.kubeContext} (${a.unreachable ?? 'unknown'}); once it can, run sluice runner delete --kube-context ${a.kubeContext} -n ${a.namespace} --release ${a.release}`,
     );
   if (options.keepVolumes && volumes.length > 0)
     term.err(
