@@ -71,6 +71,22 @@ test("a project's key follows its types and those of what it references, not sou
       ['apps/app', 'apps/web', 'packages/base'],
     ],
     ['apps/web/.tsc/view.d.ts', 'export declare function view(): string;\n', ['apps/web']],
+    // The orders a clean build and an incremental one write differently: no change.
+    [
+      'apps/web/.tsc/view.d.ts',
+      'export declare function view(): {\n    b: "y" | "x";\n    a: 1;\n};\n',
+      ['apps/web'],
+    ],
+    [
+      'apps/web/.tsc/view.d.ts',
+      'export declare function view(): {\n    a: 1;\n    b: "x" | "y";\n};\n',
+      [],
+    ],
+    [
+      'apps/web/.tsc/view.d.ts',
+      'export declare function view(): {\n    a: 1;\n    b: "x" | "z";\n};\n',
+      ['apps/web'],
+    ],
     ['packages/other/dist/o.d.ts', 'export declare const o: 1;\n', ['packages/other']],
     ['packages/other/tsconfig.json', '{ "compilerOptions": { "strict": true } }\n', ALL],
     ['package-lock.json', '{ "lockfileVersion": 3 }\n', ALL],

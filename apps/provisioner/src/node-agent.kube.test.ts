@@ -177,8 +177,12 @@ test('a volume deleted by hand stays until the node agent removed its directory;
   assert.ok((await finalizers()).includes(VOLUME_FINALIZER));
   assert.ok(existsSync(join(parent, spare)));
 
-  // Kept without it (`runner delete --keep-volumes`): the next pass puts it back.
-  await r.patch(ref, withoutFinalizer((await r.read(ref))!));
+  // Kept without it (`runner delete --keep-volumes`): the next pass puts it back. Unguarded, as
+  // `kubectl patch` is: the PV controller's status update may have moved the version meanwhile.
+  const { finalizers: kept } = withoutFinalizer((await r.read(ref))!)['metadata'] as {
+    finalizers: string[];
+  };
+  await r.patch(ref, { metadata: { finalizers: kept } });
   assert.ok(!(await finalizers()).includes(VOLUME_FINALIZER));
   await agent.pass();
   assert.ok((await finalizers()).includes(VOLUME_FINALIZER), 'adopted');
