@@ -19,7 +19,7 @@ import {
 } from '@sluice/errors';
 import type { SluiceError } from '@sluice/errors';
 
-export type KubeOperation = 'create' | 'delete' | 'list' | 'read' | 'apply';
+export type KubeOperation = 'create' | 'delete' | 'list' | 'read' | 'apply' | 'patch';
 export type KubeOutcome = 'done' | 'retry' | 'fail';
 
 export interface KubeClassification {

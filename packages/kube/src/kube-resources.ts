@@ -252,7 +252,7 @@ export class KubeResources {
   ): Promise<KubeResource | undefined> {
     try {
       return await this.#client.request<KubeResource>(
-        'apply',
+        'patch',
         targetOf(ref),
         {
           method: 'PATCH',
