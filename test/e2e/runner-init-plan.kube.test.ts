@@ -10,14 +10,13 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { KubeResource } from '@sluice/kube';
 import { CLUSTER_IMAGES, renderChart, useKubernetes } from '@sluice/testkit';
-import { REPO_ROOT, runSluice, SLUICE_BIN } from './cli-harness.js';
-import { TEST_STORAGE_CLASS, waitForProbe } from './cluster-fixture.js';
+import { REPO_ROOT, runSluice } from './cli-harness.js';
+import { TEST_STORAGE_CLASS } from './cluster-fixture.js';
 import {
   AGENT,
   answerArgs as initAnswers,
@@ -26,6 +25,7 @@ import {
   manifests,
   objectsIn,
   RUNTIME,
+  runWizard,
   setUpInit,
   tearDownInit,
 } from './runner-init.test-support.js';
@@ -137,60 +137,34 @@ test('preflight refuses builds no node can take and volumes no StorageClass can 
   assert.match(run.stderr, /Preflight failed/);
 });
 
-/** Runs init's wizard in tmux, answering each question; resolves to its manifests. */
+/** Runs init's wizard in tmux on a namespace with no install, answering each question. */
 async function wizardDryRun(dir: string): Promise<Map<string, string>> {
-  const session = `sluice-wizard-${process.pid}`;
-  const env = Object.entries(ENV())
-    .map(([k, v]) => `${k}='${v}'`)
-    .join(' ');
-  const command = `${env} NO_COLOR=1 ${process.execPath} ${SLUICE_BIN} runner init ${baseArgs(DRY_NS).join(' ')} --dry-run ${dir}; echo "exit=$?"; sleep 600`;
-  const tmux = (...args: string[]) => spawnSync('tmux', args, { encoding: 'utf8' });
-  const screen = () => tmux('capture-pane', '-p', '-t', session, '-S', '-200').stdout;
-  assert.equal(
-    tmux('new-session', '-d', '-s', session, '-x', '200', '-y', '50', command).status,
-    0,
+  const joined = await runWizard(
+    ctx,
+    [...baseArgs(DRY_NS), '--dry-run', dir],
+    [
+      // The only context is the current one: Enter takes it.
+      ['Kubernetes context', ['Enter']],
+      ['Runtime environment name', ['C-u', RUNTIME, 'Enter']],
+      ["The Sluice server's URL", ['C-u', ctx.controlPlaneUrl, 'Enter']],
+      // The default image (sluice/engine:1) stays a default: Enter.
+      ['Image of the agent and the engine', ['Enter']],
+      ['Warm build caches', ['n', 'Enter']],
+      ['StorageClass', [TEST_STORAGE_CLASS, 'Enter']],
+      ['Node selector', ['kubernetes.io/os=linux', 'Enter']],
+      ['Taints build pods tolerate', ['sluice.io/builds=true:NoSchedule', 'Enter']],
+      ['default runtime', ['n', 'Enter']],
+      ['test pipeline', ['y', 'Enter']],
+    ],
   );
-  try {
-    const answer = async (question: string, keys: string[]) => {
-      await waitForProbe(
-        `the wizard to ask "${question}"`,
-        () => Promise.resolve(screen().includes(question)),
-        30_000,
-      ).catch((err: unknown) => {
-        throw new Error(`${String(err)}\nscreen:\n${screen()}`);
-      });
-      tmux('send-keys', '-t', session, ...keys);
-    };
-    // The only context is the current one: Enter takes it.
-    await answer('Kubernetes context', ['Enter']);
-    await answer('Runtime environment name', ['C-u', RUNTIME, 'Enter']);
-    await answer("The Sluice server's URL", ['C-u', ctx.controlPlaneUrl, 'Enter']);
-    // The default image (sluice/engine:1) stays a default: Enter.
-    await answer('Image of the agent and the engine', ['Enter']);
-    await answer('Warm build caches', ['n', 'Enter']);
-    await answer('StorageClass', [TEST_STORAGE_CLASS, 'Enter']);
-    await answer('Node selector', ['kubernetes.io/os=linux', 'Enter']);
-    await answer('Taints build pods tolerate', ['sluice.io/builds=true:NoSchedule', 'Enter']);
-    await answer('default runtime', ['n', 'Enter']);
-    await answer('test pipeline', ['y', 'Enter']);
-    await waitForProbe(
-      'the wizard to end',
-      () => Promise.resolve(screen().includes('exit=')),
-      60_000,
-    );
-    assert.match(screen(), /exit=0/, screen());
-    // The answers as flags, for the same install without questions.
-    const joined = tmux('capture-pane', '-p', '-J', '-t', session, '-S', '-200').stdout;
-    assert.match(
-      joined,
-      new RegExp(
-        `sluice runner init --yes .*--kube-context \\S+ --namespace ${DRY_NS} --runtime ${RUNTIME.replace('/', '\\/')} .*--storage-class ${TEST_STORAGE_CLASS}`,
-      ),
-      joined,
-    );
-  } finally {
-    tmux('kill-session', '-t', session);
-  }
+  // The answers as flags, for the same install without questions.
+  assert.match(
+    joined,
+    new RegExp(
+      `sluice runner init --yes .*--kube-context \\S+ --namespace ${DRY_NS} --runtime ${RUNTIME.replace('/', '\\/')} .*--storage-class ${TEST_STORAGE_CLASS}`,
+    ),
+    joined,
+  );
   return manifests(dir);
 }
 

@@ -3,7 +3,8 @@
  * them: `init --yes` killed halfway and run again finishes with every object once, the agent in
  * the cluster healthy and the test pipeline's log on the terminal, and a rerun changes nothing;
  * `upgrade` moves the agent and the runtime's images to another tag, and a rerun of init keeps
- * it (the install's record); the agent pod stopped mid-build drains it; `attach` gives the agent
+ * it (the install's record), and so does the wizard, whose defaults are the record's; the agent
+ * pod stopped mid-build drains it; `attach` gives the agent
  * a runtime of another kube context; and `delete --yes` removes exactly what init and attach
  * created, and nothing else (not the objects of another install of the same release name in
  * another namespace, cluster-scoped ones included). Plans and refusals: runner-init-plan.kube.
@@ -14,9 +15,6 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ResourceRef } from '@sluice/kube';
-import { renderRuntimeInstall } from '@sluice/runtime-spec';
-import type { InstallObject } from '@sluice/runtime-spec';
 import { CLUSTER_IMAGES, useKubernetes } from '@sluice/testkit';
 import { runSluice, startSluice } from './cli-harness.js';
 import {
@@ -35,6 +33,8 @@ import {
   manifests,
   objectsIn,
   RUNTIME,
+  applyNeighbourInstall,
+  runWizard,
   setUpInit,
   tearDownInit,
   twoContextKubeconfig,
@@ -246,6 +246,42 @@ test('init after the upgrade keeps the new tag; its plan lists a new proxy, fiel
   assert.match(run.stderr, /unchanged +Secret sluice-init\/sluice-agent \(the agent token\)/);
 });
 
+test("init's wizard on the install: each default is the install's, so Enter keeps it; an answer wins", async () => {
+  const dir = join(ctx.temp.path, 'wizard-rerun');
+  const screen = await runWizard(
+    ctx,
+    [...baseArgs(NS), '--dry-run', dir],
+    [
+      ['Kubernetes context', ['Enter']],
+      ['Runtime environment name', ['Enter']],
+      ["The Sluice server's URL", ['Enter']],
+      ['Image of the agent and the engine', ['Enter']],
+      ['Warm build caches', ['Enter']],
+      ['StorageClass', ['Enter']],
+      // The one change: `-` for no node selector, where the install has one.
+      ['Node selector', ['-', 'Enter']],
+      ['Taints build pods tolerate', ['Enter']],
+      ['default runtime', ['Enter']],
+      ['test pipeline', ['n', 'Enter']],
+    ],
+  );
+  assert.match(screen, /Starting from the install's recorded settings/);
+  // The recorded settings, as the flags that would make the same install.
+  const command = /sluice runner init --yes .*/.exec(screen)?.[0] ?? '';
+  for (const flag of [
+    `--runtime ${RUNTIME}`,
+    `--control-plane-url ${ctx.controlPlaneUrl}`,
+    '--image-tag 1-next',
+    `--storage-class ${TEST_STORAGE_CLASS}`,
+    '--build-toleration sluice.io/builds=true:NoSchedule',
+  ])
+    assert.ok(command.includes(flag), `${flag} in: ${command}`);
+  assert.doesNotMatch(command, /--build-node-selector/);
+  assert.doesNotMatch(screen, /containers\[agent\]\.image/, 'the upgrade stays');
+  assert.match(screen, /update +runtime environment cluster\/init/);
+  assert.match(screen, /nodeSelector/, 'the answer changed the placement of builds');
+});
+
 test('the agent pod stopped mid-build (SIGTERM, drain): the build ends success, its objects go', async () => {
   await addHostPathVolume(
     cluster().kubeConfig,
@@ -331,40 +367,8 @@ test('attach lets the agent serve a runtime of another kube context; a build run
   );
 });
 
-/**
- * Another install of the same (default) release name in a namespace of its own, with warm volumes
- * (cluster-scoped objects and a namespace of its own): its objects as the runtime chart renders
- * them, without the workloads, which are not what delete chooses by.
- */
-async function applyNeighbourInstall(): Promise<ResourceRef[]> {
-  const objects = renderRuntimeInstall({
-    release: 'sluice',
-    namespace: NEIGHBOUR_NS,
-    values: {
-      controlPlane: { url: ctx.controlPlaneUrl },
-      runtime: { name: 'cluster/neighbour', namespace: NEIGHBOUR_NS, createNamespace: true },
-      agent: { token: 'neighbour' },
-      volumes: { enabled: true },
-    },
-  }).filter((o) => o.kind !== 'Deployment' && o.kind !== 'DaemonSet');
-  // Its own namespace, as init makes it (the chart leaves that to `helm --create-namespace`).
-  const labels = objects[0]?.metadata.labels ?? {};
-  const namespace: InstallObject = {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: NEIGHBOUR_NS, labels },
-  };
-  const ordered = [namespace, ...objects];
-  for (const object of ordered) await ctx.kube.apply(object);
-  return ordered.map((o) => ({
-    kind: o.kind,
-    name: o.metadata.name,
-    namespace: o.metadata.namespace,
-  }));
-}
-
 test('delete --yes lists and removes exactly what init and attach created, and nothing else', async (t) => {
-  const neighbour = await applyNeighbourInstall();
+  const neighbour = await applyNeighbourInstall(ctx, NEIGHBOUR_NS);
   t.after(async () => {
     for (const object of [...neighbour].reverse())
       await ctx.kube.delete(object).catch(() => undefined);

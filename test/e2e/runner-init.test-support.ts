@@ -7,20 +7,25 @@
  * @module
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { KubeClient, KubeResources } from '@sluice/kube';
+import type { ResourceRef } from '@sluice/kube';
+import { renderRuntimeInstall } from '@sluice/runtime-spec';
+import type { InstallObject } from '@sluice/runtime-spec';
 import { createNamespace } from '@sluice/kube/testing';
 import type { SluiceClient } from '@sluice/protocol';
 import { makeTempDir } from '@sluice/testkit';
 import type { KubernetesCluster, TempDir } from '@sluice/testkit';
-import { seededDataDir } from './cli-harness.js';
+import { seededDataDir, SLUICE_BIN } from './cli-harness.js';
 import {
   ADMIN_TOKEN,
   prepareBuildCluster,
   startControlPlane,
   TEST_STORAGE_CLASS,
+  waitForProbe,
 } from './cluster-fixture.js';
 import type { ControlPlane } from './cluster-fixture.js';
 
@@ -169,4 +174,83 @@ export function twoContextKubeconfig(ctx: InitContext): { path: string; home: st
   const path = join(ctx.temp.path, 'two-contexts.kubeconfig');
   writeFileSync(path, JSON.stringify(config));
   return { path, home: home.name };
+}
+
+/**
+ * Runs `runner init ARGS` at a terminal (tmux), where it asks its questions, and answers each:
+ * waits for the question's words on the screen, then sends the keys. Resolves to the whole
+ * screen, lines joined, once init has exited 0.
+ */
+export async function runWizard(
+  ctx: InitContext,
+  args: string[],
+  answers: [question: string, keys: string[]][],
+): Promise<string> {
+  const session = `sluice-wizard-${process.pid}`;
+  const env = Object.entries(initEnv(ctx))
+    .map(([k, v]) => `${k}='${v}'`)
+    .join(' ');
+  const command = `${env} NO_COLOR=1 ${process.execPath} ${SLUICE_BIN} runner init ${args.join(' ')}; echo "exit=$?"; sleep 600`;
+  const tmux = (...words: string[]) => spawnSync('tmux', words, { encoding: 'utf8' });
+  const screen = () => tmux('capture-pane', '-p', '-t', session, '-S', '-200').stdout;
+  assert.equal(
+    tmux('new-session', '-d', '-s', session, '-x', '200', '-y', '50', command).status,
+    0,
+  );
+  try {
+    for (const [question, keys] of answers) {
+      await waitForProbe(
+        `the wizard to ask "${question}"`,
+        () => Promise.resolve(screen().includes(question)),
+        30_000,
+      ).catch((err: unknown) => {
+        throw new Error(`${String(err)}\nscreen:\n${screen()}`);
+      });
+      tmux('send-keys', '-t', session, ...keys);
+    }
+    await waitForProbe(
+      'the wizard to end',
+      () => Promise.resolve(screen().includes('exit=')),
+      60_000,
+    );
+    assert.match(screen(), /exit=0/, screen());
+    return tmux('capture-pane', '-p', '-J', '-t', session, '-S', '-200').stdout;
+  } finally {
+    tmux('kill-session', '-t', session);
+  }
+}
+
+/**
+ * Another install of the same (default) release name in a namespace of its own, with warm volumes
+ * (cluster-scoped objects and a namespace of its own): its objects as the runtime chart renders
+ * them, without the workloads, which are not what delete chooses by.
+ */
+export async function applyNeighbourInstall(
+  ctx: InitContext,
+  namespace: string,
+): Promise<ResourceRef[]> {
+  const objects = renderRuntimeInstall({
+    release: 'sluice',
+    namespace: namespace,
+    values: {
+      controlPlane: { url: ctx.controlPlaneUrl },
+      runtime: { name: 'cluster/neighbour', namespace: namespace, createNamespace: true },
+      agent: { token: 'neighbour' },
+      volumes: { enabled: true },
+    },
+  }).filter((o) => o.kind !== 'Deployment' && o.kind !== 'DaemonSet');
+  // Its own namespace, as init makes it (the chart leaves that to `helm --create-namespace`).
+  const labels = objects[0]?.metadata.labels ?? {};
+  const own: InstallObject = {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: namespace, labels },
+  };
+  const ordered = [own, ...objects];
+  for (const object of ordered) await ctx.kube.apply(object);
+  return ordered.map((o) => ({
+    kind: o.kind,
+    name: o.metadata.name,
+    namespace: o.metadata.namespace,
+  }));
 }

@@ -4,6 +4,7 @@
  * Pure.
  * @module
  */
+import { nodeSelectorText, tolerationText } from './runner-settings.js';
 import type { RunnerFlags, RunnerSettings } from './runner-settings.js';
 
 /** A shell word: as it is when it is plain, else in single quotes. */
@@ -41,17 +42,8 @@ export function equivalentCommand(
   for (const host of settings.dind.insecureRegistries) add('--insecure-registry', host);
   if (values.volumes?.enabled === true) args.push('--warm-volumes');
   add('--storage-class', settings.storageClass);
-  add(
-    '--build-node-selector',
-    Object.entries(settings.buildNodeSelector)
-      .map(([key, value]) => `${key}=${value}`)
-      .join(','),
-  );
-  for (const t of settings.buildTolerations)
-    add(
-      '--build-toleration',
-      `${t.key}${t.value === undefined ? '' : `=${t.value}`}${t.effect === undefined ? '' : `:${t.effect}`}`,
-    );
+  add('--build-node-selector', nodeSelectorText(settings.buildNodeSelector));
+  for (const t of settings.buildTolerations) add('--build-toleration', tolerationText(t));
   add('--http-proxy', values.proxy?.httpProxy);
   add('--https-proxy', values.proxy?.httpsProxy);
   add('--noproxy', values.proxy?.noProxy);

@@ -34,7 +34,12 @@ import {
   TEST_PROJECT,
   testPipelineName,
 } from './runner-steps.js';
-import type { RunnerFlags, RunnerSettings, WizardAnswers } from './runner-settings.js';
+import type {
+  InstallRecord,
+  RunnerFlags,
+  RunnerSettings,
+  WizardAnswers,
+} from './runner-settings.js';
 
 export interface RunnerInitOptions extends ServerOptions, RunnerFlags {
   yes?: boolean;
@@ -59,6 +64,14 @@ export interface WizardContext {
   /** The CLI's own server URL: the control plane's URL unless pods reach it otherwise. */
   serverUrl: string;
   env: NodeJS.ProcessEnv;
+  /**
+   * The record of the install in that context and namespace, if there is one: a rerun's
+   * questions default to what it holds, so pressing Enter keeps the install as it is.
+   */
+  recorded: (
+    kubeContext: string | undefined,
+    namespace: string,
+  ) => Promise<InstallRecord | undefined>;
 }
 
 /** What the install's one Secret and one ConfigMap are, in the plan. */
@@ -128,6 +141,24 @@ async function settingsOf(
   const env = process.env;
   const kubeconfig = options.kubeconfig ?? defaultKubeconfig(env);
   const { names, current } = listKubeContexts(kubeconfig);
+  const release = options.release ?? RUNNER_DEFAULTS.release;
+  // Read once per context and namespace: by the wizard for its defaults, then for the settings.
+  const records = new Map<string, Promise<InstallRecord | undefined>>();
+  const recorded = (kubeContext: string | undefined, namespace: string) => {
+    const key = `${kubeContext ?? ''}\0${namespace}`;
+    let record = records.get(key);
+    if (record === undefined) {
+      record = readInstallRecord(connectCluster(kubeconfig, kubeContext), namespace, release).catch(
+        (err: unknown) => {
+          // A cluster that cannot be read is preflight's to report, with its fix.
+          if (err instanceof InputError) throw err;
+          return undefined;
+        },
+      );
+      records.set(key, record);
+    }
+    return record;
+  };
   const answers =
     wizard === undefined
       ? {}
@@ -137,18 +168,14 @@ async function settingsOf(
           currentContext: current,
           serverUrl: options.server,
           env,
+          recorded,
         });
   const contextName = options.kubeContext ?? answers.kubeContext ?? current ?? 'cluster';
   const cluster = connectCluster(kubeconfig, options.kubeContext ?? answers.kubeContext);
-  const stored = await readInstallRecord(
-    cluster,
+  const stored = await recorded(
+    options.kubeContext ?? answers.kubeContext,
     options.namespace ?? answers.namespace ?? RUNNER_DEFAULTS.namespace,
-    options.release ?? RUNNER_DEFAULTS.release,
-  ).catch((err: unknown) => {
-    // A cluster that cannot be read is preflight's to report, with its fix.
-    if (err instanceof InputError) throw err;
-    return undefined;
-  });
+  );
   const settings = resolveRunnerSettings(options, answers, {
     contextName,
     controlPlaneUrl: options.server,
@@ -243,7 +270,9 @@ async function printPlan(
     .call('getRuntimeEnvironment', { params: { name: runtime } })
     .catch(notFound);
   const changes =
-    existing === undefined ? [] : runtimeChanges(existing.spec, runtimeSpecFor(settings));
+    existing === undefined
+      ? []
+      : runtimeChanges(existing.spec, runtimeSpecFor(settings, { asPatch: true }));
   const runtimeAction =
     existing === undefined ? 'register' : changes.length > 0 ? 'update' : 'unchanged';
   term.err(

@@ -86,7 +86,7 @@ export function describeObject(object: InstallObject): string {
  */
 export function runtimeSpecFor(
   settings: RunnerSettings,
-  options: { inCluster?: boolean } = {},
+  options: { inCluster?: boolean; asPatch?: boolean } = {},
 ): Record<string, unknown> {
   const inCluster = options.inCluster ?? true;
   const { values } = settings;
@@ -97,14 +97,18 @@ export function runtimeSpecFor(
     (values.volumes?.enabled
       ? volumesStorageClass(values.volumes, values.runtime.namespace)
       : undefined);
-  const placement = {
-    ...(Object.keys(settings.buildNodeSelector).length
-      ? { nodeSelector: settings.buildNodeSelector }
-      : {}),
-  };
+  // As a merge patch of the registered runtime (`asPatch`), a placement cleared is removed.
+  const cleared = options.asPatch === true ? null : undefined;
+  const placement = Object.keys(settings.buildNodeSelector).length
+    ? { nodeSelector: settings.buildNodeSelector }
+    : cleared === null
+      ? { nodeSelector: cleared }
+      : {};
   const tolerations = settings.buildTolerations.length
     ? { tolerations: settings.buildTolerations }
-    : {};
+    : cleared === null
+      ? { tolerations: cleared }
+      : {};
   const { registryMirrors, insecureRegistries } = settings.dind;
   const dindImage = settings.dind.image ?? dindImageBeside(image);
   const daemonConfig = {

@@ -145,7 +145,9 @@ export async function runnerUpgrade(term: Terminal, options: UpgradeOptions): Pr
     .call('getRuntimeEnvironment', { params: { name: runtime } })
     .catch(notFound);
   const runtimeMoves =
-    registered === undefined ? [] : runtimeChanges(registered.spec, runtimeSpecFor(settings));
+    registered === undefined
+      ? []
+      : runtimeChanges(registered.spec, runtimeSpecFor(settings, { asPatch: true }));
   if (registered !== undefined && runtimeMoves.length > 0) {
     await registerRuntime(client, settings);
     term.err(`  moved runtime environment ${runtime} (its builds' engine and Docker daemon)`);

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { isSluiceError } from '@sluice/errors';
 import { installObjects, runtimeSpecFor } from './runner-install.js';
 import { checkRuntimeSpec } from './runner-init.js';
+import { recordOf } from './install-record.js';
+import { runtimeChanges } from './runner-steps.js';
 import { resolveRunnerSettings } from './runner-settings.js';
 
 const DEFAULTS = { contextName: 'prod@Cluster', env: {} };
@@ -57,6 +59,62 @@ test('flags win over --set-value, which wins over the values file, which wins ov
   assert.equal(settings.values.runtime.name, 'set/rt');
   assert.equal(settings.values.agent.replicas, 2);
   assert.equal(settings.values.agent.concurrency, 7, '--set-value numbers are numbers');
+});
+
+test("a rerun: the record fills what is not given; the wizard's answers win over it", () => {
+  const first = resolveRunnerSettings(
+    {
+      runtime: 'rec/rt',
+      controlPlaneUrl: 'http://recorded:1',
+      warmVolumes: true,
+      buildNodeSelector: 'pool=ci',
+      buildToleration: ['ci=yes:NoSchedule'],
+    },
+    {},
+    DEFAULTS,
+  );
+  const stored = recordOf(first);
+  const kept = resolveRunnerSettings({}, {}, { ...DEFAULTS, stored });
+  assert.equal(kept.values.runtime.name, 'rec/rt');
+  assert.equal(kept.values.controlPlane.url, 'http://recorded:1');
+  assert.equal(kept.values.volumes?.enabled, true);
+  assert.deepEqual(kept.buildNodeSelector, { pool: 'ci' });
+  assert.equal(kept.buildTolerations.length, 1);
+
+  // The wizard asked with the record's settings as defaults; these were changed.
+  const answered = resolveRunnerSettings(
+    {},
+    {
+      runtime: 'new/rt',
+      controlPlaneUrl: 'http://answered:2',
+      warmVolumes: false,
+      buildNodeSelector: '',
+      buildTolerations: '',
+    },
+    { ...DEFAULTS, stored },
+  );
+  assert.equal(answered.values.runtime.name, 'new/rt');
+  assert.equal(answered.values.controlPlane.url, 'http://answered:2');
+  assert.equal(answered.values.volumes?.enabled, false, 'a "no" turns warm volumes off');
+  assert.deepEqual(answered.buildNodeSelector, {}, 'an emptied answer clears the selector');
+  assert.deepEqual(answered.buildTolerations, []);
+  // And so does the patch of the registered runtime, which a merge would otherwise keep.
+  const registered = runtimeSpecFor(kept);
+  const changes = runtimeChanges(registered, runtimeSpecFor(answered, { asPatch: true }));
+  assert.ok(
+    changes.some((c) => c.includes('nodeSelector')) &&
+      changes.some((c) => c.includes('tolerations')),
+    changes.join('\n'),
+  );
+  assert.deepEqual(runtimeChanges(registered, runtimeSpecFor(kept, { asPatch: true })), []);
+
+  // Values given now still win over an answer.
+  const given = resolveRunnerSettings(
+    { setValue: ['runtime.name=set/rt'] },
+    { runtime: 'new/rt' },
+    { ...DEFAULTS, stored },
+  );
+  assert.equal(given.values.runtime.name, 'set/rt');
 });
 
 test('the proxy comes from the environment unless given, and reaches the builds', () => {

@@ -217,6 +217,18 @@ export function parseToleration(text: string, flag: string, problems: string[]) 
   return toleration;
 }
 
+/** A toleration as `--build-toleration` takes it: KEY[=VALUE][:EFFECT]. */
+export function tolerationText(t: Toleration): string {
+  return `${t.key}${t.value === undefined ? '' : `=${t.value}`}${t.effect === undefined ? '' : `:${t.effect}`}`;
+}
+
+/** A node selector as `--build-node-selector` takes it: KEY=VALUE,... */
+export function nodeSelectorText(selector: Record<string, string>): string {
+  return Object.entries(selector)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+}
+
 function parseScalar(text: string): unknown {
   try {
     return yaml().parse(text) as unknown;
@@ -257,15 +269,11 @@ export function resolveRunnerSettings(
   const { stored } = defaults;
   const fromFile =
     flags.values === undefined ? {} : readYamlMap(flags.values, '--values', problems);
-  const values = deepMerge(structuredClone(stored?.values ?? {}), structuredClone(fromFile));
   const setValues: Record<string, unknown> = {};
   for (const pair of flags.setValue ?? []) {
     const eq = pair.indexOf('=');
     if (eq <= 0) problems.push(`--set-value: "${pair}" is not KEY=VALUE (e.g. agent.replicas=2)`);
-    else {
-      setPath(values, pair.slice(0, eq), parseScalar(pair.slice(eq + 1)));
-      setPath(setValues, pair.slice(0, eq), parseScalar(pair.slice(eq + 1)));
-    }
+    else setPath(setValues, pair.slice(0, eq), parseScalar(pair.slice(eq + 1)));
   }
   // Checked as Helm checks the chart's values (values.schema.json), over the chart's defaults.
   for (const [from, given] of [
@@ -274,13 +282,20 @@ export function resolveRunnerSettings(
   ] as const)
     for (const issue of checkInstallValues(given, { partial: true }))
       problems.push(`${from}: ${issue.path}: ${issue.message}`);
-  const get = (path: string): unknown =>
-    path
-      .split('.')
-      .reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key], values);
+  // What this run was given, over what the install recorded.
+  const given = deepMerge(structuredClone(fromFile), structuredClone(setValues));
+  const values = deepMerge(structuredClone(stored?.values ?? {}), structuredClone(given));
+  const at = (root: unknown, path: string): unknown =>
+    path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key], root);
+  const get = (path: string): unknown => at(values, path);
+  // A setting's source, first to last: its flag, the values given now, the wizard's answer (whose
+  // default was the recorded setting), the install's record.
   const text = (flag: string | undefined, answer: string | undefined, path?: string) => {
-    const fromValues = path === undefined ? undefined : get(path);
-    for (const candidate of [flag, typeof fromValues === 'string' ? fromValues : undefined, answer])
+    const valueAt = (root: unknown) => {
+      const value = path === undefined ? undefined : at(root, path);
+      return typeof value === 'string' ? value : undefined;
+    };
+    for (const candidate of [flag, valueAt(given), answer, valueAt(stored?.values)])
       if (candidate !== undefined && candidate !== '') return candidate;
     return undefined;
   };
@@ -338,18 +353,18 @@ export function resolveRunnerSettings(
       env['no_proxy'] ??
       '',
   };
-  // An empty --build-node-selector clears a recorded one; an empty answer keeps it.
-  const selectorText = flags.buildNodeSelector ?? (answers.buildNodeSelector || undefined);
+  // An empty flag or answer clears a recorded selector (the wizard's default is the recorded one).
+  const selectorText = flags.buildNodeSelector ?? answers.buildNodeSelector;
   const buildNodeSelector =
     selectorText === undefined
       ? (stored?.buildNodeSelector ?? {})
       : parseNodeSelector(selectorText, '--build-node-selector', problems);
   const tolerationTexts = flags.buildToleration?.length
     ? flags.buildToleration
-    : (answers.buildTolerations ?? '').split(/\s+/).filter(Boolean);
+    : answers.buildTolerations?.split(/\s+/).filter(Boolean);
   const buildTolerations =
-    tolerationTexts.length === 0 && stored !== undefined
-      ? stored.buildTolerations
+    tolerationTexts === undefined
+      ? (stored?.buildTolerations ?? [])
       : tolerationTexts
           .map((t) => parseToleration(t, '--build-toleration', problems))
           .filter((t): t is Toleration => t !== undefined);
@@ -386,13 +401,24 @@ export function resolveRunnerSettings(
       problems.push(
         `--insecure-registry: ${JSON.stringify(host)} is not HOST[:PORT] or a CIDR range`,
       );
+  // Warm volumes: the flag, else the values given now, else the answer; a "no" turns off what
+  // the record had.
+  const warm =
+    flags.warmVolumes ??
+    (at(given, 'volumes.enabled') === undefined ? answers.warmVolumes : undefined);
+  const switchVolumes = warm === true || (warm === false && get('volumes.enabled') === true);
   const settings: RunnerSettings = {
     kubeconfig: flags.kubeconfig ?? defaultKubeconfig(env),
     kubeContext: text(flags.kubeContext, answers.kubeContext),
     release,
     namespace,
     agentName: flags.agentName ?? stored?.agentName ?? nameFrom(`${contextName}-${buildNamespace}`),
-    storageClass: text(flags.storageClass, answers.storageClass) ?? stored?.storageClass,
+    // An empty answer is "the cluster's default" (the wizard's default was the recorded class).
+    storageClass:
+      text(flags.storageClass, undefined) ??
+      (answers.storageClass === undefined
+        ? stored?.storageClass
+        : answers.storageClass || undefined),
     buildNodeSelector,
     buildTolerations,
     setDefault: flags.setDefault ?? answers.setDefault ?? false,
@@ -413,8 +439,8 @@ export function resolveRunnerSettings(
       },
       agent: { ...agent, token: '' },
       proxy,
-      ...((flags.warmVolumes ?? answers.warmVolumes)
-        ? { volumes: { ...(values as Partial<RuntimeInstallValues>).volumes, enabled: true } }
+      ...(switchVolumes
+        ? { volumes: { ...(values as Partial<RuntimeInstallValues>).volumes, enabled: warm } }
         : {}),
     },
   };

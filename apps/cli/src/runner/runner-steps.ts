@@ -121,11 +121,12 @@ export async function registerRuntime(
     });
     return `registered ${name}`;
   }
-  if (runtimeChanges(existing.spec, spec).length === 0)
+  const patch = runtimeSpecFor(settings, { ...options, asPatch: true });
+  if (runtimeChanges(existing.spec, patch).length === 0)
     return `${name} is registered as planned (version ${existing.version})`;
   const updated = await client.call('patchRuntimeEnvironment', {
     params: { name },
-    body: { patch: spec },
+    body: { patch },
   });
   return `updated ${name} to version ${updated.version}`;
 }
