@@ -16,8 +16,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { TestDatabases } from '@sluice/db/testing';
-import { exportSecretKey, generateSecretKey } from '@sluice/pki';
-import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 import {
   createGitRepo,
@@ -26,13 +24,12 @@ import {
   ensureTestImages,
   makeTempDir,
   runCommand,
-  startGitHttpServer,
   startGitSshServer,
 } from '@sluice/testkit';
 import type { GitHttpServer, TempDir } from '@sluice/testkit';
-import { kill, runSluice, startServer } from './cli-harness.js';
+import { kill, runSluice } from './cli-harness.js';
 import type { RunningServer } from './cli-harness.js';
-import { acknowledgeTasks, createLocalRuntime, createPipelines } from './control-plane-seed.js';
+import { createPipelines, runBuildEngine, startGitControlPlane } from './control-plane-seed.js';
 
 const TOKEN = 'slu_u_git-integrations-token-0123456789';
 const GIT_TOKEN = 'ghp_e2ePrivateRepoToken_Xk29Lq';
@@ -73,19 +70,13 @@ before(async () => {
     files: { 'secret.txt': 'private-content\n' },
     dir: join(dir.path, 'acme'),
   });
-  git = await startGitHttpServer({ root: dir.path, username: 'ci-bot', password: GIT_TOKEN });
-  repoUrl = `${git.urlVia(await dockerHostAddress())}/acme/repo.git`;
-  const target = await databases.prepare('pglite');
-  server = await startServer(target, {
-    SLUICE_BOOTSTRAP_TOKEN: TOKEN,
-    SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()),
-  });
-  env = { SLUICE_SERVER: server.url, SLUICE_TOKEN: TOKEN };
-  admin = createClient({ baseUrl: server.url, token: TOKEN });
-  await createLocalRuntime(admin, { isDefault: true });
+  ({ git, repoUrl, server, admin, agent, env } = await startGitControlPlane({
+    root: dir.path,
+    databases,
+    token: TOKEN,
+    gitToken: GIT_TOKEN,
+  }));
   pipelineId = (await createPipelines(admin, PROJECT, { clone: cloneYaml(repoUrl) })).clone ?? '';
-  const { token } = await admin.call('createAgent', { body: { name: 'a1', runtimes: ['local'] } });
-  agent = createClient({ baseUrl: server.url, token });
 });
 
 after(async () => {
@@ -105,25 +96,14 @@ function sluiceRun(file: string, volumeKey: string, integration?: string) {
 }
 const volumeKeys: string[] = [];
 
-/** Creates a build, takes its RunEngine task as the agent would, and runs `sluice engine`. */
+/** Creates a build and runs its engine as the agent would. */
 async function runBuildThroughControlPlane(): Promise<{ buildId: string; output: string }> {
   const build = await admin.call('createBuild', { params: { pipelineId }, body: {} });
-  for (let round = 0; round < 10; round++) {
-    const { tasks } = await agent.call('pollTasks', { query: { wait: 5 } });
-    await acknowledgeTasks(agent, tasks);
-    const task = tasks.find((t) => t.type === 'RunEngine' && t.buildId === build.id);
-    if (task === undefined) continue;
-    const result = await runSluice(['engine'], {
-      env: {
-        SLUICE_SERVER_URL: server?.url ?? '',
-        SLUICE_ENGINE_TOKEN: String(task.spec.engineToken),
-        // Not under the repository, its working directory, which every test file shares.
-        SLUICE_LOG_SPOOL_DIR: join(dir.path, 'log-spool'),
-      },
-    });
-    return { buildId: build.id, output: result.stdout + result.stderr };
-  }
-  throw new Error(`no RunEngine task for build ${build.id}`);
+  const output = await runBuildEngine(agent, build.id, {
+    serverUrl: server?.url ?? '',
+    spoolDir: join(dir.path, 'log-spool'),
+  });
+  return { buildId: build.id, output };
 }
 
 test('sluice create|get git-integration: the token goes in on stdin and never comes back', async () => {

@@ -208,6 +208,9 @@ test("the build page's timeline shows each stage's heading with its steps under 
   const build = await admin.call('createBuild', { params: { pipelineId: ids.staged ?? '' } });
   await page.goto(`${url}/builds/${build.id}`);
   await waitForStatus(page, 'success');
+  // Where its definition came from: the pipeline's stored YAML (a repository's file at a commit).
+  const facts = page.locator('dl.facts');
+  assert.match(await facts.innerText(), /Definition\s+the pipeline's stored YAML/);
   const timeline = page.getByRole('table', { name: 'Steps' });
   // Each stage is a row group: its heading first, then its steps' rows, in the pipeline's order.
   const groups = [];

@@ -228,17 +228,55 @@ function addWriteCommands(ctx: BuildCommandsContext): void {
   examples(
     withServer(verbs.create.command('pipeline'))
       .description(
-        'Create the pipelines (and projects) of a manifest file; existing ones are refused',
+        'Create the pipelines (and projects) of a manifest file, or one whose definition each build reads from its repository; existing ones are refused',
       )
-      .requiredOption(
-        '-f, --filename <file>',
-        'the manifest (YAML or JSON), or - for standard input',
-      ),
+      .argument('[pipeline]', 'PROJECT/NAME, with --from-repo')
+      .option('-f, --filename <file>', 'the manifest (YAML or JSON), or - for standard input')
+      .option(
+        '--from-repo <repo>',
+        "read the definition from this repository at each build's commit: OWNER/NAME on the git integration's host, or a clone URL",
+      )
+      .option('--path <file>', 'with --from-repo: the file in the repository', 'codefresh.yml')
+      .option(
+        '--revision <ref>',
+        "with --from-repo: always read it from this branch or tag, not the build's commit",
+      )
+      .option(
+        '--git-integration <name>',
+        'with --from-repo: the git integration that reads it (default: the account default)',
+      )
+      .option('--runtime <name>', "the pipeline's runtime environment"),
     'sluice create pipeline -f build.yaml',
-  ).action(async (opts: ServerFlags & { filename: string }) => {
-    const { applyFile } = await import('./commands/apply.js');
-    setExitCode(await applyFile(term, opts.filename, { ...server(opts), createOnly: true }));
-  });
+    'sluice create pipeline web/build --from-repo acme/web --git-integration github',
+    'sluice create pipeline deploy/prod --from-repo acme/ops --path ci/prod.yml --revision main',
+  ).action(
+    async (
+      ref: string | undefined,
+      opts: ServerFlags & {
+        filename?: string;
+        fromRepo?: string;
+        path: string;
+        revision?: string;
+        gitIntegration?: string;
+        runtime?: string;
+      },
+    ) => {
+      const { applyFile, createFromRepo } = await import('./commands/apply.js');
+      if (opts.fromRepo !== undefined && opts.filename === undefined && ref !== undefined) {
+        const { fromRepo, path, revision, gitIntegration, runtime } = opts;
+        const fromRepoOptions = { fromRepo, path, revision, gitIntegration, runtime };
+        setExitCode(await createFromRepo(term, ref, { ...fromRepoOptions, ...server(opts) }));
+        return;
+      }
+      if (opts.filename === undefined || opts.fromRepo !== undefined || ref !== undefined)
+        throw new InputError(
+          'SLUICE_CLI_CREATE_PIPELINE_USAGE',
+          'create pipeline takes -f FILE, or PROJECT/NAME --from-repo REPO',
+          { hint: 'sluice create pipeline --help shows both' },
+        );
+      setExitCode(await applyFile(term, opts.filename, { ...server(opts), createOnly: true }));
+    },
+  );
   examples(
     withServer(program.command('apply'))
       .description('Create or update the projects and pipelines of a manifest file')

@@ -46,6 +46,7 @@ test('a pipeline from the API becomes a manifest that parses back; secrets lose 
     project: 'web',
     name: 'build',
     yaml: 'version: "1.0"\n# kept\nsteps: {}\n',
+    specTemplate: null,
     runtimeEnvironment: null,
     maxConcurrentBuilds: 2,
     variables: [
@@ -61,4 +62,52 @@ test('a pipeline from the API becomes a manifest that parses back; secrets lose 
   ]);
   const back = parseManifests(JSON.stringify(manifest), 'm.json');
   assert.deepEqual(back[0]?.manifest, manifest);
+});
+
+test('a pipeline whose definition is in its repository: specTemplate, round-tripped; not both', () => {
+  const specTemplate = {
+    location: 'git' as const,
+    repo: 'acme/web',
+    path: '.sluice/ci.yml',
+    revision: 'main',
+    context: 'github',
+  };
+  const manifest = pipelineManifest({
+    id: 'pip_2',
+    project: 'web',
+    name: 'from-repo',
+    yaml: '',
+    specTemplate,
+    runtimeEnvironment: null,
+    maxConcurrentBuilds: null,
+    variables: [],
+    createdAt: '',
+    updatedAt: '',
+  });
+  assert.deepEqual(manifest.spec.specTemplate, specTemplate);
+  assert.equal(manifest.spec.yaml, undefined);
+  assert.deepEqual(parseManifests(JSON.stringify(manifest), 'm.json')[0]?.manifest, manifest);
+  // The path defaults as Codefresh's does.
+  const short = PIPELINE.replace(
+    / {2}yaml: \|[\s\S]*$/,
+    '  specTemplate: {location: git, repo: acme/web}\n',
+  );
+  const parsed = parseManifests(short, 's.yaml')[0]?.manifest;
+  assert.equal(parsed?.kind === 'Pipeline' ? parsed.spec.specTemplate?.path : '', 'codefresh.yml');
+  // Both, or a path out of the repository, are refused at their place.
+  const both = short.replace('  specTemplate:', '  yaml: "version: 1"\n  specTemplate:');
+  assert.throws(
+    () => parseManifests(both, 'b.yaml'),
+    /b\.yaml:\d+:\d+: give the pipeline its definition once/,
+  );
+  const escape = short.replace('repo: acme/web', 'repo: acme/web, path: ../../etc/passwd');
+  assert.throws(
+    () => parseManifests(escape, 'e.yaml'),
+    /e\.yaml:\d+:\d+: a path inside the repository.*specTemplate\.path/,
+  );
+  const credentials = short.replace(
+    'repo: acme/web',
+    'repo: "https://u:tok@git.example.com/a/b.git"',
+  );
+  assert.throws(() => parseManifests(credentials, 'c.yaml'), /without credentials/);
 });

@@ -11,6 +11,7 @@ import { LineCounter, parseAllDocuments } from 'yaml';
 import type { Document } from 'yaml';
 import { z } from 'zod';
 import { InputError } from '@sluice/errors';
+import { SpecTemplate } from '@sluice/protocol';
 import type { Pipeline, Project } from '@sluice/protocol';
 
 export const API_VERSION = 'sluice/v1';
@@ -47,9 +48,16 @@ export const PipelineManifest = z
         runtimeEnvironment: z.string().min(1).nullable().optional(),
         maxConcurrentBuilds: z.number().int().min(1).max(1000).nullable().optional(),
         variables: z.array(VariableManifest).optional(),
-        yaml: z.string().min(1).describe('The codefresh.yml, verbatim'),
+        yaml: z.string().min(1).optional().describe('The codefresh.yml, verbatim'),
+        specTemplate: SpecTemplate.optional().describe(
+          'Or: the codefresh.yml in the repository, read by each build at its commit',
+        ),
       })
-      .strict(),
+      .strict()
+      .refine((spec) => (spec.yaml === undefined) !== (spec.specTemplate === undefined), {
+        message:
+          'give the pipeline its definition once: yaml (stored) or specTemplate (read from the repository)',
+      }),
   })
   .strict();
 export type PipelineManifest = z.infer<typeof PipelineManifest>;
@@ -80,7 +88,9 @@ export function pipelineManifest(pipeline: Pipeline): PipelineManifest {
       variables: pipeline.variables.map((v) =>
         v.secret ? { name: v.name, secret: true } : { name: v.name, value: v.value ?? '' },
       ),
-      yaml: pipeline.yaml,
+      ...(pipeline.specTemplate === null
+        ? { yaml: pipeline.yaml }
+        : { specTemplate: pipeline.specTemplate }),
     },
   };
 }

@@ -63,6 +63,11 @@ export class BuildScope {
     for (const step of allSteps(init.steps)) this.register(step);
   }
 
+  /** The steps of a definition read once the build had started (from the repository). */
+  registerAll(steps: readonly Step[]): void {
+    for (const step of allSteps(steps)) this.register(step);
+  }
+
   /** Every step of the pipeline is known from the start; an exec hook's step joins when it runs. */
   register(step: Step): void {
     if (this.#steps.has(step.name)) return;

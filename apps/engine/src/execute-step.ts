@@ -63,7 +63,15 @@ export async function executeStep(step: LeafStep, runtime: StepRuntime): Promise
 /** How many of git's last stderr lines a failed clone's reason is looked for in. */
 const CLONE_STDERR_LINES = 20;
 
-async function runGitClone(step: GitCloneStep, runtime: StepRuntime): Promise<StepOutcome> {
+/**
+ * A git-clone step; `extraEnv` goes to its container besides the clone's own (the read of a
+ * pipeline's definition from its repository: repository-definition.ts).
+ */
+export async function runGitClone(
+  step: GitCloneStep,
+  runtime: StepRuntime,
+  extraEnv: readonly string[] = [],
+): Promise<StepOutcome> {
   const chosen = chooseIntegration(step, runtime);
   if ('outcome' in chosen) return chosen.outcome;
   const { integration } = chosen;
@@ -74,6 +82,7 @@ async function runGitClone(step: GitCloneStep, runtime: StepRuntime): Promise<St
   const target = cloneTarget(step, integration);
   const context = containerContext(step, runtime);
   const spec = gitCloneContainer(step, target, runtime.gitImage, context, credentials);
+  spec.env = [...spec.env, ...extraEnv];
   // git's last complaints: a refused login is often followed by advice that says nothing.
   const stderr: string[] = [];
   const outcome = await runContainer(spec, step, runtime, {

@@ -11,8 +11,9 @@
  * @module
  */
 import { catalogFromDocuments, parsePipeline } from '@sluice/pipeline';
-import type { StepTypeCatalog } from '@sluice/pipeline';
-import { describeError } from '@sluice/errors';
+import type { Pipeline, StepTypeCatalog } from '@sluice/pipeline';
+import { describeError, isSluiceError } from '@sluice/errors';
+import type { SluiceError } from '@sluice/errors';
 import { createClient } from '@sluice/protocol';
 import { silentLogger } from '@sluice/log';
 import type { DockerClient } from '@sluice/docker';
@@ -20,6 +21,7 @@ import type { Logger } from '@sluice/log';
 import type { EngineBuild, EngineEvent, SluiceClient } from '@sluice/protocol';
 import { backoffDelay } from '@sluice/process';
 import { runBuild } from './run-build.js';
+import type { AcceptedDefinition, RepositoryDefinition } from './repository-definition.js';
 import { BuildOutbox, shouldRetry } from './build-outbox.js';
 import { abortableSleep } from './durations.js';
 import type { OutboxItem, RetryPolicy } from './build-outbox.js';
@@ -100,15 +102,10 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
     log,
     drainMs: options.logDrainTimeoutMs ?? DEFAULT_LOG_DRAIN_TIMEOUT_MS,
   };
-  const parsed = parsePipeline(build.yaml, {
-    file: `${build.pipelineName}.yml`,
-    stepTypes: controlPlaneStepTypes(build.stepTypes, log),
-  });
-  if (!parsed.ok) {
-    const issue = parsed.issues.find((i) => i.severity === 'error') ?? parsed.issues[0];
-    const reason = issue?.message ?? 'The pipeline is not valid';
-    log.warn('the pipeline does not parse', { reason });
-    return finish(ending, { buildId: build.buildId, result: 'error', reason });
+  const definition = definitionOf(client, build, log, options.signal);
+  if (!definition.ok) {
+    log.warn('the pipeline does not parse', { reason: definition.reason });
+    return finish(ending, { buildId: build.buildId, result: 'error', reason: definition.reason });
   }
   const cancel = new AbortController();
   const onAbort = () => cancel.abort();
@@ -125,7 +122,7 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
     heartbeatMs: options.heartbeatMs,
   });
   try {
-    const summary = await runBuild(parsed.pipeline, {
+    const summary = await runBuild(definition.definition, {
       ...buildInputs(build, options.stepSettings),
       docker: options.docker,
       gitImage: options.gitImage,
@@ -154,28 +151,105 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
 }
 
 /**
+ * What the build runs: its stored pipeline, parsed; or where in the repository to read it, with
+ * how the control plane accepts what was read.
+ */
+function definitionOf(
+  client: SluiceClient,
+  build: EngineBuild,
+  log: Logger,
+  signal: AbortSignal | undefined,
+): { ok: true; definition: Pipeline | RepositoryDefinition } | { ok: false; reason: string } {
+  const source = build.specTemplate;
+  if (source === null) {
+    const parsed = parsePipeline(build.yaml, {
+      file: `${build.pipelineName}.yml`,
+      stepTypes: controlPlaneStepTypes(build.stepTypes, log),
+    });
+    if (parsed.ok) return { ok: true, definition: parsed.pipeline };
+    const issue = parsed.issues.find((i) => i.severity === 'error') ?? parsed.issues[0];
+    return { ok: false, reason: issue?.message ?? 'The pipeline is not valid' };
+  }
+  const accept = async (yaml: string, sha: string): Promise<AcceptedDefinition> => {
+    const where = `${source.path} in ${source.repo} at ${sha}`;
+    let accepted;
+    try {
+      accepted = await withRetries(log, signal, 'reporting the definition', () =>
+        client.call('engineDefinition', { body: { yaml, sha }, signal }),
+      );
+    } catch (err) {
+      if (!isSluiceError(err) || err.category !== 'input') throw err;
+      return { ok: false, reason: `${where} ${problemsOf(err, source.path)}` };
+    }
+    const parsed = parsePipeline(yaml, {
+      file: source.path,
+      stepTypes: controlPlaneStepTypes(accepted.stepTypes, log),
+    });
+    if (parsed.ok) return { ok: true, pipeline: parsed.pipeline };
+    const issue = parsed.issues.find((i) => i.severity === 'error');
+    return { ok: false, reason: `${where} is not a valid pipeline: ${issue?.message ?? '?'}` };
+  };
+  return {
+    ok: true,
+    definition: {
+      ...source,
+      git: source.context,
+      // Its branch's head, or a restart's commit: what the build runs on, when it names none.
+      fillsRevision:
+        !build.facts['revision'] &&
+        (source.revision === (build.facts['branch'] ?? '') ||
+          /^[0-9a-f]{40}$/.test(source.revision)),
+      accept,
+    },
+  };
+}
+
+/** The problems the control plane found, each at `file:line:column`, as `sluice validate` shows them. */
+function problemsOf(err: SluiceError, file: string): string {
+  const details = err.details?.['details'] as
+    | {
+        issues?: { severity: string; message: string; line: number; column: number }[];
+        issueCount?: number;
+      }
+    | undefined;
+  const errors = (details?.issues ?? []).filter((i) => i.severity === 'error');
+  if (errors.length === 0) return `was refused: ${err.message}`;
+  const shown = errors.slice(0, 10).map((i) => `${file}:${i.line}:${i.column}: ${i.message}`);
+  const more = errors.length > shown.length ? `; and ${errors.length - shown.length} more` : '';
+  return `is not a valid pipeline (${errors.length} problem(s)): ${shown.join('; ')}${more}`;
+}
+
+/**
  * The build, asked for again while the control plane cannot answer (a replica that went away
  * behind the load balancer, a restart) for up to FETCH_BUILD_MS: the agent has reported this
  * engine started, so an engine that gave up here would leave its build elected with nothing
  * running it. A refusal (a revoked token: the build has ended) is final at once.
  */
-async function fetchBuild(
+function fetchBuild(
   client: SluiceClient,
   log: Logger,
   signal: AbortSignal | undefined,
 ): Promise<EngineBuild> {
+  return withRetries(log, signal, 'fetching the build', () =>
+    client.call('engineBuild', { signal }),
+  );
+}
+
+/** `call`, again while the control plane cannot answer, for up to FETCH_BUILD_MS. */
+async function withRetries<T>(
+  log: Logger,
+  signal: AbortSignal | undefined,
+  what: string,
+  call: () => Promise<T>,
+): Promise<T> {
   const deadline = Date.now() + FETCH_BUILD_MS;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await client.call('engineBuild', { signal });
+      return await call();
     } catch (err) {
       if (signal?.aborted || !shouldRetry(err) || Date.now() >= deadline) throw err;
       const delayMs = backoffDelay(attempt, { baseMs: 200, maxMs: 5_000 });
-      log.warn('fetching the build failed; retrying', {
-        attempt,
-        delayMs,
-        error: describeError(err),
-      });
+      log.warn(`${what} failed; retrying`, { attempt, delayMs, error: describeError(err) });
       await abortableSleep(delayMs, signal);
     }
   }

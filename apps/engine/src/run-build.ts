@@ -16,6 +16,8 @@ import type { BuildFacts, Pipeline } from '@sluice/pipeline';
 import type { DockerClient } from '@sluice/docker';
 import type { Logger } from '@sluice/log';
 import { BuildScope, hookSteps } from './build-scope.js';
+import { readRepositoryDefinition } from './repository-definition.js';
+import type { RepositoryDefinition } from './repository-definition.js';
 import { SecretMasker } from './secret-masker.js';
 import { LABELS, containerNameFor, networkNameFor, volumeNameFor } from './resource-names.js';
 import { DEFAULT_SANDBOX_IMAGE, startSandbox } from './build-sandbox.js';
@@ -80,10 +82,16 @@ export interface RunBuildOptions {
   cleaner?: CleanerSettings;
 }
 
+/**
+ * Runs `definition`: a parsed pipeline, or one whose definition is in its repository, read
+ * (repository-definition.ts) once the build's volume is there and before anything else runs.
+ */
 export async function runBuild(
-  pipeline: Pipeline,
+  definition: Pipeline | RepositoryDefinition,
   options: RunBuildOptions,
 ): Promise<BuildSummary> {
+  const fromRepository = 'accept' in definition ? definition : undefined;
+  let pipeline = fromRepository === undefined ? (definition as Pipeline) : emptyPipeline();
   const clock = options.clock ?? Date.now;
   const startedAt = clock();
   const volumeName = volumeNameFor(options.volumeKey);
@@ -152,22 +160,38 @@ export async function runBuild(
   let reason: string | undefined;
   let cleaner: BuildCleaner | undefined;
   try {
+    if (fromRepository !== undefined) {
+      await prepareResources(runtime, options.volumeKey, options.carriedImagesDir);
+      const read = await readRepositoryDefinition(fromRepository, runtime);
+      if (!read.ok) throw new DefinitionRefused(read.reason);
+      flow.pipeline = pipeline = read.pipeline;
+      scope.registerAll([...pipeline.steps, ...hookSteps(pipeline.hooks)]);
+      if (fromRepository.fillsRevision)
+        scope.fillSystem({ CF_REVISION: read.sha, CF_SHORT_REVISION: read.sha.slice(0, 7) });
+    }
     const refused = announceNotRun(pipeline, { emit, clock });
     if (refused !== undefined) {
       skipAll(pipeline, flow, 'the pipeline uses what Sluice does not run');
       ({ result, reason } = { result: 'failure', reason: refused });
     } else {
-      await prepareResources(runtime, options.volumeKey, options.carriedImagesDir);
+      if (fromRepository === undefined)
+        await prepareResources(runtime, options.volumeKey, options.carriedImagesDir);
       cleaner = startBuildCleaner(runtime, options.cleaner);
       ({ result, reason } = await runPipeline(flow));
     }
   } catch (err) {
-    result = 'error';
-    reason = masker.mask(describeError(err));
-    log.error('build failed with an infrastructure error', {
-      code: isSluiceError(err) ? err.code : undefined,
-      error: reason,
-    });
+    if (err instanceof DefinitionRefused) {
+      // The definition is the pipeline's problem, not the engine's: the build fails.
+      result = runtime.signal?.aborted ? 'terminated' : 'failure';
+      reason = masker.mask(err.message);
+    } else {
+      result = 'error';
+      reason = masker.mask(describeError(err));
+      log.error('build failed with an infrastructure error', {
+        code: isSluiceError(err) ? err.code : undefined,
+        error: reason,
+      });
+    }
   } finally {
     await cleanUp(runtime, log);
     await cleaner?.finish();
@@ -178,6 +202,25 @@ export async function runBuild(
   const steps = flow.summaries;
   const { annotations } = flow;
   return { buildId: options.buildId, result, reason, steps, durationMs, exported, annotations };
+}
+
+/** Why a definition read from the repository cannot run: it ends the build a failure. */
+class DefinitionRefused extends Error {}
+
+/** What a build runs until its definition has been read: nothing. */
+function emptyPipeline(): Pipeline {
+  return {
+    file: 'codefresh.yml',
+    version: '1.0',
+    stages: [],
+    mode: 'sequential',
+    failFast: true,
+    strictFailFast: false,
+    hooks: {},
+    services: [],
+    steps: [],
+    notRun: [],
+  };
 }
 
 async function runPipeline(flow: BuildFlow): Promise<{ result: BuildResult; reason?: string }> {

@@ -48,6 +48,30 @@ export function freestyleScript(commands: readonly string[]): string {
 }
 
 /**
+ * When the clone is the engine's read of the pipeline's definition (repository-definition.ts):
+ * the file `$SLUICE_DEFINITION_PATH` is taken from git's objects at HEAD, never from the working
+ * tree, so no symlink is followed and nothing outside the repository is read; a file that is
+ * missing (73), not a regular file (74: a symlink, a directory, a submodule) or over
+ * `$SLUICE_DEFINITION_LIMIT` bytes (75) ends the container with that code. It and the commit go
+ * to `$SLUICE_DEFINITION_OUT` and `.sha` beside it, on the build volume, for the engine to read.
+ */
+const DEFINITION_READ = String.raw`if [ -n "$SLUICE_DEFINITION_PATH" ]; then
+  out="$SLUICE_DEFINITION_OUT"
+  mkdir -p "$(dirname "$out")"
+  find "$(dirname "$out")" -name 'definition-*' -mmin +60 -exec rm -f {} + 2>/dev/null || true
+  git rev-parse HEAD > "$out.sha"
+  entry=$(git ls-tree HEAD -- "$SLUICE_DEFINITION_PATH")
+  [ -n "$entry" ] || exit 73
+  mode=$(printf '%s' "$entry" | cut -d' ' -f1)
+  if [ "$mode" != 100644 ] && [ "$mode" != 100755 ]; then echo "$mode" > "$out.mode"; exit 74; fi
+  size=$(git cat-file -s "HEAD:$SLUICE_DEFINITION_PATH")
+  if [ "$size" -gt "$SLUICE_DEFINITION_LIMIT" ]; then echo "$size" > "$out.size"; exit 75; fi
+  git cat-file blob "HEAD:$SLUICE_DEFINITION_PATH" > "$out"
+  echo "Read $SLUICE_DEFINITION_PATH ($size bytes)"
+fi
+`;
+
+/**
  * Clones or refreshes `$SLUICE_CLONE_URL` into `$SLUICE_CLONE_DIR` at `$SLUICE_CLONE_REVISION`
  * (branch, tag or sha; the remote's default branch when empty). A cached clone on the reused
  * volume is fetched into, and untracked files not ignored by .gitignore are purged.
@@ -108,4 +132,4 @@ fi
 git clean -qfd
 echo "Checked out $rev at $(git rev-parse HEAD)"
 git log -1 --format='%an: %s'
-`;
+${DEFINITION_READ}`;

@@ -149,12 +149,14 @@ databases.test(
         const pipeline = await seedPipeline(t);
         const { engine } = await startEngine(t, pipeline.id);
         assert.deepEqual((await engine.call('engineBuild')).stepTypes, [], 'it names none');
-        // The engine reads the pipeline when it asks (the build does not keep a copy).
+        // A build runs the definition it was made with: the next build names the step type.
         await t.admin.call('updatePipeline', {
           params: { pipelineId: pipeline.id },
           body: { yaml: SAY_PIPELINE },
         });
-        const sources = (await engine.call('engineBuild')).stepTypes.map((d) => d.source);
+        assert.deepEqual((await engine.call('engineBuild')).stepTypes, [], 'its own copy');
+        const { engine: next } = await startEngine(t, pipeline.id, 'agent-2');
+        const sources = (await next.call('engineBuild')).stepTypes.map((d) => d.source);
         assert.deepEqual(sources, ['built-in: step-types/say.yml']);
         assert.match(t.logs(), /"file":"broken\.yml".*"msg":"built-in step type left out"/);
       } finally {

@@ -177,8 +177,9 @@ export async function reportFailure(
 export async function startEngine(
   t: TestServer,
   pipelineId: string,
+  agentName?: string,
 ): Promise<{ build: Build; engine: SluiceClient }> {
-  const agent = await agentClient(t);
+  const agent = await agentClient(t, agentName);
   const build = await t.admin.call('createBuild', { params: { pipelineId }, body: {} });
   const { tasks } = await agent.call('pollTasks', { query: { wait: 5 } });
   const task = tasks.find((x) => x.buildId === build.id);

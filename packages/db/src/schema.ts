@@ -103,6 +103,12 @@ export interface PipelinesTable {
   max_concurrent_builds: number | null;
   /** The number of its newest build (migration 005_build_throughput); a new build takes the next. */
   last_build_number: Generated<number>;
+  /** Where its definition lives when not in `yaml`: `SpecTemplate` of the protocol (011). */
+  spec_template: ColumnType<
+    JsonObject | null,
+    JsonbInput<JsonObject> | null | undefined,
+    JsonbInput<JsonObject> | null
+  >;
   created_at: TimestampWithDefault;
   updated_at: TimestampWithDefault;
 }
@@ -185,6 +191,16 @@ export interface BuildsTable {
   image_annotations: JsonbWithDefault<JsonObject>;
   /** Its pipeline's `stages:` when it was created, in order (009). */
   stages: JsonbWithDefault<string[]>;
+  /** The pipeline definition it ran: set at creation, or once its engine read it (011). */
+  yaml: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The commit its definition was read at, for a definition from the repository (011). */
+  yaml_revision: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Where its engine reads the definition: the pipeline's, revision resolved (011). */
+  spec_template: ColumnType<
+    JsonObject | null,
+    JsonbInput<JsonObject> | null | undefined,
+    JsonbInput<JsonObject> | null
+  >;
   created_at: TimestampWithDefault;
   updated_at: TimestampWithDefault;
   finished_at: NullableTimestamp;

@@ -5,7 +5,14 @@
 import { z } from 'zod';
 import { route } from './route.js';
 import { Id, paged } from './schemas/common.js';
-import { AnswerApproval, Build, BuildLogQuery, CreateBuild, ListBuilds } from './schemas/builds.js';
+import {
+  AnswerApproval,
+  Build,
+  BuildDefinition,
+  BuildLogQuery,
+  CreateBuild,
+  ListBuilds,
+} from './schemas/builds.js';
 
 const V1 = '/api/v1';
 const PipelineParams = z.object({ pipelineId: Id });
@@ -40,6 +47,16 @@ export const buildRoutes = {
     summary: 'One build with its steps and timing',
     params: BuildParams,
     response: Build,
+  }),
+  getBuildDefinition: route({
+    method: 'GET',
+    path: `${V1}/builds/:buildId/definition`,
+    scope: 'user',
+    tag: 'builds',
+    summary:
+      'The pipeline definition the build ran, as it ran it: its YAML (null until its engine read it from the repository) and where it came from',
+    params: BuildParams,
+    response: BuildDefinition.extend({ yaml: z.string().nullable() }),
   }),
   cancelBuild: route({
     method: 'POST',

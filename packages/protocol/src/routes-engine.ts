@@ -9,6 +9,8 @@ import { Empty } from './schemas/common.js';
 import {
   ControlMessage,
   EngineBuild,
+  EngineDefinitionAccepted,
+  PostEngineDefinition,
   PollControl,
   PostEngineEvents,
   PostLogChunk,
@@ -22,6 +24,16 @@ export const engineRoutes = {
     tag: 'engine',
     summary: "The engine's build: pipeline, variables, secrets",
     response: EngineBuild,
+  }),
+  engineDefinition: route({
+    method: 'POST',
+    path: '/api/engine/v1/definition',
+    scope: 'engine',
+    tag: 'engine',
+    summary:
+      "The definition read from the repository: checked as `sluice validate` checks it (422 with every problem's line:column), recorded on the build with its commit, and its steps planned",
+    body: PostEngineDefinition,
+    response: EngineDefinitionAccepted,
   }),
   engineEvents: route({
     method: 'POST',

@@ -5,11 +5,14 @@
  * and the file does not are removed, a secret listed without a value keeps its stored value.
  * Each resource prints `created`, `configured` or `unchanged`, as kubectl does. Problems the
  * server finds in a pipeline's YAML are shown at their line and column in the file.
+ * `sluice create pipeline PROJECT/NAME --from-repo REPO` makes the manifest of a pipeline whose
+ * definition each build reads from its repository, and creates it (and its project) the same way.
  * @module
  */
+import { isDeepStrictEqual } from 'node:util';
 import { ConflictError, InputError, isSluiceError } from '@sluice/errors';
-import type { Pipeline, SluiceClient } from '@sluice/protocol';
-import { parseManifests } from '../manifests.js';
+import type { Pipeline, SluiceClient, SpecTemplate } from '@sluice/protocol';
+import { parseManifests, PipelineManifest as PipelineManifestSchema } from '../manifests.js';
 import type { ParsedManifest, PipelineManifest } from '../manifests.js';
 import type { Terminal } from '../ui/terminal.js';
 import { issuesOf, readDocument } from './document-file.js';
@@ -49,6 +52,67 @@ export async function applyFile(
   return 0;
 }
 
+export interface FromRepoOptions extends ServerOptions {
+  fromRepo: string;
+  path?: string;
+  revision?: string;
+  gitIntegration?: string;
+  runtime?: string;
+}
+
+/** `create pipeline PROJECT/NAME --from-repo REPO`: the pipeline and, when missing, its project. */
+export async function createFromRepo(
+  term: Terminal,
+  ref: string,
+  options: FromRepoOptions,
+): Promise<number> {
+  const [project = '', name = '', ...rest] = ref.split('/');
+  if (rest.length > 0 || project === '' || name === '')
+    throw new InputError(
+      'SLUICE_PIPELINE_REF_INVALID',
+      `"${ref}" is not PROJECT/NAME: a pipeline from a repository is named with its project`,
+      { hint: 'e.g. sluice create pipeline web/build --from-repo acme/web' },
+    );
+  const parsed = PipelineManifestSchema.safeParse({
+    apiVersion: 'sluice/v1',
+    kind: 'Pipeline',
+    metadata: { name, project },
+    spec: {
+      ...(options.runtime === undefined ? {} : { runtimeEnvironment: options.runtime }),
+      specTemplate: {
+        location: 'git',
+        repo: options.fromRepo,
+        ...(options.path === undefined ? {} : { path: options.path }),
+        ...(options.revision === undefined ? {} : { revision: options.revision }),
+        ...(options.gitIntegration === undefined ? {} : { context: options.gitIntegration }),
+      },
+    },
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const flag = FROM_REPO_FLAGS[String(issue?.path.at(-1))] ?? issue?.path.join('.');
+    throw new InputError(
+      'SLUICE_MANIFEST_INVALID',
+      `${flag ?? 'create pipeline'}: ${issue?.message ?? 'invalid'}`,
+    );
+  }
+  const client = serverClient(options);
+  const created = await applyProject(client, project, { ...options, createOnly: false });
+  if (created === 'created') term.out(`project/${project} created`);
+  const outcome = await applyPipeline(client, parsed.data, { ...options, createOnly: true });
+  term.out(`pipeline/${project}/${name} ${outcome}`);
+  return 0;
+}
+
+const FROM_REPO_FLAGS: Record<string, string> = {
+  repo: '--from-repo',
+  path: '--path',
+  revision: '--revision',
+  context: '--git-integration',
+  name: 'the pipeline name',
+  project: 'the project name',
+};
+
 async function applyProject(
   client: SluiceClient,
   name: string,
@@ -86,7 +150,9 @@ async function applyPipeline(
 }
 
 interface PipelineChange {
-  yaml: string;
+  /** One of the two: the definition stored, or where it is in the repository. */
+  yaml?: string;
+  specTemplate?: SpecTemplate;
   runtimeEnvironment: string | null;
   maxConcurrentBuilds: number | null;
   variables: Record<string, { value: string; secret: boolean }>;
@@ -123,7 +189,9 @@ function desired(manifest: PipelineManifest, current: Pipeline | undefined): Pip
     variables[v.name] = { value: v.value, secret };
   }
   return {
-    yaml: spec.yaml,
+    ...(spec.specTemplate === undefined
+      ? { yaml: spec.yaml }
+      : { specTemplate: spec.specTemplate }),
     runtimeEnvironment: spec.runtimeEnvironment ?? null,
     maxConcurrentBuilds: spec.maxConcurrentBuilds ?? null,
     variables,
@@ -132,8 +200,12 @@ function desired(manifest: PipelineManifest, current: Pipeline | undefined): Pip
 }
 
 function changes(change: PipelineChange, current: Pipeline): boolean {
+  const definitionChanged =
+    change.specTemplate === undefined
+      ? current.specTemplate !== null || change.yaml !== current.yaml
+      : !isDeepStrictEqual(change.specTemplate, current.specTemplate);
   return (
-    change.yaml !== current.yaml ||
+    definitionChanged ||
     change.runtimeEnvironment !== current.runtimeEnvironment ||
     change.maxConcurrentBuilds !== current.maxConcurrentBuilds ||
     Object.keys(change.variables).length > 0 ||

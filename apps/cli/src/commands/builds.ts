@@ -132,6 +132,7 @@ export async function describeBuild(
     ],
     ['Branch', build.branch ?? '-'],
     ['Revision', build.revision ?? '-'],
+    ['Definition', describeDefinition(build.definition)],
     ['Runtime', build.runtimeEnvironment ?? '(not chosen yet)'],
     ['Agent', agent],
     ['Created', `${build.createdAt} (${formatAge(build.createdAt)} ago)`],
@@ -148,10 +149,23 @@ export async function describeBuild(
   const annotations = annotationLines(build);
   for (const line of annotations) term.out(line);
   if (annotations.length > 0) term.out('');
-  if (build.steps.length === 0) term.out('No steps yet');
+  if (build.steps.length === 0)
+    term.out(
+      build.definition.location === 'git' && build.definition.sha === null
+        ? `No steps yet: reading ${build.definition.path ?? 'codefresh.yml'} from the repository`
+        : 'No steps yet',
+    );
   else printSteps(term, build, { detail: true, columns: options.columns });
   printWaterfall(term, build.timing);
   return 0;
+}
+
+/** Where the build's pipeline definition came from, and at which commit. */
+export function describeDefinition(definition: Build['definition']): string {
+  if (definition.location === 'inline') return "the pipeline's stored YAML";
+  const at = definition.revision === null ? 'the default branch' : definition.revision;
+  const read = definition.sha === null ? `not read yet (${at})` : `at ${definition.sha}`;
+  return `${definition.path ?? 'codefresh.yml'} in ${definition.repo ?? '?'}, ${read}`;
 }
 
 export async function cancelBuild(

@@ -39,6 +39,9 @@ export function registerBuildRoutes(app: FastifyInstance, s: Services, auth: Aut
   registerRoute(app, routes.getBuild, auth, ({ principal, params }) =>
     s.builds.get(principal.accountId, params.buildId),
   );
+  registerRoute(app, routes.getBuildDefinition, auth, ({ principal, params }) =>
+    s.builds.definition(principal.accountId, params.buildId),
+  );
   registerRoute(app, routes.cancelBuild, auth, ({ principal, params }) =>
     s.builds.cancel(principal.accountId, params.buildId),
   );

@@ -13,6 +13,9 @@ export function registerEngineRoutes(app: FastifyInstance, s: Services, auth: Au
   registerRoute(app, routes.engineBuild, auth, ({ principal }) =>
     s.engine.build(principal.buildId ?? ''),
   );
+  registerRoute(app, routes.engineDefinition, auth, ({ principal, body }) =>
+    s.engine.definition(principal.buildId ?? '', body),
+  );
   registerRoute(
     app,
     routes.engineEvents,

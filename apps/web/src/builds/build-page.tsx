@@ -104,6 +104,10 @@ export function BuildPage({ buildId }: { buildId: string }) {
         <dd>{build.branch ?? '—'}</dd>
         <dt>Commit</dt>
         <dd className="mono">{shortRevision(build.revision)}</dd>
+        <dt>Definition</dt>
+        <dd>
+          <DefinitionSource definition={build.definition} />
+        </dd>
         <dt>Trigger</dt>
         <dd>
           {build.trigger}
@@ -143,5 +147,24 @@ export function BuildPage({ buildId }: { buildId: string }) {
         onLines={onLines}
       />
     </article>
+  );
+}
+
+/** Where the build's pipeline definition came from: the stored YAML, or a file at a commit. */
+function DefinitionSource({ definition }: { definition: Build['definition'] }) {
+  if (definition.location === 'inline') return <>the pipeline&apos;s stored YAML</>;
+  const file = definition.path ?? 'codefresh.yml';
+  return (
+    <>
+      <span className="mono">{file}</span> in {definition.repo ?? '?'}
+      {definition.sha === null ? (
+        <> (reading it at {definition.revision ?? 'the default branch'})</>
+      ) : (
+        <>
+          {' '}
+          at <span className="mono">{shortRevision(definition.sha)}</span>
+        </>
+      )}
+    </>
   );
 }

@@ -19,6 +19,7 @@ import { buildCacheMigration } from './007-build-cache.js';
 import { buildAnnotationsMigration } from './008-build-annotations.js';
 import { buildStagesMigration } from './009-build-stages.js';
 import { schedulingIndexesMigration } from './010-scheduling-indexes.js';
+import { pipelineSourceMigration } from './011-pipeline-source.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
@@ -33,6 +34,7 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   buildAnnotationsMigration,
   buildStagesMigration,
   schedulingIndexesMigration,
+  pipelineSourceMigration,
 ];
 
 export interface MigrateResult {

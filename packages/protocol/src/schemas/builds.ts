@@ -129,6 +129,26 @@ export type BuildCache = z.infer<typeof BuildCache>;
 
 export const BuildTrigger = z.enum(['manual', 'webhook', 'cron', 'restart']);
 
+/** Where a build's pipeline definition came from, and the commit it was read at. */
+export const BuildDefinition = z.object({
+  location: z
+    .enum(['inline', 'git'])
+    .describe('Stored in the pipeline, or read from its repository'),
+  repo: z.string().nullable().describe('git: the repository'),
+  path: z.string().nullable().describe('git: the file in it'),
+  revision: z
+    .string()
+    .nullable()
+    .describe(
+      "git: the branch, tag or commit it is read at (null: the repository's default branch)",
+    ),
+  sha: z
+    .string()
+    .nullable()
+    .describe('git: the commit it was read at; null until its engine has read it'),
+});
+export type BuildDefinition = z.infer<typeof BuildDefinition>;
+
 export const Build = z.object({
   id: Id,
   number: z.number().int(),
@@ -151,6 +171,7 @@ export const Build = z.object({
       "The pipeline's `stages:` in their order, as when the build was created; empty when it has none",
     ),
   steps: z.array(BuildStep),
+  definition: BuildDefinition,
   timing: BuildTiming,
   cache: BuildCache.nullable().describe(
     'Whether its Docker daemon started on a warm volume; null until the agent reports it, and for runtimes without persistent volumes (local)',

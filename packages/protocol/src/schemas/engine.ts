@@ -43,7 +43,21 @@ export const EngineBuild = z.object({
   number: z.number().int(),
   pipelineName: z.string(),
   projectName: z.string(),
-  yaml: z.string(),
+  yaml: z
+    .string()
+    .describe('The definition to run; empty when `specTemplate` says where to read it'),
+  specTemplate: z
+    .object({
+      repo: z.string(),
+      path: z.string(),
+      revision: z.string().describe("Empty: the repository's default branch"),
+      context: z.string().nullable().describe('The git integration to read it with'),
+    })
+    .nullable()
+    .default(null)
+    .describe(
+      'The definition lives in the repository: clone it at `revision`, read `path`, and report it (engineDefinition) before any step',
+    ),
   status: BuildStatus,
   facts: z
     .record(z.string(), z.string())
@@ -79,6 +93,20 @@ export const EngineBuild = z.object({
     ),
 });
 export type EngineBuild = z.infer<typeof EngineBuild>;
+
+/** Body of engineDefinition: the definition the engine read from the repository. */
+export const PostEngineDefinition = z.object({
+  yaml: z.string().describe('The file, as read (UTF-8)'),
+  sha: z
+    .string()
+    .regex(/^[0-9a-f]{40}$/, 'a full commit id')
+    .describe('The commit it was read at'),
+});
+export const EngineDefinitionAccepted = z.object({
+  stepTypes: z
+    .array(EngineStepType)
+    .describe('The step types the definition may name, as in EngineBuild'),
+});
 
 export const EngineEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('build-started'), at: ReportedTime }),

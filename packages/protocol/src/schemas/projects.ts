@@ -16,11 +16,61 @@ export const PipelineVariable = z.object({
   secret: z.boolean(),
 });
 
+/**
+ * `owner/name` on the integration's host, or a clone URL: https, http or git without credentials
+ * in it (they belong in a git integration), ssh or scp-like `git@host:path` with a user name.
+ */
+const REPOSITORY =
+  /^(?:[\w.-]+(?:\/[\w.-]+)+|(?:https?|git):\/\/[^\s@/]+(?:\/\S*)?|ssh:\/\/(?:[\w.-]+@)?[^\s@/]+(?:\/\S*)?|[\w.-]+@[\w.-]+:\S+)$/;
+/** A relative path inside the repository: no `..` part, no leading `/`, `-` or control character. */
+const REPOSITORY_PATH = /^(?!-)(?!\/)(?!.*(?:^|\/)\.\.(?:\/|$))[^\p{Cc}\\]+$/u;
+
+/**
+ * Where a pipeline's definition lives when it is in its repository, as Codefresh's
+ * `spec.specTemplate` names it: read by the build's engine, inside the runner's network, at the
+ * build's own commit unless `revision` pins a branch or tag.
+ */
+export const SpecTemplate = z
+  .object({
+    location: z.literal('git'),
+    repo: z
+      .string()
+      .max(500)
+      .regex(
+        REPOSITORY,
+        'owner/name, or a clone URL without credentials (https://, ssh://, git://, git@host:path)',
+      )
+      .describe("`owner/name` on the git integration's host, or a clone URL"),
+    path: z
+      .string()
+      .max(500)
+      .regex(REPOSITORY_PATH, 'a path inside the repository, without ".." or a leading "/"')
+      .default('codefresh.yml')
+      .describe('The file in the repository (default `codefresh.yml`)'),
+    revision: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^(?!-)[^\s\p{Cc}~^:?*[\\]+$/u, 'a branch, tag or commit')
+      .optional()
+      .describe(
+        "A branch or tag to always read it from; absent: the build's own revision (the webhook's commit, `run-pipeline -b/--sha`)",
+      ),
+    context: Name.optional().describe(
+      'The git integration that reads it (its token or SSH key); absent: the account default',
+    ),
+  })
+  .strict();
+export type SpecTemplate = z.infer<typeof SpecTemplate>;
+
 export const Pipeline = z.object({
   id: Id,
   project: Name,
   name: Name,
-  yaml: z.string(),
+  yaml: z.string().describe('The stored definition; empty when it lives in the repository'),
+  specTemplate: SpecTemplate.nullable().describe(
+    'Where the definition lives when it is in the repository; null: it is `yaml`',
+  ),
   runtimeEnvironment: z.string().nullable().describe('Overrides the account default'),
   maxConcurrentBuilds: z.number().int().nullable(),
   variables: z.array(PipelineVariable),
@@ -33,7 +83,10 @@ export const VariableInput = z.object({ value: z.string(), secret: z.boolean().d
 
 export const CreatePipeline = z.object({
   name: Name,
-  yaml: z.string().min(1),
+  yaml: z.string().min(1).optional().describe('The definition, stored; or give `specTemplate`'),
+  specTemplate: SpecTemplate.optional().describe(
+    'Read the definition from the repository instead of storing it',
+  ),
   runtimeEnvironment: z.string().nullable().optional(),
   maxConcurrentBuilds: z.number().int().min(1).max(1000).nullable().optional(),
   variables: z.record(VariableName, VariableInput).optional(),

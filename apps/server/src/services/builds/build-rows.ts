@@ -5,7 +5,7 @@
  */
 import { NotFoundError } from '@sluice/errors';
 import { sql } from '@sluice/db';
-import type { BuildRow, Executor } from '@sluice/db';
+import type { BuildRow, Executor, JsonObject } from '@sluice/db';
 import type { Build, BuildStatus } from '@sluice/protocol';
 import type { RuntimeSpec } from '@sluice/runtime-spec';
 import { isoTime } from '../server-context.js';
@@ -66,6 +66,8 @@ const BUILD_COLUMNS = [
   'builds.annotations',
   'builds.image_annotations',
   'builds.stages',
+  'builds.spec_template',
+  'builds.yaml_revision',
   'builds.created_at',
   'builds.finished_at',
 ] as const;
@@ -137,6 +139,7 @@ function toBuild(row: BuildJoinRow): Build {
       finishedAt: jsonTime(s.finished_at),
       answeredBy: s.answered_by,
     })),
+    definition: buildDefinition(row),
     timing: row.timing,
     cache: row.cache as Build['cache'],
     annotations: row.annotations as Build['annotations'],
@@ -233,9 +236,60 @@ export async function buildForEngine(executor: Executor, buildId: string) {
     .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
     .innerJoin('projects', 'projects.id', 'pipelines.project_id')
     .selectAll('builds')
-    .select(['pipelines.yaml', 'pipelines.name as pipeline_name', 'projects.name as project_name'])
+    .select([
+      'pipelines.yaml as pipeline_yaml',
+      'pipelines.name as pipeline_name',
+      'projects.name as project_name',
+    ])
     .where('builds.id', '=', buildId)
     .executeTakeFirst();
+}
+
+/** The definition a build of the account ran and where it came from; undefined: no such build. */
+export function definitionRow(executor: Executor, accountId: string, buildId: string) {
+  return executor
+    .selectFrom('builds')
+    .select(['yaml', 'spec_template', 'yaml_revision'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', buildId)
+    .executeTakeFirst();
+}
+
+/** Where a build's engine reads its definition, as stored on the build (011); null: inline. */
+export interface BuildSpecTemplate {
+  repo: string;
+  path: string;
+  /** Empty: the repository's default branch. */
+  revision: string;
+  context: string | null;
+}
+
+export function specTemplateOf(value: JsonObject | null): BuildSpecTemplate | null {
+  if (value === null) return null;
+  const text = (key: string) => (typeof value[key] === 'string' ? value[key] : '');
+  return {
+    repo: text('repo'),
+    path: text('path') || 'codefresh.yml',
+    revision: text('revision'),
+    context: text('context') || null,
+  };
+}
+
+/** The API's view of where a build's definition came from. */
+export function buildDefinition(row: {
+  spec_template: JsonObject | null;
+  yaml_revision: string | null;
+}): Build['definition'] {
+  const source = specTemplateOf(row.spec_template);
+  if (source === null)
+    return { location: 'inline', repo: null, path: null, revision: null, sha: null };
+  return {
+    location: 'git',
+    repo: source.repo,
+    path: source.path,
+    revision: source.revision || null,
+    sha: row.yaml_revision,
+  };
 }
 
 /** What a restart copies that the API does not show: the facts and the sealed secrets. */

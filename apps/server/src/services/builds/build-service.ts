@@ -5,13 +5,21 @@
  * @module
  */
 import { decryptSecret, encryptSecret } from '@sluice/pki';
-import type { Executor, Schema, Transaction } from '@sluice/db';
+import type { Executor, JsonObject, Schema, Transaction } from '@sluice/db';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, BuildCache, BuildStatus } from '@sluice/protocol';
 import { ConflictError, NotFoundError } from '@sluice/errors';
 import { wasHandedOut } from './build-finisher.js';
 import type { BuildFinisher } from './build-finisher.js';
-import { loadBuild, lockBuildStatus, restartInputs, selectBuilds, toBuilds } from './build-rows.js';
+import {
+  buildDefinition,
+  definitionRow,
+  loadBuild,
+  lockBuildStatus,
+  restartInputs,
+  selectBuilds,
+  toBuilds,
+} from './build-rows.js';
 import { insertPlannedSteps } from './build-steps.js';
 import type { PlannedStep } from './build-steps.js';
 import type { ProjectService } from '../projects/project-service.js';
@@ -33,6 +41,8 @@ export interface CreateBuildInput {
   retryOf?: string;
   /** Overrides the pipeline's runtime environment and the account default (already checked to exist). */
   runtimeEnvironment?: string;
+  /** The commit to read a repository's definition at (a restart: the original build's). */
+  definitionRevision?: string;
 }
 
 export interface ListBuildsInput {
@@ -102,12 +112,17 @@ export class BuildService {
       );
     // A pipeline that no longer parses (a step type deleted since) still gets its build, which
     // its engine fails with the reason; it just has no step rows to show beforehand. A large one
-    // is parsed in a worker, so creating its build holds up no other request.
-    const { steps, stages } = await this.#projects.parsePipeline({
-      yaml: pipeline.yaml,
-      file: pipeline.name,
-      stepTypes: this.#stepTypes.documentsOf(pipeline.step_types),
-    });
+    // is parsed in a worker, so creating its build holds up no other request. A definition in
+    // the repository is planned once the build's engine has read it.
+    const source = pipeline.spec_template;
+    const { steps, stages } =
+      source === null
+        ? await this.#projects.parsePipeline({
+            yaml: pipeline.yaml,
+            file: pipeline.name,
+            stepTypes: this.#stepTypes.documentsOf(pipeline.step_types),
+          })
+        : { steps: [], stages: [] };
     const id = this.#ctx.ids.next('bld');
     const secrets = input.secrets ?? {};
     const row: NewBuild = {
@@ -127,6 +142,8 @@ export class BuildService {
       retryOf: input.retryOf ?? null,
       runtime: input.runtimeEnvironment ?? null,
       stages,
+      yaml: source === null ? pipeline.yaml : null,
+      specTemplate: source === null ? null : buildSpecTemplate(source, input),
       createdAt: new Date(this.#ctx.clock()),
     };
     return { row, steps };
@@ -145,6 +162,17 @@ export class BuildService {
 
   get(accountId: string, buildId: string): Promise<Build> {
     return loadBuild(this.#ctx.database.db, accountId, buildId);
+  }
+
+  /** The definition the build ran and where it came from; its YAML is null until it was read. */
+  async definition(
+    accountId: string,
+    buildId: string,
+  ): Promise<Build['definition'] & { yaml: string | null }> {
+    const row = await definitionRow(this.#ctx.database.db, accountId, buildId);
+    if (row === undefined)
+      throw new NotFoundError('SLUICE_BUILD_NOT_FOUND', `Build ${buildId} does not exist`);
+    return { ...buildDefinition(row), yaml: row.yaml };
   }
 
   /**
@@ -213,6 +241,7 @@ export class BuildService {
           ? undefined
           : decryptBuildSecrets(this.#ctx, buildId, row.secret_variables_encrypted),
       retryOf: buildId,
+      ...(build.definition.sha === null ? {} : { definitionRevision: build.definition.sha }),
     });
   }
 
@@ -272,6 +301,17 @@ async function takeBuildNumber(
     )
     .returning(ACCOUNT_STEP_TYPES.as('step_types'))
     .executeTakeFirst();
+}
+
+/**
+ * Where a build of a pipeline whose definition is in its repository reads it: the commit a
+ * restart repeats, else the pipeline's pinned revision, else the build's own commit or branch
+ * (empty: the repository's default branch).
+ */
+function buildSpecTemplate(source: JsonObject, input: CreateBuildInput): JsonObject {
+  const pinned = typeof source['revision'] === 'string' ? source['revision'] : undefined;
+  const revision = input.definitionRevision ?? pinned ?? input.revision ?? input.branch ?? '';
+  return { ...source, revision };
 }
 
 /** A build's secrets, encrypted with the build id as associated data. */

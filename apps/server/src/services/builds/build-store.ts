@@ -53,7 +53,19 @@ export interface NewBuild {
   runtime: string | null;
   /** The pipeline's `stages:`, in order. */
   stages: string[];
+  /** The definition it runs, when the pipeline stores it; null when its engine reads it. */
+  yaml: string | null;
+  /** Where its engine reads the definition, for a pipeline whose definition is in its repository. */
+  specTemplate: JsonObject | null;
   createdAt: Date;
+}
+
+/** The definition an engine read from the repository, with the steps it plans. */
+export interface ReadDefinition {
+  yaml: string;
+  sha: string;
+  stages: string[];
+  steps: readonly PlannedStep[];
 }
 
 export class BuildStore {
@@ -101,6 +113,25 @@ export class BuildStore {
       .select(sql<string>`pg_notify(${wake.channel}, ${wake.key})`.as('woken'))
       .execute();
     await this.#wakeups.settled([wake.key]);
+  }
+
+  /**
+   * Records the definition the build's engine read from the repository, with its commit, its
+   * stages and its planned steps; once: false when the build already has one (a retried report).
+   */
+  async recordDefinition(buildId: string, read: ReadDefinition): Promise<boolean> {
+    return this.#ctx.database.db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('builds')
+        .set({ yaml: read.yaml, yaml_revision: read.sha, stages: jsonb(read.stages) })
+        .where('id', '=', buildId)
+        .where('yaml', 'is', null)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) === 0) return false;
+      if (read.steps.length > 0)
+        await trx.insertInto('build_steps').values(plannedStepRows(buildId, read.steps)).execute();
+      return true;
+    });
   }
 
   /** Why pending builds still wait, in one statement. */
@@ -397,6 +428,8 @@ function newBuildRow(build: NewBuild) {
     retry_of: build.retryOf,
     runtime_environment: build.runtime,
     stages: jsonb(build.stages),
+    yaml: build.yaml,
+    spec_template: build.specTemplate === null ? null : jsonb(build.specTemplate),
     timing: jsonb({ queuedAt: build.createdAt.toISOString() }),
     created_at: build.createdAt,
     updated_at: build.createdAt,

@@ -5,9 +5,9 @@
  * Reports are stamped in server time for the workflow limits (`workflow-limits.ts`).
  * @module
  */
-import { NotFoundError } from '@sluice/errors';
+import { ConflictError, NotFoundError } from '@sluice/errors';
 import type { Executor } from '@sluice/db';
-import type { EngineBuild, EngineEvent } from '@sluice/protocol';
+import type { EngineBuild, EngineEvent, EngineStepType } from '@sluice/protocol';
 import type { BuildService } from './build-service.js';
 import type { CertificateService } from '../identity/certificate-service.js';
 import { decryptBuildSecrets } from './build-service.js';
@@ -21,7 +21,7 @@ import { awaitApproval, finishStep, startStep } from './build-steps.js';
 import { reportedEnd } from './build-finisher.js';
 import { isoTime } from '../server-context.js';
 import { nextLogSeq } from './log-hub.js';
-import { buildForEngine } from './build-rows.js';
+import { buildForEngine, specTemplateOf } from './build-rows.js';
 import type { ServerContext } from '../server-context.js';
 
 export interface EngineServiceDeps {
@@ -68,12 +68,16 @@ export class EngineService {
     const facts: Record<string, string> = { ...(row.facts as Record<string, string>) };
     if (row.branch !== null) facts.branch = row.branch;
     if (row.revision !== null) facts.revision = row.revision;
+    // A build made before builds kept their definition (011) runs its pipeline's.
+    const source = specTemplateOf(row.spec_template);
+    const yaml = row.yaml ?? (source === null ? row.pipeline_yaml : '');
     return {
       buildId,
       number: row.number,
       pipelineName: row.pipeline_name,
       projectName: row.project_name,
-      yaml: row.yaml,
+      yaml,
+      specTemplate: row.yaml === null ? source : null,
       status: row.status,
       facts,
       variables: { ...stored.variables, ...row.variables },
@@ -83,9 +87,49 @@ export class EngineService {
       tls: await this.#certificates.buildClientCertificate(buildId),
       registries: await this.#registries.forEngine(row.account_id),
       gitIntegrations: await this.#gitIntegrations.forEngine(row.account_id),
-      stepTypes: await this.#stepTypes.forBuild(row.account_id, row.yaml),
+      stepTypes: await this.#stepTypes.forBuild(row.account_id, yaml),
       logNextSeq: await nextLogSeq(db, buildId),
     };
+  }
+
+  /**
+   * The definition the engine read from the repository at `sha`: checked as `sluice validate`
+   * checks it (413 over the size limit, 422 with every problem at `path:line:column`), then
+   * recorded on the build with its stages and steps. A report the build already has (the
+   * engine's retry after a lost answer) is answered the same; a build whose definition is
+   * stored, or was read at another commit, refuses it.
+   */
+  async definition(
+    buildId: string,
+    body: { yaml: string; sha: string },
+  ): Promise<{ stepTypes: EngineStepType[] }> {
+    const db = this.#ctx.database.db;
+    const row = await buildForEngine(db, buildId);
+    if (row === undefined)
+      throw new NotFoundError('SLUICE_BUILD_NOT_FOUND', `Build ${buildId} does not exist`);
+    const source = specTemplateOf(row.spec_template);
+    if (source === null)
+      throw new ConflictError(
+        'SLUICE_BUILD_DEFINITION_STORED',
+        `Build ${buildId} runs its pipeline's stored definition; it reads none from the repository`,
+      );
+    const answer = async () => ({
+      stepTypes: await this.#stepTypes.forBuild(row.account_id, body.yaml),
+    });
+    if (row.yaml !== null) {
+      if (row.yaml === body.yaml && row.yaml_revision === body.sha) return answer();
+      throw new ConflictError(
+        'SLUICE_BUILD_DEFINITION_RECORDED',
+        `Build ${buildId} already has its definition, read at ${row.yaml_revision ?? '?'}`,
+      );
+    }
+    const parsed = await this.#projects.checkDefinition(row.account_id, body.yaml, source.path);
+    if (!(await this.#store.recordDefinition(buildId, { ...body, ...parsed })))
+      throw new ConflictError(
+        'SLUICE_BUILD_DEFINITION_RECORDED',
+        `Build ${buildId} already has its definition`,
+      );
+    return answer();
   }
 
   async events(buildId: string, events: EngineEvent[]): Promise<void> {

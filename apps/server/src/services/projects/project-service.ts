@@ -1,14 +1,17 @@
 /**
  * Projects and pipelines. A pipeline's YAML is validated with @sluice/pipeline when saved and
- * refused with 422 listing every problem with line:column. Secret variables are encrypted at
- * rest with the server key and never returned.
+ * refused with 422 listing every problem with line:column; a pipeline whose definition lives in
+ * its repository (`specTemplate`) stores where, and each build's engine reads and reports it,
+ * checked here the same way (`checkDefinition`). Secret variables are encrypted at rest with the
+ * server key and never returned.
  * @module
  */
 import { InputError, NotFoundError } from '@sluice/errors';
 import { decryptSecret, encryptSecret } from '@sluice/pki';
-import type { Executor, ProjectRow } from '@sluice/db';
+import { jsonb } from '@sluice/db';
+import type { Executor, JsonObject, ProjectRow } from '@sluice/db';
 import { LIMITS } from '@sluice/protocol';
-import type { Pipeline, Project } from '@sluice/protocol';
+import type { Pipeline, Project, SpecTemplate } from '@sluice/protocol';
 import type { z } from 'zod';
 import type { CreatePipeline, PipelineValidation, UpdatePipeline } from '@sluice/protocol';
 import { invalidDocument } from './document-issues.js';
@@ -90,7 +93,15 @@ export class ProjectService {
     project: string,
     input: CreatePipelineInput,
   ): Promise<Pipeline> {
-    await this.#assertValidYaml(accountId, input.yaml, `${project}/${input.name}`);
+    const definition = definitionOf(input);
+    if (definition === undefined)
+      throw new InputError(
+        'SLUICE_PIPELINE_DEFINITION_MISSING',
+        'A pipeline needs its definition: `yaml`, or `specTemplate` to read it from its repository',
+        { hint: 'sluice create pipeline -f FILE, or --from-repo OWNER/NAME' },
+      );
+    if (definition.yaml !== '')
+      await this.#assertValidYaml(accountId, definition.yaml, `${project}/${input.name}`);
     const id = this.#ctx.ids.next('pip');
     await this.#ctx.database.db.transaction().execute(async (trx) => {
       const projectRow = await this.#projectRow(trx, accountId, project);
@@ -101,7 +112,8 @@ export class ProjectService {
           account_id: accountId,
           project_id: projectRow.id,
           name: input.name,
-          yaml: input.yaml,
+          yaml: definition.yaml,
+          spec_template: definition.specTemplate === null ? null : jsonb(definition.specTemplate),
           runtime_environment: input.runtimeEnvironment ?? null,
           max_concurrent_builds: input.maxConcurrentBuilds ?? null,
         })
@@ -118,12 +130,18 @@ export class ProjectService {
     input: UpdatePipelineInput,
   ): Promise<Pipeline> {
     const current = await this.pipelineRow(accountId, pipelineId);
+    // Either replaces the other: a pipeline's definition is stored or in its repository.
+    const definition = definitionOf(input) ?? {
+      yaml: current.yaml,
+      specTemplate: current.spec_template,
+    };
     if (input.yaml !== undefined) await this.#assertValidYaml(accountId, input.yaml, current.name);
     await this.#ctx.database.db.transaction().execute(async (trx) => {
       await trx
         .updateTable('pipelines')
         .set({
-          yaml: input.yaml ?? current.yaml,
+          yaml: definition.yaml,
+          spec_template: definition.specTemplate === null ? null : jsonb(definition.specTemplate),
           runtime_environment:
             input.runtimeEnvironment === undefined
               ? current.runtime_environment
@@ -245,6 +263,7 @@ export class ProjectService {
       project: row.project_name,
       name: row.name,
       yaml: row.yaml,
+      specTemplate: row.spec_template === null ? null : toSpecTemplate(row.spec_template),
       runtimeEnvironment: row.runtime_environment,
       maxConcurrentBuilds: row.max_concurrent_builds,
       variables: variables.map((v) => ({
@@ -304,6 +323,28 @@ export class ProjectService {
     };
   }
 
+  /**
+   * A definition read from the repository at `file`, checked as a stored one is (413, 422 with
+   * each problem at `file:line:column`): its stages and steps for the build.
+   */
+  async checkDefinition(
+    accountId: string,
+    yaml: string,
+    file: string,
+  ): Promise<Pick<PipelineParseResult, 'steps' | 'stages'>> {
+    assertYamlSize(yaml);
+    const stepTypes = await this.#stepTypes.forEngine(accountId);
+    const parsed = await this.parsePipeline({ yaml, file, stepTypes });
+    if (!parsed.ok)
+      throw invalidDocument({
+        code: 'SLUICE_PIPELINE_INVALID',
+        what: file,
+        issues: parsed.issues,
+        details: { unprocessable: true },
+      });
+    return { steps: parsed.steps, stages: parsed.stages };
+  }
+
   /** 413 over the size limit; else 422 with every problem, each with line and column. */
   async #assertValidYaml(accountId: string, yaml: string, file: string): Promise<void> {
     assertYamlSize(yaml);
@@ -317,6 +358,39 @@ export class ProjectService {
       details: { unprocessable: true },
     });
   }
+}
+
+/**
+ * The definition a create or update gives: stored YAML, or where in the repository (then the
+ * stored YAML is empty); undefined when it gives neither, a 400 when both.
+ */
+function definitionOf(input: {
+  yaml?: string | undefined;
+  specTemplate?: SpecTemplate | undefined;
+}): { yaml: string; specTemplate: JsonObject | null } | undefined {
+  if (input.yaml !== undefined && input.specTemplate !== undefined)
+    throw new InputError(
+      'SLUICE_PIPELINE_DEFINITION_TWICE',
+      'Give the pipeline `yaml` or `specTemplate`, not both: its definition is stored or in its repository',
+    );
+  if (input.yaml !== undefined) return { yaml: input.yaml, specTemplate: null };
+  if (input.specTemplate !== undefined)
+    return { yaml: '', specTemplate: { ...input.specTemplate } };
+  return undefined;
+}
+
+/** A stored source in the order Codefresh writes its fields (jsonb keeps its own). */
+function toSpecTemplate(stored: JsonObject): SpecTemplate {
+  const text = (key: string) => (typeof stored[key] === 'string' ? stored[key] : undefined);
+  const revision = text('revision');
+  const context = text('context');
+  return {
+    location: 'git',
+    repo: text('repo') ?? '',
+    path: text('path') ?? 'codefresh.yml',
+    ...(revision === undefined ? {} : { revision }),
+    ...(context === undefined ? {} : { context }),
+  };
 }
 
 function toProject(row: ProjectRow): Project {
