@@ -7,7 +7,8 @@
  * its branch whatever the build's, a restart reads the same commit; the build records the YAML it
  * ran and its commit (`describe build`, the API). A broken file fails the build at
  * `codefresh.yml:LINE:COL` with no step started; a missing file, a symlink, and a repository on
- * another host than the integration's each fail with their own reason, the token never sent.
+ * another host than the integration's each fail with their own reason, the token never sent;
+ * `run-pipeline --local-file` runs a file once in place of the definition.
  * @module
  */
 import { after, before, test } from 'node:test';
@@ -330,4 +331,48 @@ test("the integration's token goes to its own host only; bad sources are refused
     }),
     /not both/,
   );
+});
+
+test('run-pipeline --local-file runs a file once in place of the definition; its problems at its lines', async () => {
+  const file = join(dir.path, 'trying.yml');
+  writeFileSync(
+    file,
+    'version: "1.0"\nsteps:\n  say:\n    image: sluice/busybox:1\n    commands: [\'echo "tried before pushing"\']\n',
+  );
+  const started = await runSluice(
+    [
+      'run-pipeline',
+      `${PROJECT}/from-repo`,
+      '-b',
+      'main',
+      '--var',
+      `REPO_URL=${repoUrl}`,
+      '--local-file',
+      file,
+      '--detach',
+    ],
+    { env },
+  );
+  assert.equal(started.code, 0, started.stderr);
+  const buildId = started.stdout.trim();
+  await runBuildEngine(agent, buildId, {
+    serverUrl: server?.url ?? '',
+    spoolDir: join(dir.path, 'log-spool'),
+  });
+  const build = await admin.call('getBuild', { params: { buildId } });
+  const log = await (await admin.raw('buildLog', { params: { buildId } })).text();
+  assert.equal(build.status, 'success', `${build.reason ?? ''}\n${log}`);
+  assert.match(log, /tried before pushing/);
+  assert.equal(build.definition.location, 'inline', 'the file, not the repository');
+
+  writeFileSync(file, BROKEN);
+  const before = (await admin.call('listBuilds', { query: { limit: 100 } })).items.length;
+  const refused = await runSluice(
+    ['run-pipeline', `${PROJECT}/from-repo`, '--local-file', file, '--detach'],
+    { env },
+  );
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.stderr, new RegExp(`${file}:5:15: "commands" must be a string or a list`));
+  const after = (await admin.call('listBuilds', { query: { limit: 100 } })).items.length;
+  assert.equal(after, before, 'no build was made');
 });

@@ -335,11 +335,16 @@ function addRunCommands(ctx: BuildCommandsContext): void {
       )
       .option('--runtime <name>', "run on this runtime environment instead of the pipeline's")
       .option('-d, --detach', 'print the build id and exit without following')
+      .option(
+        '--local-file <path>',
+        "run this codefresh.yml once instead of the pipeline's definition (try a change before pushing it)",
+      )
       .addHelpText(
         'after',
         '\nExit codes: 0 success, 1 failure, 3 cancelled (terminated), 4 denied, 5 error;\n130/143 when Ctrl-C or SIGTERM stopped the following (the build goes on).',
       ),
     'sluice run-pipeline web/build -b main',
+    'sluice run-pipeline web/build -b my-change --local-file codefresh.yml',
     'sluice run-pipeline web/build --var TARGET=staging --runtime k8s',
     'BUILD=$(sluice run-pipeline web/build --detach) && sluice logs -f "$BUILD"',
   ).action(
@@ -352,6 +357,7 @@ function addRunCommands(ctx: BuildCommandsContext): void {
         secret: string[];
         runtime?: string;
         detach?: boolean;
+        localFile?: string;
       },
     ) => {
       const { runPipeline } = await import('./commands/run-pipeline.js');

@@ -1,6 +1,7 @@
 /**
  * `sluice run-pipeline PIPELINE` (start a build of a stored pipeline and follow its log to the
- * end; the exit code is the build's outcome), `sluice restart BUILD [-f]` (the same revision,
+ * end; the exit code is the build's outcome; `--local-file PATH` runs that file once instead of
+ * the pipeline's definition, its problems shown at PATH:line:column), `sluice restart BUILD [-f]` (the same revision,
  * variables and secrets as a new build) and `sluice logs BUILD [-f] [--step NAME]`. Following
  * survives a server restart or a dropped network: it resumes after the last line printed.
  * Ctrl-C stops following only; the build goes on.
@@ -10,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { NotFoundError } from '@sluice/errors';
 import type { Build, LogLine, SluiceClient } from '@sluice/protocol';
 import { parsePairs } from '../config.js';
+import { issuesOf, readDocument } from './document-file.js';
 import type { Terminal } from '../ui/terminal.js';
 import { BUILD_EXIT_CODES, buildOutcome } from './build-outcome.js';
 import { followBuildLog } from './follow-build-log.js';
@@ -28,6 +30,8 @@ export interface RunPipelineOptions extends ServerOptions {
   secret: string[];
   runtime?: string;
   detach?: boolean;
+  /** Run this file once instead of the pipeline's definition. */
+  localFile?: string;
 }
 
 export async function runPipeline(
@@ -38,17 +42,28 @@ export async function runPipeline(
   const variables = parsePairs('--var', options.var);
   const secrets = parsePairs('--secret', options.secret);
   const client = serverClient(options);
+  const yaml = options.localFile === undefined ? undefined : readDocument(options.localFile);
   const pipeline = await resolvePipeline(client, ref);
-  const build = await client.call('createBuild', {
-    params: { pipelineId: pipeline.id },
-    body: {
-      branch: options.branch,
-      revision: options.sha,
-      variables: Object.keys(variables).length ? variables : undefined,
-      secrets: Object.keys(secrets).length ? secrets : undefined,
-      runtimeEnvironment: options.runtime,
-    },
-  });
+  const build = await client
+    .call('createBuild', {
+      params: { pipelineId: pipeline.id },
+      body: {
+        branch: options.branch,
+        revision: options.sha,
+        variables: Object.keys(variables).length ? variables : undefined,
+        secrets: Object.keys(secrets).length ? secrets : undefined,
+        runtimeEnvironment: options.runtime,
+        yaml,
+      },
+    })
+    .catch((err: unknown) => {
+      // The file's problems at its own lines, as `sluice validate` shows them.
+      for (const issue of issuesOf(err) ?? [])
+        term.err(
+          term.paint('red', `${options.localFile}:${issue.line}:${issue.column}: ${issue.message}`),
+        );
+      throw err;
+    });
   if (options.detach) {
     term.out(build.id);
     return 0;

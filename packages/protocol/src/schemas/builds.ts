@@ -200,6 +200,13 @@ export const CreateBuild = z.object({
     .max(200)
     .optional()
     .describe("Run on this runtime environment instead of the pipeline's or the account default"),
+  yaml: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Run this definition once instead of the pipeline's (`run-pipeline --local-file`, to try a change before pushing it): checked as a saved one is, 422 with each problem's line:column",
+    ),
 });
 
 /** Query of `GET /api/v1/builds/:buildId/log`. */

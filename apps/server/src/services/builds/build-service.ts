@@ -43,6 +43,15 @@ export interface CreateBuildInput {
   runtimeEnvironment?: string;
   /** The commit to read a repository's definition at (a restart: the original build's). */
   definitionRevision?: string;
+  /** A definition to run once instead of the pipeline's (`run-pipeline --local-file`). */
+  yaml?: string;
+}
+
+/** A definition given with the build, checked, with the steps it plans. */
+interface GivenDefinition {
+  yaml: string;
+  steps: PlannedStep[];
+  stages: string[];
 }
 
 export interface ListBuildsInput {
@@ -81,7 +90,15 @@ export class BuildService {
     // once do not wait for each other's whole insert. A creation that fails after this leaves a
     // gap in the numbers, as a sequence. The build and its steps are then one statement.
     const db = this.#ctx.database.db;
-    const build = await this.#newBuild(db, input);
+    // Checked before a number is taken: a refused file leaves no gap.
+    const given =
+      input.yaml === undefined
+        ? undefined
+        : {
+            yaml: input.yaml,
+            ...(await this.#projects.checkDefinition(input.accountId, input.yaml, 'the file')),
+          };
+    const build = await this.#newBuild(db, input, given);
     await this.#store.create(build.row, build.steps);
     return loadBuild(db, input.accountId, build.row.id);
   }
@@ -103,6 +120,7 @@ export class BuildService {
   async #newBuild(
     executor: Executor,
     input: CreateBuildInput,
+    given?: GivenDefinition,
   ): Promise<{ row: NewBuild; steps: PlannedStep[] }> {
     const pipeline = await takeBuildNumber(executor, input);
     if (pipeline === undefined)
@@ -114,15 +132,17 @@ export class BuildService {
     // its engine fails with the reason; it just has no step rows to show beforehand. A large one
     // is parsed in a worker, so creating its build holds up no other request. A definition in
     // the repository is planned once the build's engine has read it.
-    const source = pipeline.spec_template;
+    const source = given === undefined ? pipeline.spec_template : null;
+    const yaml = given?.yaml ?? pipeline.yaml;
     const { steps, stages } =
-      source === null
+      given ??
+      (source === null
         ? await this.#projects.parsePipeline({
             yaml: pipeline.yaml,
             file: pipeline.name,
             stepTypes: this.#stepTypes.documentsOf(pipeline.step_types),
           })
-        : { steps: [], stages: [] };
+        : { steps: [], stages: [] });
     const id = this.#ctx.ids.next('bld');
     const secrets = input.secrets ?? {};
     const row: NewBuild = {
@@ -142,7 +162,7 @@ export class BuildService {
       retryOf: input.retryOf ?? null,
       runtime: input.runtimeEnvironment ?? null,
       stages,
-      yaml: source === null ? pipeline.yaml : null,
+      yaml: source === null ? yaml : null,
       specTemplate: source === null ? null : buildSpecTemplate(source, input),
       createdAt: new Date(this.#ctx.clock()),
     };
