@@ -5,11 +5,12 @@
  * `deny`. Each action's module is imported only when it runs, like every command of main.ts.
  * @module
  */
-import type { Command } from 'commander';
 import { InputError } from '@sluice/errors';
+import type { Command } from 'commander';
 import { examples, HELP_GROUPS } from './cli-help.js';
 import type { OutputFormat } from './commands/server-resources.js';
 import type { BuildCommandsContext, ServerFlags } from './build-commands-context.js';
+import type { CreatePipelineFlags } from './commands/apply.js';
 import { addRunnerInstallCommands } from './runner/runner-commands.js';
 
 type Output = { output: OutputFormat };
@@ -249,34 +250,10 @@ function addWriteCommands(ctx: BuildCommandsContext): void {
     'sluice create pipeline -f build.yaml',
     'sluice create pipeline web/build --from-repo acme/web --git-integration github',
     'sluice create pipeline deploy/prod --from-repo acme/ops --path ci/prod.yml --revision main',
-  ).action(
-    async (
-      ref: string | undefined,
-      opts: ServerFlags & {
-        filename?: string;
-        fromRepo?: string;
-        path: string;
-        revision?: string;
-        gitIntegration?: string;
-        runtime?: string;
-      },
-    ) => {
-      const { applyFile, createFromRepo } = await import('./commands/apply.js');
-      if (opts.fromRepo !== undefined && opts.filename === undefined && ref !== undefined) {
-        const { fromRepo, path, revision, gitIntegration, runtime } = opts;
-        const fromRepoOptions = { fromRepo, path, revision, gitIntegration, runtime };
-        setExitCode(await createFromRepo(term, ref, { ...fromRepoOptions, ...server(opts) }));
-        return;
-      }
-      if (opts.filename === undefined || opts.fromRepo !== undefined || ref !== undefined)
-        throw new InputError(
-          'SLUICE_CLI_CREATE_PIPELINE_USAGE',
-          'create pipeline takes -f FILE, or PROJECT/NAME --from-repo REPO',
-          { hint: 'sluice create pipeline --help shows both' },
-        );
-      setExitCode(await applyFile(term, opts.filename, { ...server(opts), createOnly: true }));
-    },
-  );
+  ).action(async (ref: string | undefined, opts: ServerFlags & CreatePipelineFlags) => {
+    const { createPipeline } = await import('./commands/apply.js');
+    setExitCode(await createPipeline(term, ref, { ...opts, ...server(opts) }));
+  });
   examples(
     withServer(program.command('apply'))
       .description('Create or update the projects and pipelines of a manifest file')

@@ -52,6 +52,34 @@ export async function applyFile(
   return 0;
 }
 
+/** `create pipeline`'s flags: a manifest file, or a pipeline from a repository. */
+export interface CreatePipelineFlags {
+  filename?: string;
+  fromRepo?: string;
+  path?: string;
+  revision?: string;
+  gitIntegration?: string;
+  runtime?: string;
+}
+
+/** `sluice create pipeline -f FILE`, or `PROJECT/NAME --from-repo REPO`: one or the other. */
+export async function createPipeline(
+  term: Terminal,
+  ref: string | undefined,
+  options: CreatePipelineFlags & ServerOptions,
+): Promise<number> {
+  const { filename, fromRepo, ...rest } = options;
+  if (fromRepo !== undefined && filename === undefined && ref !== undefined)
+    return createFromRepo(term, ref, { ...rest, fromRepo });
+  if (filename === undefined || fromRepo !== undefined || ref !== undefined)
+    throw new InputError(
+      'SLUICE_CLI_CREATE_PIPELINE_USAGE',
+      'create pipeline takes -f FILE, or PROJECT/NAME --from-repo REPO',
+      { hint: 'sluice create pipeline --help shows both' },
+    );
+  return applyFile(term, filename, { ...rest, createOnly: true });
+}
+
 export interface FromRepoOptions extends ServerOptions {
   fromRepo: string;
   path?: string;
