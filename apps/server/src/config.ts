@@ -26,6 +26,8 @@ export interface ServerConfig {
   agentOfflineAfterMs: number;
   /** Time between passes that enforce the runtimes' workflowLimits (docs/runtime-limits.md). */
   limitsIntervalMs: number;
+  /** Time between commit-status passes. */
+  commitStatusIntervalMs: number;
   /** How long a leased task stays with an agent before it may be handed out again. */
   taskLeaseMs: number;
   /** Port of the Prometheus `/metrics` listener (no token); 0 picks one; undefined: none. */
@@ -66,6 +68,7 @@ export function loadServerConfig(
     publicUrl: v.SLUICE_PUBLIC_URL,
     agentOfflineAfterMs: v.SLUICE_AGENT_OFFLINE_AFTER_MS,
     limitsIntervalMs: v.SLUICE_LIMITS_INTERVAL_MS,
+    commitStatusIntervalMs: v.SLUICE_COMMIT_STATUS_INTERVAL_MS,
     taskLeaseMs: v.SLUICE_TASK_LEASE_MS,
     metricsPort: v.SLUICE_METRICS_PORT,
     metricsHost: v.SLUICE_METRICS_HOST ?? host,

@@ -58,6 +58,7 @@ export async function startTestServer(
     publicUrl: 'http://control-plane.test',
     agentOfflineAfterMs: SERVER_DEFAULTS.agentOfflineAfterMs,
     limitsIntervalMs: SERVER_DEFAULTS.limitsIntervalMs,
+    commitStatusIntervalMs: SERVER_DEFAULTS.commitStatusIntervalMs,
     taskLeaseMs: SERVER_DEFAULTS.taskLeaseMs,
     metricsPort: undefined,
     metricsHost: SERVER_DEFAULTS.host,

@@ -27,6 +27,7 @@ import { loadSecretKey } from './secret-key-file.js';
 import { createServices } from './services/services.js';
 import { startCronLoop } from './services/triggers/cron-triggers.js';
 import { startSchedulingLoop } from './services/builds/scheduling-loop.js';
+import { startCommitStatusLoop } from './services/statuses/commit-status-service.js';
 import { startLimitsLoop } from './services/builds/workflow-limits.js';
 import type { Services } from './services/services.js';
 import { Signals } from './services/signals.js';
@@ -118,6 +119,11 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   // Schedules builds left pending by a crash at once, then re-checks every 30 s (sooner while the
   // database is unreachable, so a pass runs as soon as it is back).
   const scheduling = startSchedulingLoop(services.scheduler, { intervalMs: 30_000, log });
+  // Reports builds' states on their commits (commit statuses), retrying hosts that are away.
+  const statuses = startCommitStatusLoop(services.commitStatuses, {
+    intervalMs: config.commitStatusIntervalMs,
+    log,
+  });
 
   let metricsListener: MetricsListener | undefined;
   return {
@@ -141,6 +147,7 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
       await limits.stop();
       await cron.stop();
       await scheduling.stop();
+      await statuses.stop();
       await app.close();
       await signals.close();
       if (options.database === undefined) await database.close();

@@ -10,6 +10,7 @@ export const SERVER_DEFAULTS = {
   host: '127.0.0.1',
   agentOfflineAfterMs: 60_000,
   limitsIntervalMs: 10_000,
+  commitStatusIntervalMs: 2_000,
   taskLeaseMs: 60_000,
 } as const;
 

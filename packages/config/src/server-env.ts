@@ -69,6 +69,13 @@ export const serverEnv = {
     unit: 'milliseconds',
     default: SERVER_DEFAULTS.limitsIntervalMs,
   }),
+  SLUICE_COMMIT_STATUS_INTERVAL_MS: numberVar({
+    description:
+      "Time between the passes that report builds' states on their commits to the git hosts (commit statuses)",
+    min: 100,
+    unit: 'milliseconds',
+    default: SERVER_DEFAULTS.commitStatusIntervalMs,
+  }),
   SLUICE_TASK_LEASE_MS: numberVar({
     description:
       'How long a task handed to an agent stays its own before it may be handed out again',

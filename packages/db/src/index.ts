@@ -49,6 +49,8 @@ export type {
   BuildStepRow,
   BuildStepsTable,
   BuildsTable,
+  CommitStatusRow,
+  CommitStatusesTable,
   GitIntegrationRow,
   GitIntegrationsTable,
   Jsonb,

@@ -206,6 +206,27 @@ export interface BuildsTable {
   finished_at: NullableTimestamp;
 }
 
+/** A build's state reported on its commit (012): what was sent, and when to try again. */
+export interface CommitStatusesTable {
+  build_id: string;
+  account_id: string;
+  /** The git integration whose token reports it. */
+  integration: string;
+  /** `owner/name` on the integration's host. */
+  repo: string;
+  sha: string;
+  /** The status's name on the host, one per pipeline. */
+  context: string;
+  /** The last state the host took; null before the first. */
+  sent_state: string | null;
+  /** Each state the host took, with when: `{ state, at }`. */
+  sent: JsonbWithDefault<JsonObject[]>;
+  attempts: Generated<number>;
+  next_attempt_at: TimestampWithDefault;
+  last_error: string | null;
+  created_at: TimestampWithDefault;
+}
+
 export interface BuildStepsTable {
   build_id: string;
   name: string;
@@ -347,6 +368,7 @@ export interface Schema {
   triggers: TriggersTable;
   webhook_deliveries: WebhookDeliveriesTable;
   builds: BuildsTable;
+  commit_statuses: CommitStatusesTable;
   build_steps: BuildStepsTable;
   build_log_chunks: BuildLogChunksTable;
   build_control: BuildControlTable;
@@ -361,6 +383,7 @@ export interface Schema {
 }
 
 export type AccountRow = Selectable<AccountsTable>;
+export type CommitStatusRow = Selectable<CommitStatusesTable>;
 export type UserRow = Selectable<UsersTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type ProjectRow = Selectable<ProjectsTable>;

@@ -10,6 +10,7 @@ import {
   Build,
   BuildDefinition,
   BuildLogQuery,
+  CommitStatusReport,
   CreateBuild,
   ListBuilds,
 } from './schemas/builds.js';
@@ -57,6 +58,16 @@ export const buildRoutes = {
       'The pipeline definition the build ran, as it ran it: its YAML (null until its engine read it from the repository) and where it came from',
     params: BuildParams,
     response: BuildDefinition.extend({ yaml: z.string().nullable() }),
+  }),
+  getBuildCommitStatus: route({
+    method: 'GET',
+    path: `${V1}/builds/:buildId/commit-status`,
+    scope: 'user',
+    tag: 'builds',
+    summary:
+      "What the build's commit was told on its git host (pending, running, then its end), and the host's last refusal; null for a build without a commit to report on",
+    params: BuildParams,
+    response: CommitStatusReport.nullable(),
   }),
   cancelBuild: route({
     method: 'POST',

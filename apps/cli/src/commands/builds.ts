@@ -6,7 +6,7 @@
  */
 import { closest, InputError } from '@sluice/errors';
 import { BuildStatus } from '@sluice/protocol';
-import type { Build, SluiceClient } from '@sluice/protocol';
+import type { Build, CommitStatusReport, SluiceClient } from '@sluice/protocol';
 import type { Terminal } from '../ui/terminal.js';
 import { formatAge, formatDuration } from '../ui/terminal.js';
 import { resolvePipeline } from './pipeline-ref.js';
@@ -115,6 +115,7 @@ export async function describeBuild(
 ): Promise<number> {
   const client = serverClient(options);
   const build = await client.call('getBuild', { params: { buildId: id } });
+  const status = await client.call('getBuildCommitStatus', { params: { buildId: id } });
   let agent = build.agentId ?? '-';
   if (build.agentId !== null) {
     const { items } = await client.call('listAgents');
@@ -140,6 +141,7 @@ export async function describeBuild(
     ['Duration', buildDuration(build)],
     ['Cache', build.cache === null ? 'not recorded' : describeCache(build.cache)],
   ];
+  if (status !== null) fields.push(['Commit status', describeCommitStatus(status)]);
   if (build.retryOf !== null) fields.push(['Restart of', build.retryOf]);
   if (variables.length > 0) fields.push(['Variables', variables.join(', ')]);
   const width = Math.max(...fields.map(([k]) => k.length)) + 2;
@@ -158,6 +160,15 @@ export async function describeBuild(
   else printSteps(term, build, { detail: true, columns: options.columns });
   printWaterfall(term, build.timing);
   return 0;
+}
+
+/** What the build's commit was told on its git host, and whether the host took it. */
+export function describeCommitStatus(status: CommitStatusReport): string {
+  const on = `${status.context} on ${status.repo}@${status.sha.slice(0, 8)} via ${status.integration}`;
+  const sent = status.sent.map((s) => s.state).join(' → ') || 'nothing yet';
+  const failing =
+    status.lastError === null ? '' : `; refused ${status.attempts}×: ${status.lastError}`;
+  return `${sent} (${on})${failing}`;
 }
 
 /** Where the build's pipeline definition came from, and at which commit. */

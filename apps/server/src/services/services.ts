@@ -28,6 +28,8 @@ import { createTaskPlanner } from './tasks/task-planner.js';
 import { WorkflowLimitsEnforcer } from './builds/workflow-limits.js';
 import type { ServerContext } from './server-context.js';
 
+import { CommitStatusService } from './statuses/commit-status-service.js';
+
 export interface Services {
   ctx: ServerContext;
   identity: IdentityService;
@@ -49,6 +51,7 @@ export interface Services {
   gitIntegrations: GitIntegrationService;
   stepTypes: StepTypeService;
   limits: WorkflowLimitsEnforcer;
+  commitStatuses: CommitStatusService;
 }
 
 export function createServices(ctx: ServerContext): Services {
@@ -67,7 +70,8 @@ export function createServices(ctx: ServerContext): Services {
   const scheduler = new Scheduler(ctx, planner, finisher, store);
   // Every write that frees or takes a place wakes a pass, in this process and the others.
   wakeups.drive((accountId) => scheduler.schedule(accountId));
-  const builds = new BuildService(ctx, projects, store, finisher, stepTypes);
+  const commitStatuses = new CommitStatusService(ctx, gitIntegrations);
+  const builds = new BuildService(ctx, projects, store, finisher, stepTypes, commitStatuses);
   const triggers = new TriggerService(ctx, projects, gitIntegrations);
   return {
     ctx,
@@ -98,5 +102,6 @@ export function createServices(ctx: ServerContext): Services {
     gitIntegrations,
     stepTypes,
     limits: new WorkflowLimitsEnforcer(ctx, { runtimes, finisher, store }),
+    commitStatuses,
   };
 }

@@ -20,6 +20,7 @@ import { buildAnnotationsMigration } from './008-build-annotations.js';
 import { buildStagesMigration } from './009-build-stages.js';
 import { schedulingIndexesMigration } from './010-scheduling-indexes.js';
 import { pipelineSourceMigration } from './011-pipeline-source.js';
+import { commitStatusesMigration } from './012-commit-statuses.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
@@ -35,6 +36,7 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   buildStagesMigration,
   schedulingIndexesMigration,
   pipelineSourceMigration,
+  commitStatusesMigration,
 ];
 
 export interface MigrateResult {

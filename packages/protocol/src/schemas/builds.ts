@@ -149,6 +149,28 @@ export const BuildDefinition = z.object({
 });
 export type BuildDefinition = z.infer<typeof BuildDefinition>;
 
+/** What a build's commit was told on its git host (a commit status), and how it went. */
+export const CommitStatusReport = z.object({
+  integration: z.string().describe('The git integration whose token reports it'),
+  repo: z.string(),
+  sha: z.string(),
+  context: z.string().describe("The status's name on the host: `sluice/<project>/<pipeline>`"),
+  sent: z
+    .array(
+      z.object({
+        state: z.enum(['pending', 'running', 'success', 'failure', 'error', 'cancelled']),
+        at: Timestamp,
+      }),
+    )
+    .describe(
+      'Each state the host took, in order (a state superseded while the host was away is skipped)',
+    ),
+  attempts: z.number().int().describe('Failed tries of the state being sent'),
+  lastError: z.string().nullable().describe("The host's last refusal or the network's error"),
+  nextAttemptAt: Timestamp.nullable().describe('When it is tried again; null once done'),
+});
+export type CommitStatusReport = z.infer<typeof CommitStatusReport>;
+
 export const Build = z.object({
   id: Id,
   number: z.number().int(),

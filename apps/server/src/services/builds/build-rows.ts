@@ -5,7 +5,7 @@
  */
 import { NotFoundError } from '@sluice/errors';
 import { sql } from '@sluice/db';
-import type { BuildRow, Executor, JsonObject } from '@sluice/db';
+import type { BuildRow, CommitStatusRow, Executor, JsonObject } from '@sluice/db';
 import type { Build, BuildStatus } from '@sluice/protocol';
 import type { RuntimeSpec } from '@sluice/runtime-spec';
 import { isoTime } from '../server-context.js';
@@ -421,4 +421,44 @@ export async function activeBuildClocks(executor: Executor) {
     ])
     .where('status', 'in', ACTIVE_STATUSES)
     .execute();
+}
+
+/** A build's state on its commit (a commit status), by the build's status. */
+const COMMIT_STATE = sql<string>`case b.status
+  when 'pending' then 'pending' when 'elected' then 'pending'
+  when 'running' then 'running' when 'pending-approval' then 'running'
+  when 'success' then 'success' when 'failure' then 'failure'
+  when 'error' then 'error' else 'cancelled' end`;
+
+/** A commit status to send: its row, and the state its build is in now. */
+export type DueCommitStatus = Pick<
+  CommitStatusRow,
+  'build_id' | 'account_id' | 'integration' | 'repo' | 'sha' | 'context' | 'attempts'
+> & { state: 'pending' | 'running' | 'success' | 'failure' | 'error' | 'cancelled' };
+
+/**
+ * The commit statuses due whose build's state differs from the one their host last took,
+ * claimed in `trx` for `claimSeconds` (`skip locked`: another replica's pass takes others).
+ */
+export async function claimCommitStatuses(
+  trx: Executor,
+  options: { batch: number; claimSeconds: number },
+): Promise<DueCommitStatus[]> {
+  const { rows } = await sql<DueCommitStatus>`select cs.build_id, cs.account_id, cs.integration,
+      cs.repo, cs.sha, cs.context, cs.attempts, ${COMMIT_STATE} as state
+    from commit_statuses cs join builds b on b.id = cs.build_id
+    where cs.next_attempt_at <= now() and cs.sent_state is distinct from ${COMMIT_STATE}
+    order by cs.next_attempt_at limit ${options.batch}
+    for update of cs skip locked`.execute(trx);
+  if (rows.length > 0)
+    await trx
+      .updateTable('commit_statuses')
+      .set({ next_attempt_at: sql`now() + make_interval(secs => ${options.claimSeconds})` })
+      .where(
+        'build_id',
+        'in',
+        rows.map((r) => r.build_id),
+      )
+      .execute();
+  return rows;
 }

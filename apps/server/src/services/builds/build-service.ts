@@ -27,6 +27,7 @@ import type { BuildStore, NewBuild } from './build-store.js';
 import type { ServerContext } from '../server-context.js';
 import { ACCOUNT_STEP_TYPES } from '../settings/step-type-service.js';
 import type { StepTypeService } from '../settings/step-type-service.js';
+import type { CommitStatusService, TrackedBuild } from '../statuses/commit-status-service.js';
 
 export interface CreateBuildInput {
   accountId: string;
@@ -69,6 +70,7 @@ export class BuildService {
   readonly #store: BuildStore;
   readonly #finisher: BuildFinisher;
   readonly #stepTypes: StepTypeService;
+  readonly #statuses: CommitStatusService;
 
   constructor(
     ctx: ServerContext,
@@ -76,12 +78,14 @@ export class BuildService {
     store: BuildStore,
     finisher: BuildFinisher,
     stepTypes: StepTypeService,
+    statuses: CommitStatusService,
   ) {
     this.#ctx = ctx;
     this.#projects = projects;
     this.#store = store;
     this.#finisher = finisher;
     this.#stepTypes = stepTypes;
+    this.#statuses = statuses;
   }
 
   async create(input: CreateBuildInput): Promise<Build> {
@@ -100,6 +104,12 @@ export class BuildService {
           };
     const build = await this.#newBuild(db, input, given);
     await this.#store.create(build.row, build.steps);
+    await this.#statuses.track(db, build.tracked).catch((err: unknown) =>
+      this.#ctx.log.warn('the build will report no commit status', {
+        buildId: build.row.id,
+        error: String(err),
+      }),
+    );
     return loadBuild(db, input.accountId, build.row.id);
   }
 
@@ -113,6 +123,7 @@ export class BuildService {
     const build = await this.#newBuild(trx, input);
     await this.#store.insert(trx, build.row);
     await insertPlannedSteps(trx, build.row.id, build.steps);
+    await this.#statuses.track(trx, build.tracked);
     return build.row.id;
   }
 
@@ -121,7 +132,7 @@ export class BuildService {
     executor: Executor,
     input: CreateBuildInput,
     given?: GivenDefinition,
-  ): Promise<{ row: NewBuild; steps: PlannedStep[] }> {
+  ): Promise<{ row: NewBuild; steps: PlannedStep[]; tracked: TrackedBuild }> {
     const pipeline = await takeBuildNumber(executor, input);
     if (pipeline === undefined)
       throw new NotFoundError(
@@ -166,7 +177,15 @@ export class BuildService {
       specTemplate: source === null ? null : buildSpecTemplate(source, input),
       createdAt: new Date(this.#ctx.clock()),
     };
-    return { row, steps };
+    const tracked: TrackedBuild = {
+      buildId: id,
+      accountId: input.accountId,
+      facts: input.facts ?? {},
+      revision: row.revision,
+      project: pipeline.project_name ?? '',
+      pipeline: pipeline.name,
+    };
+    return { row, steps, tracked };
   }
 
   /**

@@ -8,6 +8,8 @@
  * `startCronLoop` runs `fireDue` at start and then on an interval.
  * @module
  */
+import { startPassLoop } from '../pass-loop.js';
+import type { PassLoop, PassLoopOptions } from '../pass-loop.js';
 import { requireCron, nextRun } from '@sluice/triggers';
 import type { Logger } from '@sluice/log';
 import type { BuildService } from '../builds/build-service.js';
@@ -108,37 +110,10 @@ export class CronTriggers {
   }
 }
 
-export interface CronLoopOptions {
-  intervalMs: number;
-  log: Logger;
-}
-
-export interface CronLoop {
-  /** Stops the timer and waits for a run in progress. */
-  stop(): Promise<void>;
-}
+export type CronLoopOptions = PassLoopOptions;
+export type CronLoop = PassLoop;
 
 /** Fires due triggers now and every `intervalMs`; a tick is skipped while a run is in progress. */
 export function startCronLoop(cron: CronTriggers, options: CronLoopOptions): CronLoop {
-  let running: Promise<void> | undefined;
-  const tick = () => {
-    running ??= cron
-      .fireDue()
-      .then(() => undefined)
-      .catch((err: unknown) =>
-        options.log.warn('firing cron triggers failed', { error: String(err) }),
-      )
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  tick();
-  const timer = setInterval(tick, options.intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPassLoop(() => cron.fireDue(), 'firing cron triggers failed', options);
 }

@@ -1,0 +1,223 @@
+/**
+ * Commit statuses against HTTP servers that take each host's documented status API and check
+ * what they are sent: a webhook build of a commit reports pending, running, then its end to
+ * GitHub with the integration's token, the commit, the build's page and a context per pipeline;
+ * GitLab, Gitea and Bitbucket each get their own path, words and login; a host that answers 500
+ * gets the newest state once it answers again, and the build never waits for it.
+ * @module
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { useTestDatabases } from '@sluice/db/testing';
+import type { CommitStatusReport, SluiceClient } from '@sluice/protocol';
+import {
+  acknowledge,
+  agentClient,
+  LOCAL_RUNTIME,
+  ONE_KIND,
+  startTestServer,
+} from './server-harness.test-support.js';
+import type { TestServer } from './server-harness.test-support.js';
+import { deliver, fixture, setUp } from './trigger-deliveries.test-support.js';
+
+const databases = useTestDatabases();
+const SHA = '0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c';
+const NEWLINE = '\n';
+
+interface HostRequest {
+  url: string;
+  auth: string;
+  body: Record<string, unknown>;
+}
+
+/** A git host's status API: records each request, or answers 500 while `failing`. */
+async function startHost() {
+  const requests: HostRequest[] = [];
+  const host = { requests, failing: false, refused: 0, url: '', close: () => Promise.resolve() };
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      if (host.failing) {
+        host.refused++;
+        res.writeHead(500).end('down');
+        return;
+      }
+      const auth = String(req.headers['authorization'] ?? req.headers['private-token'] ?? '');
+      requests.push({
+        url: req.url ?? '',
+        auth,
+        body: JSON.parse(body) as Record<string, unknown>,
+      });
+      res.writeHead(201, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  host.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  host.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return host;
+}
+
+async function eventually<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    assert.ok(Date.now() < deadline, `${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A webhook push of SHA to the pipeline, its build reporting through `integration`. */
+async function pushedBuild(
+  t: TestServer,
+  gitTrigger: Awaited<ReturnType<typeof setUp>>['gitTrigger'],
+  integration: string,
+): Promise<string> {
+  const trigger = await gitTrigger({ repo: 'acme/widgets', gitIntegration: integration });
+  const pushed = await deliver(t, trigger.id, ['github', 'push', fixture('github-push')]);
+  return pushed.body.buildId ?? '';
+}
+
+async function engineOf(agent: SluiceClient, t: TestServer, buildId: string) {
+  const { tasks } = await agent.call('pollTasks', { query: { wait: 5 } });
+  const task = tasks.find((x) => x.buildId === buildId);
+  assert.ok(task !== undefined, 'the build was elected');
+  await acknowledge(agent, task);
+  return t.client(String(task.spec.engineToken));
+}
+
+const at = () => new Date().toISOString();
+
+databases.test(
+  'a webhook build reports pending, running and its end on its commit; each host in its own words; a host that was down gets the newest state',
+  async (database) => {
+    const host = await startHost();
+    const t = await startTestServer(database, { commitStatusIntervalMs: 100 });
+    try {
+      const { gitTrigger } = await setUp(t);
+      await t.admin.call('createRuntimeEnvironment', {
+        body: { name: 'local', spec: LOCAL_RUNTIME },
+      });
+      await t.admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
+      for (const kind of ['github', 'gitlab', 'gitea', 'bitbucket'] as const)
+        await t.admin.call('createGitIntegration', {
+          body: {
+            name: kind,
+            kind,
+            url: host.url,
+            ...(kind === 'bitbucket' ? { username: 'ci-bot' } : {}),
+            token: `${kind}-token-0123456789`,
+          },
+        });
+      const agent = await agentClient(t);
+
+      // GitHub (Enterprise, at the integration's URL): the whole life of a build.
+      const buildId = await pushedBuild(t, gitTrigger, 'github');
+      const github = `/api/v3/repos/acme/widgets/statuses/${SHA}`;
+      const states = () =>
+        host.requests.filter((r) => r.url === github).map((r) => r.body['state']);
+      await eventually(
+        'pending',
+        () => Promise.resolve(states()),
+        (s) => s.length === 1,
+      );
+      const [first] = host.requests;
+      assert.equal(first?.auth, 'Bearer github-token-0123456789');
+      assert.deepEqual(first?.body, {
+        state: 'pending',
+        target_url: `http://control-plane.test/builds/${buildId}`,
+        description: `Sluice build ${buildId}: pending`,
+        context: 'sluice/web/app',
+      });
+      const engine = await engineOf(agent, t, buildId);
+      await engine.call('engineEvents', {
+        body: { events: [{ type: 'build-started', at: at() }] },
+      });
+      await eventually(
+        'running',
+        () => Promise.resolve(states()),
+        (s) => s.length === 2,
+      );
+      // GitHub has no "running": it stays pending, and the build's page says more.
+      assert.equal(host.requests.at(-1)?.body['description'], `Sluice build ${buildId}: running`);
+
+      // The host goes down; the build ends anyway, and its end is reported once it is back.
+      host.failing = true;
+      await engine.call('engineEvents', {
+        body: { events: [{ type: 'build-finished', status: 'failure', at: at() }] },
+      });
+      const build = await t.admin.call('getBuild', { params: { buildId } });
+      assert.equal(build.status, 'failure', 'the build did not wait for the host');
+      const refusing = await eventually(
+        'a refusal recorded',
+        () => t.admin.call('getBuildCommitStatus', { params: { buildId } }),
+        (r) => (r?.attempts ?? 0) >= 1,
+      );
+      assert.match(refusing?.lastError ?? '', /answered 500/);
+      host.failing = false;
+      // Back-off: the next try is at most 2 s after the first refusal.
+      const report = (await eventually(
+        'the end reported',
+        () => t.admin.call('getBuildCommitStatus', { params: { buildId } }),
+        (r) => r?.nextAttemptAt === null,
+      )) as CommitStatusReport;
+      assert.deepEqual(states(), ['pending', 'pending', 'failure']);
+      assert.deepEqual(
+        report.sent.map((s) => s.state),
+        ['pending', 'running', 'failure'],
+      );
+      assert.deepEqual(
+        [report.repo, report.sha, report.context],
+        ['acme/widgets', SHA, 'sluice/web/app'],
+      );
+      assert.equal(report.lastError, null);
+
+      // The other hosts: their paths, logins and words for "pending".
+      for (const [integration, path, auth, state] of [
+        [
+          'gitlab',
+          `/api/v4/projects/acme%2Fwidgets/statuses/${SHA}`,
+          'gitlab-token-0123456789',
+          'pending',
+        ],
+        [
+          'gitea',
+          `/api/v1/repos/acme/widgets/statuses/${SHA}`,
+          'token gitea-token-0123456789',
+          'pending',
+        ],
+        [
+          'bitbucket',
+          `/2.0/repositories/acme/widgets/commit/${SHA}/statuses/build`,
+          `Basic ${Buffer.from('ci-bot:bitbucket-token-0123456789').toString('base64')}`,
+          'INPROGRESS',
+        ],
+      ] as const) {
+        await pushedBuild(t, gitTrigger, integration);
+        const request = await eventually(
+          integration,
+          () => Promise.resolve(host.requests.find((r) => r.url === path)),
+          (r) => r !== undefined,
+        );
+        assert.equal(request?.auth, auth, integration);
+        assert.equal(request?.body['state'], state, integration);
+      }
+      const logs = t.logs();
+      for (const kind of ['github', 'gitlab', 'gitea', 'bitbucket'])
+        assert.ok(!logs.includes(`${kind}-token-0123456789`), 'no token is logged');
+    } catch (err) {
+      // The server's errors say why a call answered 500.
+      const errors = t
+        .logs()
+        .split(NEWLINE)
+        .filter((l) => l.includes('"level":50'));
+      throw new Error([String(err), ...errors].join(NEWLINE), { cause: err });
+    } finally {
+      await t.close();
+      await host.close();
+    }
+  },
+  ONE_KIND,
+);

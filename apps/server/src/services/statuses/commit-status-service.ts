@@ -1,0 +1,221 @@
+/**
+ * Commit statuses: a build of a commit (a webhook's, with its repository) reports its state on
+ * that commit through the git integration that triggered it (else the account's default), as
+ * every CI does so that pull requests can require it: pending while queued, running, then
+ * success, failure, error or cancelled, with the build's page and a context per pipeline
+ * (`sluice/<project>/<pipeline>`). The build is tracked when it is made (`track`); a pass
+ * (`startCommitStatusLoop`, every SLUICE_COMMIT_STATUS_INTERVAL_MS) sends each build whose
+ * state differs from the one its host last took, the newest state only: a host that is down or
+ * refuses is tried again with back-off, and never fails or delays the build. Rows are claimed
+ * with `skip locked`, so replicas share the work without sending a state twice at once.
+ * @module
+ */
+import { sql } from '@sluice/db';
+import type { Executor, JsonObject } from '@sluice/db';
+import { claimCommitStatuses } from '../builds/build-rows.js';
+import type { DueCommitStatus as DueRow } from '../builds/build-rows.js';
+import { describeError } from '@sluice/errors';
+import type { Logger } from '@sluice/log';
+import type { CommitStatusReport, GitIntegrationKind } from '@sluice/protocol';
+import type { GitIntegrationService } from '../settings/git-integration-service.js';
+import type { ServerContext } from '../server-context.js';
+import { isoTime } from '../server-context.js';
+import { reportsStatuses, statusRequest } from './commit-status-hosts.js';
+import { startPassLoop } from '../pass-loop.js';
+import type { PassLoop, PassLoopOptions } from '../pass-loop.js';
+import type { CommitState } from './commit-status-hosts.js';
+
+/** Builds sent per pass at most; the rest wait for the next. */
+const BATCH = 20;
+/** How long a claimed row is left to its pass before another may take it. */
+const CLAIM_SECONDS = 60;
+/** Tries of one state before the reporter gives up on the build (about a day of back-off). */
+const MAX_ATTEMPTS = 300;
+const REQUEST_TIMEOUT_MS = 10_000;
+
+const FINAL_STATES: readonly CommitState[] = ['success', 'failure', 'error', 'cancelled'];
+
+/** What a new build's commit status needs, from the build and its pipeline. */
+export interface TrackedBuild {
+  buildId: string;
+  accountId: string;
+  facts: Record<string, string>;
+  revision: string | null;
+  project: string;
+  pipeline: string;
+}
+
+export class CommitStatusService {
+  readonly #ctx: ServerContext;
+  readonly #integrations: GitIntegrationService;
+
+  constructor(ctx: ServerContext, integrations: GitIntegrationService) {
+    this.#ctx = ctx;
+    this.#integrations = integrations;
+  }
+
+  /**
+   * Tracks a new build when it has a commit and repository to report on and an integration that
+   * can (the trigger's, else the account's default, of a host with a status API).
+   */
+  async track(executor: Executor, build: TrackedBuild): Promise<void> {
+    const { repoOwner, repoName } = build.facts;
+    const sha = build.revision ?? '';
+    if (!repoOwner || !repoName || !/^[0-9a-f]{7,64}$/i.test(sha)) return;
+    let query = executor
+      .selectFrom('git_integrations')
+      .select(['name', 'kind'])
+      .where('account_id', '=', build.accountId);
+    const named = build.facts['gitIntegration'];
+    query =
+      named === undefined ? query.where('is_default', '=', true) : query.where('name', '=', named);
+    const integration = await query.executeTakeFirst();
+    if (integration === undefined || !reportsStatuses(integration.kind as GitIntegrationKind))
+      return;
+    await executor
+      .insertInto('commit_statuses')
+      .values({
+        build_id: build.buildId,
+        account_id: build.accountId,
+        integration: integration.name,
+        repo: `${repoOwner}/${repoName}`,
+        sha,
+        context: `sluice/${build.project}/${build.pipeline}`,
+      })
+      .onConflict((oc) => oc.column('build_id').doNothing())
+      .execute();
+  }
+
+  /** Sends the due builds' states; how many the hosts took. */
+  async pass(log: Logger): Promise<number> {
+    const due = await this.#claim();
+    let sent = 0;
+    for (const row of due) if (await this.#send(row, log)) sent++;
+    return sent;
+  }
+
+  /** What the build's commit was told, or null when it reports none. */
+  async report(accountId: string, buildId: string): Promise<CommitStatusReport | null> {
+    const row = await this.#ctx.database.db
+      .selectFrom('commit_statuses')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('build_id', '=', buildId)
+      .executeTakeFirst();
+    if (row === undefined) return null;
+    return {
+      integration: row.integration,
+      repo: row.repo,
+      sha: row.sha,
+      context: row.context,
+      sent: (row.sent as { state: CommitState; at: string }[]).map((s) => ({ ...s })),
+      attempts: row.attempts,
+      lastError: row.last_error,
+      // 'infinity' (done) comes back as Infinity or as text, as the driver reads it.
+      nextAttemptAt: doneAt(row.next_attempt_at) ? null : isoTime(row.next_attempt_at),
+    };
+  }
+
+  /** Due rows whose build's state moved on, claimed for CLAIM_SECONDS. */
+  #claim(): Promise<DueRow[]> {
+    return this.#ctx.database.db
+      .transaction()
+      .execute((trx) => claimCommitStatuses(trx, { batch: BATCH, claimSeconds: CLAIM_SECONDS }));
+  }
+
+  async #send(row: DueRow, log: Logger): Promise<boolean> {
+    const error = await this.#post(row).then(
+      () => undefined,
+      (err: unknown) => describeError(err),
+    );
+    const db = this.#ctx.database.db;
+    if (error === undefined) {
+      const final = FINAL_STATES.includes(row.state);
+      await db
+        .updateTable('commit_statuses')
+        .set({
+          sent_state: row.state,
+          sent: sql<
+            JsonObject[]
+          >`sent || ${JSON.stringify([{ state: row.state, at: new Date(this.#ctx.clock()).toISOString() }])}::jsonb`,
+          attempts: 0,
+          last_error: null,
+          // A final state is the last: the row is done. Else it is looked at again at once.
+          next_attempt_at: final ? sql`'infinity'::timestamptz` : sql`now()`,
+        })
+        .where('build_id', '=', row.build_id)
+        .execute();
+      return true;
+    }
+    const attempts = row.attempts + 1;
+    const delaySeconds = Math.min(300, 2 ** Math.min(attempts, 9));
+    log.warn('a commit status was not taken; trying again later', {
+      buildId: row.build_id,
+      integration: row.integration,
+      state: row.state,
+      attempts,
+      error,
+    });
+    await db
+      .updateTable('commit_statuses')
+      .set({
+        attempts,
+        last_error: error,
+        next_attempt_at:
+          attempts >= MAX_ATTEMPTS
+            ? sql`'infinity'::timestamptz`
+            : sql`now() + make_interval(secs => ${delaySeconds})`,
+      })
+      .where('build_id', '=', row.build_id)
+      .execute();
+    return false;
+  }
+
+  async #post(row: DueRow): Promise<void> {
+    const integration = (await this.#integrations.forEngine(row.account_id)).find(
+      (i) => i.name === row.integration,
+    );
+    if (integration?.token === undefined)
+      throw new Error(`git integration "${row.integration}" is gone or has no token`);
+    const base = this.#ctx.config.publicUrl?.replace(/\/+$/, '') ?? '';
+    const request = statusRequest(
+      {
+        kind: integration.kind,
+        url: integration.url || null,
+        username: integration.username ?? null,
+        token: integration.token,
+        repo: row.repo,
+        sha: row.sha,
+        context: row.context,
+        targetUrl: `${base}/builds/${row.build_id}`,
+        description: `Sluice build ${row.build_id}: ${row.state}`,
+      },
+      row.state,
+    );
+    if (request === undefined) throw new Error(`a ${integration.kind} host takes no statuses`);
+    const response = await fetch(request.url, {
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    await response.body?.cancel();
+    if (!response.ok) throw new Error(`${request.url} answered ${response.status}`);
+  }
+}
+
+function doneAt(next: unknown): boolean {
+  return next === Infinity || String(next).toLowerCase() === 'infinity';
+}
+
+/** Runs a pass at once, then every `intervalMs`, one at a time. */
+export function startCommitStatusLoop(
+  service: CommitStatusService,
+  options: PassLoopOptions,
+): PassLoop {
+  return startPassLoop(
+    () => service.pass(options.log),
+    'reporting commit statuses failed',
+    options,
+  );
+}
