@@ -130,7 +130,13 @@ async function pgliteKey(): Promise<string> {
   return size.toString(36);
 }
 
-/** Templates (and their unpacked directories) of other schemas or PGlite builds. */
+/**
+ * How long another schema's template is kept after its last change: a second checkout of another
+ * commit may be running tests from it on this machine (its directory is copied per test).
+ */
+const OTHER_TEMPLATE_GRACE_MS = 60 * 60_000;
+
+/** Templates (and their unpacked directories) of other schemas or PGlite builds, idle an hour. */
 async function removeOtherTemplates(keep: string): Promise<void> {
   const dir = tmpdir();
   const keepDir = keep.replace(/\.tar\.gz$/, '.dir');
@@ -139,6 +145,11 @@ async function removeOtherTemplates(keep: string): Promise<void> {
     const path = join(dir, name);
     if (!name.startsWith(CACHE_PREFIX) || path === keep || path.startsWith(keepDir)) continue;
     if (path.startsWith(keepEmpty)) continue;
+    const changed = await stat(path).then(
+      (s) => s.mtimeMs,
+      () => 0,
+    );
+    if (Date.now() - changed < OTHER_TEMPLATE_GRACE_MS) continue;
     if (name.endsWith('.tar.gz')) await unlink(path).catch(() => undefined);
     else if (name.endsWith('.dir')) await rm(path, { recursive: true, force: true });
   }
