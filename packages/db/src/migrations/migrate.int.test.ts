@@ -16,6 +16,7 @@ const TABLES = [
   'build_log_chunks',
   'build_steps',
   'builds',
+  'commit_statuses',
   'git_integrations',
   'pipeline_variables',
   'pipelines',
