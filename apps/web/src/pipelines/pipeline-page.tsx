@@ -32,13 +32,32 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
         </div>
       </header>
       <RunForm pipelineId={pipeline.id} />
-      <h2>YAML</h2>
-      <EditForm
-        key={pipeline.updatedAt}
-        pipelineId={pipeline.id}
-        yaml={pipeline.yaml}
-        onSaved={polled.reload}
-      />
+      {pipeline.specTemplate === null ? (
+        <>
+          <h2>YAML</h2>
+          <EditForm
+            key={pipeline.updatedAt}
+            pipelineId={pipeline.id}
+            yaml={pipeline.yaml}
+            onSaved={polled.reload}
+          />
+        </>
+      ) : (
+        <>
+          <h2>Definition</h2>
+          <p>
+            Each build reads <span className="mono">{pipeline.specTemplate.path}</span> from{' '}
+            <span className="mono">{pipeline.specTemplate.repo}</span> at{' '}
+            {pipeline.specTemplate.revision === undefined
+              ? 'its own commit'
+              : pipeline.specTemplate.revision}
+            {pipeline.specTemplate.context === undefined
+              ? ''
+              : `, with git integration ${pipeline.specTemplate.context}`}
+            . Change it there, in the repository.
+          </p>
+        </>
+      )}
       <h2>Triggers</h2>
       <Triggers pipelineId={pipeline.id} />
       <h2>Variables</h2>
