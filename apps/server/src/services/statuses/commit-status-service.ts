@@ -16,7 +16,11 @@ import { claimCommitStatuses } from '../builds/build-rows.js';
 import type { DueCommitStatus as DueRow } from '../builds/build-rows.js';
 import { describeError } from '@sluice/errors';
 import type { Logger } from '@sluice/log';
-import type { CommitStatusReport, GitIntegrationKind } from '@sluice/protocol';
+import type {
+  CommitStatusReport,
+  EngineGitIntegration,
+  GitIntegrationKind,
+} from '@sluice/protocol';
 import type { GitIntegrationService } from '../settings/git-integration-service.js';
 import type { ServerContext } from '../server-context.js';
 import { isoTime } from '../server-context.js';
@@ -89,8 +93,19 @@ export class CommitStatusService {
   /** Sends the due builds' states; how many the hosts took. */
   async pass(log: Logger): Promise<number> {
     const due = await this.#claim();
+    // Each account's integrations decrypted once a pass, not once a build.
+    const integrations = new Map<string, Promise<EngineGitIntegration[]>>();
+    const integrationsOf = (accountId: string) => {
+      let found = integrations.get(accountId);
+      if (found === undefined) {
+        found = this.#integrations.forEngine(accountId);
+        integrations.set(accountId, found);
+      }
+      return found;
+    };
     let sent = 0;
-    for (const row of due) if (await this.#send(row, log)) sent++;
+    for (const row of due)
+      if (await this.#send(row, await integrationsOf(row.account_id), log)) sent++;
     return sent;
   }
 
@@ -123,8 +138,8 @@ export class CommitStatusService {
       .execute((trx) => claimCommitStatuses(trx, { batch: BATCH, claimSeconds: CLAIM_SECONDS }));
   }
 
-  async #send(row: DueRow, log: Logger): Promise<boolean> {
-    const error = await this.#post(row).then(
+  async #send(row: DueRow, integrations: EngineGitIntegration[], log: Logger): Promise<boolean> {
+    const error = await this.#post(row, integrations).then(
       () => undefined,
       (err: unknown) => describeError(err),
     );
@@ -171,10 +186,8 @@ export class CommitStatusService {
     return false;
   }
 
-  async #post(row: DueRow): Promise<void> {
-    const integration = (await this.#integrations.forEngine(row.account_id)).find(
-      (i) => i.name === row.integration,
-    );
+  async #post(row: DueRow, integrations: EngineGitIntegration[]): Promise<void> {
+    const integration = integrations.find((i) => i.name === row.integration);
     if (integration?.token === undefined)
       throw new Error(`git integration "${row.integration}" is gone or has no token`);
     const base = this.#ctx.config.publicUrl?.replace(/\/+$/, '') ?? '';
