@@ -29,7 +29,11 @@ export async function readCompositionFile(
   if (text === undefined) throw missing(written, path);
   const parsed = parseCompositionFile(text.toString('utf8'), path);
   if (!parsed.ok) {
-    const problems = parsed.issues.filter((i) => i.severity === 'error');
+    // Errors first; a warning may say why (a misspelt key is a warning, the missing one an error).
+    const problems = [
+      ...parsed.issues.filter((i) => i.severity === 'error'),
+      ...parsed.issues.filter((i) => i.severity !== 'error'),
+    ];
     throw new InputError(
       COMPOSITION_FILE,
       `Composition file ${path} is not a valid composition: ${problems.slice(0, 5).map(formatIssue).join('; ')}`,

@@ -3,10 +3,12 @@
  * parallel step of the same name whose steps are its copies. `matrix` makes one copy per
  * combination of the listed values, named `<step>_0`, `<step>_1`… in the order of the cartesian
  * product (first field slowest); `scale` makes one copy per variant, named by the variant's key as
- * Codefresh does. Fields of a copy replace the step's, but `environment`, which is merged.
+ * Codefresh does. Fields of a copy replace the step's, but `environment`, which is merged; a
+ * matrix's `environment` value may be one `KEY=value` string instead of a list.
  * @module
  */
 import { isPlainMap, scalarText } from './schema/validators.js';
+import { matrixValues } from './schema/variant-schema.js';
 
 type Raw = Record<string, unknown>;
 
@@ -50,7 +52,7 @@ export function stepVariants(name: string, raw: Raw): StepVariant[] {
 function combinations(matrix: Raw): [string, unknown][][] {
   let out: [string, unknown][][] = [[]];
   for (const [key, values] of Object.entries(matrix)) {
-    const list = Array.isArray(values) ? values : [values];
+    const list = matrixValues(key, Array.isArray(values) ? values : [values]);
     out = out.flatMap((combo) =>
       list.map((value): [string, unknown][] => [...combo, [key, value]]),
     );
@@ -85,5 +87,6 @@ function environmentList(value: unknown): unknown[] {
 
 function labelText(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(labelText).join(', ')}]`;
+  if (isPlainMap(value)) return labelText(environmentList(value));
   return scalarText(value);
 }

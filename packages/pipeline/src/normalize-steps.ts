@@ -12,7 +12,7 @@ import { ISSUE_CODES } from './pipeline-issue.js';
 import { HOOK_NAMES } from './schema/hooks-schema.js';
 import { TEMPLATE_SEGMENT } from './schema/step-schemas.js';
 import { isBuiltInStepType, isTypedStepType, TYPED_EXPANSION } from './schema/step-type-names.js';
-import { isPlainMap } from './schema/validators.js';
+import { isPlainMap, typeName } from './schema/validators.js';
 import { setKey } from './step-types/values.js';
 import { expandTypedStepOrReport } from './typed-step-expansion.js';
 import type { PathMap } from './path-map.js';
@@ -61,7 +61,7 @@ function normalizeStep(
 ): unknown {
   if (!isPlainMap(raw)) return raw;
   let step: Raw = withCodefreshSpellings(raw, path, options);
-  if (step.type === undefined && isPlainMap(step.steps) && step.image === undefined) {
+  if (step.type === undefined && isStepsBlock(step.steps) && step.image === undefined) {
     // Codefresh runs a step that holds `steps:` as a parallel step, `type` or not.
     step.type = 'parallel';
     options.paths.move([...path, 'type'], [...path, 'steps']);
@@ -73,7 +73,10 @@ function normalizeStep(
   if (typeof type === 'string' && isBuiltInStepType(type)) {
     step = foldArguments(step, path, options);
     if (type === 'parallel' && step.steps !== undefined) {
-      step.steps = normalizeSteps(step.steps, [...path, 'steps'], options, depth);
+      const inner = Array.isArray(step.steps)
+        ? stepsFromList(step.steps, [...path, 'steps'], options)
+        : step.steps;
+      step.steps = normalizeSteps(inner, [...path, 'steps'], options, depth);
     }
   } else if (typeof type === 'string' && isTypedStepType(type)) {
     const expansion = expandTyped(step, type, path, options, depth);
@@ -82,6 +85,37 @@ function normalizeStep(
   if (step.hooks !== undefined)
     step.hooks = normalizeHooks(step.hooks, [...path, 'hooks'], options, depth);
   return step;
+}
+
+/**
+ * A parallel step's `steps` written as a list of one-step maps (`- lint: {...}`), as some real
+ * pipelines do: the same steps as the map form, each found at its place in the list. An item that
+ * is not one step is reported and left out.
+ */
+function stepsFromList(items: unknown[], path: IssuePath, options: NormalizeOptions): unknown {
+  const out: Raw = {};
+  items.forEach((item, index) => {
+    const entries = isPlainMap(item) ? Object.entries(item) : [];
+    if (entries.length !== 1) {
+      const message = `Item ${index + 1} of "steps" must be one step, a map with one key (the step's name), got ${isPlainMap(item) ? `${entries.length} keys` : typeName(item)}`;
+      options.ctx.report([...path, index], message);
+      return;
+    }
+    const [[name, step]] = entries as [[string, unknown]];
+    if (Object.hasOwn(out, name)) {
+      options.ctx.report([...path, index, name], `Step "${name}" is listed twice in "steps"`, {
+        at: 'key',
+      });
+      return;
+    }
+    setKey(out, name, step);
+    options.paths.move([...path, name], [...path, index, name]);
+  });
+  return out;
+}
+
+function isStepsBlock(value: unknown): boolean {
+  return isPlainMap(value) || (Array.isArray(value) && value.length > 0 && value.every(isPlainMap));
 }
 
 /** Spellings Codefresh also reads: `image-name` is `image_name`, `fail-fast` is `fail_fast`. */

@@ -96,6 +96,36 @@ test('unknown fields of freestyle and composition steps are warnings with a sugg
   assert.equal(push.ok, false);
 });
 
+test('a compose service takes keys Sluice does not know with a warning, as Codefresh does', () => {
+  const { pipeline, issues } = accepted([
+    ...HEAD,
+    '  c:',
+    '    type: composition',
+    '    composition:',
+    '      db: {image: postgres, privileged: true, portz: [1], mem_limit: 1g}',
+    '    composition_candidates:',
+    '      t: {image: alpine}',
+  ]);
+  assert.deepEqual(issues, [
+    '6:29 warning UNSUPPORTED Field "privileged" of compose service is not run by Sluice: the engine does not run this compose setting yet; the build stops before its first step',
+    '6:47 warning UNKNOWN_FIELD Unknown field "portz" in compose service (Codefresh ignores unknown fields here, and so does Sluice); did you mean "ports"?',
+    '6:59 warning UNKNOWN_FIELD Unknown field "mem_limit" in compose service (Codefresh ignores unknown fields here, and so does Sluice)',
+  ]);
+  assert.deepEqual(
+    pipeline.notRun.map((n) => [n.effect, n.path.join('.')]),
+    [
+      ['fails', 'steps.c.composition.db.privileged'],
+      ['ignored', 'steps.c.composition.db.portz'],
+      ['ignored', 'steps.c.composition.db.mem_limit'],
+    ],
+  );
+  const [step] = pipeline.steps as [CompositionStep];
+  assert.deepEqual(
+    step.services.map((s) => s.name),
+    ['db'],
+  );
+});
+
 test('image-name and fail-fast are the same fields as image_name and fail_fast, placed where written', () => {
   const pipeline = parseOk([
     ...HEAD,

@@ -88,22 +88,6 @@ const rows: RejectedRow[] = [
     ],
   },
   {
-    name: 'a composition step with compose keys Sluice does not run and a typo',
-    yaml: [
-      ...HEAD,
-      '  c:',
-      '    type: composition',
-      '    composition:',
-      '      db: {image: postgres, privileged: true, portz: [1]}',
-      '    composition_candidates:',
-      '      t: {image: alpine}',
-    ],
-    issues: [
-      '6:29 UNSUPPORTED Field "privileged" of compose service is not run by Sluice: the engine does not run this compose setting yet; the build stops before its first step (steps.c.composition.db.privileged)',
-      '6:47 UNKNOWN_FIELD Unknown field "portz" in compose service; did you mean "ports"? (steps.c.composition.db.portz)',
-    ],
-  },
-  {
     name: 'when.steps naming unknown steps and outcomes',
     yaml: [
       "version: '1.0'",

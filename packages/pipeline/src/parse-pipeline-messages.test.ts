@@ -44,19 +44,3 @@ test('a duplicate key names the key and where it was written first', () => {
     ['6:5 Duplicate key "image"; it is also at line 4, column 5'],
   );
 });
-
-test('matrix.environment written as one flat list says to nest it', () => {
-  assert.deepEqual(
-    problems([
-      "version: '1.0'",
-      'steps:',
-      '  test:',
-      '    image: alpine',
-      '    matrix:',
-      '      environment: [GO=1.21, GO=1.22]',
-    ]),
-    [
-      '6:20 "environment" in "matrix" is a list of environments, one per copy, each itself a list: write [[GO=1.21], [GO=1.22]], not [GO=1.21, GO=1.22]',
-    ],
-  );
-});

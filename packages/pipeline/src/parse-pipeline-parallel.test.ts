@@ -132,6 +132,100 @@ test('matrix: one copy per combination, first field slowest, environment merged'
   assert.ok(children.every((s) => s.position.line === 3 && s.title === 'Unit tests'));
 });
 
+test("matrix.environment as KEY=value strings: each string is one copy's environment", () => {
+  const [tests] = parseOk([
+    "version: '1.0'",
+    'steps:',
+    '  tests:',
+    '    image: alpine',
+    '    environment: [GO=1.20, CI=1]',
+    '    matrix:',
+    '      environment: [GO=1.21, [GO=1.22, EXTRA=1], {GO: "1.23"}]',
+  ]).steps as [ParallelStep];
+  const children = tests.steps as FreestyleStep[];
+  assert.deepEqual(
+    children.map((s) => [s.name, s.environment, s.origin?.label]),
+    [
+      [
+        'tests_0',
+        [
+          ['CI', '1'],
+          ['GO', '1.21'],
+        ],
+        'environment=[GO=1.21]',
+      ],
+      [
+        'tests_1',
+        [
+          ['CI', '1'],
+          ['GO', '1.22'],
+          ['EXTRA', '1'],
+        ],
+        'environment=[GO=1.22, EXTRA=1]',
+      ],
+      [
+        'tests_2',
+        [
+          ['CI', '1'],
+          ['GO', '1.23'],
+        ],
+        'environment=[GO=1.23]',
+      ],
+    ],
+  );
+});
+
+test("a parallel step's steps written as a list of one-step maps, issues at their place in it", () => {
+  const [checks] = parseOk([
+    "version: '1.0'",
+    'steps:',
+    '  checks:',
+    '    type: parallel',
+    '    steps:',
+    '      - lint:',
+    '          image: alpine',
+    '      - unit: {image: busybox}',
+  ]).steps as [ParallelStep];
+  assert.deepEqual(
+    checks.steps.map((s) => [s.name, (s as FreestyleStep).image, s.position.line]),
+    [
+      ['lint', 'alpine', 6],
+      ['unit', 'busybox', 8],
+    ],
+  );
+  const untyped = parseOk([
+    "version: '1.0'",
+    'steps:',
+    '  checks:',
+    '    steps:',
+    '      - lint: {image: alpine}',
+  ]).steps as [ParallelStep];
+  assert.equal(untyped[0].type, 'parallel', 'a step holding a steps list is parallel, as a map');
+  const broken = parsePipeline(
+    [
+      "version: '1.0'",
+      'steps:',
+      '  checks:',
+      '    type: parallel',
+      '    steps:',
+      '      - lint: {image: alpine}',
+      '      - unit: {image: alpine}',
+      '        e2e: {image: alpine}',
+      '      - lint: {image: busybox}',
+      '      - plain',
+    ].join('\n'),
+  );
+  assert.equal(broken.ok, false);
+  assert.deepEqual(
+    broken.issues.map((i) => `${i.line}:${i.column} ${i.severity} ${i.message}`),
+    [
+      '7:9 error Item 2 of "steps" must be one step, a map with one key (the step\'s name), got 2 keys',
+      '9:9 error Step "lint" is listed twice in "steps"',
+      '10:9 error Item 4 of "steps" must be one step, a map with one key (the step\'s name), got the string "plain"',
+    ],
+  );
+});
+
 test('scale: one copy per variant, named by its key, its fields over the step', () => {
   const [push] = parseOk([
     "version: '1.0'",

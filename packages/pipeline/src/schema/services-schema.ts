@@ -10,6 +10,7 @@ import {
   any,
   bool,
   isPlainMap,
+  lenientObject,
   list,
   numberIn,
   object,
@@ -27,7 +28,10 @@ import type { IssuePath } from '../pipeline-issue.js';
 /** Why the richer compose keys are not run yet; the engine's composition step takes them over. */
 export const NO_COMPOSE = 'the engine does not run this compose setting yet';
 
-/** Compose keys Sluice knows but does not run; anything else is a typo. */
+/**
+ * Compose keys Sluice knows but does not run; any other key is ignored with a warning naming the
+ * closest known one, as Codefresh ignores it.
+ */
 const NOT_RUN_COMPOSE_KEYS = [
   'build',
   'container_name',
@@ -61,8 +65,8 @@ const composeServiceFields: Fields = {
   ...Object.fromEntries(NOT_RUN_COMPOSE_KEYS.map((key) => [key, notRun(NO_COMPOSE, 'fails')])),
 };
 
-/** A service of a composition step (or a candidate), or of a services block. */
-export const composeService = object('compose service', composeServiceFields);
+/** A service of a composition step (or a candidate), or of a services block; unknown keys warn. */
+export const composeService = lenientObject('compose service', composeServiceFields);
 
 /** A compose file's `services:` map holds maps; a bare map of services has one named so. */
 function isComposeFile(value: Record<string, unknown>): boolean {

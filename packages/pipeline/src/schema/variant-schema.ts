@@ -28,6 +28,15 @@ export function providedByVariants(step: Record<string, unknown>): Set<string> {
   return provided;
 }
 
+/**
+ * A matrix field's values, one per copy. `environment: [A=1, A=2]` is what real pipelines write
+ * for two copies with one variable each, so a `KEY=value` string stands for a one-entry list.
+ */
+export function matrixValues(key: string, values: unknown[]): unknown[] {
+  if (key !== 'environment') return values;
+  return values.map((value) => (typeof value === 'string' ? [value] : value));
+}
+
 export function checkVariants(
   fields: Fields,
   step: Record<string, unknown>,
@@ -58,14 +67,9 @@ function checkMatrix(fields: Fields, matrix: unknown, path: IssuePath, ctx: Sche
       continue;
     }
     combinations *= values.length;
-    if (key === 'environment' && values.every((v) => typeof v === 'string' && v.includes('='))) {
-      // `[A=1, A=2]` reads as two copies whose environment is one string each.
-      const nested = `[${values.map((v) => `[${String(v)}]`).join(', ')}]`;
-      const message = `"environment" in "matrix" is a list of environments, one per copy, each itself a list: write ${nested}, not [${values.join(', ')}]`;
-      ctx.report([...path, key], message);
-      continue;
-    }
-    values.forEach((value, index) => spec.schema.check(value, [...path, key, index], ctx));
+    matrixValues(key, values).forEach((value, index) =>
+      spec.schema.check(value, [...path, key, index], ctx),
+    );
   }
   if (combinations > MAX_VARIANTS) {
     ctx.report(path, `"matrix" makes ${combinations} steps, more than ${MAX_VARIANTS}`, {

@@ -110,11 +110,27 @@ function findDefinition(
     reporter.report(typePath, message, { code: ISSUE_CODES.unknownStepType });
     return undefined;
   }
+  const why = CODEFRESH_ONLY[name.slice(name.lastIndexOf('/') + 1)];
+  if (why !== undefined) {
+    // Valid Codefresh, like the built-in types Sluice does not run: accepted, and the build stops.
+    const message = `Step type "${name}" is not run by Sluice: ${why}; the build stops before its first step`;
+    reporter.report(typePath, message, { code: ISSUE_CODES.unsupported, severity: 'warning' });
+    return undefined;
+  }
   reporter.report(typePath, notFoundMessage(name, catalog, all), {
     code: ISSUE_CODES.unknownStepType,
   });
   return undefined;
 }
+
+/**
+ * Codefresh marketplace step types that only make sense against Codefresh's own services, with
+ * why Sluice has none; a catalog's step type of the same name still wins.
+ */
+const CODEFRESH_ONLY: Record<string, string> = {
+  'codefresh-report-image':
+    "it reports an image and its git and Jira facts to Codefresh's GitOps image dashboard, which Sluice does not have; keep such facts on the build with the step's on_success annotations or metadata",
+};
 
 /**
  * The newest version of `name` when its document declares `metadata.anyVersion`: pipelines

@@ -1,7 +1,8 @@
 /**
  * Sluice's versions of Codefresh's marketplace steps in `step-types/`: a pipeline written for
  * Codefresh names them with Codefresh's versions (or none) and Codefresh's arguments, and gets
- * ours; an account's own step type that Sluice does not have is still "not found".
+ * ours; an account's own step type that Sluice does not have is still "not found", and one that
+ * only works against Codefresh's services is accepted and named as not run.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -131,6 +132,31 @@ test('an account’s own step type that Sluice does not have is still "not found
   assert.match(
     reported[0]?.message ?? '',
     /^Step type "acme\/deploy-to-prod" was not found; .*to add it/,
+  );
+});
+
+test('codefresh-report-image is accepted and named as not run, with why; the build stops before its first step', () => {
+  const text = [
+    "version: '1.0'",
+    'steps:',
+    '  report:',
+    '    type: codefresh-report-image:1.0.10',
+    '    arguments: {CF_IMAGE: app:1, CF_GIT_BRANCH: main}',
+    '  test:',
+    '    image: alpine',
+  ].join('\n');
+  const result = parsePipeline(text, { stepTypes: catalog });
+  assert.ok(result.ok, JSON.stringify(result.issues));
+  assert.deepEqual(
+    result.pipeline.notRun.map((n) => [n.line, n.column, n.effect, n.message]),
+    [
+      [
+        4,
+        11,
+        'fails',
+        'Step type "codefresh-report-image" is not run by Sluice: it reports an image and its git and Jira facts to Codefresh\'s GitOps image dashboard, which Sluice does not have; keep such facts on the build with the step\'s on_success annotations or metadata; the build stops before its first step',
+      ],
+    ],
   );
 });
 
