@@ -3,7 +3,10 @@
  * what they are sent: a webhook build of a commit reports pending, running, then its end to
  * GitHub with the integration's token, the commit, the build's page and a context per pipeline;
  * GitLab, Gitea and Bitbucket each get their own path, words and login; a host that answers 500
- * gets the newest state once it answers again, and the build never waits for it.
+ * gets the newest state once it answers again, and the build never waits for it. Builds made
+ * by hand report too: one given a commit (on its trigger's repository), its restart, and a
+ * branch build of a pipeline in its repository once its engine read the definition at a commit;
+ * the status's name follows SLUICE_COMMIT_STATUS_CONTEXT.
  * @module
  */
 import assert from 'node:assert/strict';
@@ -16,6 +19,7 @@ import {
   agentClient,
   LOCAL_RUNTIME,
   ONE_KIND,
+  SIMPLE_PIPELINE,
   startTestServer,
 } from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
@@ -89,6 +93,23 @@ async function engineOf(agent: SluiceClient, t: TestServer, buildId: string) {
 }
 
 const at = () => new Date().toISOString();
+
+/** The engines of `buildIds`, their tasks taken and acknowledged as an agent does. */
+async function enginesOf(agent: SluiceClient, t: TestServer, buildIds: string[]) {
+  const engines = new Map<string, SluiceClient>();
+  const deadline = Date.now() + 20_000;
+  while (engines.size < buildIds.length) {
+    assert.ok(Date.now() < deadline, `elected: ${[...engines.keys()].join(', ')}`);
+    const { tasks } = await agent.call('pollTasks', { query: { wait: 1 } });
+    for (const task of tasks) {
+      const buildId = task.buildId ?? '';
+      if (!buildIds.includes(buildId) || engines.has(buildId)) continue;
+      await acknowledge(agent, task);
+      engines.set(buildId, t.client(String(task.spec.engineToken)));
+    }
+  }
+  return buildIds.map((id) => engines.get(id) as SluiceClient);
+}
 
 databases.test(
   'a webhook build reports pending, running and its end on its commit; each host in its own words; a host that was down gets the newest state',
@@ -214,6 +235,95 @@ databases.test(
         .split(NEWLINE)
         .filter((l) => l.includes('"level":50'));
       throw new Error([String(err), ...errors].join(NEWLINE), { cause: err });
+    } finally {
+      await t.close();
+      await host.close();
+    }
+  },
+  ONE_KIND,
+);
+
+databases.test(
+  'builds made by hand report on their commit: one given a commit, its restart, and a branch build of a pipeline in its repository once its definition was read; a pinned definition reports nothing',
+  async (database) => {
+    const host = await startHost();
+    const t = await startTestServer(database, {
+      commitStatusIntervalMs: 100,
+      commitStatusContext: 'ci/{project}-{pipeline}',
+    });
+    try {
+      const { pipeline, gitTrigger } = await setUp(t);
+      await t.admin.call('createRuntimeEnvironment', {
+        body: { name: 'local', spec: LOCAL_RUNTIME },
+      });
+      await t.admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
+      await t.admin.call('createGitIntegration', {
+        body: { name: 'hub', kind: 'github', url: host.url, token: 'hub-token-0123456789' },
+      });
+      await gitTrigger({ repo: 'acme/widgets', gitIntegration: 'hub' });
+      const run = (pipelineId: string, body: { revision?: string; branch?: string }) =>
+        t.admin.call('createBuild', { params: { pipelineId }, body });
+      const reported = (buildId: string) =>
+        eventually(
+          `the status of ${buildId}`,
+          () => t.admin.call('getBuildCommitStatus', { params: { buildId } }),
+          (r) => (r?.sent.length ?? 0) >= 1,
+        );
+
+      // By hand with a commit: the repository is the pipeline's trigger's.
+      const manual = await run(pipeline.id, { revision: SHA });
+      const first = await reported(manual.id);
+      assert.deepEqual(
+        [first?.integration, first?.repo, first?.sha, first?.context],
+        ['hub', 'acme/widgets', SHA, 'ci/web-app'],
+      );
+      const request = host.requests.find(
+        (r) => r.body['description'] === `Sluice build ${manual.id}: pending`,
+      );
+      assert.equal(request?.url, `/api/v3/repos/acme/widgets/statuses/${SHA}`);
+      assert.equal(request?.auth, 'Bearer hub-token-0123456789');
+      // A restart builds the same commit, and says so on it.
+      const again = await t.admin.call('restartBuild', { params: { buildId: manual.id } });
+      assert.equal((await reported(again.id))?.sha, SHA);
+      // A branch and no commit: nothing to report on.
+      const branch = await run(pipeline.id, { branch: 'main' });
+      assert.equal(
+        await t.admin.call('getBuildCommitStatus', { params: { buildId: branch.id } }),
+        null,
+      );
+      for (const buildId of [manual.id, again.id, branch.id])
+        await t.admin.call('cancelBuild', { params: { buildId } });
+
+      // A pipeline in its repository learns a branch build's commit when its engine reads it.
+      const create = (name: string, revision?: string) =>
+        t.admin.call('createPipeline', {
+          params: { project: 'web' },
+          body: {
+            name,
+            specTemplate: {
+              location: 'git',
+              repo: 'acme/tools',
+              context: 'hub',
+              ...(revision === undefined ? {} : { revision }),
+            },
+          },
+        });
+      const own = await run((await create('tools')).id, { branch: 'feature' });
+      const pinned = await run((await create('pinned', 'main')).id, { branch: 'feature' });
+      const READ = 'c0ffee0000000000000000000000000000000001';
+      const agent = await agentClient(t);
+      for (const engine of await enginesOf(agent, t, [own.id, pinned.id]))
+        await engine.call('engineDefinition', { body: { yaml: SIMPLE_PIPELINE, sha: READ } });
+      const tools = await reported(own.id);
+      assert.deepEqual(
+        [tools?.repo, tools?.sha, tools?.context],
+        ['acme/tools', READ, 'ci/web-tools'],
+      );
+      assert.equal(
+        await t.admin.call('getBuildCommitStatus', { params: { buildId: pinned.id } }),
+        null,
+        "a pinned definition's commit is not the one built",
+      );
     } finally {
       await t.close();
       await host.close();

@@ -33,6 +33,18 @@ test('a limits interval under 100 ms is refused, naming the variable', () => {
   ]);
 });
 
+test("a commit status's name is sluice/{project}/{pipeline} unless set; only those two are replaced", () => {
+  assert.equal(
+    loadServerConfig({ dataDir: '/data' }, {}).commitStatusContext,
+    'sluice/{project}/{pipeline}',
+  );
+  const env = { SLUICE_COMMIT_STATUS_CONTEXT: 'ci/{pipeline}' };
+  assert.equal(loadServerConfig({ dataDir: '/data' }, env).commitStatusContext, 'ci/{pipeline}');
+  assert.deepEqual(problemsOf({ SLUICE_COMMIT_STATUS_CONTEXT: 'ci/{branch}' }), [
+    'SLUICE_COMMIT_STATUS_CONTEXT names {branch}; only {project} and {pipeline} are replaced',
+  ]);
+});
+
 test('flags win over the environment, and a flag given leaves its variable unread', () => {
   const config = loadServerConfig(
     { port: 0, host: '0.0.0.0', dataDir: '/flag' },

@@ -28,6 +28,8 @@ export interface ServerConfig {
   limitsIntervalMs: number;
   /** Time between commit-status passes. */
   commitStatusIntervalMs: number;
+  /** A commit status's name, `{project}` and `{pipeline}` replaced; `sluice/{project}/{pipeline}` when unset. */
+  commitStatusContext?: string;
   /** How long a leased task stays with an agent before it may be handed out again. */
   taskLeaseMs: number;
   /** Port of the Prometheus `/metrics` listener (no token); 0 picks one; undefined: none. */
@@ -69,6 +71,7 @@ export function loadServerConfig(
     agentOfflineAfterMs: v.SLUICE_AGENT_OFFLINE_AFTER_MS,
     limitsIntervalMs: v.SLUICE_LIMITS_INTERVAL_MS,
     commitStatusIntervalMs: v.SLUICE_COMMIT_STATUS_INTERVAL_MS,
+    commitStatusContext: v.SLUICE_COMMIT_STATUS_CONTEXT,
     taskLeaseMs: v.SLUICE_TASK_LEASE_MS,
     metricsPort: v.SLUICE_METRICS_PORT,
     metricsHost: v.SLUICE_METRICS_HOST ?? host,

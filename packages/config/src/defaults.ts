@@ -11,6 +11,7 @@ export const SERVER_DEFAULTS = {
   agentOfflineAfterMs: 60_000,
   limitsIntervalMs: 10_000,
   commitStatusIntervalMs: 2_000,
+  commitStatusContext: 'sluice/{project}/{pipeline}',
   taskLeaseMs: 60_000,
 } as const;
 

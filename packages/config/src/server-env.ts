@@ -76,6 +76,11 @@ export const serverEnv = {
     unit: 'milliseconds',
     default: SERVER_DEFAULTS.commitStatusIntervalMs,
   }),
+  SLUICE_COMMIT_STATUS_CONTEXT: textVar({
+    description:
+      "The name of a build's commit status on the git host (what branch protection requires); `{project}` and `{pipeline}` are replaced by the build's",
+    default: SERVER_DEFAULTS.commitStatusContext,
+  }),
   SLUICE_TASK_LEASE_MS: numberVar({
     description:
       'How long a task handed to an agent stays its own before it may be handed out again',
@@ -109,8 +114,14 @@ export function serverRules(settings: {
   dataDir: string | undefined;
   databaseUrl: string | undefined;
   metricsPort: number | undefined;
+  commitStatusContext?: string;
 }): string[] {
   const problems: string[] = [];
+  const unknown = settings.commitStatusContext?.match(/\{(?!project\}|pipeline\})[^}]*\}/)?.[0];
+  if (unknown !== undefined)
+    problems.push(
+      `SLUICE_COMMIT_STATUS_CONTEXT names ${unknown}; only {project} and {pipeline} are replaced`,
+    );
   if (settings.databaseUrl === undefined && settings.dataDir === undefined)
     problems.push(
       'Give a data directory (--data-dir or SLUICE_DATA_DIR) for the embedded database, or DATABASE_URL for PostgreSQL',

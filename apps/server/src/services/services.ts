@@ -89,6 +89,7 @@ export function createServices(ctx: ServerContext): Services {
       registries,
       gitIntegrations,
       stepTypes,
+      statuses: commitStatuses,
     }),
     runtimes,
     agents: new AgentService(ctx, identity, runtimes),

@@ -238,6 +238,7 @@ export async function buildForEngine(executor: Executor, buildId: string) {
     .selectAll('builds')
     .select([
       'pipelines.yaml as pipeline_yaml',
+      'pipelines.spec_template as pipeline_spec_template',
       'pipelines.name as pipeline_name',
       'projects.name as project_name',
     ])

@@ -180,10 +180,12 @@ export class BuildService {
     const tracked: TrackedBuild = {
       buildId: id,
       accountId: input.accountId,
+      pipelineId: pipeline.id,
       facts: input.facts ?? {},
       revision: row.revision,
       project: pipeline.project_name ?? '',
       pipeline: pipeline.name,
+      specTemplate: pipeline.spec_template,
     };
     return { row, steps, tracked };
   }

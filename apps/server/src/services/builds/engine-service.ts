@@ -23,6 +23,8 @@ import { isoTime } from '../server-context.js';
 import { nextLogSeq } from './log-hub.js';
 import { buildForEngine, specTemplateOf } from './build-rows.js';
 import type { ServerContext } from '../server-context.js';
+import { isCommitSha } from '../statuses/commit-status-service.js';
+import type { CommitStatusService } from '../statuses/commit-status-service.js';
 
 export interface EngineServiceDeps {
   projects: ProjectService;
@@ -32,6 +34,7 @@ export interface EngineServiceDeps {
   registries: RegistryService;
   gitIntegrations: GitIntegrationService;
   stepTypes: StepTypeService;
+  statuses: CommitStatusService;
 }
 
 export class EngineService {
@@ -43,6 +46,7 @@ export class EngineService {
   readonly #registries: RegistryService;
   readonly #gitIntegrations: GitIntegrationService;
   readonly #stepTypes: StepTypeService;
+  readonly #statuses: CommitStatusService;
 
   constructor(ctx: ServerContext, deps: EngineServiceDeps) {
     this.#ctx = ctx;
@@ -53,6 +57,7 @@ export class EngineService {
     this.#registries = deps.registries;
     this.#gitIntegrations = deps.gitIntegrations;
     this.#stepTypes = deps.stepTypes;
+    this.#statuses = deps.statuses;
   }
 
   async build(buildId: string): Promise<EngineBuild> {
@@ -129,6 +134,26 @@ export class EngineService {
         'SLUICE_BUILD_DEFINITION_RECORDED',
         `Build ${buildId} already has its definition`,
       );
+    // A build of a branch learns its commit here: the one its definition was read at, when that
+    // is the build's own revision (not a pinned one) and no commit was given when it was made.
+    if (!isCommitSha(row.revision) && specTemplateOf(row.pipeline_spec_template)?.revision === '')
+      await this.#statuses
+        .track(db, {
+          buildId,
+          accountId: row.account_id,
+          pipelineId: row.pipeline_id,
+          facts: row.facts as Record<string, string>,
+          revision: body.sha,
+          project: row.project_name,
+          pipeline: row.pipeline_name,
+          specTemplate: row.pipeline_spec_template,
+        })
+        .catch((err: unknown) =>
+          this.#ctx.log.warn('the build will report no commit status', {
+            buildId,
+            error: String(err),
+          }),
+        );
     return answer();
   }
 

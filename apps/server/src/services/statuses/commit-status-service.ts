@@ -1,9 +1,11 @@
 /**
- * Commit statuses: a build of a commit (a webhook's, with its repository) reports its state on
- * that commit through the git integration that triggered it (else the account's default), as
+ * Commit statuses: a build of a commit (a webhook's, `run-pipeline --sha`, a restart's, or the
+ * commit a repository-sourced build read its definition at) reports its state on that commit
+ * through the git integration that names the repository (else the account's default), as
  * every CI does so that pull requests can require it: pending while queued, running, then
  * success, failure, error or cancelled, with the build's page and a context per pipeline
- * (`sluice/<project>/<pipeline>`). The build is tracked when it is made (`track`); a pass
+ * (SLUICE_COMMIT_STATUS_CONTEXT, `sluice/{project}/{pipeline}`). The build is tracked when it is
+ * made, or when its engine reports the commit it read (`track`); a pass
  * (`startCommitStatusLoop`, every SLUICE_COMMIT_STATUS_INTERVAL_MS) sends each build whose
  * state differs from the one its host last took, the newest state only: a host that is down or
  * refuses is tried again with back-off, and never fails or delays the build. Rows are claimed
@@ -12,7 +14,8 @@
  */
 import { sql } from '@sluice/db';
 import type { Executor, JsonObject } from '@sluice/db';
-import { claimCommitStatuses } from '../builds/build-rows.js';
+import { SERVER_DEFAULTS } from '@sluice/config/defaults';
+import { claimCommitStatuses, specTemplateOf } from '../builds/build-rows.js';
 import type { DueCommitStatus as DueRow } from '../builds/build-rows.js';
 import { describeError } from '@sluice/errors';
 import type { Logger } from '@sluice/log';
@@ -43,11 +46,23 @@ const FINAL_STATES: readonly CommitState[] = ['success', 'failure', 'error', 'ca
 export interface TrackedBuild {
   buildId: string;
   accountId: string;
+  pipelineId: string;
   facts: Record<string, string>;
+  /** The commit built: a webhook's, `run-pipeline --sha`, or the one a definition was read at. */
   revision: string | null;
   project: string;
   pipeline: string;
+  /** The pipeline's repository source (`pipelines.spec_template`), null when inline. */
+  specTemplate: JsonObject | null;
 }
+
+/** The repository a build's commit is in, and the integration named for it (else the default). */
+interface StatusTarget {
+  repo: string;
+  integration: string | undefined;
+}
+
+const OWNER_NAME = /^[\w.-]+(?:\/[\w.-]+)+$/;
 
 export class CommitStatusService {
   readonly #ctx: ServerContext;
@@ -59,32 +74,40 @@ export class CommitStatusService {
   }
 
   /**
-   * Tracks a new build when it has a commit and repository to report on and an integration that
-   * can (the trigger's, else the account's default, of a host with a status API).
+   * Tracks a build of a commit whose repository is known and whose integration can report on
+   * it: the webhook's repository and integration; else the pipeline's own repository (where its
+   * definition is read, unless pinned to another revision) and the integration that reads it;
+   * else the one repository of its git triggers. The integration defaults to the account's.
+   * A build tracked twice (its definition read after it was made) keeps its first row.
    */
   async track(executor: Executor, build: TrackedBuild): Promise<void> {
-    const { repoOwner, repoName } = build.facts;
-    const sha = build.revision ?? '';
-    if (!repoOwner || !repoName || !/^[0-9a-f]{7,64}$/i.test(sha)) return;
+    const sha = build.revision;
+    if (!isCommitSha(sha)) return;
+    const target = await statusTarget(executor, build);
+    if (target === undefined) return;
     let query = executor
       .selectFrom('git_integrations')
       .select(['name', 'kind'])
       .where('account_id', '=', build.accountId);
-    const named = build.facts['gitIntegration'];
     query =
-      named === undefined ? query.where('is_default', '=', true) : query.where('name', '=', named);
+      target.integration === undefined
+        ? query.where('is_default', '=', true)
+        : query.where('name', '=', target.integration);
     const integration = await query.executeTakeFirst();
     if (integration === undefined || !reportsStatuses(integration.kind as GitIntegrationKind))
       return;
+    const template = this.#ctx.config.commitStatusContext ?? SERVER_DEFAULTS.commitStatusContext;
     await executor
       .insertInto('commit_statuses')
       .values({
         build_id: build.buildId,
         account_id: build.accountId,
         integration: integration.name,
-        repo: `${repoOwner}/${repoName}`,
+        repo: target.repo,
         sha,
-        context: `sluice/${build.project}/${build.pipeline}`,
+        context: template
+          .replaceAll('{project}', build.project)
+          .replaceAll('{pipeline}', build.pipeline),
       })
       .onConflict((oc) => oc.column('build_id').doNothing())
       .execute();
@@ -215,6 +238,36 @@ export class CommitStatusService {
     await response.body?.cancel();
     if (!response.ok) throw new Error(`${request.url} answered ${response.status}`);
   }
+}
+
+/** A commit's id, abbreviated or whole (SHA-1 or SHA-256), rather than a branch or tag. */
+export function isCommitSha(revision: string | null): revision is string {
+  return revision !== null && /^[0-9a-f]{7,64}$/i.test(revision);
+}
+
+async function statusTarget(
+  executor: Executor,
+  build: TrackedBuild,
+): Promise<StatusTarget | undefined> {
+  const { repoOwner, repoName, gitIntegration } = build.facts;
+  if (repoOwner && repoName)
+    return { repo: `${repoOwner}/${repoName}`, integration: gitIntegration };
+  const source = specTemplateOf(build.specTemplate);
+  if (source !== null) {
+    // Pinned: the definition's commit is not the one built. A clone URL names no host's repo.
+    if (source.revision !== '' || !OWNER_NAME.test(source.repo)) return undefined;
+    return { repo: source.repo, integration: source.context ?? undefined };
+  }
+  const triggers = await executor
+    .selectFrom('triggers')
+    .select(['repo', 'git_integration'])
+    .where('pipeline_id', '=', build.pipelineId)
+    .where('kind', '=', 'git')
+    .execute();
+  const repos = new Set(triggers.map((t) => `${t.repo ?? ''} ${t.git_integration ?? ''}`));
+  const [only] = triggers;
+  if (repos.size !== 1 || !only?.repo) return undefined;
+  return { repo: only.repo, integration: only.git_integration ?? undefined };
 }
 
 function doneAt(next: unknown): boolean {
