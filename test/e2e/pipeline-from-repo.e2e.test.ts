@@ -8,7 +8,9 @@
  * ran and its commit (`describe build`, the API). A broken file fails the build at
  * `codefresh.yml:LINE:COL` with no step started; a missing file, a symlink, and a repository on
  * another host than the integration's each fail with their own reason, the token never sent;
- * `run-pipeline --local-file` runs a file once in place of the definition.
+ * `run-pipeline --local-file` runs a file once in place of the definition. In Chromium, the build
+ * page shows the file and commit a build ran and its YAML, and the pipeline page switches the
+ * pipeline between its repository and YAML stored in Sluice.
  * @module
  */
 import { after, before, test } from 'node:test';
@@ -28,6 +30,7 @@ import {
 import type { GitHttpServer, TempDir } from '@sluice/testkit';
 import { kill, runSluice } from './cli-harness.js';
 import type { RunningServer } from './cli-harness.js';
+import { launchChromium } from './browser.js';
 import { runBuildEngine, startGitControlPlane } from './control-plane-seed.js';
 
 const TOKEN = 'slu_u_pipeline-from-repo-token-0123456';
@@ -160,6 +163,8 @@ async function createFromRepo(name: string, ...flags: string[]): Promise<string>
 }
 
 let fromRepo: string;
+/** The first build of `fromRepo`, on main. */
+let mainBuild: Build;
 /** Reads ci/other.yml, which only the branch `moved` has. */
 let elsewhere: string;
 
@@ -174,6 +179,7 @@ test('each branch builds with its own codefresh.yml, read at its commit and reco
 
   const main = await runBuild(fromRepo, { branch: 'main' });
   succeeded(main);
+  mainBuild = main.build;
   assert.match(main.log, /main pipeline/);
   assert.doesNotMatch(main.log, /feature pipeline/);
   // One clone: the pipeline's own clone step found the engine's.
@@ -375,4 +381,66 @@ test('run-pipeline --local-file runs a file once in place of the definition; its
   assert.match(refused.stderr, new RegExp(`${file}:5:15: "commands" must be a string or a list`));
   const after = (await admin.call('listBuilds', { query: { limit: 100 } })).items.length;
   assert.equal(after, before, 'no build was made');
+});
+
+test('in the web UI a build shows the file, commit and YAML it ran; a pipeline switches between stored YAML and its repository', async () => {
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const url = server?.url ?? '';
+    await page.goto(url);
+    await page.fill('#token', TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Builds' }).waitFor();
+
+    await page.goto(`${url}/builds/${mainBuild.id}`);
+    const facts = page.locator('dl.facts');
+    await facts.getByText('The YAML it ran').click();
+    const sha = (commits['main'] ?? '').slice(0, 7);
+    assert.match(
+      await facts.innerText(),
+      new RegExp(`Definition\\s+codefresh\\.yml in \\S+/acme/repo\\.git at ${sha}`),
+    );
+    assert.match(await facts.locator('.definition-yaml pre').innerText(), /echo "main pipeline"/);
+
+    await page.goto(`${url}/pipelines/${fromRepo}`);
+    await page
+      .getByText(
+        /Each build reads codefresh\.yml from \S+ at its own commit, with git integration gitsrv/,
+      )
+      .waitFor();
+    assert.ok(await page.getByLabel('In the repository, read by each build').isChecked());
+    await page.getByLabel('Stored here').check();
+    const note = page.getByRole('note');
+    assert.match(await note.innerText(), /Saving below replaces the repository source/);
+    await page.getByLabel('Pipeline YAML').fill(pipeline('stored now'));
+    await page
+      .getByRole('form', { name: 'Edit YAML' })
+      .getByRole('button', { name: 'Save' })
+      .click();
+    await note.waitFor({ state: 'detached' });
+    const stored = await admin.call('getPipeline', { params: { pipelineId: fromRepo } });
+    assert.deepEqual([stored.specTemplate, stored.yaml], [null, pipeline('stored now')]);
+
+    await page.getByLabel('In the repository, read by each build').check();
+    const form = page.getByRole('form', { name: 'Repository source' });
+    await form.getByLabel('Repository').fill(repoUrl);
+    await form.getByLabel('Path in it').fill('ci/other.yml');
+    await form.getByLabel('Revision').fill('moved');
+    await form.getByLabel('Git integration').selectOption('gitsrv');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page
+      .getByText(/Each build reads ci\/other\.yml from \S+ at moved, with git integration gitsrv/)
+      .waitFor();
+    const back = await admin.call('getPipeline', { params: { pipelineId: fromRepo } });
+    assert.deepEqual(back.specTemplate, {
+      location: 'git',
+      repo: repoUrl,
+      path: 'ci/other.yml',
+      revision: 'moved',
+      context: 'gitsrv',
+    });
+  } finally {
+    await browser.close();
+  }
 });

@@ -194,11 +194,8 @@ function definitionOf(
     definition: {
       ...source,
       git: source.context,
-      // Its branch's head, or a restart's commit: what the build runs on, when it names none.
-      fillsRevision:
-        !build.facts['revision'] &&
-        (source.revision === (build.facts['branch'] ?? '') ||
-          /^[0-9a-f]{40}$/.test(source.revision)),
+      // The control plane says whether the commit read is the one the build runs on.
+      fillsRevision: source.readsBuildCommit,
       accept,
     },
   };

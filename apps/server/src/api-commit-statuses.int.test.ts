@@ -211,7 +211,7 @@ databases.test(
         ],
         [
           'bitbucket',
-          `/2.0/repositories/acme/widgets/commit/${SHA}/statuses/build`,
+          `/rest/build-status/1.0/commits/${SHA}`,
           `Basic ${Buffer.from('ci-bot:bitbucket-token-0123456789').toString('base64')}`,
           'INPROGRESS',
         ],
@@ -312,7 +312,14 @@ databases.test(
       const pinned = await run((await create('pinned', 'main')).id, { branch: 'feature' });
       const READ = 'c0ffee0000000000000000000000000000000001';
       const agent = await agentClient(t);
-      for (const engine of await enginesOf(agent, t, [own.id, pinned.id]))
+      const engines = await enginesOf(agent, t, [own.id, pinned.id]);
+      // Whether the commit read becomes the build's CF_REVISION: its own branch's head, yes.
+      const told = await Promise.all(engines.map((engine) => engine.call('engineBuild')));
+      assert.deepEqual(
+        told.map((b) => b.specTemplate?.readsBuildCommit),
+        [true, false],
+      );
+      for (const engine of engines)
         await engine.call('engineDefinition', { body: { yaml: SIMPLE_PIPELINE, sha: READ } });
       const tools = await reported(own.id);
       assert.deepEqual(

@@ -58,6 +58,7 @@ databases.test(
         path: '.sluice/ci.yml',
         revision: PUSHED,
         context: null,
+        readsBuildCommit: false,
       });
 
       const refused = await failure(
@@ -80,7 +81,13 @@ databases.test(
         ],
       );
       const ran = await t.admin.call('getBuildDefinition', { params: { buildId } });
-      assert.equal(ran.yaml, SIMPLE_PIPELINE);
+      assert.deepEqual([ran.yaml, ran.sha, ran.fileUrl], [SIMPLE_PIPELINE, PUSHED, null]);
+      // With a GitHub integration (the account's default), the file at its commit is a link.
+      await t.admin.call('createGitIntegration', {
+        body: { name: 'hub', kind: 'github', token: 'hub-token-0123456789' },
+      });
+      const linked = await t.admin.call('getBuildDefinition', { params: { buildId } });
+      assert.equal(linked.fileUrl, `https://github.com/acme/widgets/blob/${PUSHED}/.sluice/ci.yml`);
 
       // A replay (the answer was lost) is answered again; another definition is not taken.
       await engine.call('engineDefinition', { body: { yaml: SIMPLE_PIPELINE, sha: PUSHED } });

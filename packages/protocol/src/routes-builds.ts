@@ -57,7 +57,15 @@ export const buildRoutes = {
     summary:
       'The pipeline definition the build ran, as it ran it: its YAML (null until its engine read it from the repository) and where it came from',
     params: BuildParams,
-    response: BuildDefinition.extend({ yaml: z.string().nullable() }),
+    response: BuildDefinition.extend({
+      yaml: z.string().nullable(),
+      fileUrl: z
+        .string()
+        .nullable()
+        .describe(
+          "git: the file at its commit on the host's web pages (GitHub, GitLab, Gitea, Bitbucket); null for other hosts",
+        ),
+    }),
   }),
   getBuildCommitStatus: route({
     method: 'GET',

@@ -39,9 +39,18 @@ export function registerBuildRoutes(app: FastifyInstance, s: Services, auth: Aut
   registerRoute(app, routes.getBuild, auth, ({ principal, params }) =>
     s.builds.get(principal.accountId, params.buildId),
   );
-  registerRoute(app, routes.getBuildDefinition, auth, ({ principal, params }) =>
-    s.builds.definition(principal.accountId, params.buildId),
-  );
+  registerRoute(app, routes.getBuildDefinition, auth, async ({ principal, params }) => {
+    const { integration, ...definition } = await s.builds.definition(
+      principal.accountId,
+      params.buildId,
+    );
+    const { repo, path, sha } = definition;
+    const fileUrl =
+      repo === null || path === null || sha === null
+        ? null
+        : await s.gitIntegrations.fileLink(principal.accountId, integration, { repo, path, sha });
+    return { ...definition, fileUrl };
+  });
   registerRoute(app, routes.getBuildCommitStatus, auth, ({ principal, params }) =>
     s.commitStatuses.report(principal.accountId, params.buildId),
   );

@@ -15,6 +15,7 @@ import { ErrorNote } from '../app/error-note.js';
 import { useAction } from '../app/use-action.js';
 import { LogPanel } from '../logs/log-panel.js';
 import { AnnotationList } from './annotation-list.js';
+import { DefinitionSource } from './definition-source.js';
 import { StatusBadge } from './status-badge.js';
 import { StepTimeline } from './step-timeline.js';
 import { Waterfall } from './waterfall.js';
@@ -106,7 +107,7 @@ export function BuildPage({ buildId }: { buildId: string }) {
         <dd className="mono">{shortRevision(build.revision)}</dd>
         <dt>Definition</dt>
         <dd>
-          <DefinitionSource definition={build.definition} />
+          <DefinitionSource buildId={build.id} definition={build.definition} />
         </dd>
         <dt>Trigger</dt>
         <dd>
@@ -147,24 +148,5 @@ export function BuildPage({ buildId }: { buildId: string }) {
         onLines={onLines}
       />
     </article>
-  );
-}
-
-/** Where the build's pipeline definition came from: the stored YAML, or a file at a commit. */
-function DefinitionSource({ definition }: { definition: Build['definition'] }) {
-  if (definition.location === 'inline') return <>the pipeline&apos;s stored YAML</>;
-  const file = definition.path ?? 'codefresh.yml';
-  return (
-    <>
-      <span className="mono">{file}</span> in {definition.repo ?? '?'}
-      {definition.sha === null ? (
-        <> (reading it at {definition.revision ?? 'the default branch'})</>
-      ) : (
-        <>
-          {' '}
-          at <span className="mono">{shortRevision(definition.sha)}</span>
-        </>
-      )}
-    </>
   );
 }

@@ -1,6 +1,7 @@
 /**
- * One pipeline: run it (branch and variables), edit its YAML (checked as you type, saved with
- * the server's answer), and its variables (secrets shown as set, never their value).
+ * One pipeline: run it (branch and variables), its definition (stored YAML checked as you type,
+ * or its repository: definition-section.tsx), its triggers and its variables (secrets shown as
+ * set, never their value).
  * @module
  */
 import { useState } from 'react';
@@ -10,8 +11,8 @@ import { usePoll } from '../api/use-poll.js';
 import { ErrorNote } from '../app/error-note.js';
 import { Link, navigate } from '../app/router.js';
 import { useAction } from '../app/use-action.js';
+import { DefinitionSection } from './definition-section.js';
 import { Triggers } from './triggers.js';
-import { YamlEditor } from './yaml-editor.js';
 
 export function PipelinePage({ pipelineId }: { pipelineId: string }) {
   const api = useApi();
@@ -32,32 +33,7 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
         </div>
       </header>
       <RunForm pipelineId={pipeline.id} />
-      {pipeline.specTemplate === null ? (
-        <>
-          <h2>YAML</h2>
-          <EditForm
-            key={pipeline.updatedAt}
-            pipelineId={pipeline.id}
-            yaml={pipeline.yaml}
-            onSaved={polled.reload}
-          />
-        </>
-      ) : (
-        <>
-          <h2>Definition</h2>
-          <p>
-            Each build reads <span className="mono">{pipeline.specTemplate.path}</span> from{' '}
-            <span className="mono">{pipeline.specTemplate.repo}</span> at{' '}
-            {pipeline.specTemplate.revision === undefined
-              ? 'its own commit'
-              : pipeline.specTemplate.revision}
-            {pipeline.specTemplate.context === undefined
-              ? ''
-              : `, with git integration ${pipeline.specTemplate.context}`}
-            . Change it there, in the repository.
-          </p>
-        </>
-      )}
+      <DefinitionSection pipeline={pipeline} onSaved={polled.reload} />
       <h2>Triggers</h2>
       <Triggers pipelineId={pipeline.id} />
       <h2>Variables</h2>
@@ -150,42 +126,6 @@ function VariableForm({ pipelineId, onSaved }: { pipelineId: string; onSaved: ()
         Secret (write-only)
       </label>
       <button type="submit">Set</button>
-      {action.error ? <ErrorNote error={action.error} /> : null}
-    </form>
-  );
-}
-
-interface EditFormProps {
-  pipelineId: string;
-  yaml: string;
-  onSaved: () => void;
-}
-
-function EditForm({ pipelineId, yaml, onSaved }: EditFormProps) {
-  const api = useApi();
-  const [text, setText] = useState(yaml);
-  const action = useAction();
-  const [saved, setSaved] = useState(false);
-
-  const save = (event: FormEvent) => {
-    event.preventDefault();
-    setSaved(false);
-    return action.run(async () => {
-      await api.call('updatePipeline', { params: { pipelineId }, body: { yaml: text } });
-      setSaved(true);
-      onSaved();
-    });
-  };
-
-  return (
-    <form className="grid-form" onSubmit={(e) => void save(e)} aria-label="Edit YAML">
-      <YamlEditor label="Pipeline YAML" value={text} onChange={setText} />
-      <div>
-        <button type="submit" disabled={text === yaml}>
-          Save
-        </button>{' '}
-        {saved ? <span role="status">Saved.</span> : null}
-      </div>
       {action.error ? <ErrorNote error={action.error} /> : null}
     </form>
   );

@@ -154,7 +154,11 @@ export const CommitStatusReport = z.object({
   integration: z.string().describe('The git integration whose token reports it'),
   repo: z.string(),
   sha: z.string(),
-  context: z.string().describe("The status's name on the host: `sluice/<project>/<pipeline>`"),
+  context: z
+    .string()
+    .describe(
+      "The status's name on the host: `sluice/<project>/<pipeline>`, or as SLUICE_COMMIT_STATUS_CONTEXT says",
+    ),
   sent: z
     .array(
       z.object({

@@ -52,6 +52,12 @@ export const EngineBuild = z.object({
       path: z.string(),
       revision: z.string().describe("Empty: the repository's default branch"),
       context: z.string().nullable().describe('The git integration to read it with'),
+      readsBuildCommit: z
+        .boolean()
+        .default(false)
+        .describe(
+          "The commit read is the build's own (it names a branch, no commit): it becomes CF_REVISION",
+        ),
     })
     .nullable()
     .default(null)

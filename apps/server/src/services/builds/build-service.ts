@@ -18,6 +18,7 @@ import {
   lockBuildStatus,
   restartInputs,
   selectBuilds,
+  specTemplateOf,
   toBuilds,
 } from './build-rows.js';
 import { insertPlannedSteps } from './build-steps.js';
@@ -205,15 +206,19 @@ export class BuildService {
     return loadBuild(this.#ctx.database.db, accountId, buildId);
   }
 
-  /** The definition the build ran and where it came from; its YAML is null until it was read. */
+  /**
+   * The definition the build ran and where it came from; its YAML is null until it was read.
+   * `integration` is the git integration that reads it (null: the account's default).
+   */
   async definition(
     accountId: string,
     buildId: string,
-  ): Promise<Build['definition'] & { yaml: string | null }> {
+  ): Promise<Build['definition'] & { yaml: string | null; integration: string | null }> {
     const row = await definitionRow(this.#ctx.database.db, accountId, buildId);
     if (row === undefined)
       throw new NotFoundError('SLUICE_BUILD_NOT_FOUND', `Build ${buildId} does not exist`);
-    return { ...buildDefinition(row), yaml: row.yaml };
+    const integration = specTemplateOf(row.spec_template)?.context ?? null;
+    return { ...buildDefinition(row), yaml: row.yaml, integration };
   }
 
   /**

@@ -6,7 +6,7 @@
  * @module
  */
 import { ConflictError, NotFoundError } from '@sluice/errors';
-import type { Executor } from '@sluice/db';
+import type { Executor, JsonObject } from '@sluice/db';
 import type { EngineBuild, EngineEvent, EngineStepType } from '@sluice/protocol';
 import type { BuildService } from './build-service.js';
 import type { CertificateService } from '../identity/certificate-service.js';
@@ -25,6 +25,18 @@ import { buildForEngine, specTemplateOf } from './build-rows.js';
 import type { ServerContext } from '../server-context.js';
 import { isCommitSha } from '../statuses/commit-status-service.js';
 import type { CommitStatusService } from '../statuses/commit-status-service.js';
+
+/**
+ * Whether the commit a build reads its definition at is the commit it builds: it was given no
+ * commit (a branch's head, or a restart of one), and its pipeline reads its own revision, not a
+ * pinned one (which may even be another repository's).
+ */
+function readsBuildCommit(row: {
+  revision: string | null;
+  pipeline_spec_template: JsonObject | null;
+}): boolean {
+  return !isCommitSha(row.revision) && specTemplateOf(row.pipeline_spec_template)?.revision === '';
+}
 
 export interface EngineServiceDeps {
   projects: ProjectService;
@@ -82,7 +94,10 @@ export class EngineService {
       pipelineName: row.pipeline_name,
       projectName: row.project_name,
       yaml,
-      specTemplate: row.yaml === null ? source : null,
+      specTemplate:
+        row.yaml === null && source !== null
+          ? { ...source, readsBuildCommit: readsBuildCommit(row) }
+          : null,
       status: row.status,
       facts,
       variables: { ...stored.variables, ...row.variables },
@@ -134,9 +149,8 @@ export class EngineService {
         'SLUICE_BUILD_DEFINITION_RECORDED',
         `Build ${buildId} already has its definition`,
       );
-    // A build of a branch learns its commit here: the one its definition was read at, when that
-    // is the build's own revision (not a pinned one) and no commit was given when it was made.
-    if (!isCommitSha(row.revision) && specTemplateOf(row.pipeline_spec_template)?.revision === '')
+    // A build of a branch learns its commit here: the one its definition was read at.
+    if (readsBuildCommit(row))
       await this.#statuses
         .track(db, {
           buildId,

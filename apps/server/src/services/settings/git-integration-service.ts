@@ -16,15 +16,9 @@ import type {
   GitIntegrationKind,
   UpdateGitIntegration,
 } from '@sluice/protocol';
+import { fileLink, PROVIDER_URLS } from './git-host-links.js';
 import { isoTime } from '../server-context.js';
 import type { ServerContext } from '../server-context.js';
-
-/** Where `repo: owner/name` is cloned from when the integration names no URL. */
-const PROVIDER_URLS: Partial<Record<GitIntegrationKind, string>> = {
-  github: 'https://github.com',
-  gitlab: 'https://gitlab.com',
-  bitbucket: 'https://bitbucket.org',
-};
 
 export class GitIntegrationService {
   readonly #ctx: ServerContext;
@@ -132,6 +126,22 @@ export class GitIntegrationService {
         default: row.is_default,
       };
     });
+  }
+
+  /**
+   * The web page of a definition's file at its commit, through the integration named (else the
+   * account's default); null when there is none, or its host's pages are not known.
+   */
+  async fileLink(
+    accountId: string,
+    integration: string | null,
+    file: { repo: string; path: string; sha: string },
+  ): Promise<string | null> {
+    const rows = await this.#rows(this.#ctx.database.db, accountId);
+    const row = rows.find((r) => (integration === null ? r.is_default : r.name === integration));
+    if (row === undefined) return null;
+    const host = { kind: row.kind as GitIntegrationKind, url: row.url };
+    return fileLink(host, file.repo, file.sha, file.path);
   }
 
   #secret(

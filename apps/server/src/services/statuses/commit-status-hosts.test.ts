@@ -35,6 +35,13 @@ test("each host's public API, its words for the states, and hosts without one", 
   const body = JSON.parse(bitbucket?.body ?? '{}') as { key: string; state: string };
   assert.equal(body.state, 'SUCCESSFUL');
   assert.equal(body.key.length, 40, "a long context is keyed by its hash: Bitbucket's limit");
+  // Bitbucket at its own URL is Bitbucket Server (Data Center): its build-status API.
+  const server = statusRequest(target('bitbucket', 'https://bitbucket.acme.internal'), 'cancelled');
+  assert.equal(
+    server?.url,
+    'https://bitbucket.acme.internal/rest/build-status/1.0/commits/abc1234',
+  );
+  assert.equal(state(server?.body), 'FAILED');
   assert.equal(statusRequest(target('git', 'https://git.internal'), 'success'), undefined);
   assert.equal(statusRequest(target('gitea', null), 'success'), undefined, 'Gitea needs its URL');
 });

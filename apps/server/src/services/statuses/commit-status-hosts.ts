@@ -2,8 +2,10 @@
  * How each git host takes a commit status, as its documented API has it: GitHub (and GitHub
  * Enterprise) `POST /repos/{owner}/{repo}/statuses/{sha}`, GitLab `POST
  * /projects/{id}/statuses/{sha}`, Gitea and Forgejo `POST /repos/{owner}/{repo}/statuses/{sha}`,
- * Bitbucket Cloud `POST /repositories/{workspace}/{repo}/commit/{sha}/statuses/build`. Each host
- * has its own words for a build's states. Pure: the request, not the sending.
+ * Bitbucket Cloud `POST /repositories/{workspace}/{repo}/commit/{sha}/statuses/build`, Bitbucket
+ * Server and Data Center (a bitbucket integration at another URL than bitbucket.org) `POST
+ * /rest/build-status/1.0/commits/{sha}`. Each host has its own words for a build's states.
+ * Pure: the request, not the sending.
  * @module
  */
 import { createHash } from 'node:crypto';
@@ -113,24 +115,25 @@ export function statusRequest(target: StatusTarget, state: CommitState): StatusR
         }),
       };
     case 'bitbucket': {
-      const api =
-        base === '' || /^https?:\/\/(www\.)?bitbucket\.org$/.test(base)
-          ? 'https://api.bitbucket.org/2.0'
-          : `${base}/2.0`;
+      const cloud = base === '' || /^https?:\/\/(www\.)?bitbucket\.org$/.test(base);
       const auth =
         target.username === null
           ? `Bearer ${target.token}`
           : `Basic ${Buffer.from(`${target.username}:${target.token}`).toString('base64')}`;
+      // Bitbucket's key is at most 40 characters: a long context is named by its hash.
+      const key =
+        target.context.length <= 40
+          ? target.context
+          : createHash('sha256').update(target.context).digest('hex').slice(0, 40);
       return {
-        url: `${api}/repositories/${target.repo}/commit/${target.sha}/statuses/build`,
+        url: cloud
+          ? `https://api.bitbucket.org/2.0/repositories/${target.repo}/commit/${target.sha}/statuses/build`
+          : `${base}/rest/build-status/1.0/commits/${target.sha}`,
         headers: { ...json, authorization: auth },
         body: JSON.stringify({
-          // Bitbucket's key is at most 40 characters: a long context is named by its hash.
-          key:
-            target.context.length <= 40
-              ? target.context
-              : createHash('sha256').update(target.context).digest('hex').slice(0, 40),
-          state: BITBUCKET[state],
+          key,
+          // Server has no STOPPED before 7.x's newer releases; a cancelled build failed there.
+          state: cloud || state !== 'cancelled' ? BITBUCKET[state] : 'FAILED',
           name: target.context,
           url: target.targetUrl,
           description,
