@@ -9,8 +9,9 @@
 #                     sluice/busybox:1 root (a shell and the usual tools), and Debian's docker.io
 #                     CLI, through which the engine runs BuildKit builds; the bundle carries the
 #                     built web UI (web/), so the server chart's control plane serves it at /,
-#                     and sluice/busybox:1 (images/), which the engine loads onto a build's
-#                     daemon that lacks it: builds need no registry for it
+#                     and sluice/busybox:1 and sluice/git:1 (images/), which the engine loads
+#                     onto a build's daemon that lacks them (git when a clone needs it): builds
+#                     need no registry for them
 #   sluice/dind:1     Debian bookworm (debootstrap --variant=minbase) with docker.io, iptables,
 #                     tini, openssl and CA certificates; images/dind/dind-entrypoint.sh serves
 #                     the Docker API on :1300 over mutual TLS
@@ -54,8 +55,9 @@ inputs_hash() {
   { file_hashes "$SCRIPT_PATH" "$IMAGE_LIB_PATH"; printf 'image=%s\n' "$1"; cat; } | sha256sum | cut -d ' ' -f 1
 }
 
-build_busybox() {
-  local args=(--only busybox)
+# build-local.sh's image NAME (busybox or git), with this run's registry and --force.
+build_local() {
+  local args=(--only "$1")
   [[ -n "$REGISTRY" ]] && args+=(--registry "$REGISTRY")
   [[ $FORCE -eq 1 ]] && args+=(--force)
   bash "$HERE/build-local.sh" "${args[@]}"
@@ -95,7 +97,7 @@ build_engine() {
   local files=()
   mapfile -t files < <(find "$bundle" -type f | sort)
   hash=$(inputs_hash "$image" < <(file_hashes "${files[@]}" "$HERE/engine/sluice" "$HERE/engine/bundle.sh" "$node" "$docker_cli" "${libs[@]}"
-    docker image inspect --format '{{.Id}}' sluice/busybox:1))
+    docker image inspect --format '{{.Id}}' sluice/busybox:1 sluice/git:1))
   if up_to_date "$image" "$hash"; then log "$image up to date"; tag_for_registry "$image"; return; fi
   log "building $image (Node $("$node" --version) from this host, CLI bundle $(du -sb "$bundle" | cut -f1) bytes in ${#files[@]} files) ..."
   local root=$WORK_DIR/engine container file
@@ -117,7 +119,9 @@ build_engine() {
   # that cannot pull): apps/engine/src/carried-images.ts reads this index.
   install -d "$root/usr/local/lib/sluice/images"
   docker save -o "$root/usr/local/lib/sluice/images/sluice-busybox-1.tar" sluice/busybox:1
-  printf '{ "images": { "sluice/busybox:1": "sluice-busybox-1.tar" } }\n' >"$root/usr/local/lib/sluice/images/index.json"
+  docker save -o "$root/usr/local/lib/sluice/images/sluice-git-1.tar" sluice/git:1
+  printf '%s\n' '{ "images": { "sluice/busybox:1": "sluice-busybox-1.tar" },' \
+    '  "onDemand": { "sluice/git:1": "sluice-git-1.tar" } }' >"$root/usr/local/lib/sluice/images/index.json"
   chmod -R u=rwX,go=rX "$root/usr/local/lib/sluice"
   install -D -m 0755 "$HERE/engine/sluice" "$root/usr/local/bin/sluice"
   import_root "$root" "$image" "$hash" --change 'ENTRYPOINT ["/usr/local/bin/sluice"]' --change 'CMD ["--help"]'
@@ -174,7 +178,8 @@ main() {
   parse_image_args "engine dind pause busybox" "$@"
   check_docker
   start_build sluice-build-cluster-images
-  if wanted busybox || wanted engine; then build_busybox; fi
+  if wanted busybox || wanted engine; then build_local busybox; fi
+  if wanted engine; then build_local git; fi
   if wanted pause; then build_pause; fi
   if wanted engine; then build_engine; fi
   if wanted dind; then build_dind; fi

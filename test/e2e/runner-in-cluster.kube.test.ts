@@ -4,7 +4,9 @@
  * in-cluster config and its own ServiceAccount only (it reaches the API server through the
  * `kubernetes` Service, which kube-proxy serves). `sluice run-pipeline` then starts builds that
  * run on the cluster, streams their log to the terminal and exits with their result; each
- * build's objects are gone afterwards.
+ * build's objects are gone afterwards. A pipeline read from its repository is read there by the
+ * build's engine, from a git server that only the cluster's pods may use (the engine loads the
+ * git image it carries onto the new volume's daemon, which cannot pull it).
  * @module
  */
 import { after, before, test } from 'node:test';
@@ -13,8 +15,15 @@ import { join } from 'node:path';
 import { AppsV1Api, CoreV1Api, KubernetesObjectApi } from '@kubernetes/client-node';
 import { createNamespace } from '@sluice/kube/testing';
 import type { SluiceClient } from '@sluice/protocol';
-import { CLUSTER_IMAGES, makeTempDir, renderChart, useKubernetes } from '@sluice/testkit';
-import type { TempDir } from '@sluice/testkit';
+import {
+  CLUSTER_IMAGES,
+  createGitRepo,
+  makeTempDir,
+  renderChart,
+  startGitHttpServer,
+  useKubernetes,
+} from '@sluice/testkit';
+import type { GitHttpServer, TempDir } from '@sluice/testkit';
 import { REPO_ROOT, runSluice, seededDataDir } from './cli-harness.js';
 import {
   addHostPathVolume,
@@ -44,16 +53,23 @@ const PIPELINES = {
     'version: "1.0"\nsteps:\n  broken:\n    image: sluice/busybox:1\n    commands: ["echo about to fail", "exit 3"]\n',
 };
 
+const GIT_TOKEN = 'in-cluster-git-token-0123456789';
+const FROM_REPO =
+  'version: "1.0"\nsteps:\n  hello:\n    image: sluice/busybox:1\n    commands: ["echo read from the repository in the cluster"]\n';
+
 let temp: TempDir;
 let plane: ControlPlane;
 let admin: SluiceClient;
 let volumes = 0;
+/** Pods reach this machine at the pod subnet's first address. */
+let gateway: string;
+let git: GitHttpServer | undefined;
 
 before(async () => {
   await cluster.ready();
   temp = await makeTempDir('sluice-in-cluster-');
   await prepareBuildCluster(cluster().kubeConfig);
-  const gateway = (cluster().podSubnet ?? '').replace(/\.0\/24$/, '.1');
+  gateway = (cluster().podSubnet ?? '').replace(/\.0\/24$/, '.1');
   plane = await startControlPlane({
     database: { dataDir: await seededDataDir(join(temp.path, 'data')) },
     logPath: join(temp.path, 'server.log'),
@@ -84,6 +100,7 @@ before(async () => {
 });
 
 after(async () => {
+  await git?.close();
   await plane?.stop();
   await temp?.cleanup();
 });
@@ -156,3 +173,59 @@ for (const [pipeline, code, line] of [
     );
   });
 }
+
+test('a pipeline read from its repository is read in the cluster, from a git server only its pods may use', async () => {
+  const { commits } = await createGitRepo({
+    files: { 'codefresh.yml': FROM_REPO },
+    dir: join(temp.path, 'git', 'acme'),
+  });
+  const podPrefix = gateway.replace(/\.1$/, '.');
+  git = await startGitHttpServer({
+    root: join(temp.path, 'git'),
+    username: 'ci-bot',
+    password: GIT_TOKEN,
+    // The cluster's pods only: not this machine, and so not the control plane.
+    allow: (from) => from.startsWith(podPrefix) && from !== gateway,
+  });
+  const url = git.urlVia(gateway);
+  await admin.call('createGitIntegration', {
+    body: { name: 'in-cluster', kind: 'git', url, username: 'ci-bot', token: GIT_TOKEN },
+  });
+  await admin.call('createPipeline', {
+    params: { project: 'cluster' },
+    body: {
+      name: 'from-repo',
+      specTemplate: { location: 'git', repo: `${url}/acme/repo.git`, context: 'in-cluster' },
+    },
+  });
+  const fromHere = await fetch(`${url}/acme/repo.git/info/refs?service=git-upload-pack`, {
+    headers: { authorization: `Basic ${Buffer.from(`ci-bot:${GIT_TOKEN}`).toString('base64')}` },
+  });
+  assert.equal(fromHere.status, 403, 'this machine may not read the repository');
+  await fromHere.body?.cancel();
+
+  await addVolume();
+  const run = await runSluice(['run-pipeline', 'cluster/from-repo', '-b', 'main'], {
+    env: {
+      SLUICE_SERVER: plane.url,
+      SLUICE_TOKEN: ADMIN_TOKEN,
+      SLUICE_CONFIG: join(temp.path, 'cfg'),
+    },
+  });
+  const requests = git.requests.map((r) => `${r.from} ${r.auth} ${r.method} ${r.url}`);
+  assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}\ngit server:\n${requests.join('\n')}`);
+  assert.ok(run.stdout.includes('[hello] read from the repository in the cluster'), run.stdout);
+  const id = /Build (bld_\w+) /.exec(run.stdout)?.[1] ?? '';
+  const build = await admin.call('getBuild', { params: { buildId: id } });
+  assert.equal(build.definition.sha, commits['main'], 'read at the branch head');
+  const served = git.requests.filter((r) => r.auth === 'accepted');
+  assert.ok(served.length > 0, requests.join('\n'));
+  assert.ok(
+    served.every((r) => r.from.startsWith(podPrefix) && r.from !== gateway),
+    `only pods read it:\n${requests.join('\n')}`,
+  );
+  await waitForProbe(
+    `build ${id}'s objects deleted`,
+    async () => objectCount(await buildObjects(cluster().kubeConfig, BUILD_NS, id)) === 0,
+  );
+});

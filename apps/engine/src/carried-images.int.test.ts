@@ -8,6 +8,8 @@ import { DockerClient } from '@sluice/docker';
 import { memoryLogger } from '@sluice/log';
 import { ensureDockerEngine, ensureTestImages, makeTempDir, runCommand } from '@sluice/testkit';
 import { carriedImages, loadCarriedImages } from './carried-images.js';
+import { ensureImagePresent } from './container-run.js';
+import { createStepRuntime } from './step-runtime.test-support.js';
 
 const temp = await makeTempDir('sluice-carried-images-');
 /** An image of this test alone: busybox under a name no other file uses. */
@@ -49,6 +51,27 @@ test('an image the daemon lacks is loaded from the archive the engine carries, o
   );
   // A warm volume has it: nothing is loaded again.
   assert.deepEqual(await loadCarriedImages(docker, temp.path, logger), []);
+});
+
+test('an on-demand image is left for the step that needs it, then loaded instead of pulled', async () => {
+  const index = { images: {}, onDemand: { [IMAGE]: 'carried.tar' } };
+  await writeFile(join(temp.path, 'index.json'), JSON.stringify(index));
+  await runCommand('docker', ['rmi', '-f', IMAGE]);
+  const { logger } = memoryLogger('info');
+  assert.deepEqual(await loadCarriedImages(docker, temp.path, logger), [], 'not before a build');
+  assert.equal(await docker.imageExists(IMAGE), false);
+  const fx = await createStepRuntime({ sandbox: false });
+  try {
+    fx.runtime.carriedOnDemand = await carriedImages(temp.path, 'onDemand');
+    // No registry has this name: only the engine's copy can give it.
+    await ensureImagePresent(IMAGE, 'clone', fx.runtime);
+    assert.equal(await docker.imageExists(IMAGE), true);
+    assert.deepEqual(fx.lines('clone', 'system'), [
+      `Loading image ${IMAGE} from the engine's own copy`,
+    ]);
+  } finally {
+    await fx.close();
+  }
 });
 
 test('no index, or a damaged archive, loads nothing and fails no build', async () => {

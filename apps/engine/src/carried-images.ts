@@ -5,10 +5,13 @@
  * engine image holds them as `docker save` archives in a directory beside the bundle
  * (`images/build-cluster-images.sh` writes them), listed in its `index.json`:
  *
- *   { "images": { "sluice/busybox:1": "sluice-busybox-1.tar" } }
+ *   { "images": { "sluice/busybox:1": "sluice-busybox-1.tar" },
+ *     "onDemand": { "sluice/git:1": "sluice-git-1.tar" } }
  *
- * Before a build, each listed image the daemon lacks is loaded from its archive: once per new
- * volume (~0.1 s for busybox); a warm volume has them already.
+ * Before a build, each image of `images` the daemon lacks is loaded from its archive: once per
+ * new volume (~0.1 s for busybox); a warm volume has them already. An `onDemand` image (larger,
+ * needed by some builds only: git for clones) is loaded when a step needs it and the daemon
+ * lacks it, instead of a pull (`ensureImagePresent`).
  * @module
  */
 import { createReadStream } from 'node:fs';
@@ -20,20 +23,31 @@ import type { Logger } from '@sluice/log';
 
 export const CARRIED_IMAGES_INDEX = 'index.json';
 
-/** The images `dir` carries, by reference, with their archive's path; empty without an index. */
-export async function carriedImages(dir: string): Promise<Map<string, string>> {
+/**
+ * The images `dir` carries, by reference, with their archive's path: those loaded before a build
+ * (`images`) or when a step needs one (`onDemand`); empty without an index.
+ */
+export async function carriedImages(
+  dir: string,
+  which: 'images' | 'onDemand' = 'images',
+): Promise<Map<string, string>> {
   let text: string;
   try {
     text = await readFile(join(dir, CARRIED_IMAGES_INDEX), 'utf8');
   } catch {
     return new Map();
   }
-  const index = JSON.parse(text) as { images?: Record<string, unknown> };
+  const index = JSON.parse(text) as Record<string, Record<string, unknown> | undefined>;
   const images = new Map<string, string>();
-  for (const [image, file] of Object.entries(index.images ?? {}))
+  for (const [image, file] of Object.entries(index[which] ?? {}))
     // Only a file name: the index cannot point outside its directory.
     if (typeof file === 'string' && /^[\w.-]+\.tar$/.test(file)) images.set(image, join(dir, file));
   return images;
+}
+
+/** Loads one archive onto the daemon. */
+export async function loadArchive(docker: DockerClient, archive: string): Promise<void> {
+  await docker.loadImages(createReadStream(archive));
 }
 
 /**
@@ -51,7 +65,7 @@ export async function loadCarriedImages(
   try {
     for (const [image, archive] of await carriedImages(dir)) {
       if (await docker.imageExists(image)) continue;
-      await docker.loadImages(createReadStream(archive));
+      await loadArchive(docker, archive);
       log.info('loaded a carried image onto the Docker daemon', { image });
       loaded.push(image);
     }

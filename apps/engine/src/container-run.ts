@@ -11,6 +11,7 @@ import { describeError, isSluiceError, NotFoundError } from '@sluice/errors';
 import { VOLUME_PATH } from '@sluice/pipeline';
 import type { ContainerSpec, OutputStream, StartedContainer } from '@sluice/docker';
 import type { StepOutcome, StepRuntime } from './step-runtime.js';
+import { loadArchive } from './carried-images.js';
 import { dockerSafe, LABELS } from './resource-names.js';
 
 /** One line into `step`'s log, masked. */
@@ -46,8 +47,9 @@ export const PULL_FIX =
   "to fix it, pull or load the image onto the build's Docker engine (docker pull, docker load), or check the registry login (a registry setting, or the step's credentials) and the network";
 
 /**
- * Pulls `image` when the engine does not have it; a missing image is a NotFoundError whose
- * message gives Docker's reason and how to fix it.
+ * Pulls `image` when the engine does not have it (loads it, when the engine carries it: an
+ * air-gapped cluster's new volume); a missing image is a NotFoundError whose message gives
+ * Docker's reason and how to fix it.
  */
 export async function ensureImagePresent(
   image: string,
@@ -55,6 +57,19 @@ export async function ensureImagePresent(
   runtime: StepRuntime,
 ): Promise<void> {
   if (await runtime.docker.imageExists(image)) return;
+  const archive = runtime.carriedOnDemand?.get(image);
+  if (archive !== undefined) {
+    emitLine(runtime, owner, 'system', `Loading image ${image} from the engine's own copy`);
+    try {
+      await loadArchive(runtime.docker, archive);
+      return;
+    } catch (err) {
+      runtime.log.warn('could not load a carried image; pulling it', {
+        image,
+        error: describeError(err),
+      });
+    }
+  }
   emitLine(runtime, owner, 'system', `Pulling image ${image}`);
   try {
     await runtime.docker.pullImage(image);

@@ -21,7 +21,7 @@ import type { RepositoryDefinition } from './repository-definition.js';
 import { SecretMasker } from './secret-masker.js';
 import { LABELS, containerNameFor, networkNameFor, volumeNameFor } from './resource-names.js';
 import { DEFAULT_SANDBOX_IMAGE, startSandbox } from './build-sandbox.js';
-import { loadCarriedImages } from './carried-images.js';
+import { carriedImages, loadCarriedImages } from './carried-images.js';
 import type { BuildEventSink, BuildResult, BuildSummary } from './build-events.js';
 import { interpolateDeep } from './execute-step.js';
 import type { StepRuntime } from './step-runtime.js';
@@ -308,6 +308,10 @@ async function prepareResources(
   if (volume.status === 'rejected') throw volume.reason;
   if (sandbox.status === 'rejected') throw sandbox.reason;
   runtime.volumeMountpoint = volume.value.mountpoint;
+  if (carriedImagesDir !== undefined)
+    runtime.carriedOnDemand = await carriedImages(carriedImagesDir, 'onDemand').catch(
+      () => new Map<string, string>(),
+    );
   runtime.sandboxId = sandbox.value;
 }
 

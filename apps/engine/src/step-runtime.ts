@@ -50,6 +50,8 @@ export interface StepRuntime {
   stepEnvironment: string[];
   /** The runtime's user volume mounts as binds, for every step container. */
   userBinds?: string[];
+  /** Images the engine carries and loads when a step needs one the daemon lacks, by reference. */
+  carriedOnDemand?: ReadonlyMap<string, string>;
 }
 
 /** The step types that run as one unit of work (not parallel blocks, groups or approvals). */

@@ -23,14 +23,24 @@ export interface StartGitHttpServerOptions {
   /** The one login accepted; every request without it gets 401. */
   username: string;
   password: string;
+  /**
+   * Which client addresses may use it (e.g. a cluster's pods only); others get 403 and are
+   * recorded as `forbidden`. Everyone by default.
+   */
+  allow?: (remoteAddress: string) => boolean;
 }
 
 export interface GitHttpRequest {
   method: string;
   /** The path and query, as requested. */
   url: string;
-  /** `accepted`, `refused` (wrong login) or `anonymous` (no Authorization header). */
-  auth: 'accepted' | 'refused' | 'anonymous';
+  /**
+   * `accepted`, `refused` (wrong login), `anonymous` (no Authorization header) or `forbidden`
+   * (from an address `allow` refuses).
+   */
+  auth: 'accepted' | 'refused' | 'anonymous' | 'forbidden';
+  /** The client's address, as the server saw it. */
+  from: string;
 }
 
 export interface GitHttpServer {
@@ -54,9 +64,21 @@ export async function startGitHttpServer(
   const requests: GitHttpRequest[] = [];
   const expected = `Basic ${Buffer.from(`${options.username}:${options.password}`).toString('base64')}`;
   const server = createServer((req, res) => {
+    const from = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
     const header = req.headers.authorization;
-    const auth = header === undefined ? 'anonymous' : header === expected ? 'accepted' : 'refused';
-    requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', auth });
+    const auth =
+      options.allow?.(from) === false
+        ? 'forbidden'
+        : header === undefined
+          ? 'anonymous'
+          : header === expected
+            ? 'accepted'
+            : 'refused';
+    requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', auth, from });
+    if (auth === 'forbidden') {
+      res.writeHead(403).end(`not for ${from}\n`);
+      return;
+    }
     if (auth !== 'accepted') {
       res.writeHead(401, { 'www-authenticate': 'Basic realm="sluice-test"' });
       res.end('authentication required\n');
