@@ -183,7 +183,7 @@ test('each branch builds with its own codefresh.yml, read at its commit and reco
   assert.match(main.log, /main pipeline/);
   assert.doesNotMatch(main.log, /feature pipeline/);
   // One clone: the pipeline's own clone step found the engine's.
-  assert.match(main.log, /Using the cached clone/);
+  assert.match(main.log, /Using the clone in \S+ made to read the definition/);
   assert.deepEqual(main.build.definition, {
     location: 'git',
     repo: repoUrl,

@@ -11,7 +11,7 @@ import { isSluiceError } from '@sluice/errors';
 import type { GitCloneStep, Step } from '@sluice/pipeline';
 import type { ContainerSpec, OutputStream } from '@sluice/docker';
 import type { BuildScope } from './build-scope.js';
-import type { LeafStep, StepOutcome, StepRuntime } from './step-runtime.js';
+import type { DefinitionClone, LeafStep, StepOutcome, StepRuntime } from './step-runtime.js';
 import { EXPORTS_FILE, maskMarker, parseExportsFile } from './exports-file.js';
 import { cloneTarget, freestyleContainer, gitCloneContainer } from './step-containers.js';
 import type { CloneTarget, StepContainerContext } from './step-containers.js';
@@ -36,9 +36,13 @@ const MASK_MARKER = maskMarker(randomBytes(8).toString('hex'));
 
 export async function executeStep(step: LeafStep, runtime: StepRuntime): Promise<StepOutcome> {
   const resolved = interpolateStep(step, runtime.scope);
+  // The clone the engine made to read the definition stands in for the build's first step only
+  // (when that is the same clone): any step after it may have changed the directory.
+  const reuse = runtime.definitionClone;
+  runtime.definitionClone = undefined;
   switch (resolved.type) {
     case 'git-clone':
-      return runGitClone(resolved, runtime);
+      return runGitClone(resolved, runtime, { reuse });
     case 'build':
       return runBuildStep(resolved, runtime);
     case 'push':
@@ -63,14 +67,22 @@ export async function executeStep(step: LeafStep, runtime: StepRuntime): Promise
 /** How many of git's last stderr lines a failed clone's reason is looked for in. */
 const CLONE_STDERR_LINES = 20;
 
-/**
- * A git-clone step; `extraEnv` goes to its container besides the clone's own (the read of a
- * pipeline's definition from its repository: repository-definition.ts).
- */
+export interface GitCloneOptions {
+  /** More for its container than the clone's own (the read of a definition: repository-definition.ts). */
+  extraEnv?: readonly string[];
+  /** The clone just made to read the definition: the step is done when it is the same. */
+  reuse?: DefinitionClone;
+  /** Told where a clone that succeeded went, and with which integration. */
+  onCloned?: (clone: { target: CloneTarget; integration: string | undefined }) => void;
+  /** Reads what the clone's container left, after its exit and before its removal. */
+  afterExit?: (containerId: string) => Promise<void>;
+}
+
+/** A git-clone step. */
 export async function runGitClone(
   step: GitCloneStep,
   runtime: StepRuntime,
-  extraEnv: readonly string[] = [],
+  options: GitCloneOptions = {},
 ): Promise<StepOutcome> {
   const chosen = chooseIntegration(step, runtime);
   if ('outcome' in chosen) return chosen.outcome;
@@ -80,13 +92,30 @@ export async function runGitClone(
     : credentialsOf(integration);
   if (credentials.kind === 'token') runtime.masker.add(credentials.token);
   const target = cloneTarget(step, integration);
+  const reused = reusesClone(step, target, integration?.name, options.reuse);
+  if (reused !== undefined) {
+    emitLine(
+      runtime,
+      step.name,
+      'system',
+      `Using the clone in ${target.directory} made to read the definition`,
+    );
+    emitLine(
+      runtime,
+      step.name,
+      'system',
+      `Checked out ${step.revision || 'the default branch'} at ${reused.sha}`,
+    );
+    return cloned(step, target, integration, runtime);
+  }
   const context = containerContext(step, runtime);
   const spec = gitCloneContainer(step, target, runtime.gitImage, context, credentials);
-  spec.env = [...spec.env, ...extraEnv];
+  spec.env = [...spec.env, ...(options.extraEnv ?? [])];
   // git's last complaints: a refused login is often followed by advice that says nothing.
   const stderr: string[] = [];
   const outcome = await runContainer(spec, step, runtime, {
     readExports: false,
+    afterExit: options.afterExit,
     onStderr: (line) => {
       stderr.push(line);
       if (stderr.length > CLONE_STDERR_LINES) stderr.shift();
@@ -99,15 +128,47 @@ export async function runGitClone(
         refusedReason(step.git ?? integration?.name, target.displayUrl, stderr) ??
         cloneFailureReason(step, target, outcome.exitCode, gitComplaint(stderr)),
     };
-  if (outcome.result === 'success') {
-    runtime.scope.setStep(step.name, {
-      workingDirectory: target.directory,
-      members: { repo: step.repo, revision: step.revision ?? '' },
-    });
-    if (integration !== undefined) runtime.scope.fillSystem(repoVariables(target.url, integration));
-    if (step.name === 'main_clone') runtime.scope.defaultWorkingDirectory = target.directory;
-  }
+  if (outcome.result !== 'success') return outcome;
+  options.onCloned?.({ target, integration: integration?.name });
+  return cloned(step, target, integration, runtime, outcome);
+}
+
+/** What a clone that succeeded gives the steps after it: its directory and repository. */
+function cloned(
+  step: GitCloneStep,
+  target: CloneTarget,
+  integration: GitIntegrationSetting | undefined,
+  runtime: StepRuntime,
+  outcome: StepOutcome = { result: 'success', exitCode: 0 },
+): StepOutcome {
+  runtime.scope.setStep(step.name, {
+    workingDirectory: target.directory,
+    members: { repo: step.repo, revision: step.revision ?? '' },
+  });
+  if (integration !== undefined) runtime.scope.fillSystem(repoVariables(target.url, integration));
+  if (step.name === 'main_clone') runtime.scope.defaultWorkingDirectory = target.directory;
   return outcome;
+}
+
+/**
+ * The definition's clone, when `step` would make the same one: the same URL into the same
+ * directory with the same integration, at the revision it was read at (or its commit), with no
+ * credentials of its own and no depth limit it lacks.
+ */
+function reusesClone(
+  step: GitCloneStep,
+  target: CloneTarget,
+  integration: string | undefined,
+  reuse: DefinitionClone | undefined,
+): DefinitionClone | undefined {
+  if (reuse === undefined || step.credentials !== undefined) return undefined;
+  const revision = step.revision ?? '';
+  const same =
+    reuse.url === target.url &&
+    reuse.directory === target.directory &&
+    reuse.integration === integration &&
+    (revision === reuse.revision || revision === reuse.sha);
+  return same ? reuse : undefined;
 }
 
 /**
@@ -201,6 +262,8 @@ export function interpolateDeep<T>(value: T, scope: BuildScope): T {
 interface RunContainerOptions {
   /** Read cf_export values after the step: only shell steps define cf_export. */
   readExports: boolean;
+  /** Reads what the container left, after its exit and before its removal. */
+  afterExit?: (containerId: string) => Promise<void>;
   /** Sees each stderr line as shown (masked), e.g. to quote git's error in the reason. */
   onStderr?: (line: string) => void;
 }
@@ -219,7 +282,7 @@ async function runContainer(
   };
   const afterExit = options.readExports
     ? (containerId: string) => collectExports(containerId, runtime)
-    : undefined;
+    : options.afterExit;
   const exit = await runToExit(spec, runtime, onLine, { afterExit });
   switch (exit.kind) {
     case 'exited':

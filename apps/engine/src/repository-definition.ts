@@ -1,18 +1,20 @@
 /**
  * A pipeline whose definition lives in its repository (the pipeline's `specTemplate`): before
- * any step, the engine clones the repository into the build volume, where the pipeline's own
- * clone step then finds it (`Using the cached clone`: one clone, not two), at the build's
+ * any step, the engine clones the repository into the build volume, at the build's
  * revision, reads the file from git's objects at that commit (step-scripts.ts: no symlink is
  * followed, nothing outside the repository is read), and hands it to `accept` (the control plane
  * checks it as `sluice validate` does, records it with its commit and plans its steps). Its
  * output is the `definition` step's log. Every way it can fail ends the build before a step
  * starts, with a reason that names the repository, the file and the commit, and what to check.
+ * A pipeline whose first step clones the same repository at the same revision into the same
+ * directory gets that clone as it is (`runtime.definitionClone`: one clone, not two); a later
+ * clone of it finds the cached clone and fetches into it.
  * @module
  */
 import { posix } from 'node:path';
 import { LIMITS } from '@sluice/protocol';
 import type { GitCloneStep, Pipeline } from '@sluice/pipeline';
-import { emitLine, withVolumeHolder } from './container-run.js';
+import { emitLine } from './container-run.js';
 import { runGitClone } from './execute-step.js';
 import { onIntegrationHost } from './git-integrations.js';
 import type { StepRuntime } from './step-runtime.js';
@@ -46,6 +48,14 @@ export type AcceptedDefinition = { ok: true; pipeline: Pipeline } | { ok: false;
 export type ReadDefinition =
   { ok: true; pipeline: Pipeline; sha: string } | { ok: false; reason: string };
 
+/** What the clone script's read wrote beside the file: its commit, git mode and size. */
+interface DefinitionFiles {
+  sha?: string | undefined;
+  yaml?: Buffer | undefined;
+  mode?: string | undefined;
+  size?: string | undefined;
+}
+
 /** Exit codes of the clone script's read (step-scripts.ts). */
 const MISSING = 73;
 const NOT_A_FILE = 74;
@@ -77,18 +87,33 @@ export async function readRepositoryDefinition(
   const out = posix.join('/codefresh/volume/.sluice', `definition-${runtime.buildId}.yml`);
   const at = source.revision === '' ? 'the default branch' : source.revision;
   emitLine(runtime, DEFINITION_STEP, 'system', `Reading ${where} at ${at}`);
-  const clone = await runGitClone(step, runtime, [
-    `SLUICE_DEFINITION_PATH=${source.path}`,
-    `SLUICE_DEFINITION_OUT=${out}`,
-    `SLUICE_DEFINITION_LIMIT=${LIMITS.pipelineYamlBytes}`,
-  ]);
+  let made: { url: string; directory: string; integration: string | undefined } | undefined;
+  // What the read left on the volume, read from the clone's own container before its removal.
+  const files: DefinitionFiles = {};
+  const read = (container: string, suffix: string) =>
+    runtime.docker.readFile(container, `${out}${suffix}`);
+  const clone = await runGitClone(step, runtime, {
+    extraEnv: [
+      `SLUICE_DEFINITION_PATH=${source.path}`,
+      `SLUICE_DEFINITION_OUT=${out}`,
+      `SLUICE_DEFINITION_LIMIT=${LIMITS.pipelineYamlBytes}`,
+    ],
+    onCloned: ({ target, integration }) =>
+      (made = { url: target.url, directory: target.directory, integration }),
+    afterExit: async (container) => {
+      const [sha, yaml, mode, size] = await Promise.all(
+        ['.sha', '', '.mode', '.size'].map((suffix) => read(container, suffix)),
+      );
+      Object.assign(files, {
+        sha: sha?.toString('utf8').trim(),
+        yaml,
+        mode: mode?.toString('utf8').trim(),
+        size: size?.toString('utf8').trim(),
+      });
+    },
+  });
   if (clone.result === 'terminated') return refused(clone.reason ?? 'The build was cancelled');
-  const files = await withVolumeHolder(runtime, DEFINITION_STEP, 'read', async (helper) => ({
-    sha: (await runtime.docker.readFile(helper, `${out}.sha`))?.toString('utf8').trim(),
-    yaml: clone.result === 'success' ? await runtime.docker.readFile(helper, out) : undefined,
-    mode: (await runtime.docker.readFile(helper, `${out}.mode`))?.toString('utf8').trim(),
-    size: (await runtime.docker.readFile(helper, `${out}.size`))?.toString('utf8').trim(),
-  }));
+  if (clone.result !== 'success') files.yaml = undefined;
   const commit = files.sha === undefined ? at : `${at} (${files.sha})`;
   switch (clone.result === 'success' ? 0 : (clone.exitCode ?? -1)) {
     case 0:
@@ -113,6 +138,8 @@ export async function readRepositoryDefinition(
   const text = decodeDefinition(files.yaml);
   if (!text.ok) return refused(`${where} at ${files.sha}: ${text.reason}`);
   emitLine(runtime, DEFINITION_STEP, 'system', `Read ${where} at ${files.sha}`);
+  if (made !== undefined)
+    runtime.definitionClone = { ...made, revision: source.revision, sha: files.sha };
   const accepted = await source.accept(text.yaml, files.sha);
   return accepted.ok ? { ...accepted, sha: files.sha } : accepted;
 }

@@ -52,6 +52,18 @@ export interface StepRuntime {
   userBinds?: string[];
   /** Images the engine carries and loads when a step needs one the daemon lacks, by reference. */
   carriedOnDemand?: ReadonlyMap<string, string>;
+  /** The clone made to read the definition, until the first step runs (execute-step.ts). */
+  definitionClone?: DefinitionClone;
+}
+
+/** Where the engine cloned the repository to read the pipeline's definition, and at what. */
+export interface DefinitionClone {
+  url: string;
+  directory: string;
+  integration: string | undefined;
+  /** As asked: a branch, tag or commit; empty for the default branch. */
+  revision: string;
+  sha: string;
 }
 
 /** The step types that run as one unit of work (not parallel blocks, groups or approvals). */
