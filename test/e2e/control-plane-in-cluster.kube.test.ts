@@ -8,12 +8,19 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppsV1Api, CoreV1Api, KubernetesObjectApi } from '@kubernetes/client-node';
 import { createNamespace } from '@sluice/kube/testing';
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
-import { CLUSTER_IMAGES, makeTempDir, renderChart, useKubernetes } from '@sluice/testkit';
+import {
+  CLUSTER_IMAGES,
+  makeTempDir,
+  renderChart,
+  runCommand,
+  useKubernetes,
+} from '@sluice/testkit';
 import type { RenderChartOptions, TempDir } from '@sluice/testkit';
 import { REPO_ROOT, runSluice } from './cli-harness.js';
 import {
@@ -81,6 +88,23 @@ async function serviceState(namespace: string): Promise<string> {
   return [...pods, ...endpoints].join('\n');
 }
 
+/**
+ * How this machine routes `ip`: kube-proxy's NAT rules for it and its log's end. Without a rule
+ * the address is not this machine's, and whatever answers it (these machines' egress answers
+ * 404 for any address it does not know) is not the cluster.
+ */
+async function serviceRouting(ip: string): Promise<string> {
+  const rules = await runCommand('iptables-save', ['-t', 'nat']);
+  const matching = rules.stdout.split('\n').filter((line) => line.includes(ip));
+  const log = await readFile(cluster().logPath('kube-proxy'), 'utf8').catch(String);
+  return [
+    `kube-proxy NAT rules for ${ip}: ${matching.length === 0 ? 'none' : ''}`,
+    ...matching,
+    '--- the end of kube-proxy.log',
+    ...log.split('\n').slice(-15),
+  ].join('\n');
+}
+
 async function available(name: string, namespace: string): Promise<void> {
   const apps = cluster().kubeConfig.makeApiClient(AppsV1Api);
   await waitForProbe(
@@ -145,7 +169,8 @@ before(async () => {
     },
     180_000,
   ).catch(async (err: unknown) => {
-    throw new Error(`${String(err)}\n${await serviceState(NS)}\n${await podLogs(NS)}`);
+    const routing = await serviceRouting(clusterIp);
+    throw new Error(`${String(err)}\n${await serviceState(NS)}\n${routing}\n${await podLogs(NS)}`);
   });
   admin = createClient({ baseUrl: serverUrl, token: ADMIN });
   await createKubeRuntime(admin, {
