@@ -1,6 +1,7 @@
 /**
  * The command-line shape of the git integration commands (`get git-integrations [NAME]`,
- * `create git-integration`, `delete git-integration`) and of `get triggers PIPELINE`, which
+ * `create git-integration`, `delete git-integration`), of the cluster commands (`get|describe|
+ * create|delete cluster`) and of `get triggers PIPELINE`, which
  * shows the integration each git trigger names; the action's module is imported only when it
  * runs, like every command of main.ts.
  * @module
@@ -8,6 +9,7 @@
 import { InputError } from '@sluice/errors';
 import type { GitIntegrationKind } from '@sluice/protocol';
 import type { OutputFormat, ServerOptions } from './commands/server-resources.js';
+import type { CreateClusterOptions } from './commands/clusters.js';
 import type { CreateGitIntegrationOptions } from './commands/git-integrations.js';
 import { examples } from './cli-help.js';
 import type { SettingsCommandsContext } from './settings-commands.js';
@@ -74,6 +76,7 @@ export function addGitIntegrationCommands(ctx: SettingsCommandsContext): void {
     const { deleteGitIntegration } = await import('./commands/git-integrations.js');
     ctx.setExitCode(await deleteGitIntegration(term, name, ctx.server(opts)));
   });
+  addClusterCommands(ctx);
   examples(
     withServer(verbs.get.command('triggers').alias('trigger'))
       .description("A pipeline's git and cron triggers, with the git integration each names")
@@ -84,5 +87,58 @@ export function addGitIntegrationCommands(ctx: SettingsCommandsContext): void {
   ).action(async (pipeline: string, opts: ServerFlags & { output: OutputFormat }) => {
     const { getTriggers } = await import('./commands/triggers.js');
     ctx.setExitCode(await getTriggers(term, pipeline, { ...opts, ...ctx.server(opts) }));
+  });
+}
+
+/** `get|describe|create|delete cluster`: the Kubernetes clusters builds deploy to. */
+function addClusterCommands(ctx: SettingsCommandsContext): void {
+  const { term, verbs, withServer } = ctx;
+  examples(
+    withServer(verbs.get.command('clusters').alias('cluster'))
+      .description("The account's Kubernetes clusters: all, or one by name (never credentials)")
+      .argument('[name]', 'cluster name')
+      .option('-o, --output <format>', 'table, yaml or json', ctx.parseFormat, 'table'),
+    'sluice get clusters',
+    'sluice get cluster prod -o yaml',
+  ).action(async (name: string | undefined, opts: ServerFlags & { output: OutputFormat }) => {
+    const { getClusters } = await import('./commands/clusters.js');
+    ctx.setExitCode(await getClusters(term, name, { ...opts, ...ctx.server(opts) }));
+  });
+  examples(
+    withServer(verbs.describe.command('cluster'))
+      .description('One cluster: its server, namespace and how steps reach it')
+      .argument('<name>', 'cluster name'),
+    'sluice describe cluster prod',
+  ).action(async (name: string, opts: ServerFlags) => {
+    const { describeCluster } = await import('./commands/clusters.js');
+    ctx.setExitCode(await describeCluster(term, name, ctx.server(opts)));
+  });
+  examples(
+    withServer(verbs.create.command('cluster'))
+      .description(
+        'Add a cluster builds deploy to, from a kubeconfig: every step then has it in KUBECONFIG as context NAME',
+      )
+      .argument('<name>', 'what steps name (kubectl --context NAME)')
+      .option(
+        '--kubeconfig-file <file>',
+        'the kubeconfig (default: KUBECONFIG, else ~/.kube/config)',
+      )
+      .option('--kube-context <name>', "the context to keep (default: the file's current one)")
+      .option('--namespace <name>', "the namespace steps use (default: the context's)"),
+    'sluice create cluster prod --kubeconfig-file prod.kubeconfig --kube-context deployer@prod',
+  ).action(
+    async (name: string, opts: ServerFlags & Omit<CreateClusterOptions, keyof ServerOptions>) => {
+      const { createCluster } = await import('./commands/clusters.js');
+      ctx.setExitCode(await createCluster(term, name, { ...opts, ...ctx.server(opts) }));
+    },
+  );
+  examples(
+    withServer(verbs.delete.command('cluster').alias('clusters'))
+      .description('Remove a cluster from the account (nothing in the cluster is touched)')
+      .argument('<name>', 'cluster name'),
+    'sluice delete cluster prod',
+  ).action(async (name: string, opts: ServerFlags) => {
+    const { deleteCluster } = await import('./commands/clusters.js');
+    ctx.setExitCode(await deleteCluster(term, name, ctx.server(opts)));
   });
 }

@@ -16,6 +16,7 @@ import { EXPORTS_FILE, maskMarker, parseExportsFile } from './exports-file.js';
 import { cloneTarget, freestyleContainer, gitCloneContainer } from './step-containers.js';
 import type { CloneTarget, StepContainerContext } from './step-containers.js';
 import { containerNameFor } from './resource-names.js';
+import { KUBECONFIG_PATH } from './kube-contexts.js';
 import { emitLine, ensureImagePresent, helperLabels, runToExit } from './container-run.js';
 import {
   credentialsOf,
@@ -227,6 +228,8 @@ function containerContext(step: Step, runtime: StepRuntime): StepContainerContex
     sandboxId: runtime.sandboxId,
     labels: helperLabels(runtime, step.name),
     environment: [
+      // First: a variable of the pipeline named KUBECONFIG wins.
+      ...(runtime.kubeconfig === undefined ? [] : [`KUBECONFIG=${KUBECONFIG_PATH}`]),
       ...runtime.scope.environment(),
       `CF_STEP_NAME=${step.name}`,
       `SLUICE_MASK_MARKER=${MASK_MARKER}`,
@@ -234,6 +237,7 @@ function containerContext(step: Step, runtime: StepRuntime): StepContainerContex
     ],
     defaultWorkingDirectory: runtime.scope.defaultWorkingDirectory,
     userBinds: runtime.userBinds ?? [],
+    kubeconfig: runtime.kubeconfig,
   };
 }
 

@@ -128,6 +128,7 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
       gitImage: options.gitImage,
       registries: build.registries,
       gitIntegrations: build.gitIntegrations,
+      clusters: build.clusters,
       defaultGitIntegration: build.facts.gitIntegration,
       userVolumeMounts: options.stepSettings?.mounts,
       cleaner: options.cleaner,

@@ -48,7 +48,7 @@ steps:
   assert.equal(stepSummary(build, 'test').result, 'skipped');
   assert.deepEqual(stepLines(build.events, PIPELINE_LOG_OWNER, 'system'), [
     'This pipeline uses 1 construct that Sluice does not run:',
-    '  codefresh.yml:8:11: Step type "deploy" is not run by Sluice: there are no Kubernetes cluster integrations yet; use a kubectl step; the build stops before its first step',
+    '  codefresh.yml:8:11: Step type "deploy" is not run by Sluice: run kubectl in a step instead, with the cluster as its context (sluice create cluster); the build stops before its first step',
   ]);
   const containers = await harness().docker.listContainers({ [LABELS.build]: build.buildId });
   assert.deepEqual(containers, []);

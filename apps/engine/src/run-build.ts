@@ -22,6 +22,8 @@ import { SecretMasker } from './secret-masker.js';
 import { LABELS, containerNameFor, networkNameFor, volumeNameFor } from './resource-names.js';
 import { DEFAULT_SANDBOX_IMAGE, startSandbox } from './build-sandbox.js';
 import { carriedImages, loadCarriedImages } from './carried-images.js';
+import { mergeKubeconfigs } from './kube-contexts.js';
+import type { KubeCluster } from './kube-contexts.js';
 import type { BuildEventSink, BuildResult, BuildSummary } from './build-events.js';
 import { interpolateDeep } from './execute-step.js';
 import type { StepRuntime } from './step-runtime.js';
@@ -67,6 +69,8 @@ export interface RunBuildOptions {
   registries?: RegistrySetting[];
   /** What `git:` of git-clone steps names; tokens and keys are masked. */
   gitIntegrations?: GitIntegrationSetting[];
+  /** Kubernetes clusters every step reaches through KUBECONFIG; their credentials are masked. */
+  clusters?: readonly KubeCluster[];
   /** A `git:` naming none of them fails the step (the default), or clones anonymously with a warning. */
   unknownGitIntegration?: UnknownGitIntegration;
   /**
@@ -106,6 +110,8 @@ export async function runBuild(
     if (registry.password) masker.add(registry.password);
   for (const integration of options.gitIntegrations ?? [])
     for (const secret of [integration.token, integration.sshKey]) if (secret) masker.add(secret);
+  for (const cluster of options.clusters ?? [])
+    for (const secret of cluster.secrets) masker.add(secret);
   const scope = new BuildScope({
     system: systemVariables({ ...options.facts, buildId: options.buildId, volumeName, startedAt }),
     variables: options.variables ?? {},
@@ -147,6 +153,7 @@ export async function runBuild(
     attempt: 1,
     stepEnvironment: [],
     userBinds: userVolumeBinds(options.userVolumeMounts ?? []),
+    kubeconfig: mergeKubeconfigs(options.clusters ?? []),
   };
   const flow: BuildFlow = {
     pipeline,

@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { posix } from 'node:path';
+import { KUBECONFIG_PATH } from './kube-contexts.js';
 import { repoFromUrl, VOLUME_PATH } from '@sluice/pipeline';
 import type { FreestyleStep, GitCloneStep } from '@sluice/pipeline';
 import type { ContainerSpec } from '@sluice/docker';
@@ -25,6 +26,8 @@ export interface StepContainerContext {
   defaultWorkingDirectory: string;
   /** The runtime's user volume mounts, bound into every step container. */
   userBinds: string[];
+  /** The build's clusters (kube-contexts.ts), copied into the container at KUBECONFIG_PATH. */
+  kubeconfig?: string | undefined;
 }
 
 /** `working_directory` as Codefresh reads it: absolute, relative to the clone, or the image's own. */
@@ -50,6 +53,17 @@ export function freestyleContainer(step: FreestyleStep, ctx: StepContainerContex
     ],
     ...networkOf(ctx, [step.name]),
     labels: ctx.labels,
+    ...(ctx.kubeconfig === undefined
+      ? {}
+      : {
+          files: [
+            {
+              dir: posix.dirname(KUBECONFIG_PATH),
+              name: posix.basename(KUBECONFIG_PATH),
+              content: Buffer.from(ctx.kubeconfig),
+            },
+          ],
+        }),
   };
   if (step.commands !== undefined) {
     return {

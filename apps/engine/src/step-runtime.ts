@@ -52,6 +52,8 @@ export interface StepRuntime {
   userBinds?: string[];
   /** Images the engine carries and loads when a step needs one the daemon lacks, by reference. */
   carriedOnDemand?: ReadonlyMap<string, string>;
+  /** The clusters' kubeconfig every step container gets (kube-contexts.ts); none without clusters. */
+  kubeconfig?: string | undefined;
   /** The clone made to read the definition, until the first step runs (execute-step.ts). */
   definitionClone?: DefinitionClone;
 }

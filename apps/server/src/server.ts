@@ -21,6 +21,7 @@ import { registerProjectRoutes } from './http/project-routes.js';
 import { registerRuntimeRoutes } from './http/runtime-routes.js';
 import { registerTriggerRoutes } from './http/trigger-routes.js';
 import { registerSettingsRoutes } from './http/settings-routes.js';
+import { registerClusterRoutes } from './http/cluster-routes.js';
 import { registerGitIntegrationRoutes } from './http/git-integration-routes.js';
 import { createIdGenerator } from './ids.js';
 import { loadSecretKey } from './secret-key-file.js';
@@ -108,6 +109,7 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   registerRuntimeRoutes(app, services, auth);
   registerSettingsRoutes(app, services, auth);
   registerGitIntegrationRoutes(app, services, auth);
+  registerClusterRoutes(app, services, auth);
   registerAgentRoutes(app, services, auth);
   registerEngineRoutes(app, services, auth);
   registerTriggerRoutes(app, services, auth);

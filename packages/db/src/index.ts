@@ -52,6 +52,7 @@ export type {
   CommitStatusRow,
   CommitStatusesTable,
   GitIntegrationRow,
+  ClusterRow,
   GitIntegrationsTable,
   Jsonb,
   JsonbInput,

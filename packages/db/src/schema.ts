@@ -206,6 +206,25 @@ export interface BuildsTable {
   finished_at: NullableTimestamp;
 }
 
+/** A Kubernetes cluster builds deploy to (013). */
+export interface ClustersTable {
+  account_id: string;
+  name: string;
+  kind: 'kubeconfig' | 'behind-firewall';
+  /** The API server's URL. */
+  server: string;
+  /** The namespace steps use when they name none; null: the kubeconfig's, else `default`. */
+  namespace: string | null;
+  /** `kubeconfig`: one context, encrypted with the server key (account and name bound). */
+  kubeconfig_encrypted: string | null;
+  /** `behind-firewall`: the runtime whose cluster it is, its service account and namespaces. */
+  runtime: string | null;
+  service_account: string | null;
+  namespaces: JsonbWithDefault<string[]>;
+  created_at: TimestampWithDefault;
+  updated_at: TimestampWithDefault;
+}
+
 /** A build's state reported on its commit (012): what was sent, and when to try again. */
 export interface CommitStatusesTable {
   build_id: string;
@@ -369,6 +388,7 @@ export interface Schema {
   webhook_deliveries: WebhookDeliveriesTable;
   builds: BuildsTable;
   commit_statuses: CommitStatusesTable;
+  clusters: ClustersTable;
   build_steps: BuildStepsTable;
   build_log_chunks: BuildLogChunksTable;
   build_control: BuildControlTable;
@@ -402,4 +422,5 @@ export type PkiRow = Selectable<PkiTable>;
 export type SettingRow = Selectable<SettingsTable>;
 export type RegistryRow = Selectable<RegistriesTable>;
 export type GitIntegrationRow = Selectable<GitIntegrationsTable>;
+export type ClusterRow = Selectable<ClustersTable>;
 export type StepTypeRow = Selectable<StepTypesTable>;

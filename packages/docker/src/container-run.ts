@@ -5,6 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import { LineSplitter } from './line-splitter.js';
+import { singleFileTar } from './tar-file.js';
 import type Docker from 'dockerode';
 
 export interface ContainerSpec {
@@ -21,6 +22,8 @@ export interface ContainerSpec {
   /** `container:<id>`: share that container's network namespace instead of joining a network. */
   networkMode?: string;
   labels: Record<string, string>;
+  /** Files copied into the container before it starts (never onto a volume): `dir` must exist. */
+  files?: { dir: string; name: string; content: Buffer }[];
 }
 
 export type OutputStream = 'stdout' | 'stderr';
@@ -50,9 +53,11 @@ export async function startContainer(
   const container = await docker.createContainer(createOptions(spec));
   const { drained } = await attachOutput(docker, container, onOutput);
   try {
+    for (const file of spec.files ?? [])
+      await container.putArchive(singleFileTar(file.name, file.content), { path: file.dir });
     await container.start();
   } catch (err) {
-    // A container that never started (no such executable, say) would otherwise stay behind.
+    // A container that never started (no such executable, a file refused) would otherwise stay behind.
     await container.remove({ force: true }).catch(() => undefined);
     throw err;
   }

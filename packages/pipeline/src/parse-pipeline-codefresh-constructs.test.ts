@@ -42,7 +42,7 @@ test('step types Sluice does not run are accepted, and the build is to stop befo
   ]);
   assert.deepEqual(issues, [
     '4:11 warning UNSUPPORTED Step type "launch-composition" is not run by Sluice: environments that outlive the build are not kept; the build stops before its first step',
-    '7:11 warning UNSUPPORTED Step type "deploy" is not run by Sluice: there are no Kubernetes cluster integrations yet; use a kubectl step; the build stops before its first step',
+    '7:11 warning UNSUPPORTED Step type "deploy" is not run by Sluice: run kubectl in a step instead, with the cluster as its context (sluice create cluster); the build stops before its first step',
   ]);
   assert.deepEqual(
     pipeline.notRun.map((n) => [n.line, n.column, n.effect, n.path.join('.')]),

@@ -16,4 +16,5 @@ export * from './schemas/annotations.js';
 export * from './schemas/triggers.js';
 export * from './schemas/settings.js';
 export * from './schemas/git-integrations.js';
+export * from './schemas/clusters.js';
 export * from './schemas/health.js';

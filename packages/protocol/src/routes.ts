@@ -7,6 +7,7 @@
  */
 import { agentRoutes } from './routes-agent.js';
 import { buildRoutes } from './routes-builds.js';
+import { clusterRoutes } from './routes-clusters.js';
 import { engineRoutes } from './routes-engine.js';
 import { gitIntegrationRoutes } from './routes-git-integrations.js';
 import { identityRoutes } from './routes-identity.js';
@@ -24,6 +25,7 @@ export const routes = {
   ...systemRoutes,
   ...settingsRoutes,
   ...gitIntegrationRoutes,
+  ...clusterRoutes,
   ...agentRoutes,
   ...engineRoutes,
   ...triggerRoutes,

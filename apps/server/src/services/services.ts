@@ -21,6 +21,7 @@ import { WebhookService } from './triggers/webhook-service.js';
 import { BuildFinisher } from './builds/build-finisher.js';
 import { ApprovalService } from './builds/approval-service.js';
 import { RegistryService } from './settings/registry-service.js';
+import { ClusterService } from './settings/cluster-service.js';
 import { GitIntegrationService } from './settings/git-integration-service.js';
 import { loadBuiltInStepTypes } from './settings/built-in-step-types.js';
 import { StepTypeService } from './settings/step-type-service.js';
@@ -49,6 +50,7 @@ export interface Services {
   approvals: ApprovalService;
   registries: RegistryService;
   gitIntegrations: GitIntegrationService;
+  clusters: ClusterService;
   stepTypes: StepTypeService;
   limits: WorkflowLimitsEnforcer;
   commitStatuses: CommitStatusService;
@@ -61,6 +63,7 @@ export function createServices(ctx: ServerContext): Services {
   const stepTypes = new StepTypeService(ctx, builtInStepTypes);
   const registries = new RegistryService(ctx);
   const gitIntegrations = new GitIntegrationService(ctx);
+  const clusters = new ClusterService(ctx);
   const projects = new ProjectService(ctx, stepTypes);
   const runtimes = new RuntimeService(ctx);
   const certificates = new CertificateService(ctx);
@@ -88,6 +91,7 @@ export function createServices(ctx: ServerContext): Services {
       certificates,
       registries,
       gitIntegrations,
+      clusters,
       stepTypes,
       statuses: commitStatuses,
     }),
@@ -101,6 +105,7 @@ export function createServices(ctx: ServerContext): Services {
     approvals: new ApprovalService(ctx, store),
     registries,
     gitIntegrations,
+    clusters,
     stepTypes,
     limits: new WorkflowLimitsEnforcer(ctx, { runtimes, finisher, store }),
     commitStatuses,

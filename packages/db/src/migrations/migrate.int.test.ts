@@ -16,6 +16,7 @@ const TABLES = [
   'build_log_chunks',
   'build_steps',
   'builds',
+  'clusters',
   'commit_statuses',
   'git_integrations',
   'pipeline_variables',

@@ -21,6 +21,7 @@ import { buildStagesMigration } from './009-build-stages.js';
 import { schedulingIndexesMigration } from './010-scheduling-indexes.js';
 import { pipelineSourceMigration } from './011-pipeline-source.js';
 import { commitStatusesMigration } from './012-commit-statuses.js';
+import { clustersMigration } from './013-clusters.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
@@ -37,6 +38,7 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   schedulingIndexesMigration,
   pipelineSourceMigration,
   commitStatusesMigration,
+  clustersMigration,
 ];
 
 export interface MigrateResult {

@@ -90,7 +90,7 @@ const stepTable: Record<StepTypeName, { fields: Fields; runnable: boolean }> = {
 /** Why each step type Sluice accepts but does not run is not run. */
 const NOT_RUN_TYPES: Partial<Record<StepTypeName, string>> = {
   'launch-composition': 'environments that outlive the build are not kept',
-  deploy: 'there are no Kubernetes cluster integrations yet; use a kubectl step',
+  deploy: 'run kubectl in a step instead, with the cluster as its context (sluice create cluster)',
   'push-tag': 'use a push step with "tags"',
   'integration-test': 'use a composition step',
   travis: 'Travis files are not read',

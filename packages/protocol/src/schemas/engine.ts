@@ -7,6 +7,7 @@ import { BuildStatus, FinishedBuildStatus, LogLine, StepStatus } from './builds.
 import { Id, ReportedTime, Timestamp, Variables } from './common.js';
 import { StepName } from './limits.js';
 import { EngineGitIntegration } from './git-integrations.js';
+import { EngineCluster } from './clusters.js';
 import { AnnotationChange } from './annotations.js';
 
 /** Certificate, key and CA for mutual TLS between an engine and its dind. */
@@ -77,6 +78,12 @@ export const EngineBuild = z.object({
     .array(EngineRegistry)
     .describe(
       "The account's Docker registries, passwords decrypted for the engine only; mask them",
+    ),
+  clusters: z
+    .array(EngineCluster)
+    .default([])
+    .describe(
+      "The account's Kubernetes clusters that the control plane holds credentials for, decrypted for the engine only: every step gets them in KUBECONFIG; mask them",
     ),
   gitIntegrations: z
     .array(EngineGitIntegration)

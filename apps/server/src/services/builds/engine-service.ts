@@ -12,6 +12,7 @@ import type { BuildService } from './build-service.js';
 import type { CertificateService } from '../identity/certificate-service.js';
 import { decryptBuildSecrets } from './build-service.js';
 import type { ProjectService } from '../projects/project-service.js';
+import type { ClusterService } from '../settings/cluster-service.js';
 import type { GitIntegrationService } from '../settings/git-integration-service.js';
 import type { RegistryService } from '../settings/registry-service.js';
 import type { StepTypeService } from '../settings/step-type-service.js';
@@ -45,6 +46,7 @@ export interface EngineServiceDeps {
   certificates: CertificateService;
   registries: RegistryService;
   gitIntegrations: GitIntegrationService;
+  clusters: ClusterService;
   stepTypes: StepTypeService;
   statuses: CommitStatusService;
 }
@@ -57,6 +59,7 @@ export class EngineService {
   readonly #certificates: CertificateService;
   readonly #registries: RegistryService;
   readonly #gitIntegrations: GitIntegrationService;
+  readonly #clusters: ClusterService;
   readonly #stepTypes: StepTypeService;
   readonly #statuses: CommitStatusService;
 
@@ -68,6 +71,7 @@ export class EngineService {
     this.#certificates = deps.certificates;
     this.#registries = deps.registries;
     this.#gitIntegrations = deps.gitIntegrations;
+    this.#clusters = deps.clusters;
     this.#stepTypes = deps.stepTypes;
     this.#statuses = deps.statuses;
   }
@@ -107,6 +111,7 @@ export class EngineService {
       tls: await this.#certificates.buildClientCertificate(buildId),
       registries: await this.#registries.forEngine(row.account_id),
       gitIntegrations: await this.#gitIntegrations.forEngine(row.account_id),
+      clusters: await this.#clusters.forEngine(row.account_id),
       stepTypes: await this.#stepTypes.forBuild(row.account_id, yaml),
       logNextSeq: await nextLogSeq(db, buildId),
     };
