@@ -10,13 +10,18 @@
 #   sluice/http:1     the busybox base plus the host's curl and jq, CA certificates and their
 #                     shared libraries: the HTTP step types (slack-message-sender, github-pr,
 #                     codecov-reporter, codefresh-run, bump-build-number) build JSON with jq
+#   sluice/kubectl:1  the busybox base plus Debian's kubectl (package kubernetes-client, 1.20,
+#                     unpacked, not installed on the host) and
+#                     CA certificates: the kubectl-apply step type's image, and any step that
+#                     runs kubectl against the build's clusters. Built only when asked for
+#                     (--only kubectl): most machines never need it
 #
 # Each image carries the label io.sluice.image-hash: the sha256 of this script and of the host
 # files that go into it (binaries, libraries, certificates) plus their versions. An image whose
 # label matches is left alone, so a second run only inspects and finishes in well under 2 s.
 #
-# Usage: images/build-local.sh [--only busybox|git|http] [--registry HOST[:PORT]] [--force]
-#   --only NAME          build just one image (busybox, git, http, or sluice/NAME:TAG)
+# Usage: images/build-local.sh [--only busybox|git|http|kubectl] [--registry HOST[:PORT]] [--force]
+#   --only NAME          build just one image (busybox, git, http, kubectl, or sluice/NAME:TAG)
 #   --registry HOST[:P]  also tag each image as HOST[:P]/sluice/NAME:TAG (nothing is pushed)
 #   --force              rebuild even when the label matches
 set -euo pipefail
@@ -27,6 +32,7 @@ source "$(dirname "$SCRIPT_PATH")/lib/image-build.sh"
 readonly BUSYBOX_IMAGE=sluice/busybox:1
 readonly GIT_IMAGE=sluice/git:1
 readonly HTTP_IMAGE=sluice/http:1
+readonly KUBECTL_IMAGE=sluice/kubectl:1
 readonly CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt
 readonly GIT_CORE=/usr/lib/git-core
 readonly GIT_TEMPLATES=/usr/share/git-core/templates
@@ -55,6 +61,32 @@ check_http() {
   [[ -f "$CA_BUNDLE" ]] || apt_install ca-certificates
   [[ -x /usr/bin/curl && -x /usr/bin/jq && -f "$CA_BUNDLE" ]] ||
     die "curl, jq or $CA_BUNDLE is still missing" "apt-get install -y curl jq ca-certificates"
+}
+
+# Debian's kubectl, from its package unpacked here rather than installed: a host may have
+# another kubectl at /usr/bin/kubectl (a cloud SDK's), which the package would collide with.
+KUBECTL_BIN=""
+fetch_kubectl() {
+  local dir="$WORK_DIR/kubernetes-client" deb
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  if ! (cd "$dir" && apt-get download kubernetes-client >/dev/null 2>&1); then
+    apt-get update >/dev/null 2>&1 || die "apt-get update failed" "check the apt mirrors, then rerun $0"
+    (cd "$dir" && apt-get download kubernetes-client >/dev/null) ||
+      die "apt-get download kubernetes-client failed" "check that Debian's apt sources are configured"
+  fi
+  deb=$(find "$dir" -maxdepth 1 -name 'kubernetes-client_*.deb' | head -n 1)
+  dpkg-deb -x "$deb" "$dir/root"
+  KUBECTL_BIN="$dir/root/usr/bin/kubectl"
+  [[ -x "$KUBECTL_BIN" ]] || die "the kubernetes-client package holds no usr/bin/kubectl" "check $deb"
+  [[ -f "$CA_BUNDLE" ]] || apt_install ca-certificates
+}
+
+kubectl_input_files() {
+  printf '%s\n' "$KUBECTL_BIN"
+  # Go builds it statically unless cgo was on: only a dynamic executable has libraries to copy.
+  if ldd "$KUBECTL_BIN" >/dev/null 2>&1; then shared_libraries "$KUBECTL_BIN"; fi
+  printf '%s\n' "$CA_BUNDLE"
 }
 
 http_input_files() {
@@ -106,7 +138,9 @@ inputs_hash() {
       /usr/bin/curl --version | head -n 1
       /usr/bin/jq --version
     fi
-    sha256sum "$@"
+    if [[ "$image" == "$KUBECTL_IMAGE" ]]; then "$KUBECTL_BIN" version --client --short 2>/dev/null || true; fi
+    # Files unpacked under this run's work directory are named without it.
+    sha256sum "$@" | sed "s#$WORK_DIR##"
   } | sha256sum | cut -d ' ' -f 1
 }
 
@@ -156,6 +190,15 @@ add_git() {
   sed -i 's/^NAME=.*/NAME="Sluice git"/; s/^ID=.*/ID=sluice-git/' "$root/etc/os-release"
 }
 
+add_kubectl() {
+  local root=$1 file
+  install -D -m 0755 "$KUBECTL_BIN" "$root/usr/bin/kubectl"
+  while read -r file; do
+    [[ "$file" == "$KUBECTL_BIN" ]] || copy_host_file "$file" "$root"
+  done < <(kubectl_input_files)
+  sed -i 's/^NAME=.*/NAME="Sluice kubectl"/; s/^ID=.*/ID=sluice-kubectl/' "$root/etc/os-release"
+}
+
 add_http() {
   local root=$1 file
   while read -r file; do copy_host_file "$file" "$root"; done < <(http_input_files)
@@ -167,6 +210,7 @@ build_image() {
   local inputs=(/bin/busybox)
   if [[ "$image" == "$GIT_IMAGE" ]]; then mapfile -t -O 1 inputs < <(git_input_files); fi
   if [[ "$image" == "$HTTP_IMAGE" ]]; then mapfile -t -O 1 inputs < <(http_input_files); fi
+  if [[ "$image" == "$KUBECTL_IMAGE" ]]; then mapfile -t -O 1 inputs < <(kubectl_input_files); fi
   hash=$(inputs_hash "$image" "${inputs[@]}")
   if up_to_date "$image" "$hash"; then
     log "$image up to date"
@@ -176,13 +220,14 @@ build_image() {
     make_busybox_root "$root"
     if [[ "$image" == "$GIT_IMAGE" ]]; then add_git "$root"; fi
     if [[ "$image" == "$HTTP_IMAGE" ]]; then add_http "$root"; fi
+    if [[ "$image" == "$KUBECTL_IMAGE" ]]; then add_kubectl "$root"; fi
     import_root "$root" "$image" "$hash" --change 'CMD ["/bin/sh"]'
   fi
   tag_for_registry "$image"
 }
 
 main() {
-  parse_image_args "busybox git http" "$@"
+  parse_image_args "busybox git http kubectl" "$@"
   check_docker
   # Before the checks: test files run side by side and each may call this script, and the
   # checks' apt-get installs would fight over dpkg's lock.
@@ -190,9 +235,12 @@ main() {
   check_busybox
   if wanted git; then check_git; fi
   if wanted http; then check_http; fi
+  # Only when asked for by name: its package is large and few machines need it.
+  if [[ "$ONLY" == kubectl ]]; then fetch_kubectl; fi
   if wanted busybox; then build_image "$BUSYBOX_IMAGE"; fi
   if wanted git; then build_image "$GIT_IMAGE"; fi
   if wanted http; then build_image "$HTTP_IMAGE"; fi
+  if [[ "$ONLY" == kubectl ]]; then build_image "$KUBECTL_IMAGE"; fi
 }
 
 main "$@"

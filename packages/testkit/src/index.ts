@@ -3,6 +3,7 @@ export type { DockerEngine, EnsureDockerEngineOptions } from './docker-engine.js
 export {
   ensureTestImages,
   imageExists,
+  KUBECTL_IMAGE,
   TEST_IMAGES,
   TEST_IMAGES_UNAVAILABLE,
 } from './test-images.js';

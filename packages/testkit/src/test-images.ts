@@ -18,12 +18,15 @@ export const TEST_IMAGES = {
 } as const;
 export type TestImage = (typeof TEST_IMAGES)[keyof typeof TEST_IMAGES];
 
+/** Debian's kubectl 1.20 on busybox: built by `ensureTestImages({ only: 'kubectl' })` alone. */
+export const KUBECTL_IMAGE = 'sluice/kubectl:1';
+
 export const TEST_IMAGES_UNAVAILABLE = 'SLUICE_TEST_IMAGES_UNAVAILABLE';
 
 export interface EnsureTestImagesOptions {
   log?: (line: string) => void;
-  /** Build just one image: `busybox`, `git` or `http`. */
-  only?: 'busybox' | 'git' | 'http';
+  /** Build just one image: `busybox`, `git`, `http`, or `kubectl` (built only when asked for). */
+  only?: 'busybox' | 'git' | 'http' | 'kubectl';
   /** Also tag the images as `REGISTRY/sluice/NAME:TAG` (nothing is pushed). */
   registry?: string;
   /** Defaults to the repo this module lives in. */

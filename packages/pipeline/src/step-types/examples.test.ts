@@ -156,7 +156,7 @@ test('kubectl-apply: the image is an argument with a default; DRY_RUN is one of 
   ]);
   const defaults = expand('sluice/kubectl-apply:1.0.0', { MANIFESTS: 'k8s/' });
   const step = defaults.result?.steps.apply as Record<string, unknown>;
-  assert.equal(step.image, 'bitnami/kubectl:latest');
+  assert.equal(step.image, 'sluice/kubectl:1');
   const mine = expand('sluice/kubectl-apply:1.0.0', {
     MANIFESTS: 'k8s/a.yaml,k8s/b.yaml',
     KUBECONFIG: '${{KUBECONFIG_CONTENT}}',
