@@ -30,16 +30,14 @@ steps:
     image: ${SHELL_IMAGE}
     commands: ['echo never runs']
   ship:
-    type: deploy
-    kind: kubernetes
-    cluster: prod
-    service: app
+    type: launch-composition
+    composition: app
 `),
   );
   assert.equal(build.summary.result, 'failure');
   assert.equal(
     build.summary.reason,
-    'Step type "deploy" at codefresh.yml:8:11 is not run by Sluice; no step was started',
+    'Step type "launch-composition" at codefresh.yml:8:11 is not run by Sluice; no step was started',
   );
   assert.deepEqual(
     build.events.filter((e) => e.type === 'step-started'),
@@ -48,7 +46,7 @@ steps:
   assert.equal(stepSummary(build, 'test').result, 'skipped');
   assert.deepEqual(stepLines(build.events, PIPELINE_LOG_OWNER, 'system'), [
     'This pipeline uses 1 construct that Sluice does not run:',
-    '  codefresh.yml:8:11: Step type "deploy" is not run by Sluice: run kubectl in a step instead, with the cluster as its context (sluice create cluster); the build stops before its first step',
+    '  codefresh.yml:8:11: Step type "launch-composition" is not run by Sluice: environments that outlive the build are not kept; the build stops before its first step',
   ]);
   const containers = await harness().docker.listContainers({ [LABELS.build]: build.buildId });
   assert.deepEqual(containers, []);

@@ -12,6 +12,7 @@ import {
   buildGitClone,
   buildPush,
 } from './build-model-steps.js';
+import { buildDeploy } from './deploy-step.js';
 import { rootServicesSpecs } from './build-model-services.js';
 import {
   asBool,
@@ -122,6 +123,8 @@ function buildStep(input: StepInput, defaults: Defaults): Step {
       return buildApproval(base, raw);
     case 'parallel':
       return buildParallel(base, input, defaults);
+    case 'deploy':
+      return buildDeploy(base, raw);
     default:
       return buildFreestyle(base, raw);
   }

@@ -171,15 +171,15 @@ const rows: RejectedRow[] = [
       '        all:',
       "          ok: steps.clon.result == 'success'",
       '  deploy:',
-      '    type: deploy',
-      '    cluster: prod',
+      '    type: launch-composition',
+      '    composition: x',
     ],
     issues: [
       '7:12 INVALID_VALUE "depth" must be a number, got the string "shallow"',
       '10:12 UNKNOWN_STAGE Stage "biuld" is not declared in "stages"; did you mean "build"?',
       '11:5 UNKNOWN_FIELD Unknown field "comands" in freestyle step "build" (Codefresh ignores unknown fields here, and so does Sluice); did you mean "commands"?',
       '15:15 UNKNOWN_STEP Condition refers to unknown step "clon"; did you mean "clone"?',
-      '17:11 UNSUPPORTED Step type "deploy" is not run by Sluice: run kubectl in a step instead, with the cluster as its context (sluice create cluster); the build stops before its first step',
+      '17:11 UNSUPPORTED Step type "launch-composition" is not run by Sluice: environments that outlive the build are not kept; the build stops before its first step',
     ],
   },
   {

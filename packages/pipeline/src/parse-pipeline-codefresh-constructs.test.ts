@@ -33,22 +33,62 @@ test('step types Sluice does not run are accepted, and the build is to stop befo
     '  env:',
     '    type: launch-composition',
     '    composition: x',
-    '  ship:',
-    '    type: deploy',
-    '    kind: kubernetes',
-    '    cluster: prod',
-    '    namespace: default',
-    '    file_path: k8s/app.yaml',
+    '  tag:',
+    '    type: push-tag',
+    '    candidate: app',
+    '    tags: [v1]',
   ]);
   assert.deepEqual(issues, [
     '4:11 warning UNSUPPORTED Step type "launch-composition" is not run by Sluice: environments that outlive the build are not kept; the build stops before its first step',
-    '7:11 warning UNSUPPORTED Step type "deploy" is not run by Sluice: run kubectl in a step instead, with the cluster as its context (sluice create cluster); the build stops before its first step',
+    '7:11 warning UNSUPPORTED Step type "push-tag" is not run by Sluice: use a push step with "tags"; the build stops before its first step',
   ]);
   assert.deepEqual(
     pipeline.notRun.map((n) => [n.line, n.column, n.effect, n.path.join('.')]),
     [
       [4, 11, 'fails', 'steps.env.type'],
-      [7, 11, 'fails', 'steps.ship.type'],
+      [7, 11, 'fails', 'steps.tag.type'],
+    ],
+  );
+});
+
+test('a deploy step runs in sluice/kubectl:1 with its cluster, namespace, file or service and image', () => {
+  const { pipeline, issues } = accepted([
+    ...HEAD,
+    '  ship:',
+    '    type: deploy',
+    '    kind: kubernetes',
+    '    cluster: prod',
+    '    namespace: apps',
+    '    service: web',
+    '    timestamp: true',
+    '    candidate:',
+    '      image: ${{build}}',
+    '      registry: dockerhub',
+  ]);
+  assert.deepEqual(issues, []);
+  const [ship] = pipeline.steps as [FreestyleStep];
+  assert.deepEqual(
+    [ship.type, ship.name, ship.image, ship.position.line],
+    ['freestyle', 'ship', 'sluice/kubectl:1', 3],
+  );
+  assert.deepEqual(ship.environment, [
+    ['SLUICE_DEPLOY_CLUSTER', 'prod'],
+    ['SLUICE_DEPLOY_NAMESPACE', 'apps'],
+    ['SLUICE_DEPLOY_SERVICE', 'web'],
+    ['SLUICE_DEPLOY_IMAGE', '${{build}}'],
+    ['SLUICE_DEPLOY_FILE', ''],
+    ['SLUICE_DEPLOY_TIMESTAMP', 'true'],
+  ]);
+  assert.match(ship.commands?.[0] ?? '', /rollout status/);
+  const broken = parsePipeline(
+    [...HEAD, '  ship:', '    type: deploy', '    kind: ecs'].join('\n'),
+  );
+  assert.equal(broken.ok, false);
+  assert.deepEqual(
+    broken.issues.filter((i) => i.severity === 'error').map((i) => i.message),
+    [
+      'Missing required field "cluster" in deploy step "ship"',
+      '"kind" must be one of "kubernetes", got the string "ecs"',
     ],
   );
 });

@@ -142,6 +142,19 @@ export function approvalTimeoutMs(timeout: Record<string, unknown> | undefined):
   return Number.isFinite(duration) ? Math.round(duration * unit) : 168 * 3_600_000;
 }
 
+/** Codefresh's deploy step (`kind: kubernetes`): deploy-step.ts runs it. */
+export const deployFields: Fields = {
+  ...common,
+  kind: oneOf(['kubernetes']),
+  cluster: required(str),
+  namespace: str,
+  service: str,
+  file_path: str,
+  candidate: object('deploy candidate', { image: str, registry: str }),
+  timestamp: bool,
+  arguments: any,
+};
+
 export const unsupportedTypeFields: Record<string, Fields> = {
   'launch-composition': {
     ...common,
@@ -149,16 +162,6 @@ export const unsupportedTypeFields: Record<string, Fields> = {
     environment_name: str,
     composition_variables: list(str),
     entry_point: any,
-  },
-  deploy: {
-    ...common,
-    kind: oneOf(['kubernetes']),
-    cluster: required(str),
-    namespace: str,
-    service: str,
-    file_path: str,
-    candidate: object('deploy candidate', { image: str, registry: str }),
-    arguments: any,
   },
   'push-tag': { ...common, candidate: any, tags: any },
   'integration-test': { ...common, composition: any, composition_candidates: any },

@@ -13,6 +13,7 @@ import {
   approvalFields,
   buildFields,
   compositionFields,
+  deployFields,
   freestyleFields,
   gitCloneFields,
   pushFields,
@@ -78,7 +79,7 @@ const stepTable: Record<StepTypeName, { fields: Fields; runnable: boolean }> = {
   'pending-approval': { fields: approvalFields, runnable: true },
   parallel: { fields: parallelFields, runnable: true },
   'launch-composition': { fields: fieldsOf('launch-composition'), runnable: false },
-  deploy: { fields: fieldsOf('deploy'), runnable: false },
+  deploy: { fields: deployFields, runnable: true },
   'push-tag': { fields: fieldsOf('push-tag'), runnable: false },
   'integration-test': { fields: fieldsOf('integration-test'), runnable: false },
   travis: { fields: fieldsOf('travis'), runnable: false },
@@ -90,7 +91,6 @@ const stepTable: Record<StepTypeName, { fields: Fields; runnable: boolean }> = {
 /** Why each step type Sluice accepts but does not run is not run. */
 const NOT_RUN_TYPES: Partial<Record<StepTypeName, string>> = {
   'launch-composition': 'environments that outlive the build are not kept',
-  deploy: 'run kubectl in a step instead, with the cluster as its context (sluice create cluster)',
   'push-tag': 'use a push step with "tags"',
   'integration-test': 'use a composition step',
   travis: 'Travis files are not read',
