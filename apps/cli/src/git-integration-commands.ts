@@ -124,7 +124,8 @@ function addClusterCommands(ctx: SettingsCommandsContext): void {
         'the kubeconfig (default: KUBECONFIG, else ~/.kube/config)',
       )
       .option('--kube-context <name>', "the context to keep (default: the file's current one)")
-      .option('--namespace <name>', "the namespace steps use (default: the context's)"),
+      .option('--namespace <name>', "the namespace steps use (default: the context's)")
+      .option('--projects <names>', 'only these projects’ builds may use it (comma-separated)'),
     'sluice create cluster prod --kubeconfig-file prod.kubeconfig --kube-context deployer@prod',
   ).action(
     async (name: string, opts: ServerFlags & Omit<CreateClusterOptions, keyof ServerOptions>) => {

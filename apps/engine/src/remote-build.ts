@@ -129,6 +129,7 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
       registries: build.registries,
       gitIntegrations: build.gitIntegrations,
       clusters: build.clusters,
+      deniedClusters: build.deniedClusters,
       defaultGitIntegration: build.facts.gitIntegration,
       userVolumeMounts: options.stepSettings?.mounts,
       cleaner: options.cleaner,

@@ -2,7 +2,9 @@
  * The account's clusters in every step (kube-contexts.ts), on the real Docker engine: one
  * KUBECONFIG with a context per cluster named after it, copied into each step's container before
  * it starts (not onto the build volume), the first cluster's context current; the credentials
- * are masked wherever a step prints them; a step that sets KUBECONFIG itself keeps its own.
+ * are masked wherever a step prints them; a step that sets KUBECONFIG itself keeps its own. A
+ * deploy step naming a cluster the build's project may not use stops the build before its
+ * first step, naming the step, the cluster and who may.
  * @module
  */
 import { after, before, test } from 'node:test';
@@ -74,4 +76,30 @@ test('a build without clusters has no KUBECONFIG', async () => {
     commands: ['echo "KUBECONFIG=[$KUBECONFIG]"']
 `);
   assert.deepEqual(stepLines(build.events, 'show'), ['KUBECONFIG=[]']);
+});
+
+test('a deploy step to a cluster the project may not use stops the build before its first step', async () => {
+  const build = await harness.runSteps(
+    `
+  test:
+    image: ${SHELL_IMAGE}
+    commands: ['echo never runs']
+  ship:
+    type: deploy
+    cluster: prod
+    service: web
+    candidate: {image: app:1}
+`,
+    { deniedClusters: [{ name: 'prod', projects: ['payments', 'web'] }] },
+  );
+  assert.equal(build.summary.result, 'failure');
+  assert.equal(
+    build.summary.reason,
+    'Step "ship" at codefresh.yml:6:3 deploys to cluster "prod", which this build\'s project may not use (only payments, web may: sluice describe cluster prod); no step was started',
+  );
+  assert.deepEqual(
+    build.events.filter((e) => e.type === 'step-started'),
+    [],
+  );
+  assert.equal(stepSummary(build, 'test').result, 'skipped');
 });

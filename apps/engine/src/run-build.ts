@@ -32,6 +32,8 @@ import type { RegistrySetting } from './registry-settings.js';
 import type { GitIntegrationSetting, UnknownGitIntegration } from './registry-settings.js';
 import type { BuildFlow, Lane } from './build-flow.js';
 import { announceNotRun } from './not-run-check.js';
+import { deniedClusterUse } from './cluster-check.js';
+import type { DeniedCluster } from './cluster-check.js';
 import { runHook } from './step-hooks.js';
 import { runStep } from './step-lifecycle.js';
 import { skipStep } from './step-summaries.js';
@@ -71,6 +73,8 @@ export interface RunBuildOptions {
   gitIntegrations?: GitIntegrationSetting[];
   /** Kubernetes clusters every step reaches through KUBECONFIG; their credentials are masked. */
   clusters?: readonly KubeCluster[];
+  /** The account's clusters the build's project may not use: a step deploying to one stops it. */
+  deniedClusters?: readonly DeniedCluster[];
   /** A `git:` naming none of them fails the step (the default), or clones anonymously with a warning. */
   unknownGitIntegration?: UnknownGitIntegration;
   /**
@@ -176,9 +180,14 @@ export async function runBuild(
       if (fromRepository.fillsRevision)
         scope.fillSystem({ CF_REVISION: read.sha, CF_SHORT_REVISION: read.sha.slice(0, 7) });
     }
-    const refused = announceNotRun(pipeline, { emit, clock });
+    const notRun = announceNotRun(pipeline, { emit, clock });
+    const refused = notRun ?? deniedClusterUse(pipeline, options.deniedClusters ?? []);
     if (refused !== undefined) {
-      skipAll(pipeline, flow, 'the pipeline uses what Sluice does not run');
+      const why =
+        notRun === undefined
+          ? 'a step deploys to a cluster this project may not use'
+          : 'the pipeline uses what Sluice does not run';
+      skipAll(pipeline, flow, why);
       ({ result, reason } = { result: 'failure', reason: refused });
     } else {
       if (fromRepository === undefined)

@@ -2,7 +2,8 @@
  * Cluster integrations through the API: a kubeconfig's context is kept under the cluster's name,
  * its token encrypted at rest (not in the row, not in any answer or log), and given decrypted
  * to the engine of a build of the account; a file steps could not use is refused saying what to
- * change; a name is taken once; a deleted cluster is gone.
+ * change; a name is taken once; a cluster limited to other projects is not given, only named;
+ * a deleted cluster is gone.
  * @module
  */
 import assert from 'node:assert/strict';
@@ -67,6 +68,10 @@ databases.test(
       assert.equal(unusable.code, 'SLUICE_CLUSTER_KUBECONFIG_INVALID');
       assert.match(unusable.message, /user "u" has exec/);
 
+      const limited = await t.admin.call('createCluster', {
+        body: { name: 'payments', kubeconfig: KUBECONFIG, projects: ['payments', 'billing'] },
+      });
+      assert.deepEqual(limited.projects, ['billing', 'payments']);
       // A build's engine gets the context, named after the cluster, with the token.
       const build = await t.admin.call('createBuild', {
         params: { pipelineId: pipeline.id },
@@ -82,6 +87,11 @@ databases.test(
       assert.deepEqual(
         given.clusters.map((c) => [c.name, c.secrets]),
         [['prod', [TOKEN]]],
+      );
+      assert.deepEqual(
+        given.deniedClusters,
+        [{ name: 'payments', projects: ['billing', 'payments'] }],
+        'a cluster for other projects is named, never given',
       );
       const kubeconfig = JSON.parse(given.clusters[0]?.kubeconfig ?? '{}') as {
         contexts: { name: string }[];

@@ -221,6 +221,12 @@ export interface ClustersTable {
   runtime: string | null;
   service_account: string | null;
   namespaces: JsonbWithDefault<string[]>;
+  /** The projects whose builds may use it; null: every project of the account. */
+  projects: ColumnType<
+    string[] | null,
+    JsonbInput<string[]> | null | undefined,
+    JsonbInput<string[]> | null
+  >;
   created_at: TimestampWithDefault;
   updated_at: TimestampWithDefault;
 }

@@ -15,8 +15,15 @@ import { printResources, serverClient } from './server-resources.js';
 import type { OutputFormat, ServerOptions } from './server-resources.js';
 
 const TABLE = {
-  header: ['NAME', 'KIND', 'SERVER', 'NAMESPACE', 'CREATED'],
-  row: (c: Cluster) => [c.name, c.kind, c.server, c.namespace ?? '', c.createdAt],
+  header: ['NAME', 'KIND', 'SERVER', 'NAMESPACE', 'PROJECTS', 'CREATED'],
+  row: (c: Cluster) => [
+    c.name,
+    c.kind,
+    c.server,
+    c.namespace ?? '',
+    c.projects === null ? '*' : c.projects.join(','),
+    c.createdAt,
+  ],
 };
 
 export async function getClusters(
@@ -45,6 +52,7 @@ export async function describeCluster(
     ['Server', cluster.server],
     ['Namespace', cluster.namespace ?? '(the context’s, else default)'],
     ['Credentials', cluster.hasCredentials ? 'kept encrypted; never shown' : 'none here'],
+    ['Projects', cluster.projects === null ? 'every project' : cluster.projects.join(', ')],
     ['In steps', `KUBECONFIG context "${cluster.name}" (kubectl --context ${cluster.name})`],
     ['Created', cluster.createdAt],
   ];
@@ -57,6 +65,8 @@ export interface CreateClusterOptions extends ServerOptions {
   kubeconfigFile?: string;
   kubeContext?: string;
   namespace?: string;
+  /** Comma-separated project names: only their builds get the cluster. */
+  projects?: string;
 }
 
 export async function createCluster(
@@ -81,7 +91,16 @@ export async function createCluster(
     );
   }
   const created = await serverClient(options).call('createCluster', {
-    body: { name, kubeconfig, context: options.kubeContext, namespace: options.namespace },
+    body: {
+      name,
+      kubeconfig,
+      context: options.kubeContext,
+      namespace: options.namespace,
+      projects: options.projects
+        ?.split(',')
+        .map((p) => p.trim())
+        .filter((p) => p !== ''),
+    },
   });
   term.out(`cluster/${created.name} created (${created.server})`);
   return 0;

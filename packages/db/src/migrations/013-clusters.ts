@@ -2,7 +2,8 @@
  * Migration 013: Kubernetes cluster integrations — the clusters builds deploy to, by name. A
  * cluster reachable from the control plane keeps its kubeconfig (one context, its credentials
  * encrypted with the server key like git tokens); a cluster behind the firewall keeps only where
- * it is (its runtime, namespaces and service account), its credentials never leaving it.
+ * it is (its runtime, namespaces and service account), its credentials never leaving it. A
+ * cluster may be limited to some projects (`projects`; null: every project of the account).
  * @module
  */
 import type { SqlMigration } from './sql-migration.js';
@@ -20,6 +21,7 @@ export const clustersMigration: SqlMigration = {
       runtime text,
       service_account text,
       namespaces jsonb not null default '[]',
+      projects jsonb,
       created_at timestamptz not null default now(),
       updated_at timestamptz not null default now(),
       primary key (account_id, name)

@@ -34,6 +34,10 @@ export const Cluster = z.object({
     .nullable()
     .describe('The namespace steps use when they name none (the context’s, else `default`)'),
   hasCredentials: z.boolean().describe('The credentials themselves are never returned'),
+  projects: z
+    .array(z.string())
+    .nullable()
+    .describe('The projects whose builds may use it; null: every project of the account'),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -50,6 +54,12 @@ export const CreateCluster = z.object({
     ),
   context: z.string().min(1).max(253).optional().describe('Which context of the file'),
   namespace: NamespaceName.optional().describe("Overrides the context's namespace"),
+  projects: z
+    .array(Name)
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe('Only the builds of these projects get it (default: every project of the account)'),
 });
 export type CreateCluster = z.infer<typeof CreateCluster>;
 
@@ -62,3 +72,10 @@ export const EngineCluster = z.object({
   secrets: z.array(z.string()),
 });
 export type EngineCluster = z.infer<typeof EngineCluster>;
+
+/** A cluster of the account that the build's project may not use, named so a step can say why. */
+export const DeniedCluster = z.object({
+  name: z.string(),
+  projects: z.array(z.string()).describe('The projects that may use it'),
+});
+export type DeniedCluster = z.infer<typeof DeniedCluster>;

@@ -7,7 +7,7 @@ import { BuildStatus, FinishedBuildStatus, LogLine, StepStatus } from './builds.
 import { Id, ReportedTime, Timestamp, Variables } from './common.js';
 import { StepName } from './limits.js';
 import { EngineGitIntegration } from './git-integrations.js';
-import { EngineCluster } from './clusters.js';
+import { DeniedCluster, EngineCluster } from './clusters.js';
 import { AnnotationChange } from './annotations.js';
 
 /** Certificate, key and CA for mutual TLS between an engine and its dind. */
@@ -83,7 +83,13 @@ export const EngineBuild = z.object({
     .array(EngineCluster)
     .default([])
     .describe(
-      "The account's Kubernetes clusters that the control plane holds credentials for, decrypted for the engine only: every step gets them in KUBECONFIG; mask them",
+      "The account's Kubernetes clusters the build's project may use, credentials decrypted for the engine only: every step gets them in KUBECONFIG; mask them",
+    ),
+  deniedClusters: z
+    .array(DeniedCluster)
+    .default([])
+    .describe(
+      "The account's clusters the build's project may not use: a deploy step naming one fails the build before its first step",
     ),
   gitIntegrations: z
     .array(EngineGitIntegration)

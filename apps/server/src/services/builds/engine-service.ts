@@ -111,10 +111,15 @@ export class EngineService {
       tls: await this.#certificates.buildClientCertificate(buildId),
       registries: await this.#registries.forEngine(row.account_id),
       gitIntegrations: await this.#gitIntegrations.forEngine(row.account_id),
-      clusters: await this.#clusters.forEngine(row.account_id),
+      ...(await this.#clustersFor(row.account_id, row.project_name)),
       stepTypes: await this.#stepTypes.forBuild(row.account_id, yaml),
       logNextSeq: await nextLogSeq(db, buildId),
     };
+  }
+
+  async #clustersFor(accountId: string, project: string) {
+    const { clusters, denied } = await this.#clusters.forEngine(accountId, project);
+    return { clusters, deniedClusters: denied };
   }
 
   /**

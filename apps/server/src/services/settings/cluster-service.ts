@@ -3,13 +3,15 @@
  * added from a kubeconfig: one context of it is kept (kubeconfig.ts), its credentials encrypted
  * with the server key as git tokens are (the account and name as associated data), never
  * returned by the API and never logged; the engine of each of the account's builds gets them
- * decrypted, one context per cluster in every step's KUBECONFIG, and masks them.
+ * decrypted, one context per cluster in every step's KUBECONFIG, and masks them. A cluster
+ * limited to some projects goes to their builds only.
  * @module
  */
 import { ConflictError, NotFoundError } from '@sluice/errors';
 import { decryptSecret, encryptSecret } from '@sluice/pki';
+import { jsonb } from '@sluice/db';
 import type { ClusterRow } from '@sluice/db';
-import type { Cluster, CreateCluster, EngineCluster } from '@sluice/protocol';
+import type { Cluster, CreateCluster, DeniedCluster, EngineCluster } from '@sluice/protocol';
 import { isoTime } from '../server-context.js';
 import type { ServerContext } from '../server-context.js';
 import { singleContext } from './kubeconfig.js';
@@ -50,6 +52,7 @@ export class ClusterService {
         kubeconfig_encrypted: encryptSecret(stored, this.#ctx.secretKey, {
           associatedData: associatedData(accountId, input.name),
         }),
+        projects: input.projects === undefined ? null : jsonb([...new Set(input.projects)].sort()),
         created_at: now,
         updated_at: now,
       })
@@ -72,10 +75,20 @@ export class ClusterService {
     if (result.numDeletedRows === 0n) throw notFound(name);
   }
 
-  /** For a build's engine only: each cluster the control plane holds, credentials decrypted. */
-  async forEngine(accountId: string): Promise<EngineCluster[]> {
+  /**
+   * For the engine of a build of `project` only: each cluster the project may use, credentials
+   * decrypted; and the names of those it may not, with who may, so a step can say why.
+   */
+  async forEngine(
+    accountId: string,
+    project: string,
+  ): Promise<{ clusters: EngineCluster[]; denied: DeniedCluster[] }> {
     const rows = await this.#rows(accountId);
-    return rows.flatMap((row) => {
+    const allowed = (row: ClusterRow) => row.projects === null || row.projects.includes(project);
+    const denied = rows
+      .filter((row) => !allowed(row))
+      .map((row) => ({ name: row.name, projects: row.projects ?? [] }));
+    const clusters = rows.filter(allowed).flatMap((row) => {
       if (row.kubeconfig_encrypted === null) return [];
       const plain = decryptSecret(row.kubeconfig_encrypted, this.#ctx.secretKey, {
         associatedData: associatedData(accountId, row.name),
@@ -86,6 +99,7 @@ export class ClusterService {
       };
       return [{ name: row.name, kubeconfig, secrets }];
     });
+    return { clusters, denied };
   }
 
   #rows(accountId: string): Promise<ClusterRow[]> {
@@ -115,6 +129,7 @@ function toCluster(row: ClusterRow): Cluster {
     server: row.server,
     namespace: row.namespace,
     hasCredentials: row.kubeconfig_encrypted !== null,
+    projects: row.projects,
     createdAt: isoTime(row.created_at) ?? '',
     updatedAt: isoTime(row.updated_at) ?? '',
   };
