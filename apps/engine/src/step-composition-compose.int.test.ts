@@ -207,7 +207,7 @@ test('a composition given as a file in the working directory runs; a bad file or
     assert.equal(bad.result, 'failure');
     assert.match(
       bad.reason ?? '',
-      /^Composition file \/codefresh\/volume\/app\/broken\.yml is not a valid composition: .*\/codefresh\/volume\/app\/broken\.yml:2:3: error: Missing required field "image" in compose service.*; .*broken\.yml:3:5: warning: Unknown field "imag" in compose service; did you mean "image"\?/,
+      /^Composition file \/codefresh\/volume\/app\/broken\.yml is not a valid composition: .*\/codefresh\/volume\/app\/broken\.yml:2:3: error: Missing required field "image" in compose service.*; .*broken\.yml:3:5: warning: Unknown field "imag" in compose service \(Codefresh ignores unknown fields here, and so does Sluice\); did you mean "image"\?/,
     );
     const named = await runCompositionStep(stored, fx.runtime);
     assert.equal(
