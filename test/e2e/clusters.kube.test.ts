@@ -238,6 +238,7 @@ ${write
   const first = await runBuild('fromfile', FROM_FILE, { APP_IMAGE: CLUSTER_IMAGES.busybox });
   assert.equal(first.build.status, 'success', `${first.log}\n${first.output}`);
   assert.match(first.log, /\[write\] +image: \$\{\{APP_IMAGE\}\}/);
+  assert.match(first.log, new RegExp(`\\[ship\\] Deploying to cluster target, namespace ${NS}\\n`));
   assert.match(first.log, /\[ship\] deployment\.apps\/web\n/);
   assert.match(first.log, /\[ship\] deployment "web" successfully rolled out/);
   const apps = cluster().kubeConfig.makeApiClient(AppsV1Api);

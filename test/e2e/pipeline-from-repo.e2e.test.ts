@@ -26,6 +26,7 @@ import {
   ensureDockerEngine,
   ensureTestImages,
   makeTempDir,
+  startGitSshServer,
 } from '@sluice/testkit';
 import type { GitHttpServer, TempDir } from '@sluice/testkit';
 import { kill, runSluice } from './cli-harness.js';
@@ -153,8 +154,12 @@ function succeeded(run: { build: Build; output: string; log: string }): void {
 }
 
 async function createFromRepo(name: string, ...flags: string[]): Promise<string> {
+  return createFromRepoUrl(name, repoUrl, ...flags);
+}
+
+async function createFromRepoUrl(name: string, url: string, ...flags: string[]): Promise<string> {
   const made = await runSluice(
-    ['create', 'pipeline', `${PROJECT}/${name}`, '--from-repo', repoUrl, ...flags],
+    ['create', 'pipeline', `${PROJECT}/${name}`, '--from-repo', url, ...flags],
     { env },
   );
   assert.equal(made.code, 0, made.stderr);
@@ -337,6 +342,31 @@ test("the integration's token goes to its own host only; bad sources are refused
     }),
     /not both/,
   );
+});
+
+test("a repository reached over SSH with the integration's key is read the same way, the key never shown", async () => {
+  const ssh = await startGitSshServer({ root: dir.path });
+  try {
+    await admin.call('createGitIntegration', {
+      body: {
+        name: 'gitssh',
+        kind: 'git',
+        url: `ssh://${await dockerHostAddress()}:${ssh.port}`,
+        sshKey: ssh.clientKey,
+      },
+    });
+    const url = ssh.urlVia(await dockerHostAddress(), 'acme/repo.git');
+    const overSsh = await createFromRepoUrl('over-ssh', url, '--git-integration', 'gitssh');
+    const built = await runBuild(overSsh, { branch: 'feature' });
+    assert.equal(built.build.status, 'success', `${built.build.reason ?? ''}\n${built.log}`);
+    assert.match(built.log, /feature pipeline/);
+    assert.equal(built.build.definition.sha, commits['feature']);
+    assert.match(ssh.log(), /Accepted publickey for root/);
+    const keyBody = ssh.clientKey.split('\n')[2] ?? '';
+    assert.ok(keyBody.length > 20 && !built.log.includes(keyBody), 'the log shows the SSH key');
+  } finally {
+    await ssh.close();
+  }
 });
 
 test('run-pipeline --local-file runs a file once in place of the definition; its problems at its lines', async () => {

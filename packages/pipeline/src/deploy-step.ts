@@ -37,6 +37,8 @@ if [ -z "$KUBECONFIG" ] || ! kubectl config get-contexts "$cluster" >/dev/null 2
 fi
 set -- --context "$cluster"
 [ -z "$SLUICE_DEPLOY_NAMESPACE" ] || set -- "$@" --namespace "$SLUICE_DEPLOY_NAMESPACE"
+namespace=$(kubectl config view --minify --context "$cluster" -o 'jsonpath={..namespace}' 2>/dev/null || true)
+echo "Deploying to cluster $cluster, namespace ${'$'}{SLUICE_DEPLOY_NAMESPACE:-${'$'}{namespace:-default}}"
 # rollout DEPLOYMENT KUBECTL-FLAGS...
 rollout() {
   target=$1
