@@ -195,6 +195,36 @@ databases.test(
       );
       assert.equal(report.lastError, null);
 
+      // A build that succeeds: pending, running, success.
+      const passing = await pushedBuild(t, gitTrigger, 'github');
+      await eventually(
+        'pending',
+        () => t.admin.call('getBuildCommitStatus', { params: { buildId: passing } }),
+        (r) => (r?.sent.length ?? 0) >= 1,
+      );
+      const passingEngine = await engineOf(agent, t, passing);
+      await passingEngine.call('engineEvents', {
+        body: { events: [{ type: 'build-started', at: at() }] },
+      });
+      await eventually(
+        'running',
+        () => t.admin.call('getBuildCommitStatus', { params: { buildId: passing } }),
+        (r) => (r?.sent.length ?? 0) >= 2,
+      );
+      await passingEngine.call('engineEvents', {
+        body: { events: [{ type: 'build-finished', status: 'success', at: at() }] },
+      });
+      const passed = (await eventually(
+        'success',
+        () => t.admin.call('getBuildCommitStatus', { params: { buildId: passing } }),
+        (r) => r?.nextAttemptAt === null,
+      )) as CommitStatusReport;
+      assert.deepEqual(
+        passed.sent.map((s) => s.state),
+        ['pending', 'running', 'success'],
+      );
+      assert.equal(host.requests.at(-1)?.body['state'], 'success');
+
       // The other hosts: their paths, logins and words for "pending".
       for (const [integration, path, auth, state] of [
         [
