@@ -3,7 +3,8 @@
  * where its definition is, and each build's engine reads `codefresh.yml` from the repository (a
  * private git server over HTTP with a token, reached from the build's containers) at the build's
  * own revision, through the control plane and the local runtime: two branches build with their
- * own file, a commit changes the next build with no call to the server, a pinned revision reads
+ * own file (a webhook push of one reads it at the pushed commit; over SSH with an integration's
+ * key too), a commit changes the next build with no call to the server, a pinned revision reads
  * its branch whatever the build's, a restart reads the same commit; the build records the YAML it
  * ran and its commit (`describe build`, the API). A broken file fails the build at
  * `codefresh.yml:LINE:COL` with no step started; a missing file, a symlink, and a repository on
@@ -16,7 +17,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { createHmac } from 'node:crypto';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TestDatabases } from '@sluice/db/testing';
 import type { Build, SluiceClient } from '@sluice/protocol';
@@ -29,7 +31,7 @@ import {
   startGitSshServer,
 } from '@sluice/testkit';
 import type { GitHttpServer, TempDir } from '@sluice/testkit';
-import { kill, runSluice } from './cli-harness.js';
+import { kill, REPO_ROOT, runSluice } from './cli-harness.js';
 import type { RunningServer } from './cli-harness.js';
 import { launchChromium } from './browser.js';
 import { runBuildEngine, startGitControlPlane } from './control-plane-seed.js';
@@ -215,6 +217,67 @@ test('each branch builds with its own codefresh.yml, read at its commit and reco
   );
   for (const text of [main.log, feature.log, main.output, feature.output])
     assert.ok(!text.includes(GIT_TOKEN), 'the token is in no log');
+});
+
+test("a webhook push builds with the pushed branch's file, read at the pushed commit", async () => {
+  const secret = 'webhook-secret-0123456789abcdef';
+  const trigger = await admin.call('createTrigger', {
+    params: { pipelineId: fromRepo },
+    body: {
+      kind: 'git',
+      provider: 'github',
+      repo: 'acme/repo',
+      events: ['push'],
+      secret,
+      variables: { REPO_URL: repoUrl },
+    },
+  });
+  const push = JSON.parse(
+    readFileSync(join(REPO_ROOT, 'packages/triggers/test-data/webhooks/github-push.json'), 'utf8'),
+  ) as {
+    ref: string;
+    after: string;
+    head_commit: Record<string, unknown>;
+    repository: Record<string, unknown>;
+  };
+  push.ref = 'refs/heads/feature';
+  push.after = commits['feature'] ?? '';
+  push.head_commit = { ...push.head_commit, id: push.after };
+  push.repository = {
+    ...push.repository,
+    full_name: 'acme/repo',
+    name: 'repo',
+    owner: { login: 'acme' },
+  };
+  const body = JSON.stringify(push);
+  const signature = createHmac('sha256', secret).update(body).digest('hex');
+  const delivered = await fetch(`${server?.url ?? ''}/api/webhooks/${trigger.id}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': 'push',
+      'x-github-delivery': `push-${Date.now()}`,
+      'x-hub-signature-256': `sha256=${signature}`,
+    },
+    body,
+  });
+  const answer = (await delivered.json()) as { outcome?: string; buildId?: string };
+  assert.equal(answer.outcome, 'build-created', JSON.stringify(answer));
+  const buildId = answer.buildId ?? '';
+  await runBuildEngine(agent, buildId, {
+    serverUrl: server?.url ?? '',
+    spoolDir: join(dir.path, 'log-spool'),
+  });
+  const build = await admin.call('getBuild', { params: { buildId } });
+  const log = await (await admin.raw('buildLog', { params: { buildId } })).text();
+  assert.equal(build.status, 'success', `${build.reason ?? ''}\n${log}`);
+  assert.match(log, /feature pipeline/);
+  assert.deepEqual(
+    [build.branch, build.revision, build.definition.sha],
+    ['feature', commits['feature'], commits['feature']],
+    'read at the pushed commit',
+  );
+  await admin.call('deleteTrigger', { params: { triggerId: trigger.id } });
 });
 
 test('a commit that changes the file changes the next build, with no call to the server', async () => {
