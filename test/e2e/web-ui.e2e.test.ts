@@ -4,7 +4,9 @@
  * a typo shows its problem on its line, fixed it runs, its log streams while it runs and the
  * final state shows without a reload; a running build is cancelled and a pending one approved
  * from the keyboard; a build of a pipeline with `stages:` shows each stage's heading with its
- * steps under it; a runtime environment is edited, its diff shown, and set as the default.
+ * steps under it; a runtime environment is edited, its diff shown, and set as the default; a
+ * Kubernetes cluster is added from a kubeconfig (a refused one shows why), its token never on
+ * the page, and deleted.
  * Every page is saved at desktop and phone width (apps/web/test-output/screenshots/).
  * @module
  */
@@ -270,6 +272,69 @@ test('a runtime environment is edited, its diff shown, and made the default', as
   assert.equal(spare.spec.proxy !== undefined, true);
   await screenshots(page, 'runtime');
   await admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
+});
+
+const CLUSTER_TOKEN = `web-cluster-token-${process.pid}-0123456789`;
+
+/** A kubeconfig of one context, its CA inline (any base64 does: nothing connects) and a token. */
+function kubeconfig(server: string): string {
+  return `apiVersion: v1
+kind: Config
+clusters:
+  - name: staging
+    cluster:
+      server: ${server}
+      certificate-authority-data: ${Buffer.from('not a real CA').toString('base64')}
+users:
+  - name: deployer
+    user:
+      token: ${CLUSTER_TOKEN}
+contexts:
+  - name: deployer@staging
+    context: { cluster: staging, user: deployer }
+current-context: deployer@staging
+`;
+}
+
+test('a cluster is added from a kubeconfig, its token never on the page, and deleted', async () => {
+  await page.getByRole('link', { name: 'Clusters' }).click();
+  await page.getByRole('heading', { name: 'Kubernetes clusters' }).waitFor();
+  const empty = await page.locator('.empty').innerText();
+  assert.match(empty, /sluice create cluster NAME --runtime R --namespace N/);
+  assert.match(empty, /sluice create cluster NAME --kubeconfig-file F/);
+  await screenshots(page, 'clusters-empty');
+
+  const form = page.getByRole('form', { name: 'Add a cluster from a kubeconfig' });
+  await form.getByLabel('Name', { exact: true }).fill('staging');
+  const text = form.getByLabel('Kubeconfig', { exact: true });
+  await text.fill(kubeconfig('http://staging.example.internal:6443'));
+  await form.getByRole('button', { name: 'Add cluster' }).click();
+  const refused = await form.getByRole('alert').innerText();
+  assert.match(refused, /SLUICE_CLUSTER_KUBECONFIG_INVALID/);
+  assert.match(refused, /http:\/\/staging\.example\.internal:6443.*https:\/\//);
+
+  await text.fill(kubeconfig('https://staging.example.internal:6443'));
+  await form.getByLabel('Namespace (optional)').fill('apps');
+  await form.getByLabel('Projects (optional, comma-separated)').fill(PROJECT);
+  await form.getByRole('button', { name: 'Add cluster' }).click();
+  await form.getByRole('status').getByText('Cluster staging added.').waitFor();
+  const row = page.locator('tr[data-cluster="staging"]');
+  const shown = await row.innerText();
+  assert.match(shown, /kubeconfig/);
+  assert.match(shown, /https:\/\/staging\.example\.internal:6443/);
+  assert.match(shown, /kubectl --context staging/);
+  assert.match(shown, /cluster: staging/);
+  assert.match(shown, new RegExp(`apps\\s+${PROJECT}`));
+  assert.equal(await text.inputValue(), '', 'the kubeconfig is dropped from the form');
+  assert.ok(!(await page.content()).includes(CLUSTER_TOKEN), 'the token is never on the page');
+  await screenshots(page, 'clusters');
+
+  await row.getByRole('button', { name: 'Delete cluster staging' }).click();
+  await row.getByRole('group', { name: 'Confirm deleting cluster staging' }).waitFor();
+  await row.getByRole('button', { name: 'Yes, delete' }).click();
+  await row.waitFor({ state: 'detached' });
+  await page.locator('.empty').waitFor();
+  assert.deepEqual((await admin.call('listClusters')).items, []);
 });
 
 test('a lost connection shows, and goes once the server is back, without a reload', async () => {

@@ -13,6 +13,7 @@ const NAV = [
   { href: '/pipelines', label: 'Pipelines' },
   { href: '/runtimes', label: 'Runtime environments' },
   { href: '/agents', label: 'Agents' },
+  { href: '/clusters', label: 'Clusters' },
 ];
 
 export function Layout({ path, children }: { path: string; children: ReactNode }) {

@@ -4,6 +4,7 @@
  */
 import type { ReactNode } from 'react';
 import { AgentsPage } from '../agents/agents-page.js';
+import { ClustersPage } from '../clusters/clusters-page.js';
 import { PipelinePage } from '../pipelines/pipeline-page.js';
 import { NewPipelinePage, PipelinesPage } from '../pipelines/pipelines-page.js';
 import { RuntimePage, RuntimesPage } from '../runtimes/runtimes-page.js';
@@ -18,6 +19,7 @@ export function routePage(path: string): ReactNode {
   const runtime = matchPath('/runtimes/:name', path);
   if (runtime?.name) return <RuntimePage name={runtime.name} />;
   if (path === '/agents') return <AgentsPage />;
+  if (path === '/clusters') return <ClustersPage />;
   return (
     <section>
       <h1>Not found</h1>
