@@ -72,6 +72,8 @@ export interface EngineConfig {
   logDrainSeconds: number;
   /** The in-dind cleaner's settings when CLEAN_DOCKER is on (docs/cleaners.md). */
   cleaner: CleanerSettings | undefined;
+  /** SLUICE_CLUSTER_CREDENTIALS: the agent's tokens for clusters behind the firewall (JSON). */
+  clusterCredentials: string | undefined;
 }
 
 export function loadConfig(
@@ -154,6 +156,7 @@ export function loadEngineConfig(env: NodeJS.ProcessEnv = process.env): Readonly
     logSpoolOneBuild: v.SLUICE_LOG_SPOOL_ONE_BUILD,
     logDrainSeconds: v.SLUICE_LOG_DRAIN_SECONDS,
     cleaner: cleanerSettings(v),
+    clusterCredentials: v.SLUICE_CLUSTER_CREDENTIALS,
   });
 }
 

@@ -116,16 +116,38 @@ function addClusterCommands(ctx: SettingsCommandsContext): void {
   examples(
     withServer(verbs.create.command('cluster'))
       .description(
-        'Add a cluster builds deploy to, from a kubeconfig: every step then has it in KUBECONFIG as context NAME',
+        "Add a cluster builds deploy to: behind a runtime's firewall (--runtime: a service account made there, its token minted per build, never leaving the cluster), or from a kubeconfig; every step then has it in KUBECONFIG as context NAME",
       )
       .argument('<name>', 'what steps name (kubectl --context NAME)')
+      .option(
+        '--runtime <name>',
+        "behind this Kubernetes runtime's firewall: make a service account and its role bindings through the kube context",
+      )
+      .option(
+        '--namespace <names>',
+        "the namespaces steps may use, comma-separated; the first is their default (behind the firewall: default the runtime's; from a kubeconfig: one, default the context's)",
+      )
+      .option(
+        '--service-account <name>',
+        "behind the firewall: the service account, in the runtime's namespace (default sluice-cluster-NAME)",
+      )
+      .option(
+        '--role <role>',
+        'behind the firewall: edit, admin, view (the built-in ClusterRoles) or custom (--role-file)',
+      )
+      .option('--role-file <file>', 'a Role (or its rules) in YAML, for --role custom')
+      .option('--dry-run <dir>', 'behind the firewall: write the manifests to DIR, change nothing')
       .option(
         '--kubeconfig-file <file>',
         'the kubeconfig (default: KUBECONFIG, else ~/.kube/config)',
       )
-      .option('--kube-context <name>', "the context to keep (default: the file's current one)")
-      .option('--namespace <name>', "the namespace steps use (default: the context's)")
+      .option(
+        '--kube-context <name>',
+        "from a kubeconfig: the context to keep; behind the firewall: the context to make the objects through (default: the file's current one)",
+      )
       .option('--projects <names>', 'only these projects’ builds may use it (comma-separated)'),
+    'sluice create cluster prod --runtime k8s --namespace shop,shop-staging --role edit',
+    'sluice create cluster prod --runtime k8s --namespace shop --dry-run ./cluster-manifests',
     'sluice create cluster prod --kubeconfig-file prod.kubeconfig --kube-context deployer@prod',
   ).action(
     async (name: string, opts: ServerFlags & Omit<CreateClusterOptions, keyof ServerOptions>) => {
@@ -135,11 +157,17 @@ function addClusterCommands(ctx: SettingsCommandsContext): void {
   );
   examples(
     withServer(verbs.delete.command('cluster').alias('clusters'))
-      .description('Remove a cluster from the account (nothing in the cluster is touched)')
-      .argument('<name>', 'cluster name'),
+      .description(
+        'Remove a cluster from the account; behind the firewall, also the service account and bindings create made (nothing else in the cluster is touched)',
+      )
+      .argument('<name>', 'cluster name')
+      .option('--kubeconfig-file <file>', 'behind the firewall: the kubeconfig')
+      .option('--kube-context <name>', 'behind the firewall: the context to remove them through'),
     'sluice delete cluster prod',
-  ).action(async (name: string, opts: ServerFlags) => {
-    const { deleteCluster } = await import('./commands/clusters.js');
-    ctx.setExitCode(await deleteCluster(term, name, ctx.server(opts)));
-  });
+  ).action(
+    async (name: string, opts: ServerFlags & { kubeconfigFile?: string; kubeContext?: string }) => {
+      const { deleteCluster } = await import('./commands/clusters.js');
+      ctx.setExitCode(await deleteCluster(term, name, { ...opts, ...ctx.server(opts) }));
+    },
+  );
 }

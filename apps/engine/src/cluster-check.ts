@@ -1,24 +1,31 @@
 /**
- * Before any step starts: a step that deploys to one of the account's clusters that the build's
- * project may not use (the cluster is limited to other projects) stops the build there, naming
+ * Before any step starts: a step that deploys to one of the account's clusters that the build
+ * may not use (the cluster is limited to other projects, is behind another runtime's firewall,
+ * or its agent could not mint its token) stops the build there, naming
  * the step, where it is written, the cluster and the projects that may use it. What is checked
  * is the cluster a step names as written: a `deploy` step's `cluster`, the `CLUSTER` or
- * `CONTEXT` of the kubectl-apply step type; such a cluster is never in the build's KUBECONFIG
+ * `CONTEXT` of the kubectl-apply step type, helm's `kube_context`; such a cluster is never in the build's KUBECONFIG
  * either, so a freestyle `kubectl --context NAME` finds no context of that name.
  * @module
  */
 import type { Pipeline } from '@sluice/pipeline';
 import { allSteps, hookSteps } from './build-scope.js';
 
-/** A cluster of the account that the build's project may not use. */
+/** A cluster of the account that this build may not use. */
 export interface DeniedCluster {
   name: string;
   /** The projects that may use it. */
   projects: readonly string[];
+  /** Why, when it is not the projects (another runtime's cluster, a token not minted). */
+  reason?: string;
 }
 
-/** The environment a step names its cluster in: the deploy step's, and kubectl-apply's. */
-const CLUSTER_VARIABLES = new Set(['SLUICE_DEPLOY_CLUSTER', 'SLUICE_KUBE_CONTEXT']);
+/** The environment a step names its cluster in: the deploy step's, kubectl-apply's, helm's. */
+const CLUSTER_VARIABLES = new Set([
+  'SLUICE_DEPLOY_CLUSTER',
+  'SLUICE_KUBE_CONTEXT',
+  'SLUICE_HELM_KUBE_CONTEXT',
+]);
 
 /** Why the build stops, or undefined when no step deploys where it may not. */
 export function deniedClusterUse(
@@ -33,7 +40,10 @@ export function deniedClusterUse(
       if (cluster === undefined) continue;
       const where = `${pipeline.file}:${step.position.line}:${step.position.column}`;
       const who = cluster.projects.length === 0 ? 'no project' : cluster.projects.join(', ');
-      return `Step "${step.name}" at ${where} deploys to cluster "${cluster.name}", which this build's project may not use (only ${who} may: sluice describe cluster ${cluster.name}); no step was started`;
+      const why =
+        cluster.reason ??
+        `this build's project may not use it (only ${who} may: sluice describe cluster ${cluster.name})`;
+      return `Step "${step.name}" at ${where} deploys to cluster "${cluster.name}", which this build cannot use: ${why}; no step was started`;
     }
   }
   return undefined;

@@ -21,6 +21,7 @@ import type { Logger } from '@sluice/log';
 import type { EngineBuild, EngineEvent, SluiceClient } from '@sluice/protocol';
 import { backoffDelay } from '@sluice/process';
 import { runBuild } from './run-build.js';
+import { withClusterCredentials } from './kube-contexts.js';
 import type { AcceptedDefinition, RepositoryDefinition } from './repository-definition.js';
 import { BuildOutbox, shouldRetry } from './build-outbox.js';
 import { abortableSleep } from './durations.js';
@@ -49,6 +50,11 @@ export interface RunRemoteBuildOptions {
   stepSettings?: StepSettings;
   /** The fetch of the engine's calls to the control plane (one that honours a proxy); global fetch by default. */
   fetch?: typeof fetch;
+  /**
+   * The tokens the runner agent minted for the clusters behind the runtime's firewall
+   * (`ClusterCredentials` as JSON): added to the control plane's clusters, masked.
+   */
+  clusterCredentials?: string;
   /** The directory of log spools, one per build beneath it; `./sluice-log-spool` by default. */
   logSpoolDir?: string;
   /**
@@ -128,8 +134,7 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
       gitImage: options.gitImage,
       registries: build.registries,
       gitIntegrations: build.gitIntegrations,
-      clusters: build.clusters,
-      deniedClusters: build.deniedClusters,
+      ...withClusterCredentials(build, options.clusterCredentials, log),
       defaultGitIntegration: build.facts.gitIntegration,
       userVolumeMounts: options.stepSettings?.mounts,
       cleaner: options.cleaner,

@@ -95,7 +95,7 @@ test('a deploy step to a cluster the project may not use stops the build before 
   assert.equal(build.summary.result, 'failure');
   assert.equal(
     build.summary.reason,
-    'Step "ship" at codefresh.yml:6:3 deploys to cluster "prod", which this build\'s project may not use (only payments, web may: sluice describe cluster prod); no step was started',
+    'Step "ship" at codefresh.yml:6:3 deploys to cluster "prod", which this build cannot use: this build\'s project may not use it (only payments, web may: sluice describe cluster prod); no step was started',
   );
   assert.deepEqual(
     build.events.filter((e) => e.type === 'step-started'),

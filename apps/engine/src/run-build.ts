@@ -185,7 +185,7 @@ export async function runBuild(
     if (refused !== undefined) {
       const why =
         notRun === undefined
-          ? 'a step deploys to a cluster this project may not use'
+          ? 'a step deploys to a cluster this build cannot use'
           : 'the pipeline uses what Sluice does not run';
       skipAll(pipeline, flow, why);
       ({ result, reason } = { result: 'failure', reason: refused });

@@ -3,7 +3,10 @@
  * its token encrypted at rest (not in the row, not in any answer or log), and given decrypted
  * to the engine of a build of the account; a file steps could not use is refused saying what to
  * change; a name is taken once; a cluster limited to other projects is not given, only named;
- * a deleted cluster is gone.
+ * a deleted cluster is gone. A cluster behind a runtime's firewall keeps no credential: a build
+ * on that runtime gets a task for its agent to mint the service account's token, after the
+ * build Secret it is bound to and before the engine pod that reads it (and a stop task that
+ * deletes it); a build on another runtime is told it cannot reach the cluster.
  * @module
  */
 import assert from 'node:assert/strict';
@@ -11,6 +14,7 @@ import { useTestDatabases } from '@sluice/db/testing';
 import {
   acknowledge,
   agentClient,
+  KUBERNETES_RUNTIME,
   LOCAL_RUNTIME,
   ONE_KIND,
   startTestServer,
@@ -105,6 +109,128 @@ databases.test(
       const gone = await failure(t.admin.call('getCluster', { params: { name: 'prod' } }));
       assert.deepEqual([gone.code, gone.status], ['SLUICE_CLUSTER_NOT_FOUND', 404]);
       assert.ok(!t.logs().includes(TOKEN), 'the token is never logged');
+    } finally {
+      await t.close();
+    }
+  },
+  ONE_KIND,
+);
+
+databases.test(
+  "a cluster behind a runtime's firewall: its build's agent mints the token, other runtimes cannot reach it",
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const { pipeline } = await setUp(t);
+      for (const [name, spec] of [
+        ['local', LOCAL_RUNTIME],
+        ['k8s', KUBERNETES_RUNTIME],
+      ] as const)
+        await t.admin.call('createRuntimeEnvironment', { body: { name, spec } });
+      await t.admin.call('setDefaultRuntimeEnvironment', { params: { name: 'k8s' } });
+      const inside = {
+        name: 'inside',
+        runtime: 'k8s',
+        serviceAccount: 'sluice-cluster-inside',
+        namespaces: ['shop', 'shop-staging'],
+        server: 'https://10.96.0.1:443',
+      };
+      for (const [body, code, pattern] of [
+        [{ ...inside, kubeconfig: KUBECONFIG }, 'SLUICE_CLUSTER_INVALID', /exclude each other/],
+        [{ ...inside, server: undefined }, 'SLUICE_CLUSTER_INVALID', /needs `server`/],
+        [{ name: 'none' }, 'SLUICE_CLUSTER_INVALID', /either `kubeconfig`/],
+        [{ ...inside, runtime: 'nowhere' }, 'SLUICE_RUNTIME_NOT_FOUND', /"nowhere"/],
+      ] as const) {
+        const refused = await failure(t.admin.call('createCluster', { body }));
+        assert.equal(refused.code, code);
+        assert.match(refused.message, pattern);
+      }
+      const created = await t.admin.call('createCluster', { body: inside });
+      assert.deepEqual(
+        [
+          created.kind,
+          created.runtime,
+          created.namespace,
+          created.namespaces,
+          created.hasCredentials,
+        ],
+        ['behind-firewall', 'k8s', 'shop', ['shop', 'shop-staging'], false],
+      );
+
+      const agent = await agentClient(t, 'kube-agent', ['k8s']);
+      const build = await t.admin.call('createBuild', {
+        params: { pipelineId: pipeline.id },
+        body: {},
+      });
+      const { tasks } = await agent.call('pollTasks', { query: { wait: 5 } });
+      const types = tasks.filter((x) => x.buildId === build.id).map((x) => x.type);
+      assert.deepEqual(types, [
+        'CreateService',
+        'CreatePvc',
+        'CreateSecret',
+        'CreateClusterCredentials',
+        'CreateConfigMap',
+        'CreatePod',
+        'CreatePod',
+      ]);
+      const mint = tasks.find((x) => x.type === 'CreateClusterCredentials');
+      const secret = tasks.find((x) => x.type === 'CreateSecret');
+      const secretName = (secret?.spec['metadata'] as { name: string }).name;
+      assert.deepEqual(
+        [mint?.spec['boundSecret'], mint?.spec['clusters']],
+        [
+          secretName,
+          [{ name: 'inside', serviceAccount: 'sluice-cluster-inside', namespace: 'shop' }],
+        ],
+      );
+      const enginePod = tasks.filter((x) => x.type === 'CreatePod')[1]?.spec as {
+        spec: { containers: { env: { name: string; valueFrom?: unknown }[] }[] };
+      };
+      const credentials = enginePod.spec.containers[0]?.env.find(
+        (e) => e.name === 'SLUICE_CLUSTER_CREDENTIALS',
+      );
+      assert.deepEqual(credentials?.valueFrom, {
+        secretKeyRef: {
+          name: (mint?.spec['metadata'] as { name: string }).name,
+          key: 'clusters.json',
+        },
+      });
+      for (const task of tasks) await acknowledge(agent, task);
+      await t.admin.call('cancelBuild', { params: { buildId: build.id } });
+      const stops = await agent.call('pollTasks', { query: { wait: 5 } });
+      const deleted = stops.tasks
+        .filter((x) => x.type === 'DeleteSecret')
+        .map((x) => x.spec['name'])
+        .sort();
+      assert.deepEqual(
+        deleted,
+        [secretName, (mint?.spec['metadata'] as { name: string }).name].sort(),
+        'both Secrets go with the build',
+      );
+
+      // A build on another runtime cannot reach it, and its engine is told why.
+      await t.admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
+      const elsewhere = await t.admin.call('createBuild', {
+        params: { pipelineId: pipeline.id },
+        body: {},
+      });
+      const local = await agentClient(t, 'local-agent', ['local']);
+      const started = (await local.call('pollTasks', { query: { wait: 5 } })).tasks.find(
+        (x) => x.buildId === elsewhere.id,
+      );
+      assert.ok(started !== undefined, 'the local build was elected');
+      await acknowledge(local, started);
+      const given = await t.client(String(started.spec.engineToken)).call('engineBuild');
+      assert.deepEqual(given.clusters, []);
+      assert.deepEqual(
+        given.deniedClusters.map((d) => [d.name, d.reason]),
+        [
+          [
+            'inside',
+            'it is behind the firewall of runtime k8s, and this build runs on local: run the pipeline on runtime k8s',
+          ],
+        ],
+      );
     } finally {
       await t.close();
     }

@@ -46,6 +46,11 @@ export const engineEnv = {
     unit: 'seconds',
     default: ENGINE_DEFAULTS.logDrainSeconds,
   }),
+  SLUICE_CLUSTER_CREDENTIALS: textVar({
+    description:
+      "The tokens the runner agent minted for the build's clusters behind the runtime's firewall (JSON, from the build's cluster Secret): every step gets them in KUBECONFIG, masked",
+    secret: true,
+  }),
   ...cleanerEnv,
 };
 

@@ -162,6 +162,7 @@ export class KubeClient {
   readonly #forceDeletePvc: boolean;
   /** Failed requests by kind, for the agent's metrics. */
   readonly #errors = new Map<string, number>();
+  readonly #cluster: LoadedKubeConfig['cluster'];
 
   private constructor(
     loaded: LoadedKubeConfig,
@@ -171,6 +172,7 @@ export class KubeClient {
   ) {
     this.server = loaded.server;
     this.defaultNamespace = loaded.namespace;
+    this.#cluster = loaded.cluster;
     this.#transport = transport;
     this.#credentials = createKubeCredentials(loaded.user, transport);
     this.#bucket = bucket;
@@ -194,6 +196,24 @@ export class KubeClient {
     });
     const transport = transportFor(loaded);
     return new KubeClient(loaded, transport, bucket, options.forceDeletePvc ?? false);
+  }
+
+  /**
+   * How a kubeconfig for this API server checks it: the CA (read now: in-cluster it is a mounted
+   * file), the server name, and whether checks are off, as the kubeconfig's cluster fields.
+   */
+  clusterFields(): Record<string, string | boolean> {
+    const { ca } = pem('ca', 'the cluster CA', this.#cluster.caData, this.#cluster.caFile);
+    return {
+      server: this.server,
+      ...(ca === undefined
+        ? {}
+        : { 'certificate-authority-data': Buffer.from(ca).toString('base64') }),
+      ...(this.#cluster.tlsServerName === undefined
+        ? {}
+        : { 'tls-server-name': this.#cluster.tlsServerName }),
+      ...(this.#cluster.insecureSkipTlsVerify ? { 'insecure-skip-tls-verify': true } : {}),
+    };
   }
 
   /**

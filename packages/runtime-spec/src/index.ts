@@ -50,11 +50,17 @@ export type { BuildObjects } from './render/render-build-objects.js';
 export {
   BUILD_LABELS,
   BUILD_SECRET_KEYS,
+  CLUSTER_CREDENTIALS,
   DIND_PORT,
   DIND_SERVICE_NAME,
   dindHostName,
 } from './render/build-context.js';
-export type { BuildRenderInput, BuildTls, BuildNames } from './render/build-context.js';
+export type {
+  BuildRenderInput,
+  BuildTls,
+  BuildNames,
+  InClusterClusterInput,
+} from './render/build-context.js';
 export { buildObjectName } from './render/build-names.js';
 export { labelValue } from '@sluice/labels';
 export { renderDindService, daemonJson } from './render/dind-pod.js';

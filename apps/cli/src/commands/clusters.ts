@@ -2,7 +2,9 @@
  * `sluice get clusters [NAME] [-o yaml|json]`, `sluice describe cluster NAME`, `sluice create
  * cluster NAME --kubeconfig-file F [--kube-context C] [--namespace N]` and `sluice delete cluster
  * NAME`, kubectl style, through the control plane's API. The kubeconfig goes in (one context
- * kept, its credentials encrypted) and its credentials never come back.
+ * kept, its credentials encrypted) and its credentials never come back. With `--runtime R`, the
+ * cluster is behind that runtime's firewall (cluster-firewall.ts): its objects are made through
+ * the kube context, and `delete` removes them.
  * @module
  */
 import { readFileSync } from 'node:fs';
@@ -11,14 +13,16 @@ import { join } from 'node:path';
 import { InputError } from '@sluice/errors';
 import type { Cluster } from '@sluice/protocol';
 import type { Terminal } from '../ui/terminal.js';
+import type { FirewallClusterOptions } from './cluster-firewall.js';
 import { printResources, serverClient } from './server-resources.js';
 import type { OutputFormat, ServerOptions } from './server-resources.js';
 
 const TABLE = {
-  header: ['NAME', 'KIND', 'SERVER', 'NAMESPACE', 'PROJECTS', 'CREATED'],
+  header: ['NAME', 'KIND', 'RUNTIME', 'SERVER', 'NAMESPACE', 'PROJECTS', 'CREATED'],
   row: (c: Cluster) => [
     c.name,
     c.kind,
+    c.runtime ?? '',
     c.server,
     c.namespace ?? '',
     c.projects === null ? '*' : c.projects.join(','),
@@ -51,7 +55,16 @@ export async function describeCluster(
     ['Kind', cluster.kind],
     ['Server', cluster.server],
     ['Namespace', cluster.namespace ?? '(the context’s, else default)'],
-    ['Credentials', cluster.hasCredentials ? 'kept encrypted; never shown' : 'none here'],
+    ...(cluster.kind === 'behind-firewall'
+      ? ([
+          ['Runtime', `${cluster.runtime ?? ''} (only its builds reach it)`],
+          ['Service account', cluster.serviceAccount ?? ''],
+          ['Namespaces', cluster.namespaces.join(', ')],
+          ['Credentials', 'a token minted in the cluster for each build, bound to it'],
+        ] as [string, string][])
+      : ([
+          ['Credentials', cluster.hasCredentials ? 'kept encrypted; never shown' : 'none here'],
+        ] as [string, string][])),
     ['Projects', cluster.projects === null ? 'every project' : cluster.projects.join(', ')],
     ['In steps', `KUBECONFIG context "${cluster.name}" (kubectl --context ${cluster.name})`],
     ['Created', cluster.createdAt],
@@ -61,12 +74,9 @@ export async function describeCluster(
   return 0;
 }
 
-export interface CreateClusterOptions extends ServerOptions {
-  kubeconfigFile?: string;
-  kubeContext?: string;
-  namespace?: string;
-  /** Comma-separated project names: only their builds get the cluster. */
-  projects?: string;
+export interface CreateClusterOptions extends Omit<FirewallClusterOptions, 'runtime'> {
+  /** Behind this runtime's firewall, instead of from a kubeconfig. */
+  runtime?: string;
 }
 
 export async function createCluster(
@@ -74,6 +84,10 @@ export async function createCluster(
   name: string,
   options: CreateClusterOptions,
 ): Promise<number> {
+  if (options.runtime !== undefined) {
+    const { createFirewallCluster } = await import('./cluster-firewall.js');
+    return createFirewallCluster(term, name, { ...options, runtime: options.runtime });
+  }
   const file =
     options.kubeconfigFile ??
     process.env['KUBECONFIG']?.split(':')[0] ??
@@ -109,9 +123,15 @@ export async function createCluster(
 export async function deleteCluster(
   term: Terminal,
   name: string,
-  options: ServerOptions,
+  options: ServerOptions & { kubeconfigFile?: string; kubeContext?: string },
 ): Promise<number> {
-  await serverClient(options).call('deleteCluster', { params: { name } });
+  const client = serverClient(options);
+  const found = await client.call('getCluster', { params: { name } });
+  if (found.kind === 'behind-firewall') {
+    const { deleteFirewallCluster } = await import('./cluster-firewall.js');
+    await deleteFirewallCluster(term, found, options);
+  }
+  await client.call('deleteCluster', { params: { name } });
   term.out(`cluster/${name} deleted`);
   return 0;
 }

@@ -76,6 +76,7 @@ export async function engineCommand(
       logSpoolOneBuild: engine.logSpoolOneBuild,
       logDrainTimeoutMs: engine.logDrainSeconds * 1000,
       cleaner: engine.cleaner,
+      clusterCredentials: engine.clusterCredentials,
       carriedImagesDir: CARRIED_IMAGES_DIR,
     });
     await connection.close();

@@ -82,3 +82,29 @@ test('engine process tasks are not for a Kubernetes runtime', () => {
     );
   }
 });
+
+test('a cluster-credentials task carries which tokens to mint, checked field by field', () => {
+  const spec = {
+    metadata: { name: 'sluice-clusters-b-1', namespace: 'builds', labels: { a: 'b' } },
+    boundSecret: 'sluice-engine-b-1',
+    key: 'clusters.json',
+    expirationSeconds: 86_400,
+    clusters: [{ name: 'shop', serviceAccount: 'sluice-cluster-shop', namespace: 'apps' }],
+  };
+  assert.deepEqual(kubeTaskAction(task('CreateClusterCredentials', spec)), {
+    action: 'credentials',
+    spec,
+  });
+  assert.throws(
+    () =>
+      kubeTaskAction(
+        task('CreateClusterCredentials', { ...spec, expirationSeconds: 60, clusters: [] }),
+      ),
+    (err: unknown) =>
+      err instanceof TaskFailure &&
+      !err.retriable &&
+      /CreateClusterCredentials task t-1 is malformed: spec\.expirationSeconds: .*; spec\.clusters: /.test(
+        err.message,
+      ),
+  );
+});

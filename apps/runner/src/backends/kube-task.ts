@@ -1,18 +1,21 @@
 /**
  * What a Kubernetes task asks for, checked before anything is sent: `Create*` tasks carry a
  * manifest whose kind must be the task's (a `CreatePod` carrying a Secret is refused), `Delete*`
- * tasks `{ name, namespace }`. A malformed task, or one for another kind of runtime, is a
+ * tasks `{ name, namespace }`, `CreateClusterCredentials` a `ClusterCredentialsTask` (the agent
+ * mints the tokens: cluster-credentials.ts). A malformed task, or one for another kind of runtime, is a
  * `TaskFailure` that is not retriable, naming the task and the field.
  * @module
  */
 import { checkManifest } from '@sluice/kube';
 import type { KubeKind, KubeManifest, KubeObjectRef } from '@sluice/kube';
+import { ClusterCredentialsTask } from '@sluice/protocol';
 import type { Task } from '@sluice/protocol';
 import { TaskFailure } from '../runtime-backend.js';
 
 export type KubeTaskAction =
   | { action: 'create'; manifest: KubeManifest }
-  | { action: 'delete'; ref: KubeObjectRef & { kind: KubeKind } };
+  | { action: 'delete'; ref: KubeObjectRef & { kind: KubeKind } }
+  | { action: 'credentials'; spec: ClusterCredentialsTask };
 
 const CREATES: Readonly<Partial<Record<Task['type'], KubeKind>>> = {
   CreateService: 'Service',
@@ -32,6 +35,10 @@ const DELETES: Readonly<Partial<Record<Task['type'], KubeKind>>> = {
 /** The object a task is about, for logs. */
 export function actionTarget(action: KubeTaskAction): KubeObjectRef {
   if (action.action === 'delete') return action.ref;
+  if (action.action === 'credentials') {
+    const { namespace, name } = action.spec.metadata;
+    return { kind: 'Secret', namespace, name };
+  }
   const { kind, metadata } = action.manifest;
   return { kind, namespace: metadata.namespace, name: metadata.name };
 }
@@ -51,6 +58,15 @@ function malformed(task: Task, problem: string, cause?: unknown): TaskFailure {
 export function kubeTaskAction(task: Task): KubeTaskAction {
   const creates = CREATES[task.type];
   if (creates !== undefined) return { action: 'create', manifest: createManifest(task, creates) };
+  if (task.type === 'CreateClusterCredentials') {
+    const spec = ClusterCredentialsTask.safeParse(task.spec);
+    if (!spec.success)
+      throw malformed(
+        task,
+        spec.error.issues.map((i) => `spec.${i.path.join('.')}: ${i.message}`).join('; '),
+      );
+    return { action: 'credentials', spec: spec.data };
+  }
   const deletes = DELETES[task.type];
   if (deletes !== undefined) return { action: 'delete', ref: deleteRef(task, deletes) };
   throw new TaskFailure(

@@ -18,6 +18,7 @@ import { GRANT, kubeHealth } from './kube-health.js';
 import type { KubeRuntimeCheck } from './kube-health.js';
 import { BUILD_LABELS, runtimeSelector } from '@sluice/labels';
 import { actionTarget, kubeTaskAction } from './kube-task.js';
+import { mintClusterCredentials } from './cluster-credentials.js';
 import type { KubeTaskAction } from './kube-task.js';
 import { withDindHostAlias } from './dind-host-alias.js';
 import { waitForClaimBinding } from './claim-binding.js';
@@ -79,7 +80,7 @@ function kubernetesBackend(
     runtime: target.name,
     kind: 'kubernetes',
     apply: async (task, signal) => {
-      if (kubeTaskAction(task).action === 'create') {
+      if (kubeTaskAction(task).action !== 'delete') {
         const { missing } = await (checked ?? check());
         if (missing.length > 0)
           throw new TaskFailure(
@@ -177,7 +178,9 @@ async function applyTask(
     const result =
       action.action === 'create'
         ? await kube.create(action.manifest, { signal })
-        : await kube.delete(action.ref, { signal });
+        : action.action === 'credentials'
+          ? await mintClusterCredentials(kube, action.spec, signal)
+          : await kube.delete(action.ref, { signal });
     // The dind pod follows: made once its claim is bound, it is scheduled on the first try.
     if (action.action === 'create' && action.manifest.kind === 'PersistentVolumeClaim')
       await waitForClaimBinding(kube, action.manifest, {
@@ -194,7 +197,9 @@ async function applyTask(
       result,
     });
   } catch (err) {
-    const { outcome, reason } = classifyKubeError(err, action.action);
+    if (err instanceof TaskFailure) throw err;
+    const operation = action.action === 'credentials' ? 'create' : action.action;
+    const { outcome, reason } = classifyKubeError(err, operation);
     if (outcome === 'done') return;
     throw new TaskFailure(reason, { retriable: outcome === 'retry', cause: err });
   }

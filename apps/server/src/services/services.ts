@@ -67,7 +67,7 @@ export function createServices(ctx: ServerContext): Services {
   const projects = new ProjectService(ctx, stepTypes);
   const runtimes = new RuntimeService(ctx);
   const certificates = new CertificateService(ctx);
-  const planner = createTaskPlanner({ ctx, identity, certificates });
+  const planner = createTaskPlanner({ ctx, identity, certificates, clusters });
   const store = new BuildStore(ctx, wakeups);
   const finisher = new BuildFinisher(ctx, identity, planner, store);
   const scheduler = new Scheduler(ctx, planner, finisher, store);

@@ -92,7 +92,9 @@ export const CreatedAgent = z.object({ agent: Agent, token: z.string().describe(
 /**
  * Kubernetes tasks: `Create*` carry a complete manifest as their spec (namespace included);
  * `Delete*` carry `{ name, namespace }`. `CreateService` ensures the namespace's headless dind
- * Service (never deleted by a build). Local tasks: `RunEngine` `{ buildId, engineToken,
+ * Service (never deleted by a build). `CreateClusterCredentials` (a `ClusterCredentialsTask`) has the agent mint
+ * service-account tokens for the build's clusters behind the firewall into a Secret. Local
+ * tasks: `RunEngine` `{ buildId, engineToken,
  * serverUrl }` starts an engine process, `StopEngine` `{ buildId }` stops it.
  */
 export const TaskType = z.enum([
@@ -101,6 +103,7 @@ export const TaskType = z.enum([
   'CreateSecret',
   'CreateConfigMap',
   'CreatePod',
+  'CreateClusterCredentials',
   'DeletePod',
   'DeleteConfigMap',
   'DeleteSecret',

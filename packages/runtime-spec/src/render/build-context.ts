@@ -31,7 +31,25 @@ export interface BuildRenderInput {
   runtimeName: string;
   /** The pipeline's own Docker volume size, over `pvcs.dind.volumeSize`. */
   volumeSize?: string;
+  /**
+   * The clusters behind this runtime's firewall the build may use: the agent mints a token of
+   * each service account (in the build's namespace) into the build's cluster Secret.
+   */
+  clusters?: readonly InClusterClusterInput[];
 }
+
+export interface InClusterClusterInput {
+  name: string;
+  serviceAccount: string;
+  /** The namespace its steps use when they name none. */
+  namespace: string;
+}
+
+/** The cluster Secret's one key, and the engine variable that holds it. */
+export const CLUSTER_CREDENTIALS = {
+  key: 'clusters.json',
+  env: 'SLUICE_CLUSTER_CREDENTIALS',
+} as const;
 
 export { BUILD_LABELS };
 
@@ -61,6 +79,8 @@ export interface BuildNames {
   pvc: string;
   secret: string;
   configMap: string;
+  /** The Secret of the tokens the agent mints for the build's clusters behind the firewall. */
+  clusterSecret: string;
 }
 
 export interface BuildContext {

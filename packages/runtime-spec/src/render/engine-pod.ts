@@ -9,7 +9,13 @@
  * @module
  */
 import type { RuntimeScheduler } from '../schema/runtime-spec-schema.js';
-import { BUILD_LABELS, BUILD_SECRET_KEYS, componentLabels, DIND_PORT } from './build-context.js';
+import {
+  BUILD_LABELS,
+  BUILD_SECRET_KEYS,
+  CLUSTER_CREDENTIALS,
+  componentLabels,
+  DIND_PORT,
+} from './build-context.js';
 import type { BuildContext } from './build-context.js';
 import {
   defined,
@@ -64,7 +70,15 @@ function engineEnv(context: BuildContext): EnvVar[] {
     ...json('SLUICE_USER_VOLUME_MOUNTS', userMounts.length > 0 ? userMounts : undefined),
     ...json('SLUICE_DIND_USER_ACCESS', dind?.userAccess),
     ...engineCleanerEnv(dind?.envVars),
+    ...clusterCredentialsEnv(context),
   ];
+}
+
+/** The tokens the agent minted for the build's clusters behind the firewall, by reference. */
+function clusterCredentialsEnv(context: BuildContext): EnvVar[] {
+  if ((context.build.clusters ?? []).length === 0) return [];
+  const { key, env: name } = CLUSTER_CREDENTIALS;
+  return [{ name, valueFrom: { secretKeyRef: { name: context.names.clusterSecret, key } } }];
 }
 
 function env(context: BuildContext, engine: RuntimeScheduler): EnvVar[] {

@@ -405,3 +405,29 @@ test('the schema check itself rejects a broken object', () => {
   const broken = { ...dindPod, spec: { ...(dindPod.spec as object), containers: [{ image: 1 }] } };
   assert.throws(() => validateKube(broken));
 });
+
+test('clusters behind the firewall: a task for the agent to mint their tokens, read by the engine from the cluster Secret', () => {
+  assert.equal(renderBuildObjects(defaultSpec(), BUILD).clusterCredentials, undefined);
+  assert.equal(
+    envOf(renderBuildObjects(defaultSpec(), BUILD).enginePod, 'SLUICE_CLUSTER_CREDENTIALS'),
+    undefined,
+  );
+  const clusters = [{ name: 'shop', serviceAccount: 'sluice-cluster-shop', namespace: 'apps' }];
+  const objects = renderBuildObjects(defaultSpec(), { ...BUILD, clusters });
+  assert.deepEqual(objects.clusterCredentials, {
+    metadata: {
+      name: `sluice-clusters-${ID}`,
+      namespace: 'builds',
+      labels: objects.secret.metadata.labels,
+    },
+    boundSecret: `sluice-engine-${ID}`,
+    key: 'clusters.json',
+    expirationSeconds: 86_400,
+    clusters,
+  });
+  assert.deepEqual(envOf(objects.enginePod, 'SLUICE_CLUSTER_CREDENTIALS'), {
+    name: 'SLUICE_CLUSTER_CREDENTIALS',
+    valueFrom: { secretKeyRef: { name: `sluice-clusters-${ID}`, key: 'clusters.json' } },
+  });
+  validateKube(objects.enginePod);
+});

@@ -19,6 +19,7 @@ import { VOLUME_LABELS } from '../system-runtimes.js';
 import {
   BUILD_LABELS,
   BUILD_SECRET_KEYS,
+  CLUSTER_CREDENTIALS,
   commonLabels,
   componentLabels,
   dindHostName,
@@ -34,6 +35,8 @@ import { CACHE_ANNOTATIONS } from '@sluice/labels';
 export interface BuildObjects {
   pvc: KubeObject;
   secret: KubeObject;
+  /** The spec of the agent's `CreateClusterCredentials` task; none without such clusters. */
+  clusterCredentials: Record<string, unknown> | undefined;
   configMap: KubeObject;
   dindPod: KubeObject;
   enginePod: KubeObject;
@@ -61,6 +64,7 @@ export function buildNames(spec: RuntimeSpec, buildId: string): BuildNames {
     pvc: buildObjectName(`pvc-${pvcPrefix}`, buildId),
     secret: buildObjectName('sluice-engine', buildId),
     configMap: buildObjectName('dind-config', buildId),
+    clusterSecret: buildObjectName('sluice-clusters', buildId),
   };
 }
 
@@ -98,6 +102,7 @@ export function renderBuildObjects(spec: RuntimeSpec, build: BuildRenderInput): 
   return {
     pvc: renderPvc(context),
     secret: renderSecret(context),
+    clusterCredentials: renderClusterCredentials(context),
     configMap: renderConfigMap(context),
     dindPod: renderDindPod(context, dind),
     enginePod: renderEnginePod(context, engine),
@@ -152,6 +157,21 @@ function renderSecret(context: BuildContext): KubeObject {
       [BUILD_SECRET_KEYS.serverCert]: tls.dindCertPem,
       [BUILD_SECRET_KEYS.serverKey]: tls.dindKeyPem,
     },
+  };
+}
+
+/** A day: a token bound to the build Secret stops working when the build's objects go anyway. */
+const CLUSTER_TOKEN_SECONDS = 86_400;
+
+function renderClusterCredentials(context: BuildContext): Record<string, unknown> | undefined {
+  const clusters = context.build.clusters ?? [];
+  if (clusters.length === 0) return undefined;
+  return {
+    metadata: metadata(context, context.names.clusterSecret, 'engine'),
+    boundSecret: context.names.secret,
+    key: CLUSTER_CREDENTIALS.key,
+    expirationSeconds: CLUSTER_TOKEN_SECONDS,
+    clusters,
   };
 }
 

@@ -40,3 +40,4 @@ export {
   KUBE_TEARDOWN_FAILED,
   KUBE_UNAVAILABLE,
 } from './kube-errors.js';
+export { trustHttpRegistry } from './node-config.js';

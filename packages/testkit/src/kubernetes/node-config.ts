@@ -7,7 +7,8 @@
  * Every path lives under the cluster's directory so teardown removes all of it.
  * @module
  */
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 export const PAUSE_IMAGE = 'docker.io/sluice/pause:1';
 
@@ -33,6 +34,8 @@ export function containerdPaths(dir: string) {
     root: join(base, 'root'),
     state: join(base, 'state'),
     socket: join(base, 'containerd.sock'),
+    /** Per-registry `hosts.toml` files (read at each pull): `trustHttpRegistry` writes one. */
+    registryHosts: join(base, 'certs.d'),
     cniConfDir: join(dir, 'cni', 'net.d'),
     ipamDir: join(dir, 'cni', 'ipam'),
   };
@@ -60,6 +63,9 @@ export function containerdConfig(layout: NodeLayout): string {
     '  stream_server_address = "127.0.0.1"',
     '  stream_server_port = "0"',
     '  enable_selinux = false',
+    '',
+    `[${cri}.registry]`,
+    `  config_path = ${toml(paths.registryHosts)}`,
     '',
     `[${cri}.containerd]`,
     '  snapshotter = "overlayfs"',
@@ -173,4 +179,18 @@ export function kubeletArgs(layout: NodeLayout, files: KubeletFiles): string[] {
 
 function toml(value: string): string {
   return JSON.stringify(value);
+}
+
+/**
+ * Lets the node's containerd pull from a plain-HTTP registry at `address` (`host:port`), as a
+ * cluster whose nodes trust an internal registry would: a `hosts.toml` beside its config, read at
+ * each pull, so no restart is needed.
+ */
+export function trustHttpRegistry(containerdSocket: string, address: string): void {
+  const dir = join(dirname(containerdSocket), 'certs.d', address);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'hosts.toml'),
+    `server = "http://${address}"\n\n[host."http://${address}"]\n  capabilities = ["pull", "resolve"]\n`,
+  );
 }

@@ -111,14 +111,17 @@ export class EngineService {
       tls: await this.#certificates.buildClientCertificate(buildId),
       registries: await this.#registries.forEngine(row.account_id),
       gitIntegrations: await this.#gitIntegrations.forEngine(row.account_id),
-      ...(await this.#clustersFor(row.account_id, row.project_name)),
+      ...(await this.#clustersFor(row.account_id, {
+        project: row.project_name,
+        runtime: row.runtime_environment,
+      })),
       stepTypes: await this.#stepTypes.forBuild(row.account_id, yaml),
       logNextSeq: await nextLogSeq(db, buildId),
     };
   }
 
-  async #clustersFor(accountId: string, project: string) {
-    const { clusters, denied } = await this.#clusters.forEngine(accountId, project);
+  async #clustersFor(accountId: string, build: { project: string; runtime: string | null }) {
+    const { clusters, denied } = await this.#clusters.forEngine(accountId, build);
     return { clusters, deniedClusters: denied };
   }
 

@@ -3,15 +3,25 @@
  * added from a kubeconfig: one context of it is kept (kubeconfig.ts), its credentials encrypted
  * with the server key as git tokens are (the account and name as associated data), never
  * returned by the API and never logged; the engine of each of the account's builds gets them
- * decrypted, one context per cluster in every step's KUBECONFIG, and masks them. A cluster
- * limited to some projects goes to their builds only.
+ * decrypted, one context per cluster in every step's KUBECONFIG, and masks them. One behind the
+ * firewall is only where it is: a runtime, a service account in that runtime's namespace and
+ * the namespaces it was granted (`sluice create cluster --runtime` made them); a build on that
+ * runtime gets a task for its agent to mint the account's token in the cluster (`inCluster`),
+ * a build on another runtime cannot reach it and is told so. A cluster limited to some projects
+ * goes to their builds only.
  * @module
  */
-import { ConflictError, NotFoundError } from '@sluice/errors';
+import { ConflictError, InputError, NotFoundError } from '@sluice/errors';
 import { decryptSecret, encryptSecret } from '@sluice/pki';
 import { jsonb } from '@sluice/db';
-import type { ClusterRow } from '@sluice/db';
-import type { Cluster, CreateCluster, DeniedCluster, EngineCluster } from '@sluice/protocol';
+import type { ClusterRow, Executor } from '@sluice/db';
+import type {
+  Cluster,
+  CreateCluster,
+  DeniedCluster,
+  EngineCluster,
+  InClusterCluster,
+} from '@sluice/protocol';
 import { isoTime } from '../server-context.js';
 import type { ServerContext } from '../server-context.js';
 import { singleContext } from './kubeconfig.js';
@@ -24,11 +34,11 @@ export class ClusterService {
   }
 
   async list(accountId: string): Promise<Cluster[]> {
-    return (await this.#rows(accountId)).map(toCluster);
+    return (await this.#rows(this.#ctx.database.db, accountId)).map(toCluster);
   }
 
   async get(accountId: string, name: string): Promise<Cluster> {
-    const row = (await this.#rows(accountId)).find((r) => r.name === name);
+    const row = (await this.#rows(this.#ctx.database.db, accountId)).find((r) => r.name === name);
     if (row === undefined) throw notFound(name);
     return toCluster(row);
   }
@@ -38,24 +48,21 @@ export class ClusterService {
    * @throws ConflictError `SLUICE_CLUSTER_EXISTS` when the name is taken.
    */
   async create(accountId: string, input: CreateCluster): Promise<Cluster> {
-    const kept = singleContext(input.kubeconfig, input);
     const now = new Date(this.#ctx.clock());
-    const stored = JSON.stringify({ kubeconfig: kept.kubeconfig, secrets: kept.secrets });
+    const common = {
+      account_id: accountId,
+      name: input.name,
+      projects: input.projects === undefined ? null : jsonb([...new Set(input.projects)].sort()),
+      created_at: now,
+      updated_at: now,
+    };
+    const values =
+      input.runtime === undefined
+        ? this.#fromKubeconfig(accountId, input)
+        : await this.#behindFirewall(accountId, input, input.runtime);
     const row = await this.#ctx.database.db
       .insertInto('clusters')
-      .values({
-        account_id: accountId,
-        name: input.name,
-        kind: 'kubeconfig',
-        server: kept.server,
-        namespace: kept.namespace,
-        kubeconfig_encrypted: encryptSecret(stored, this.#ctx.secretKey, {
-          associatedData: associatedData(accountId, input.name),
-        }),
-        projects: input.projects === undefined ? null : jsonb([...new Set(input.projects)].sort()),
-        created_at: now,
-        updated_at: now,
-      })
+      .values({ ...common, ...values })
       .onConflict((oc) => oc.columns(['account_id', 'name']).doNothing())
       .returningAll()
       .executeTakeFirst();
@@ -64,6 +71,58 @@ export class ClusterService {
         hint: `Delete it first: sluice delete cluster ${input.name}`,
       });
     return toCluster(row);
+  }
+
+  #fromKubeconfig(accountId: string, input: CreateCluster) {
+    if (input.kubeconfig === undefined)
+      throw invalid(
+        'give either `kubeconfig` (reachable from the control plane) or `runtime` (behind the firewall)',
+      );
+    const kept = singleContext(input.kubeconfig, input);
+    const stored = JSON.stringify({ kubeconfig: kept.kubeconfig, secrets: kept.secrets });
+    return {
+      kind: 'kubeconfig' as const,
+      server: kept.server,
+      namespace: kept.namespace,
+      kubeconfig_encrypted: encryptSecret(stored, this.#ctx.secretKey, {
+        associatedData: associatedData(accountId, input.name),
+      }),
+    };
+  }
+
+  async #behindFirewall(accountId: string, input: CreateCluster, runtime: string) {
+    if (input.kubeconfig !== undefined)
+      throw invalid(
+        '`kubeconfig` and `runtime` exclude each other: a cluster behind the firewall keeps its credentials',
+      );
+    const missing = (['serviceAccount', 'namespaces', 'server'] as const).filter(
+      (field) => input[field] === undefined,
+    );
+    if (missing.length > 0)
+      throw invalid(
+        `a cluster behind the firewall needs ${missing.map((f) => `\`${f}\``).join(', ')}`,
+      );
+    const known = await this.#ctx.database.db
+      .selectFrom('runtime_environments')
+      .select('name')
+      .where('account_id', '=', accountId)
+      .where('name', '=', runtime)
+      .executeTakeFirst();
+    if (known === undefined)
+      throw new NotFoundError(
+        'SLUICE_RUNTIME_NOT_FOUND',
+        `Runtime environment "${runtime}" does not exist`,
+        { hint: 'List them with sluice get runtime-environments' },
+      );
+    const namespaces = [...new Set(input.namespaces)];
+    return {
+      kind: 'behind-firewall' as const,
+      server: input.server ?? '',
+      namespace: input.namespace ?? namespaces[0] ?? null,
+      runtime,
+      service_account: input.serviceAccount ?? null,
+      namespaces: jsonb(namespaces),
+    };
   }
 
   async delete(accountId: string, name: string): Promise<void> {
@@ -76,20 +135,30 @@ export class ClusterService {
   }
 
   /**
-   * For the engine of a build of `project` only: each cluster the project may use, credentials
-   * decrypted; and the names of those it may not, with who may, so a step can say why.
+   * For the engine of a build of `project` on `runtime` only: each cluster reachable from the
+   * control plane that the project may use, credentials decrypted; and those it may not, with
+   * why, so a step can say it. Clusters behind this runtime's firewall come to the engine from
+   * its agent (`inCluster`), not from here.
    */
   async forEngine(
     accountId: string,
-    project: string,
+    build: { project: string; runtime: string | null },
   ): Promise<{ clusters: EngineCluster[]; denied: DeniedCluster[] }> {
-    const rows = await this.#rows(accountId);
-    const allowed = (row: ClusterRow) => row.projects === null || row.projects.includes(project);
-    const denied = rows
-      .filter((row) => !allowed(row))
-      .map((row) => ({ name: row.name, projects: row.projects ?? [] }));
-    const clusters = rows.filter(allowed).flatMap((row) => {
-      if (row.kubeconfig_encrypted === null) return [];
+    const rows = await this.#rows(this.#ctx.database.db, accountId);
+    const denied = rows.flatMap((row): DeniedCluster[] => {
+      if (!allowed(row, build.project)) return [{ name: row.name, projects: row.projects ?? [] }];
+      if (row.kind === 'behind-firewall' && row.runtime !== build.runtime)
+        return [
+          {
+            name: row.name,
+            projects: row.projects ?? [],
+            reason: `it is behind the firewall of runtime ${row.runtime ?? '?'}, and this build runs on ${build.runtime ?? 'no runtime'}: run the pipeline on runtime ${row.runtime ?? '?'}`,
+          },
+        ];
+      return [];
+    });
+    const clusters = rows.flatMap((row) => {
+      if (!allowed(row, build.project) || row.kubeconfig_encrypted === null) return [];
       const plain = decryptSecret(row.kubeconfig_encrypted, this.#ctx.secretKey, {
         associatedData: associatedData(accountId, row.name),
       });
@@ -102,8 +171,35 @@ export class ClusterService {
     return { clusters, denied };
   }
 
-  #rows(accountId: string): Promise<ClusterRow[]> {
-    return this.#ctx.database.db
+  /**
+   * The clusters behind `runtime`'s firewall that a build of project `projectId` may use: its
+   * agent mints each one's token in the cluster when it makes the build's objects.
+   */
+  async inCluster(
+    executor: Executor,
+    accountId: string,
+    build: { projectId: string; runtime: string },
+  ): Promise<InClusterCluster[]> {
+    const rows = (await this.#rows(executor, accountId)).filter(
+      (row) => row.kind === 'behind-firewall' && row.runtime === build.runtime,
+    );
+    if (rows.length === 0) return [];
+    const project = await executor
+      .selectFrom('projects')
+      .select('name')
+      .where('id', '=', build.projectId)
+      .executeTakeFirst();
+    return rows
+      .filter((row) => project !== undefined && allowed(row, project.name))
+      .map((row) => ({
+        name: row.name,
+        serviceAccount: row.service_account ?? '',
+        namespace: row.namespace ?? row.namespaces[0] ?? 'default',
+      }));
+  }
+
+  #rows(executor: Executor, accountId: string): Promise<ClusterRow[]> {
+    return executor
       .selectFrom('clusters')
       .selectAll()
       .where('account_id', '=', accountId)
@@ -111,10 +207,19 @@ export class ClusterService {
       .execute();
   }
 }
-
 function notFound(name: string): NotFoundError {
   return new NotFoundError('SLUICE_CLUSTER_NOT_FOUND', `Cluster "${name}" does not exist`, {
     hint: 'List them with sluice get clusters',
+  });
+}
+
+function allowed(row: ClusterRow, project: string): boolean {
+  return row.projects === null || row.projects.includes(project);
+}
+
+function invalid(problem: string): InputError {
+  return new InputError('SLUICE_CLUSTER_INVALID', `The cluster cannot be added: ${problem}`, {
+    hint: 'sluice create cluster --help shows both kinds',
   });
 }
 
@@ -129,6 +234,9 @@ function toCluster(row: ClusterRow): Cluster {
     server: row.server,
     namespace: row.namespace,
     hasCredentials: row.kubeconfig_encrypted !== null,
+    runtime: row.runtime,
+    serviceAccount: row.service_account,
+    namespaces: row.namespaces,
     projects: row.projects,
     createdAt: isoTime(row.created_at) ?? '',
     updatedAt: isoTime(row.updated_at) ?? '',

@@ -1,7 +1,8 @@
 /**
  * The start tasks of a build on a `KubernetesPod` runtime, in the order the agent applies them:
- * the namespace's headless dind Service, the PVC, the build Secret (sealed), the daemon.json
- * ConfigMap, the dind pod, the engine pod. The secret material is made here, once: the engine
+ * the namespace's headless dind Service, the PVC, the build Secret (sealed), the tokens of the
+ * clusters behind the runtime's firewall the build may use (minted by the agent, bound to that
+ * Secret), the daemon.json ConfigMap, the dind pod, the engine pod. The secret material is made here, once: the engine
  * token, the engine's client certificate and a dind server certificate for this build's dind
  * host name, so every hand-out of the Secret is the same and a restarted agent's AlreadyExists
  * is safe. A spec that cannot render ends the build, never the scheduler pass.
@@ -14,12 +15,14 @@ import type { BuildObjects, BuildRenderInput, BuildTls, RuntimeSpec } from '@slu
 import type { CertificateService } from '../identity/certificate-service.js';
 import type { EngineToken } from '../identity/identity-service.js';
 import { buildLabelFacts } from '../builds/build-rows.js';
+import type { ClusterService } from '../settings/cluster-service.js';
 import type { ServerContext } from '../server-context.js';
-import type { StartPlan } from './task-rows.js';
+import type { PlannedTask, StartPlan } from './task-rows.js';
 
 export interface KubernetesPlanDeps {
   ctx: ServerContext;
   certificates: CertificateService;
+  clusters: ClusterService;
 }
 
 export interface KubernetesPlanInput {
@@ -53,6 +56,10 @@ export async function planKubernetesStart(
     return { ok: false, reason };
   }
   const base = await renderInput(trx, input, controlPlaneUrl);
+  base.clusters = await deps.clusters.inCluster(trx, input.accountId, {
+    projectId: base.projectId,
+    runtime: input.runtime,
+  });
   let draft: BuildObjects;
   try {
     draft = renderBuildObjects(spec, { ...base, engineToken: '', tls: PLACEHOLDER_TLS });
@@ -69,12 +76,19 @@ export async function planKubernetesStart(
       { type: 'CreateService', spec: renderDindService(namespace) },
       { type: 'CreatePvc', spec: objects.pvc },
       { type: 'CreateSecret', spec: objects.secret, sealed: true },
+      ...clusterCredentialsTask(objects),
       { type: 'CreateConfigMap', spec: objects.configMap },
       { type: 'CreatePod', spec: objects.dindPod },
       { type: 'CreatePod', spec: objects.enginePod },
     ],
     engineToken: input.engineToken.row,
   };
+}
+
+/** After the build Secret, which the tokens are bound to, and before the engine pod reads them. */
+function clusterCredentialsTask(objects: BuildObjects): PlannedTask[] {
+  const spec = objects.clusterCredentials;
+  return spec === undefined ? [] : [{ type: 'CreateClusterCredentials', spec }];
 }
 
 type BaseRenderInput = Omit<BuildRenderInput, 'engineToken' | 'tls'>;

@@ -19,6 +19,7 @@ import type { EngineToken, IdentityService } from '../identity/identity-service.
 import { planKubernetesStart } from './kubernetes-plan.js';
 import { resolveStoredRuntime } from '../settings/runtime-service.js';
 import type { StoredRuntimeSpecs } from '../settings/runtime-service.js';
+import type { ClusterService } from '../settings/cluster-service.js';
 import type { ServerContext } from '../server-context.js';
 import { unsealTaskSpec } from './task-rows.js';
 import type { PlannedTask, StartPlan } from './task-rows.js';
@@ -50,6 +51,7 @@ export interface TaskPlannerOptions {
   ctx: ServerContext;
   identity: IdentityService;
   certificates: CertificateService;
+  clusters: ClusterService;
 }
 
 /** Task types that make a build's objects; the rest remove them. */
@@ -58,6 +60,7 @@ export const START_TASK_TYPES: readonly string[] = [
   'CreateService',
   'CreatePvc',
   'CreateSecret',
+  'CreateClusterCredentials',
   'CreateConfigMap',
   'CreatePod',
 ];
@@ -65,6 +68,7 @@ export const START_TASK_TYPES: readonly string[] = [
 const STOP_TYPE: Partial<Record<string, TaskType>> = {
   CreatePvc: 'DeletePvc',
   CreateSecret: 'DeleteSecret',
+  CreateClusterCredentials: 'DeleteSecret',
   CreateConfigMap: 'DeleteConfigMap',
   CreatePod: 'DeletePod',
   // CreateService has no inverse: the namespace's dind Service serves every build.
