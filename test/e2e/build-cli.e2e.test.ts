@@ -86,6 +86,24 @@ steps:
       - echo approved and running
 `;
 
+/**
+ * A step that prints what would drive a terminal (the clipboard, the window title, a cleared
+ * screen) and a colour, and puts a title change in an annotation.
+ */
+const HOSTILE_YAML = `version: "1.0"
+steps:
+  hostile:
+    image: ${IMAGE}
+    commands:
+      - printf '\\033]52;c;aGk=\\007\\033]0;owned\\007\\033[2J\\033[31mred\\033[0m\\n'
+      - cf_export EVIL="$(printf 'x\\033]0;owned\\007y')"
+    on_success:
+      annotations:
+        set:
+          - entity_type: build
+            annotations: [{evil: '\${{EVIL}}'}]
+`;
+
 /** A manifest file: a Project and three Pipelines, with a plain variable and a secret. */
 function manifest(project: string, okYaml = OK_YAML): string {
   const pipeline = (name: string, yaml: string, extra = '') =>
@@ -197,6 +215,14 @@ async function serverOnPostgres(): Promise<Target> {
   });
   children.push({ stop: () => agent.stop() });
   return { url: server.url, token, admin, ...(await cliEnv()) };
+}
+
+/** The control characters in `text` but newline and tab (C0, DEL, C1). */
+function controls(text: string): string[] {
+  return [...text].filter((c) => {
+    const code = c.charCodeAt(0);
+    return (code < 0x20 && c !== '\n' && c !== '\t') || (code >= 0x7f && code <= 0x9f);
+  });
 }
 
 function sluice(t: Target, args: string[], options: SluiceRunOptions = {}): Promise<CliResult> {
@@ -409,6 +435,32 @@ for (const backend of ['pglite', 'postgres'] as const) {
       const broken = await sluice(target, ['logs', '-f', failedBuild, '--step', 'broken']);
       assert.equal(broken.code, 1, broken.stdout + broken.stderr);
       assert.equal(broken.stdout, 'about to fail\nThe step exited with code 3\n');
+    });
+
+    await t.test('what a build wrote is shown escaped, colours kept with colour on', async () => {
+      const pipeline = await target.admin.call('createPipeline', {
+        params: { project },
+        body: { name: 'hostile', yaml: HOSTILE_YAML },
+      });
+      assert.ok(pipeline.id);
+      const escaped = '\\x1b]52;c;aGk=\\x07\\x1b]0;owned\\x07\\x1b[2J';
+      const run = await sluice(target, ['run-pipeline', `${project}/hostile`]);
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.ok(run.stdout.includes(`[hostile] ${escaped}red\n`), run.stdout);
+      // Off a terminal nothing reaches it raw: no escape, no bell, not even a colour.
+      assert.deepEqual(controls(run.stdout + run.stderr), []);
+      const id = /Build (bld_\w+) success/.exec(run.stdout)?.[1] ?? '';
+      const color = { env: { NO_COLOR: undefined, FORCE_COLOR: '1' } };
+      const logs = await sluice(target, ['logs', id], color);
+      assert.equal(logs.code, 0, logs.stderr);
+      assert.ok(logs.stdout.includes(`${escaped}\u001b[31mred\u001b[0m`), logs.stdout);
+      for (const sent of ['\u001b]', '\u0007', '\u001b[2J']) assert.ok(!logs.stdout.includes(sent));
+      const raw = await sluice(target, ['logs', id, '--raw']);
+      assert.ok(raw.stdout.includes('\u001b]52;c;aGk=\u0007\u001b]0;owned\u0007\u001b[2J'));
+      const described = await sluice(target, ['describe', 'build', id], color);
+      assert.equal(described.code, 0, described.stderr);
+      assert.match(described.stdout, /^ {2}evil: x\\x1b\]0;owned\\x07y$/m);
+      for (const sent of ['\u001b]', '\u0007']) assert.ok(!described.stdout.includes(sent));
     });
 
     await t.test('cancel stops a running build; run-pipeline exits 3', async () => {

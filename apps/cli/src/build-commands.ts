@@ -350,14 +350,21 @@ function addRunCommands(ctx: BuildCommandsContext): void {
         '-f, --follow',
         'follow until the build ends; exits with its result like run-pipeline',
       )
-      .option('--step <name>', "only this step's lines, as it printed them (no [step] prefix)"),
+      .option('--step <name>', "only this step's lines, as it printed them (no [step] prefix)")
+      .option(
+        '--raw',
+        'the lines as stored, terminal escapes and all (by default only colours are kept)',
+      ),
     'sluice logs bld_0mf3...',
     'sluice logs -f bld_0mf3...',
     'sluice logs bld_0mf3... --step unit-tests > unit-tests.log',
-  ).action(async (id: string, opts: ServerFlags & { follow?: boolean; step?: string }) => {
-    const { logsCommand } = await import('./commands/run-pipeline.js');
-    setExitCode(await logsCommand(term, id, { ...opts, ...server(opts) }));
-  });
+    'sluice logs bld_0mf3... --raw > build.log',
+  ).action(
+    async (id: string, opts: ServerFlags & { follow?: boolean; step?: string; raw?: boolean }) => {
+      const { logsCommand } = await import('./commands/run-pipeline.js');
+      setExitCode(await logsCommand(term, id, { ...opts, ...server(opts) }));
+    },
+  );
   examples(
     withServer(program.command('cancel'))
       .description('Cancel a build: at once if it has not started, else its engine stops it')

@@ -36,6 +36,11 @@ export function formatLogLine(term: Terminal, line: LogLine): string {
   return line.step === null ? term.paint('magenta', `» ${text}`) : `[${line.step}] ${text}`;
 }
 
+/** A log line for `--raw`: framed as `formatLogLine` frames it, its text as stored, unpainted. */
+export function rawLogLine(line: LogLine): string {
+  return line.step === null ? `» ${line.line}` : `[${line.step}] ${line.line}`;
+}
+
 /** A line of one step's log (`sluice logs --step`): as the step printed it, stderr in yellow. */
 export function formatStepLine(term: Terminal, line: LogLine): string {
   return line.stream === 'stderr' ? term.paint('yellow', line.line) : line.line;

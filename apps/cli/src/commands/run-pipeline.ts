@@ -16,7 +16,12 @@ import type { Terminal } from '../ui/terminal.js';
 import { BUILD_EXIT_CODES, buildOutcome } from './build-outcome.js';
 import { followBuildLog } from './follow-build-log.js';
 import { resolvePipeline } from './pipeline-ref.js';
-import { formatLogLine, formatStepLine, printRemoteBuild } from './remote-build-report.js';
+import {
+  formatLogLine,
+  formatStepLine,
+  printRemoteBuild,
+  rawLogLine,
+} from './remote-build-report.js';
 import { serverClient } from './server-resources.js';
 import type { ServerOptions } from './server-resources.js';
 
@@ -89,6 +94,8 @@ export interface LogsOptions extends ServerOptions {
   follow?: boolean;
   /** One step's lines only, as it printed them (no `[step] ` prefix). */
   step?: string;
+  /** The lines as stored: control characters and all, nothing painted. */
+  raw?: boolean;
 }
 
 export async function logsCommand(
@@ -97,21 +104,26 @@ export async function logsCommand(
   options: LogsOptions,
 ): Promise<number> {
   const client = serverClient(options);
-  const { step } = options;
+  const { step, raw } = options;
   if (options.follow) {
     const build = await client.call('getBuild', { params: { buildId: id } });
     if (step !== undefined) checkStep(build, step);
-    return followToEnd(term, client, build, { summary: false, step });
+    return followToEnd(term, client, build, { summary: false, step, raw });
   }
   if (step !== undefined) {
     checkStep(await client.call('getBuild', { params: { buildId: id } }), step);
     // The server picks the step's lines: only they cross the network.
     const response = await client.raw('buildLog', { params: { buildId: id }, query: { step } });
-    const text = await response.text();
-    if (text !== '') term.out(text.replace(/\n$/, ''));
+    const text = (await response.text()).replace(/\n$/, '');
+    if (text !== '' && raw) term.raw(text);
+    else if (text !== '') term.out(text);
     return 0;
   }
-  await followBuildLog(client, id, (line) => term.out(formatLogLine(term, line)), {
+  const show = (line: LogLine) => {
+    if (raw) term.raw(rawLogLine(line));
+    else term.out(formatLogLine(term, line));
+  };
+  await followBuildLog(client, id, show, {
     signal: new AbortController().signal,
     follow: false,
   });
@@ -177,9 +189,9 @@ export async function followToEnd(
   term: Terminal,
   client: SluiceClient,
   build: Build,
-  options: { summary?: boolean; step?: string | undefined } = {},
+  options: { summary?: boolean; step?: string | undefined; raw?: boolean | undefined } = {},
 ): Promise<number> {
-  const { step } = options;
+  const { step, raw } = options;
   term.err(
     term.paint(
       'dim',
@@ -200,7 +212,8 @@ export async function followToEnd(
   try {
     const onLine = (line: LogLine) => {
       if (step !== undefined && line.step !== step) return;
-      term.out(step === undefined ? formatLogLine(term, line) : formatStepLine(term, line));
+      if (raw) term.raw(step === undefined ? rawLogLine(line) : line.line);
+      else term.out(step === undefined ? formatLogLine(term, line) : formatStepLine(term, line));
       // The engine says so when a pending-approval step starts waiting: say how to answer.
       if (
         line.stream === 'system' &&

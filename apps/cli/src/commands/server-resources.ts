@@ -11,6 +11,7 @@ import type { SluiceClient } from '@sluice/protocol';
 import type { ServerTarget } from '../config.js';
 import { httpFetch } from '@sluice/runner/http-fetch';
 import { yaml } from '../lazy-yaml.js';
+import { safeJson } from '../ui/safe-text.js';
 import type { Terminal } from '../ui/terminal.js';
 import { fitTable } from '../ui/terminal.js';
 
@@ -128,6 +129,6 @@ export function printResources<T>(
 }
 
 export function printDocument(term: Terminal, value: unknown, output: 'json' | 'yaml'): void {
-  if (output === 'json') term.out(JSON.stringify(value, null, 2));
+  if (output === 'json') term.out(safeJson(value, 2));
   else term.out(yaml().stringify(value, { lineWidth: 0 }).trimEnd());
 }

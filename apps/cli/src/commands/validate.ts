@@ -8,6 +8,7 @@ import { parsePipeline } from '@sluice/pipeline';
 import { localStepTypes } from './run/local-step-types.js';
 import { readPipelineFile } from './run/pipeline-file.js';
 import { printIssues } from '../ui/print-issues.js';
+import { safeJson } from '../ui/safe-text.js';
 import type { Terminal } from '../ui/terminal.js';
 
 export interface ValidateOptions {
@@ -46,7 +47,7 @@ export function validateCommand(
       issues: result.issues,
     }));
     const document = items.length === 1 ? items[0] : { kind: 'List', items };
-    term.out(JSON.stringify(document, null, 2));
+    term.out(safeJson(document, 2));
     return valid ? 0 : 1;
   }
   for (const { source, result } of reports) {

@@ -1,12 +1,19 @@
 /**
  * The single module that writes to the terminal for people: colours when the output is a TTY,
- * plain text otherwise. Everything the CLI shows goes through a `Terminal`.
+ * plain text otherwise. Everything the CLI shows goes through a `Terminal`, and everything it
+ * writes goes through `safeText` (safe-text.ts): much of it was written by builds, agents and
+ * users, and no caller has to remember which. Only `raw` (`sluice logs --raw`) writes as is.
  * @module
  */
+import { safeText } from './safe-text.js';
 
 export interface Terminal {
+  /** A line on stdout, made safe: colours kept when colour is on, other controls escaped. */
   out(text: string): void;
+  /** A line on stderr, made safe as `out`. */
   err(text: string): void;
+  /** A line on stdout exactly as given, control characters and all (`sluice logs --raw`). */
+  raw(text: string): void;
   readonly color: boolean;
   /** Stdout is a terminal a person reads (not a pipe, file or log collector): secrets may be shown. */
   readonly interactive: boolean;
@@ -44,8 +51,9 @@ export function createTerminal(options: CreateTerminalOptions): Terminal {
   return {
     color: options.color,
     interactive: options.interactive ?? (stdout as { isTTY?: boolean }).isTTY === true,
-    out: (text) => void stdout.write(`${text}\n`),
-    err: (text) => void stderr.write(`${text}\n`),
+    out: (text) => void stdout.write(`${safeText(text, options)}\n`),
+    err: (text) => void stderr.write(`${safeText(text, options)}\n`),
+    raw: (text) => void stdout.write(`${text}\n`),
     paint: (style, text) => {
       if (!options.color) return text;
       const [open, close] = CODES[style];
@@ -71,8 +79,17 @@ export function formatDuration(ms: number): string {
   return `${hours}h${Math.floor((ms % 3_600_000) / 60_000)}m`;
 }
 
+/**
+ * A table's cells as they will show: no colour, control characters escaped (`out` would escape
+ * them anyway, but after the columns were measured).
+ */
+function shownCells(rows: readonly (readonly string[])[]): string[][] {
+  return rows.map((row) => row.map((cell) => safeText(cell, { color: false })));
+}
+
 /** Columns padded to their widest cell. */
-export function formatTable(rows: readonly (readonly string[])[]): string[] {
+export function formatTable(table: readonly (readonly string[])[]): string[] {
+  const rows = shownCells(table);
   const widths: number[] = [];
   for (const row of rows)
     row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
@@ -94,10 +111,11 @@ const MIN_COLUMN = 16;
  * cut, even when the table then stays wider than `width`.
  */
 export function fitTable(
-  rows: readonly (readonly string[])[],
+  table: readonly (readonly string[])[],
   width: number,
   keep: readonly number[] = [0],
 ): string[] {
+  const rows = shownCells(table);
   const widths: number[] = [];
   for (const row of rows)
     row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));

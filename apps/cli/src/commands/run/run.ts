@@ -24,6 +24,7 @@ import { gitIntegrationsForRun } from './git-integrations.js';
 import { askApproval } from '../../ui/approval-prompt.js';
 import { createBuildReporter, printSummary } from '../../ui/build-reporter.js';
 import { printIssues } from '../../ui/print-issues.js';
+import { safeJson } from '../../ui/safe-text.js';
 import type { Terminal } from '../../ui/terminal.js';
 
 export interface RunOptions {
@@ -124,7 +125,7 @@ export async function runCommand(
       gitImage: options.gitImage ?? config.gitImage,
       onEvent:
         options.output === 'json'
-          ? (e) => term.out(JSON.stringify(e))
+          ? (e) => term.out(safeJson(e))
           : createBuildReporter(term, { steps: parsed.pipeline.steps }),
       signal: controller.signal,
       registries,
