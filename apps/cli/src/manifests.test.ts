@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseManifests, pipelineManifest } from './manifests.js';
+import { parseManifests } from './manifest-file.js';
+import { pipelineManifest } from './manifests.js';
 
 const PIPELINE = `apiVersion: sluice/v1
 kind: Pipeline
@@ -38,6 +39,29 @@ test('problems name file:line:column and the field', () => {
   );
   assert.throws(() => parseManifests('a: [\n', 'bad.yaml'), /bad\.yaml:\d+:\d+: /);
   assert.throws(() => parseManifests('', 'empty.yaml'), /nothing to apply/);
+});
+
+test('an alias bomb or a pipeline over 1 MiB is a problem of the file, at its place', () => {
+  let bomb = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
+  for (const [name, previous] of ['ba', 'cb', 'dc', 'ed', 'fe', 'gf', 'hg', 'ih'])
+    bomb += `${name}: &${name} [${Array(9).fill(`*${previous}`).join(',')}]\n`;
+  assert.throws(
+    () => parseManifests(bomb, 'bomb.yaml'),
+    (err: Error & { code?: string }) =>
+      err.code === 'SLUICE_MANIFEST_INVALID' &&
+      /^bomb\.yaml:\d+:\d+: Aliases expand/.test(err.message),
+  );
+  assert.throws(() => parseManifests('a: *nowhere\n', 'x.yaml'), /^InputError: x\.yaml:1:4: Alias/);
+  const line = `    # ${'x'.repeat(94)}\n`;
+  const big = PIPELINE + line.repeat(Math.ceil(1_100_000 / line.length));
+  assert.throws(
+    () => parseManifests(big, 'big.yaml'),
+    (err: Error & { code?: string }) =>
+      err.code === 'SLUICE_PIPELINE_TOO_LARGE' &&
+      /^big\.yaml:7:9: the YAML of pipeline web\/build \(spec\.yaml\) is \d+ bytes; the limit is 1048576 bytes/.test(
+        err.message,
+      ),
+  );
 });
 
 test('a pipeline from the API becomes a manifest that parses back; secrets lose their value', () => {

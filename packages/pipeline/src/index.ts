@@ -3,6 +3,8 @@ export { parseCompositionFile } from './parse-composition-file.js';
 export type { ParseCompositionResult, ParsedComposition } from './parse-composition-file.js';
 export type { ParsePipelineOptions, ParsePipelineResult } from './parse-pipeline.js';
 export { formatIssue, formatPath, ISSUE_CODES } from './pipeline-issue.js';
+export { yamlDocumentValue } from './yaml-document-value.js';
+export type { YamlDocumentValue } from './yaml-document-value.js';
 export type { PipelineIssue, IssuePath, IssueSeverity } from './pipeline-issue.js';
 export type {
   Pipeline,

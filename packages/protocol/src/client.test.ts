@@ -16,7 +16,13 @@ const server = createServer((req, res) => {
       auth: req.headers.authorization,
       body,
     });
-    if (req.url?.startsWith('/api/v1/projects/missing')) {
+    if (req.url === '/api/v1/projects/web/pipelines') {
+      res.writeHead(413, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: { code: 'SLUICE_PIPELINE_TOO_LARGE', message: 'The pipeline YAML is too big' },
+        }),
+      );
+    } else if (req.url?.startsWith('/api/v1/projects/missing')) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           error: { code: 'SLUICE_PROJECT_NOT_FOUND', message: 'Project missing does not exist' },
@@ -54,6 +60,14 @@ test('error responses become Sluice errors with the server code', async () => {
       assert.equal(err.message, 'Project missing does not exist');
       return true;
     },
+  );
+});
+
+test('413 (a body over a limit) is an input error: the caller sent too much', async () => {
+  const client = createClient({ baseUrl, token: 't' });
+  await assert.rejects(
+    client.call('createPipeline', { params: { project: 'web' }, body: { name: 'p', yaml: 'x' } }),
+    (err: unknown) => isSluiceError(err) && err.category === 'input' && /too big/.test(err.message),
   );
 });
 

@@ -108,6 +108,7 @@ async function toError(response: Response, what: string): Promise<SluiceError> {
   };
   switch (response.status) {
     case 400:
+    case 413: // A body over a limit: what was sent must change, as for 400.
     case 422:
       return new InputError(code, message, options);
     case 401:

@@ -12,8 +12,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ConflictError, InputError, isSluiceError } from '@sluice/errors';
 import type { Pipeline, SluiceClient, SpecTemplate } from '@sluice/protocol';
-import { parseManifests, PipelineManifest as PipelineManifestSchema } from '../manifests.js';
-import type { ParsedManifest, PipelineManifest } from '../manifests.js';
+import { parseManifests } from '../manifest-file.js';
+import type { ParsedManifest } from '../manifest-file.js';
+import { PipelineManifest as PipelineManifestSchema } from '../manifests.js';
+import type { PipelineManifest } from '../manifests.js';
 import type { Terminal } from '../ui/terminal.js';
 import { issuesOf, readDocument } from './document-file.js';
 import { findPipeline } from './pipeline-ref.js';

@@ -5,10 +5,10 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import { parseDocument } from 'yaml';
 import { InputError } from '@sluice/errors';
 import type { RuntimeEnvironment } from '@sluice/protocol';
 import type { Terminal } from '../ui/terminal.js';
+import { readYamlDocument } from '../yaml-file.js';
 import { printResources, serverClient } from './server-resources.js';
 import type { OutputFormat, ServerOptions } from './server-resources.js';
 
@@ -82,16 +82,9 @@ export async function patchRuntimeEnvironment(
 
 function readPatchFile(file: string): Record<string, unknown> {
   const text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
-  const doc = parseDocument(text, { prettyErrors: true });
-  if (doc.errors.length > 0) {
-    const first = doc.errors[0];
-    const where = first?.linePos?.[0];
-    throw new InputError(
-      'SLUICE_CLI_PATCH_INVALID',
-      `${file}:${where?.line ?? 1}:${where?.col ?? 1}: ${(first?.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?$/, '')}`,
-    );
-  }
-  const value: unknown = doc.toJS();
+  const read = readYamlDocument(text, file);
+  if (!read.ok) throw new InputError('SLUICE_CLI_PATCH_INVALID', read.problem);
+  const value = read.value;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new InputError(
       'SLUICE_CLI_PATCH_INVALID',

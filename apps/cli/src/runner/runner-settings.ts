@@ -17,6 +17,7 @@ import { InputError } from '@sluice/errors';
 import { checkInstallValues, deepMerge, isLabelKey, isLabelValue } from '@sluice/runtime-spec';
 import type { RuntimeInstallValues } from '@sluice/runtime-spec';
 import { yaml } from '../lazy-yaml.js';
+import { readYamlDocument } from '../yaml-file.js';
 
 /** The flags of `runner init` (and the ones delete/upgrade share), as commander gives them. */
 export interface RunnerFlags {
@@ -151,16 +152,12 @@ function readYamlMap(path: string, flag: string, problems: string[]): Record<str
     problems.push(`${flag} ${path}: ${(err as Error).message}`);
     return {};
   }
-  const doc = yaml().parseDocument(text, { prettyErrors: true });
-  if (doc.errors.length > 0) {
-    const first = doc.errors[0];
-    const at = first?.linePos?.[0];
-    problems.push(
-      `${flag} ${path}${at ? `:${at.line}:${at.col}` : ''}: ${(first?.message.split('\n')[0] ?? 'not YAML').replace(/ at line \d+, column \d+:?$/, '')}`,
-    );
+  const read = readYamlDocument(text, path);
+  if (!read.ok) {
+    problems.push(`${flag} ${read.problem}`);
     return {};
   }
-  const value: unknown = doc.toJS();
+  const value = read.value;
   if (value === null || value === undefined) return {};
   if (typeof value !== 'object' || Array.isArray(value)) {
     problems.push(`${flag} ${path}: must be a YAML mapping`);
