@@ -71,6 +71,7 @@ function addAuthCommands({ program, term, config, setExitCode }: BuildCommandsCo
       setExitCode(
         await createContext(term, name, {
           file: config.contextFile,
+          ownDirectory: config.contextDirOwned,
           url: opts.url,
           tokenStdin: opts.tokenStdin,
           noVerify: !opts.verify,
@@ -84,7 +85,9 @@ function addAuthCommands({ program, term, config, setExitCode }: BuildCommandsCo
     'sluice auth use-context prod',
   ).action(async (name: string) => {
     const { useContext } = await import('./commands/auth.js');
-    setExitCode(useContext(term, name, config.contextFile));
+    setExitCode(
+      useContext(term, name, { file: config.contextFile, ownDirectory: config.contextDirOwned }),
+    );
   });
   examples(
     auth
@@ -109,7 +112,9 @@ function addAuthCommands({ program, term, config, setExitCode }: BuildCommandsCo
     'sluice auth delete-context old',
   ).action(async (name: string) => {
     const { deleteContext } = await import('./commands/auth.js');
-    setExitCode(deleteContext(term, name, config.contextFile));
+    setExitCode(
+      deleteContext(term, name, { file: config.contextFile, ownDirectory: config.contextDirOwned }),
+    );
   });
 }
 

@@ -36,6 +36,11 @@ export interface CliConfig {
   token: string | undefined;
   /** SLUICE_CONFIG: the contexts file (default $XDG_CONFIG_HOME/sluice/config.yaml, ~/.config/…). */
   contextFile: string;
+  /**
+   * The contexts file's directory is the CLI's own (the default one, not one SLUICE_CONFIG
+   * names): writing a context makes it 0700 even when it already existed.
+   */
+  contextDirOwned: boolean;
   /** SLUICE_CONTEXT: the context to use instead of the file's current one. */
   context: string | undefined;
   /** The terminal's width for tables (100 when the output is not a terminal). */
@@ -100,6 +105,7 @@ export function loadConfig(
     server: v.SLUICE_SERVER,
     token: v.SLUICE_TOKEN,
     contextFile: v.SLUICE_CONFIG ?? join(configHome, 'sluice', 'config.yaml'),
+    contextDirOwned: v.SLUICE_CONFIG === undefined,
     context: v.SLUICE_CONTEXT,
     columns: isTty ? Math.max(40, process.stdout.columns || 100) : 100,
     registryUsername: v.SLUICE_REGISTRY_USERNAME,

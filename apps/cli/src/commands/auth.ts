@@ -18,8 +18,13 @@ import type { Terminal } from '../ui/terminal.js';
 import { fitTable } from '../ui/terminal.js';
 import { printDocument, serverClient } from './server-resources.js';
 
-export interface CreateContextOptions {
+/** The contexts file, and whether its directory is the CLI's own (kept 0700). */
+export interface ContextFileOptions {
   file: string;
+  ownDirectory?: boolean;
+}
+
+export interface CreateContextOptions extends ContextFileOptions {
   url: string;
   tokenStdin?: boolean;
   token?: string;
@@ -62,26 +67,29 @@ export async function createContext(
   const rest = contexts.contexts.filter((c) => c.name !== name);
   const replaced = rest.length !== contexts.contexts.length;
   const current = options.noUse && contexts.current !== null ? contexts.current : name;
-  writeContexts(options.file, { current, contexts: [...rest, { name, url, token }] });
+  writeContexts(options.file, { current, contexts: [...rest, { name, url, token }] }, options);
   term.out(
     `context/${name} ${replaced ? 'updated' : 'created'}${current === name ? ' (in use)' : ''}`,
   );
   return 0;
 }
 
-export function useContext(term: Terminal, name: string, file: string): number {
+export function useContext(term: Terminal, name: string, options: ContextFileOptions): number {
+  const { file } = options;
   const contexts = readContexts(file);
   requireContext(contexts.contexts, name, file);
-  writeContexts(file, { ...contexts, current: name });
+  writeContexts(file, { ...contexts, current: name }, options);
   term.out(`Switched to context "${name}"`);
   return 0;
 }
 
-export function deleteContext(term: Terminal, name: string, file: string): number {
+export function deleteContext(term: Terminal, name: string, options: ContextFileOptions): number {
+  const { file } = options;
   const contexts = readContexts(file);
   requireContext(contexts.contexts, name, file);
   const current = contexts.current === name ? null : contexts.current;
-  writeContexts(file, { current, contexts: contexts.contexts.filter((c) => c.name !== name) });
+  const left = contexts.contexts.filter((c) => c.name !== name);
+  writeContexts(file, { current, contexts: left }, options);
   term.out(
     `context/${name} deleted${current === null && contexts.current === name ? ' (no context in use now)' : ''}`,
   );

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkServerUrl, isExposed, readContexts, writeContexts } from './context-file.js';
@@ -16,6 +16,21 @@ test('a missing file has no contexts; written, it is 0600 in a 0700 directory an
   assert.equal(statSync(join(file, '..')).mode & 0o777, 0o700);
   assert.deepEqual(readContexts(file), value);
   assert.equal(isExposed(file), false);
+});
+
+test("the CLI's own directory is made 0700 when it existed 0755; a chosen one is left as it is", () => {
+  const value = { current: 'a', contexts: [{ name: 'a', url: 'http://x:1', token: 'slu_u_t' }] };
+  const own = join(dir(), 'sluice');
+  mkdirSync(own, { mode: 0o755 });
+  chmodSync(own, 0o755); // whatever the umask
+  writeContexts(join(own, 'config.yaml'), value, { ownDirectory: true });
+  assert.equal(statSync(own).mode & 0o777, 0o700);
+  assert.equal(statSync(join(own, 'config.yaml')).mode & 0o777, 0o600);
+  const chosen = dir();
+  chmodSync(chosen, 0o755);
+  writeContexts(join(chosen, 'ci-contexts.yaml'), value);
+  assert.equal(statSync(chosen).mode & 0o777, 0o755);
+  assert.equal(statSync(join(chosen, 'ci-contexts.yaml')).mode & 0o777, 0o600);
 });
 
 test('a broken file names the file and where; a readable-by-others file is noticed', () => {

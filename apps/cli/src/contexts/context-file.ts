@@ -2,7 +2,9 @@
  * The CLI's contexts, kubectl style: named pairs of a server URL and a user token, and the one
  * in use, kept in one YAML file (`SLUICE_CONFIG`, else `~/.config/sluice/config.yaml`). The file
  * holds tokens, so it is written 0600 in a 0700 directory, through a temporary file and a
- * rename: a crash mid-write leaves the old file whole.
+ * rename: a crash mid-write leaves the old file whole. The CLI's own directory is made 0700
+ * even when it existed before (made by hand, or by an older CLI, 0755); a directory that
+ * `SLUICE_CONFIG` points into is the user's, and only the file's mode is the CLI's to set.
  * @module
  */
 import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -68,9 +70,19 @@ function invalid(file: string, where: string, message: string): InputError {
   });
 }
 
+export interface WriteContextsOptions {
+  /** The file's directory is the CLI's own: made 0700 whatever its mode was. */
+  ownDirectory?: boolean;
+}
+
 /** Writes the whole file, 0600, atomically. */
-export function writeContexts(file: string, value: Contexts): void {
+export function writeContexts(
+  file: string,
+  value: Contexts,
+  options: WriteContextsOptions = {},
+): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  if (options.ownDirectory) chmodSync(dirname(file), 0o700);
   const body = {
     'current-context': value.current,
     contexts: value.contexts.map((c) => ({ name: c.name, url: c.url, token: c.token })),
