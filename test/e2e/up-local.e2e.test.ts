@@ -3,13 +3,14 @@
  * runtime and its agent. Builds made through the API run as engine processes on the Docker
  * engine, their log streams over SSE while it is written, a cancelled build ends `terminated`
  * and leaves no engine or container; `--demo` shows its log and result, and a second start on
- * the same data directory keeps the admin token.
+ * the same data directory keeps the admin token, and still ends on SIGTERM once that directory
+ * is removed under it.
  * @module
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, SluiceClient } from '@sluice/protocol';
@@ -187,5 +188,10 @@ test('sluice up --demo prints the demo log and its success; a second start keeps
     items.map((re) => [re.name, re.isDefault]),
     [['local', true]],
   );
-  assert.equal((await stop(second.cli)).code, 0);
+  // Its data directory removed under it, a SIGTERM still ends it: it says what failed and
+  // exits 70, having stopped the rest.
+  rmSync(dir, { recursive: true, force: true });
+  const gone = await stop(second.cli);
+  assert.equal(gone.code, 70, gone.output);
+  assert.match(gone.output, /Stopping the agent failed: The agent's state directory \S+ is gone/);
 });

@@ -196,10 +196,16 @@ export async function startAgent(
         giveUp.abort();
       }
       await Promise.all(loops);
-      await Promise.all(backends.map((b) => b.close()));
-      await http?.close();
-      await connection.close();
-      logger.info('agent stopped', { drained });
+      // Each part is let go of whatever the others do: one that fails to close (its state
+      // directory removed under the agent) must not keep the rest open, nor the process up.
+      const closed = [
+        ...(await Promise.allSettled(backends.map((b) => b.close()))),
+        // The control plane's connection last: a backend may still report while it closes.
+        ...(await Promise.allSettled([http?.close(), connection.close()])),
+      ];
+      const failed = closed.flatMap((c) => (c.status === 'rejected' ? [c.reason as unknown] : []));
+      logger.info('agent stopped', { drained, closeFailures: failed.length });
+      if (failed.length > 0) throw failed[0];
     })());
   return { httpUrl: http?.url, metrics, ready, stop };
 }

@@ -25,17 +25,26 @@ export interface OrphanReaperOptions {
 
 const STATES_PER_REQUEST = 500;
 
-/** One pass over every runtime. */
-async function reapOnce(options: OrphanReaperOptions): Promise<void> {
+/**
+ * One pass over every runtime. `failing` holds what each runtime's last pass failed with: a
+ * failure that stays the same (a state directory removed under the agent) is logged when it
+ * starts, not every pass after, and the pass that works again says so.
+ */
+async function reapOnce(options: OrphanReaperOptions, failing: Map<string, string>): Promise<void> {
   for (const backend of options.backends) {
     const started = performance.now();
+    const { runtime } = backend;
     try {
       await reapRuntime(backend, options);
+      if (failing.delete(runtime)) options.logger.info('reaper pass works again', { runtime });
     } catch (err) {
-      options.logger.warn('reaper pass failed', {
-        runtime: backend.runtime,
-        reason: describeError(err),
-      });
+      const reason = describeError(err);
+      if (failing.get(runtime) !== reason)
+        options.logger.warn('reaper pass failed; said once until the reason changes', {
+          runtime,
+          reason,
+        });
+      failing.set(runtime, reason);
     }
     const seconds = (performance.now() - started) / 1000;
     options.metrics.reconcileDone('reaper', backend.runtime, seconds);
@@ -84,8 +93,9 @@ export function podPhases(refs: readonly BuildObjectRef[]): Record<string, numbe
 export async function runReaper(
   options: OrphanReaperOptions & { intervalMs: number; signal: AbortSignal },
 ): Promise<void> {
+  const failing = new Map<string, string>();
   while (!options.signal.aborted) {
-    await reapOnce(options);
+    await reapOnce(options, failing);
     await sleep(options.intervalMs, options.signal);
   }
 }

@@ -5,10 +5,13 @@
  * itself, whose engines are `sluice engine` processes on this machine's Docker engine. Prints
  * the URL, the admin token (on a terminal; otherwise only its file) and what to do next;
  * `--demo` then runs a build and follows its log. SIGINT/SIGTERM stop the agent (running
- * builds end `terminated`), then the server.
+ * builds end `terminated`), then the server. Whatever fails while stopping (a data directory
+ * removed under it), the other parts are still stopped, the failure is said, and the process
+ * ends with 70.
  * @module
  */
 import { join } from 'node:path';
+import { isSluiceError } from '@sluice/errors';
 import { createLogger } from '@sluice/log';
 import type { Logger } from '@sluice/log';
 import { createClient } from '@sluice/protocol';
@@ -17,6 +20,7 @@ import { createBackend, createLocalBackend, parseRunnerConfig, startAgent } from
 import type { BackendFactory, RunningAgent } from '@sluice/runner';
 import { loadServerConfig } from '@sluice/server';
 import type { ServerConfig } from '@sluice/server';
+import { printError } from '../ui/terminal.js';
 import type { Terminal } from '../ui/terminal.js';
 import { CLI_VERSION } from '../version.js';
 import { localEngineCommand } from './agent.js';
@@ -54,6 +58,8 @@ export async function upCommand(
   const { server, url } = await openControlPlane(config, logger);
   listening(url);
   let agent: RunningAgent | undefined;
+  let stopping: Promise<boolean> | undefined;
+  const shutDown = () => (stopping ??= stopAll(term, agent, server));
   try {
     const admin = createClient({ baseUrl: url, token });
     if (server.bootstrapToken === undefined) await checkAdminToken(admin, files);
@@ -65,14 +71,54 @@ export async function upCommand(
     if (options.demo) await runDemoUntil(term, admin, stopped);
     const signal = await stopped;
     term.out(`${signal}: stopping (running builds end terminated)`);
-    return 0;
+    return (await shutDown()) ? 0 : endAnyway(STOP_FAILED);
   } finally {
-    await agent?.stop();
+    // Also when starting or the demo failed: what started is stopped.
+    await shutDown();
+  }
+}
+
+/** The exit code of an `up` whose stopping failed (sysexits' EX_SOFTWARE, as `internal`). */
+const STOP_FAILED = 70;
+/** How long a process whose stopping failed may take to end by itself. */
+const END_ANYWAY_MS = 5_000;
+
+/**
+ * Stops the agent, then the server, each whatever the other did; false when one failed (said
+ * on stderr). A part that failed to stop may hold the process up (a timer, a socket).
+ */
+async function stopAll(
+  term: Terminal,
+  agent: RunningAgent | undefined,
+  server: Awaited<ReturnType<typeof openControlPlane>>['server'],
+): Promise<boolean> {
+  let stopped = true;
+  const stop = async (what: string, action: () => Promise<void>) => {
+    try {
+      await action();
+    } catch (err) {
+      stopped = false;
+      const message = err instanceof Error ? err.message : String(err);
+      printError(term, `Stopping ${what} failed: ${message}`, isSluiceError(err) ? err.hint : '');
+    }
+  };
+  await stop('the agent', async () => agent?.stop());
+  await stop('the control plane', async () => {
     // Nothing is left to answer, but a connection the agent's HTTP client opened and never
     // used would hold the close for the keep-alive timeout (about 70 s).
     server.app.server.closeAllConnections();
     await server.close();
-  }
+  });
+  return stopped;
+}
+
+/**
+ * `code`, and a timer that ends the process with it should what failed to stop hold the
+ * process up: the person (or supervisor) who sent the signal asked for the end of it.
+ */
+function endAnyway(code: number): number {
+  setTimeout(() => process.exit(code), END_ANYWAY_MS).unref();
+  return code;
 }
 
 /**

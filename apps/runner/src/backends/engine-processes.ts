@@ -26,6 +26,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { UnavailableError } from '@sluice/errors';
 import type { Logger } from '@sluice/log';
 import { processAlive, sleep } from '@sluice/process';
 import { retire, STANDBY_SLOT_ENV } from './engine-standby.js';
@@ -125,7 +126,7 @@ export class EngineProcesses {
 
   /** Every running engine; pid files of dead processes and old logs are removed. */
   list(): { buildId: string; pid: number }[] {
-    const names = readdirSync(this.#options.stateDir);
+    const names = this.#stateFiles();
     this.#pruneLogs(names);
     return names
       .filter((name) => name.endsWith('.json'))
@@ -239,6 +240,24 @@ export class EngineProcesses {
   }
 
   /** Stops watching the engines this agent started; they keep running. */
+  /** The state directory's entries; one removed under the agent is said as such. */
+  #stateFiles(): string[] {
+    const dir = this.#options.stateDir;
+    try {
+      return readdirSync(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      throw new UnavailableError(
+        'SLUICE_AGENT_STATE_DIR_MISSING',
+        `The agent's state directory ${dir} is gone: it was removed while the agent ran, so the engines it started cannot be found`,
+        {
+          cause: err,
+          hint: 'Start the agent again (sluice up: with its data directory back, or another --data-dir)',
+        },
+      );
+    }
+  }
+
   release(): void {
     for (const child of this.#children.values()) child.removeAllListeners('exit');
     this.#children.clear();

@@ -175,12 +175,15 @@ class LocalBackend implements RuntimeBackend {
     this.#closed = true;
     await Promise.allSettled(this.#starting.values());
     this.#standby?.close();
-    if (this.#options.stopEnginesOnClose) {
-      const running = this.#engines.list();
-      if (running.length > 0) this.#log.info('stopping engines', { builds: running.length });
-      await Promise.all(running.map(({ buildId }) => this.#stopEngine(buildId).catch(() => {})));
+    try {
+      if (this.#options.stopEnginesOnClose) {
+        const running = this.#engines.list();
+        if (running.length > 0) this.#log.info('stopping engines', { builds: running.length });
+        await Promise.all(running.map(({ buildId }) => this.#stopEngine(buildId).catch(() => {})));
+      }
+    } finally {
+      this.#engines.release();
     }
-    this.#engines.release();
   }
 
   async #runEngineOnce(task: Task): Promise<void> {
