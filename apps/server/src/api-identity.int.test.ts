@@ -62,7 +62,7 @@ databases.test(
     try {
       const pipeline = await seedPipeline(t);
       const { token: agentToken } = await t.admin.call('createAgent', {
-        body: { name: 'a1', runtimes: ['rt'] },
+        body: { name: 'a1', runtimes: ['local'] },
       });
       const agent = t.client(agentToken);
       const anonymous = t.client('');
@@ -151,6 +151,57 @@ databases.test(
       const rows = await database.db.selectFrom('pipeline_variables').selectAll().execute();
       assert.ok(!JSON.stringify(rows).includes('sk-live-123456'), 'the secret is stored in clear');
       assert.ok(!t.logs().includes('sk-live-123456'));
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+databases.test(
+  'every answer under /api says Cache-Control: no-store, a new token and errors included',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const headers = {
+        authorization: `Bearer ${ADMIN_TOKEN}`,
+        'content-type': 'application/json',
+      };
+      const answers = {
+        'POST /api/v1/tokens': await fetch(`${t.url}/api/v1/tokens`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: 'ci' }),
+        }),
+        'GET /api/v1/me': await fetch(`${t.url}/api/v1/me`, { headers }),
+        'GET /api/health': await fetch(`${t.url}/api/health`),
+        'GET /api/v1/me without a token': await fetch(`${t.url}/api/v1/me`),
+        'GET /api/v1/nothing': await fetch(`${t.url}/api/v1/nothing`, { headers }),
+        'POST /api/v1/tokens with a bad body': await fetch(`${t.url}/api/v1/tokens`, {
+          method: 'POST',
+          headers,
+          body: '{"name": 7}',
+        }),
+        'GET an undecodable /api URL': await fetch(`${t.url}/api/v1/projects/%E0%A4%A`, {
+          headers,
+        }),
+      };
+      const statuses = Object.fromEntries(
+        Object.entries(answers).map(([what, answer]) => [
+          what,
+          [answer.status, answer.headers.get('cache-control')],
+        ]),
+      );
+      assert.deepEqual(statuses, {
+        'POST /api/v1/tokens': [201, 'no-store'],
+        'GET /api/v1/me': [200, 'no-store'],
+        'GET /api/health': [200, 'no-store'],
+        'GET /api/v1/me without a token': [401, 'no-store'],
+        'GET /api/v1/nothing': [404, 'no-store'],
+        'POST /api/v1/tokens with a bad body': [400, 'no-store'],
+        'GET an undecodable /api URL': [400, 'no-store'],
+      });
+      // The web UI's own caching is its own (web-ui.ts).
+      assert.notEqual((await fetch(`${t.url}/`)).headers.get('cache-control'), 'no-store');
     } finally {
       await t.close();
     }

@@ -1,5 +1,5 @@
 /**
- * `/readyz` while PostgreSQL cannot be reached: the server's connections go through a TCP proxy
+ * `/readyz` and `/api/health` while PostgreSQL cannot be reached: the server's connections go through a TCP proxy
  * the test cuts (every connection reset, new ones refused, as when the database host goes
  * away) and then restores on the same port. Not ready with the reason meanwhile, and no driver
  * text in the answer; liveness and `/metrics` keep answering (and the queries in flight when the
@@ -14,13 +14,13 @@ import { sample, scrape, startCuttableProxy } from '@sluice/testkit';
 
 const databases = useTestDatabases({ kinds: ['postgres'] });
 
-async function readyz(base: string) {
-  const response = await fetch(`${base}/readyz`);
+async function readyz(base: string, path = '/readyz') {
+  const response = await fetch(`${base}${path}`);
   return { status: response.status, text: await response.text() };
 }
 
 databases.test(
-  '/readyz is 503 with the reason while PostgreSQL is unreachable, 200 once it is back',
+  '/readyz and /api/health are 503 with the reason while PostgreSQL is unreachable, 200 once it is back',
   async () => {
     const { url } = await databases.prepare('postgres');
     assert.ok(url !== undefined);
@@ -29,6 +29,10 @@ databases.test(
     const t = await startTestServer(database, { metricsPort: 0 });
     try {
       assert.equal((await readyz(t.url)).status, 200);
+      assert.deepEqual(await readyz(t.url, '/api/health'), {
+        status: 200,
+        text: '{"ok":true,"database":"postgres"}',
+      });
 
       await proxy.cut();
       const down = await readyz(t.url);
@@ -46,6 +50,13 @@ databases.test(
       });
       assert.doesNotMatch(down.text, /127\.0\.0\.1|ECONNREFUSED|terminated/i, 'driver text leaked');
       assert.match(t.logs(), /database does not answer: not ready/);
+      const health = await readyz(t.url, '/api/health');
+      assert.equal(health.status, 503, health.text);
+      assert.deepEqual(JSON.parse(health.text), {
+        ok: false,
+        database: 'postgres',
+        reason: body.reason,
+      });
       // Liveness does not depend on the database, and the scrape still answers.
       assert.equal((await fetch(`${t.url}/healthz`)).status, 200);
       const metrics = await scrape(`${t.server.metricsUrl() ?? ''}/metrics`);
@@ -59,6 +70,7 @@ databases.test(
         back = await readyz(t.url);
       }
       assert.equal(back.status, 200, back.text);
+      assert.equal((await readyz(t.url, '/api/health')).status, 200);
       assert.match(t.logs(), /database answers again: ready/);
       const after = await scrape(`${t.server.metricsUrl() ?? ''}/metrics`);
       assert.equal(sample(after, 'sluice_server_database_up'), 1);

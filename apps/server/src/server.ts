@@ -7,12 +7,11 @@ import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { openDatabase } from '@sluice/db';
 import type { Database } from '@sluice/db';
-import { buildOpenApiDocument, routes } from '@sluice/protocol';
+import { buildOpenApiDocument } from '@sluice/protocol';
 import { silentLogger } from '@sluice/log';
 import type { Logger } from '@sluice/log';
 import type { ServerConfig } from './config.js';
 import { createHttpApp } from './http/http-app.js';
-import { registerRoute } from './http/register-routes.js';
 import { registerAgentRoutes } from './http/agent-routes.js';
 import { registerBuildRoutes } from './http/build-routes.js';
 import { registerEngineRoutes } from './http/engine-routes.js';
@@ -97,9 +96,6 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   // The UI at `/`: its catch-all is a GET wildcard, so the API routes registered below win.
   registerWebUi(app, config.webDir);
   const auth = (token: string) => services.identity.authenticate(token);
-  registerRoute(app, routes.health, auth, () =>
-    Promise.resolve({ ok: true, database: database.kind }),
-  );
   let closing = false;
   registerHealthRoutes(app, createReadiness({ database, log, stopping: () => closing }), auth);
   app.get('/api/openapi.json', () => buildOpenApiDocument({ version: SERVER_VERSION }));

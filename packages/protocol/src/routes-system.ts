@@ -1,6 +1,6 @@
 /**
- * The probes, outside the versioned APIs and without a token: `/api/health` (liveness and the
- * database kind), `/healthz` (liveness) and `/readyz` (readiness: the database answers). Prometheus `/metrics` is not among them: the
+ * The probes, outside the versioned APIs and without a token: `/api/health` (the database
+ * answers, and its kind), `/healthz` (liveness) and `/readyz` (readiness: the database answers). Prometheus `/metrics` is not among them: the
  * server serves it on a listener of its own (docs/metrics.md).
  * @module
  */
@@ -14,8 +14,13 @@ export const systemRoutes = {
     path: '/api/health',
     scope: 'public',
     tag: 'system',
-    summary: 'Liveness and database reachability',
-    response: z.object({ ok: z.boolean(), database: z.enum(['pglite', 'postgres']) }),
+    summary:
+      'Liveness and database reachability: 200 when the database answers a quick query, 503 with `ok: false` and the reason while it does not (as `/readyz`)',
+    response: z.object({
+      ok: z.boolean(),
+      database: z.enum(['pglite', 'postgres']),
+      reason: z.string().optional().describe('Why the database is not reachable, when it is not'),
+    }),
   }),
   liveness: route({
     method: 'GET',

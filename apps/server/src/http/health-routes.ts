@@ -2,7 +2,10 @@
  * The probes: `/healthz` answers 200 while the process serves requests (liveness: restarting
  * the server would not bring a lost database back), `/readyz` 200 when the database answers and
  * 503 with the reason while it does not or while the server shuts down (readiness: take it out
- * of the Service until then). `/api/health` stays as it was, for clients that use it.
+ * of the Service until then). `/api/health` (for clients and the CLI) is liveness and
+ * readiness in one: 200 `ok: true` when the database answers, 503 `ok: false` with the reason
+ * while it does not, from the same probe as `/readyz` (one quick query with a short timeout,
+ * shared by the checks that overlap).
  * @module
  */
 import { routes } from '@sluice/protocol';
@@ -16,6 +19,13 @@ export function registerHealthRoutes(
   readiness: ReadinessCheck,
   auth: Authenticate,
 ): void {
+  registerRoute(app, routes.health, auth, async ({ reply }) => {
+    const result = await readiness.check();
+    const body = { ok: result.ready, database: result.database.kind };
+    if (result.ready) return body;
+    void reply.status(503).send({ ...body, reason: result.reason });
+    return undefined;
+  });
   registerRoute(app, routes.liveness, auth, () => Promise.resolve({ ok: true as const }));
   registerRoute(app, routes.readiness, auth, async ({ reply }) => {
     const result = await readiness.check();

@@ -1,8 +1,9 @@
 /**
  * The Fastify instance every route is registered on, with what holds for all of them: a random
  * request id on every request, returned as `x-request-id` and in every error body; the one
- * error handler; the error envelope for unknown routes and unreadable URLs; and the text check
- * of `request-text.ts` before any handler runs.
+ * error handler; the error envelope for unknown routes and unreadable URLs; `Cache-Control:
+ * no-store` on every answer under `/api` (tokens, and what only its caller may see); and the
+ * text check of `request-text.ts` before any handler runs.
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -35,6 +36,8 @@ export function createHttpApp(log: Logger): FastifyInstance {
   });
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
+    // Answers of the API hold tokens, secrets' names and builds' states: never kept by a cache.
+    if (isApi(request.url)) void reply.header('cache-control', 'no-store');
     done();
   });
   app.addHook('preValidation', (request, _reply, done) => {
@@ -78,7 +81,12 @@ function annotationEventsOf(body: object): unknown[] {
   );
 }
 
+function isApi(url: string): boolean {
+  return url === '/api' || url.startsWith('/api/') || url.startsWith('/api?');
+}
+
 function badUrl(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (isApi(request.url)) void reply.header('cache-control', 'no-store');
   void reply
     .status(400)
     .header(REQUEST_ID_HEADER, request.id)
