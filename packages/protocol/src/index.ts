@@ -10,6 +10,7 @@ export * from './schemas/limits.js';
 export * from './schemas/identity.js';
 export * from './schemas/projects.js';
 export * from './schemas/builds.js';
+export * from './schemas/agent-health.js';
 export * from './schemas/agents.js';
 export * from './schemas/engine.js';
 export * from './schemas/annotations.js';

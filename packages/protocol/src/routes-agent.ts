@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { route } from './route.js';
-import { Id } from './schemas/common.js';
+import { Id, RuntimeName } from './schemas/common.js';
 import {
   AgentHeartbeat,
   AgentRuntime,
@@ -14,7 +14,6 @@ import {
   InfrastructureErrorAnswer,
   InfrastructureErrorReport,
   PollTasks,
-  RuntimeName,
   Task,
   TaskStatusReport,
 } from './schemas/agents.js';
@@ -65,7 +64,7 @@ export const agentRoutes = {
     scope: 'agent',
     tag: 'agent',
     summary:
-      "The states of builds whose objects the agent holds, so it deletes those of finished or unknown builds; a build not dispatched to one of the agent's runtimes is `unknown`",
+      "The states of builds whose objects the agent holds, so it deletes those of finished or unknown builds; a build dispatched to the agent whose runtime was taken from the agent since is `draining` (kept until it ends); a build neither on one of the agent's runtimes nor dispatched to it is `unknown`",
     body: BuildStatesQuery,
     response: z.object({ builds: z.array(BuildState) }),
   }),

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { route } from './route.js';
-import { Id } from './schemas/common.js';
+import { Id, RuntimeName } from './schemas/common.js';
 import {
   Agent,
   CreateAgent,
@@ -13,7 +13,6 @@ import {
   CreateRuntimeEnvironment,
   PatchRuntimeEnvironment,
   RuntimeEnvironment,
-  RuntimeName,
   UpdateAgent,
 } from './schemas/agents.js';
 

@@ -4,15 +4,9 @@
  */
 import { z } from 'zod';
 import { BuildStatus } from './builds.js';
-import { Id, Name, Timestamp } from './common.js';
+import { Id, Name, RuntimeName, Timestamp } from './common.js';
+import { AgentHealth } from './agent-health.js';
 import { boundedObject, LIMITS } from './limits.js';
-
-export const RuntimeName = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[A-Za-z0-9][\w./:@-]*$/, 'A runtime name is letters, digits and . _ - / : @')
-  .describe('Runtime environment name, e.g. "my-cluster/ci"');
 
 /** The spec is validated by @sluice/runtime-spec; here it is an object. */
 export const RuntimeSpecBody = boundedObject({
@@ -43,34 +37,6 @@ export const PatchRuntimeEnvironment = z.object({
   patch: RuntimeSpecBody.describe('RFC 7386 merge patch applied to the latest version'),
   description: z.string().max(1000).optional(),
 });
-
-export const HealthCheck = z.object({
-  name: z.string().describe('What was checked, e.g. "api-server", "permissions", "docker"'),
-  ok: z.boolean(),
-  message: z.string().optional().describe('What is wrong and what to do, when not ok'),
-});
-
-export const RuntimeHealth = z.object({
-  name: RuntimeName,
-  healthy: z.boolean(),
-  message: z.string().optional(),
-  checks: z.array(HealthCheck).optional(),
-});
-export type RuntimeHealth = z.infer<typeof RuntimeHealth>;
-
-export const AgentHealth = z.object({
-  healthy: z.boolean().describe('Every runtime of the agent is healthy'),
-  message: z.string().optional(),
-  checks: z.array(HealthCheck).optional(),
-  runtimes: z
-    .array(RuntimeHealth)
-    .optional()
-    .describe("Each runtime's health: API server reachable, permissions present"),
-  stoppedAt: Timestamp.optional().describe(
-    'The last report of an agent that stopped (SIGTERM): offline from then, not a minute later',
-  ),
-});
-export type AgentHealth = z.infer<typeof AgentHealth>;
 
 export const Agent = z.object({
   id: Id,
@@ -175,6 +141,11 @@ export const BuildState = z.object({
     .union([BuildStatus, z.literal('unknown')])
     .describe("`unknown`: no such build in the agent's account"),
   finished: z.boolean().describe('Finished or unknown: its objects may be deleted'),
+  draining: z
+    .boolean()
+    .describe(
+      "The build was dispatched to this agent, whose runtimes no longer include the build's: the agent finishes it (its objects are kept until it ends) and gets no new builds of that runtime",
+    ),
 });
 export type BuildState = z.infer<typeof BuildState>;
 

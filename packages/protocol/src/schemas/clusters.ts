@@ -8,8 +8,7 @@
  * @module
  */
 import { z } from 'zod';
-import { Name, Timestamp } from './common.js';
-import { RuntimeName } from './agents.js';
+import { Name, RuntimeName, Timestamp } from './common.js';
 
 export const ClusterName = Name.describe(
   'What steps name: the kube context of the KUBECONFIG every step gets, `cluster:` of a deploy step',

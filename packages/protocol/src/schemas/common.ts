@@ -65,3 +65,10 @@ export const ErrorBody = z.object({
   }),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
+
+export const RuntimeName = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9][\w./:@-]*$/, 'A runtime name is letters, digits and . _ - / : @')
+  .describe('Runtime environment name, e.g. "my-cluster/ci"');

@@ -196,27 +196,42 @@ export async function stopIntent(executor: Executor, buildId: string) {
 export async function lockReportedBuild(trx: Executor, accountId: string, buildId: string) {
   return trx
     .selectFrom('builds')
-    .select(['id', 'account_id', 'status', 'runtime_environment'])
+    .select(['id', 'account_id', 'status', 'runtime_environment', 'agent_id'])
     .where('id', '=', buildId)
     .where('account_id', '=', accountId)
     .forUpdate()
     .executeTakeFirst();
 }
 
-/** The statuses of those of `buildIds` that run on one of `runtimes` of the account. */
+/**
+ * The statuses of those of `buildIds` of the account that run on one of `runtimes`, or that were
+ * dispatched to `agentId` (whose runtime it may no longer serve), with their runtimes.
+ */
 export async function statusesOnRuntimes(
   executor: Executor,
   accountId: string,
-  options: { runtimes: readonly string[]; buildIds: readonly string[] },
-): Promise<{ id: string; status: BuildStatus }[]> {
-  if (options.buildIds.length === 0 || options.runtimes.length === 0) return [];
+  options: { runtimes: readonly string[]; agentId: string; buildIds: readonly string[] },
+): Promise<{ id: string; status: BuildStatus; runtime: string | null }[]> {
+  if (options.buildIds.length === 0) return [];
   return executor
     .selectFrom('builds')
-    .select(['id', 'status'])
+    .select(['id', 'status', 'runtime_environment as runtime'])
     .where('account_id', '=', accountId)
-    .where('runtime_environment', 'in', options.runtimes)
     .where('id', 'in', [...new Set(options.buildIds)])
+    .where(agentsBuild(options))
     .execute();
+}
+
+/**
+ * The condition that a row of `builds` is a build an agent may ask and report about: one of its
+ * runtimes, or one dispatched to it (whose runtime may have been taken from it since).
+ */
+export function agentsBuild(agent: { runtimes: readonly string[]; agentId: string }) {
+  const runtimes =
+    agent.runtimes.length === 0
+      ? sql``
+      : sql` or runtime_environment in (${sql.join([...agent.runtimes])})`;
+  return sql<boolean>`(agent_id = ${agent.agentId}${runtimes})`;
 }
 
 /** What a build's Kubernetes objects are labelled with, besides the account. */

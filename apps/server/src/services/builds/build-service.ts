@@ -292,11 +292,11 @@ export class BuildService {
   }
 
   /**
-   * Keeps the cache record an agent reported for a build of its runtimes.
-   * @throws NotFoundError `SLUICE_BUILD_NOT_FOUND` when the build is not one of them.
+   * Keeps the cache record an agent reported for a build of its runtimes, or one dispatched to it.
+   * @throws NotFoundError `SLUICE_BUILD_NOT_FOUND` when the build is neither.
    */
   async recordCache(
-    agent: { accountId: string; runtimes: readonly string[] },
+    agent: { accountId: string; agentId: string; runtimes: readonly string[] },
     buildId: string,
     cache: BuildCache,
   ): Promise<void> {

@@ -18,6 +18,7 @@ import type { BuildTransition } from './build-transitions.js';
 import { keepFirstTiming, mergeTiming } from '../json-columns.js';
 import type { SchedulingWakeups } from './scheduling-wakeups.js';
 import { plannedStepRows } from './build-steps.js';
+import { agentsBuild } from './build-rows.js';
 import type { PlannedStep } from './build-steps.js';
 import type { ServerContext } from '../server-context.js';
 import { plannedTaskRows } from '../tasks/task-rows.js';
@@ -310,21 +311,21 @@ export class BuildStore {
   }
 
   /**
-   * The cache record an agent read off the build's claim, for a build on one of `runtimes` of
-   * the account; a later report replaces it. False when the build is no such build.
+   * The cache record an agent read off the build's claim, for a build of the account on one of
+   * `runtimes` or dispatched to `agentId`; a later report replaces it. False when the build is
+   * no such build.
    */
   async recordCache(
     executor: Executor,
-    where: { accountId: string; runtimes: readonly string[]; buildId: string },
+    where: { accountId: string; agentId: string; runtimes: readonly string[]; buildId: string },
     cache: JsonObject,
   ): Promise<boolean> {
-    if (where.runtimes.length === 0) return false;
     const result = await executor
       .updateTable('builds')
       .set({ cache: jsonb(cache) })
       .where('id', '=', where.buildId)
       .where('account_id', '=', where.accountId)
-      .where('runtime_environment', 'in', where.runtimes)
+      .where(agentsBuild(where))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }

@@ -64,11 +64,11 @@ export class InfrastructureErrors {
   }
 
   /**
-   * @throws NotFoundError `SLUICE_BUILD_NOT_FOUND` when the build is not one of the agent's
-   *   runtimes' builds.
+   * @throws NotFoundError `SLUICE_BUILD_NOT_FOUND` when the build is neither one of the agent's
+   *   runtimes' builds nor one dispatched to the agent (whose runtime was taken from it since).
    */
   async report(
-    agent: { accountId: string; runtimes: readonly string[] },
+    agent: { accountId: string; agentId: string; runtimes: readonly string[] },
     buildId: string,
     report: InfrastructureErrorReport,
   ): Promise<InfrastructureErrorAnswer> {
@@ -77,7 +77,7 @@ export class InfrastructureErrors {
       if (
         build === undefined ||
         build.runtime_environment === null ||
-        !agent.runtimes.includes(build.runtime_environment)
+        (!agent.runtimes.includes(build.runtime_environment) && build.agent_id !== agent.agentId)
       )
         throw new NotFoundError(
           'SLUICE_BUILD_NOT_FOUND',

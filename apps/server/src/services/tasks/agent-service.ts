@@ -4,7 +4,8 @@
  * they report (per runtime too), given a new list of
  * runtimes with the same token, deleted with their tokens revoked. An agent asks which runtimes
  * it serves (kind and namespace, from the resolved spec) and which of the builds whose objects
- * it holds have finished, so it can remove those (only builds of its own runtimes).
+ * it holds have finished, so it can remove those (only builds of its own runtimes, and builds
+ * dispatched to it whose runtime was taken from it since: those it finishes, `draining`).
  * @module
  */
 import { InputError, NotAllowedError, NotFoundError } from '@sluice/errors';
@@ -30,15 +31,21 @@ export class AgentService {
     this.#runtimes = runtimes;
   }
 
+  /**
+   * An agent for runtimes that exist: one that does not would leave it serving nothing.
+   * @throws NotFoundError `SLUICE_RUNTIME_NOT_FOUND` naming the first runtime that does not exist
+   */
   async create(
     accountId: string,
     input: { name: string; runtimes: string[] },
   ): Promise<{ agent: Agent; token: string }> {
+    const runtimes = [...new Set(input.runtimes)];
+    for (const name of runtimes) await this.#runtimes.assertExists(accountId, name);
     const id = this.#ctx.ids.next('agt');
     const token = await this.#ctx.database.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('agents')
-        .values({ id, account_id: accountId, name: input.name, runtimes: jsonb(input.runtimes) })
+        .values({ id, account_id: accountId, name: input.name, runtimes: jsonb(runtimes) })
         .execute();
       return (
         await this.#identity.issueToken(
@@ -113,28 +120,38 @@ export class AgentService {
   }
 
   /**
-   * Each build's status, for builds dispatched to one of the agent's runtimes; any other build
-   * (another runtime's, another account's, none at all) is `unknown`, so an agent learns
-   * nothing about builds it never ran.
+   * Each build's status, for builds of one of the agent's runtimes and builds dispatched to the
+   * agent whose runtime was taken from it since (`draining`: it finishes them, and keeps their
+   * objects until they end); any other build (another agent's on another runtime, another
+   * account's, none at all) is `unknown`, so an agent learns nothing about builds it never ran.
    */
   async buildStates(agentId: string, buildIds: readonly string[]): Promise<BuildState[]> {
     const agent = await this.#row(agentId);
     const rows = await statusesOnRuntimes(this.#ctx.database.db, agent.account_id, {
       runtimes: agent.runtimes,
+      agentId,
       buildIds,
     });
-    const status = new Map(rows.map((r) => [r.id, r.status]));
+    const found = new Map(rows.map((r) => [r.id, r]));
     return buildIds.map((buildId) => {
-      const found = status.get(buildId);
-      if (found === undefined) return { buildId, status: 'unknown', finished: true };
-      return { buildId, status: found, finished: FINISHED_STATUSES.includes(found) };
+      const row = found.get(buildId);
+      if (row === undefined) return { buildId, status: 'unknown', finished: true, draining: false };
+      const served = row.runtime !== null && agent.runtimes.includes(row.runtime);
+      return {
+        buildId,
+        status: row.status,
+        finished: FINISHED_STATUSES.includes(row.status),
+        draining: !served,
+      };
     });
   }
 
   /** The agent's account and runtimes, for a report about one of its builds. */
-  async servedBy(agentId: string): Promise<{ accountId: string; runtimes: string[] }> {
+  async servedBy(
+    agentId: string,
+  ): Promise<{ accountId: string; agentId: string; runtimes: string[] }> {
     const row = await this.#row(agentId);
-    return { accountId: row.account_id, runtimes: row.runtimes };
+    return { accountId: row.account_id, agentId, runtimes: row.runtimes };
   }
 
   async #row(agentId: string): Promise<{ account_id: string; runtimes: string[] }> {
