@@ -15,6 +15,7 @@ import type { ParsePipelineOptions, Pipeline } from '@sluice/pipeline';
 import { runBuild } from './run-build.js';
 import { volumeNameFor } from './resource-names.js';
 import type { RunBuildOptions } from './run-build.js';
+import type { RepositoryDefinition } from './repository-definition.js';
 import type { BuildEvent, BuildSummary } from './build-events.js';
 
 export const SHELL_IMAGE = TEST_IMAGES.shell;
@@ -59,7 +60,11 @@ export class BuildHarness {
     return this.run(stepsPipeline(stepsYaml), options);
   }
 
-  async run(pipeline: Pipeline, options: HarnessRunOptions = {}): Promise<RecordedBuild> {
+  /** Runs a pipeline, or one read from its repository (`RepositoryDefinition`). */
+  async run(
+    pipeline: Pipeline | RepositoryDefinition,
+    options: HarnessRunOptions = {},
+  ): Promise<RecordedBuild> {
     const events: BuildEvent[] = [];
     const buildId = options.buildId ?? uniqueId('it-build');
     const volumeKey = options.volumeKey ?? this.volumeKey();

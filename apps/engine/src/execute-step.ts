@@ -195,7 +195,7 @@ function chooseIntegration(
     return {
       outcome: {
         result: 'failure',
-        reason: `git integration "${step.git}" does not exist in the account; create it with sluice create git-integration ${step.git}, or list them with sluice get git-integrations`,
+        reason: `git integration "${step.git}" does not exist in the account; create it with sluice create git-integration ${step.git}, or list them with sluice get git-integrations (a build is given only the integrations its pipeline names: a name a step makes at run time names none)`,
       },
     };
   emitLine(

@@ -2,8 +2,9 @@
  * Runs the one build an engine token names, for the control plane: fetches the build, runs it
  * with `runBuild` on the given Docker engine, and reports through the engine API: step events and
  * log chunks in order (`BuildOutbox`), a heartbeat, and the control channel (a `cancel` aborts the
- * build; `approve`/`deny` answer its pending-approval steps). The account's registries and step
- * types come with the build. Log lines go through the build's `LogSpool` on disk, so a control
+ * build; `approve`/`deny` answer its pending-approval steps). The registries, git integrations
+ * and clusters its pipeline names and the step types it may name come with the build (with the
+ * accepted definition, for one read from the repository). Log lines go through the build's `LogSpool` on disk, so a control
  * plane that is away costs the build nothing: the steps run on, and at the end the engine waits
  * (up to `logDrainTimeoutMs`) until the spool is acknowledged. `build-finished` is posted last,
  * after every log line, because the control plane revokes the engine token when the build
@@ -192,7 +193,9 @@ function definitionOf(
       file: source.path,
       stepTypes: controlPlaneStepTypes(accepted.stepTypes, log),
     });
-    if (parsed.ok) return { ok: true, pipeline: parsed.pipeline };
+    const { registries, gitIntegrations, clusters, deniedClusters } = accepted;
+    const grants = { registries, gitIntegrations, clusters, deniedClusters };
+    if (parsed.ok) return { ok: true, pipeline: parsed.pipeline, grants };
     const issue = parsed.issues.find((i) => i.severity === 'error');
     return { ok: false, reason: `${where} is not a valid pipeline: ${issue?.message ?? '?'}` };
   };

@@ -3,7 +3,8 @@
  * any step, the engine clones the repository into the build volume, at the build's
  * revision, reads the file from git's objects at that commit (step-scripts.ts: no symlink is
  * followed, nothing outside the repository is read), and hands it to `accept` (the control plane
- * checks it as `sluice validate` does, records it with its commit and plans its steps). Its
+ * checks it as `sluice validate` does, records it with its commit and plans its steps, and
+ * answers with the credentials it names: `addDefinitionGrants`). Its
  * output is the `definition` step's log. Every way it can fail ends the build before a step
  * starts, with a reason that names the repository, the file and the commit, and what to check.
  * A pipeline whose first step clones the same repository at the same revision into the same
@@ -18,6 +19,10 @@ import { emitLine } from './container-run.js';
 import { runGitClone } from './execute-step.js';
 import { onIntegrationHost } from './git-integrations.js';
 import type { StepRuntime } from './step-runtime.js';
+import type { DeniedCluster } from './cluster-check.js';
+import { mergeKubeconfigs } from './kube-contexts.js';
+import type { KubeCluster } from './kube-contexts.js';
+import type { GitIntegrationSetting, RegistrySetting } from './registry-settings.js';
 
 /** The name its log lines carry: not a step of the pipeline, which is not known yet. */
 export const DEFINITION_STEP = 'definition';
@@ -42,11 +47,57 @@ export interface RepositoryDefinition {
   accept: (yaml: string, sha: string) => Promise<AcceptedDefinition>;
 }
 
-export type AcceptedDefinition = { ok: true; pipeline: Pipeline } | { ok: false; reason: string };
+export type AcceptedDefinition =
+  { ok: true; pipeline: Pipeline; grants?: DefinitionGrants } | { ok: false; reason: string };
 
 /** The pipeline read and the commit it was read at, or why there is none. */
 export type ReadDefinition =
-  { ok: true; pipeline: Pipeline; sha: string } | { ok: false; reason: string };
+  | { ok: true; pipeline: Pipeline; sha: string; grants?: DefinitionGrants }
+  | { ok: false; reason: string };
+
+/**
+ * What the control plane gives the build once it accepts the definition: the registries, git
+ * integrations and clusters the definition names (an engine is given only what its pipeline
+ * names, and this one's was not known when it started), and the clusters named that it may not
+ * use.
+ */
+export interface DefinitionGrants {
+  registries: readonly RegistrySetting[];
+  gitIntegrations: readonly GitIntegrationSetting[];
+  clusters: readonly KubeCluster[];
+  deniedClusters: readonly DeniedCluster[];
+}
+
+/** `extra` added to `given`, an entry of the same name replaced. */
+function byName<T extends { name: string }>(given: readonly T[], extra: readonly T[]): T[] {
+  const names = new Set(extra.map((item) => item.name));
+  return [...given.filter((item) => !names.has(item.name)), ...extra];
+}
+
+/**
+ * Adds the grants to the build's step runtime, their secrets masked first; the clusters are
+ * merged into the KUBECONFIG every step gets. Returns every cluster and denied cluster now.
+ */
+export function addDefinitionGrants(
+  runtime: StepRuntime,
+  grants: DefinitionGrants,
+  given: { clusters: readonly KubeCluster[]; deniedClusters: readonly DeniedCluster[] },
+): { clusters: KubeCluster[]; deniedClusters: DeniedCluster[] } {
+  for (const registry of grants.registries)
+    if (registry.password) runtime.masker.add(registry.password);
+  for (const integration of grants.gitIntegrations)
+    for (const secret of [integration.token, integration.sshKey])
+      if (secret) runtime.masker.add(secret);
+  for (const cluster of grants.clusters)
+    for (const secret of cluster.secrets) runtime.masker.add(secret);
+  runtime.registries = byName(runtime.registries, grants.registries);
+  runtime.gitIntegrations = byName(runtime.gitIntegrations, grants.gitIntegrations);
+  // A clone that names none uses the build's default, which may have come only now.
+  runtime.defaultGitIntegration ??= grants.gitIntegrations.find((i) => i.default)?.name;
+  const clusters = byName(given.clusters, grants.clusters);
+  runtime.kubeconfig = mergeKubeconfigs(clusters);
+  return { clusters, deniedClusters: byName(given.deniedClusters, grants.deniedClusters) };
+}
 
 /** What the clone script's read wrote beside the file: its commit, git mode and size. */
 interface DefinitionFiles {

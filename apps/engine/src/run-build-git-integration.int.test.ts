@@ -10,7 +10,13 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { createGitRepo, dockerHostAddress, makeTempDir, startGitHttpServer } from '@sluice/testkit';
 import type { GitHttpServer, TempDir } from '@sluice/testkit';
-import { BuildHarness, GIT_IMAGE, stepLines, stepSummary } from './build-harness.test-support.js';
+import {
+  BuildHarness,
+  GIT_IMAGE,
+  pipelineFrom,
+  stepLines,
+  stepSummary,
+} from './build-harness.test-support.js';
 import type { GitIntegrationSetting } from './registry-settings.js';
 
 const TOKEN = 'ghp_privateRepoToken_5s8Kq2';
@@ -24,7 +30,10 @@ before(async () => {
   harness = await BuildHarness.create();
   dir = await makeTempDir('sluice-git-http-');
   await createGitRepo({
-    files: { 'secret.txt': 'private-content\n' },
+    files: {
+      'secret.txt': 'private-content\n',
+      'ci.yml': `version: '1.0'\nsteps:${CLONE_AND_SHOW('acme/repo')}`,
+    },
     dir: join(dir.path, 'acme'),
   });
   server = await startGitHttpServer({ root: dir.path, username: 'ci-bot', password: TOKEN });
@@ -176,4 +185,32 @@ test('a clone without git: uses the default integration on its host only', async
   assert.match(clone.reason ?? '', /^Could not check out the default branch of /);
   const seen = server.requests.slice(before);
   assert.ok(seen.length > 0 && seen.every((r) => r.auth === 'anonymous'), JSON.stringify(seen));
+});
+
+test('a definition read from the repository brings what it names: its clone gets an integration given only with the accepted definition', async () => {
+  const reader = integration(TOKEN, { name: 'reader' });
+  const build = await harness.run(
+    {
+      repo: `${hostUrl}/acme/repo.git`,
+      path: 'ci.yml',
+      revision: '',
+      git: 'reader',
+      fillsRevision: false,
+      accept: (yaml) =>
+        Promise.resolve({
+          ok: true,
+          pipeline: pipelineFrom(yaml, { file: 'ci.yml' }),
+          grants: {
+            registries: [],
+            gitIntegrations: [integration(TOKEN)],
+            clusters: [],
+            deniedClusters: [],
+          },
+        }),
+    },
+    { gitIntegrations: [reader] },
+  );
+  assert.equal(stepSummary(build, 'main_clone').result, 'success', JSON.stringify(build.summary));
+  assert.ok(stepLines(build.events, 'show').includes('private-content'));
+  assert.ok(!everyLine(build).includes(TOKEN), 'the token reached the log');
 });

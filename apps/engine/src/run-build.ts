@@ -16,7 +16,7 @@ import type { BuildFacts, Pipeline } from '@sluice/pipeline';
 import type { DockerClient } from '@sluice/docker';
 import type { Logger } from '@sluice/log';
 import { BuildScope, hookSteps } from './build-scope.js';
-import { readRepositoryDefinition } from './repository-definition.js';
+import { addDefinitionGrants, readRepositoryDefinition } from './repository-definition.js';
 import type { RepositoryDefinition } from './repository-definition.js';
 import { SecretMasker } from './secret-masker.js';
 import { LABELS, containerNameFor, networkNameFor, volumeNameFor } from './resource-names.js';
@@ -170,18 +170,24 @@ export async function runBuild(
   let result: BuildResult;
   let reason: string | undefined;
   let cleaner: BuildCleaner | undefined;
+  let deniedClusters: readonly DeniedCluster[] = options.deniedClusters ?? [];
   try {
     if (fromRepository !== undefined) {
       await prepareResources(runtime, options.volumeKey, options.carriedImagesDir);
       const read = await readRepositoryDefinition(fromRepository, runtime);
       if (!read.ok) throw new DefinitionRefused(read.reason);
+      if (read.grants !== undefined)
+        ({ deniedClusters } = addDefinitionGrants(runtime, read.grants, {
+          clusters: options.clusters ?? [],
+          deniedClusters,
+        }));
       flow.pipeline = pipeline = read.pipeline;
       scope.registerAll([...pipeline.steps, ...hookSteps(pipeline.hooks)]);
       if (fromRepository.fillsRevision)
         scope.fillSystem({ CF_REVISION: read.sha, CF_SHORT_REVISION: read.sha.slice(0, 7) });
     }
     const notRun = announceNotRun(pipeline, { emit, clock });
-    const refused = notRun ?? deniedClusterUse(pipeline, options.deniedClusters ?? []);
+    const refused = notRun ?? deniedClusterUse(pipeline, deniedClusters);
     if (refused !== undefined) {
       const why =
         notRun === undefined

@@ -44,7 +44,7 @@ export function findRegistry(
       registries.find((r) => r.name === name) ?? registries.find((r) => r.domain === name);
     if (found !== undefined) return found;
     const known = registries.map((r) => r.name).join(', ') || 'none';
-    return `No registry named "${name}" (configured: ${known}); add it with sluice run --registry or in the account's registry settings`;
+    return `No registry named "${name}" (configured: ${known}); add it with sluice run --registry or in the account's registry settings (a build is given only the registries its pipeline names: a name a step makes at run time names none)`;
   }
   const fallback = registries.find((r) => r.default === true);
   if (fallback !== undefined) return fallback;

@@ -1,8 +1,9 @@
 /**
  * Cluster integrations through the API: a kubeconfig's context is kept under the cluster's name,
  * its token encrypted at rest (not in the row, not in any answer or log), and given decrypted
- * to the engine of a build of the account; a file steps could not use is refused saying what to
- * change; a name is taken once; a cluster limited to other projects is not given, only named;
+ * to the engine of a build of the account whose pipeline names it (or says SLUICE_CLUSTERS=*);
+ * a file steps could not use is refused saying what to change; a name is taken once; a cluster
+ * limited to other projects is not given, only named;
  * a deleted cluster is gone. A cluster behind a runtime's firewall keeps no credential: a build
  * on that runtime gets a task for its agent to mint the service account's token, after the
  * build Secret it is bound to and before the engine pod that reads it (and a stop task that
@@ -11,6 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
+import type { SluiceClient } from '@sluice/protocol';
 import {
   acknowledge,
   agentClient,
@@ -19,9 +21,39 @@ import {
   ONE_KIND,
   startTestServer,
 } from './server-harness.test-support.js';
+import type { TestServer } from './server-harness.test-support.js';
 import { failure, setUp } from './trigger-deliveries.test-support.js';
 
 const databases = useTestDatabases();
+
+/** A step that deploys to cluster `payments`, another that reaches `prod` with `--context`. */
+const NAMES_PROD_AND_PAYMENTS = `version: '1.0'
+steps:
+  check:
+    image: alpine
+    commands: ['kubectl --context prod get pods']
+  deploy:
+    type: deploy
+    kind: kubernetes
+    cluster: payments
+    service: app
+    candidate: {image: acme/app}
+`;
+
+/** What the engine of a new build of the pipeline (taken by `agent`) is given. */
+async function engineBuildOf(
+  t: TestServer,
+  agent: SluiceClient,
+  pipelineId: string,
+  variables: Record<string, string> = {},
+) {
+  const build = await t.admin.call('createBuild', { params: { pipelineId }, body: { variables } });
+  const { tasks } = await agent.call('pollTasks', { query: { wait: 5 } });
+  const task = tasks.find((x) => x.buildId === build.id);
+  assert.ok(task !== undefined, 'the build was elected');
+  await acknowledge(agent, task);
+  return t.client(String(task.spec.engineToken)).call('engineBuild');
+}
 const TOKEN = 'cluster-token-0123456789abcdef';
 const KUBECONFIG = `
 apiVersion: v1
@@ -76,26 +108,30 @@ databases.test(
         body: { name: 'payments', kubeconfig: KUBECONFIG, projects: ['payments', 'billing'] },
       });
       assert.deepEqual(limited.projects, ['billing', 'payments']);
-      // A build's engine gets the context, named after the cluster, with the token.
-      const build = await t.admin.call('createBuild', {
+      await t.admin.call('createCluster', { body: { name: 'staging', kubeconfig: KUBECONFIG } });
+      // The pipeline names prod and payments, not staging.
+      await t.admin.call('updatePipeline', {
         params: { pipelineId: pipeline.id },
-        body: {},
+        body: { yaml: NAMES_PROD_AND_PAYMENTS },
       });
+      // A build's engine gets the context of a cluster its pipeline names, with the token.
       const agent = await agentClient(t);
-      const { tasks } = await agent.call('pollTasks', { query: { wait: 5 } });
-      const task = tasks.find((x) => x.buildId === build.id);
-      assert.ok(task !== undefined, 'the build was elected');
-      await acknowledge(agent, task);
-      const engine = t.client(String(task.spec.engineToken));
-      const given = await engine.call('engineBuild');
+      const given = await engineBuildOf(t, agent, pipeline.id);
       assert.deepEqual(
         given.clusters.map((c) => [c.name, c.secrets]),
         [['prod', [TOKEN]]],
+        'staging, which the pipeline does not name, is not given',
       );
       assert.deepEqual(
         given.deniedClusters,
         [{ name: 'payments', projects: ['billing', 'payments'] }],
         'a cluster for other projects is named, never given',
+      );
+      // SLUICE_CLUSTERS=* gives every cluster the project may use.
+      const every = await engineBuildOf(t, agent, pipeline.id, { SLUICE_CLUSTERS: '*' });
+      assert.deepEqual(
+        every.clusters.map((c) => c.name),
+        ['prod', 'staging'],
       );
       const kubeconfig = JSON.parse(given.clusters[0]?.kubeconfig ?? '{}') as {
         contexts: { name: string }[];
@@ -210,6 +246,10 @@ databases.test(
 
       // A build on another runtime cannot reach it, and its engine is told why.
       await t.admin.call('setDefaultRuntimeEnvironment', { params: { name: 'local' } });
+      await t.admin.call('updatePipeline', {
+        params: { pipelineId: pipeline.id },
+        body: { yaml: NAMES_PROD_AND_PAYMENTS.replace('--context prod', '--context inside') },
+      });
       const elsewhere = await t.admin.call('createBuild', {
         params: { pipelineId: pipeline.id },
         body: {},

@@ -3,6 +3,7 @@ import { useTestDatabases } from '@sluice/db/testing';
 import {
   ADMIN_TOKEN,
   seedPipeline,
+  SIMPLE_PIPELINE,
   startEngine,
   startTestServer,
   ONE_KIND,
@@ -17,6 +18,13 @@ const KEY =
   '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----';
 
 type Coded = Error & { code?: string; status?: number; message: string };
+
+/** A pipeline whose one step clones acme/app, with `git` (a line of YAML, or none). */
+function cloneWith(git: string): string {
+  return ["version: '1.0'", 'steps:', '  clone:', '    type: git-clone', '    repo: acme/app', git]
+    .filter((line) => line !== '')
+    .join('\n');
+}
 
 databases.test(
   'git integrations: created, listed, changed and deleted; tokens encrypted, write-only, given to the engine only',
@@ -74,7 +82,8 @@ databases.test(
       });
       assert.deepEqual([changed.username, changed.default], ['bot', true]);
 
-      const pipeline = await seedPipeline(t);
+      // A clone that names gitea: gitea, not the default github-main.
+      const pipeline = await seedPipeline(t, { yaml: cloneWith('    git: gitea') });
       const { engine } = await startEngine(t, pipeline.id);
       const build = await engine.call('engineBuild');
       assert.deepEqual(build.gitIntegrations, [
@@ -86,6 +95,16 @@ databases.test(
           sshKey: KEY,
           default: false,
         },
+      ]);
+      // A clone that names none: the default, and only it.
+      await t.admin.call('updatePipeline', {
+        params: { pipelineId: pipeline.id },
+        body: { yaml: cloneWith('') },
+      });
+      const unnamed = await (
+        await startEngine(t, pipeline.id, 'agent-2')
+      ).engine.call('engineBuild');
+      assert.deepEqual(unnamed.gitIntegrations, [
         {
           name: 'github-main',
           kind: 'github',
@@ -95,6 +114,13 @@ databases.test(
           default: true,
         },
       ]);
+      // A pipeline that clones nothing gets none.
+      await t.admin.call('updatePipeline', {
+        params: { pipelineId: pipeline.id },
+        body: { yaml: SIMPLE_PIPELINE },
+      });
+      const none = await (await startEngine(t, pipeline.id, 'agent-3')).engine.call('engineBuild');
+      assert.deepEqual(none.gitIntegrations, []);
       await assert.rejects(
         engine.call('listGitIntegrations'),
         (err: Coded & { category?: string }) =>

@@ -3,7 +3,9 @@
  * build names the push's commit for its engine to read the file at, and has no steps until then;
  * the engine's report is checked as a saved pipeline is (422 with each problem's line:column at
  * the file's path), recorded once with its commit, plans the build's steps, and answers with the
- * step types it names; a replay is answered the same, another definition refused.
+ * step types it names; a replay is answered the same, another definition refused. Its engine
+ * starts with only the git integration that reads the file, and is given the credentials the
+ * definition names with the answer that accepts it.
  * @module
  */
 import assert from 'node:assert/strict';
@@ -13,7 +15,9 @@ import {
   agentClient,
   LOCAL_RUNTIME,
   ONE_KIND,
+  seedPipeline,
   SIMPLE_PIPELINE,
+  startEngine,
   startTestServer,
 } from './server-harness.test-support.js';
 import { deliver, failure, fixture, setUp } from './trigger-deliveries.test-support.js';
@@ -21,6 +25,17 @@ import { deliver, failure, fixture, setUp } from './trigger-deliveries.test-supp
 const databases = useTestDatabases();
 const PUSHED = '0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c';
 const BROKEN = 'version: "1.0"\nsteps:\n  a:\n    image: alpine\n    commands: {a: 1}\n';
+const CLONES_OTHER_PUSHES_ECR = `version: '1.0'
+steps:
+  clone:
+    type: git-clone
+    repo: acme/tool
+    git: other
+  push:
+    type: push
+    candidate: acme/app
+    registry: ecr
+`;
 
 databases.test(
   "a webhook build of a pipeline in its repository reads it at the push's commit; the engine's report plans its steps, once",
@@ -111,6 +126,58 @@ databases.test(
         }),
       );
       assert.deepEqual([both.code, both.status], ['SLUICE_PIPELINE_DEFINITION_TWICE', 400]);
+    } finally {
+      await t.close();
+    }
+  },
+  ONE_KIND,
+);
+
+databases.test(
+  'a definition in the repository: its engine starts with the integration that reads it, and is given what the definition names when it is accepted',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const pipeline = await seedPipeline(t);
+      await t.admin.call('createGitIntegration', {
+        body: { name: 'reader', kind: 'github', token: 'reader-token-0123456789' },
+      });
+      await t.admin.call('createGitIntegration', {
+        body: { name: 'other', kind: 'gitea', url: 'https://gitea.example.com', token: 'o-token' },
+      });
+      await t.admin.call('putRegistry', {
+        params: { name: 'ecr' },
+        body: { domain: 'aws.example.com', username: 'u', password: 'ecr-password' },
+      });
+      await t.admin.call('putRegistry', {
+        params: { name: 'mirror' },
+        body: { domain: 'mirror.example.com', default: true },
+      });
+      const source = { location: 'git' as const, repo: 'acme/widgets', path: 'ci.yml' };
+      await t.admin.call('updatePipeline', {
+        params: { pipelineId: pipeline.id },
+        body: { specTemplate: source },
+      });
+      const { engine } = await startEngine(t, pipeline.id);
+
+      const given = await engine.call('engineBuild');
+      assert.deepEqual(
+        [given.gitIntegrations.map((i) => i.name), given.registries, given.clusters],
+        [['reader'], [], []],
+        'only the default integration, which reads the definition',
+      );
+      const accepted = await engine.call('engineDefinition', {
+        body: { yaml: CLONES_OTHER_PUSHES_ECR, sha: PUSHED },
+      });
+      assert.deepEqual(
+        [
+          accepted.gitIntegrations.map((i) => [i.name, i.token]),
+          accepted.registries.map((r) => [r.name, r.password]),
+          accepted.clusters,
+        ],
+        [[['other', 'o-token']], [['ecr', 'ecr-password']], []],
+        'what the definition names, and not the default registry it does not push to',
+      );
     } finally {
       await t.close();
     }

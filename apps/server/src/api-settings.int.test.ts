@@ -11,6 +11,24 @@ const databases = useTestDatabases(ONE_KIND);
 
 const PASSWORD = 'registry-password-Zq81';
 
+const PUSH_TO_DOCKER_HUB = `version: '1.0'
+steps:
+  test:
+    image: localhost:5000/acme/test:1
+    commands: [make test]
+  push:
+    type: push
+    candidate: acme/app
+    registry: docker-hub
+`;
+const PUSH_TO_DEFAULT = `version: '1.0'
+steps:
+  build:
+    type: build
+    image_name: acme/app
+    disable_push: false
+`;
+
 databases.test(
   'registries: created, replaced and deleted; passwords encrypted, given to the engine only',
   async (database) => {
@@ -53,7 +71,8 @@ databases.test(
       assert.ok(stored.password_encrypted, 'no password stored');
       assert.ok(!stored.password_encrypted.includes(PASSWORD), 'the password is stored in clear');
 
-      const pipeline = await seedPipeline(t);
+      // A push to docker-hub, a step image from localhost:5000: not the default, mirror.
+      const pipeline = await seedPipeline(t, { yaml: PUSH_TO_DOCKER_HUB });
       const { engine } = await startEngine(t, pipeline.id);
       const build = await engine.call('engineBuild');
       assert.deepEqual(build.registries, [
@@ -65,9 +84,19 @@ databases.test(
           default: false,
         },
         { name: 'local', domain: 'localhost:5000', default: false },
-        { name: 'mirror', domain: 'mirror.example.com', default: true },
       ]);
       assert.ok(!t.logs().includes(PASSWORD), 'the password was logged');
+      // A build step that pushes and names no registry gets the default, and only it.
+      await t.admin.call('updatePipeline', {
+        params: { pipelineId: pipeline.id },
+        body: { yaml: PUSH_TO_DEFAULT },
+      });
+      const pushing = await (
+        await startEngine(t, pipeline.id, 'agent-2')
+      ).engine.call('engineBuild');
+      assert.deepEqual(pushing.registries, [
+        { name: 'mirror', domain: 'mirror.example.com', default: true },
+      ]);
 
       const replaced = await t.admin.call('putRegistry', {
         params: { name: 'mirror' },

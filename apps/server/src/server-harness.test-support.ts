@@ -113,6 +113,8 @@ export interface SeedOptions {
   pipelines?: string[];
   maxConcurrentBuilds?: number;
   variables?: Record<string, { value: string; secret: boolean }>;
+  /** The pipelines' YAML; SIMPLE_PIPELINE by default. */
+  yaml?: string;
 }
 
 /** A runtime (local by default) as the account default, project `web`, and its pipelines. */
@@ -125,7 +127,7 @@ export async function seedPipelines(t: TestServer, options: SeedOptions = {}) {
   for (const name of options.pipelines ?? ['app']) {
     const body = {
       name,
-      yaml: SIMPLE_PIPELINE,
+      yaml: options.yaml ?? SIMPLE_PIPELINE,
       maxConcurrentBuilds: options.maxConcurrentBuilds,
       variables: options.variables,
     };

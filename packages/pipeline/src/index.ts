@@ -35,6 +35,8 @@ export type {
   AnnotationValueInput,
 } from './model.js';
 export { interpolate, referencedVariables } from './interpolate.js';
+export { credentialUses, imageRegistryHost, NO_CREDENTIAL_USES } from './credential-uses.js';
+export type { CredentialUses } from './credential-uses.js';
 export type { VariableLookup } from './interpolate.js';
 export { branchAllowed, compileBranchPattern } from './branch-filter.js';
 export { compileLinearRegex } from './linear-regex.js';

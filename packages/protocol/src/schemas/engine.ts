@@ -77,25 +77,25 @@ export const EngineBuild = z.object({
   registries: z
     .array(EngineRegistry)
     .describe(
-      "The account's Docker registries, passwords decrypted for the engine only; mask them",
+      "The account's Docker registries the pipeline names (build and push steps' `registry:`, the default one for such a step that names none, the hosts of its images), passwords decrypted for the engine only; mask them",
     ),
   clusters: z
     .array(EngineCluster)
     .default([])
     .describe(
-      "The account's Kubernetes clusters the build's project may use, credentials decrypted for the engine only: every step gets them in KUBECONFIG; mask them",
+      "The account's Kubernetes clusters the pipeline names (or all, with the variable SLUICE_CLUSTERS=*) that the build's project may use, credentials decrypted for the engine only: every step gets them in KUBECONFIG; mask them",
     ),
   deniedClusters: z
     .array(DeniedCluster)
     .default([])
     .describe(
-      "The account's clusters the build's project may not use: a deploy step naming one fails the build before its first step",
+      "The clusters the pipeline names that the build's project may not use: a deploy step naming one fails the build before its first step",
     ),
   gitIntegrations: z
     .array(EngineGitIntegration)
     .default([])
     .describe(
-      "The account's git integrations, tokens and keys decrypted for the engine only; mask them",
+      "The account's git integrations the pipeline names (`git:` of clones and step types, the build's default for a clone that names none; for a definition in the repository, the one that reads it), tokens and keys decrypted for the engine only; mask them",
     ),
   stepTypes: z
     .array(EngineStepType)
@@ -125,7 +125,24 @@ export const EngineDefinitionAccepted = z.object({
   stepTypes: z
     .array(EngineStepType)
     .describe('The step types the definition may name, as in EngineBuild'),
+  registries: z
+    .array(EngineRegistry)
+    .default([])
+    .describe('The registries the definition names, as in EngineBuild: the engine adds them'),
+  gitIntegrations: z
+    .array(EngineGitIntegration)
+    .default([])
+    .describe('The git integrations the definition names, as in EngineBuild: the engine adds them'),
+  clusters: z
+    .array(EngineCluster)
+    .default([])
+    .describe('The clusters the definition names, as in EngineBuild: the engine adds them'),
+  deniedClusters: z
+    .array(DeniedCluster)
+    .default([])
+    .describe('The clusters the definition names that its build may not use, as in EngineBuild'),
 });
+export type EngineDefinitionAccepted = z.infer<typeof EngineDefinitionAccepted>;
 
 export const EngineEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('build-started'), at: ReportedTime }),

@@ -1,13 +1,19 @@
 /**
  * The engine's side of a build: what to run (pipeline, variables, decrypted secrets, the
- * account's registries and step types), state changes of steps (upserted: see build-steps.ts),
+ * registries, git integrations and clusters its pipeline names, not the account's others:
+ * engine-grants.ts; the step types it may name), state changes of steps (upserted: see build-steps.ts),
  * approvals and the build, heartbeats, and the control channel (cancel, approve, deny).
  * Reports are stamped in server time for the workflow limits (`workflow-limits.ts`).
  * @module
  */
 import { ConflictError, NotFoundError } from '@sluice/errors';
 import type { Executor, JsonObject } from '@sluice/db';
-import type { EngineBuild, EngineEvent, EngineStepType } from '@sluice/protocol';
+import type {
+  EngineBuild,
+  EngineDefinitionAccepted,
+  EngineEvent,
+  EngineStepType,
+} from '@sluice/protocol';
 import type { BuildService } from './build-service.js';
 import type { CertificateService } from '../identity/certificate-service.js';
 import { decryptBuildSecrets } from './build-service.js';
@@ -23,6 +29,14 @@ import { reportedEnd } from './build-finisher.js';
 import { isoTime } from '../server-context.js';
 import { nextLogSeq } from './log-hub.js';
 import { buildForEngine, specTemplateOf } from './build-rows.js';
+import {
+  clusterWanted,
+  credentialWants,
+  definitionReaderWants,
+  gitIntegrationWanted,
+  registryWanted,
+} from './engine-grants.js';
+import type { BuildScope, CredentialWants } from './engine-grants.js';
 import type { ServerContext } from '../server-context.js';
 import { isCommitSha } from '../statuses/commit-status-service.js';
 import type { CommitStatusService } from '../statuses/commit-status-service.js';
@@ -81,48 +95,85 @@ export class EngineService {
     const row = await buildForEngine(db, buildId);
     if (row === undefined)
       throw new NotFoundError('SLUICE_BUILD_NOT_FOUND', `Build ${buildId} does not exist`);
-    const stored = await this.#projects.variablesForBuild(row.pipeline_id);
-    const runSecrets =
-      row.secret_variables_encrypted === null
-        ? {}
-        : decryptBuildSecrets(this.#ctx, buildId, row.secret_variables_encrypted);
-    const facts: Record<string, string> = { ...(row.facts as Record<string, string>) };
-    if (row.branch !== null) facts.branch = row.branch;
-    if (row.revision !== null) facts.revision = row.revision;
+    const { facts, variables, secrets } = await this.#scopeOf(row);
     // A build made before builds kept their definition (011) runs its pipeline's.
     const source = specTemplateOf(row.spec_template);
     const yaml = row.yaml ?? (source === null ? row.pipeline_yaml : '');
+    const readsDefinition = row.yaml === null && source !== null;
+    const stepTypes = await this.#stepTypes.forBuild(row.account_id, yaml);
+    const scope = { buildId, pipelineName: row.pipeline_name, variables, facts };
+    const wants = readsDefinition
+      ? definitionReaderWants(source.context)
+      : await this.#wantsOf(yaml, stepTypes, scope);
     return {
       buildId,
       number: row.number,
       pipelineName: row.pipeline_name,
       projectName: row.project_name,
       yaml,
-      specTemplate:
-        row.yaml === null && source !== null
-          ? { ...source, readsBuildCommit: readsBuildCommit(row) }
-          : null,
+      specTemplate: readsDefinition ? { ...source, readsBuildCommit: readsBuildCommit(row) } : null,
       status: row.status,
       facts,
-      variables: { ...stored.variables, ...row.variables },
-      secrets: { ...stored.secrets, ...runSecrets },
+      variables,
+      secrets: { ...secrets },
       volumeKey: `${row.project_name}-${row.pipeline_name}`,
       runtimeEnvironment: row.runtime_environment,
       tls: await this.#certificates.buildClientCertificate(buildId),
-      registries: await this.#registries.forEngine(row.account_id),
-      gitIntegrations: await this.#gitIntegrations.forEngine(row.account_id),
-      ...(await this.#clustersFor(row.account_id, {
-        project: row.project_name,
-        runtime: row.runtime_environment,
-      })),
-      stepTypes: await this.#stepTypes.forBuild(row.account_id, yaml),
+      ...(await this.#grants(row, facts, wants)),
+      stepTypes,
       logNextSeq: await nextLogSeq(db, buildId),
     };
   }
 
-  async #clustersFor(accountId: string, build: { project: string; runtime: string | null }) {
-    const { clusters, denied } = await this.#clusters.forEngine(accountId, build);
-    return { clusters, deniedClusters: denied };
+  /** The build's facts, variables and secrets, as its engine gets them. */
+  async #scopeOf(row: NonNullable<Awaited<ReturnType<typeof buildForEngine>>>) {
+    const stored = await this.#projects.variablesForBuild(row.pipeline_id);
+    const runSecrets =
+      row.secret_variables_encrypted === null
+        ? {}
+        : decryptBuildSecrets(this.#ctx, row.id, row.secret_variables_encrypted);
+    const facts: Record<string, string> = { ...(row.facts as Record<string, string>) };
+    if (row.branch !== null) facts.branch = row.branch;
+    if (row.revision !== null) facts.revision = row.revision;
+    return {
+      facts,
+      variables: { ...stored.variables, ...row.variables },
+      secrets: { ...stored.secrets, ...runSecrets },
+    };
+  }
+
+  /** What `yaml` names of the account's credentials; nothing when it does not parse. */
+  async #wantsOf(yaml: string, stepTypes: EngineStepType[], scope: BuildScope) {
+    const parsed = await this.#projects.parsePipeline({
+      yaml,
+      file: `${scope.pipelineName}.yml`,
+      stepTypes,
+    });
+    return credentialWants(parsed.uses, scope);
+  }
+
+  /** The registries, git integrations and clusters `wants` names, decrypted for the engine. */
+  async #grants(
+    row: { account_id: string; project_name: string; runtime_environment: string | null },
+    facts: Record<string, string>,
+    wants: CredentialWants,
+  ) {
+    const accountId = row.account_id;
+    const build = { project: row.project_name, runtime: row.runtime_environment };
+    const { clusters, denied } = await this.#clusters.forEngine(accountId, build, {
+      pick: (name) => clusterWanted(wants.clusters, name),
+    });
+    return {
+      registries: await this.#registries.forEngine(accountId, {
+        pick: (registry) => registryWanted(wants.registries, registry),
+      }),
+      gitIntegrations: await this.#gitIntegrations.forEngine(accountId, {
+        pick: (integration) =>
+          gitIntegrationWanted(wants.gitIntegrations, integration, facts.gitIntegration),
+      }),
+      clusters,
+      deniedClusters: denied,
+    };
   }
 
   /**
@@ -135,7 +186,7 @@ export class EngineService {
   async definition(
     buildId: string,
     body: { yaml: string; sha: string },
-  ): Promise<{ stepTypes: EngineStepType[] }> {
+  ): Promise<EngineDefinitionAccepted> {
     const db = this.#ctx.database.db;
     const row = await buildForEngine(db, buildId);
     if (row === undefined)
@@ -146,9 +197,15 @@ export class EngineService {
         'SLUICE_BUILD_DEFINITION_STORED',
         `Build ${buildId} runs its pipeline's stored definition; it reads none from the repository`,
       );
-    const answer = async () => ({
-      stepTypes: await this.#stepTypes.forBuild(row.account_id, body.yaml),
-    });
+    // What the definition names of the account's credentials comes with the answer: the engine
+    // had only the integration that read it.
+    const answer = async () => {
+      const stepTypes = await this.#stepTypes.forBuild(row.account_id, body.yaml);
+      const { facts, variables } = await this.#scopeOf(row);
+      const scope = { buildId, pipelineName: row.pipeline_name, variables, facts };
+      const wants = await this.#wantsOf(body.yaml, stepTypes, scope);
+      return { stepTypes, ...(await this.#grants(row, facts, wants)) };
+    };
     if (row.yaml !== null) {
       if (row.yaml === body.yaml && row.yaml_revision === body.sha) return answer();
       throw new ConflictError(

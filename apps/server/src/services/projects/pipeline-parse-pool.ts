@@ -18,8 +18,8 @@ import { availableParallelism } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { ResourceLimits } from 'node:worker_threads';
 import { InternalError, UnavailableError } from '@sluice/errors';
-import { parsePipeline } from '@sluice/pipeline';
-import type { PipelineIssue } from '@sluice/pipeline';
+import { credentialUses, NO_CREDENTIAL_USES, parsePipeline } from '@sluice/pipeline';
+import type { CredentialUses, PipelineIssue } from '@sluice/pipeline';
 import type { Logger } from '@sluice/log';
 import type { EngineStepType } from '@sluice/protocol';
 import { plannedSteps } from '../builds/build-steps.js';
@@ -41,6 +41,8 @@ export interface PipelineParseResult {
   steps: PlannedStep[];
   /** The pipeline's `stages:`, in order, when `ok` (else empty). */
   stages: string[];
+  /** The account's credentials it names, when `ok` (else none): what its engine is given. */
+  uses: CredentialUses;
 }
 
 export interface PipelineParsePoolOptions {
@@ -234,9 +236,16 @@ function parseJob(job: PipelineParseJob): PipelineParseResult {
     file: job.file,
     stepTypes: stepTypeCatalog(job.stepTypes),
   });
-  const steps = parsed.ok ? plannedSteps(parsed.pipeline.steps) : [];
-  const stages = parsed.ok ? parsed.pipeline.stages : [];
-  return { ok: parsed.ok, issues: parsed.issues, steps, stages };
+  if (!parsed.ok)
+    return { ok: false, issues: parsed.issues, steps: [], stages: [], uses: NO_CREDENTIAL_USES };
+  const { pipeline } = parsed;
+  return {
+    ok: true,
+    issues: parsed.issues,
+    steps: plannedSteps(pipeline.steps),
+    stages: pipeline.stages,
+    uses: credentialUses(pipeline),
+  };
 }
 
 /** The worker's side: one document per message, the answer in one message. */

@@ -2,8 +2,9 @@
  * The account's Kubernetes clusters (migration 013). One reachable from the control plane is
  * added from a kubeconfig: one context of it is kept (kubeconfig.ts), its credentials encrypted
  * with the server key as git tokens are (the account and name as associated data), never
- * returned by the API and never logged; the engine of each of the account's builds gets them
- * decrypted, one context per cluster in every step's KUBECONFIG, and masks them. One behind the
+ * returned by the API and never logged; the engine of each of the account's builds that names
+ * the cluster gets them decrypted, one context per cluster in every step's KUBECONFIG, and masks
+ * them. One behind the
  * firewall is only where it is: a runtime, a service account in that runtime's namespace and
  * the namespaces it was granted (`sluice create cluster --runtime` made them); a build on that
  * runtime gets a task for its agent to mint the account's token in the cluster (`inCluster`),
@@ -135,16 +136,20 @@ export class ClusterService {
   }
 
   /**
-   * For the engine of a build of `project` on `runtime` only: each cluster reachable from the
-   * control plane that the project may use, credentials decrypted; and those it may not, with
-   * why, so a step can say it. Clusters behind this runtime's firewall come to the engine from
-   * its agent (`inCluster`), not from here.
+   * For the engine of a build of `project` on `runtime` only: of the clusters `pick` chooses (the
+   * ones its pipeline names: engine-grants.ts), or of all, each one reachable from the control
+   * plane that the project may use, credentials decrypted; and those it may not, with why, so a
+   * step can say it. Clusters behind this runtime's firewall come to the engine from its agent
+   * (`inCluster`), not from here.
    */
   async forEngine(
     accountId: string,
     build: { project: string; runtime: string | null },
+    options: { pick?: (name: string) => boolean } = {},
   ): Promise<{ clusters: EngineCluster[]; denied: DeniedCluster[] }> {
-    const rows = await this.#rows(this.#ctx.database.db, accountId);
+    const rows = (await this.#rows(this.#ctx.database.db, accountId)).filter(
+      (row) => options.pick?.(row.name) ?? true,
+    );
     const denied = rows.flatMap((row): DeniedCluster[] => {
       if (!allowed(row, build.project)) return [{ name: row.name, projects: row.projects ?? [] }];
       if (row.kind === 'behind-firewall' && row.runtime !== build.runtime)

@@ -1,8 +1,8 @@
 /**
  * The account's git integrations. The token or SSH key is encrypted at rest with the server key
  * as registry passwords are (the account and name as associated data, so a row copied elsewhere
- * does not decrypt), never returned by the API and never logged; only the engine of a build gets
- * it, decrypted, and masks it. An account has at most one default integration: its first one,
+ * does not decrypt), never returned by the API and never logged; only the engine of a build whose
+ * pipeline uses the integration gets it, decrypted, and masks it. An account has at most one default integration: its first one,
  * unless told otherwise, and whichever is later saved with `default: true`.
  * @module
  */
@@ -110,9 +110,17 @@ export class GitIntegrationService {
     if (result.numDeletedRows === 0n) throw notFound(name);
   }
 
-  /** For a build's engine only: the tokens and keys decrypted. */
-  async forEngine(accountId: string): Promise<EngineGitIntegration[]> {
-    const rows = await this.#rows(this.#ctx.database.db, accountId);
+  /**
+   * For a build's engine only: the tokens and keys decrypted, of the integrations `pick` chooses
+   * (the ones its pipeline names: engine-grants.ts), or of all.
+   */
+  async forEngine(
+    accountId: string,
+    options: { pick?: (integration: { name: string; isDefault: boolean }) => boolean } = {},
+  ): Promise<EngineGitIntegration[]> {
+    const rows = (await this.#rows(this.#ctx.database.db, accountId)).filter(
+      (row) => options.pick?.({ name: row.name, isDefault: row.is_default }) ?? true,
+    );
     return rows.map((row) => {
       const secret = decryptSecret(row.secret_encrypted, this.#ctx.secretKey, {
         associatedData: associatedData(accountId, row.name),

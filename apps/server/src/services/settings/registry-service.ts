@@ -1,8 +1,8 @@
 /**
  * The account's Docker registries. A password is encrypted at rest with the server key (the
  * account and registry name as associated data, so a row copied elsewhere does not decrypt),
- * never returned by the API and never logged; only the engine of a build gets it, decrypted,
- * and masks it. An account has at most one default registry: its first one, unless told
+ * never returned by the API and never logged; only the engine of a build whose pipeline uses
+ * the registry gets it, decrypted, and masks it. An account has at most one default registry: its first one, unless told
  * otherwise, and whichever is later put with `default: true`.
  * @module
  */
@@ -78,9 +78,20 @@ export class RegistryService {
       });
   }
 
-  /** For a build's engine only: the passwords decrypted. */
-  async forEngine(accountId: string): Promise<EngineRegistry[]> {
-    const rows = await this.#rows(this.#ctx.database.db, accountId);
+  /**
+   * For a build's engine only: the passwords decrypted, of the registries `pick` chooses (the
+   * ones its pipeline names: engine-grants.ts), or of all.
+   */
+  async forEngine(
+    accountId: string,
+    options: {
+      pick?: (registry: { name: string; domain: string; isDefault: boolean }) => boolean;
+    } = {},
+  ): Promise<EngineRegistry[]> {
+    const rows = (await this.#rows(this.#ctx.database.db, accountId)).filter(
+      (row) =>
+        options.pick?.({ name: row.name, domain: row.domain, isDefault: row.is_default }) ?? true,
+    );
     return rows.map((row) => ({
       name: row.name,
       domain: row.domain,
