@@ -1,37 +1,70 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConflictError, InternalError, NotFoundError, UnavailableError } from '@sluice/errors';
-import { toDbError, translateDbError } from './db-errors.js';
+import { toDbError, translateDbError, violatedConstraint } from './db-errors.js';
 
 function pgError(fields: Record<string, string>): Error {
   return Object.assign(new Error(fields['message'] ?? 'database error'), fields);
 }
 
-test('a unique violation becomes SLUICE_DB_CONFLICT naming the constraint', () => {
+test('a unique violation becomes SLUICE_DB_CONFLICT in words, the constraint only in details', () => {
   const cause = pgError({
     code: '23505',
-    constraint: 'accounts_name_key',
-    table: 'accounts',
-    detail: 'Key (name)=(acme) already exists.',
+    constraint: 'projects_account_id_name_key',
+    table: 'projects',
+    detail: 'Key (account_id, name)=(acc_1, web) already exists.',
+    message: 'duplicate key value violates unique constraint "projects_account_id_name_key"',
   });
   const err = translateDbError(cause);
   assert.ok(err instanceof ConflictError);
   assert.equal(err.code, 'SLUICE_DB_CONFLICT');
-  assert.match(err.message, /accounts_name_key/);
-  assert.match(err.message, /\(name\)=\(acme\)/);
+  assert.equal(err.message, 'A project with the same name already exists');
   assert.deepEqual(err.details, {
-    constraint: 'accounts_name_key',
-    table: 'accounts',
-    detail: 'Key (name)=(acme) already exists.',
+    constraint: 'projects_account_id_name_key',
+    table: 'projects',
+    detail: 'Key (account_id, name)=(acc_1, web) already exists.',
   });
   assert.equal(err.cause, cause);
+  assert.deepEqual(violatedConstraint(err), {
+    code: 'SLUICE_DB_CONFLICT',
+    constraint: 'projects_account_id_name_key',
+    table: 'projects',
+  });
+  const unknown = translateDbError(pgError({ code: '23505', table: 'elsewhere' })) as Error;
+  assert.equal(unknown.message, 'An object with the same name already exists');
+  const index = translateDbError(
+    pgError({ code: '23505', constraint: 'registries_one_default_idx', table: 'registries' }),
+  ) as Error;
+  assert.equal(index.message, 'The account already has a default registry');
 });
 
-test('a foreign key violation becomes SLUICE_DB_REFERENCE', () => {
-  const err = translateDbError(pgError({ code: '23503', constraint: 'users_account_id_fkey' }));
-  assert.ok(err instanceof ConflictError);
-  assert.equal(err.code, 'SLUICE_DB_REFERENCE');
-  assert.match(err.message, /users_account_id_fkey/);
+test('a foreign key violation becomes SLUICE_DB_REFERENCE saying what refers to what', () => {
+  const blocked = translateDbError(
+    pgError({
+      code: '23503',
+      constraint: 'builds_pipeline_id_fkey',
+      table: 'builds',
+      message:
+        'update or delete on table "pipelines" violates foreign key constraint "builds_pipeline_id_fkey" on table "builds"',
+      detail: 'Key (id)=(pip_1) is still referenced from table "builds".',
+    }),
+  );
+  assert.ok(blocked instanceof ConflictError);
+  assert.equal(blocked.code, 'SLUICE_DB_REFERENCE');
+  assert.equal(blocked.message, 'The pipeline cannot be deleted while builds refer to it');
+  const missing = translateDbError(
+    pgError({
+      code: '23503',
+      constraint: 'users_account_id_fkey',
+      table: 'users',
+      message:
+        'insert or update on table "users" violates foreign key constraint "users_account_id_fkey"',
+      detail: 'Key (account_id)=(missing) is not present in table "accounts".',
+    }),
+  ) as Error;
+  assert.equal(missing.message, 'The account this refers to does not exist (any more)');
+  for (const err of [blocked, missing])
+    assert.doesNotMatch(err.message, /_fkey|_key|"|users|table/);
 });
 
 test('connection failures become SLUICE_DB_UNAVAILABLE', () => {

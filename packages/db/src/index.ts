@@ -19,7 +19,7 @@ export { withTransaction } from './transaction.js';
 export type { WithTransactionOptions } from './transaction.js';
 export { notify } from './notifications.js';
 export type { NotifyOptions } from './notifications.js';
-export { translateDbError } from './db-errors.js';
+export { translateDbError, violatedConstraint } from './db-errors.js';
 export { jsonb } from './jsonb.js';
 export { LOCK_FILE } from './data-dir-lock.js';
 export { MIGRATIONS, migrateToLatest, migrationFingerprint } from './migrations/migrate.js';

@@ -3,7 +3,9 @@
  * `{ error: { code, message, details, hint, requestId } }`. Every 5xx is logged with the
  * request id, its code and its stack; its body carries the request id and the stable code only
  * (`SLUICE_INTERNAL` for our own bugs), never the message or details, which for a database
- * error hold the SQLSTATE and the driver's text.
+ * error hold the SQLSTATE and the driver's text. A conflict the database found (a unique or
+ * foreign key violation no service worded itself) answers with the words `@sluice/db` gave it and
+ * never its details: they hold the constraint's and the table's names and PostgreSQL's text.
  * @module
  */
 import { isSluiceError } from '@sluice/errors';
@@ -23,6 +25,9 @@ const STATUS: Record<ErrorCategory, number> = {
   unavailable: 503,
   internal: 500,
 };
+
+/** Errors whose details are the database's own (constraint, table, detail): never sent. */
+const DATABASE_CODES = new Set(['SLUICE_DB_CONFLICT', 'SLUICE_DB_REFERENCE']);
 
 function statusFor(err: unknown): number {
   if (isSluiceError(err)) {
@@ -45,7 +50,11 @@ export function createErrorHandler(log: Logger) {
       return;
     }
     if (isSluiceError(err)) {
-      const { unprocessable: _, tooLarge: __, ...details } = err.details ?? {};
+      const {
+        unprocessable: _,
+        tooLarge: __,
+        ...details
+      } = DATABASE_CODES.has(err.code) ? {} : (err.details ?? {});
       void reply.status(status).send({
         error: {
           code: err.code,
