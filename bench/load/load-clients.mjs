@@ -4,11 +4,23 @@
 import http from 'node:http';
 import { percentile } from '../dispatch/bench-server.mjs';
 
+/** The clients of one phase: `list` GETs of a page of builds and `create` POSTs of a build. */
+export function apiClients(pipelineId, list, create) {
+  const get = { route: 'GET /api/v1/builds', method: 'GET', path: '/api/v1/builds' };
+  const post = {
+    route: 'POST /api/v1/pipelines/:id/builds',
+    method: 'POST',
+    path: `/api/v1/pipelines/${pipelineId}/builds`,
+    body: { branch: 'main', variables: { BENCH: 'load' } },
+  };
+  return [...Array(list).fill(get), ...Array(create).fill(post)];
+}
+
 /**
- * Runs `clients` — `[{ route, method, path, body? }, …]`, one loop each — for `seconds`;
- * returns per-route figures.
+ * Runs `clients` — `[{ route, method, path, body? }, …]`, one loop each — for `seconds`, or
+ * until `options.signal` is aborted; returns per-route figures.
  */
-export async function runClients(url, token, clients, seconds) {
+export async function runClients(url, token, clients, seconds, options = {}) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients.length });
   const { hostname, port } = new URL(url);
   const deadline = performance.now() + seconds * 1000;
@@ -18,7 +30,7 @@ export async function runClients(url, token, clients, seconds) {
     clients.map(async (client) => {
       const record = samples.get(client.route) ?? { latencies: [], errors: new Map(), bytes: 0 };
       samples.set(client.route, record);
-      while (performance.now() < deadline) {
+      while (performance.now() < deadline && options.signal?.aborted !== true) {
         const sent = performance.now();
         const { status, bytes } = await send(agent, { hostname, port, token, ...client });
         record.bytes += bytes;

@@ -25,10 +25,10 @@
 // PostgreSQL (a database is created in it and dropped afterwards).
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, runPsql, startPostgres } from '@sluice/testkit';
 import { ADMIN_TOKEN, benchConfig, seedBench } from '../dispatch/bench-server.mjs';
-import { runClients } from './load-clients.mjs';
+import { apiClients as clients, runClients } from './load-clients.mjs';
 import { clusterCpuMs, metricValue, startServerProcess } from './server-process.mjs';
+import { AUTOVACUUM_NAPTIME, openPostgres } from './throwaway-postgres.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
@@ -41,18 +41,6 @@ const GOALS = { get_p99_ms: 100, post_p99_ms: 200, eventloop_delay_p99_ms: 50 };
 
 const log = (line) => console.log(line);
 const round = (x, digits = 1) => (x === undefined ? null : Number(x.toFixed(digits)));
-
-/** The clients of one phase: `list` GETs and `create` POSTs. */
-function clients(pipelineId, list, create) {
-  const get = { route: 'GET /api/v1/builds', method: 'GET', path: '/api/v1/builds' };
-  const post = {
-    route: 'POST /api/v1/pipelines/:id/builds',
-    method: 'POST',
-    path: `/api/v1/pipelines/${pipelineId}/builds`,
-    body: { branch: 'main', variables: { BENCH: 'load' } },
-  };
-  return [...Array(list).fill(get), ...Array(create).fill(post)];
-}
 
 /** Samples the server's RSS every second while `work` runs; returns its result and the peak. */
 async function withRss(server, work) {
@@ -68,40 +56,6 @@ async function withRss(server, work) {
   } finally {
     clearInterval(timer);
   }
-}
-
-/**
- * How often the throwaway cluster's autovacuum looks for tables to analyze, in seconds. The
- * builds table grows from empty to ~20,000 rows within the run: with PostgreSQL's default (60 s)
- * no analyze runs inside the window and every plan is made for an empty table (a page of builds
- * then sorts every build of the account), which no long-running server sees. 1 s lets the
- * statistics follow the table as they follow a production one. BENCH_PG_AUTOVACUUM_NAPTIME=60
- * measures the default.
- */
-const AUTOVACUUM_NAPTIME = Number(process.env.BENCH_PG_AUTOVACUUM_NAPTIME ?? 1);
-
-async function openPostgres() {
-  const pg = await startPostgres();
-  if (pg.dir !== undefined) {
-    await runPsql(pg.url, `ALTER SYSTEM SET autovacuum_naptime = ${AUTOVACUUM_NAPTIME}`);
-    await runPsql(pg.url, 'SELECT pg_reload_conf()');
-  }
-  const name = `sluice_bench_load_${process.pid}`;
-  const tcpUrl = await createTestDatabase(pg.url, name);
-  // BENCH_PG_SOCKET=1: the server reaches a throwaway cluster over its Unix socket instead of TCP.
-  const url =
-    process.env.BENCH_PG_SOCKET === '1' && pg.dir !== undefined
-      ? `${tcpUrl}?host=${encodeURIComponent(pg.dir)}`
-      : tcpUrl;
-  return {
-    url,
-    /** The throwaway cluster's data directory (its CPU is measured), else undefined. */
-    dataDir: pg.dir === undefined ? undefined : join(pg.dir, 'data'),
-    cleanup: async () => {
-      if (pg.dir === undefined) await runPsql(pg.url, `DROP DATABASE IF EXISTS "${name}"`);
-      await pg.stop();
-    },
-  };
 }
 
 async function bench(databaseUrl, dataDir) {
@@ -171,7 +125,7 @@ async function bench(databaseUrl, dataDir) {
   }
 }
 
-const database = await openPostgres();
+const database = await openPostgres(`sluice_bench_load_${process.pid}`);
 let result;
 try {
   result = await bench(database.url, database.dataDir);

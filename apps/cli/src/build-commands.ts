@@ -12,6 +12,7 @@ import type { OutputFormat } from './commands/server-resources.js';
 import type { BuildCommandsContext, ServerFlags } from './build-commands-context.js';
 import type { CreatePipelineFlags } from './commands/apply.js';
 import { addRunnerInstallCommands } from './runner/runner-commands.js';
+import { addDeleteCommands } from './delete-commands.js';
 
 type Output = { output: OutputFormat };
 
@@ -196,6 +197,7 @@ function addReadCommands(ctx: BuildCommandsContext): void {
 
 function addWriteCommands(ctx: BuildCommandsContext): void {
   const { program, term, verbs, withServer, server, setExitCode } = ctx;
+  addDeleteCommands(ctx);
   examples(
     withServer(verbs.create.command('project'))
       .description('Create a project')

@@ -73,6 +73,7 @@ test('a pipeline from the API becomes a manifest that parses back; secrets lose 
     specTemplate: null,
     runtimeEnvironment: null,
     maxConcurrentBuilds: 2,
+    retention: { days: 90, builds: 1000 },
     variables: [
       { name: 'A', value: '1', secret: false },
       { name: 'S', value: null, secret: true },
@@ -84,6 +85,7 @@ test('a pipeline from the API becomes a manifest that parses back; secrets lose 
     { name: 'A', value: '1' },
     { name: 'S', secret: true },
   ]);
+  assert.deepEqual(manifest.spec.retention, { days: 90, builds: 1000 });
   const back = parseManifests(JSON.stringify(manifest), 'm.json');
   assert.deepEqual(back[0]?.manifest, manifest);
 });
@@ -104,12 +106,15 @@ test('a pipeline whose definition is in its repository: specTemplate, round-trip
     specTemplate,
     runtimeEnvironment: null,
     maxConcurrentBuilds: null,
+    retention: null,
     variables: [],
     createdAt: '',
     updatedAt: '',
   });
   assert.deepEqual(manifest.spec.specTemplate, specTemplate);
   assert.equal(manifest.spec.yaml, undefined);
+  // No retention of its own: none in the manifest, so applying it keeps the server's default.
+  assert.equal('retention' in manifest.spec, false);
   assert.deepEqual(parseManifests(JSON.stringify(manifest), 'm.json')[0]?.manifest, manifest);
   // The path defaults as Codefresh's does.
   const short = PIPELINE.replace(

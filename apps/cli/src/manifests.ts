@@ -8,7 +8,7 @@
  * @module
  */
 import { z } from 'zod';
-import { SpecTemplate } from '@sluice/protocol';
+import { Retention, SpecTemplate } from '@sluice/protocol';
 import type { Pipeline, Project } from '@sluice/protocol';
 
 export const API_VERSION = 'sluice/v1';
@@ -44,6 +44,9 @@ export const PipelineManifest = z
       .object({
         runtimeEnvironment: z.string().min(1).nullable().optional(),
         maxConcurrentBuilds: z.number().int().min(1).max(1000).nullable().optional(),
+        retention: Retention.nullable()
+          .optional()
+          .describe("How long its finished builds are kept; absent: the server's default"),
         variables: z.array(VariableManifest).optional(),
         yaml: z.string().min(1).optional().describe('The codefresh.yml, verbatim'),
         specTemplate: SpecTemplate.optional().describe(
@@ -82,6 +85,7 @@ export function pipelineManifest(pipeline: Pipeline): PipelineManifest {
     spec: {
       runtimeEnvironment: pipeline.runtimeEnvironment,
       maxConcurrentBuilds: pipeline.maxConcurrentBuilds,
+      ...(pipeline.retention === null ? {} : { retention: pipeline.retention }),
       variables: pipeline.variables.map((v) =>
         v.secret ? { name: v.name, secret: true } : { name: v.name, value: v.value ?? '' },
       ),

@@ -30,6 +30,12 @@ export interface ServerConfig {
   commitStatusIntervalMs: number;
   /** A commit status's name, `{project}` and `{pipeline}` replaced; `sluice/{project}/{pipeline}` when unset. */
   commitStatusContext?: string;
+  /** Finished builds older than this many days go, in pipelines without a retention; unset: kept. */
+  retentionDays?: number | undefined;
+  /** Only each pipeline's newest this many builds are kept, for pipelines without a retention. */
+  retentionBuilds?: number | undefined;
+  /** Time between the retention passes; SERVER_DEFAULTS.retentionIntervalMs when unset. */
+  retentionIntervalMs?: number;
   /** How long a leased task stays with an agent before it may be handed out again. */
   taskLeaseMs: number;
   /** Port of the Prometheus `/metrics` listener (no token); 0 picks one; undefined: none. */
@@ -73,6 +79,9 @@ export function loadServerConfig(
     commitStatusIntervalMs: v.SLUICE_COMMIT_STATUS_INTERVAL_MS,
     commitStatusContext: v.SLUICE_COMMIT_STATUS_CONTEXT,
     taskLeaseMs: v.SLUICE_TASK_LEASE_MS,
+    retentionDays: v.SLUICE_RETENTION_DAYS,
+    retentionBuilds: v.SLUICE_RETENTION_BUILDS,
+    retentionIntervalMs: v.SLUICE_RETENTION_INTERVAL_MS,
     metricsPort: v.SLUICE_METRICS_PORT,
     metricsHost: v.SLUICE_METRICS_HOST ?? host,
     webDir: v.SLUICE_WEB_DIR,

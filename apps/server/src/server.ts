@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import { SERVER_DEFAULTS } from '@sluice/config';
 import { openDatabase } from '@sluice/db';
 import type { Database } from '@sluice/db';
 import { buildOpenApiDocument } from '@sluice/protocol';
@@ -29,6 +30,7 @@ import { startCronLoop } from './services/triggers/cron-triggers.js';
 import { startSchedulingLoop } from './services/builds/scheduling-loop.js';
 import { startCommitStatusLoop } from './services/statuses/commit-status-service.js';
 import { startLimitsLoop } from './services/builds/workflow-limits.js';
+import { startRetentionLoop } from './services/builds/build-retention.js';
 import type { Services } from './services/services.js';
 import { Signals } from './services/signals.js';
 import { instrumentHttp } from './http/http-metrics.js';
@@ -122,6 +124,11 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
     intervalMs: config.commitStatusIntervalMs,
     log,
   });
+  // Deletes builds past their pipeline's retention (or the server's default), in small batches.
+  const retention = startRetentionLoop(services.retention, {
+    intervalMs: config.retentionIntervalMs ?? SERVER_DEFAULTS.retentionIntervalMs,
+    log,
+  });
 
   let metricsListener: MetricsListener | undefined;
   return {
@@ -146,6 +153,7 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
       await cron.stop();
       await scheduling.stop();
       await statuses.stop();
+      await retention.stop();
       await app.close();
       await signals.close();
       if (options.database === undefined) await database.close();

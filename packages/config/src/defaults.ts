@@ -13,6 +13,7 @@ export const SERVER_DEFAULTS = {
   commitStatusIntervalMs: 2_000,
   commitStatusContext: 'sluice/{project}/{pipeline}',
   taskLeaseMs: 60_000,
+  retentionIntervalMs: 600_000,
 } as const;
 
 /** The agent's defaults, for the loader and for tests and benches that need the same values. */

@@ -81,6 +81,28 @@ export const serverEnv = {
       "The name of a build's commit status on the git host (what branch protection requires); `{project}` and `{pipeline}` are replaced by the build's",
     default: SERVER_DEFAULTS.commitStatusContext,
   }),
+  SLUICE_RETENTION_DAYS: numberVar({
+    description:
+      'Finished builds created more than this many days ago are deleted, with their steps and logs, in pipelines without a `retention` of their own; unset: kept whatever their age (docs/retention.md)',
+    min: 1,
+    max: 36_500,
+    unit: 'days',
+    default: undefined,
+  }),
+  SLUICE_RETENTION_BUILDS: numberVar({
+    description:
+      "Only each pipeline's newest this many builds are kept (older finished ones are deleted), in pipelines without a `retention` of their own; unset: kept however many (docs/retention.md)",
+    min: 1,
+    max: 10_000_000,
+    default: undefined,
+  }),
+  SLUICE_RETENTION_INTERVAL_MS: numberVar({
+    description:
+      'Time between the background passes that delete builds past their retention, in small batches',
+    min: 1_000,
+    unit: 'milliseconds',
+    default: SERVER_DEFAULTS.retentionIntervalMs,
+  }),
   SLUICE_TASK_LEASE_MS: numberVar({
     description:
       'How long a task handed to an agent stays its own before it may be handed out again',

@@ -109,6 +109,12 @@ export interface PipelinesTable {
     JsonbInput<JsonObject> | null | undefined,
     JsonbInput<JsonObject> | null
   >;
+  /** How long its finished builds are kept: `{ days?, builds? }`; null: the server's default (014). */
+  retention: ColumnType<
+    JsonObject | null,
+    JsonbInput<JsonObject> | null | undefined,
+    JsonbInput<JsonObject> | null
+  >;
   created_at: TimestampWithDefault;
   updated_at: TimestampWithDefault;
 }

@@ -11,6 +11,7 @@ export * from './schemas/identity.js';
 export * from './schemas/projects.js';
 export * from './schemas/builds.js';
 export * from './schemas/agent-health.js';
+export * from './schemas/lifecycle.js';
 export * from './schemas/agents.js';
 export * from './schemas/engine.js';
 export * from './schemas/annotations.js';

@@ -14,6 +14,7 @@ import {
   CreateBuild,
   ListBuilds,
 } from './schemas/builds.js';
+import { DeletedData } from './schemas/lifecycle.js';
 
 const V1 = '/api/v1';
 const PipelineParams = z.object({ pipelineId: Id });
@@ -76,6 +77,16 @@ export const buildRoutes = {
       "What the build's commit was told on its git host (pending, running, then its end), and the host's last refusal; null for a build without a commit to report on",
     params: BuildParams,
     response: CommitStatusReport.nullable(),
+  }),
+  deleteBuild: route({
+    method: 'DELETE',
+    path: `${V1}/builds/:buildId`,
+    scope: 'user',
+    tag: 'builds',
+    summary:
+      'Delete a finished build with its steps, log, tasks and approvals; 409 naming its status while it has not finished',
+    params: BuildParams,
+    response: DeletedData,
   }),
   cancelBuild: route({
     method: 'POST',

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { route } from './route.js';
 import { Id, Name } from './schemas/common.js';
+import { DeletedData, DeleteQuery } from './schemas/lifecycle.js';
 import {
   CreatePipeline,
   CreateProject,
@@ -53,9 +54,11 @@ export const projectRoutes = {
     path: `${V1}/projects/:project`,
     scope: 'user',
     tag: 'projects',
-    summary: 'Delete a project and its pipelines',
+    summary:
+      'Delete a project, its pipelines and their builds and logs (in batches); 409 while a build of it has not finished',
     params: ProjectParams,
-    status: 204,
+    query: DeleteQuery,
+    response: DeletedData,
   }),
   listPipelines: route({
     method: 'GET',
@@ -121,9 +124,11 @@ export const projectRoutes = {
     path: `${V1}/pipelines/:pipelineId`,
     scope: 'user',
     tag: 'pipelines',
-    summary: 'Delete a pipeline',
+    summary:
+      'Delete a pipeline and its builds and logs (in batches); 409 while a build of it has not finished',
     params: PipelineParams,
-    status: 204,
+    query: DeleteQuery,
+    response: DeletedData,
   }),
   setVariable: route({
     method: 'PUT',

@@ -11,7 +11,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { ConflictError, InputError, isSluiceError } from '@sluice/errors';
-import type { Pipeline, SluiceClient, SpecTemplate } from '@sluice/protocol';
+import type { Pipeline, Retention, SluiceClient, SpecTemplate } from '@sluice/protocol';
 import { parseManifests } from '../manifest-file.js';
 import type { ParsedManifest } from '../manifest-file.js';
 import { PipelineManifest as PipelineManifestSchema } from '../manifests.js';
@@ -185,6 +185,7 @@ interface PipelineChange {
   specTemplate?: SpecTemplate;
   runtimeEnvironment: string | null;
   maxConcurrentBuilds: number | null;
+  retention: Retention | null;
   variables: Record<string, { value: string; secret: boolean }>;
   removeVariables: string[];
 }
@@ -224,9 +225,17 @@ function desired(manifest: PipelineManifest, current: Pipeline | undefined): Pip
       : { specTemplate: spec.specTemplate }),
     runtimeEnvironment: spec.runtimeEnvironment ?? null,
     maxConcurrentBuilds: spec.maxConcurrentBuilds ?? null,
+    retention: limitsOf(spec.retention ?? null),
     variables,
     removeVariables: (current?.variables ?? []).map((v) => v.name).filter((n) => !listed.has(n)),
   };
+}
+
+/** A retention with only the limits it sets, as the server answers it. */
+function limitsOf(retention: Retention | null): Retention | null {
+  if (retention === null) return null;
+  const { days, builds } = retention;
+  return { ...(days == null ? {} : { days }), ...(builds == null ? {} : { builds }) };
 }
 
 function changes(change: PipelineChange, current: Pipeline): boolean {
@@ -238,6 +247,7 @@ function changes(change: PipelineChange, current: Pipeline): boolean {
     definitionChanged ||
     change.runtimeEnvironment !== current.runtimeEnvironment ||
     change.maxConcurrentBuilds !== current.maxConcurrentBuilds ||
+    !isDeepStrictEqual(change.retention, current.retention) ||
     Object.keys(change.variables).length > 0 ||
     change.removeVariables.length > 0
   );

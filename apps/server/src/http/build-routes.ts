@@ -54,6 +54,9 @@ export function registerBuildRoutes(app: FastifyInstance, s: Services, auth: Aut
   registerRoute(app, routes.getBuildCommitStatus, auth, ({ principal, params }) =>
     s.commitStatuses.report(principal.accountId, params.buildId),
   );
+  registerRoute(app, routes.deleteBuild, auth, ({ principal, params }) =>
+    s.deletion.deleteBuild(principal.accountId, params.buildId),
+  );
   registerRoute(app, routes.cancelBuild, auth, ({ principal, params }) =>
     s.builds.cancel(principal.accountId, params.buildId),
   );

@@ -18,12 +18,10 @@ export function registerProjectRoutes(app: FastifyInstance, s: Services, auth: A
   registerRoute(app, routes.getProject, auth, ({ principal, params }) =>
     s.projects.getProject(principal.accountId, params.project),
   );
-  registerRoute(
-    app,
-    routes.deleteProject,
-    auth,
-    async ({ principal, params }) =>
-      void (await s.projects.deleteProject(principal.accountId, params.project)),
+  registerRoute(app, routes.deleteProject, auth, ({ principal, params, query }) =>
+    s.deletion.deleteProject(principal.accountId, params.project, {
+      dryRun: query.dryRun === 'true',
+    }),
   );
   registerRoute(app, routes.listPipelines, auth, async ({ principal, params }) => ({
     items: await s.projects.listPipelines(principal.accountId, params.project),
@@ -43,12 +41,10 @@ export function registerProjectRoutes(app: FastifyInstance, s: Services, auth: A
   registerRoute(app, routes.updatePipeline, auth, ({ principal, params, body }) =>
     s.projects.updatePipeline(principal.accountId, params.pipelineId, body),
   );
-  registerRoute(
-    app,
-    routes.deletePipeline,
-    auth,
-    async ({ principal, params }) =>
-      void (await s.projects.deletePipeline(principal.accountId, params.pipelineId)),
+  registerRoute(app, routes.deletePipeline, auth, ({ principal, params, query }) =>
+    s.deletion.deletePipeline(principal.accountId, params.pipelineId, {
+      dryRun: query.dryRun === 'true',
+    }),
   );
   registerRoute(app, routes.setVariable, auth, ({ principal, params, body }) =>
     s.projects.setVariable(principal.accountId, params.pipelineId, params.name, body),

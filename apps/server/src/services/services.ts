@@ -6,6 +6,8 @@ import { AgentService } from './tasks/agent-service.js';
 import { CertificateService } from './identity/certificate-service.js';
 import { BuildService } from './builds/build-service.js';
 import { BuildStore } from './builds/build-store.js';
+import { BuildDeletion } from './builds/build-deletion.js';
+import { BuildRetention } from './builds/build-retention.js';
 import { CronTriggers } from './triggers/cron-triggers.js';
 import { EngineService } from './builds/engine-service.js';
 import { IdentityService } from './identity/identity-service.js';
@@ -54,6 +56,8 @@ export interface Services {
   stepTypes: StepTypeService;
   limits: WorkflowLimitsEnforcer;
   commitStatuses: CommitStatusService;
+  deletion: BuildDeletion;
+  retention: BuildRetention;
 }
 
 export function createServices(ctx: ServerContext): Services {
@@ -109,5 +113,7 @@ export function createServices(ctx: ServerContext): Services {
     stepTypes,
     limits: new WorkflowLimitsEnforcer(ctx, { runtimes, finisher, store }),
     commitStatuses,
+    deletion: new BuildDeletion(ctx, store),
+    retention: new BuildRetention(ctx, store),
   };
 }

@@ -22,6 +22,7 @@ import { schedulingIndexesMigration } from './010-scheduling-indexes.js';
 import { pipelineSourceMigration } from './011-pipeline-source.js';
 import { commitStatusesMigration } from './012-commit-statuses.js';
 import { clustersMigration } from './013-clusters.js';
+import { buildRetentionMigration } from './014-build-retention.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
@@ -39,6 +40,7 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   pipelineSourceMigration,
   commitStatusesMigration,
   clustersMigration,
+  buildRetentionMigration,
 ];
 
 export interface MigrateResult {

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { Id, Name, Timestamp, VariableName } from './common.js';
+import { Retention } from './lifecycle.js';
 
 export const Project = z.object({ id: Id, name: Name, createdAt: Timestamp });
 export type Project = z.infer<typeof Project>;
@@ -73,6 +74,9 @@ export const Pipeline = z.object({
   ),
   runtimeEnvironment: z.string().nullable().describe('Overrides the account default'),
   maxConcurrentBuilds: z.number().int().nullable(),
+  retention: Retention.nullable().describe(
+    "How long its finished builds are kept; null: the server's default (SLUICE_RETENTION_DAYS, SLUICE_RETENTION_BUILDS)",
+  ),
   variables: z.array(PipelineVariable),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -89,6 +93,7 @@ export const CreatePipeline = z.object({
   ),
   runtimeEnvironment: z.string().nullable().optional(),
   maxConcurrentBuilds: z.number().int().min(1).max(1000).nullable().optional(),
+  retention: Retention.nullable().optional(),
   variables: z.record(VariableName, VariableInput).optional(),
 });
 

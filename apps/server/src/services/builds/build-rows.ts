@@ -6,6 +6,7 @@
 import { NotFoundError } from '@sluice/errors';
 import { sql } from '@sluice/db';
 import type { BuildRow, CommitStatusRow, Executor, JsonObject } from '@sluice/db';
+import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, BuildStatus } from '@sluice/protocol';
 import type { RuntimeSpec } from '@sluice/runtime-spec';
 import { isoTime } from '../server-context.js';
@@ -477,4 +478,26 @@ export async function claimCommitStatuses(
       )
       .execute();
   return rows;
+}
+
+/** The oldest build of `pipelineIds` that has not finished (it keeps them), or undefined. */
+export async function unfinishedBuild(executor: Executor, pipelineIds: readonly string[]) {
+  const { rows } = await sql<Pick<BuildRow, 'id' | 'number' | 'status' | 'pipeline_id'>>`
+    select id, number, status, pipeline_id from builds
+    where pipeline_id = any(${[...pipelineIds]}::text[])
+      and status not in (${sql.join(FINISHED_STATUSES)})
+    order by id limit 1`.execute(executor);
+  return rows[0];
+}
+
+/** How many builds `pipelineIds` have, and their log's chunks and bytes: what a delete takes. */
+export async function buildsVolume(executor: Executor, pipelineIds: readonly string[]) {
+  const { rows } = await sql<{ builds: number; log_chunks: number; log_bytes: string }>`
+    with b as (select id from builds where pipeline_id = any(${[...pipelineIds]}::text[]))
+    select (select count(*)::int from b) as builds, count(*)::int as log_chunks,
+      coalesce(sum(c.byte_size), 0)::bigint as log_bytes
+    from build_log_chunks c where c.build_id in (select id from b)`.execute(executor);
+  const [row] = rows;
+  const logBytes = Number(row?.log_bytes ?? 0);
+  return { builds: row?.builds ?? 0, logChunks: row?.log_chunks ?? 0, logBytes };
 }

@@ -11,7 +11,7 @@
 import { jsonb, sql } from '@sluice/db';
 import type { Executor, JsonObject, Schema, Transaction } from '@sluice/db';
 import { InputError } from '@sluice/errors';
-import { applyAnnotationChanges } from '@sluice/protocol';
+import { applyAnnotationChanges, FINISHED_STATUSES } from '@sluice/protocol';
 import type { AnnotationChange, BuildAnnotations, BuildStatus } from '@sluice/protocol';
 import { effectsOf, sourcesOf } from './build-transitions.js';
 import type { BuildTransition } from './build-transitions.js';
@@ -59,6 +59,23 @@ export interface NewBuild {
   /** Where its engine reads the definition, for a pipeline whose definition is in its repository. */
   specTemplate: JsonObject | null;
   createdAt: Date;
+}
+
+/**
+ * Which finished builds a delete takes: those of pipelines, one build, or a pipeline's past its
+ * retention (created before a time, or older than its `keepNewest` newest builds).
+ */
+export type BuildsToDelete =
+  | { pipelineIds: readonly string[] }
+  | { buildId: string }
+  | { pipelineId: string; createdBefore: Date }
+  | { pipelineId: string; keepNewest: number };
+
+/** What a delete of builds removed. */
+export interface DeletedBuilds {
+  builds: number;
+  logChunks: number;
+  logBytes: number;
 }
 
 /** The definition an engine read from the repository, with the steps it plans. */
@@ -403,6 +420,46 @@ export class BuildStore {
       .execute();
   }
 
+  /**
+   * Deletes up to `limit` finished builds of `which`, oldest first, in one statement (a short
+   * transaction of its own unless `executor` is the caller's): with their engine tokens, and
+   * through the foreign keys' cascades their steps, log chunks, control rows (approvals,
+   * cancels), tasks and commit status; a webhook delivery that started one keeps its id without
+   * it. A build another transaction holds is skipped (SKIP LOCKED), so two servers' retention
+   * passes share the work and neither waits; with `wait`, it is waited for. A build that has not
+   * finished is never taken.
+   */
+  async deleteFinished(
+    executor: Executor,
+    which: BuildsToDelete,
+    options: { limit: number; wait?: boolean },
+  ): Promise<DeletedBuilds> {
+    const { where, order } = deletionScope(which);
+    const { limit } = options;
+    const lock = options.wait === true ? sql`for update` : sql`for update skip locked`;
+    const { rows } = await sql<{ builds: number; log_chunks: number; log_bytes: string }>`
+      with victims as (
+        select id from builds
+        where ${where} and status in (${sql.join(FINISHED_STATUSES)})
+        order by ${order}
+        limit ${limit}
+        ${lock}),
+      chunks as (
+        select count(*)::int as n, coalesce(sum(c.byte_size), 0)::bigint as bytes
+        from build_log_chunks c where c.build_id in (select id from victims)),
+      tokens as (
+        delete from api_tokens t
+        where t.kind = 'engine' and t.subject_id in (select id from victims)),
+      gone as (
+        delete from builds b where b.id in (select id from victims) returning b.id)
+      select (select count(*)::int from gone) as builds, chunks.n as log_chunks,
+        chunks.bytes as log_bytes
+      from chunks`.execute(executor);
+    const [row] = rows;
+    const bytes = Number(row?.log_bytes ?? 0);
+    return { builds: row?.builds ?? 0, logChunks: row?.log_chunks ?? 0, logBytes: bytes };
+  }
+
   /** An update of the build that applies only from the statuses `transition` may leave. */
   #move(trx: Executor, buildId: string, transition: BuildTransition) {
     return trx
@@ -410,6 +467,24 @@ export class BuildStore {
       .where('id', '=', buildId)
       .where('status', 'in', sourcesOf(transition));
   }
+}
+
+/** The condition and order of a delete's batch: each one an index range (see migration 014). */
+function deletionScope(which: BuildsToDelete) {
+  if ('buildId' in which) return { where: sql`id = ${which.buildId}`, order: sql`id` };
+  if ('pipelineIds' in which) {
+    const ids = [...which.pipelineIds];
+    return { where: sql`pipeline_id = any(${ids}::text[])`, order: sql`pipeline_id, number` };
+  }
+  const pipeline = sql`pipeline_id = ${which.pipelineId}`;
+  if ('createdBefore' in which) {
+    const before = sql`created_at < ${which.createdBefore}::timestamptz`;
+    return { where: sql`${pipeline} and ${before}`, order: sql`created_at` };
+  }
+  // The number of the newest build beyond those kept: one probe of (pipeline_id, number).
+  const beyond = sql`(select number from builds where ${pipeline}
+    order by number desc offset ${which.keepNewest} limit 1)`;
+  return { where: sql`${pipeline} and number <= ${beyond}`, order: sql`number` };
 }
 
 function newBuildRow(build: NewBuild) {

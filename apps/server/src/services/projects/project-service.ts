@@ -6,18 +6,19 @@
  * server key and never returned.
  * @module
  */
-import { InputError, NotFoundError } from '@sluice/errors';
+import { ConflictError, InputError, NotFoundError } from '@sluice/errors';
 import { decryptSecret, encryptSecret } from '@sluice/pki';
-import { jsonb } from '@sluice/db';
+import { jsonb, violatedConstraint } from '@sluice/db';
 import type { Executor, JsonObject, ProjectRow } from '@sluice/db';
 import { LIMITS } from '@sluice/protocol';
-import type { Pipeline, Project, SpecTemplate } from '@sluice/protocol';
+import type { Pipeline, Project, Retention, SpecTemplate } from '@sluice/protocol';
 import type { z } from 'zod';
 import type { CreatePipeline, PipelineValidation, UpdatePipeline } from '@sluice/protocol';
 import { invalidDocument } from './document-issues.js';
 import { PipelineParsePool } from './pipeline-parse-pool.js';
 import type { PipelineParseJob, PipelineParseResult } from './pipeline-parse-pool.js';
 import { isoTime } from '../server-context.js';
+import { retentionOf } from '../builds/build-retention.js';
 import type { ServerContext } from '../server-context.js';
 import type { StepTypeService } from '../settings/step-type-service.js';
 
@@ -51,18 +52,20 @@ export class ProjectService {
       .insertInto('projects')
       .values({ id: this.#ctx.ids.next('prj'), account_id: accountId, name })
       .returningAll()
-      .executeTakeFirstOrThrow();
+      .executeTakeFirstOrThrow()
+      .catch(
+        alreadyExists('projects', () => {
+          return new ConflictError('SLUICE_PROJECT_EXISTS', `Project ${name} already exists`, {
+            hint: `Its pipelines: sluice get pipelines --project ${name}`,
+          });
+        }),
+      );
     return toProject(row);
   }
 
   async getProject(accountId: string, name: string): Promise<Project> {
     const row = await this.#projectRow(this.#ctx.database.db, accountId, name);
     return toProject(row);
-  }
-
-  async deleteProject(accountId: string, name: string): Promise<void> {
-    const project = await this.#projectRow(this.#ctx.database.db, accountId, name);
-    await this.#ctx.database.db.deleteFrom('projects').where('id', '=', project.id).execute();
   }
 
   async #projectRow(executor: Executor, accountId: string, name: string) {
@@ -103,24 +106,34 @@ export class ProjectService {
     if (definition.yaml !== '')
       await this.#assertValidYaml(accountId, definition.yaml, `${project}/${input.name}`);
     const id = this.#ctx.ids.next('pip');
-    await this.#ctx.database.db.transaction().execute(async (trx) => {
-      const projectRow = await this.#projectRow(trx, accountId, project);
-      await trx
-        .insertInto('pipelines')
-        .values({
-          id,
-          account_id: accountId,
-          project_id: projectRow.id,
-          name: input.name,
-          yaml: definition.yaml,
-          spec_template: definition.specTemplate === null ? null : jsonb(definition.specTemplate),
-          runtime_environment: input.runtimeEnvironment ?? null,
-          max_concurrent_builds: input.maxConcurrentBuilds ?? null,
-        })
-        .execute();
-      for (const [name, variable] of Object.entries(input.variables ?? {}))
-        await this.#writeVariable(trx, id, name, variable);
-    });
+    const exists = () =>
+      new ConflictError(
+        'SLUICE_PIPELINE_EXISTS',
+        `Pipeline ${project}/${input.name} already exists`,
+        { hint: `Change it with: sluice apply -f, or PATCH /api/v1/pipelines/{id}` },
+      );
+    await this.#ctx.database.db
+      .transaction()
+      .execute(async (trx) => {
+        const projectRow = await this.#projectRow(trx, accountId, project);
+        await trx
+          .insertInto('pipelines')
+          .values({
+            id,
+            account_id: accountId,
+            project_id: projectRow.id,
+            name: input.name,
+            yaml: definition.yaml,
+            spec_template: definition.specTemplate === null ? null : jsonb(definition.specTemplate),
+            runtime_environment: input.runtimeEnvironment ?? null,
+            max_concurrent_builds: input.maxConcurrentBuilds ?? null,
+            retention: storedRetention(input.retention ?? null),
+          })
+          .execute();
+        for (const [name, variable] of Object.entries(input.variables ?? {}))
+          await this.#writeVariable(trx, id, name, variable);
+      })
+      .catch(alreadyExists('pipelines', exists));
     return this.getPipeline(accountId, id);
   }
 
@@ -150,6 +163,7 @@ export class ProjectService {
             input.maxConcurrentBuilds === undefined
               ? current.max_concurrent_builds
               : input.maxConcurrentBuilds,
+          ...(input.retention === undefined ? {} : { retention: storedRetention(input.retention) }),
           updated_at: new Date(this.#ctx.clock()),
         })
         .where('id', '=', pipelineId)
@@ -226,11 +240,6 @@ export class ProjectService {
       .execute();
   }
 
-  async deletePipeline(accountId: string, pipelineId: string): Promise<void> {
-    await this.pipelineRow(accountId, pipelineId);
-    await this.#ctx.database.db.deleteFrom('pipelines').where('id', '=', pipelineId).execute();
-  }
-
   /** `executor` lets a caller read the pipeline inside its own transaction. */
   async pipelineRow(
     accountId: string,
@@ -266,6 +275,7 @@ export class ProjectService {
       specTemplate: row.spec_template === null ? null : toSpecTemplate(row.spec_template),
       runtimeEnvironment: row.runtime_environment,
       maxConcurrentBuilds: row.max_concurrent_builds,
+      retention: row.retention === null ? null : retentionOf(row.retention),
       variables: variables.map((v) => ({
         name: v.name,
         value: v.is_secret ? null : v.value,
@@ -391,6 +401,27 @@ function toSpecTemplate(stored: JsonObject): SpecTemplate {
     ...(revision === undefined ? {} : { revision }),
     ...(context === undefined ? {} : { context }),
   };
+}
+
+/**
+ * A `catch` that words a unique violation of `table` as `worded()` says (the name the caller
+ * gave); any other error goes on unchanged.
+ */
+function alreadyExists(table: string, worded: () => Error) {
+  return (err: unknown): never => {
+    const violated = violatedConstraint(err);
+    if (violated?.code === 'SLUICE_DB_CONFLICT' && violated.table === table) throw worded();
+    throw err;
+  };
+}
+
+/** A retention as stored: only the limits it sets; null: the server's default. */
+function storedRetention(retention: Retention | null) {
+  if (retention === null) return null;
+  const limits: JsonObject = {};
+  if (retention.days != null) limits['days'] = retention.days;
+  if (retention.builds != null) limits['builds'] = retention.builds;
+  return jsonb(limits);
 }
 
 function toProject(row: ProjectRow): Project {
