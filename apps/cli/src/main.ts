@@ -16,6 +16,7 @@ import { awaitEngineHandover } from './engine-handover.js';
 import { addLocalCommands } from './local-commands.js';
 import { addSettingsCommands } from './settings-commands.js';
 import { addGitIntegrationCommands } from './git-integration-commands.js';
+import { addUserCommands } from './user-commands.js';
 import { createTerminal } from './ui/terminal.js';
 import type { Terminal } from './ui/terminal.js';
 import { CLI_VERSION } from './version.js';
@@ -55,6 +56,7 @@ function addServerCommands(
   addBuildCommands({ program, term, config, verbs, withServer, server, setExitCode });
   addSettingsCommands({ term, verbs, withServer, parseFormat, server, setExitCode });
   addGitIntegrationCommands({ term, verbs, withServer, parseFormat, server, setExitCode });
+  addUserCommands({ term, verbs, withServer, parseFormat, server, setExitCode });
 }
 
 /** `get`, `create`, `delete`, `patch` and `describe`: the build and settings commands add resources. */

@@ -165,6 +165,6 @@ export function addSettingsCommands(ctx: SettingsCommandsContext): void {
 }
 
 /** The terminal's width for tables, 100 when it is not a terminal. */
-function terminalColumns(): number {
+export function terminalColumns(): number {
   return process.stdout.isTTY ? Math.max(40, process.stdout.columns || 100) : 100;
 }

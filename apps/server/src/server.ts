@@ -17,6 +17,10 @@ import { registerAgentRoutes } from './http/agent-routes.js';
 import { registerBuildRoutes } from './http/build-routes.js';
 import { registerEngineRoutes } from './http/engine-routes.js';
 import { registerIdentityRoutes } from './http/identity-routes.js';
+import { registerUserRoutes } from './http/user-routes.js';
+import { registerAuditHook } from './http/audit-hook.js';
+import type { Authenticate } from './http/register-routes.js';
+import { projectOf } from './services/identity/project-of.js';
 import { registerProjectRoutes } from './http/project-routes.js';
 import { registerRuntimeRoutes } from './http/runtime-routes.js';
 import { registerTriggerRoutes } from './http/trigger-routes.js';
@@ -97,11 +101,17 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   instrumentHttp(app, metrics);
   // The UI at `/`: its catch-all is a GET wildcard, so the API routes registered below win.
   registerWebUi(app, config.webDir);
-  const auth = (token: string) => services.identity.authenticate(token);
+  // Every change and refused token is recorded before its answer is sent (docs/access.md).
+  registerAuditHook(app, services.audit, log);
+  const auth: Authenticate = {
+    lookup: (token) => services.identity.lookup(token),
+    projectOf: (accountId, target) => projectOf(database.db, accountId, target),
+  };
   let closing = false;
   registerHealthRoutes(app, createReadiness({ database, log, stopping: () => closing }), auth);
   app.get('/api/openapi.json', () => buildOpenApiDocument({ version: SERVER_VERSION }));
   registerIdentityRoutes(app, services, auth);
+  registerUserRoutes(app, services, auth);
   registerProjectRoutes(app, services, auth);
   registerBuildRoutes(app, services, auth);
   registerRuntimeRoutes(app, services, auth);

@@ -39,6 +39,9 @@ export type {
   AgentsTable,
   ApiTokenRow,
   ApiTokensTable,
+  AuditEventRow,
+  AuditEventsTable,
+  AuditOutcome,
   BuildControlKind,
   BuildControlRow,
   BuildControlTable,
@@ -89,8 +92,10 @@ export type {
   TriggerRow,
   WebhookDeliveryRow,
   TriggersTable,
+  UserRole,
   UserRow,
   UsersTable,
+  UserTokenScope,
 } from './schema.js';
 // The query builder's own pieces, so services write queries through this package only.
 export { sql } from 'kysely';

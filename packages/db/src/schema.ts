@@ -27,6 +27,12 @@ export type NullableTimestamp = ColumnType<
 
 export const TOKEN_KINDS = ['user', 'agent', 'engine'] as const;
 export type TokenKind = (typeof TOKEN_KINDS)[number];
+export const USER_ROLES = ['viewer', 'member', 'admin'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+export const USER_TOKEN_SCOPES = ['read', 'run', 'admin'] as const;
+export type UserTokenScope = (typeof USER_TOKEN_SCOPES)[number];
+export const AUDIT_OUTCOMES = ['succeeded', 'denied', 'failed'] as const;
+export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 export const TRIGGER_KINDS = ['git', 'cron'] as const;
 export type TriggerKind = (typeof TRIGGER_KINDS)[number];
 export const BUILD_STATUSES = [
@@ -66,7 +72,14 @@ export interface UsersTable {
   id: string;
   account_id: string;
   name: string;
-  is_admin: Generated<boolean>;
+  /** Migration 017: `viewer` unless an insert names one. */
+  role: Generated<UserRole>;
+  /** The projects (by name) a member or viewer may use; null: every project (017). */
+  projects: ColumnType<
+    string[] | null,
+    JsonbInput<string[]> | null | undefined,
+    JsonbInput<string[]> | null
+  >;
   created_at: TimestampWithDefault;
 }
 
@@ -84,6 +97,29 @@ export interface ApiTokensTable {
   last_used_at: NullableTimestamp;
   expires_at: NullableTimestamp;
   revoked_at: NullableTimestamp;
+  /** A user token's scope (017): the most of its user's rights it carries; null for others. */
+  scope: ColumnType<
+    UserTokenScope | null,
+    UserTokenScope | null | undefined,
+    UserTokenScope | null
+  >;
+}
+
+/** Who did what (017): one row per change, refusal or token event; never a secret. */
+export interface AuditEventsTable {
+  id: string;
+  account_id: string;
+  at: TimestampWithDefault;
+  actor_user_id: string | null;
+  /** The user's name then: the history stays readable after the user is gone. */
+  actor_name: string | null;
+  token_id: string | null;
+  action: string;
+  target: string;
+  source: string | null;
+  outcome: AuditOutcome;
+  status: number | null;
+  details: JsonbWithDefault<Record<string, string | string[] | null>>;
 }
 
 export interface ProjectsTable {
@@ -393,6 +429,7 @@ export interface Schema {
   accounts: AccountsTable;
   users: UsersTable;
   api_tokens: ApiTokensTable;
+  audit_events: AuditEventsTable;
   projects: ProjectsTable;
   pipelines: PipelinesTable;
   pipeline_variables: PipelineVariablesTable;
@@ -418,6 +455,7 @@ export type AccountRow = Selectable<AccountsTable>;
 export type CommitStatusRow = Selectable<CommitStatusesTable>;
 export type UserRow = Selectable<UsersTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
+export type AuditEventRow = Selectable<AuditEventsTable>;
 export type ProjectRow = Selectable<ProjectsTable>;
 export type PipelineRow = Selectable<PipelinesTable>;
 export type PipelineVariableRow = Selectable<PipelineVariablesTable>;

@@ -1,4 +1,12 @@
 export { route, fillPath } from './route.js';
+export {
+  ROLES,
+  TOKEN_SCOPES,
+  effectiveRole,
+  roleAtLeast,
+  roleOfScope,
+  scopeOfRole,
+} from './access.js';
 export type { RouteDef, RouteScope, HttpMethod } from './route.js';
 export { routes } from './routes.js';
 export type { Routes, RouteName } from './routes.js';

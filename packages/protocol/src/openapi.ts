@@ -62,6 +62,8 @@ function operation(name: string, def: RouteDef): Json {
     };
   }
   if (def.scope !== 'public') op.security = [{ bearer: [] }];
+  // Who may call it: a role of /api/v1 (docs/access.md), or the agent or engine token kind.
+  op['x-sluice-scope'] = def.scope;
   return op;
 }
 

@@ -5,11 +5,16 @@
  * @module
  */
 import { z } from 'zod';
+import type { Role } from './access.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Who may call: no token, a user token, an agent token, or an engine (one build) token. */
-export type RouteScope = 'public' | 'user' | 'admin' | 'agent' | 'engine';
+/**
+ * Who may call: no token; a user token whose user (narrowed by the token's scope) has at least
+ * this role (`viewer`, `member`, `admin`: docs/access.md); an agent token; or an engine (one
+ * build) token. The one rule of the route: the server enforces it and tests iterate it.
+ */
+export type RouteScope = 'public' | Role | 'agent' | 'engine';
 
 export interface RouteDef<
   P extends z.ZodType = z.ZodType,

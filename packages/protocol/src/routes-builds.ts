@@ -24,7 +24,7 @@ export const buildRoutes = {
   createBuild: route({
     method: 'POST',
     path: `${V1}/pipelines/:pipelineId/builds`,
-    scope: 'user',
+    scope: 'member',
     tag: 'builds',
     summary: 'Run a pipeline (manual trigger)',
     params: PipelineParams,
@@ -35,7 +35,7 @@ export const buildRoutes = {
   listBuilds: route({
     method: 'GET',
     path: `${V1}/builds`,
-    scope: 'user',
+    scope: 'viewer',
     tag: 'builds',
     summary: 'Builds, newest first, filtered and paginated',
     query: ListBuilds,
@@ -44,7 +44,7 @@ export const buildRoutes = {
   getBuild: route({
     method: 'GET',
     path: `${V1}/builds/:buildId`,
-    scope: 'user',
+    scope: 'viewer',
     tag: 'builds',
     summary: 'One build with its steps and timing',
     params: BuildParams,
@@ -53,7 +53,7 @@ export const buildRoutes = {
   getBuildDefinition: route({
     method: 'GET',
     path: `${V1}/builds/:buildId/definition`,
-    scope: 'user',
+    scope: 'viewer',
     tag: 'builds',
     summary:
       'The pipeline definition the build ran, as it ran it: its YAML (null until its engine read it from the repository) and where it came from',
@@ -71,7 +71,7 @@ export const buildRoutes = {
   getBuildCommitStatus: route({
     method: 'GET',
     path: `${V1}/builds/:buildId/commit-status`,
-    scope: 'user',
+    scope: 'viewer',
     tag: 'builds',
     summary:
       "What the build's commit was told on its git host (pending, running, then its end), and the host's last refusal; null for a build without a commit to report on",
@@ -81,7 +81,7 @@ export const buildRoutes = {
   deleteBuild: route({
     method: 'DELETE',
     path: `${V1}/builds/:buildId`,
-    scope: 'user',
+    scope: 'member',
     tag: 'builds',
     summary:
       'Delete a finished build with its steps, log, tasks and approvals; 409 naming its status while it has not finished',
@@ -91,7 +91,7 @@ export const buildRoutes = {
   cancelBuild: route({
     method: 'POST',
     path: `${V1}/builds/:buildId/cancel`,
-    scope: 'user',
+    scope: 'member',
     tag: 'builds',
     summary: 'Cancel a build (pending: at once; running: through its engine)',
     params: BuildParams,
@@ -100,7 +100,7 @@ export const buildRoutes = {
   approveBuild: route({
     method: 'POST',
     path: `${V1}/builds/:buildId/approve`,
-    scope: 'user',
+    scope: 'member',
     tag: 'builds',
     summary:
       'Approve a pending-approval step (the named one, or every waiting one); 409 when none waits',
@@ -111,7 +111,7 @@ export const buildRoutes = {
   denyBuild: route({
     method: 'POST',
     path: `${V1}/builds/:buildId/deny`,
-    scope: 'user',
+    scope: 'member',
     tag: 'builds',
     summary:
       'Deny a pending-approval step (the named one, or every waiting one); 409 when none waits',
@@ -122,7 +122,7 @@ export const buildRoutes = {
   restartBuild: route({
     method: 'POST',
     path: `${V1}/builds/:buildId/restart`,
-    scope: 'user',
+    scope: 'member',
     tag: 'builds',
     summary: 'Run the same build again as a new build',
     params: BuildParams,
@@ -132,7 +132,7 @@ export const buildRoutes = {
   buildLog: route({
     method: 'GET',
     path: `${V1}/builds/:buildId/log`,
-    scope: 'user',
+    scope: 'viewer',
     tag: 'builds',
     summary: "The whole log as text, or one step's (`?step=`)",
     params: BuildParams,
@@ -142,7 +142,7 @@ export const buildRoutes = {
   buildLogStream: route({
     method: 'GET',
     path: `${V1}/builds/:buildId/log/stream`,
-    scope: 'user',
+    scope: 'viewer',
     tag: 'builds',
     summary: 'Server-Sent Events, one event per log chunk (id = seq); resumes after Last-Event-ID',
     params: BuildParams,

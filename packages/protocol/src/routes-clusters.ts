@@ -15,7 +15,7 @@ export const clusterRoutes = {
   listClusters: route({
     method: 'GET',
     path: `${V1}/clusters`,
-    scope: 'user',
+    scope: 'member',
     tag: TAG,
     summary: "The account's clusters (never their credentials)",
     response: z.object({ items: z.array(Cluster) }),
@@ -23,7 +23,7 @@ export const clusterRoutes = {
   createCluster: route({
     method: 'POST',
     path: `${V1}/clusters`,
-    scope: 'user',
+    scope: 'admin',
     tag: TAG,
     summary:
       'Add a cluster from a kubeconfig; its credentials are encrypted at rest and never returned; 400 SLUICE_CLUSTER_KUBECONFIG_INVALID says what in the file cannot be used, 409 SLUICE_CLUSTER_EXISTS when the name is taken',
@@ -34,7 +34,7 @@ export const clusterRoutes = {
   getCluster: route({
     method: 'GET',
     path: `${V1}/clusters/:name`,
-    scope: 'user',
+    scope: 'member',
     tag: TAG,
     summary: 'One cluster (never its credentials)',
     params: Params,
@@ -43,7 +43,7 @@ export const clusterRoutes = {
   deleteCluster: route({
     method: 'DELETE',
     path: `${V1}/clusters/:name`,
-    scope: 'user',
+    scope: 'admin',
     tag: TAG,
     summary: 'Remove a cluster; builds that name it then fail saying it does not exist',
     params: Params,

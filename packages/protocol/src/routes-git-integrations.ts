@@ -20,7 +20,7 @@ export const gitIntegrationRoutes = {
   listGitIntegrations: route({
     method: 'GET',
     path: `${V1}/git-integrations`,
-    scope: 'user',
+    scope: 'member',
     tag: TAG,
     summary: "The account's git integrations (never their tokens or keys)",
     response: z.object({ items: z.array(GitIntegration) }),
@@ -28,7 +28,7 @@ export const gitIntegrationRoutes = {
   createGitIntegration: route({
     method: 'POST',
     path: `${V1}/git-integrations`,
-    scope: 'user',
+    scope: 'admin',
     tag: TAG,
     summary:
       'Create a git integration; its token or SSH key is encrypted at rest and never returned; 409 SLUICE_GIT_INTEGRATION_EXISTS when the name is taken',
@@ -39,7 +39,7 @@ export const gitIntegrationRoutes = {
   getGitIntegration: route({
     method: 'GET',
     path: `${V1}/git-integrations/:name`,
-    scope: 'user',
+    scope: 'member',
     tag: TAG,
     summary: 'One git integration (never its token or key)',
     params: Params,
@@ -48,7 +48,7 @@ export const gitIntegrationRoutes = {
   updateGitIntegration: route({
     method: 'PATCH',
     path: `${V1}/git-integrations/:name`,
-    scope: 'user',
+    scope: 'admin',
     tag: TAG,
     summary:
       'Change a git integration: absent fields are kept, a new token or key replaces the old',
@@ -59,7 +59,7 @@ export const gitIntegrationRoutes = {
   deleteGitIntegration: route({
     method: 'DELETE',
     path: `${V1}/git-integrations/:name`,
-    scope: 'user',
+    scope: 'admin',
     tag: TAG,
     summary: 'Delete a git integration',
     params: Params,

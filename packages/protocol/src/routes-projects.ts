@@ -25,7 +25,7 @@ export const projectRoutes = {
   listProjects: route({
     method: 'GET',
     path: `${V1}/projects`,
-    scope: 'user',
+    scope: 'viewer',
     tag: 'projects',
     summary: 'Projects of the account',
     response: z.object({ items: z.array(Project) }),
@@ -33,7 +33,7 @@ export const projectRoutes = {
   createProject: route({
     method: 'POST',
     path: `${V1}/projects`,
-    scope: 'user',
+    scope: 'member',
     tag: 'projects',
     summary: 'Create a project',
     body: CreateProject,
@@ -43,7 +43,7 @@ export const projectRoutes = {
   getProject: route({
     method: 'GET',
     path: `${V1}/projects/:project`,
-    scope: 'user',
+    scope: 'viewer',
     tag: 'projects',
     summary: 'One project',
     params: ProjectParams,
@@ -52,7 +52,7 @@ export const projectRoutes = {
   deleteProject: route({
     method: 'DELETE',
     path: `${V1}/projects/:project`,
-    scope: 'user',
+    scope: 'admin',
     tag: 'projects',
     summary:
       'Delete a project, its pipelines and their builds and logs (in batches); 409 while a build of it has not finished',
@@ -63,7 +63,7 @@ export const projectRoutes = {
   listPipelines: route({
     method: 'GET',
     path: `${V1}/projects/:project/pipelines`,
-    scope: 'user',
+    scope: 'viewer',
     tag: 'pipelines',
     summary: 'Pipelines of a project',
     params: ProjectParams,
@@ -72,7 +72,7 @@ export const projectRoutes = {
   createPipeline: route({
     method: 'POST',
     path: `${V1}/projects/:project/pipelines`,
-    scope: 'user',
+    scope: 'member',
     tag: 'pipelines',
     summary: 'Create a pipeline; 422 lists every problem of its YAML with line:column',
     params: ProjectParams,
@@ -83,7 +83,7 @@ export const projectRoutes = {
   validatePipeline: route({
     method: 'POST',
     path: `${V1}/pipelines/validate`,
-    scope: 'user',
+    scope: 'viewer',
     tag: 'pipelines',
     summary:
       "Check a pipeline's YAML without saving it: every problem with line:column (the UI's editor, as you type)",
@@ -93,7 +93,7 @@ export const projectRoutes = {
   getPipelineByName: route({
     method: 'GET',
     path: `${V1}/projects/:project/pipelines/:name`,
-    scope: 'user',
+    scope: 'viewer',
     tag: 'pipelines',
     summary: 'One pipeline by its project and name (`sluice run-pipeline project/pipeline`)',
     params: ProjectParams.extend({ name: Name }),
@@ -102,7 +102,7 @@ export const projectRoutes = {
   getPipeline: route({
     method: 'GET',
     path: `${V1}/pipelines/:pipelineId`,
-    scope: 'user',
+    scope: 'viewer',
     tag: 'pipelines',
     summary: 'One pipeline',
     params: PipelineParams,
@@ -111,7 +111,7 @@ export const projectRoutes = {
   updatePipeline: route({
     method: 'PATCH',
     path: `${V1}/pipelines/:pipelineId`,
-    scope: 'user',
+    scope: 'member',
     tag: 'pipelines',
     summary:
       'Change YAML, runtime, limits or variables (`variables` set or replace, `removeVariables` delete)',
@@ -122,7 +122,7 @@ export const projectRoutes = {
   deletePipeline: route({
     method: 'DELETE',
     path: `${V1}/pipelines/:pipelineId`,
-    scope: 'user',
+    scope: 'member',
     tag: 'pipelines',
     summary:
       'Delete a pipeline and its builds and logs (in batches); 409 while a build of it has not finished',
@@ -133,7 +133,7 @@ export const projectRoutes = {
   setVariable: route({
     method: 'PUT',
     path: `${V1}/pipelines/:pipelineId/variables/:name`,
-    scope: 'user',
+    scope: 'member',
     tag: 'pipelines',
     summary: 'Set a variable or secret (secrets are encrypted at rest and never returned)',
     params: PipelineParams.extend({ name: z.string() }),

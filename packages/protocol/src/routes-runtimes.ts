@@ -23,7 +23,7 @@ export const runtimeRoutes = {
   listRuntimeEnvironments: route({
     method: 'GET',
     path: `${V1}/runtime-environments`,
-    scope: 'user',
+    scope: 'member',
     tag: 'runtime-environments',
     summary: 'Latest version of each runtime environment',
     response: z.object({ items: z.array(RuntimeEnvironment) }),
@@ -31,7 +31,7 @@ export const runtimeRoutes = {
   createRuntimeEnvironment: route({
     method: 'POST',
     path: `${V1}/runtime-environments`,
-    scope: 'user',
+    scope: 'admin',
     tag: 'runtime-environments',
     summary: 'Create a runtime environment (version 1); 422 names each bad field',
     body: CreateRuntimeEnvironment,
@@ -41,7 +41,7 @@ export const runtimeRoutes = {
   getRuntimeEnvironment: route({
     method: 'GET',
     path: `${V1}/runtime-environments/:name`,
-    scope: 'user',
+    scope: 'member',
     tag: 'runtime-environments',
     summary: 'A runtime environment; ?extend=true merges its parents',
     params: RuntimeParams,
@@ -54,7 +54,7 @@ export const runtimeRoutes = {
   patchRuntimeEnvironment: route({
     method: 'PATCH',
     path: `${V1}/runtime-environments/:name`,
-    scope: 'user',
+    scope: 'admin',
     tag: 'runtime-environments',
     summary: 'Apply a merge patch: a new version',
     params: RuntimeParams,
@@ -64,7 +64,7 @@ export const runtimeRoutes = {
   runtimeEnvironmentHistory: route({
     method: 'GET',
     path: `${V1}/runtime-environments/:name/history`,
-    scope: 'user',
+    scope: 'member',
     tag: 'runtime-environments',
     summary: 'Every version, newest first',
     params: RuntimeParams,
@@ -73,7 +73,7 @@ export const runtimeRoutes = {
   setDefaultRuntimeEnvironment: route({
     method: 'PUT',
     path: `${V1}/runtime-environments/:name/default`,
-    scope: 'user',
+    scope: 'admin',
     tag: 'runtime-environments',
     summary: "Make it the account's default",
     params: RuntimeParams,
@@ -82,7 +82,7 @@ export const runtimeRoutes = {
   deleteRuntimeEnvironment: route({
     method: 'DELETE',
     path: `${V1}/runtime-environments/:name`,
-    scope: 'user',
+    scope: 'admin',
     tag: 'runtime-environments',
     summary: 'Delete every version',
     params: RuntimeParams,
@@ -91,7 +91,7 @@ export const runtimeRoutes = {
   listAgents: route({
     method: 'GET',
     path: `${V1}/agents`,
-    scope: 'user',
+    scope: 'member',
     tag: 'agents',
     summary: 'Agents with online state and health',
     response: z.object({ items: z.array(Agent) }),
@@ -99,7 +99,7 @@ export const runtimeRoutes = {
   createAgent: route({
     method: 'POST',
     path: `${V1}/agents`,
-    scope: 'user',
+    scope: 'admin',
     tag: 'agents',
     summary: 'Create an agent for some runtimes; its token is shown once',
     body: CreateAgent,
@@ -109,7 +109,7 @@ export const runtimeRoutes = {
   updateAgent: route({
     method: 'PATCH',
     path: `${V1}/agents/:agentId`,
-    scope: 'user',
+    scope: 'admin',
     tag: 'agents',
     summary: 'Replace the runtimes an agent serves; its token keeps working',
     params: z.object({ agentId: Id }),
@@ -119,7 +119,7 @@ export const runtimeRoutes = {
   deleteAgent: route({
     method: 'DELETE',
     path: `${V1}/agents/:agentId`,
-    scope: 'user',
+    scope: 'admin',
     tag: 'agents',
     summary: 'Delete an agent and revoke its token',
     params: z.object({ agentId: Id }),

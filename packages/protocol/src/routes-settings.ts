@@ -21,7 +21,7 @@ export const settingsRoutes = {
   listRegistries: route({
     method: 'GET',
     path: `${V1}/registries`,
-    scope: 'user',
+    scope: 'member',
     tag: 'registries',
     summary: "The account's Docker registries (never their passwords)",
     response: z.object({ items: z.array(Registry) }),
@@ -29,7 +29,7 @@ export const settingsRoutes = {
   putRegistry: route({
     method: 'PUT',
     path: `${V1}/registries/:name`,
-    scope: 'user',
+    scope: 'admin',
     tag: 'registries',
     summary: 'Create or replace a registry; its password is encrypted at rest and never returned',
     params: RegistryParams,
@@ -39,7 +39,7 @@ export const settingsRoutes = {
   deleteRegistry: route({
     method: 'DELETE',
     path: `${V1}/registries/:name`,
-    scope: 'user',
+    scope: 'admin',
     tag: 'registries',
     summary: 'Delete a registry',
     params: RegistryParams,
@@ -48,7 +48,7 @@ export const settingsRoutes = {
   listStepTypes: route({
     method: 'GET',
     path: `${V1}/step-types`,
-    scope: 'user',
+    scope: 'viewer',
     tag: 'step-types',
     summary:
       "The account's step types, every version: its own and the built-in ones it has not replaced, each with its origin",
@@ -57,7 +57,7 @@ export const settingsRoutes = {
   getStepType: route({
     method: 'GET',
     path: `${V1}/step-types/:name`,
-    scope: 'user',
+    scope: 'viewer',
     tag: 'step-types',
     summary:
       "Every version of one step type (account/name URL-encoded): the account's own, else the built-in one; 404 when neither exists",
@@ -67,7 +67,7 @@ export const settingsRoutes = {
   putStepType: route({
     method: 'PUT',
     path: `${V1}/step-types`,
-    scope: 'user',
+    scope: 'admin',
     tag: 'step-types',
     summary:
       'Register a step-type document (create or replace its name and version); 400 lists every problem with line:column',
@@ -77,7 +77,7 @@ export const settingsRoutes = {
   deleteStepType: route({
     method: 'DELETE',
     path: `${V1}/step-types/:name/:version`,
-    scope: 'user',
+    scope: 'admin',
     tag: 'step-types',
     summary: 'Delete one version of a step type',
     params: z.object({ name: StepTypeName, version: StepTypeVersion }),

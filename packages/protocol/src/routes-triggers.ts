@@ -18,7 +18,7 @@ export const triggerRoutes = {
   listTriggers: route({
     method: 'GET',
     path: `${V1}/pipelines/:pipelineId/triggers`,
-    scope: 'user',
+    scope: 'viewer',
     tag: 'triggers',
     summary: "A pipeline's git and cron triggers (never their secrets)",
     params: PipelineParams,
@@ -27,7 +27,7 @@ export const triggerRoutes = {
   createTrigger: route({
     method: 'POST',
     path: `${V1}/pipelines/:pipelineId/triggers`,
-    scope: 'user',
+    scope: 'member',
     tag: 'triggers',
     summary: 'Add a git or cron trigger; 422 names the bad column of a cron expression or regex',
     params: PipelineParams,
@@ -38,7 +38,7 @@ export const triggerRoutes = {
   deleteTrigger: route({
     method: 'DELETE',
     path: `${V1}/triggers/:triggerId`,
-    scope: 'user',
+    scope: 'member',
     tag: 'triggers',
     summary: 'Delete a trigger',
     params: TriggerParams,

@@ -1,6 +1,6 @@
 /**
- * Every route of the three APIs: `/api/v1` (people and the CLI, user tokens: identity,
- * projects, builds, runtimes, account settings, triggers), `/api/agent/v1` (runner agents,
+ * Every route of the three APIs: `/api/v1` (people and the CLI, user tokens: identity, users
+ * and the audit log, projects, builds, runtimes, account settings, triggers), `/api/agent/v1` (runner agents,
  * agent tokens) and `/api/engine/v1` (one build's engine, engine tokens), plus the probes and
  * the public webhook endpoint git hosts post to.
  * @module
@@ -16,9 +16,11 @@ import { runtimeRoutes } from './routes-runtimes.js';
 import { settingsRoutes } from './routes-settings.js';
 import { systemRoutes } from './routes-system.js';
 import { triggerRoutes } from './routes-triggers.js';
+import { userRoutes } from './routes-users.js';
 
 export const routes = {
   ...identityRoutes,
+  ...userRoutes,
   ...projectRoutes,
   ...buildRoutes,
   ...runtimeRoutes,

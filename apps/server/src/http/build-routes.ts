@@ -26,15 +26,19 @@ export function registerBuildRoutes(app: FastifyInstance, s: Services, auth: Aut
   // Clients polling the same page at once (dashboards, `get builds -w`) share one read and one
   // serialization; each answer comes from a read that started after its request arrived.
   const listPage = coalescePasses(async (key) => {
-    const { accountId, query } = JSON.parse(key) as {
+    const { accountId, projects, query } = JSON.parse(key) as {
       accountId: string;
+      projects: string[] | null;
       query: z.output<typeof routes.listBuilds.query>;
     };
-    const page = await s.builds.list({ accountId, ...query }, s.ctx.database.passes);
+    const page = await s.builds.list({ accountId, projects, ...query }, s.ctx.database.passes);
     return new JsonText(JSON.stringify(page));
   });
   registerRoute(app, routes.listBuilds, auth, ({ principal, query }) =>
-    listPage(JSON.stringify({ accountId: principal.accountId, query })),
+    // A user limited to some projects sees their builds only.
+    listPage(
+      JSON.stringify({ accountId: principal.accountId, projects: principal.projects, query }),
+    ),
   );
   registerRoute(app, routes.getBuild, auth, ({ principal, params }) =>
     s.builds.get(principal.accountId, params.buildId),

@@ -5,16 +5,21 @@
 import { routes } from '@sluice/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services/services.js';
+import { requireProject } from './auth.js';
 import { registerRoute } from './register-routes.js';
 import type { Authenticate } from './register-routes.js';
 
 export function registerProjectRoutes(app: FastifyInstance, s: Services, auth: Authenticate): void {
   registerRoute(app, routes.listProjects, auth, async ({ principal }) => ({
-    items: await s.projects.listProjects(principal.accountId),
+    // A user limited to some projects sees those only.
+    items: (await s.projects.listProjects(principal.accountId)).filter(
+      (project) => principal.projects === null || principal.projects.includes(project.name),
+    ),
   }));
-  registerRoute(app, routes.createProject, auth, ({ principal, body }) =>
-    s.projects.createProject(principal.accountId, body.name),
-  );
+  registerRoute(app, routes.createProject, auth, ({ principal, body }) => {
+    requireProject(principal, body.name);
+    return s.projects.createProject(principal.accountId, body.name);
+  });
   registerRoute(app, routes.getProject, auth, ({ principal, params }) =>
     s.projects.getProject(principal.accountId, params.project),
   );

@@ -1,15 +1,20 @@
 /**
  * Registers contract routes on Fastify: the request is authenticated and checked against the
- * route's scope, params, query and body are parsed with the route's zod schemas (every problem
- * reported at once, with its path), and the handler's result is sent with the route's status.
+ * route's scope (the role it needs: docs/access.md), params, query and body are parsed with the
+ * route's zod schemas (every problem reported at once, with its path), a caller limited to some
+ * projects is checked against the project the params name, and the handler's result is sent
+ * with the route's status. Who called is noted for the audit log (`audit-hook.ts`).
  * @module
  */
 import { InputError } from '@sluice/errors';
 import type { RouteDef } from '@sluice/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { bearerToken, requireScope } from './auth.js';
-import type { Principal } from './auth.js';
+import { noteCaller, noteRoute } from './audit-hook.js';
+import { bearerToken, principalOf, requireProject, requireScope } from './auth.js';
+import type { Principal, TokenLookup } from './auth.js';
+import { projectTargetOf } from './project-targets.js';
+import type { ProjectTarget } from './project-targets.js';
 
 export interface HandlerContext<D extends RouteDef> {
   params: z.output<D['params']>;
@@ -35,7 +40,13 @@ export type Handler<D extends RouteDef> = (
   ctx: HandlerContext<D>,
 ) => Promise<z.input<D['response']> | JsonText | undefined>;
 
-export type Authenticate = (token: string) => Promise<Principal>;
+/** What registering a route needs of the server to authenticate and authorize its requests. */
+export interface Authenticate {
+  /** A bearer token's principal, or why it is refused (never throws for a bad token). */
+  lookup(token: string): Promise<TokenLookup>;
+  /** The name of the project `target` belongs to in the account; undefined when none. */
+  projectOf(accountId: string, target: ProjectTarget): Promise<string | undefined>;
+}
 
 function parsePart(schema: z.ZodType, value: unknown, where: string): unknown {
   const result = schema.safeParse(value ?? {});
@@ -58,6 +69,19 @@ export function disconnectSignal(request: FastifyRequest): AbortSignal {
   return controller.signal;
 }
 
+/** A user limited to some projects may act only on theirs (a target that is not there: 404 later). */
+async function requireTargetProject(
+  authenticate: Authenticate,
+  principal: Principal | undefined,
+  params: unknown,
+): Promise<void> {
+  if (principal?.kind !== 'user' || principal.projects === null) return;
+  const target = projectTargetOf(params);
+  if (target === undefined) return;
+  const project = await authenticate.projectOf(principal.accountId, target);
+  if (project !== undefined) requireProject(principal, project);
+}
+
 export function registerRoute<D extends RouteDef>(
   app: FastifyInstance,
   route: D,
@@ -68,8 +92,11 @@ export function registerRoute<D extends RouteDef>(
     method: route.method,
     url: route.path,
     handler: async (request, reply) => {
+      noteRoute(request, route);
       const token = bearerToken(request.headers.authorization);
-      const principal = token === undefined ? undefined : await authenticate(token);
+      const lookup = token === undefined ? undefined : await authenticate.lookup(token);
+      noteCaller(request, lookup);
+      const principal = principalOf(lookup);
       requireScope(principal, route.scope);
       const ctx = {
         params: parsePart(route.params, request.params, 'params'),
@@ -82,6 +109,7 @@ export function registerRoute<D extends RouteDef>(
         request,
         reply,
       } as HandlerContext<D>;
+      await requireTargetProject(authenticate, principal, ctx.params);
       const result = await handler(ctx);
       if (route.raw || reply.sent) return reply;
       if (result instanceof JsonText)

@@ -10,7 +10,9 @@ import { BuildDeletion } from './builds/build-deletion.js';
 import { BuildRetention } from './builds/build-retention.js';
 import { CronTriggers } from './triggers/cron-triggers.js';
 import { EngineService } from './builds/engine-service.js';
+import { AuditLog } from './identity/audit-log.js';
 import { IdentityService } from './identity/identity-service.js';
+import { UserService } from './identity/user-service.js';
 import { InfrastructureErrors } from './builds/infrastructure-errors.js';
 import { LogHub } from './builds/log-hub.js';
 import { ProjectService } from './projects/project-service.js';
@@ -36,6 +38,8 @@ import { CommitStatusService } from './statuses/commit-status-service.js';
 export interface Services {
   ctx: ServerContext;
   identity: IdentityService;
+  users: UserService;
+  audit: AuditLog;
   projects: ProjectService;
   scheduler: Scheduler;
   builds: BuildService;
@@ -62,7 +66,8 @@ export interface Services {
 
 export function createServices(ctx: ServerContext): Services {
   const wakeups = new SchedulingWakeups(ctx.signals, ctx.log);
-  const identity = new IdentityService(ctx, wakeups);
+  const audit = new AuditLog(ctx);
+  const identity = new IdentityService(ctx, wakeups, audit);
   const builtInStepTypes = loadBuiltInStepTypes(ctx.config.stepTypesDir, ctx.log);
   const stepTypes = new StepTypeService(ctx, builtInStepTypes);
   const registries = new RegistryService(ctx);
@@ -83,6 +88,8 @@ export function createServices(ctx: ServerContext): Services {
   return {
     ctx,
     identity,
+    users: new UserService(ctx, identity),
+    audit,
     projects,
     scheduler,
     builds,

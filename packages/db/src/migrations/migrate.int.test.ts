@@ -12,6 +12,7 @@ const TABLES = [
   'accounts',
   'agents',
   'api_tokens',
+  'audit_events',
   'build_control',
   'build_log_chunks',
   'build_steps',

@@ -23,6 +23,7 @@ import { pipelineSourceMigration } from './011-pipeline-source.js';
 import { commitStatusesMigration } from './012-commit-statuses.js';
 import { clustersMigration } from './013-clusters.js';
 import { buildRetentionMigration } from './014-build-retention.js';
+import { usersAndAuditMigration } from './017-users-and-audit.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
@@ -41,6 +42,7 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   commitStatusesMigration,
   clustersMigration,
   buildRetentionMigration,
+  usersAndAuditMigration,
 ];
 
 export interface MigrateResult {

@@ -235,6 +235,23 @@ export function agentsBuild(agent: { runtimes: readonly string[]; agentId: strin
   return sql<boolean>`(agent_id = ${agent.agentId}${runtimes})`;
 }
 
+/** The name of a build's project in the account (who may use it: docs/access.md), or undefined. */
+export async function buildProjectName(
+  executor: Executor,
+  accountId: string,
+  buildId: string,
+): Promise<string | undefined> {
+  const row = await executor
+    .selectFrom('builds')
+    .innerJoin('pipelines', 'pipelines.id', 'builds.pipeline_id')
+    .innerJoin('projects', 'projects.id', 'pipelines.project_id')
+    .select('projects.name')
+    .where('builds.id', '=', buildId)
+    .where('builds.account_id', '=', accountId)
+    .executeTakeFirst();
+  return row?.name;
+}
+
 /** What a build's Kubernetes objects are labelled with, besides the account. */
 export async function buildLabelFacts(executor: Executor, buildId: string) {
   return executor

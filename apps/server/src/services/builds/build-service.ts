@@ -61,6 +61,8 @@ export interface ListBuildsInput {
   pipelineId?: string;
   status?: BuildStatus;
   branch?: string;
+  /** Only builds of these projects (a user limited to them); null or absent: every project. */
+  projects?: readonly string[] | null;
   limit: number;
   cursor?: string;
 }
@@ -229,7 +231,9 @@ export class BuildService {
     input: ListBuildsInput,
     db: Executor = this.#ctx.database.db,
   ): Promise<{ items: Build[]; nextCursor: string | null }> {
+    if (input.projects?.length === 0) return { items: [], nextCursor: null };
     let query = selectBuilds(db, input.accountId);
+    if (input.projects) query = query.where('projects.name', 'in', input.projects);
     if (input.pipelineId) query = query.where('builds.pipeline_id', '=', input.pipelineId);
     if (input.status) query = query.where('builds.status', '=', input.status);
     if (input.branch) query = query.where('builds.branch', '=', input.branch);

@@ -1,16 +1,20 @@
 /**
- * Accounts, users and API tokens. Tokens are random, shown once, stored as a SHA-256 hash and
- * scoped by kind: a user token acts for its user, an agent token for one agent's runtimes, an
- * engine token for one build. The first start creates the admin and prints its token once (one
- * of several replicas started together on an empty database: the others find it made).
+ * Accounts and API tokens. Tokens are random, shown once, stored as a SHA-256 hash and scoped
+ * by kind: a user token acts for its user (their role, narrowed by the token's scope:
+ * docs/access.md), an agent token for one agent's runtimes, an engine token for one build. The
+ * first start creates the admin and prints its token once (one of several replicas started
+ * together on an empty database: the others find it made).
  * @module
  */
-import { AuthenticationError, NotFoundError } from '@sluice/errors';
+import { InputError, NotFoundError } from '@sluice/errors';
 import { sql } from '@sluice/db';
 import type { ApiTokenRow, Executor } from '@sluice/db';
-import type { TokenInfo, TokenKind } from '@sluice/protocol';
+import { effectiveRole, roleAtLeast, roleOfScope, scopeOfRole } from '@sluice/protocol';
+import type { Role, TokenInfo, TokenKind, TokenScope } from '@sluice/protocol';
 import { hashToken, newTokenValue, tokenDisplayPrefix } from '../../ids.js';
-import type { Principal } from '../../http/auth.js';
+import { requireRole } from '../../http/auth.js';
+import type { Principal, TokenLookup } from '../../http/auth.js';
+import type { AuditLog } from './audit-log.js';
 import { coalescePasses } from '../coalesced-passes.js';
 import { isoTime } from '../server-context.js';
 import type { ServerContext } from '../server-context.js';
@@ -34,6 +38,8 @@ export interface IssueTokenOptions {
   kind: TokenKind;
   subjectId: string;
   name: string;
+  /** A user token's scope; agent and engine tokens have none. */
+  scope?: TokenScope;
   expiresAt?: Date;
   /** A chosen value (SLUICE_BOOTSTRAP_TOKEN); random otherwise. */
   value?: string;
@@ -45,11 +51,13 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 export class IdentityService {
   readonly #ctx: ServerContext;
   readonly #wakeups: SchedulingWakeups;
+  readonly #audit: AuditLog;
   readonly #lookups = coalescePasses((tokenHash) => this.#lookup(tokenHash));
 
-  constructor(ctx: ServerContext, wakeups: SchedulingWakeups) {
+  constructor(ctx: ServerContext, wakeups: SchedulingWakeups, audit: AuditLog) {
     this.#ctx = ctx;
     this.#wakeups = wakeups;
+    this.#audit = audit;
   }
 
   /** Creates the default account and its admin on an empty database; the token once, or undefined. */
@@ -66,10 +74,23 @@ export class IdentityService {
       await trx.insertInto('accounts').values({ id: accountId, name: 'default' }).execute();
       await trx
         .insertInto('users')
-        .values({ id: userId, account_id: accountId, name: 'admin', is_admin: true })
+        .values({ id: userId, account_id: accountId, name: 'admin', role: 'admin' })
         .execute();
-      const { token } = await this.issueToken(
-        { accountId, kind: 'user', subjectId: userId, name: 'bootstrap', value },
+      const { token, info } = await this.issueToken(
+        { accountId, kind: 'user', subjectId: userId, name: 'bootstrap', scope: 'admin', value },
+        trx,
+      );
+      await this.#audit.record(
+        {
+          accountId,
+          actor: null,
+          action: 'bootstrap',
+          target: '/api/v1/users/admin',
+          source: null,
+          outcome: 'succeeded',
+          status: null,
+          details: { user: 'admin', role: 'admin', token: info.id },
+        },
         trx,
       );
       return { token };
@@ -93,10 +114,58 @@ export class IdentityService {
         token_hash: hashToken(token),
         token_prefix: tokenDisplayPrefix(token),
         expires_at: options.expiresAt ?? null,
+        scope: options.kind === 'user' ? (options.scope ?? 'admin') : null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    return { token, info: toTokenInfo(row) };
+    const user = options.kind === 'user' ? await userNameOf(executor, options.subjectId) : null;
+    return { token, info: toTokenInfo({ ...row, user_name: user }) };
+  }
+
+  /**
+   * A user token made through the API: for the caller, or (admins) for another user. Its scope
+   * defaults to the user's role and may only narrow it, and never reaches past what the calling
+   * token acts as, so no token makes a wider one.
+   */
+  async createUserToken(
+    principal: Principal,
+    input: { name: string; scope?: TokenScope; expiresInSeconds?: number; user?: string },
+  ): Promise<{ token: string; info: TokenInfo }> {
+    const forOther = input.user !== undefined && input.user !== principal.userName;
+    if (forOther) requireRole(principal, 'admin', "Making another user's token");
+    const user = await this.#ctx.database.db
+      .selectFrom('users')
+      .select(['id', 'name', 'role'])
+      .where('account_id', '=', principal.accountId)
+      .where(forOther ? 'name' : 'id', '=', (forOther ? input.user : principal.userId) ?? '')
+      .executeTakeFirst();
+    if (user === undefined)
+      throw new NotFoundError(
+        'SLUICE_USER_NOT_FOUND',
+        `User "${input.user ?? '?'}" does not exist`,
+        {
+          hint: 'See the users with: sluice get users',
+        },
+      );
+    const scope = input.scope ?? scopeOfRole(user.role);
+    if (!roleAtLeast(user.role, roleOfScope(scope)))
+      throw new InputError(
+        'SLUICE_TOKEN_SCOPE_TOO_WIDE',
+        `A token of scope ${scope} would act as ${roleOfScope(scope)}, but user "${user.name}" is a ${user.role}`,
+        { hint: `Use --scope ${scopeOfRole(user.role)} or narrower` },
+      );
+    requireRole(principal, roleOfScope(scope), `A token of scope ${scope}`);
+    return this.issueToken({
+      accountId: principal.accountId,
+      kind: 'user',
+      subjectId: user.id,
+      name: input.name,
+      scope,
+      expiresAt:
+        input.expiresInSeconds === undefined
+          ? undefined
+          : new Date(this.#ctx.clock() + input.expiresInSeconds * 1000),
+    });
   }
 
   /**
@@ -120,14 +189,15 @@ export class IdentityService {
   }
 
   /**
-   * The principal of a token. Requests with one token at once share one lookup that started
-   * after each of them arrived, so a revocation committed before a request is always seen.
+   * The principal of a token, or why it is refused. Requests with one token at once share one
+   * lookup that started after each of them arrived, so a revocation committed before a request
+   * (a token revoked, its user removed or their role changed) is always seen.
    */
-  authenticate(token: string): Promise<Principal> {
+  lookup(token: string): Promise<TokenLookup> {
     return this.#lookups(hashToken(token));
   }
 
-  async #lookup(tokenHash: string): Promise<Principal> {
+  async #lookup(tokenHash: string): Promise<TokenLookup> {
     const db = this.#ctx.database.db;
     const row = await db
       .selectFrom('api_tokens')
@@ -137,24 +207,39 @@ export class IdentityService {
         'api_tokens.kind',
         'api_tokens.account_id',
         'api_tokens.subject_id',
+        'api_tokens.scope',
         'api_tokens.expires_at',
         'api_tokens.revoked_at',
         'api_tokens.last_used_at',
-        'users.is_admin',
+        'users.id as user_id',
+        'users.name as user_name',
+        'users.role',
+        'users.projects',
       ])
       .where('api_tokens.token_hash', '=', tokenHash)
       .executeTakeFirst();
+    if (row === undefined) return { ok: false, reason: 'unknown' };
     const now = this.#ctx.clock();
-    if (
-      row === undefined ||
-      row.revoked_at !== null ||
-      (row.expires_at !== null && row.expires_at.getTime() <= now)
-    ) {
-      throw new AuthenticationError(
-        'SLUICE_AUTH_INVALID_TOKEN',
-        'The token is unknown, revoked or expired',
-        { hint: 'Create a new token' },
-      );
+    const rejection =
+      row.revoked_at !== null
+        ? 'revoked'
+        : row.expires_at !== null && row.expires_at.getTime() <= now
+          ? 'expired'
+          : row.kind === 'user' && row.user_id === null
+            ? 'user-removed'
+            : undefined;
+    if (rejection !== undefined) {
+      const user = row.kind === 'user';
+      return {
+        ok: false,
+        reason: rejection,
+        owner: {
+          accountId: row.account_id,
+          tokenId: row.id,
+          userId: user ? row.subject_id : null,
+          userName: row.user_name,
+        },
+      };
     }
     if (row.last_used_at === null || now - row.last_used_at.getTime() > LAST_USED_GRANULARITY_MS) {
       await db
@@ -163,15 +248,7 @@ export class IdentityService {
         .where('id', '=', row.id)
         .execute();
     }
-    return {
-      kind: row.kind,
-      tokenId: row.id,
-      accountId: row.account_id,
-      userId: row.kind === 'user' ? row.subject_id : undefined,
-      isAdmin: row.kind === 'user' && row.is_admin === true,
-      agentId: row.kind === 'agent' ? row.subject_id : undefined,
-      buildId: row.kind === 'engine' ? row.subject_id : undefined,
-    };
+    return { ok: true, principal: toPrincipal(row) };
   }
 
   async me(principal: Principal) {
@@ -183,10 +260,24 @@ export class IdentityService {
       .executeTakeFirstOrThrow();
     const user = await db
       .selectFrom('users')
-      .select(['id', 'name', 'is_admin'])
+      .select(['id', 'name', 'role', 'projects'])
       .where('id', '=', principal.userId ?? '')
       .executeTakeFirstOrThrow();
-    return { account, user: { id: user.id, name: user.name, isAdmin: user.is_admin } };
+    return {
+      account,
+      user: {
+        id: user.id,
+        name: user.name,
+        isAdmin: user.role === 'admin',
+        role: user.role,
+        projects: user.projects,
+      },
+      token: {
+        id: principal.tokenId,
+        scope: principal.tokenScope ?? 'admin',
+        role: principal.role ?? user.role,
+      },
+    };
   }
 
   /** A new limit may free places: its commit wakes the account's scheduling pass (waited for). */
@@ -209,27 +300,42 @@ export class IdentityService {
     };
   }
 
-  async listTokens(principal: Principal): Promise<TokenInfo[]> {
+  /** The caller's tokens, or (admins) another user's. */
+  async listTokens(principal: Principal, userName?: string): Promise<TokenInfo[]> {
+    const forOther = userName !== undefined && userName !== principal.userName;
+    if (forOther) requireRole(principal, 'admin', "Listing another user's tokens");
     const rows = await this.#ctx.database.db
       .selectFrom('api_tokens')
-      .selectAll()
-      .where('account_id', '=', principal.accountId)
-      .where('subject_id', '=', principal.userId ?? '')
-      .orderBy('id')
+      .innerJoin('users', 'users.id', 'api_tokens.subject_id')
+      .selectAll('api_tokens')
+      .select('users.name as user_name')
+      .where('api_tokens.account_id', '=', principal.accountId)
+      .where('api_tokens.kind', '=', 'user')
+      .where(
+        forOther ? 'users.name' : 'users.id',
+        '=',
+        (forOther ? userName : principal.userId) ?? '',
+      )
+      .orderBy('api_tokens.id')
       .execute();
     return rows.map(toTokenInfo);
   }
 
+  /** Revokes one of the caller's tokens, or (admins) any user token of the account. */
   async revokeToken(principal: Principal, tokenId: string): Promise<void> {
+    const admin = principal.role === 'admin';
     const result = await this.#ctx.database.db
       .updateTable('api_tokens')
       .set({ revoked_at: new Date(this.#ctx.clock()) })
       .where('id', '=', tokenId)
       .where('account_id', '=', principal.accountId)
-      .where('subject_id', '=', principal.userId ?? '')
+      .where('kind', '=', 'user')
+      .where((eb) => (admin ? eb.lit(true) : eb('subject_id', '=', principal.userId ?? '')))
       .executeTakeFirst();
     if (result.numUpdatedRows === 0n)
-      throw new NotFoundError('SLUICE_TOKEN_NOT_FOUND', `Token ${tokenId} does not exist`);
+      throw new NotFoundError('SLUICE_TOKEN_NOT_FOUND', `Token ${tokenId} does not exist`, {
+        hint: 'See your tokens with: sluice get tokens',
+      });
   }
 
   /** Revokes every token of a subject (an agent deleted, a build finished). */
@@ -243,7 +349,51 @@ export class IdentityService {
   }
 }
 
-function toTokenInfo(row: ApiTokenRow): TokenInfo {
+interface LookupRow {
+  id: string;
+  kind: TokenKind;
+  account_id: string;
+  subject_id: string;
+  scope: TokenScope | null;
+  user_id: string | null;
+  user_name: string | null;
+  role: Role | null;
+  projects: string[] | null;
+}
+
+function toPrincipal(row: LookupRow): Principal {
+  const user = row.kind === 'user';
+  const userRole = user ? (row.role ?? 'viewer') : undefined;
+  const tokenScope = user ? (row.scope ?? 'read') : undefined;
+  return {
+    kind: row.kind,
+    tokenId: row.id,
+    accountId: row.account_id,
+    userId: user ? row.subject_id : undefined,
+    userName: user ? (row.user_name ?? undefined) : undefined,
+    role:
+      userRole !== undefined && tokenScope !== undefined
+        ? effectiveRole(userRole, tokenScope)
+        : undefined,
+    userRole,
+    tokenScope,
+    // Admins use every project whatever a stale column says.
+    projects: user && userRole !== 'admin' ? row.projects : null,
+    agentId: row.kind === 'agent' ? row.subject_id : undefined,
+    buildId: row.kind === 'engine' ? row.subject_id : undefined,
+  };
+}
+
+async function userNameOf(executor: Executor, userId: string): Promise<string | null> {
+  const row = await executor
+    .selectFrom('users')
+    .select('name')
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return row?.name ?? null;
+}
+
+function toTokenInfo(row: ApiTokenRow & { user_name: string | null }): TokenInfo {
   return {
     id: row.id,
     name: row.name,
@@ -253,6 +403,8 @@ function toTokenInfo(row: ApiTokenRow): TokenInfo {
     lastUsedAt: isoTime(row.last_used_at),
     expiresAt: isoTime(row.expires_at),
     revokedAt: isoTime(row.revoked_at),
+    scope: row.scope,
+    user: row.user_name,
   };
 }
 
