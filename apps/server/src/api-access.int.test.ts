@@ -255,33 +255,51 @@ databases.test('an expired token is refused, and its use is in the audit log', a
   }
 });
 
-databases.test("a removed user's token is refused at their next request", async (database) => {
-  const t = await startTestServer(database);
-  try {
-    const { client: carol } = await userClient(t, 'carol', { role: 'member' });
-    assert.equal((await carol.call('me')).user.role, 'member');
-    await t.admin.call('deleteUser', { params: { name: 'carol' } });
-    const err = await rejectsWith(carol.call('me'), 'SLUICE_AUTH_INVALID_TOKEN');
-    assert.ok(isSluiceError(err) && err.category === 'authentication');
-    assert.deepEqual(
-      (await t.admin.call('listUsers')).items.map((u) => [u.name, u.role]),
-      [['admin', 'admin']],
-    );
-    // The account keeps an admin.
-    await rejectsWith(
-      t.admin.call('deleteUser', { params: { name: 'admin' } }),
-      'SLUICE_USER_LAST_ADMIN',
-    );
-    // A token carries at most its user's rights.
-    await t.admin.call('createUser', { body: { name: 'dan', role: 'viewer' } });
-    await rejectsWith(
-      t.admin.call('createToken', { body: { name: 'x', user: 'dan', scope: 'run' } }),
-      'SLUICE_TOKEN_SCOPE_TOO_WIDE',
-    );
-  } finally {
-    await t.close();
-  }
-});
+databases.test(
+  "a removed user's token is refused at their next request; no token outranks its user or maker",
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const { client: carol } = await userClient(t, 'carol', { role: 'member' });
+      assert.equal((await carol.call('me')).user.role, 'member');
+      await t.admin.call('deleteUser', { params: { name: 'carol' } });
+      const err = await rejectsWith(carol.call('me'), 'SLUICE_AUTH_INVALID_TOKEN');
+      assert.ok(isSluiceError(err) && err.category === 'authentication');
+      assert.deepEqual(
+        (await t.admin.call('listUsers')).items.map((u) => [u.name, u.role]),
+        [['admin', 'admin']],
+      );
+      // The account keeps an admin.
+      await rejectsWith(
+        t.admin.call('deleteUser', { params: { name: 'admin' } }),
+        'SLUICE_USER_LAST_ADMIN',
+      );
+      // A token carries at most its user's rights.
+      await t.admin.call('createUser', { body: { name: 'dan', role: 'viewer' } });
+      await rejectsWith(
+        t.admin.call('createToken', { body: { name: 'x', user: 'dan', scope: 'run' } }),
+        'SLUICE_TOKEN_SCOPE_TOO_WIDE',
+      );
+      // A narrowed token makes tokens as narrow by default, and none wider.
+      const { token: runToken } = await t.admin.call('createToken', {
+        body: { name: 'ci', scope: 'run' },
+      });
+      const narrowed = t.client(runToken);
+      const child = await narrowed.call('createToken', { body: { name: 'child' } });
+      assert.equal(child.info.scope, 'run');
+      await rejectsWith(
+        narrowed.call('createToken', { body: { name: 'wide', scope: 'admin' } }),
+        'SLUICE_AUTH_ROLE_REQUIRED',
+      );
+      await rejectsWith(
+        narrowed.call('createToken', { body: { name: 'for-dan', user: 'dan' } }),
+        'SLUICE_AUTH_ROLE_REQUIRED',
+      );
+    } finally {
+      await t.close();
+    }
+  },
+);
 
 databases.test(
   'the audit log records a pipeline edit with its user, a refusal, and never a token or secret',

@@ -147,7 +147,10 @@ export class IdentityService {
           hint: 'See the users with: sluice get users',
         },
       );
-    const scope = input.scope ?? scopeOfRole(user.role);
+    // By default all the user may do, but no more than the calling token acts as.
+    const callerRole = principal.role ?? 'viewer';
+    const scope =
+      input.scope ?? scopeOfRole(roleAtLeast(user.role, callerRole) ? callerRole : user.role);
     if (!roleAtLeast(user.role, roleOfScope(scope)))
       throw new InputError(
         'SLUICE_TOKEN_SCOPE_TOO_WIDE',
