@@ -4,12 +4,13 @@
 // BENCH_CLI_RUNS times: `node -e 0` (the floor: Node's own start), `sluice --version` (the CLI's
 // start) and `sluice get builds` (start, one API call, a table of 20 builds). Medians in seconds.
 // Goal: `get builds` at most 0.3 s.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
+import { startSluiceServer } from '../lib/sluice-server.mjs';
+import { median, round } from '../lib/stats.mjs';
 
 const RUNS = Number(process.env.BENCH_CLI_RUNS ?? 20);
 const BUILDS = Number(process.env.BENCH_CLI_BUILDS ?? 50);
@@ -19,24 +20,9 @@ const BIN = new URL('../../apps/cli/bin/sluice.js', import.meta.url).pathname;
 const SLUICE = process.env.BENCH_CLI_ENTRY ?? BIN;
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-cli-'));
-const server = spawn(process.execPath, [BIN, 'server', '--port', '0', '--data-dir', dir], {
-  env: {
-    ...process.env,
-    SLUICE_BOOTSTRAP_TOKEN: TOKEN,
-    SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()),
-  },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const server = await startSluiceServer({ bin: BIN, dataDir: dir, token: TOKEN });
 try {
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve(match[1]);
-    });
-    server.on('exit', (code) => reject(new Error(`sluice server exited with ${code}: ${out}`)));
-  });
+  const { url } = server;
   const admin = createClient({ baseUrl: url, token: TOKEN });
   await admin.call('createProject', { body: { name: 'bench' } });
   const yaml = 'version: "1.0"\nsteps:\n  a:\n    image: alpine\n    commands: ["true"]\n';
@@ -86,17 +72,6 @@ try {
     }),
   );
 } finally {
-  server.kill('SIGTERM');
-  await new Promise((resolve) => server.once('exit', resolve));
+  await server.stop();
   rmSync(dir, { recursive: true, force: true });
-}
-
-function median(xs) {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-function round(x, digits = 3) {
-  return Number(x.toFixed(digits));
 }

@@ -11,13 +11,15 @@
 //     (PGlite), with `/api/health` asked every 10 ms meanwhile, one at a time: its slowest answer
 //     says whether the parse held up other requests.
 // Medians in seconds over BENCH_VALIDATE_RUNS runs. Goal: validate and apply under 2 s each.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePipeline } from '@sluice/pipeline';
-import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
+import { startSluiceServer } from '../lib/sluice-server.mjs';
+import { healthWhile } from '../lib/health-while.mjs';
+import { median, round, seconds } from '../lib/stats.mjs';
 
 const RUNS = Number(process.env.BENCH_VALIDATE_RUNS ?? 5);
 const TOKEN = 'slu_u_bench-validate-token-0123456789ab';
@@ -85,45 +87,22 @@ try {
 
 /** Applies `yaml` RUNS times (new names) while asking for health; medians and the worst wait. */
 async function serverApply(yaml) {
-  const data = join(dir, 'server');
-  const server = spawn(process.execPath, [BIN, 'server', '--port', '0', '--data-dir', data], {
-    env: {
-      ...process.env,
-      SLUICE_BOOTSTRAP_TOKEN: TOKEN,
-      SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const server = await startSluiceServer({ bin: BIN, dataDir: join(dir, 'server'), token: TOKEN });
   try {
-    const url = await new Promise((resolve, reject) => {
-      let out = '';
-      server.stdout.on('data', (chunk) => {
-        out += chunk;
-        const match = /listening on (http:\/\/\S+)/.exec(out);
-        if (match) resolve(match[1]);
-      });
-      server.on('exit', (code) => reject(new Error(`sluice server exited with ${code}: ${out}`)));
-    });
+    const { url } = server;
     const admin = createClient({ baseUrl: url, token: TOKEN });
     await admin.call('createProject', { body: { name: 'bench' } });
     const applies = [];
     const healths = [];
     for (let i = 0; i < RUNS; i++) {
-      let done = false;
-      const start = process.hrtime.bigint();
-      const applying = admin
-        .call('createPipeline', { params: { project: 'bench' }, body: { name: `p${i}`, yaml } })
-        .finally(() => (done = true));
-      while (!done) {
-        const asked = process.hrtime.bigint();
-        const response = await fetch(`${url}/api/health`);
-        await response.arrayBuffer();
-        healths.push(seconds(asked));
-        // A monitor's pace, not a flood competing with the parse for the CPU.
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      await applying;
-      applies.push(seconds(start));
+      const applied = await healthWhile(url, () =>
+        admin.call('createPipeline', {
+          params: { project: 'bench' },
+          body: { name: `p${i}`, yaml },
+        }),
+      );
+      healths.push(...applied.healths);
+      applies.push(applied.seconds);
     }
     return {
       apply_s: median(applies),
@@ -134,8 +113,7 @@ async function serverApply(yaml) {
       },
     };
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => server.once('exit', resolve));
+    await server.stop();
   }
 }
 
@@ -155,18 +133,4 @@ function times(n, fn) {
     samples.push(seconds(start));
   }
   return samples;
-}
-
-function seconds(start) {
-  return Number(process.hrtime.bigint() - start) / 1e9;
-}
-
-function median(xs) {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-function round(x, digits = 3) {
-  return Number(x.toFixed(digits));
 }

@@ -41,7 +41,8 @@ databases.test(
   async (database) => {
     const t = await startTestServer(database);
     try {
-      const huge = 'x'.repeat(1024 * 1024);
+      // Over the schema's limit, within the route's body limit: refused by the schema, by field.
+      const huge = 'x'.repeat(LIMITS.runtimeSpecJson + 1);
       const spec = (namespace: string) => ({
         runtimeScheduler: { type: 'KubernetesPod', cluster: { namespace } },
       });
@@ -74,10 +75,23 @@ databases.test(
       });
       const version = await send(t, 'PUT', '/api/agent/v1/status', token, {
         health: { healthy: true },
-        version: huge,
+        version: 'x'.repeat(100_000),
       });
       assert.equal(version.status, 400);
       assert.deepEqual(version.paths, ['body.version']);
+      // Over the route's body limit: refused before the body is read, naming the limit.
+      const whole1MiB = await send(t, 'PUT', '/api/agent/v1/status', token, {
+        health: { healthy: true },
+        version: 'x'.repeat(1024 * 1024),
+      });
+      assert.deepEqual(
+        [whole1MiB.status, whole1MiB.code, whole1MiB.message],
+        [
+          413,
+          'SLUICE_REQUEST_TOO_LARGE',
+          'The request body is larger than 262,144 bytes (256 KiB), the most PUT /api/agent/v1/status accepts',
+        ],
+      );
       await agent.call('agentHeartbeat', {
         body: { health: { healthy: true }, version: 'x'.repeat(LIMITS.agentVersion) },
       });
@@ -127,7 +141,8 @@ databases.test(
     try {
       await seedPipeline(t);
       const step = '  s: {image: alpine, commands: [make]}\n';
-      const huge = `version: "1.0"\nsteps:\n${step.repeat(Math.ceil((5 * 1024 * 1024) / step.length))}`;
+      // 1.5 MiB: over the pipeline limit, within the route's body limit (2 MiB and some).
+      const huge = `version: "1.0"\nsteps:\n${step.repeat(Math.ceil((1.5 * 1024 * 1024) / step.length))}`;
       const response = await fetch(`${t.url}/api/v1/projects/web/pipelines`, {
         method: 'POST',
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },

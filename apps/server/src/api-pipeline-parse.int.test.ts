@@ -84,27 +84,39 @@ databases.test(
   },
 );
 
-databases.test('a 5 MB pipeline is refused with 413 before it is parsed', async (database) => {
-  const t = await startTestServer(database);
-  try {
-    await seedPipeline(t);
-    // Broken from its first line: parsed, it would be a 422 naming line 1.
-    const step = '  s: {image: alpine, commands: [make]}\n';
-    const yaml = `steps: [\n${step.repeat(Math.ceil((5 * 1024 * 1024) / step.length))}`;
-    const response = await createPipeline(t, 'huge', yaml);
-    const body = (await response.json()) as ErrorBody;
-    assert.equal(response.status, 413);
-    assert.equal(body.error.code, 'SLUICE_PIPELINE_TOO_LARGE');
-    assert.ok(!parseStarted(t, '"web/huge"'), 'the document was not handed to the parser');
-    assert.ok(parseStarted(t, '"web/app"'), 'the seeded pipeline was');
-  } finally {
-    await t.close();
-  }
-});
+databases.test(
+  'a 1.5 MiB pipeline is refused with 413 before it is parsed; a 5 MiB body before it is read',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      await seedPipeline(t);
+      // Broken from its first line: parsed, it would be a 422 naming line 1.
+      const step = '  s: {image: alpine, commands: [make]}\n';
+      const lines = (mib: number) => step.repeat(Math.ceil((mib * 1024 * 1024) / step.length));
+      const response = await createPipeline(t, 'huge', `steps: [\n${lines(1.5)}`);
+      const body = (await response.json()) as ErrorBody;
+      assert.equal(response.status, 413);
+      assert.equal(body.error.code, 'SLUICE_PIPELINE_TOO_LARGE');
+      assert.ok(!parseStarted(t, '"web/huge"'), 'the document was not handed to the parser');
+      assert.ok(parseStarted(t, '"web/app"'), 'the seeded pipeline was');
+      const whole = await createPipeline(t, 'whole', `steps: [\n${lines(5)}`);
+      const refused = (await whole.json()) as ErrorBody;
+      assert.equal(whole.status, 413);
+      assert.equal(refused.error.code, 'SLUICE_REQUEST_TOO_LARGE');
+      assert.match(
+        refused.error.message,
+        /larger than 2,162,688 bytes \(2\.06 MiB\), the most POST/,
+      );
+    } finally {
+      await t.close();
+    }
+  },
+);
 
 interface ErrorBody {
   error: {
     code: string;
+    message: string;
     details: { issues: Record<string, unknown>[]; issueCount: number };
   };
 }

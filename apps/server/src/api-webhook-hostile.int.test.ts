@@ -1,8 +1,18 @@
 import assert from 'node:assert/strict';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { useTestDatabases } from '@sluice/db/testing';
+import { exportSecretKey, generateSecretKey } from '@sluice/pki';
+import { matchesBranchFilter } from '@sluice/triggers';
 import { startTestServer, ONE_KIND } from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
-import { buildIds, deliver, failure, fixture, setUp } from './trigger-deliveries.test-support.js';
+import {
+  buildIds,
+  deliver,
+  failure,
+  fixture,
+  fixtureVariant,
+  setUp,
+} from './trigger-deliveries.test-support.js';
 import type { Provider } from './trigger-deliveries.test-support.js';
 
 const databases = useTestDatabases();
@@ -77,6 +87,76 @@ databases.test(
   ONE_KIND,
 );
 
+/** Ten counted repetitions: RE2 compiles some 4,000 instructions, slow to compile and to run. */
+const HEAVY_FILTER = `/^${'[a-z0-9-]{0,200}'.repeat(10)}$/`;
+
+databases.test(
+  'a branch filter RE2 compiles to too large a program is refused at creation, naming its size',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const { gitTrigger } = await setUp(t);
+      const refused = await failure(gitTrigger({ branchFilter: HEAVY_FILTER }));
+      assert.deepEqual(
+        [refused.code, refused.status],
+        ['SLUICE_TRIGGER_BRANCH_FILTER_INVALID', 422],
+      );
+      assert.match(
+        refused.message,
+        /is too complex: RE2 compiles it to 4,0\d\d instructions, more than 2,000/,
+      );
+    } finally {
+      await t.close();
+    }
+  },
+  ONE_KIND,
+);
+
+databases.test(
+  'a heavy branch filter saved before that check is matched off the event loop, each delivery',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const { gitTrigger } = await setUp(t);
+      const trigger = await gitTrigger({ branchFilter: '/^main$/' });
+      await database.db
+        .updateTable('triggers')
+        .set({ branch_filter: HEAVY_FILTER })
+        .where('id', '=', trigger.id)
+        .execute();
+      const branch = 'a'.repeat(200);
+      // What matching holds a thread for, warm: compiling the filter, then one branch name.
+      let baselineMs = Infinity;
+      for (let i = 0; i < 2; i++) {
+        const started = performance.now();
+        assert.equal(matchesBranchFilter(HEAVY_FILTER, branch), true);
+        baselineMs = Math.min(baselineMs, performance.now() - started);
+      }
+      const delay = monitorEventLoopDelay({ resolution: 10 });
+      delay.enable();
+      const answers = [];
+      for (let i = 0; i < 2; i++)
+        answers.push(await deliver(t, trigger.id, ['github', 'push', pushTo(`${branch}`)]));
+      delay.disable();
+      assert.deepEqual(
+        answers.map((a) => [a.status, a.body.outcome]),
+        [
+          [202, 'build-created'],
+          [200, 'duplicate'],
+        ],
+      );
+      const maxDelayMs = delay.max / 1e6;
+      assert.ok(
+        maxDelayMs < baselineMs / 2,
+        `the event loop stalled ${Math.round(maxDelayMs)} ms; matching takes ${Math.round(baselineMs)} ms`,
+      );
+    } finally {
+      await t.close();
+    }
+  },
+  ONE_KIND,
+);
+
 databases.test(
   'the same signed delivery sent three times starts one build; the 2nd and 3rd answer 200 duplicate with its id',
   async (database) => {
@@ -99,11 +179,20 @@ databases.test(
       assert.deepEqual(await buildIds(database), [buildId]);
       assert.match(t.logs(), /"outcome":"duplicate".*"deliveryId":"72d3162e-/);
 
-      const other = await deliver(t, trigger.id, push, { headers: { 'x-github-delivery': 'b' } });
-      assert.equal(other.status, 202, 'another delivery id is another delivery');
+      const other = await deliver(
+        t,
+        trigger.id,
+        ['github', 'push', fixtureVariant('github-push', 'b')],
+        {
+          headers: { 'x-github-delivery': 'b' },
+        },
+      );
+      assert.equal(other.status, 202, 'another delivery id with its own body is another delivery');
       const concurrent = await Promise.all(
         [1, 2, 3].map(() =>
-          deliver(t, trigger.id, push, { headers: { 'x-github-delivery': 'c' } }),
+          deliver(t, trigger.id, ['github', 'push', fixtureVariant('github-push', 'c')], {
+            headers: { 'x-github-delivery': 'c' },
+          }),
         ),
       );
       const outcomes = concurrent.map((d) => d.body.outcome).sort();
@@ -111,11 +200,15 @@ databases.test(
       const created = concurrent.find((d) => d.body.outcome === 'build-created');
       for (const d of concurrent) assert.equal(d.body.buildId, created?.body.buildId);
       assert.equal((await buildIds(database)).length, 3);
-      const unnamed = await sequence(2, () => deliver(t, trigger.id, push));
+      const fresh: Push = ['github', 'push', fixtureVariant('github-push', 'unnamed')];
+      const unnamed = await sequence(2, () => deliver(t, trigger.id, fresh));
       assert.deepEqual(
-        unnamed.map((d) => d.status),
-        [202, 202],
-        'a delivery without an id cannot be told from a new one',
+        unnamed.map((d) => [d.status, d.body.outcome]),
+        [
+          [202, 'build-created'],
+          [200, 'duplicate'],
+        ],
+        'a delivery without an id is known by its signed bytes',
       );
     } finally {
       await t.close();
@@ -135,7 +228,7 @@ databases.test(
         [gitlab.id, ['gitlab', 'Push Hook', fixture('gitlab-push')], { 'idempotency-key': 'k1' }],
         [
           gitlab.id,
-          ['gitlab', 'Push Hook', fixture('gitlab-push')],
+          ['gitlab', 'Push Hook', fixtureVariant('gitlab-push', 'u1')],
           { 'x-gitlab-event-uuid': 'u1' },
         ],
         [gitea.id, ['gitea', 'push', fixture('gitea-push')], { 'x-gitea-delivery': 'k1' }],
@@ -168,9 +261,11 @@ databases.test(
     try {
       const { gitTrigger } = await setUp(t);
       const trigger = await gitTrigger({});
-      const push: Push = ['github', 'push', fixture('github-push')];
+      // Each id with bytes of its own: only the id is remembered-or-not here.
       const send = (id: string) =>
-        deliver(t, trigger.id, push, { headers: { 'x-github-delivery': id } });
+        deliver(t, trigger.id, ['github', 'push', fixtureVariant('github-push', id)], {
+          headers: { 'x-github-delivery': id },
+        });
       assert.equal((await send('old')).status, 202);
       now += 24 * 3_600_000 - 1;
       assert.equal((await send('old')).body.outcome, 'duplicate', 'still inside the window');
@@ -196,6 +291,96 @@ databases.test(
     }
   },
   ONE_KIND,
+);
+
+databases.test(
+  'the same signed body starts one build whatever delivery id comes with it, or none; GitLab token-only hooks too',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const { gitTrigger } = await setUp(t);
+      const github = await gitTrigger({});
+      const push: Push = ['github', 'push', fixture('github-push')];
+      const send = (headers: Record<string, string>) => deliver(t, github.id, push, { headers });
+      const first = await send({ 'x-github-delivery': 'a' });
+      assert.equal(first.status, 202);
+      const replays: Record<string, string>[] = [
+        { 'x-github-delivery': 'replayed-with-a-new-id' },
+        {},
+      ];
+      for (const headers of replays) {
+        const replay = await send(headers);
+        assert.deepEqual([replay.status, replay.body.outcome], [200, 'duplicate']);
+        assert.equal(replay.body.buildId, first.body.buildId);
+        assert.match(
+          replay.body.reason ?? '',
+          /^The same signed body \(SHA-256 [0-9a-f]{12}…\) was already received at .*: it started build /,
+        );
+      }
+      const gitlab = await gitTrigger({ provider: 'gitlab', events: ['push'] });
+      const hook: Push = ['gitlab', 'Push Hook', fixture('gitlab-push')];
+      const answers = [
+        await deliver(t, gitlab.id, hook),
+        await deliver(t, gitlab.id, hook),
+        await deliver(t, gitlab.id, hook, { headers: { 'idempotency-key': 'new' } }),
+      ];
+      assert.deepEqual(
+        answers.map((a) => a.body.outcome),
+        ['build-created', 'duplicate', 'duplicate'],
+      );
+      const other = await deliver(t, github.id, [
+        'github',
+        'push',
+        fixtureVariant('github-push', 'x'),
+      ]);
+      assert.equal(other.status, 202, 'other bytes are another delivery');
+      assert.equal((await buildIds(database)).length, 3);
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+databases.test(
+  'the digests of signed bodies outlive a restart and are shared by replicas; old ones are pruned',
+  async (database) => {
+    let now = Date.parse('2030-01-01T00:00:00Z');
+    const clock = { clock: () => now };
+    // One key, as replicas and restarts share: the trigger's secret is encrypted with it.
+    const key = { secretKey: exportSecretKey(generateSecretKey()) };
+    const first = await startTestServer(database, key, clock);
+    let second: TestServer | undefined;
+    try {
+      const { gitTrigger } = await setUp(first);
+      const trigger = await gitTrigger({});
+      const push: Push = ['github', 'push', fixture('github-push')];
+      assert.equal((await deliver(first, trigger.id, push)).status, 202);
+      await first.close();
+      second = await startTestServer(database, key, clock);
+      const replica = await startTestServer(database, key, clock);
+      try {
+        for (const server of [second, replica]) {
+          const replay = await deliver(server, trigger.id, push);
+          assert.deepEqual([replay.status, replay.body.outcome], [200, 'duplicate']);
+        }
+      } finally {
+        await replica.close();
+      }
+      now += 24 * 3_600_000 + 1;
+      const later = await deliver(second, trigger.id, [
+        'github',
+        'push',
+        fixtureVariant('github-push', 'later'),
+      ]);
+      assert.equal(later.status, 202);
+      const kept = await database.db.selectFrom('webhook_bodies').select('digest').execute();
+      assert.equal(kept.length, 1, 'the digest older than the window was pruned');
+      const again = await deliver(second, trigger.id, push);
+      assert.equal(again.status, 202, 'a body forgotten after the window starts a build again');
+    } finally {
+      await (second ?? first).close();
+    }
+  },
 );
 
 type Push = [Provider, string, string];

@@ -38,6 +38,8 @@ export interface ServerConfig {
   retentionIntervalMs?: number;
   /** How long a leased task stays with an agent before it may be handed out again. */
   taskLeaseMs: number;
+  /** A request body not received whole within this long is answered 408; 30 s when unset. */
+  requestBodyTimeoutMs?: number;
   /** Port of the Prometheus `/metrics` listener (no token); 0 picks one; undefined: none. */
   metricsPort: number | undefined;
   /** Address of the `/metrics` listener; the API's `host` by default. */
@@ -82,6 +84,7 @@ export function loadServerConfig(
     retentionDays: v.SLUICE_RETENTION_DAYS,
     retentionBuilds: v.SLUICE_RETENTION_BUILDS,
     retentionIntervalMs: v.SLUICE_RETENTION_INTERVAL_MS,
+    requestBodyTimeoutMs: v.SLUICE_REQUEST_BODY_TIMEOUT_MS,
     metricsPort: v.SLUICE_METRICS_PORT,
     metricsHost: v.SLUICE_METRICS_HOST ?? host,
     webDir: v.SLUICE_WEB_DIR,

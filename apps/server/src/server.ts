@@ -97,7 +97,9 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   });
   const bootstrap = await services.identity.bootstrap(config.bootstrapToken);
 
-  const app = createHttpApp(log);
+  const app = createHttpApp(log, {
+    bodyTimeoutMs: config.requestBodyTimeoutMs ?? SERVER_DEFAULTS.requestBodyTimeoutMs,
+  });
   instrumentHttp(app, metrics);
   // The UI at `/`: its catch-all is a GET wildcard, so the API routes registered below win.
   registerWebUi(app, config.webDir);

@@ -21,6 +21,15 @@ export function fixture(name: string): string {
   return readFileSync(new URL(`${dir}/${name}.json`, import.meta.url), 'utf8');
 }
 
+/**
+ * A delivery fixture made another delivery's bytes (a field the parsers ignore), as a second
+ * push differs from the first: the same bytes are one delivery, whatever id comes with them.
+ */
+export function fixtureVariant(name: string, variant: string): string {
+  const payload = JSON.parse(fixture(name)) as Record<string, unknown>;
+  return JSON.stringify({ ...payload, sluice_test_variant: variant });
+}
+
 /** The event and signature headers a host sends with `body`, signed the way it signs. */
 export function signedHeaders(
   provider: Provider,

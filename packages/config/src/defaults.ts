@@ -14,6 +14,7 @@ export const SERVER_DEFAULTS = {
   commitStatusContext: 'sluice/{project}/{pipeline}',
   taskLeaseMs: 60_000,
   retentionIntervalMs: 600_000,
+  requestBodyTimeoutMs: 30_000,
 } as const;
 
 /** The agent's defaults, for the loader and for tests and benches that need the same values. */

@@ -110,6 +110,13 @@ export const serverEnv = {
     unit: 'milliseconds',
     default: SERVER_DEFAULTS.taskLeaseMs,
   }),
+  SLUICE_REQUEST_BODY_TIMEOUT_MS: numberVar({
+    description:
+      'A request body not received whole within this long is answered 408 and its connection closed (a sender that trickles or stops holds memory and, for webhooks, a share of the bodies read at once)',
+    min: 100,
+    unit: 'milliseconds',
+    default: SERVER_DEFAULTS.requestBodyTimeoutMs,
+  }),
   SLUICE_METRICS_PORT: numberVar({
     description:
       'Port of Prometheus `/metrics`, on a listener of its own without a token; 0 picks one (docs/metrics.md)',

@@ -191,6 +191,16 @@ export interface WebhookDeliveriesTable {
   received_at: Timestamp;
 }
 
+/** A signed webhook body that started a build, by its SHA-256 (016). */
+export interface WebhookBodiesTable {
+  trigger_id: string;
+  /** SHA-256 of the body as received (hex). */
+  digest: string;
+  /** Null while the build is being created in the same transaction, or once it was deleted. */
+  build_id: string | null;
+  received_at: Timestamp;
+}
+
 export interface BuildsTable {
   id: string;
   account_id: string;
@@ -365,6 +375,8 @@ export interface StepTypesTable {
   version: string;
   /** The step-type YAML document as registered. */
   document: string;
+  /** SHA-256 of `document` (hex): what servers key the parsed document by (016). */
+  digest: string;
   created_by: string | null;
   created_at: TimestampWithDefault;
 }
@@ -435,6 +447,7 @@ export interface Schema {
   pipeline_variables: PipelineVariablesTable;
   triggers: TriggersTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_bodies: WebhookBodiesTable;
   builds: BuildsTable;
   commit_statuses: CommitStatusesTable;
   clusters: ClustersTable;

@@ -9,11 +9,17 @@ import type { BranchFilter } from './model.js';
 const REGEX_LITERAL = /^\/(.*)\/([a-z]*)$/s;
 
 export type BranchPatternResult =
-  { ok: true; test: (branch: string) => boolean } | { ok: false; message: string };
+  | {
+      ok: true;
+      test: (branch: string) => boolean;
+      /** RE2's program size (`LinearRegex.size`); 0 for a plain name. */
+      size: number;
+    }
+  | { ok: false; message: string };
 
 export function compileBranchPattern(pattern: string): BranchPatternResult {
   const literal = REGEX_LITERAL.exec(pattern);
-  if (literal === null) return { ok: true, test: (branch) => branch === pattern };
+  if (literal === null) return { ok: true, test: (branch) => branch === pattern, size: 0 };
   // Linear time: a branch name comes from whoever pushes, the pattern from whoever configured.
   const compiled = compileLinearRegex(literal[1] ?? '', literal[2] ?? '');
   if (!compiled.ok)
@@ -22,7 +28,7 @@ export function compileBranchPattern(pattern: string): BranchPatternResult {
       message: `Branch pattern "${pattern}" is not a valid regular expression: ${compiled.reason}`,
     };
   const { regex } = compiled;
-  return { ok: true, test: (branch) => regex.test(branch) };
+  return { ok: true, test: (branch) => regex.test(branch), size: regex.size };
 }
 
 function matchesAny(patterns: readonly string[], branch: string): boolean {

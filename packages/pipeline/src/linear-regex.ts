@@ -13,6 +13,11 @@ export interface LinearRegex {
   /** As `RegExp.prototype.source` gives it: `/` escaped, so `/${source}/` reads back. */
   readonly source: string;
   readonly flags: string;
+  /**
+   * Instructions in RE2's compiled program: what matching costs per character of the text, at
+   * worst. Counted repetitions multiply it (`[a-z]{0,200}` is some 400).
+   */
+  readonly size: number;
   test(text: string): boolean;
 }
 
@@ -47,7 +52,12 @@ export function compileLinearRegex(source: string, flags = ''): LinearRegexResul
     const re = RE2JS.compile(RE2JS.translateRegExp(source), bits);
     return {
       ok: true,
-      regex: { source: literalSource(source), flags, test: (text) => re.test(text) },
+      regex: {
+        source: literalSource(source),
+        flags,
+        size: re.programSize(),
+        test: (text) => re.test(text),
+      },
     };
   } catch (err) {
     return { ok: false, reason: reason(err) };

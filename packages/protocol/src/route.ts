@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { Role } from './access.js';
+import { BODY_LIMITS } from './schemas/limits.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -36,6 +37,8 @@ export interface RouteDef<
   status: number;
   /** The response is a stream (SSE, text): the client returns the raw Response. */
   raw?: boolean;
+  /** The largest request body accepted, in bytes (`BODY_LIMITS`): 413 beyond it. */
+  bodyLimit: number;
 }
 
 const none = z.object({});
@@ -57,6 +60,7 @@ export function route<
   response?: R;
   status?: number;
   raw?: boolean;
+  bodyLimit?: number;
 }): RouteDef<P, Q, B, R> {
   return {
     ...def,
@@ -65,6 +69,7 @@ export function route<
     body: (def.body ?? none) as B,
     response: (def.response ?? z.null()) as R,
     status: def.status ?? 200,
+    bodyLimit: def.bodyLimit ?? BODY_LIMITS.default,
   };
 }
 

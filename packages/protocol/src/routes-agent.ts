@@ -19,6 +19,7 @@ import {
 } from './schemas/agents.js';
 import { BuildCache } from './schemas/builds.js';
 import { TlsBundle } from './schemas/engine.js';
+import { BODY_LIMITS } from './schemas/limits.js';
 
 export const agentRoutes = {
   pollTasks: route({
@@ -48,6 +49,7 @@ export const agentRoutes = {
     tag: 'agent',
     summary: "Heartbeat with the runtimes' health",
     body: AgentHeartbeat,
+    bodyLimit: BODY_LIMITS.agentStatus,
     status: 204,
   }),
   agentRuntimes: route({
@@ -66,6 +68,7 @@ export const agentRoutes = {
     summary:
       "The states of builds whose objects the agent holds, so it deletes those of finished or unknown builds; a build dispatched to the agent whose runtime was taken from the agent since is `draining` (kept until it ends); a build neither on one of the agent's runtimes nor dispatched to it is `unknown`",
     body: BuildStatesQuery,
+    bodyLimit: BODY_LIMITS.agentStatus,
     response: z.object({ builds: z.array(BuildState) }),
   }),
   agentInfrastructureError: route({

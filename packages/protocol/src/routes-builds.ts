@@ -15,6 +15,7 @@ import {
   ListBuilds,
 } from './schemas/builds.js';
 import { DeletedData } from './schemas/lifecycle.js';
+import { BODY_LIMITS } from './schemas/limits.js';
 
 const V1 = '/api/v1';
 const PipelineParams = z.object({ pipelineId: Id });
@@ -29,6 +30,7 @@ export const buildRoutes = {
     summary: 'Run a pipeline (manual trigger)',
     params: PipelineParams,
     body: CreateBuild,
+    bodyLimit: BODY_LIMITS.pipeline,
     response: Build,
     status: 201,
   }),

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { route } from './route.js';
 import { Cluster, ClusterName, CreateCluster } from './schemas/clusters.js';
+import { BODY_LIMITS } from './schemas/limits.js';
 
 const V1 = '/api/v1';
 const Params = z.object({ name: ClusterName });
@@ -28,6 +29,7 @@ export const clusterRoutes = {
     summary:
       'Add a cluster from a kubeconfig; its credentials are encrypted at rest and never returned; 400 SLUICE_CLUSTER_KUBECONFIG_INVALID says what in the file cannot be used, 409 SLUICE_CLUSTER_EXISTS when the name is taken',
     body: CreateCluster,
+    bodyLimit: BODY_LIMITS.runtimeSpec,
     response: Cluster,
     status: 201,
   }),

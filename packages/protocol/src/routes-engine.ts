@@ -15,6 +15,7 @@ import {
   PostEngineEvents,
   PostLogChunk,
 } from './schemas/engine.js';
+import { BODY_LIMITS } from './schemas/limits.js';
 
 export const engineRoutes = {
   engineBuild: route({
@@ -33,6 +34,7 @@ export const engineRoutes = {
     summary:
       "The definition read from the repository: checked as `sluice validate` checks it (422 with every problem's line:column), recorded on the build with its commit, and its steps planned",
     body: PostEngineDefinition,
+    bodyLimit: BODY_LIMITS.pipeline,
     response: EngineDefinitionAccepted,
   }),
   engineEvents: route({
@@ -42,6 +44,7 @@ export const engineRoutes = {
     tag: 'engine',
     summary: 'Step and build state changes',
     body: PostEngineEvents,
+    bodyLimit: BODY_LIMITS.engineReport,
     status: 204,
   }),
   engineLog: route({
@@ -52,6 +55,7 @@ export const engineRoutes = {
     summary:
       'A log chunk, stored in order: 204 once it and every earlier chunk are stored (a resend is ignored); 409 SLUICE_LOG_SEQUENCE_GAP with details.expectedSeq after a gap',
     body: PostLogChunk,
+    bodyLimit: BODY_LIMITS.engineReport,
     status: 204,
   }),
   engineHeartbeat: route({

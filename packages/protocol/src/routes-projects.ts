@@ -16,6 +16,7 @@ import {
   ValidatePipeline,
   VariableInput,
 } from './schemas/projects.js';
+import { BODY_LIMITS } from './schemas/limits.js';
 
 const V1 = '/api/v1';
 const ProjectParams = z.object({ project: Name });
@@ -77,6 +78,7 @@ export const projectRoutes = {
     summary: 'Create a pipeline; 422 lists every problem of its YAML with line:column',
     params: ProjectParams,
     body: CreatePipeline,
+    bodyLimit: BODY_LIMITS.pipeline,
     response: Pipeline,
     status: 201,
   }),
@@ -88,6 +90,7 @@ export const projectRoutes = {
     summary:
       "Check a pipeline's YAML without saving it: every problem with line:column (the UI's editor, as you type)",
     body: ValidatePipeline,
+    bodyLimit: BODY_LIMITS.pipeline,
     response: PipelineValidation,
   }),
   getPipelineByName: route({
@@ -117,6 +120,7 @@ export const projectRoutes = {
       'Change YAML, runtime, limits or variables (`variables` set or replace, `removeVariables` delete)',
     params: PipelineParams,
     body: UpdatePipeline,
+    bodyLimit: BODY_LIMITS.pipeline,
     response: Pipeline,
   }),
   deletePipeline: route({
@@ -138,6 +142,7 @@ export const projectRoutes = {
     summary: 'Set a variable or secret (secrets are encrypted at rest and never returned)',
     params: PipelineParams.extend({ name: z.string() }),
     body: VariableInput,
+    bodyLimit: BODY_LIMITS.variables,
     response: Pipeline,
   }),
 };

@@ -15,6 +15,7 @@ import {
   RuntimeEnvironment,
   UpdateAgent,
 } from './schemas/agents.js';
+import { BODY_LIMITS } from './schemas/limits.js';
 
 const V1 = '/api/v1';
 const RuntimeParams = z.object({ name: RuntimeName });
@@ -35,6 +36,7 @@ export const runtimeRoutes = {
     tag: 'runtime-environments',
     summary: 'Create a runtime environment (version 1); 422 names each bad field',
     body: CreateRuntimeEnvironment,
+    bodyLimit: BODY_LIMITS.runtimeSpec,
     response: RuntimeEnvironment,
     status: 201,
   }),
@@ -59,6 +61,7 @@ export const runtimeRoutes = {
     summary: 'Apply a merge patch: a new version',
     params: RuntimeParams,
     body: PatchRuntimeEnvironment,
+    bodyLimit: BODY_LIMITS.runtimeSpec,
     response: RuntimeEnvironment,
   }),
   runtimeEnvironmentHistory: route({

@@ -13,6 +13,7 @@ import {
   StepTypeName,
   StepTypeVersion,
 } from './schemas/settings.js';
+import { BODY_LIMITS } from './schemas/limits.js';
 
 const V1 = '/api/v1';
 const RegistryParams = z.object({ name: RegistryName });
@@ -72,6 +73,7 @@ export const settingsRoutes = {
     summary:
       'Register a step-type document (create or replace its name and version); 400 lists every problem with line:column',
     body: PutStepType,
+    bodyLimit: BODY_LIMITS.stepType,
     response: StepType,
   }),
   deleteStepType: route({

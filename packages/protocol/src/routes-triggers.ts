@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { route } from './route.js';
 import { Id } from './schemas/common.js';
 import { CreateTrigger, Trigger, WebhookPayload, WebhookResult } from './schemas/triggers.js';
+import { BODY_LIMITS } from './schemas/limits.js';
 
 const V1 = '/api/v1';
 const PipelineParams = z.object({ pipelineId: Id });
@@ -32,6 +33,7 @@ export const triggerRoutes = {
     summary: 'Add a git or cron trigger; 422 names the bad column of a cron expression or regex',
     params: PipelineParams,
     body: CreateTrigger,
+    bodyLimit: BODY_LIMITS.variables,
     response: Trigger,
     status: 201,
   }),
@@ -53,6 +55,7 @@ export const triggerRoutes = {
       "A git host's webhook delivery, verified with the trigger's secret: 202 when it starts a build, 200 for a ping, an ignored event, or a duplicate (a delivery id seen within 24 hours)",
     params: TriggerParams,
     body: WebhookPayload,
+    bodyLimit: BODY_LIMITS.webhook,
     response: WebhookResult,
     status: 202,
   }),

@@ -58,3 +58,17 @@ test('a filter the linear-time engine cannot run is refused when saved, saying w
   });
   assert.equal(checkBranchFilter('/main/x').ok, false, 'unknown flag');
 });
+
+test('a filter whose compiled program is too large is refused when saved, with its size and what to write', () => {
+  // 164 characters, but ten counted repetitions of 200: some 4,000 instructions.
+  const filter = `/^${'[a-z0-9-]{0,200}'.repeat(10)}$/`;
+  const check = checkBranchFilter(filter);
+  assert.equal(check.ok, false);
+  assert.match(
+    check.ok ? '' : check.message,
+    /^Branch pattern "\/\^\[a-z0-9-\]\{0,200\}.*" is too complex: RE2 compiles it to 4,0\d\d instructions, more than 2,000; .*write \* or \+ instead/,
+  );
+  const names = Array.from({ length: 100 }, (_, i) => `release-${i}`).join('|');
+  assert.deepEqual(checkBranchFilter(`/^(${names})$/`), { ok: true }, 'a hundred names fit');
+  assert.deepEqual(checkBranchFilter('x'.repeat(1000)), { ok: true }, 'a plain name is no program');
+});

@@ -16,7 +16,9 @@ export type { GitProvider, WebhookHeaders } from './webhook-headers.js';
 export { DELIVERY_ID_HEADERS, webhookDeliveryId } from './delivery-id.js';
 export type { WebhookEvent, WebhookFacts } from './webhook-event.js';
 export {
+  BRANCH_FILTER_MAX_SIZE,
   checkBranchFilter,
+  isRegexBranchFilter,
   matchesBranchFilter,
   TRIGGER_BRANCH_FILTER_INVALID,
 } from './branch-filter.js';

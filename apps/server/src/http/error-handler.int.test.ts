@@ -15,7 +15,7 @@ databases.test(
   'a database conflict no service words answers 409 in words, never the driver text',
   async (database) => {
     const t = await startTestServer(database);
-    const app = createHttpApp(silentLogger);
+    const app = createHttpApp(silentLogger, { bodyTimeoutMs: 30_000 });
     try {
       const pipeline = await seedPipeline(t);
       const build = await t.admin.call('createBuild', {

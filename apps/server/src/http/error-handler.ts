@@ -12,6 +12,7 @@ import { isSluiceError } from '@sluice/errors';
 import type { ErrorCategory } from '@sluice/errors';
 import type { Logger } from '@sluice/log';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { translateBodyError } from './request-body.js';
 
 /** Carries the request id on every response, so a report can be matched with the log. */
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -35,6 +36,8 @@ function statusFor(err: unknown): number {
     if (err.category === 'input' && err.details?.unprocessable === true) return 422;
     // A document over its size limit is refused before it is read.
     if (err.category === 'input' && err.details?.tooLarge === true) return 413;
+    // A body that did not arrive within its deadline.
+    if (err.category === 'input' && err.details?.timedOut === true) return 408;
     return STATUS[err.category];
   }
   const status = (err as Partial<FastifyError>).statusCode;
@@ -42,7 +45,8 @@ function statusFor(err: unknown): number {
 }
 
 export function createErrorHandler(log: Logger) {
-  return (err: unknown, request: FastifyRequest, reply: FastifyReply): void => {
+  return (error: unknown, request: FastifyRequest, reply: FastifyReply): void => {
+    const err = translateBodyError(error, request);
     const status = statusFor(err);
     void reply.header(REQUEST_ID_HEADER, request.id);
     if (status >= 500) {
@@ -53,6 +57,7 @@ export function createErrorHandler(log: Logger) {
       const {
         unprocessable: _,
         tooLarge: __,
+        timedOut: ___,
         ...details
       } = DATABASE_CODES.has(err.code) ? {} : (err.details ?? {});
       void reply.status(status).send({

@@ -2,20 +2,19 @@
  * The Fastify instance every route is registered on, with what holds for all of them: a random
  * request id on every request, returned as `x-request-id` and in every error body; the one
  * error handler; the error envelope for unknown routes and unreadable URLs; `Cache-Control:
- * no-store` on every answer under `/api` (tokens, and what only its caller may see); and the
- * text check of `request-text.ts` before any handler runs.
+ * no-store` on every answer under `/api` (tokens, and what only its caller may see); a deadline
+ * for every request body (`request-body.ts`); and the text check of `request-text.ts` before any
+ * handler runs.
  * @module
  */
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { routes } from '@sluice/protocol';
+import { BODY_LIMITS, routes } from '@sluice/protocol';
 import type { Logger } from '@sluice/log';
 import { createErrorHandler, REQUEST_ID_HEADER } from './error-handler.js';
+import { bodyDeadline } from './request-body.js';
 import { assertStorableText, sanitiseText } from './request-text.js';
-
-/** The API's body limit; the webhook route raises its own. */
-const BODY_LIMIT = 8 * 1024 * 1024;
 
 /**
  * Routes whose body is the engine's report of what programs printed (log lines, step events
@@ -26,10 +25,16 @@ const SANITISED_BODIES = new Set([
   `POST ${routes.engineEvents.path}`,
 ]);
 
-export function createHttpApp(log: Logger): FastifyInstance {
+export interface HttpAppOptions {
+  /** A request body not received whole within this long is answered 408. */
+  bodyTimeoutMs: number;
+}
+
+export function createHttpApp(log: Logger, options: HttpAppOptions): FastifyInstance {
   const app = Fastify({
     logger: false,
-    bodyLimit: BODY_LIMIT,
+    // Each route of `@sluice/protocol` sets its own (`registerRoute`); this is for the others.
+    bodyLimit: BODY_LIMITS.default,
     genReqId: () => randomUUID(),
     // A URL that does not decode (e.g. `%E0%A4%A`) is answered before routing and hooks.
     frameworkErrors: badUrl,
@@ -40,6 +45,7 @@ export function createHttpApp(log: Logger): FastifyInstance {
     if (isApi(request.url)) void reply.header('cache-control', 'no-store');
     done();
   });
+  app.addHook('preParsing', bodyDeadline(options.bodyTimeoutMs));
   app.addHook('preValidation', (request, _reply, done) => {
     try {
       checkText(request);

@@ -91,6 +91,7 @@ export function registerRoute<D extends RouteDef>(
   app.route({
     method: route.method,
     url: route.path,
+    bodyLimit: route.bodyLimit,
     handler: async (request, reply) => {
       noteRoute(request, route);
       const token = bearerToken(request.headers.authorization);

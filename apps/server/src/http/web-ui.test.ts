@@ -13,7 +13,7 @@ writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Sluice</title>');
 writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log(1)');
 const outside = join(tmpdir(), 'sluice-web-secret.txt');
 writeFileSync(outside, 'outside');
-const app = createHttpApp(silentLogger);
+const app = createHttpApp(silentLogger, { bodyTimeoutMs: 30_000 });
 app.get('/api/v1/ping', () => ({ pong: true }));
 registerWebUi(app, dir);
 let base = '';
@@ -73,7 +73,7 @@ test('no file outside the UI directory is served', async () => {
 });
 
 test('without a built UI, / says how to build it', async () => {
-  const bare = createHttpApp(silentLogger);
+  const bare = createHttpApp(silentLogger, { bodyTimeoutMs: 30_000 });
   registerWebUi(bare, join(dir, 'missing'));
   const response = await bare.inject({ method: 'GET', url: '/' });
   assert.equal(response.statusCode, 404);

@@ -34,6 +34,8 @@ export interface ServerMetrics {
   buildFinished(status: string): void;
   /** A scheduling pass for one account took `seconds`, electing `elected` builds. */
   schedulingPass(seconds: number, elected: number): void;
+  /** A pipeline or step-type document was parsed, in place or in a worker thread. */
+  documentParsed(kind: 'pipeline' | 'step-type', where: 'inline' | 'worker'): void;
   /** Reads the database-backed series, then renders every series as Prometheus text. */
   render(): Promise<string>;
 }
@@ -89,6 +91,12 @@ export function createServerMetrics(options: ServerMetricsOptions): ServerMetric
     help: 'Builds elected by the scheduling passes of this server process',
     registers,
   });
+  const parses = new Counter({
+    name: 'sluice_server_document_parses_total',
+    help: 'Pipeline and step-type documents parsed by this server process (not those answered from memory), in place or in a worker thread',
+    labelNames: ['kind', 'where'],
+    registers,
+  });
   const fromDatabase = databaseSeries(registry, options);
   return {
     contentType: registry.contentType,
@@ -104,6 +112,7 @@ export function createServerMetrics(options: ServerMetricsOptions): ServerMetric
       passes.observe(seconds);
       elected.inc(count);
     },
+    documentParsed: (kind, where) => parses.inc({ kind, where }),
     async render() {
       await fromDatabase.refresh();
       return registry.metrics();

@@ -32,6 +32,7 @@ import { StepTypeService } from './settings/step-type-service.js';
 import { createTaskPlanner } from './tasks/task-planner.js';
 import { WorkflowLimitsEnforcer } from './builds/workflow-limits.js';
 import type { ServerContext } from './server-context.js';
+import { ParsePool } from './parse-pool.js';
 
 import { CommitStatusService } from './statuses/commit-status-service.js';
 
@@ -68,12 +69,20 @@ export function createServices(ctx: ServerContext): Services {
   const wakeups = new SchedulingWakeups(ctx.signals, ctx.log);
   const audit = new AuditLog(ctx);
   const identity = new IdentityService(ctx, wakeups, audit);
-  const builtInStepTypes = loadBuiltInStepTypes(ctx.config.stepTypesDir, ctx.log);
-  const stepTypes = new StepTypeService(ctx, builtInStepTypes);
+  // Its workers end when idle, so it needs no closing.
+  const parser = ParsePool.create({
+    log: ctx.log,
+    counted: (kind, where) => ctx.metrics.documentParsed(kind, where),
+  });
+  const builtIn = loadBuiltInStepTypes(ctx.config.stepTypesDir, ctx.log);
+  const stepTypes = new StepTypeService(ctx, {
+    parse: (text, source) => parser.parseStepType(text, source),
+    builtIn,
+  });
   const registries = new RegistryService(ctx);
   const gitIntegrations = new GitIntegrationService(ctx);
   const clusters = new ClusterService(ctx);
-  const projects = new ProjectService(ctx, stepTypes);
+  const projects = new ProjectService(ctx, stepTypes, parser);
   const runtimes = new RuntimeService(ctx);
   const certificates = new CertificateService(ctx);
   const planner = createTaskPlanner({ ctx, identity, certificates, clusters });
@@ -84,7 +93,7 @@ export function createServices(ctx: ServerContext): Services {
   wakeups.drive((accountId) => scheduler.schedule(accountId));
   const commitStatuses = new CommitStatusService(ctx, gitIntegrations);
   const builds = new BuildService(ctx, projects, store, finisher, stepTypes, commitStatuses);
-  const triggers = new TriggerService(ctx, projects, gitIntegrations);
+  const triggers = new TriggerService(ctx, { projects, gitIntegrations, parser });
   return {
     ctx,
     identity,
@@ -110,7 +119,7 @@ export function createServices(ctx: ServerContext): Services {
     agents: new AgentService(ctx, identity, runtimes),
     infrastructureErrors: new InfrastructureErrors(ctx, runtimes, builds, store),
     triggers,
-    webhooks: new WebhookService(ctx, triggers, builds),
+    webhooks: new WebhookService(ctx, { triggers, builds, parser }),
     cron: new CronTriggers(ctx, builds),
     certificates,
     approvals: new ApprovalService(ctx, store),

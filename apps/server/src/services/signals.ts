@@ -18,6 +18,8 @@ export const CHANNELS = {
   builds: 'sluice_builds',
   /** A build's place under the concurrency limits changed (`<accountId> <write id>`). */
   schedule: 'sluice_schedule',
+  /** An account's registered step types changed (`<accountId>`): each server parses them then. */
+  stepTypes: 'sluice_step_types',
 } as const;
 export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];
 

@@ -31,6 +31,7 @@ const TABLES = [
   'tasks',
   'triggers',
   'users',
+  'webhook_bodies',
   'webhook_deliveries',
 ];
 

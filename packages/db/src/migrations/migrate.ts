@@ -24,6 +24,7 @@ import { commitStatusesMigration } from './012-commit-statuses.js';
 import { clustersMigration } from './013-clusters.js';
 import { buildRetentionMigration } from './014-build-retention.js';
 import { usersAndAuditMigration } from './017-users-and-audit.js';
+import { contentDigestsMigration } from './016-content-digests.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
@@ -43,6 +44,7 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   clustersMigration,
   buildRetentionMigration,
   usersAndAuditMigration,
+  contentDigestsMigration,
 ];
 
 export interface MigrateResult {

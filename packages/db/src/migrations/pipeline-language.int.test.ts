@@ -82,6 +82,7 @@ databases.test('step types are kept per account, name and version', async ({ db 
     name: 'acme/deploy',
     version,
     document: `version: ${version}`,
+    digest: version,
   });
   await db
     .insertInto('step_types')

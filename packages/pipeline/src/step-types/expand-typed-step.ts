@@ -10,7 +10,7 @@ import { ISSUE_CODES } from '../pipeline-issue.js';
 import type { IssuePath, PipelineIssue } from '../pipeline-issue.js';
 import { expandTemplate } from './expand-template.js';
 import { parseStepTypeDocument } from './parse-step-type-document.js';
-import type { ParseStepTypeResult } from './parse-step-type-document.js';
+import type { ParseStepTypeResult, StepTypeDocument } from './parse-step-type-document.js';
 import { compareSemVer, parseSemVer } from './semver.js';
 import type {
   ExpansionReporter,
@@ -196,6 +196,15 @@ function argumentPath(input: TypedStepInput, path: IssuePath): IssuePath {
 
 /** A definition is parsed once however many steps use it; definitions are never changed. */
 const parsedDefinitions = new WeakMap<StepTypeDefinition, ParseStepTypeResult>();
+
+/**
+ * Marks `document` as parsed already (by whoever holds it: a worker thread, a cache), so a typed
+ * step expanded with it as its catalog's definition does not parse its text again.
+ */
+export function rememberParsedStepType(document: StepTypeDocument): StepTypeDocument {
+  parsedDefinitions.set(document, { ok: true, definition: document, warnings: [] });
+  return document;
+}
 
 function parseDefinition(definition: StepTypeDefinition): ParseStepTypeResult {
   let parsed = parsedDefinitions.get(definition);

@@ -3,7 +3,9 @@
  * the catalogs they are found in, and the expansion of a `type: account/name[:version]` step.
  * @module
  */
-export { expandTypedStep } from './expand-typed-step.js';
+export { expandTypedStep, rememberParsedStepType } from './expand-typed-step.js';
+export { stepTypeFromData, stepTypeToData } from './step-type-transfer.js';
+export type { PatternData, SchemaWith, StepTypeData } from './step-type-transfer.js';
 export type { TypedStepExpansion, TypedStepInput } from './expand-typed-step.js';
 export { parseStepTypeDocument, STEP_TYPE_NAME } from './parse-step-type-document.js';
 export type { ParseStepTypeResult, StepTypeDocument } from './parse-step-type-document.js';

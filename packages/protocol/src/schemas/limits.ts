@@ -30,6 +30,35 @@ export const LIMITS = {
   annotatedImages: 50,
 } as const;
 
+/** What a document of `chars` characters may take as a JSON string: escaping at most doubles it. */
+function documentBody(chars: number): number {
+  return 2 * chars + 64 * 1024;
+}
+
+/**
+ * Request bodies, in bytes as received: a route that carries no document takes the default;
+ * the larger ones are named here (docs/limits.md lists each route's). A body over its route's
+ * limit is refused with 413 `SLUICE_REQUEST_TOO_LARGE` naming the limit, before it is read.
+ */
+export const BODY_LIMITS = {
+  /** Every route not named below. */
+  default: 64 * 1024,
+  /** Triggers and pipeline variables: free-form variables (a certificate or two). */
+  variables: 256 * 1024,
+  /** An agent's heartbeat: the health of each of its runtimes. */
+  agentStatus: 256 * 1024,
+  /** A pipeline's YAML (1 MiB) as a JSON string: create, update, validate, run once, a repository's. */
+  pipeline: documentBody(LIMITS.pipelineYamlBytes),
+  /** A step-type document (1,000,000 characters) as a JSON string. */
+  stepType: documentBody(1_000_000),
+  /** A runtime environment spec or patch (262,144 characters of JSON), or a kubeconfig. */
+  runtimeSpec: documentBody(LIMITS.runtimeSpecJson),
+  /** An engine's log chunk or events: up to 1 MiB of lines and one line of 1 MiB, escaped. */
+  engineReport: 8 * 1024 * 1024,
+  /** A git host's webhook delivery: GitHub caps its payloads at 25 MB. */
+  webhook: 25 * 1024 * 1024,
+} as const;
+
 export const StepName = z
   .string()
   .min(1)

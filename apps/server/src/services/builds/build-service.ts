@@ -154,7 +154,11 @@ export class BuildService {
         ? await this.#projects.parsePipeline({
             yaml: pipeline.yaml,
             file: pipeline.name,
-            stepTypes: this.#stepTypes.documentsOf(pipeline.step_types),
+            stepTypes: await this.#stepTypes.documentsOf(
+              input.accountId,
+              pipeline.step_types,
+              executor,
+            ),
           })
         : { steps: [], stages: [] });
     const id = this.#ctx.ids.next('bld');

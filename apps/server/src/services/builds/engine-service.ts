@@ -12,7 +12,6 @@ import type {
   EngineBuild,
   EngineDefinitionAccepted,
   EngineEvent,
-  EngineStepType,
 } from '@sluice/protocol';
 import type { BuildService } from './build-service.js';
 import type { CertificateService } from '../identity/certificate-service.js';
@@ -104,7 +103,7 @@ export class EngineService {
     const scope = { buildId, pipelineName: row.pipeline_name, variables, facts };
     const wants = readsDefinition
       ? definitionReaderWants(source.context)
-      : await this.#wantsOf(yaml, stepTypes, scope);
+      : await this.#wantsOf(row.account_id, yaml, scope);
     return {
       buildId,
       number: row.number,
@@ -143,11 +142,11 @@ export class EngineService {
   }
 
   /** What `yaml` names of the account's credentials; nothing when it does not parse. */
-  async #wantsOf(yaml: string, stepTypes: EngineStepType[], scope: BuildScope) {
+  async #wantsOf(accountId: string, yaml: string, scope: BuildScope) {
     const parsed = await this.#projects.parsePipeline({
       yaml,
       file: `${scope.pipelineName}.yml`,
-      stepTypes,
+      stepTypes: await this.#stepTypes.documents(accountId),
     });
     return credentialWants(parsed.uses, scope);
   }
@@ -203,7 +202,7 @@ export class EngineService {
       const stepTypes = await this.#stepTypes.forBuild(row.account_id, body.yaml);
       const { facts, variables } = await this.#scopeOf(row);
       const scope = { buildId, pipelineName: row.pipeline_name, variables, facts };
-      const wants = await this.#wantsOf(body.yaml, stepTypes, scope);
+      const wants = await this.#wantsOf(row.account_id, body.yaml, scope);
       return { stepTypes, ...(await this.#grants(row, facts, wants)) };
     };
     if (row.yaml !== null) {

@@ -15,8 +15,7 @@ import type { Pipeline, Project, Retention, SpecTemplate } from '@sluice/protoco
 import type { z } from 'zod';
 import type { CreatePipeline, PipelineValidation, UpdatePipeline } from '@sluice/protocol';
 import { invalidDocument } from './document-issues.js';
-import { PipelineParsePool } from './pipeline-parse-pool.js';
-import type { PipelineParseJob, PipelineParseResult } from './pipeline-parse-pool.js';
+import type { ParsePool, PipelineParseJob, PipelineParseResult } from '../parse-pool.js';
 import { isoTime } from '../server-context.js';
 import { retentionOf } from '../builds/build-retention.js';
 import type { ServerContext } from '../server-context.js';
@@ -28,13 +27,12 @@ type UpdatePipelineInput = z.output<typeof UpdatePipeline>;
 export class ProjectService {
   readonly #ctx: ServerContext;
   readonly #stepTypes: StepTypeService;
-  readonly #parser: PipelineParsePool;
+  readonly #parser: ParsePool;
 
-  constructor(ctx: ServerContext, stepTypes: StepTypeService) {
+  constructor(ctx: ServerContext, stepTypes: StepTypeService, parser: ParsePool) {
     this.#ctx = ctx;
     this.#stepTypes = stepTypes;
-    // Its workers end when idle, so it needs no closing.
-    this.#parser = PipelineParsePool.create({ log: ctx.log });
+    this.#parser = parser;
   }
 
   async listProjects(accountId: string): Promise<Project[]> {
@@ -308,7 +306,7 @@ export class ProjectService {
   }
 
   /**
-   * Parses a pipeline, off the request path when it is large (`PipelineParsePool`): its issues,
+   * Parses a pipeline, off the request path when it is large (`ParsePool`): its issues,
    * and its steps as a build's rows.
    */
   parsePipeline(job: PipelineParseJob): Promise<PipelineParseResult> {
@@ -321,7 +319,7 @@ export class ProjectService {
     yaml: string,
   ): Promise<z.infer<typeof PipelineValidation>> {
     assertYamlSize(yaml);
-    const stepTypes = await this.#stepTypes.forEngine(accountId);
+    const stepTypes = await this.#stepTypes.documents(accountId);
     const parsed = await this.parsePipeline({ yaml, file: 'codefresh.yml', stepTypes });
     const issues = parsed.issues.map(({ severity, code, message, path, line, column }) => {
       return { severity, code, message, path: [...path], line, column };
@@ -343,7 +341,7 @@ export class ProjectService {
     file: string,
   ): Promise<Pick<PipelineParseResult, 'steps' | 'stages'>> {
     assertYamlSize(yaml);
-    const stepTypes = await this.#stepTypes.forEngine(accountId);
+    const stepTypes = await this.#stepTypes.documents(accountId);
     const parsed = await this.parsePipeline({ yaml, file, stepTypes });
     if (!parsed.ok)
       throw invalidDocument({
@@ -358,7 +356,7 @@ export class ProjectService {
   /** 413 over the size limit; else 422 with every problem, each with line and column. */
   async #assertValidYaml(accountId: string, yaml: string, file: string): Promise<void> {
     assertYamlSize(yaml);
-    const stepTypes = await this.#stepTypes.forEngine(accountId);
+    const stepTypes = await this.#stepTypes.documents(accountId);
     const parsed = await this.parsePipeline({ yaml, file, stepTypes });
     if (parsed.ok) return;
     throw invalidDocument({

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NotFoundError } from '@sluice/errors';
 import type { Logger } from '@sluice/log';
-import { parseStepTypeDocument } from '@sluice/pipeline';
+import { parseStepTypeDocument, rememberParsedStepType } from '@sluice/pipeline';
+import type { StepTypeDocument } from '@sluice/pipeline';
 import type { EngineStepType } from '@sluice/protocol';
 
 /** `step-types/` at the root of the repository (this file is apps/server/dist/services/settings/). */
@@ -25,6 +26,8 @@ export interface BuiltInStepType extends EngineStepType {
   name: string;
   version: string;
   description?: string;
+  /** The document parsed, remembered as parsed: pipelines expand with it without reading YAML. */
+  document: StepTypeDocument;
 }
 
 /** The first of `candidates` that is a directory; undefined when none is. */
@@ -60,7 +63,8 @@ export function loadBuiltInStepTypes(dir: string | undefined, log: Logger): Buil
     const parsed = parseOnce(text, source);
     if (parsed.ok) {
       const { name, version, description } = parsed.definition;
-      return [{ name, version, description, source, text }];
+      const document = rememberParsedStepType(parsed.definition);
+      return [{ name, version, description, source, text, document }];
     }
     log.warn('built-in step type left out', { file, problem: parsed.issues[0]?.message });
     return [];

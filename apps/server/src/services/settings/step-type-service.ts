@@ -1,55 +1,64 @@
 /**
  * Step types registered in the account: the documents typed steps (`type: account/name`) expand
- * from. A document is validated when registered (400 with every problem at line:column); the
- * account's catalog is what the server parses pipelines with, and what a build's engine gets,
- * together with the built-in step types (built-in-step-types.ts) whose names the account has not
- * registered: an account's own `helm` wins over Sluice's.
+ * from. A document is validated when registered (400 with every problem at line:column), off the
+ * request path when large (`ParsePool`), and kept parsed (`StepTypeCache`): builds, validations
+ * and listings read each row's name, version and digest and take the parsed document from
+ * memory. The account's catalog is what the server parses pipelines with, and what a build's
+ * engine gets, together with the built-in step types (built-in-step-types.ts) whose names the
+ * account has not registered: an account's own `helm` wins over Sluice's. A change is announced
+ * to every server (`sluice_step_types`), which parses it then rather than on its next build.
  * @module
  */
+import { createHash } from 'node:crypto';
 import { NotFoundError } from '@sluice/errors';
-import { catalogFromDefinitions, parseStepTypeDocument } from '@sluice/pipeline';
-import type { StepTypeCatalog, StepTypeDefinition } from '@sluice/pipeline';
+import { rememberParsedStepType } from '@sluice/pipeline';
+import type { StepTypeDocument } from '@sluice/pipeline';
 import { sql } from '@sluice/db';
 import type { Executor, StepTypeRow } from '@sluice/db';
 import type { EngineStepType, StepType } from '@sluice/protocol';
+import { CONTROL_PLANE_LOCATION } from '../parse-jobs.js';
 import { invalidDocument } from '../projects/document-issues.js';
 import { isoTime } from '../server-context.js';
-import { userName } from '../identity/user-name.js';
 import type { ServerContext } from '../server-context.js';
+import { CHANNELS } from '../signals.js';
+import { userName } from '../identity/user-name.js';
 import type { BuiltInStepType } from './built-in-step-types.js';
-
-/** A document with the name it is registered or shipped under. */
-export interface NamedStepType {
-  name: string;
-  document: EngineStepType;
-}
-
-/** What a build needs of a registered step type's row. */
-export type StoredStepType = Pick<StepTypeRow, 'name' | 'version' | 'document'>;
+import { StepTypeCache, stepTypeSource } from './step-type-cache.js';
+import type { ParsedStepType, StepTypeKey, StepTypeParser } from './step-type-cache.js';
+import { stepTypesNamedIn } from './step-types-named.js';
+import type { NamedStepType } from './step-types-named.js';
 
 /**
- * The account's registered step types, in name and version order, as a column of a statement on
- * `pipelines` (the pipeline's account's): what `documentsOf` takes.
+ * The account's registered step types' keys (name, version, digest), in name and version
+ * order, as a column of a statement on `pipelines` (the pipeline's account's): what
+ * `documentsOf` takes. No document is read.
  */
-export const ACCOUNT_STEP_TYPES = sql<StoredStepType[]>`(select coalesce(json_agg(json_build_object(
-    'name', st.name, 'version', st.version, 'document', st.document) order by st.name, st.version),
+export const ACCOUNT_STEP_TYPES = sql<StepTypeKey[]>`(select coalesce(json_agg(json_build_object(
+    'name', st.name, 'version', st.version, 'digest', st.digest) order by st.name, st.version),
     '[]'::json) from step_types st where st.account_id = pipelines.account_id)`;
 
-/** What errors inside a registered document name as its place. */
-const CONTROL_PLANE_LOCATION = 'control plane';
+/** A step type with what a catalog and an engine need of it. */
+type Usable = NamedStepType & { parsed: StepTypeDocument };
 
 export class StepTypeService {
   readonly #ctx: ServerContext;
-  /** Each built-in with the one frozen document every build gets (see `forEngine`). */
-  readonly #builtIn: readonly (NamedStepType & { listed: StepType })[];
+  readonly #cache: StepTypeCache;
+  readonly #parse: StepTypeParser;
+  /** Each built-in with the one frozen document every build gets (see `forBuild`). */
+  readonly #builtIn: readonly (Usable & { listed: StepType })[];
 
-  constructor(ctx: ServerContext, builtIn: readonly BuiltInStepType[] = []) {
+  constructor(ctx: ServerContext, options: { parse: StepTypeParser; builtIn?: BuiltInStepType[] }) {
     this.#ctx = ctx;
-    this.#builtIn = builtIn.map((stepType) => ({
+    this.#parse = options.parse;
+    this.#cache = new StepTypeCache(options.parse);
+    this.#builtIn = (options.builtIn ?? []).map((stepType) => ({
       name: stepType.name,
-      document: rememberDefinition(stepType),
+      document: Object.freeze({ source: stepType.source, text: stepType.text }),
+      parsed: stepType.document,
       listed: builtInStepType(stepType),
     }));
+    // A change through any server: parsed now, so the next build here finds it ready.
+    ctx.signals.listen(CHANNELS.stepTypes, (accountId) => void this.#warm(accountId));
   }
 
   /**
@@ -57,10 +66,19 @@ export class StepTypeService {
    * ones whose names it has not registered, in name order.
    */
   async list(accountId: string): Promise<StepType[]> {
-    const rows = await this.#rows(this.#ctx.database.db, accountId);
+    const db = this.#ctx.database.db;
+    const rows = await db
+      .selectFrom('step_types')
+      .select(['name', 'version', 'digest', 'created_at', 'created_by'])
+      .where('account_id', '=', accountId)
+      .orderBy('name')
+      .orderBy('version')
+      .execute();
+    const parsed = await this.#parsed(db, accountId, rows);
     const own = new Set(rows.map((row) => row.name));
     const builtIn = this.#builtIn.filter(({ name }) => !own.has(name));
-    return [...rows.map(toStepType), ...builtIn.map(({ listed }) => listed)].sort((a, b) =>
+    const listed = rows.map((row) => toStepType(row, parsed));
+    return [...listed, ...builtIn.map(({ listed }) => listed)].sort((a, b) =>
       a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
     );
   }
@@ -80,34 +98,52 @@ export class StepTypeService {
    * `userId` is recorded by name as `createdBy`.
    */
   async put(accountId: string, yaml: string, userId: string | undefined): Promise<StepType> {
-    const definition = validDefinition(yaml);
+    const parsed = await this.#parse(yaml, CONTROL_PLANE_LOCATION);
+    if (!parsed.ok)
+      throw invalidDocument({
+        code: 'SLUICE_STEP_TYPE_INVALID',
+        what: 'The step-type document',
+        issues: parsed.issues,
+      });
+    const { name, version } = parsed.document;
+    const digest = createHash('sha256').update(yaml).digest('hex');
     const values = {
       document: yaml,
+      digest,
       created_by: await userName(this.#ctx.database.db, userId),
       created_at: new Date(this.#ctx.clock()),
     };
-    const row = await this.#ctx.database.db
-      .insertInto('step_types')
-      .values({
-        account_id: accountId,
-        name: definition.name,
-        version: definition.version,
-        ...values,
-      })
-      .onConflict((oc) => oc.columns(['account_id', 'name', 'version']).doUpdateSet(values))
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return toStepType(row);
+    const row = await this.#ctx.database.db.transaction().execute(async (trx) => {
+      const stored = await trx
+        .insertInto('step_types')
+        .values({ account_id: accountId, name, version, ...values })
+        .onConflict((oc) => oc.columns(['account_id', 'name', 'version']).doUpdateSet(values))
+        .returning(['name', 'version', 'digest', 'created_at', 'created_by'])
+        .executeTakeFirstOrThrow();
+      await this.#ctx.signals.publish(trx, CHANNELS.stepTypes, accountId);
+      return stored;
+    });
+    // Issues inside it name it by what it is registered as, like those of a stored one.
+    const source = stepTypeSource(row);
+    const document = rememberParsedStepType({ ...parsed.document, source });
+    const entry = { ...row, document, engine: Object.freeze({ source, text: yaml }) };
+    this.#cache.remember(entry);
+    return toStepType(row, [entry]);
   }
 
   async delete(accountId: string, name: string, version: string): Promise<void> {
-    const result = await this.#ctx.database.db
-      .deleteFrom('step_types')
-      .where('account_id', '=', accountId)
-      .where('name', '=', name)
-      .where('version', '=', version)
-      .executeTakeFirst();
-    if (result.numDeletedRows === 0n)
+    const deleted = await this.#ctx.database.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .deleteFrom('step_types')
+        .where('account_id', '=', accountId)
+        .where('name', '=', name)
+        .where('version', '=', version)
+        .executeTakeFirst();
+      if (result.numDeletedRows > 0n)
+        await this.#ctx.signals.publish(trx, CHANNELS.stepTypes, accountId);
+      return result.numDeletedRows;
+    });
+    if (deleted === 0n)
       throw new NotFoundError(
         'SLUICE_STEP_TYPE_NOT_FOUND',
         `Step type ${name}:${version} is not registered`,
@@ -115,173 +151,97 @@ export class StepTypeService {
       );
   }
 
-  /** The documents as a build's engine gets them: the account's, then the built-in ones it lacks. */
-  async forEngine(accountId: string, executor?: Executor): Promise<EngineStepType[]> {
-    return this.documentsOf(await this.#rows(executor ?? this.#ctx.database.db, accountId));
+  /** What the account's pipelines are parsed with: its own, then the built-in ones it lacks. */
+  async documents(accountId: string, executor?: Executor): Promise<StepTypeDocument[]> {
+    const db = executor ?? this.#ctx.database.db;
+    const usable = await this.#usable(db, accountId, await this.#keys(db, accountId));
+    return usable.map(({ parsed }) => parsed);
   }
 
   /**
-   * `forEngine` from the account's rows read by the caller's own statement (`ACCOUNT_STEP_TYPES`),
-   * so creating a build reads them with its pipeline instead of in a round trip of its own.
+   * `documents` from the account's keys read by the caller's own statement
+   * (`ACCOUNT_STEP_TYPES`), so creating a build reads them with its pipeline instead of in a
+   * round trip of its own; `executor` reads a document not held yet.
    */
-  documentsOf(rows: readonly StoredStepType[]): EngineStepType[] {
-    return this.#namedOf(rows).map(({ document }) => document);
+  async documentsOf(
+    accountId: string,
+    keys: readonly StepTypeKey[],
+    executor: Executor,
+  ): Promise<StepTypeDocument[]> {
+    return (await this.#usable(executor, accountId, keys)).map(({ parsed }) => parsed);
   }
 
   /**
-   * What a build's engine gets for `yaml`: of `forEngine`, only the step types the pipeline may
-   * name (`stepTypesNamedIn`), so a build that uses none carries none of the built-in ones' 60 KB.
+   * What a build's engine gets for `yaml`: the step types the pipeline may name
+   * (`stepTypesNamedIn`), so a build that uses none carries none of the built-in ones' 60 KB.
    */
   async forBuild(accountId: string, yaml: string): Promise<EngineStepType[]> {
-    return stepTypesNamedIn(yaml, await this.#named(this.#ctx.database.db, accountId));
+    const db = this.#ctx.database.db;
+    return stepTypesNamedIn(
+      yaml,
+      await this.#usable(db, accountId, await this.#keys(db, accountId)),
+    );
   }
 
-  async #named(executor: Executor, accountId: string): Promise<NamedStepType[]> {
-    return this.#namedOf(await this.#rows(executor, accountId));
-  }
-
-  #namedOf(rows: readonly StoredStepType[]): NamedStepType[] {
-    const own = new Set(rows.map((row) => row.name));
+  async #usable(
+    executor: Executor,
+    accountId: string,
+    keys: readonly StepTypeKey[],
+  ): Promise<Usable[]> {
+    const own = new Set(keys.map((key) => key.name));
+    const parsed = await this.#parsed(executor, accountId, keys);
     return [
-      ...rows.map((row) => ({
-        name: row.name,
-        document: { source: sourceOf(row), text: row.document },
-      })),
-      // The same objects every time, so the parse pool hashes their 60 KB once (`documentDigest`).
+      ...parsed.flatMap(({ name, document, engine }) =>
+        document === null ? [] : [{ name, document: engine, parsed: document }],
+      ),
       ...this.#builtIn.filter(({ name }) => !own.has(name)),
     ];
   }
 
-  /** What the account's pipelines are parsed with. */
-  async catalog(accountId: string, executor?: Executor): Promise<StepTypeCatalog> {
-    return stepTypeCatalog(await this.forEngine(accountId, executor));
+  #parsed(executor: Executor, accountId: string, keys: readonly StepTypeKey[]) {
+    return this.#cache.resolve(keys, (missing) =>
+      executor
+        .selectFrom('step_types')
+        .select(['name', 'version', 'digest', 'document'])
+        .where('account_id', '=', accountId)
+        .where((eb) =>
+          eb.or(missing.map((key) => eb.and({ name: key.name, version: key.version }))),
+        )
+        .execute(),
+    );
   }
 
-  #rows(executor: Executor, accountId: string) {
+  #keys(executor: Executor, accountId: string): Promise<StepTypeKey[]> {
     return executor
       .selectFrom('step_types')
-      .selectAll()
+      .select(['name', 'version', 'digest'])
       .where('account_id', '=', accountId)
       .orderBy('name')
       .orderBy('version')
       .execute();
   }
-}
 
-/**
- * A `type:` value in YAML text (block or flow style, the key or the value quoted), as a step
- * type's name: what a pipeline names its typed steps by, without the version.
- */
-const TYPE_VALUE =
-  /(?:^|[\s{,])["']?type["']?[ \t]*:[ \t]*["']?([a-z0-9][a-z0-9._-]*(?:\/[a-z0-9][a-z0-9._-]*)?)/gm;
-
-/**
- * The documents among `documents` whose names `yaml` may use as a step's `type`, and those their
- * own templates name, in their order. Read from the text, so it may take a few too many (a
- * `type:` that is not a step's) but never too few: anchors, flow maps and quoting are all text
- * the pattern sees, and the control plane parsed the pipeline with every step type already.
- */
-export function stepTypesNamedIn(
-  yaml: string,
-  stepTypes: readonly NamedStepType[],
-): EngineStepType[] {
-  const byName = new Map<string, EngineStepType[]>();
-  for (const { name, document } of stepTypes)
-    byName.set(name, [...(byName.get(name) ?? []), document]);
-  const wanted = new Set<EngineStepType>();
-  const pending = [yaml];
-  for (let text = pending.pop(); text !== undefined; text = pending.pop())
-    for (const [, name = ''] of text.matchAll(TYPE_VALUE))
-      for (const document of byName.get(name) ?? [])
-        if (!wanted.has(document)) {
-          wanted.add(document);
-          pending.push(document.text);
-        }
-  return stepTypes.flatMap(({ document }) => (wanted.has(document) ? [document] : []));
-}
-
-/** The catalog of registered documents (the engine builds the same from `EngineBuild.stepTypes`). */
-export function stepTypeCatalog(documents: readonly EngineStepType[]): StepTypeCatalog {
-  // Stored documents were checked when they were put; one that no longer parses is left out.
-  const definitions = documents.flatMap((document) => definitionOf(document) ?? []);
-  return catalogFromDefinitions(definitions, CONTROL_PLANE_LOCATION);
-}
-
-/**
- * What a catalog needs of each document read before (its name and version; a typed step's
- * expansion reads the text again), by source and text, the most recently used last: every
- * parse of a pipeline gets all of the account's documents and the built-ins, some 60 KB that
- * took ~40 ms of YAML parsing on each build. Bounded by the documents' total size.
- */
-const knownDocuments = new Map<string, { definition: StepTypeDefinition | null; chars: number }>();
-let knownChars = 0;
-const KNOWN_CHARS_LIMIT = 16 * 1024 * 1024;
-
-function definitionOf({ source, text }: EngineStepType): StepTypeDefinition | undefined {
-  const key = `${source}\0${text}`;
-  const known = knownDocuments.get(key);
-  if (known !== undefined) {
-    knownDocuments.delete(key);
-    knownDocuments.set(key, known);
-    return known.definition ?? undefined;
-  }
-  const parsed = parseStepTypeDocument(text, source);
-  const definition = parsed.ok
-    ? Object.freeze({
-        name: parsed.definition.name,
-        version: parsed.definition.version,
-        source,
-        text,
-      })
-    : null;
-  remember(key, definition);
-  return definition ?? undefined;
-}
-
-/** A built-in, parsed as it was loaded: its frozen document, its definition remembered. */
-function rememberDefinition({ name, version, source, text }: BuiltInStepType): EngineStepType {
-  remember(`${source}\0${text}`, Object.freeze({ name, version, source, text }));
-  return Object.freeze({ source, text });
-}
-
-function remember(key: string, definition: StepTypeDefinition | null): void {
-  const previous = knownDocuments.get(key);
-  if (previous !== undefined) {
-    // Each server of a process remembers its built-ins again: the entry moves to the end.
-    knownDocuments.delete(key);
-    knownChars -= previous.chars;
-  }
-  knownDocuments.set(key, { definition, chars: key.length });
-  knownChars += key.length;
-  for (const [oldest, { chars }] of knownDocuments) {
-    if (knownChars <= KNOWN_CHARS_LIMIT) break;
-    knownDocuments.delete(oldest);
-    knownChars -= chars;
+  async #warm(accountId: string): Promise<void> {
+    try {
+      const db = this.#ctx.database.db;
+      await this.#parsed(db, accountId, await this.#keys(db, accountId));
+    } catch (err) {
+      // The next build parses what this could not.
+      this.#ctx.log.warn('step types not parsed ahead', { accountId, error: String(err) });
+    }
   }
 }
 
-function validDefinition(yaml: string): StepTypeDefinition {
-  const parsed = parseStepTypeDocument(yaml, CONTROL_PLANE_LOCATION);
-  if (parsed.ok) return parsed.definition;
-  throw invalidDocument({
-    code: 'SLUICE_STEP_TYPE_INVALID',
-    what: 'The step-type document',
-    issues: parsed.issues,
-  });
-}
+type ListedRow = Pick<StepTypeRow, 'name' | 'version' | 'digest' | 'created_at' | 'created_by'>;
 
-function sourceOf(row: StoredStepType): string {
-  return `${CONTROL_PLANE_LOCATION}: ${row.name}:${row.version}`;
-}
-
-function toStepType(row: StepTypeRow): StepType {
-  const parsed = parseStepTypeDocument(row.document, sourceOf(row));
+function toStepType(row: ListedRow, parsed: readonly ParsedStepType[]): StepType {
+  const entry = parsed.find((p) => p.name === row.name && p.version === row.version);
   return {
     name: row.name,
     version: row.version,
     origin: 'account',
-    description: (parsed.ok ? parsed.definition.description : undefined) ?? null,
-    yaml: row.document,
+    description: entry?.document?.description ?? null,
+    yaml: entry?.engine.text ?? '',
     createdAt: isoTime(row.created_at) ?? '',
     createdBy: row.created_by,
   };

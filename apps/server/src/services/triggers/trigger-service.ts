@@ -1,22 +1,17 @@
 /**
  * A pipeline's triggers: listed, created (a cron expression or branch regex that does not
- * compile is refused with 422 naming where), deleted. Webhook secrets are encrypted at rest
+ * compile, or compiles to too large a program, is refused with 422 naming where), deleted. Webhook secrets are encrypted at rest
  * with the server key and never returned; see `trigger-rows.ts` for what each kind stores where.
  * @module
  */
 import { InputError, NotFoundError } from '@sluice/errors';
 import { encryptSecret } from '@sluice/pki';
-import {
-  checkBranchFilter,
-  CRON_INVALID,
-  nextRun,
-  parseCron,
-  TRIGGER_BRANCH_FILTER_INVALID,
-} from '@sluice/triggers';
+import { CRON_INVALID, nextRun, parseCron, TRIGGER_BRANCH_FILTER_INVALID } from '@sluice/triggers';
 import { jsonb } from '@sluice/db';
 import type { TriggerRow } from '@sluice/db';
 import type { CreateTrigger, Trigger } from '@sluice/protocol';
 import type { z } from 'zod';
+import type { ParsePool } from '../parse-pool.js';
 import type { ProjectService } from '../projects/project-service.js';
 import type { GitIntegrationService } from '../settings/git-integration-service.js';
 import type { ServerContext } from '../server-context.js';
@@ -30,15 +25,20 @@ export class TriggerService {
   readonly #ctx: ServerContext;
   readonly #projects: ProjectService;
   readonly #gitIntegrations: GitIntegrationService;
+  readonly #parser: ParsePool;
 
   constructor(
     ctx: ServerContext,
-    projects: ProjectService,
-    gitIntegrations: GitIntegrationService,
+    services: {
+      projects: ProjectService;
+      gitIntegrations: GitIntegrationService;
+      parser: ParsePool;
+    },
   ) {
     this.#ctx = ctx;
-    this.#projects = projects;
-    this.#gitIntegrations = gitIntegrations;
+    this.#projects = services.projects;
+    this.#gitIntegrations = services.gitIntegrations;
+    this.#parser = services.parser;
   }
 
   async list(accountId: string, pipelineId: string): Promise<Trigger[]> {
@@ -61,7 +61,7 @@ export class TriggerService {
     const id = this.#ctx.ids.next('trg');
     const values =
       input.kind === 'git'
-        ? this.#gitValues(id, input)
+        ? await this.#gitValues(id, input)
         : cronValues(input, new Date(this.#ctx.clock()));
     const row = await this.#ctx.database.db
       .insertInto('triggers')
@@ -95,9 +95,10 @@ export class TriggerService {
     return row;
   }
 
-  #gitValues(id: string, input: GitInput) {
+  /** A regular expression is compiled in a worker: RE2 takes seconds over some patterns. */
+  async #gitValues(id: string, input: GitInput) {
     const branchFilter = input.branchFilter ?? '';
-    const check = checkBranchFilter(branchFilter);
+    const check = await this.#parser.checkBranchFilter(branchFilter);
     if (!check.ok)
       throw new InputError(TRIGGER_BRANCH_FILTER_INVALID, check.message, {
         details: { unprocessable: true, field: 'branchFilter', branchFilter },

@@ -1,19 +1,21 @@
 /**
- * A git host's webhook delivery → maybe a build. The trigger is loaded (unknown and disabled
- * look the same: 404), the raw body is verified against the trigger's decrypted secret (401
- * with one fixed message, whatever was wrong), then parsed. A ping, an event the trigger does
- * not listen to, another repository or a branch outside the filter answer 200 with the reason;
- * anything else creates a `webhook` build (202), once per delivery id: the same delivery sent
- * again within 24 hours answers 200 `duplicate` with the first build's id
- * (`webhook-deliveries.ts`). Logs carry the trigger id, provider, event and
- * outcome, never the secret, the signature or the payload.
+ * A git host's webhook delivery → maybe a build. The trigger is looked up from the path before
+ * the body is read (unknown and disabled look the same: 404; `trigger`), the raw body is
+ * verified against the trigger's decrypted secret (401 with one fixed message, whatever was
+ * wrong), then parsed. A ping, an event the trigger does not listen to, another repository or a
+ * branch outside the filter (matched off the event loop: `ParsePool.checkBranchFilter`) answer
+ * 200 with the reason; anything else creates a `webhook` build (202), once per delivery: the
+ * same signed body, or the same delivery id, sent again within 24 hours answers 200
+ * `duplicate` with the first build's id (`webhook-deliveries.ts`). Logs carry the trigger id,
+ * provider, event and outcome, never the secret, the signature or the payload.
  * @module
  */
-import { AuthenticationError } from '@sluice/errors';
+import { createHash } from 'node:crypto';
+import { AuthenticationError, InputError } from '@sluice/errors';
 import { decryptSecret } from '@sluice/pki';
 import {
-  matchesBranchFilter,
   parseWebhook,
+  TRIGGER_BRANCH_FILTER_INVALID,
   verifyWebhook,
   webhookDeliveryId,
 } from '@sluice/triggers';
@@ -22,14 +24,16 @@ import type { TriggerRow } from '@sluice/db';
 import type { Logger } from '@sluice/log';
 import type { TriggerEvent, WebhookResult } from '@sluice/protocol';
 import type { BuildService, CreateBuildInput } from '../builds/build-service.js';
+import type { ParsePool } from '../parse-pool.js';
 import type { ServerContext } from '../server-context.js';
 import { secretAssociatedData, userVariables } from './trigger-rows.js';
 import type { TriggerService } from './trigger-service.js';
 import { claimDelivery, pruneDeliveries, recordDeliveryBuild } from './webhook-deliveries.js';
-import type { DeliveryClaim } from './webhook-deliveries.js';
+import type { DeliveryClaim, DeliveryKey } from './webhook-deliveries.js';
 
 export interface ReceiveWebhookInput {
-  triggerId: string;
+  /** Looked up before the body was read (`WebhookService.trigger`). */
+  trigger: TriggerRow;
   headers: WebhookHeaders;
   /** The body exactly as received: the signature covers these bytes. */
   rawBody: Uint8Array;
@@ -47,17 +51,27 @@ export class WebhookService {
   readonly #ctx: ServerContext;
   readonly #triggers: TriggerService;
   readonly #builds: BuildService;
+  readonly #parser: ParsePool;
   readonly #log: Logger;
 
-  constructor(ctx: ServerContext, triggers: TriggerService, builds: BuildService) {
+  constructor(
+    ctx: ServerContext,
+    services: { triggers: TriggerService; builds: BuildService; parser: ParsePool },
+  ) {
     this.#ctx = ctx;
-    this.#triggers = triggers;
-    this.#builds = builds;
+    this.#triggers = services.triggers;
+    this.#builds = services.builds;
+    this.#parser = services.parser;
     this.#log = ctx.log;
   }
 
+  /** The enabled git trigger of a webhook's path: 404 `SLUICE_TRIGGER_NOT_FOUND` otherwise. */
+  trigger(triggerId: string): Promise<TriggerRow> {
+    return this.#triggers.gitTrigger(triggerId);
+  }
+
   async receive(input: ReceiveWebhookInput): Promise<WebhookResult> {
-    const trigger = await this.#triggers.gitTrigger(input.triggerId);
+    const { trigger } = input;
     const provider = trigger.provider as GitProvider;
     const log = this.#log.child({ triggerId: trigger.id, provider });
     const verified = verifyWebhook({
@@ -74,13 +88,16 @@ export class WebhookService {
       );
     }
     const event = parseWebhook({ provider, headers: input.headers, body: input.rawBody });
-    const decision = decideWebhook(trigger, event);
+    let decision = decideWebhook(trigger, event);
+    if (decision.outcome === 'build')
+      decision = await this.#branchDecision(trigger, decision.event);
     if (decision.outcome !== 'build') {
       log.info('webhook received', { event: event.event, outcome: decision.outcome });
       return decision.outcome === 'ping' ? { outcome: 'ping' } : decision;
     }
     const deliveryId = webhookDeliveryId(provider, input.headers);
-    const result = await this.#startBuild(trigger, decision.event, deliveryId);
+    const digest = createHash('sha256').update(input.rawBody).digest('hex');
+    const result = await this.#startBuild(trigger, decision.event, { deliveryId, digest });
     log.info('webhook received', {
       event: event.event,
       outcome: result.outcome,
@@ -90,33 +107,55 @@ export class WebhookService {
     return result;
   }
 
+  /** The pushed branch against the trigger's filter, matched off the event loop. */
+  async #branchDecision(trigger: TriggerRow, event: BuildEvent): Promise<WebhookDecision> {
+    const branch = event.facts.branch ?? '';
+    const filter = trigger.branch_filter ?? '';
+    const answer = await this.#parser.checkBranchFilter(filter, branch);
+    // A filter is checked when its trigger is saved; this is one saved before a check existed.
+    if (!answer.ok) throw new InputError(TRIGGER_BRANCH_FILTER_INVALID, answer.message);
+    if (answer.matches === true) return { outcome: 'build', event };
+    return ignored(`Branch "${branch}" does not match the trigger's branch filter ${filter}`);
+  }
+
   /**
-   * Creates the build, once per delivery id: the claim of the id, the build and the record of
-   * which build it started commit together. A host that sends no id gets a build every time.
+   * Creates the build, once per signed body and once per delivery id: the claims of both, the
+   * build and the record of which build they started commit together, or nothing does.
    */
   async #startBuild(
     trigger: TriggerRow,
     event: BuildEvent,
-    deliveryId: string | undefined,
+    delivery: { deliveryId: string | undefined; digest: string },
   ): Promise<WebhookResult> {
     const input = buildInput(trigger, event);
-    if (deliveryId === undefined) {
-      const build = await this.#builds.create(input);
-      return { outcome: 'build-created', buildId: build.id };
-    }
-    const key = { triggerId: trigger.id, deliveryId };
+    // The id first: a host's own resend is answered in its words.
+    const keys: DeliveryKey[] = [
+      ...(delivery.deliveryId === undefined
+        ? []
+        : [{ triggerId: trigger.id, kind: 'delivery-id' as const, value: delivery.deliveryId }]),
+      { triggerId: trigger.id, kind: 'body', value: delivery.digest },
+    ];
     const now = new Date(this.#ctx.clock());
-    const result = await this.#builds.transaction(
-      async (trx) => {
-        const claim = await claimDelivery(trx, key, now);
-        if (!claim.claimed) return duplicate(deliveryId, claim);
-        const buildId = await this.#builds.insert(trx, input);
-        await recordDeliveryBuild(trx, key, buildId);
-        return { outcome: 'build-created' as const, buildId };
-      },
-      { translateErrors: true },
-    );
-    if (result.outcome === 'build-created') await this.#prune(now);
+    let result: WebhookResult;
+    try {
+      result = await this.#builds.transaction(
+        async (trx) => {
+          for (const key of keys) {
+            const claim = await claimDelivery(trx, key, now);
+            // Thrown, so that a key claimed before it is rolled back with the rest.
+            if (!claim.claimed) throw new Duplicate(duplicate(key, claim));
+          }
+          const buildId = await this.#builds.insert(trx, input);
+          for (const key of keys) await recordDeliveryBuild(trx, key, buildId);
+          return { outcome: 'build-created' as const, buildId };
+        },
+        { translateErrors: true },
+      );
+    } catch (err) {
+      if (err instanceof Duplicate) return err.answer;
+      throw err;
+    }
+    await this.#prune(now);
     return result;
   }
 
@@ -139,11 +178,12 @@ export class WebhookService {
 }
 
 /**
- * Pure: whether a verified event starts a build of this trigger. The branch filter applies to
- * the pushed branch, the pushed tag's name, or a pull request's head branch.
+ * Pure: whether a verified event may start a build of this trigger, but for its branch filter
+ * (`#branchDecision`), which applies to the pushed branch, the pushed tag's name, or a pull
+ * request's head branch.
  */
 function decideWebhook(
-  trigger: Pick<TriggerRow, 'repo' | 'events' | 'branch_filter'>,
+  trigger: Pick<TriggerRow, 'repo' | 'events'>,
   event: WebhookEvent,
 ): WebhookDecision {
   switch (event.kind) {
@@ -158,7 +198,7 @@ function decideWebhook(
 }
 
 function checkEvent(
-  trigger: Pick<TriggerRow, 'repo' | 'events' | 'branch_filter'>,
+  trigger: Pick<TriggerRow, 'repo' | 'events'>,
   event: BuildEvent,
 ): WebhookDecision {
   const { facts } = event;
@@ -170,10 +210,6 @@ function checkEvent(
     return ignored(
       `Event "${kind}" is not one of this trigger's events (${trigger.events.join(', ')})`,
     );
-  const branch = facts.branch ?? '';
-  const filter = trigger.branch_filter ?? '';
-  if (!matchesBranchFilter(filter, branch))
-    return ignored(`Branch "${branch}" does not match the trigger's branch filter ${filter}`);
   return { outcome: 'build', event };
 }
 
@@ -204,16 +240,29 @@ function buildInput(trigger: TriggerRow, event: BuildEvent): CreateBuildInput {
   };
 }
 
+/** A claim refused: the answer to give, once the transaction is rolled back. */
+class Duplicate extends Error {
+  readonly answer: WebhookResult;
+  constructor(answer: WebhookResult) {
+    super('The delivery was already received');
+    this.answer = answer;
+  }
+}
+
 function duplicate(
-  deliveryId: string,
+  key: DeliveryKey,
   first: Extract<DeliveryClaim, { claimed: false }>,
 ): WebhookResult {
+  const what =
+    key.kind === 'body'
+      ? `The same signed body (SHA-256 ${key.value.slice(0, 12)}…)`
+      : `Delivery ${key.value}`;
   const started =
     first.buildId === null ? 'its build no longer exists' : `it started build ${first.buildId}`;
   return {
     outcome: 'duplicate',
     ...(first.buildId === null ? {} : { buildId: first.buildId }),
-    reason: `Delivery ${deliveryId} was already received at ${first.receivedAt.toISOString()}: ${started}`,
+    reason: `${what} was already received at ${first.receivedAt.toISOString()}: ${started}`,
   };
 }
 

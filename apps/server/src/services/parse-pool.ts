@@ -1,13 +1,17 @@
 /**
- * Parses pipelines off the request path. A pipeline at the size limit (1 MiB, some 14,000
- * steps) is about a second of synchronous work; done in a handler it held up every other request,
+ * Parses off the request path: pipelines, step-type documents and branch filters. A pipeline at
+ * the size limit (1 MiB, some 14,000 steps) is about a second of synchronous work, a step type
+ * of 1 MB (a long list in an `x-` field) ten; done in a handler it held up every other request,
  * `/healthz` included. Documents up to `inlineChars` (a few milliseconds) are parsed in place;
- * larger ones in a small pool of worker threads, one document per worker at a time.
+ * larger ones in a small pool of worker threads, one job per worker at a time. A branch filter
+ * that is a regular expression is always matched in a worker: RE2 is linear in the branch's
+ * length, but its program grows with counted repetitions (`[a-z]{0,200}`), and a 160-character
+ * filter took 0.6 s per branch name on the thread that ran it (`branch-filter-check.ts`).
  *
  * Workers start on demand and end after `idleMs` without work, and never keep the process alive
  * while idle, so the pool needs no closing. A worker that dies (out of memory, a crash) fails its
- * document with SLUICE_PIPELINE_PARSER_FAILED naming the reason, and the next document gets a new
- * worker. Beyond `queueLimit` waiting documents the answer is 503 SLUICE_PIPELINE_PARSER_BUSY.
+ * job with SLUICE_PIPELINE_PARSER_FAILED naming the reason, and the next job gets a new worker.
+ * Beyond `queueLimit` waiting jobs the answer is 503 SLUICE_PIPELINE_PARSER_BUSY.
  *
  * The worker is this same module, started with a marker in `workerData`: it works from the
  * compiled files and from the esbuild bundle of the CLI alike (no second entry point to ship).
@@ -18,42 +22,35 @@ import { availableParallelism } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { ResourceLimits } from 'node:worker_threads';
 import { InternalError, UnavailableError } from '@sluice/errors';
-import { credentialUses, NO_CREDENTIAL_USES, parsePipeline } from '@sluice/pipeline';
-import type { CredentialUses, PipelineIssue } from '@sluice/pipeline';
+import { stepTypeFromData } from '@sluice/pipeline';
 import type { Logger } from '@sluice/log';
-import type { EngineStepType } from '@sluice/protocol';
-import { plannedSteps } from '../builds/build-steps.js';
-import type { PlannedStep } from '../builds/build-steps.js';
-import { stepTypeCatalog } from '../settings/step-type-service.js';
+import { checkBranchFilterNow, isPlainBranchFilter } from './triggers/branch-filter-check.js';
+import type { BranchFilterAnswer } from './triggers/branch-filter-check.js';
+import { documentDigest, parseJob, parseStepTypeNow, stepTypeData } from './parse-jobs.js';
+import type {
+  ParseRequest,
+  PipelineParseJob,
+  PipelineParseResult,
+  StepTypeParse,
+  StepTypeReply,
+} from './parse-jobs.js';
 
-export interface PipelineParseJob {
-  yaml: string;
-  /** Shown in issues. */
-  file: string;
-  /** The account's step-type documents, as registered. */
-  stepTypes: readonly EngineStepType[];
-}
+export type { PipelineParseJob, PipelineParseResult, StepTypeParse } from './parse-jobs.js';
 
-export interface PipelineParseResult {
-  ok: boolean;
-  issues: PipelineIssue[];
-  /** A build's step rows, when `ok` (else empty). */
-  steps: PlannedStep[];
-  /** The pipeline's `stages:`, in order, when `ok` (else empty). */
-  stages: string[];
-  /** The account's credentials it names, when `ok` (else none): what its engine is given. */
-  uses: CredentialUses;
-}
+/** What is counted for `/metrics`: each document parsed, and where. */
+export type ParseCounter = (kind: 'pipeline' | 'step-type', where: 'inline' | 'worker') => void;
 
-export interface PipelineParsePoolOptions {
+export interface ParsePoolOptions {
   log: Logger;
+  /** Called for every document parsed (not for one answered from memory). */
+  counted?: ParseCounter;
   /** Workers at most (default: half the CPUs, 1 to 2). */
   size?: number;
   /** Documents up to this many characters are parsed in place (default 16,384). */
   inlineChars?: number;
   /** An idle worker ends after this long (default 30 s). */
   idleMs?: number;
-  /** Documents that may wait for a worker (default 32). */
+  /** Jobs that may wait for a worker (default 32). */
   queueLimit?: number;
   /** Each worker's heap limits (default: 512 MB of old generation). */
   resourceLimits?: ResourceLimits;
@@ -70,8 +67,10 @@ function deepFreeze<T>(value: T): T {
 }
 
 interface Waiting {
-  job: PipelineParseJob;
-  resolve: (result: PipelineParseResult) => void;
+  request: ParseRequest;
+  /** What the job reads, for errors: a pipeline's file, a step type's source. */
+  what: string;
+  resolve: (reply: unknown) => void;
   reject: (err: Error) => void;
 }
 
@@ -81,18 +80,20 @@ interface Slot {
   idle: NodeJS.Timeout | undefined;
 }
 
-type Reply = PipelineParseResult | { failure: string };
+type Reply = PipelineParseResult | StepTypeReply | BranchFilterAnswer | { failure: string };
 
-export class PipelineParsePool {
-  readonly #options: Required<Omit<PipelineParsePoolOptions, 'log'>>;
+export class ParsePool {
+  readonly #options: Required<Omit<ParsePoolOptions, 'log' | 'counted'>>;
   readonly #log: Logger;
+  readonly #counted: ParseCounter;
   readonly #slots = new Set<Slot>();
   readonly #queue: Waiting[] = [];
   readonly #recent = new Map<string, { result: PipelineParseResult; chars: number }>();
   #recentChars = 0;
 
-  private constructor(options: PipelineParsePoolOptions) {
-    this.#log = options.log.child({ component: 'pipeline-parse-pool' });
+  private constructor(options: ParsePoolOptions) {
+    this.#log = options.log.child({ component: 'parse-pool' });
+    this.#counted = options.counted ?? (() => undefined);
     this.#options = {
       size: options.size ?? Math.min(2, Math.max(1, Math.floor(availableParallelism() / 2))),
       inlineChars: options.inlineChars ?? 16_384,
@@ -102,8 +103,8 @@ export class PipelineParsePool {
     };
   }
 
-  static create(options: PipelineParsePoolOptions): PipelineParsePool {
-    return new PipelineParsePool(options);
+  static create(options: ParsePoolOptions): ParsePool {
+    return new ParsePool(options);
   }
 
   /**
@@ -127,6 +128,33 @@ export class PipelineParsePool {
     return result;
   }
 
+  /**
+   * A step-type document parsed (its definition remembered as parsed, so expanding a typed step
+   * with it reads no YAML), or its issues. Large ones are parsed in a worker.
+   */
+  async parseStepType(text: string, source: string): Promise<StepTypeParse> {
+    const inWorker = text.length > this.#options.inlineChars;
+    this.#counted('step-type', inWorker ? 'worker' : 'inline');
+    const reply = inWorker
+      ? ((await this.#inWorker({ kind: 'step-type', text, source }, source)) as StepTypeReply)
+      : parseStepTypeNow(text, source);
+    return reply.ok
+      ? { ok: true, document: stepTypeFromData(reply.data), warnings: reply.warnings }
+      : reply;
+  }
+
+  /**
+   * Whether `branch` passes `filter` (undefined: only whether the filter may be stored), a
+   * regular expression in a worker, which keeps what it compiled.
+   */
+  async checkBranchFilter(filter: string, branch?: string): Promise<BranchFilterAnswer> {
+    if (isPlainBranchFilter(filter)) return checkBranchFilterNow(filter, branch);
+    return (await this.#inWorker(
+      { kind: 'branch-filter', filter, branch },
+      'a branch filter',
+    )) as BranchFilterAnswer;
+  }
+
   #remember(key: string, entry: { result: PipelineParseResult; chars: number }): void {
     this.#recent.set(key, entry);
     this.#recentChars += entry.chars;
@@ -137,25 +165,36 @@ export class PipelineParsePool {
     }
   }
 
-  #parseNow(job: PipelineParseJob): Promise<PipelineParseResult> {
+  async #parseNow(job: PipelineParseJob): Promise<PipelineParseResult> {
     const inWorker = job.yaml.length > this.#options.inlineChars;
     this.#log.debug('pipeline parse started', { file: job.file, chars: job.yaml.length, inWorker });
-    if (!inWorker) return Promise.resolve(parseJob(job));
+    this.#counted('pipeline', inWorker ? 'worker' : 'inline');
+    if (!inWorker) return parseJob(job);
+    const request: ParseRequest = {
+      kind: 'pipeline',
+      yaml: job.yaml,
+      file: job.file,
+      stepTypes: job.stepTypes.map(stepTypeData),
+    };
+    return (await this.#inWorker(request, job.file)) as PipelineParseResult;
+  }
+
+  #inWorker(request: ParseRequest, what: string): Promise<unknown> {
     if (this.#queue.length >= this.#options.queueLimit)
       return Promise.reject(
         new UnavailableError(
           'SLUICE_PIPELINE_PARSER_BUSY',
-          `${this.#queue.length} large pipelines are already waiting to be parsed`,
+          `${this.#queue.length} large documents are already waiting to be parsed`,
           { hint: 'Try again in a few seconds' },
         ),
       );
     return new Promise((resolve, reject) => {
-      this.#queue.push({ job, resolve, reject });
+      this.#queue.push({ request, what, resolve, reject });
       this.#dispatch();
     });
   }
 
-  /** Ends every worker; documents still waiting fail as unavailable. */
+  /** Ends every worker; jobs still waiting fail as unavailable. */
   async close(): Promise<void> {
     for (const waiting of this.#queue.splice(0))
       waiting.reject(
@@ -172,7 +211,7 @@ export class PipelineParsePool {
       clearTimeout(slot.idle);
       slot.current = waiting;
       slot.worker.ref();
-      slot.worker.postMessage(waiting.job);
+      slot.worker.postMessage(waiting.request);
     }
   }
 
@@ -199,25 +238,25 @@ export class PipelineParsePool {
       waiting?.reject(
         new InternalError(
           'SLUICE_PIPELINE_PARSER_FAILED',
-          `Parsing pipeline ${waiting.job.file} failed: ${reply.failure}`,
+          `Parsing ${waiting.what} failed: ${reply.failure}`,
         ),
       );
     else waiting?.resolve(reply);
     this.#dispatch();
   }
 
-  /** The worker is gone: its document fails with the reason, the next gets a new worker. */
+  /** The worker is gone: its job fails with the reason, the next gets a new worker. */
   #lost(slot: Slot, reason: string, cause?: Error): void {
     if (!this.#slots.delete(slot)) return;
     clearTimeout(slot.idle);
     const waiting = slot.current;
     if (waiting !== undefined) {
-      this.#log.error('pipeline parser worker died', { file: waiting.job.file, reason });
+      this.#log.error('pipeline parser worker died', { file: waiting.what, reason });
       waiting.reject(
         new InternalError(
           'SLUICE_PIPELINE_PARSER_FAILED',
-          `The pipeline parser stopped while reading ${waiting.job.file}: ${reason}`,
-          { cause, hint: 'A pipeline this large or this deeply aliased may need to be split' },
+          `The pipeline parser stopped while reading ${waiting.what}: ${reason}`,
+          { cause, hint: 'A document this large or this deeply aliased may need to be split' },
         ),
       );
     }
@@ -231,30 +270,13 @@ export class PipelineParsePool {
   }
 }
 
-function parseJob(job: PipelineParseJob): PipelineParseResult {
-  const parsed = parsePipeline(job.yaml, {
-    file: job.file,
-    stepTypes: stepTypeCatalog(job.stepTypes),
-  });
-  if (!parsed.ok)
-    return { ok: false, issues: parsed.issues, steps: [], stages: [], uses: NO_CREDENTIAL_USES };
-  const { pipeline } = parsed;
-  return {
-    ok: true,
-    issues: parsed.issues,
-    steps: plannedSteps(pipeline.steps),
-    stages: pipeline.stages,
-    uses: credentialUses(pipeline),
-  };
-}
-
-/** The worker's side: one document per message, the answer in one message. */
+/** The worker's side: one job per message, the answer in one message. */
 function serveParses(): void {
   const port = parentPort;
-  port?.on('message', (job: PipelineParseJob) => {
+  port?.on('message', (request: ParseRequest) => {
     let reply: Reply;
     try {
-      reply = parseJob(job);
+      reply = answer(request);
     } catch (err) {
       reply = { failure: err instanceof Error ? err.message : String(err) };
     }
@@ -262,20 +284,15 @@ function serveParses(): void {
   });
 }
 
-if (!isMainThread && (workerData as { role?: unknown } | null)?.role === ROLE) serveParses();
-
-/** Digests of step-type documents by object: the built-ins are the same objects on every build. */
-const documentDigests = new WeakMap<EngineStepType, string>();
-
-function documentDigest(document: EngineStepType): string {
-  let digest = documentDigests.get(document);
-  if (digest === undefined) {
-    digest = createHash('sha256')
-      .update(document.source)
-      .update('\0')
-      .update(document.text)
-      .digest('base64');
-    documentDigests.set(document, digest);
+function answer(request: ParseRequest): Reply {
+  switch (request.kind) {
+    case 'pipeline':
+      return parseJob({ ...request, stepTypes: request.stepTypes.map(stepTypeFromData) });
+    case 'step-type':
+      return parseStepTypeNow(request.text, request.source);
+    case 'branch-filter':
+      return checkBranchFilterNow(request.filter, request.branch);
   }
-  return digest;
 }
+
+if (!isMainThread && (workerData as { role?: unknown } | null)?.role === ROLE) serveParses();
