@@ -72,7 +72,7 @@ export interface UsersTable {
   id: string;
   account_id: string;
   name: string;
-  /** Migration 017: `viewer` unless an insert names one. */
+  /** Migration 015: `viewer` unless an insert names one. */
   role: Generated<UserRole>;
   /** The projects (by name) a member or viewer may use; null: every project (017). */
   projects: ColumnType<

@@ -19,11 +19,14 @@ function quotedNames(doc: string): string[] {
 
 /**
  * Variables are quoted like codes: docs/config/environment.md names every one a process reads,
- * docs/step-types.md (beside codes) those a step type's container is given.
+ * docs/step-types.md (beside codes) those a step type's container is given, and
+ * docs/build-credentials.md the build variables that widen what a build's engine is given.
  */
 const ENVIRONMENT_NAMES = new Set([
   ...quotedNames('docs/config/environment.md'),
-  ...quotedNames('docs/step-types.md').filter((name) => !documented.has(name)),
+  ...['docs/step-types.md', 'docs/build-credentials.md'].flatMap((doc) =>
+    quotedNames(doc).filter((name) => !documented.has(name)),
+  ),
 ]);
 
 function sourceFiles(dir: string, out: string[] = []): string[] {

@@ -23,7 +23,7 @@ import { pipelineSourceMigration } from './011-pipeline-source.js';
 import { commitStatusesMigration } from './012-commit-statuses.js';
 import { clustersMigration } from './013-clusters.js';
 import { buildRetentionMigration } from './014-build-retention.js';
-import { usersAndAuditMigration } from './017-users-and-audit.js';
+import { usersAndAuditMigration } from './015-users-and-audit.js';
 import { contentDigestsMigration } from './016-content-digests.js';
 import type { SqlMigration } from './sql-migration.js';
 

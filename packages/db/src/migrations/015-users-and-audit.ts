@@ -1,5 +1,5 @@
 /**
- * Migration 017: users with roles and an audit log (docs/access.md). A user's `role` replaces
+ * Migration 015: users with roles and an audit log (docs/access.md). A user's `role` replaces
  * `is_admin` (`viewer` < `member` < `admin`; the first admin stays an admin, everyone else was a
  * user with every right but the administrator's and becomes a `member`); `projects` limits a
  * member or viewer to some projects by name (null: every project; an empty list: none). A user
@@ -11,7 +11,7 @@
 import type { SqlMigration } from './sql-migration.js';
 
 export const usersAndAuditMigration: SqlMigration = {
-  name: '017_users_and_audit',
+  name: '015_users_and_audit',
   statements: [
     `alter table users add column role text not null default 'viewer'
       check (role in ('viewer', 'member', 'admin'))`,
