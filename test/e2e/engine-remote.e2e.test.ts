@@ -2,7 +2,8 @@
  * `sluice engine` against a real `sluice server` (PGlite) and Docker: a build runs its steps,
  * reports events, timing and the masked log in order; a cancelled build ends `terminated`
  * promptly and leaves no container; behind an HTTP proxy every call goes through it, and the
- * runtime's user variables, user volume mounts and proxy reach the steps.
+ * runtime's user variables, user volume mounts and proxy reach the steps; a build past its
+ * runtime's log limit stores its lines up to the limit and one notice, and its steps go on.
  * @module
  */
 import { after, before, test } from 'node:test';
@@ -62,6 +63,19 @@ const SETTINGS_YAML = [
   '      - "cat /shared/hello.txt"',
   '',
 ].join('\n');
+const CHATTY_YAML = [
+  'version: "1.0"',
+  'steps:',
+  '  chatty:',
+  '    image: sluice/busybox:1',
+  '    commands:',
+  '      - "i=0; while [ $i -lt 400 ]; do i=$((i+1)); echo line $i; done"',
+  '  after:',
+  '    image: sluice/busybox:1',
+  '    commands:',
+  '      - "echo the next step ran"',
+  '',
+].join('\n');
 /** A name only the test's proxy resolves: an engine that reaches it went through the proxy. */
 const PROXIED_HOST = 'sluice-control-plane.test';
 
@@ -90,7 +104,7 @@ before(async () => {
   pipelines = await createPipelines(
     admin,
     PROJECT,
-    { app: STEPS_YAML, slow: SLOW_YAML, settings: SETTINGS_YAML },
+    { app: STEPS_YAML, slow: SLOW_YAML, settings: SETTINGS_YAML, chatty: CHATTY_YAML },
     { variables },
   );
   const { token } = await admin.call('createAgent', { body: { name: 'a1', runtimes: ['local'] } });
@@ -101,14 +115,20 @@ after(async () => {
   if (server) await kill(server);
   await databases.close();
   await spool.cleanup();
-  for (const name of ['app', 'slow', 'settings'])
+  for (const name of ['app', 'slow', 'settings', 'chatty'])
     spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${PROJECT}-${name}`]);
 });
 
 /** Creates a build and takes its RunEngine task as the agent would: the engine token. */
-async function startBuild(pipeline: string): Promise<{ buildId: string; engineToken: string }> {
+async function startBuild(
+  pipeline: string,
+  runtimeEnvironment?: string,
+): Promise<{ buildId: string; engineToken: string }> {
   const pipelineId = pipelines[pipeline] ?? '';
-  const build = await admin.call('createBuild', { params: { pipelineId }, body: {} });
+  const build = await admin.call('createBuild', {
+    params: { pipelineId },
+    body: { runtimeEnvironment },
+  });
   for (let round = 0; round < 10; round++) {
     const { tasks } = await agent.call('pollTasks', { query: { wait: 5 } });
     await acknowledgeTasks(agent, tasks);
@@ -162,6 +182,53 @@ test('sluice engine runs a build for the control plane and reports steps, timing
     assert.ok(at >= 0, `"${line}" missing or out of order in:\n${text}`);
     from = at + 1;
   }
+});
+
+test("a build past its runtime's log limit stores its lines up to it and one notice, and its steps go on", async () => {
+  const spec = {
+    metadata: { name: 'small-log' },
+    runtimeScheduler: { type: 'LocalDocker', buildLogLimit: '1Ki' },
+    dockerDaemonScheduler: { type: 'LocalDocker' },
+  };
+  await admin.call('createRuntimeEnvironment', { body: { name: 'small-log', spec } });
+  const agents = await admin.call('listAgents');
+  const a1 = agents.items.find((a) => a.name === 'a1');
+  await admin.call('updateAgent', {
+    params: { agentId: a1?.id ?? '' },
+    body: { runtimes: ['local', 'small-log'] },
+  });
+  const { buildId, engineToken } = await startBuild('chatty', 'small-log');
+  const result = await runSluice(['engine'], { env: engineEnv(engineToken) });
+  assert.equal(result.code, 0, result.stdout + result.stderr);
+
+  const build = await admin.call('getBuild', { params: { buildId } });
+  assert.equal(build.status, 'success', JSON.stringify(build));
+  assert.deepEqual(
+    build.steps.map((s) => [s.name, s.status]),
+    [
+      ['chatty', 'success'],
+      ['after', 'success'],
+    ],
+  );
+  const notice =
+    "The build log reached its limit of 1 KiB during step chatty: later lines are not stored, the steps go on (runtimeScheduler.buildLogLimit, else the server's SLUICE_BUILD_LOG_LIMIT_BYTES)";
+  assert.equal(build.annotations['sluice.log-limit'], notice);
+
+  const text = await (await admin.raw('buildLog', { params: { buildId } })).text();
+  const lines = text.split('\n').filter(Boolean);
+  assert.equal(lines.at(-1), `[chatty] ${notice}`, 'the notice, last');
+  assert.equal(lines.filter((l) => l.includes('reached its limit')).length, 1, 'the notice, once');
+  assert.ok(!text.includes('the next step ran'), 'a line past the limit was stored');
+  // Every line below the limit, in order, none lost: `line 1` to `line N`.
+  const printed = lines.filter((l) => l.startsWith('[chatty] line '));
+  assert.deepEqual(
+    printed,
+    printed.map((_, i) => `[chatty] line ${i + 1}`),
+  );
+  const bytes = lines
+    .slice(0, -1)
+    .reduce((n, l) => n + Buffer.byteLength(l.replace(/^\[[^\]]*\] /, '')), 0);
+  assert.ok(bytes <= 1024 && bytes > 1024 - 'line 400'.length, `${bytes} bytes stored`);
 });
 
 test('a build cancelled through the API stops its engine promptly and leaves no container', async () => {

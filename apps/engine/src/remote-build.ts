@@ -8,7 +8,8 @@
  * plane that is away costs the build nothing: the steps run on, and at the end the engine waits
  * (up to `logDrainTimeoutMs`) until the spool is acknowledged. `build-finished` is posted last,
  * after every log line, because the control plane revokes the engine token when the build
- * finishes; a log that could not be stored makes it say so (docs/build-logs.md).
+ * finishes; a log that could not be stored makes it say so (docs/build-logs.md). Lines past the
+ * build's log limit are not sent (`LogLimit`).
  * @module
  */
 import { catalogFromDocuments, parsePipeline } from '@sluice/pipeline';
@@ -29,6 +30,7 @@ import { abortableSleep } from './durations.js';
 import type { OutboxItem, RetryPolicy } from './build-outbox.js';
 import type { LogSpool } from './log-spool.js';
 import { openBuildSpool } from './build-spool.js';
+import { LogLimit } from './log-limit.js';
 import { factsFromApi, toApiItem } from './engine-api-events.js';
 import { ApprovalInbox, startLiveness } from './engine-liveness.js';
 import type { BuildEvent, BuildResult } from './build-events.js';
@@ -103,6 +105,7 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
     retry: options.retry,
     logger: log,
   });
+  const limit = new LogLimit(build.logLimitBytes, build.logBytesStored);
   const ending: Ending = {
     outbox,
     spool,
@@ -141,7 +144,7 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
       cleaner: options.cleaner,
       carriedImagesDir: options.carriedImagesDir,
       approve: approvals.gate,
-      onEvent: (event) => forward(outbox, event),
+      onEvent: (event) => forward(outbox, limit, event),
       signal: cancel.signal,
       logger: log,
     }).catch((err: unknown): RemoteBuildResult => ({
@@ -304,11 +307,15 @@ function buildInputs(build: EngineBuild, settings: StepSettings | undefined) {
   };
 }
 
-function forward(outbox: BuildOutbox, event: BuildEvent): void {
+function forward(outbox: BuildOutbox, limit: LogLimit, event: BuildEvent): void {
   const item = toApiItem(event);
   if (item === undefined) return;
-  if (item.kind === 'line') outbox.line(item.line);
-  else outbox.events([item.event]);
+  if (item.kind === 'event') return outbox.events([item.event]);
+  const verdict = limit.take(item.line);
+  if (verdict.kind === 'send') return outbox.line(item.line);
+  if (verdict.kind === 'drop') return;
+  outbox.line(verdict.notice);
+  outbox.events([verdict.event]);
 }
 
 interface Ending {

@@ -40,6 +40,10 @@ export interface ServerConfig {
   taskLeaseMs: number;
   /** A request body not received whole within this long is answered 408; 30 s when unset. */
   requestBodyTimeoutMs?: number;
+  /** A build's log limit in bytes where its runtime sets none; 0: none. 64 MiB when unset. */
+  buildLogLimitBytes?: number;
+  /** Recent log chunks kept per followed build for its live readers; 8 MiB when unset. */
+  logReaderWindowBytes?: number;
   /** Port of the Prometheus `/metrics` listener (no token); 0 picks one; undefined: none. */
   metricsPort: number | undefined;
   /** Address of the `/metrics` listener; the API's `host` by default. */
@@ -85,6 +89,8 @@ export function loadServerConfig(
     retentionBuilds: v.SLUICE_RETENTION_BUILDS,
     retentionIntervalMs: v.SLUICE_RETENTION_INTERVAL_MS,
     requestBodyTimeoutMs: v.SLUICE_REQUEST_BODY_TIMEOUT_MS,
+    buildLogLimitBytes: v.SLUICE_BUILD_LOG_LIMIT_BYTES,
+    logReaderWindowBytes: v.SLUICE_LOG_READER_WINDOW_BYTES,
     metricsPort: v.SLUICE_METRICS_PORT,
     metricsHost: v.SLUICE_METRICS_HOST ?? host,
     webDir: v.SLUICE_WEB_DIR,

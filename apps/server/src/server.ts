@@ -95,6 +95,7 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
     signals,
     metrics,
   });
+  metrics.observeLogReaders(() => services.logs.stats());
   const bootstrap = await services.identity.bootstrap(config.bootstrapToken);
 
   const app = createHttpApp(log, {
@@ -166,6 +167,8 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
       await scheduling.stop();
       await statuses.stop();
       await retention.stop();
+      // Log streams end now (their clients resume elsewhere), or the close would wait for them.
+      services.logs.close();
       await app.close();
       await signals.close();
       if (options.database === undefined) await database.close();

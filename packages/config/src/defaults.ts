@@ -15,6 +15,10 @@ export const SERVER_DEFAULTS = {
   taskLeaseMs: 60_000,
   retentionIntervalMs: 600_000,
   requestBodyTimeoutMs: 30_000,
+  /** A build's log stops at this many bytes of line text, where its runtime sets no limit. */
+  buildLogLimitBytes: 64 * 1024 * 1024,
+  /** Recent chunks kept per followed build for its live readers, encoded. */
+  logReaderWindowBytes: 8 * 1024 * 1024,
 } as const;
 
 /** The agent's defaults, for the loader and for tests and benches that need the same values. */

@@ -117,6 +117,20 @@ export const serverEnv = {
     unit: 'milliseconds',
     default: SERVER_DEFAULTS.requestBodyTimeoutMs,
   }),
+  SLUICE_BUILD_LOG_LIMIT_BYTES: numberVar({
+    description:
+      "A build's log stops at this many bytes of line text, for builds whose runtime sets no `runtimeScheduler.buildLogLimit`; the engine says so once in the log and on the build, and the steps go on (docs/build-logs.md). 0: no limit",
+    min: 0,
+    unit: 'bytes',
+    default: SERVER_DEFAULTS.buildLogLimitBytes,
+  }),
+  SLUICE_LOG_READER_WINDOW_BYTES: numberVar({
+    description:
+      "The newest chunks of a followed build's log kept in memory for its live readers (`GET /api/v1/builds/:id/log/stream`), read once for all of them; a reader further behind is told to resume from the database (docs/build-logs.md)",
+    min: 64 * 1024,
+    unit: 'bytes',
+    default: SERVER_DEFAULTS.logReaderWindowBytes,
+  }),
   SLUICE_METRICS_PORT: numberVar({
     description:
       'Port of Prometheus `/metrics`, on a listener of its own without a token; 0 picks one (docs/metrics.md)',

@@ -136,7 +136,8 @@ export const buildRoutes = {
     path: `${V1}/builds/:buildId/log`,
     scope: 'viewer',
     tag: 'builds',
-    summary: "The whole log as text, or one step's (`?step=`)",
+    summary:
+      "The log as text, or one step's (`?step=`), from a chunk on (`?from=`); the `X-Sluice-Log-Next-Seq` header says where the next download starts",
     params: BuildParams,
     query: BuildLogQuery,
     raw: true,
@@ -146,7 +147,8 @@ export const buildRoutes = {
     path: `${V1}/builds/:buildId/log/stream`,
     scope: 'viewer',
     tag: 'builds',
-    summary: 'Server-Sent Events, one event per log chunk (id = seq); resumes after Last-Event-ID',
+    summary:
+      'Server-Sent Events, one event per log chunk (id = seq), `end` when the build has ended; resumes after Last-Event-ID. A reader that falls behind the live log by more than the server keeps gets a `behind` event and the stream ends: resume after its `lastEventId`',
     params: BuildParams,
     raw: true,
   }),

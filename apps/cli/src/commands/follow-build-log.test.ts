@@ -54,6 +54,33 @@ test('lines arrive in order, a dropped stream resumes after the last chunk, the 
   assert.deepEqual(seen, [undefined, '1']);
 });
 
+test('a `behind` event is resumed at once after the last chunk, without telling of a lost stream', async () => {
+  const seen: (string | undefined)[] = [];
+  const { client, close } = await serve((req, res) => {
+    seen.push(req.headers['last-event-id'] as string | undefined);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (seen.length === 1) {
+      const behind = { code: 'SLUICE_LOG_READER_BEHIND', lastEventId: 1, message: 'resume' };
+      res.end(
+        `${chunk(0, 'one')}${chunk(1, 'two')}event: behind\ndata: ${JSON.stringify(behind)}\n\n`,
+      );
+      return;
+    }
+    res.end(`${chunk(2, 'three')}event: end\ndata: {"status":"success","reason":null}\n\n`);
+  });
+  const lines: string[] = [];
+  const states: string[] = [];
+  const end = await followBuildLog(client, 'bld_6', (l) => lines.push(l.line), {
+    signal: new AbortController().signal,
+    onConnection: (state) => states.push(state),
+  });
+  await close();
+  assert.deepEqual(end, { kind: 'end', end: { status: 'success', reason: null } });
+  assert.deepEqual(lines, ['one', 'two', 'three']);
+  assert.deepEqual(seen, [undefined, '1']);
+  assert.deepEqual(states, [], 'no "connection lost" for a stream the server asked to resume');
+});
+
 test('an aborted signal ends the follow without an error', async () => {
   const { client, close } = await serve((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });

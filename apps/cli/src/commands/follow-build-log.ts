@@ -4,7 +4,8 @@
  * A dropped connection (a server restarted, a network that went quiet) is opened again after
  * the last chunk seen (`Last-Event-ID`), with backoff, for as long as `reconnectForMs` passes
  * without an answer, so no line is printed twice or lost. A stream silent for longer than the
- * server's keep-alive period is taken as dropped.
+ * server's keep-alive period is taken as dropped. A `behind` event (this reader fell behind the
+ * live log by more than the server keeps for it) is resumed at once, as a matter of course.
  * @module
  */
 import { isSluiceError, UnavailableError } from '@sluice/errors';
@@ -67,6 +68,7 @@ export async function followBuildLog(
         signal: attempt.signal,
       });
       let end: LogEnd | undefined;
+      let behind = false;
       // Read to the close that follows `end`: a body cancelled early leaves its connection
       // open, and the server's close waits for it.
       for await (const event of readEvents(response)) {
@@ -77,6 +79,7 @@ export async function followBuildLog(
         failingSince = undefined;
         failures = 0;
         if (event.event === 'end') end = JSON.parse(event.data) as LogEnd;
+        if (event.event === 'behind') behind = true;
         if (event.event === 'keep-alive' && !follow) {
           caughtUp = true;
           break;
@@ -87,6 +90,8 @@ export async function followBuildLog(
       }
       if (caughtUp) return { kind: 'caught-up' };
       if (end !== undefined) return { kind: 'end', end };
+      // The server ended the stream after `behind`: the next one reads on from the database.
+      if (behind) continue;
       failure = new Error('the log stream closed before the build ended');
     } catch (err) {
       // Leaving the stream early may reject its cancelled body: what was asked is done.

@@ -3,7 +3,8 @@
  * (user tokens, the caller's account).
  * @module
  */
-import { routes } from '@sluice/protocol';
+import { Readable } from 'node:stream';
+import { LOG_NEXT_SEQ_HEADER, routes } from '@sluice/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services/services.js';
 import type { z } from 'zod';
@@ -81,8 +82,15 @@ export function registerBuildRoutes(app: FastifyInstance, s: Services, auth: Aut
   );
   registerRoute(app, routes.buildLog, auth, async ({ principal, params, query, reply }) => {
     await s.builds.get(principal.accountId, params.buildId);
-    const text = await s.logs.text(params.buildId, { step: query.step });
-    void reply.type('text/plain; charset=utf-8').send(text);
+    // The answer is the chunks stored now, from `from`: the next download starts at `next`.
+    const from = query.from ?? 0;
+    const next = await s.logs.nextSeq(params.buildId);
+    const text = s.logs.text(params.buildId, { step: query.step, from, upTo: next - 1 });
+    void reply
+      .type('text/plain; charset=utf-8')
+      .header(LOG_NEXT_SEQ_HEADER, String(Math.max(next, from)))
+      // Read a page at a time as the socket takes it, never the whole log at once.
+      .send(Readable.from(text, { objectMode: false }));
     return undefined;
   });
   registerRoute(app, routes.buildLogStream, auth, async ({ principal, params, request, reply }) => {
@@ -97,13 +105,14 @@ export function registerBuildRoutes(app: FastifyInstance, s: Services, auth: Aut
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    await s.logs.follow(
+    const outcome = await s.logs.follow(
       params.buildId,
       Number.isFinite(lastEventId) ? lastEventId : -1,
-      (text) => reply.raw.write(text),
+      reply.raw,
       disconnectSignal(request),
     );
-    reply.raw.end();
+    // The follow ended the stream itself unless the reader or the server went away.
+    if (outcome === 'gone') reply.raw.end();
     return undefined;
   });
 }

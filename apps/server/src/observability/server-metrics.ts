@@ -36,8 +36,28 @@ export interface ServerMetrics {
   schedulingPass(seconds: number, elected: number): void;
   /** A pipeline or step-type document was parsed, in place or in a worker thread. */
   documentParsed(kind: 'pipeline' | 'step-type', where: 'inline' | 'worker'): void;
+  /** Reads the build logs' readers at each scrape (`LogHub.stats`). */
+  observeLogReaders(read: () => LogReaderCounts): void;
   /** Reads the database-backed series, then renders every series as Prometheus text. */
   render(): Promise<string>;
+}
+
+/** What the build logs' readers hold of this server process now (`LogHub.stats`). */
+export interface LogReaderCounts {
+  /** SSE streams open. */
+  streams: number;
+  /** Streams whose socket has not taken the last write: their reader is slower than the log. */
+  waitingForReader: number;
+  /** Bytes written to streams that their sockets have not taken yet. */
+  queuedBytes: number;
+  /** Streams told to resume since the process started (they fell behind the live window). */
+  behind: number;
+  /** Text downloads open, and those waiting for their reader to take the last page. */
+  downloads: number;
+  downloadsWaiting: number;
+  /** Builds followed live, and the bytes their windows of recent chunks hold. */
+  liveBuilds: number;
+  windowBytes: number;
 }
 
 export interface ServerMetricsOptions {
@@ -98,6 +118,8 @@ export function createServerMetrics(options: ServerMetricsOptions): ServerMetric
     registers,
   });
   const fromDatabase = databaseSeries(registry, options);
+  let readLogReaders: (() => LogReaderCounts) | undefined;
+  logReaderSeries(registry, () => readLogReaders?.());
   return {
     contentType: registry.contentType,
     httpRequest: (labels, seconds) =>
@@ -113,11 +135,50 @@ export function createServerMetrics(options: ServerMetricsOptions): ServerMetric
       elected.inc(count);
     },
     documentParsed: (kind, where) => parses.inc({ kind, where }),
+    observeLogReaders: (read) => (readLogReaders = read),
     async render() {
       await fromDatabase.refresh();
       return registry.metrics();
     },
   };
+}
+
+/** The log readers' series, read from the log hub at each scrape. */
+function logReaderSeries(registry: Registry, read: () => LogReaderCounts | undefined): void {
+  const registers = [registry];
+  const gauge = (name: string, help: string, value: (c: LogReaderCounts) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        const counts = read();
+        if (counts !== undefined) this.set(value(counts));
+      },
+    });
+  gauge('sluice_server_log_streams', 'Build log SSE streams open', (c) => c.streams);
+  gauge(
+    'sluice_server_log_streams_waiting',
+    'Log streams whose reader has not taken the last event: nothing more is written to them until it does',
+    (c) => c.waitingForReader,
+  );
+  gauge(
+    'sluice_server_log_stream_queued_bytes',
+    'Bytes written to log streams that their sockets have not taken yet',
+    (c) => c.queuedBytes,
+  );
+  gauge(
+    'sluice_server_log_streams_behind',
+    'Log streams told to resume since the process started (they fell behind the live window)',
+    (c) => c.behind,
+  );
+  gauge('sluice_server_log_downloads', 'Build log text downloads open', (c) => c.downloads);
+  gauge('sluice_server_log_live_builds', 'Builds whose log is followed live', (c) => c.liveBuilds);
+  gauge(
+    'sluice_server_log_window_bytes',
+    "Bytes held by the followed builds' windows of recent log chunks",
+    (c) => c.windowBytes,
+  );
 }
 
 interface DatabaseSeries {

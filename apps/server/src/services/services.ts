@@ -114,6 +114,7 @@ export function createServices(ctx: ServerContext): Services {
       clusters,
       stepTypes,
       statuses: commitStatuses,
+      runtimes,
     }),
     runtimes,
     agents: new AgentService(ctx, identity, runtimes),

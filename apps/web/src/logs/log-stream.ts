@@ -2,8 +2,9 @@
  * Follows a build's log over `GET /api/v1/builds/:id/log/stream` (Server-Sent Events, one event
  * per chunk, id = seq). It reads the stream with fetch, not EventSource, so the token travels in
  * the Authorization header and never in the URL. A dropped stream is resumed after the last seq
- * seen (`Last-Event-ID`), waiting a little longer after each failure in a row; the `end` event
- * closes it for good.
+ * seen (`Last-Event-ID`), waiting a little longer after each failure in a row; a `behind` event
+ * (the page read slower than the build printed, by more than the server keeps) is resumed at
+ * once; the `end` event closes it for good.
  * @module
  */
 import { useEffect, useRef, useState } from 'react';
@@ -78,10 +79,12 @@ async function follow(api: Api, buildId: string, options: FollowOptions): Promis
       });
       options.onState('live');
       failures = 0;
-      if (await readEvents(response, options)) {
+      const closed = await readEvents(response, options);
+      if (closed === 'end') {
         options.onState('ended');
         return;
       }
+      if (closed === 'behind') continue;
     } catch {
       if (options.signal.aborted) return;
     }
@@ -91,20 +94,26 @@ async function follow(api: Api, buildId: string, options: FollowOptions): Promis
   }
 }
 
-/** Reads events until the stream closes; true when the server said the log ended. */
-async function readEvents(response: Response, options: FollowOptions): Promise<boolean> {
+/**
+ * Reads events until the stream closes: `end` when the server said the log ended, `behind` when
+ * it said to resume, `closed` otherwise.
+ */
+async function readEvents(
+  response: Response,
+  options: FollowOptions,
+): Promise<'end' | 'behind' | 'closed'> {
   const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
-  if (!reader) return false;
+  if (!reader) return 'closed';
   let buffer = '';
   for (;;) {
     const { value, done } = await reader.read();
-    if (done) return false;
+    if (done) return 'closed';
     buffer += value;
     let split = buffer.indexOf('\n\n');
     while (split !== -1) {
       const event = parseEvent(buffer.slice(0, split));
       buffer = buffer.slice(split + 2);
-      if (event.type === 'end') return true;
+      if (event.type === 'end' || event.type === 'behind') return event.type;
       if (event.type === 'log') options.onChunk(JSON.parse(event.data) as LogChunk);
       split = buffer.indexOf('\n\n');
     }

@@ -240,7 +240,21 @@ export const BuildLogQuery = z.object({
   step: StepName.optional().describe(
     "One step's lines only, without the `[step] ` prefix each line has in the whole log",
   ),
+  from: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      "The lines of chunks from this seq on (0 by default); the answer's `X-Sluice-Log-Next-Seq` header says where the next download starts",
+    ),
 });
+
+/**
+ * The header of `GET /api/v1/builds/:buildId/log` naming the chunk after the last one in the
+ * answer: pass it as `?from=` to read what was stored since.
+ */
+export const LOG_NEXT_SEQ_HEADER = 'x-sluice-log-next-seq';
 
 export const ListBuilds = Page.extend({
   pipelineId: Id.optional(),

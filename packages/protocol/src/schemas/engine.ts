@@ -110,6 +110,22 @@ export const EngineBuild = z.object({
     .describe(
       'The log chunk the server stores next: an engine that starts again for this build numbers its chunks from here',
     ),
+  logLimitBytes: z
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe(
+      "The build log's limit in bytes of line text (the runtime's `runtimeScheduler.buildLogLimit`, else the server's `SLUICE_BUILD_LOG_LIMIT_BYTES`); past it the engine sends no more lines, says so once (a `log-limited` event) and the steps go on. 0: no limit",
+    ),
+  logBytesStored: z
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe(
+      'Bytes of line text the server holds already: where an engine that starts again counts from',
+    ),
 });
 export type EngineBuild = z.infer<typeof EngineBuild>;
 
@@ -175,6 +191,12 @@ export const EngineEvent = z.discriminatedUnion('type', [
     at: ReportedTime,
   }),
   z.object({
+    type: z.literal('log-limited'),
+    step: StepName.nullable().describe('The step whose line went past the limit'),
+    limitBytes: z.number().int().min(0),
+    at: ReportedTime,
+  }),
+  z.object({
     type: z.literal('build-finished'),
     status: FinishedBuildStatus,
     reason: z.string().nullable().optional(),
@@ -182,6 +204,26 @@ export const EngineEvent = z.discriminatedUnion('type', [
   }),
 ]);
 export type EngineEvent = z.infer<typeof EngineEvent>;
+
+/**
+ * What the log (the engine's notice) and the build (an annotation) say when the log reached
+ * its limit: `The build log reached its limit of 64 MiB during step build; …`.
+ */
+export function logLimitMessage(limitBytes: number, step: string | null): string {
+  const during = step === null ? '' : ` during step ${step}`;
+  return `The build log reached its limit of ${formatSize(limitBytes)}${during}: later lines are not stored, the steps go on (runtimeScheduler.buildLogLimit, else the server's SLUICE_BUILD_LOG_LIMIT_BYTES)`;
+}
+
+/** `64 MiB`, `10 KiB`, `1000 bytes`. */
+function formatSize(bytes: number): string {
+  for (const [unit, size] of [
+    ['GiB', 2 ** 30],
+    ['MiB', 2 ** 20],
+    ['KiB', 2 ** 10],
+  ] as const)
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  return `${bytes} bytes`;
+}
 
 export const PostEngineEvents = z.object({ events: z.array(EngineEvent).min(1).max(500) });
 

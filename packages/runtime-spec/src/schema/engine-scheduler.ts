@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { typeName } from '../describe-value.js';
 import { envVar, envVarMap, imagePullPolicy, resources } from './kube-core.js';
+import { sizeQuantity } from './kube-quantity.js';
 import { checkDns, podFields } from './scheduler-common.js';
 
 const seconds = (what: string) => z.int().min(0).optional().describe(`${what} (seconds)`);
@@ -70,6 +71,11 @@ export const runtimeScheduler = z
       .optional()
       .describe('Environment given to every pipeline step, in Kubernetes EnvVar syntax'),
     workflowLimits: workflowLimits.optional(),
+    buildLogLimit: sizeQuantity
+      .optional()
+      .describe(
+        "Size of a build's log (bytes of line text, e.g. 64Mi; 0: no limit) past which the engine sends no more lines, says so once and the steps go on; the server's SLUICE_BUILD_LOG_LIMIT_BYTES (64 MiB) when unset",
+      ),
     infrastructureRetries: z
       .int()
       .min(0)

@@ -383,6 +383,20 @@ export class BuildStore {
       .execute();
   }
 
+  /**
+   * Sets one annotation the server itself writes (not a step's: the limits on a step's
+   * annotations do not apply, so it is never refused).
+   */
+  async note(trx: Executor, buildId: string, key: string, value: string): Promise<void> {
+    await trx
+      .updateTable('builds')
+      .set({
+        annotations: sql<JsonObject>`annotations || ${JSON.stringify({ [key]: value })}::jsonb`,
+      })
+      .where('id', '=', buildId)
+      .execute();
+  }
+
   async stampFirstStep(trx: Executor, buildId: string, at: string): Promise<void> {
     await this.#stamp(trx, buildId, { firstStepStartedAt: at });
   }

@@ -8,11 +8,8 @@
  */
 import { ConflictError, NotFoundError } from '@sluice/errors';
 import type { Executor, JsonObject } from '@sluice/db';
-import type {
-  EngineBuild,
-  EngineDefinitionAccepted,
-  EngineEvent,
-} from '@sluice/protocol';
+import type { EngineBuild, EngineDefinitionAccepted, EngineEvent } from '@sluice/protocol';
+import { logLimitMessage } from '@sluice/protocol';
 import type { BuildService } from './build-service.js';
 import type { CertificateService } from '../identity/certificate-service.js';
 import { decryptBuildSecrets } from './build-service.js';
@@ -26,7 +23,7 @@ import { CHANNELS } from '../signals.js';
 import { awaitApproval, finishStep, startStep } from './build-steps.js';
 import { reportedEnd } from './build-finisher.js';
 import { isoTime } from '../server-context.js';
-import { nextLogSeq } from './log-hub.js';
+import { logTotals } from './log-pages.js';
 import { buildForEngine, specTemplateOf } from './build-rows.js';
 import {
   clusterWanted,
@@ -39,6 +36,9 @@ import type { BuildScope, CredentialWants } from './engine-grants.js';
 import type { ServerContext } from '../server-context.js';
 import { isCommitSha } from '../statuses/commit-status-service.js';
 import type { CommitStatusService } from '../statuses/commit-status-service.js';
+import type { RuntimeService } from '../settings/runtime-service.js';
+import { SERVER_DEFAULTS } from '@sluice/config/defaults';
+import { quantityValue } from '@sluice/runtime-spec';
 
 /**
  * Whether the commit a build reads its definition at is the commit it builds: it was given no
@@ -62,7 +62,11 @@ export interface EngineServiceDeps {
   clusters: ClusterService;
   stepTypes: StepTypeService;
   statuses: CommitStatusService;
+  runtimes: RuntimeService;
 }
+
+/** The annotation a build gets when its log reached its limit (the engine's `log-limited`). */
+export const LOG_LIMIT_ANNOTATION = 'sluice.log-limit';
 
 export class EngineService {
   readonly #ctx: ServerContext;
@@ -75,6 +79,7 @@ export class EngineService {
   readonly #clusters: ClusterService;
   readonly #stepTypes: StepTypeService;
   readonly #statuses: CommitStatusService;
+  readonly #runtimes: RuntimeService;
 
   constructor(ctx: ServerContext, deps: EngineServiceDeps) {
     this.#ctx = ctx;
@@ -87,6 +92,7 @@ export class EngineService {
     this.#clusters = deps.clusters;
     this.#stepTypes = deps.stepTypes;
     this.#statuses = deps.statuses;
+    this.#runtimes = deps.runtimes;
   }
 
   async build(buildId: string): Promise<EngineBuild> {
@@ -120,8 +126,21 @@ export class EngineService {
       tls: await this.#certificates.buildClientCertificate(buildId),
       ...(await this.#grants(row, facts, wants)),
       stepTypes,
-      logNextSeq: await nextLogSeq(db, buildId),
+      ...(await this.#log(row.account_id, buildId, row.runtime_environment)),
     };
+  }
+
+  /** Where the stored log ends, and its limit: the runtime's, else the server's. */
+  async #log(accountId: string, buildId: string, runtime: string | null) {
+    const { nextSeq, bytes } = await logTotals(this.#ctx.database.db, buildId);
+    let limit = this.#ctx.config.buildLogLimitBytes ?? SERVER_DEFAULTS.buildLogLimitBytes;
+    if (runtime !== null) {
+      // A runtime removed since the build was made: the server's limit.
+      const spec = await this.#runtimes.resolve(accountId, runtime).catch(() => undefined);
+      const own = spec?.runtimeScheduler?.buildLogLimit;
+      if (own !== undefined) limit = Math.floor(quantityValue(own) ?? limit);
+    }
+    return { logNextSeq: nextSeq, logLimitBytes: limit, logBytesStored: bytes };
   }
 
   /** The build's facts, variables and secrets, as its engine gets them. */
@@ -268,6 +287,14 @@ export class EngineService {
         return;
       case 'annotations':
         await this.#store.annotate(trx, buildId, event.changes);
+        return;
+      case 'log-limited':
+        await this.#store.note(
+          trx,
+          buildId,
+          LOG_LIMIT_ANNOTATION,
+          logLimitMessage(event.limitBytes, event.step),
+        );
         return;
       case 'build-finished': {
         const reported = { status: event.status, reason: event.reason ?? null };

@@ -1,28 +1,89 @@
 /**
  * Build logs: chunks stored in the database as the engine posts them, followed live over
- * Server-Sent Events with `Last-Event-ID` resume, and downloadable whole. Chunks are numbered
- * from 0 and stored once and in order: a chunk already stored is ignored (the engine resends
- * after a failed post), and a chunk after a gap is refused with the chunk expected, so the
- * engine resends from there and a reader never skips a chunk that arrives late.
+ * Server-Sent Events with `Last-Event-ID` resume, and downloadable as text (whole or from a
+ * chunk on). Chunks are numbered from 0 and stored once and in order: a chunk already stored is
+ * ignored (the engine resends after a failed post), and a chunk after a gap is refused with the
+ * chunk expected, so the engine resends from there and a reader never skips a chunk that
+ * arrives late. Readers cost the server what they read, not what the log holds: both routes
+ * read pages bounded in bytes and write them as the socket takes them (`log-follow.ts`), and
+ * live readers share one read per new chunk (`live-log.ts`).
  * @module
  */
+import type { ServerResponse } from 'node:http';
 import { ConflictError } from '@sluice/errors';
 import { sql } from '@sluice/db';
-import type { Executor } from '@sluice/db';
+import { SERVER_DEFAULTS } from '@sluice/config/defaults';
 import { FINISHED_STATUSES } from '@sluice/protocol';
-import type { LogChunk, LogLine } from '@sluice/protocol';
+import type { LogChunk } from '@sluice/protocol';
 import { CHANNELS } from '../signals.js';
 import { buildStatus } from './build-rows.js';
 import type { ServerContext } from '../server-context.js';
+import type { LogReaderCounts } from '../../observability/server-metrics.js';
+import { LiveLogs } from './live-log.js';
+import type { LogEnd } from './live-log.js';
+import { followLog } from './log-follow.js';
+import type { FollowDeps, FollowOutcome } from './log-follow.js';
+import {
+  LAST_SEQ,
+  logText,
+  nextLogSeq,
+  readEventPage,
+  readLogPage,
+  storedSize,
+} from './log-pages.js';
+import type { EventPage } from './log-pages.js';
+import { ReadSlots } from './read-slots.js';
 
-/** Chunks read at a time. */
-const PAGE_CHUNKS = 500;
+export { nextLogSeq } from './log-pages.js';
+
+/** Database reads at once for readers catching up on stored logs (the live reads are apart). */
+const CATCH_UP_SLOTS = 4;
+/** Time between a live log's ticks: a re-read and keep-alives (clients take 45 s of silence as a drop). */
+const TICK_MS = 15_000;
+/** A reader told to resume that does not read that for this long is cut off. */
+const END_GRACE_MS = 10_000;
+
+/** What the log's readers hold of this server process now, for `/metrics` and tests. */
+export type LogReaderStats = LogReaderCounts;
+
+export interface LogHubOptions {
+  /** The window of recent chunks per followed build, in bytes; the server setting by default. */
+  windowBytes?: number;
+  tickMs?: number;
+}
 
 export class LogHub {
   readonly #ctx: ServerContext;
+  readonly #slots = new ReadSlots(CATCH_UP_SLOTS);
+  readonly #lives: LiveLogs;
+  readonly #follow: FollowDeps;
+  readonly #unlisten: () => void;
+  /** Ends every follow when the server closes, so clients resume on another server process. */
+  readonly #closing = new AbortController();
+  readonly #streams = new Set<ServerResponse>();
+  #behind = 0;
+  #downloads = 0;
+  #downloadsWaiting = 0;
 
-  constructor(ctx: ServerContext) {
+  constructor(ctx: ServerContext, options: LogHubOptions = {}) {
     this.#ctx = ctx;
+    const ended = (buildId: string) => this.#ended(buildId);
+    this.#lives = new LiveLogs({
+      source: { read: (buildId, after) => this.#page(buildId, after), ended },
+      windowBytes:
+        options.windowBytes ??
+        ctx.config.logReaderWindowBytes ??
+        SERVER_DEFAULTS.logReaderWindowBytes,
+      tickMs: options.tickMs ?? TICK_MS,
+      log: ctx.log,
+    });
+    this.#unlisten = ctx.signals.listen(CHANNELS.logs, (buildId) => this.#lives.woken(buildId));
+    this.#follow = {
+      lives: this.#lives,
+      read: (buildId, after) => this.#slots.run(() => this.#page(buildId, after)),
+      ended,
+      endGraceMs: END_GRACE_MS,
+    };
   }
 
   /**
@@ -37,7 +98,7 @@ export class LogHub {
       line: l.line,
       at: l.at,
     }));
-    const size = lines.reduce((n, l) => n + l.line.length, 0);
+    const size = storedSize(lines);
     // One statement, so a chunk costs one round trip: it reads where the log ends, stores the
     // chunk only if it is the next one, and wakes the log's readers only if it stored it. Two
     // copies of one chunk at once (a resend racing its original): the first one wins.
@@ -72,98 +133,102 @@ export class LogHub {
     );
   }
 
-  async chunksAfter(buildId: string, afterSeq: number): Promise<LogChunk[]> {
-    const rows = await this.#ctx.database.db
-      .selectFrom('build_log_chunks')
-      .select(['seq', 'lines'])
-      .where('build_id', '=', buildId)
-      .where('seq', '>', afterSeq)
-      .orderBy('seq')
-      .limit(PAGE_CHUNKS)
-      .execute();
-    return rows.map((r) => ({
-      seq: r.seq,
-      lines: r.lines.map((l) => ({
-        step: l.step === '' ? null : l.step,
-        stream: l.stream as LogLine['stream'],
-        line: l.line,
-        at: l.at,
-      })),
-    }));
-  }
-
   /**
-   * The whole log as text, each line after `[step] ` when it has a step; with `step`, only that
-   * step's lines, as they were printed.
+   * The log as text, a page at a time, from chunk `from` (0 by default) up to `upTo`: each line
+   * after `[step] ` when it has a step; with `step`, only that step's lines, as printed.
    */
-  async text(buildId: string, options: { step?: string | undefined } = {}): Promise<string> {
-    const { step } = options;
-    const out: string[] = [];
-    let after = -1;
-    for (;;) {
-      const chunks = await this.chunksAfter(buildId, after);
-      if (chunks.length === 0) return out.join('');
-      for (const chunk of chunks) {
-        for (const l of chunk.lines) {
-          if (step === undefined) out.push(`${l.step ? `[${l.step}] ` : ''}${l.line}\n`);
-          else if (l.step === step) out.push(`${l.line}\n`);
+  async *text(
+    buildId: string,
+    options: { step?: string | undefined; from?: number; upTo?: number } = {},
+  ): AsyncGenerator<string> {
+    let after = (options.from ?? 0) - 1;
+    const upTo = options.upTo ?? LAST_SEQ;
+    this.#downloads++;
+    try {
+      while (after < upTo) {
+        const page = await this.#slots.run(() =>
+          readLogPage(this.#ctx.database.db, buildId, { after, upTo }),
+        );
+        if (page.chunks.length === 0) return;
+        let text = '';
+        for (const chunk of page.chunks) text += logText(chunk, options.step);
+        after = page.chunks.at(-1)?.seq ?? upTo;
+        if (text === '') continue;
+        // The next page is read when the reader has taken this one.
+        this.#downloadsWaiting++;
+        try {
+          yield text;
+        } finally {
+          this.#downloadsWaiting--;
         }
-        after = chunk.seq;
       }
+    } finally {
+      this.#downloads--;
     }
   }
 
+  /** The seq of the chunk the log stores next: a download's end, and where the next one starts. */
+  nextSeq(buildId: string): Promise<number> {
+    return nextLogSeq(this.#ctx.database.db, buildId);
+  }
+
   /**
-   * Writes SSE to `write` from after `lastEventId` until the build has finished and every chunk
-   * was sent, or `signal` aborts (the client went away).
+   * Writes SSE to `res` from after `lastEventId` until the build has finished and every chunk
+   * was sent, the reader fell behind the live window (a `behind` event: it resumes), or
+   * `signal` aborts (the client went away) or the server closes.
    */
   async follow(
     buildId: string,
     lastEventId: number,
-    write: (text: string) => void,
+    res: ServerResponse,
     signal: AbortSignal,
-  ): Promise<void> {
-    let after = lastEventId;
-    let live = false;
-    while (!signal.aborted) {
-      const since = this.#ctx.signals.generation(CHANNELS.logs, buildId);
-      const chunks = await this.chunksAfter(buildId, after);
-      for (const chunk of chunks) {
-        write(`id: ${chunk.seq}\nevent: log\ndata: ${JSON.stringify(chunk)}\n\n`);
-        after = chunk.seq;
-      }
-      // A full page: more may be stored already. Otherwise, once following live, every chunk
-      // stored before `since` was sent and the build's end would have woken us since, so the
-      // next look waits for a wake-up instead of asking again at once: a live log costs one
-      // query per chunk per reader, not three. (Catching up, the end may have come before
-      // `since`: the status is read first.)
-      if (chunks.length >= PAGE_CHUNKS) continue;
-      if (chunks.length > 0 && live) {
-        await this.#ctx.signals.wait(CHANNELS.logs, buildId, 15_000, { signal, since });
-        continue;
-      }
-      if (chunks.length > 0) continue;
-      const build = await buildStatus(this.#ctx.database.db, buildId);
-      if (build === undefined || FINISHED_STATUSES.includes(build.status)) {
-        write(
-          `event: end\ndata: ${JSON.stringify({ status: build?.status ?? 'unknown', reason: build?.reason ?? null })}\n\n`,
-        );
-        return;
-      }
-      write(': keep-alive\n\n');
-      await this.#ctx.signals.wait(CHANNELS.logs, buildId, 15_000, { signal, since });
-      live = true;
+  ): Promise<FollowOutcome> {
+    this.#streams.add(res);
+    try {
+      const outcome = await followLog(this.#follow, res, {
+        buildId,
+        after: lastEventId,
+        signal: AbortSignal.any([signal, this.#closing.signal]),
+      });
+      if (outcome === 'behind') this.#behind++;
+      return outcome;
+    } finally {
+      this.#streams.delete(res);
     }
   }
-}
 
-/** The seq of the build's next log chunk: one past the last stored, 0 for none. */
-export async function nextLogSeq(executor: Executor, buildId: string): Promise<number> {
-  const row = await executor
-    .selectFrom('build_log_chunks')
-    .select((eb) => eb.fn.max('seq').as('last'))
-    .where('build_id', '=', buildId)
-    .executeTakeFirst();
-  const last = row?.last;
-  return last === null || last === undefined ? 0 : Number(last) + 1;
+  stats(): LogReaderStats {
+    let waitingForReader = 0;
+    let queuedBytes = 0;
+    for (const res of this.#streams) {
+      if (res.writableNeedDrain) waitingForReader++;
+      queuedBytes += res.writableLength;
+    }
+    return {
+      streams: this.#streams.size,
+      waitingForReader,
+      queuedBytes,
+      behind: this.#behind,
+      downloads: this.#downloads,
+      downloadsWaiting: this.#downloadsWaiting,
+      liveBuilds: this.#lives.size,
+      windowBytes: this.#lives.bytes,
+    };
+  }
+
+  close(): void {
+    this.#closing.abort();
+    this.#unlisten();
+    this.#lives.close();
+  }
+
+  #page(buildId: string, after: number): Promise<EventPage> {
+    return readEventPage(this.#ctx.database.db, buildId, { after });
+  }
+
+  async #ended(buildId: string): Promise<LogEnd | undefined> {
+    const build = await buildStatus(this.#ctx.database.db, buildId);
+    if (build === undefined) return { status: 'unknown', reason: null };
+    return FINISHED_STATUSES.includes(build.status) ? build : undefined;
+  }
 }
