@@ -3,9 +3,10 @@
  * one `LiveLog` reads each newly stored chunk once and keeps the newest chunks, already encoded
  * as Server-Sent Events, in a window bounded in bytes. Every reader of the build writes from
  * that window, so a thousand readers cost one database read per chunk and one encoding, not a
- * thousand. The read is driven by the log's wake-up (`pg_notify` from whichever server process
- * stored the chunk, so a reader here sees lines stored through another replica), and by a
- * tick every `tickMs` in case a wake-up was lost. A reader whose place falls out of the window
+ * thousand. A chunk this process stored comes as it was posted, without a read; one stored by
+ * another server process (a replica) is read once, on the log's wake-up (its `pg_notify` names
+ * the chunk, so a process that has it reads nothing), and a tick every `tickMs` re-reads in case
+ * a wake-up was lost. A reader whose place falls out of the window
  * (it reads slower than the build prints, by more than the window) is told to resume from the
  * database: the window never grows for it. `LiveLogs` holds one per followed build, and drops
  * it when its last reader leaves.
@@ -37,12 +38,12 @@ export interface LiveLogsOptions {
   log: Logger;
 }
 
-/** A promise and what resolves it. */
-function signal(): { promise: Promise<void>; resolve: () => void } {
-  let resolve = () => {};
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
+/**
+ * Readers woken at a time: each then writes what it has not sent, synchronously. A thousand
+ * readers of a chunk of a few hundred KiB would hold the event loop for the whole copy; in
+ * slices, requests (the engine's next post among them) are served between them.
+ */
+const WAKE_SLICE = 50;
 
 interface Entry {
   seq: number;
@@ -62,7 +63,9 @@ export class LiveLog {
   #closed = false;
   #fetching: Promise<void> | undefined;
   #again = false;
-  #changed = signal();
+  /** Readers waiting for the next change, and those being woken a slice at a time. */
+  #waiting: (() => void)[] = [];
+  #waking: (() => void)[] = [];
 
   constructor(buildId: string, head: number, options: LiveLogsOptions) {
     this.buildId = buildId;
@@ -106,7 +109,7 @@ export class LiveLog {
 
   /** Resolves at the next change: chunks added, the end, a tick, or the close. */
   changed(): Promise<void> {
-    return this.#changed.promise;
+    return new Promise((resolve) => this.#waiting.push(resolve));
   }
 
   /** Reads what was stored since `head`, once however many wake-ups come meanwhile. */
@@ -170,6 +173,11 @@ export class LiveLog {
     }
   }
 
+  /** Chunk `seq`, the one after `head`, as its event. */
+  push(seq: number, event: string): void {
+    this.#add([{ seq, event }]);
+  }
+
   #add(events: EventPage['events']): void {
     if (events.length === 0) return;
     for (const { seq, event: text } of events) {
@@ -186,9 +194,15 @@ export class LiveLog {
   }
 
   #notify(): void {
-    const { resolve } = this.#changed;
-    this.#changed = signal();
-    resolve();
+    const idle = this.#waking.length === 0;
+    for (const wake of this.#waiting) this.#waking.push(wake);
+    this.#waiting = [];
+    if (idle) this.#wakeSlice();
+  }
+
+  #wakeSlice(): void {
+    for (const wake of this.#waking.splice(0, WAKE_SLICE)) wake();
+    if (this.#waking.length > 0) setImmediate(() => this.#wakeSlice());
   }
 
   /** @internal for LiveLogs */
@@ -206,6 +220,8 @@ export class LiveLog {
 export class LiveLogs {
   readonly #options: LiveLogsOptions;
   readonly #logs = new Map<string, LiveLog>();
+  /** `<build id> <seq>` of the chunks this process is storing. */
+  readonly #storing = new Set<string>();
   readonly #timer: NodeJS.Timeout;
 
   constructor(options: LiveLogsOptions) {
@@ -216,9 +232,36 @@ export class LiveLogs {
     this.#timer.unref();
   }
 
-  /** A chunk was stored for `buildId`, or it ended (any server process). */
-  woken(buildId: string): void {
-    this.#logs.get(buildId)?.wake();
+  /**
+   * Chunk `seq` was stored for `buildId` (by any server process), or, without `seq`, the build
+   * ended: its live log reads what it does not have.
+   */
+  woken(buildId: string, seq?: number): void {
+    const live = this.#logs.get(buildId);
+    if (live === undefined || (seq !== undefined && seq <= live.head)) return;
+    // This process is storing it: the store hands it over (its wake-up can come first).
+    if (seq !== undefined && this.#storing.has(`${buildId} ${seq}`)) return;
+    live.wake();
+  }
+
+  /**
+   * This process is storing chunk `seq` of `buildId`: call `done` with its event once it is
+   * stored, and the live log takes it as it is; without (not stored: a resend, a gap, a
+   * failure), the live log reads what it may have missed.
+   */
+  storing(buildId: string, seq: number): { done(event?: string): void } {
+    const key = `${buildId} ${seq}`;
+    this.#storing.add(key);
+    return {
+      done: (event) => {
+        this.#storing.delete(key);
+        const live = this.#logs.get(buildId);
+        if (live === undefined) return;
+        // In order only: after a chunk it has not read (stored elsewhere), it reads.
+        if (event !== undefined && seq === live.head + 1) live.push(seq, event);
+        else if (event === undefined || seq > live.head) live.wake();
+      },
+    };
   }
 
   /** The build's live log, if it has readers here. */

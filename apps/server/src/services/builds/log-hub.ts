@@ -25,6 +25,7 @@ import { followLog } from './log-follow.js';
 import type { FollowDeps, FollowOutcome } from './log-follow.js';
 import {
   LAST_SEQ,
+  logEvent,
   logText,
   nextLogSeq,
   readEventPage,
@@ -77,7 +78,11 @@ export class LogHub {
       tickMs: options.tickMs ?? TICK_MS,
       log: ctx.log,
     });
-    this.#unlisten = ctx.signals.listen(CHANNELS.logs, (buildId) => this.#lives.woken(buildId));
+    // `<build id> <seq>` for a chunk stored, `<build id>` for the build's end.
+    this.#unlisten = ctx.signals.listen(CHANNELS.logs, (key) => {
+      const [buildId = '', seq] = key.split(' ');
+      this.#lives.woken(buildId, seq === undefined ? undefined : Number(seq));
+    });
     this.#follow = {
       lives: this.#lives,
       read: (buildId, after) => this.#slots.run(() => this.#page(buildId, after)),
@@ -100,9 +105,14 @@ export class LogHub {
     }));
     const size = storedSize(lines);
     // One statement, so a chunk costs one round trip: it reads where the log ends, stores the
-    // chunk only if it is the next one, and wakes the log's readers only if it stored it. Two
-    // copies of one chunk at once (a resend racing its original): the first one wins.
-    const { rows } = await sql<{ expected: number }>`
+    // chunk only if it is the next one, and wakes the log's readers only if it stored it (the
+    // wake-up says which chunk: a process that has it already reads nothing). Two copies of one
+    // chunk at once (a resend racing its original): the first one wins.
+    // This process's live readers of the build get the chunk as posted, without reading it.
+    const storing = this.#lives.storing(buildId, chunk.seq);
+    let rows: { expected: number; stored: number | null }[] = [];
+    try {
+      ({ rows } = await sql<{ expected: number; stored: number | null }>`
       with next as (
         select coalesce(max(seq) + 1, 0)::int as seq
         from build_log_chunks where build_id = ${buildId}
@@ -114,8 +124,12 @@ export class LogHub {
         returning seq
       )
       select next.seq as expected,
-        (select pg_notify(${CHANNELS.logs}, ${buildId}) from stored) as woken
-      from next`.execute(this.#ctx.database.db);
+        (select seq from stored) as stored,
+        (select pg_notify(${CHANNELS.logs}, ${`${buildId} ${chunk.seq}`}) from stored) as woken
+      from next`.execute(this.#ctx.database.db));
+    } finally {
+      storing.done(rows[0]?.stored === chunk.seq ? logEvent(chunk) : undefined);
+    }
     const expected = rows[0]?.expected ?? 0;
     if (chunk.seq <= expected) return;
     this.#ctx.log.warn('a log chunk after a gap was refused', {

@@ -140,6 +140,11 @@ export async function logTotals(
   };
 }
 
+/** One chunk as a Server-Sent Event: its seq is the event id, so `Last-Event-ID` resumes. */
+export function logEvent(chunk: LogChunk): string {
+  return `id: ${chunk.seq}\nevent: log\ndata: ${JSON.stringify({ seq: chunk.seq, lines: chunk.lines })}\n\n`;
+}
+
 /**
  * A chunk's lines as text: each after `[step] ` when it has one; with `step`, only that step's
  * lines, as printed.
