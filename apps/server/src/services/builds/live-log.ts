@@ -43,7 +43,7 @@ export interface LiveLogsOptions {
  * readers of a chunk of a few hundred KiB would hold the event loop for the whole copy; in
  * slices, requests (the engine's next post among them) are served between them.
  */
-const WAKE_SLICE = 50;
+const WAKE_SLICE = 16;
 
 interface Entry {
   seq: number;
@@ -110,6 +110,15 @@ export class LiveLog {
   /** Resolves at the next change: chunks added, the end, a tick, or the close. */
   changed(): Promise<void> {
     return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** Resolves in the next slice of readers woken (for a reader whose socket drained). */
+  turn(): Promise<void> {
+    return new Promise((resolve) => {
+      const idle = this.#waking.length === 0;
+      this.#waking.push(resolve);
+      if (idle) setImmediate(() => this.#wakeSlice());
+    });
   }
 
   /** Reads what was stored since `head`, once however many wake-ups come meanwhile. */

@@ -15,6 +15,14 @@ import type { EventPage } from './log-pages.js';
 
 export const READER_BEHIND = 'SLUICE_LOG_READER_BEHIND';
 
+/**
+ * What a live reader may have queued from the window before the server waits for its socket.
+ * The window's events are buffers shared by every reader (a socket queues a reference, not a
+ * copy), so a reader behind by several chunks gets them in one write rather than one drain
+ * each, for no memory of its own.
+ */
+const WINDOW_QUEUE_BYTES = 256 * 1024;
+
 export interface FollowDeps {
   lives: LiveLogs;
   /** A page of stored chunks after `after`, read in one of the process's catch-up slots. */
@@ -90,7 +98,12 @@ async function fromWindow(
     const entry = live.after(pos);
     if (entry !== undefined) {
       // Waits for the socket, or for the window to move on (this reader may fall out of it).
-      if (!(await out.ready(live.changed()))) continue;
+      if (out.queued >= WINDOW_QUEUE_BYTES) {
+        // Drained: write in one of the window's slices, not in the drain's own callback (a
+        // thousand sockets draining at once would otherwise all write in one turn).
+        if (await out.until(live.changed(), true)) await live.turn();
+        continue;
+      }
       out.send(entry.event);
       pos = entry.seq;
       ticks = live.ticks;
@@ -143,6 +156,11 @@ class EventWriter {
     return this.#res.writableNeedDrain;
   }
 
+  /** Bytes written that the socket has not taken yet. */
+  get queued(): number {
+    return this.#res.writableLength;
+  }
+
   /** Writes `text` once the socket is ready for it; false if the reader went away. */
   async write(text: string): Promise<boolean> {
     while (!this.#gone && this.blocked) await this.until(undefined, true);
@@ -151,26 +169,24 @@ class EventWriter {
     return true;
   }
 
-  /** True when the socket can take more now; else waits for it or `other`, and says false. */
-  async ready(other: Promise<void>): Promise<boolean> {
-    if (!this.blocked) return true;
-    await this.until(other, true);
-    return false;
-  }
-
-  /** Resolves when `other` does, the socket drains (with `drain`), or the reader goes away. */
-  until(other: Promise<void> | undefined, drain = false): Promise<void> {
-    if (this.#gone) return Promise.resolve();
+  /**
+   * Resolves when `other` does, the socket drains (with `drain`), or the reader goes away;
+   * true when it was the drain.
+   */
+  until(other: Promise<void> | undefined, drain = false): Promise<boolean> {
+    if (this.#gone) return Promise.resolve(false);
     const res = this.#res;
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        this.#wakers.delete(done);
-        if (drain) res.off('drain', done);
-        resolve();
+    return new Promise<boolean>((resolve) => {
+      const done = (drained: boolean) => {
+        this.#wakers.delete(woken);
+        if (drain) res.off('drain', onDrain);
+        resolve(drained);
       };
-      this.#wakers.add(done);
-      if (drain) res.once('drain', done);
-      void other?.then(done);
+      const woken = () => done(false);
+      const onDrain = () => done(true);
+      this.#wakers.add(woken);
+      if (drain) res.once('drain', onDrain);
+      void other?.then(woken);
     });
   }
 
