@@ -1,12 +1,12 @@
 /**
  * The fan-out of a live build's log: while a build has readers following it in this process,
- * one `LiveLog` reads each newly stored chunk once and keeps the newest chunks, already encoded
+ * one `LiveLog` takes each newly stored chunk once and keeps the newest chunks, already encoded
  * as Server-Sent Events, in a window bounded in bytes. Every reader of the build writes from
- * that window, so a thousand readers cost one database read per chunk and one encoding, not a
- * thousand. A chunk this process stored comes as it was posted, without a read; one stored by
- * another server process (a replica) is read once, on the log's wake-up (its `pg_notify` names
- * the chunk, so a process that has it reads nothing), and a tick every `tickMs` re-reads in case
- * a wake-up was lost. A reader whose place falls out of the window
+ * that window, so a thousand readers cost one encoding and at most one database read per
+ * chunk, not a thousand. A chunk this process stored comes as it was posted, without a read;
+ * one stored by another server process (a replica) is read once, on the log's wake-up (its
+ * `pg_notify` names the chunk, so a process that has it reads nothing), and a tick every
+ * `tickMs` re-reads in case a wake-up was lost. A reader whose place falls out of the window
  * (it reads slower than the build prints, by more than the window) is told to resume from the
  * database: the window never grows for it. `LiveLogs` holds one per followed build, and drops
  * it when its last reader leaves.
