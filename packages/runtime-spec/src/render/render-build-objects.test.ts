@@ -217,6 +217,7 @@ test('every scheduler field is in the table, an env variable, or named as not re
     'runtimeScheduler.userEnvVars', // env test
     'runtimeScheduler.workflowLimits', // env test
     'runtimeScheduler.infrastructureRetries', // the control plane's, on a pod failure
+    'runtimeScheduler.buildLogLimit', // the control plane gives it to the engine with the build
     'dockerDaemonScheduler.type',
     'dockerDaemonScheduler.cluster',
     'dockerDaemonScheduler.envVars', // proxy test

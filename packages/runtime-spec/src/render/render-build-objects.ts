@@ -6,7 +6,8 @@
  *
  * Spec fields not rendered into a pod, on purpose: `type` (chooses this renderer),
  * `cluster.inCluster` and `cluster.kubeContext` (how the agent connects), `metadata`,
- * `description`, `extends`, `version`. `workflowLimits`, `userAccess` and `userVolumeMounts`
+ * `description`, `extends`, `version`, `buildLogLimit` (the control plane gives it to the
+ * engine with its build). `workflowLimits`, `userAccess` and `userVolumeMounts`
  * reach the engine as SLUICE_* variables; `reuseVolumeSelector` and `reuseVolumeSortOrder` are
  * PVC annotations for the volume provisioner.
  * @module
