@@ -189,23 +189,31 @@ databases.test(
 );
 
 databases.test(
-  "an agent's health of megabytes is stored and listed cut to its limits, the cuts marked",
+  "an agent's health as large as its request may be is stored and listed cut to its limits, the cuts marked; megabytes are refused",
   async (database) => {
     const t = await startTestServer(database);
     try {
       await seedPipeline(t);
       const agent = await agentClient(t);
-      const check = (i: number) => ({ name: `check-${i}`, ok: true, message: 'm'.repeat(5_000) });
-      await agent.call('agentHeartbeat', {
-        body: {
-          health: {
-            healthy: true,
-            message: 'x'.repeat(7 * 1024 * 1024),
-            checks: Array.from({ length: 60 }, (_, i) => check(i)),
-            runtimes: [{ name: 'local', healthy: true, checks: [check(0)] }],
+      const check = (i: number) => ({ name: `check-${i}`, ok: true, message: 'm'.repeat(2_000) });
+      const heartbeat = (message: string) =>
+        agent.call('agentHeartbeat', {
+          body: {
+            health: {
+              healthy: true,
+              message,
+              checks: Array.from({ length: 60 }, (_, i) => check(i)),
+              runtimes: [{ name: 'local', healthy: true, checks: [check(0)] }],
+            },
           },
-        },
-      });
+        });
+      // The route's body limit (docs/limits.md) refuses megabytes before they are read.
+      await assert.rejects(
+        heartbeat('x'.repeat(7 * 1024 * 1024)),
+        /SLUICE_REQUEST_TOO_LARGE|larger than/,
+      );
+      // Under it, what is stored and listed is cut to the health's own limits.
+      await heartbeat('x'.repeat(100 * 1024));
       const stored = await database.db.selectFrom('agents').select('health').executeTakeFirst();
       assert.ok(JSON.stringify(stored?.health).length <= HEALTH_LIMITS.json);
       const listing = await fetch(`${t.url}/api/v1/agents`, {

@@ -24,7 +24,7 @@ test('a report of megabytes is cut to its limits, marked, and stays so when read
     healthy: false,
     message: 'x'.repeat(7 * 1024 * 1024),
     checks: checks(40),
-    runtimes: Array.from({ length: 12 }, (_, i) => ({
+    runtimes: Array.from({ length: HEALTH_LIMITS.runtimes + 2 }, (_, i) => ({
       name: `rt-${i}`,
       healthy: true,
       message: 'y'.repeat(50_000),

@@ -19,7 +19,7 @@ export const HEALTH_LIMITS = {
   /** Checks in one list (the agent's, or one runtime's), the `more-checks` entry included. */
   checks: 10,
   /** Runtimes in one report. */
-  runtimes: 10,
+  runtimes: 40,
   /** The whole report as JSON, in characters: past it the lists of checks are left out. */
   json: 65_536,
 } as const;
