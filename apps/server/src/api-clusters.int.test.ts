@@ -176,6 +176,7 @@ databases.test(
         [{ ...inside, server: undefined }, 'SLUICE_CLUSTER_INVALID', /needs `server`/],
         [{ name: 'none' }, 'SLUICE_CLUSTER_INVALID', /either `kubeconfig`/],
         [{ ...inside, runtime: 'nowhere' }, 'SLUICE_RUNTIME_NOT_FOUND', /"nowhere"/],
+        [{ ...inside, runtime: 'local' }, 'SLUICE_CLUSTER_INVALID', /not run builds in Kubernetes/],
       ] as const) {
         const refused = await failure(t.admin.call('createCluster', { body }));
         assert.equal(refused.code, code);

@@ -81,9 +81,9 @@ export function createServices(ctx: ServerContext): Services {
   });
   const registries = new RegistryService(ctx);
   const gitIntegrations = new GitIntegrationService(ctx);
-  const clusters = new ClusterService(ctx);
   const projects = new ProjectService(ctx, stepTypes, parser);
   const runtimes = new RuntimeService(ctx);
+  const clusters = new ClusterService(ctx, runtimes);
   const certificates = new CertificateService(ctx);
   const planner = createTaskPlanner({ ctx, identity, certificates, clusters });
   const store = new BuildStore(ctx, wakeups);

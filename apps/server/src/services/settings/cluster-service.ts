@@ -26,12 +26,15 @@ import type {
 import { isoTime } from '../server-context.js';
 import type { ServerContext } from '../server-context.js';
 import { singleContext } from './kubeconfig.js';
+import type { RuntimeService } from './runtime-service.js';
 
 export class ClusterService {
   readonly #ctx: ServerContext;
+  readonly #runtimes: RuntimeService;
 
-  constructor(ctx: ServerContext) {
+  constructor(ctx: ServerContext, runtimes: RuntimeService) {
     this.#ctx = ctx;
+    this.#runtimes = runtimes;
   }
 
   async list(accountId: string): Promise<Cluster[]> {
@@ -114,6 +117,12 @@ export class ClusterService {
         'SLUICE_RUNTIME_NOT_FOUND',
         `Runtime environment "${runtime}" does not exist`,
         { hint: 'List them with sluice get runtime-environments' },
+      );
+    // Over its parents: a runtime extending system/default/k8s is one.
+    const spec = await this.#runtimes.resolve(accountId, runtime);
+    if (spec.runtimeScheduler?.type !== 'KubernetesPod')
+      throw invalid(
+        `runtime "${runtime}" does not run builds in Kubernetes, so no cluster is behind its firewall`,
       );
     const namespaces = [...new Set(input.namespaces)];
     return {
