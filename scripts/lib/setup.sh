@@ -6,22 +6,49 @@
 
 sluice_step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
+# npm ci's result is kept on the machine per lockfile and Node version
+# (/var/cache/sluice/node-modules/<hash>, the root's and each workspace's node_modules): a clean
+# clone of the same lockfile copies it back (seconds) instead of installing again.
 sluice_node_deps() {
   local stamp=node_modules/.sluice-lock-hash
-  local hash
-  hash=$(sha256sum package-lock.json | cut -d' ' -f1)
+  local hash cache=/var/cache/sluice/node-modules
+  hash=$( (cat package-lock.json; node --version) | sha256sum | cut -c1-32)
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ]; then
     echo "node_modules up to date"
+    return
+  fi
+  if [ ! -e node_modules ] && [ -f "$cache/$hash/.complete" ]; then
+    sluice_step "node_modules (kept for this lockfile)"
+    (cd "$cache/$hash" && find . -name node_modules -type d -prune) | while read -r dir; do
+      mkdir -p "$(dirname "$dir")"
+      cp -a "$cache/$hash/$dir" "$dir"
+    done
+    echo "node_modules copied from $cache/$hash"
     return
   fi
   sluice_step "npm ci"
   npm ci --no-audit --no-fund
   echo "$hash" > "$stamp"
+  # Kept for the next clean clone; a machine where that cannot be written just installs again.
+  if mkdir -p "$cache" 2> /dev/null; then
+    rm -rf "${cache:?}/$hash.$$"
+    find . -name node_modules -type d -prune -not -path './.git/*' | while read -r dir; do
+      mkdir -p "$cache/$hash.$$/$(dirname "$dir")"
+      cp -a "$dir" "$cache/$hash.$$/$dir"
+    done
+    touch "$cache/$hash.$$/.complete"
+    find "$cache" -mindepth 1 -maxdepth 1 -not -name "$hash.$$" -exec rm -rf {} +
+    mv "$cache/$hash.$$" "$cache/$hash" || rm -rf "${cache:?}/$hash.$$"
+  fi
 }
 
+# A clean clone starts from the machine's last TypeScript outputs (scripts/lib/tsc-cache.mjs):
+# tsc -b then checks and emits only what changed.
 sluice_build() {
   sluice_step "build (tsc -b, the engine bundle, the web UI)"
+  node scripts/lib/tsc-cache.mjs restore
   npx tsc -b
+  node scripts/lib/tsc-cache.mjs save
   node scripts/bundle-engine.mjs
   node scripts/build-web.mjs
 }

@@ -146,9 +146,8 @@ const MANIFEST = (image: string) =>
     '          command: [sh, -c, "cat /version; sleep 3600"]',
   ].join('\n');
 
-const PIPELINE = () => `version: "1.0"
-steps:
-  build:
+/** The steps both pipelines start with: an image tagged TAG, built and pushed. */
+const BUILD_AND_PUSH = () => `  build:
     type: build
     image_name: shop/app
     tag: \${{TAG}}
@@ -161,7 +160,11 @@ steps:
     candidate: \${{build}}
     tag: \${{TAG}}
     registry: shop-registry
-  manifest:
+`;
+
+const PIPELINE = () => `version: "1.0"
+steps:
+${BUILD_AND_PUSH()}  manifest:
     image: ${CLUSTER_IMAGES.busybox}
     commands:
       - |
@@ -239,20 +242,7 @@ test('a build pushes its image and deploys it behind the firewall; a new tag upd
     // By service: the Deployment's image set to the new tag, or to one never pushed.
     update: `version: "1.0"
 steps:
-  build:
-    type: build
-    image_name: shop/app
-    tag: \${{TAG}}
-    dockerfile:
-      content: |
-        FROM ${CLUSTER_IMAGES.busybox}
-        RUN echo \${{TAG}} > /version
-  push:
-    type: push
-    candidate: \${{build}}
-    tag: \${{TAG}}
-    registry: shop-registry
-  ship:
+${BUILD_AND_PUSH()}  ship:
     type: deploy
     cluster: shop
     namespace: ${APPS}

@@ -2,10 +2,10 @@
  * The example corpus: every `examples/**\/codefresh.yml` is listed in `examples/corpus.json`,
  * every example validates (with warnings exactly where the manifest says so), and every
  * runnable one runs with the built `sluice` CLI on the local Docker engine and ends as the
- * manifest expects, printing what it lists. Runs one after another: each run starts containers.
+ * manifest expects, printing what it lists. The runs overlap, three at a time.
  * @module
  */
-import { test, before, after } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync } from 'node:fs';
@@ -31,7 +31,8 @@ const corpus = readCorpus(join(EXAMPLES_DIR, 'corpus.json'));
 const dir = await makeTempDir('sluice-e2e-corpus-');
 const volumeKeys: string[] = [];
 const fixtures = new Map<string, string>();
-let registry: TestRegistry | undefined;
+/** Started by the first example that names `{registry}`; the runs overlap, so one promise. */
+let registry: Promise<TestRegistry> | undefined;
 
 before(async () => {
   await ensureDockerEngine();
@@ -39,7 +40,7 @@ before(async () => {
 });
 
 after(async () => {
-  await registry?.stop();
+  await (await registry)?.stop();
   for (const key of volumeKeys) spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${key}`]);
   // What the examples built and tagged, pushed copies included: `sluice-examples/` is theirs.
   const listed = spawnSync('docker', ['images', '--format', '{{.Repository}}:{{.Tag}}'], {
@@ -115,8 +116,8 @@ function gitFixture(source: string): string {
 /** `{repo}`, `{head}`, `{git:DIR}` and `{registry}` in the args, as the manifest describes them. */
 async function expandArgs(args: string[]): Promise<string[]> {
   const root = REPO_ROOT.replace(/\/$/, '');
-  if (args.some((arg) => arg.includes('{registry}'))) registry ??= await startRegistry();
-  const registryAddress = registry?.address ?? '';
+  if (args.some((arg) => arg.includes('{registry}'))) registry ??= startRegistry();
+  const registryAddress = (await registry)?.address ?? '';
   return args.map((arg) =>
     arg
       .replaceAll('{repo}', root)
@@ -131,6 +132,41 @@ function volumeKey(file: string): string {
   volumeKeys.push(key);
   return key;
 }
+
+/**
+ * The images an example tags or runs, `sluice-examples/NAME`, as its folder's files name them
+ * (the pipeline and what it builds or composes).
+ */
+function imagesOf(file: string): string[] {
+  const folder = join(REPO_ROOT, dirname(file));
+  const texts = readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'));
+  return [...new Set(texts.join('\n').match(/sluice-examples\/[a-z0-9._-]+/g) ?? [])];
+}
+
+/** Runs work once no other run holds any of its keys; a run takes all of its keys at once. */
+class Turns {
+  readonly #held = new Set<string>();
+  #waiting: (() => void)[] = [];
+
+  async run<T>(keys: string[], work: () => Promise<T>): Promise<T> {
+    while (keys.some((key) => this.#held.has(key))) {
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    }
+    for (const key of keys) this.#held.add(key);
+    try {
+      return await work();
+    } finally {
+      for (const key of keys) this.#held.delete(key);
+      const waiting = this.#waiting;
+      this.#waiting = [];
+      for (const wake of waiting) wake();
+    }
+  }
+}
+
+const imageTurns = new Turns();
 
 function transcript(result: CliResult): string {
   const lines = `${result.stdout}\n${result.stderr}`.split('\n');
@@ -184,17 +220,24 @@ test('every example validates, with warnings only where the manifest allows them
   assert.equal(result.code, 0, result.stderr);
 });
 
-for (const entry of corpus.filter((e) => e.runs)) {
-  test(`${entry.file} runs and ends in ${entry.expect}`, { timeout: 300_000 }, async () => {
-    const args = [...(await expandArgs(entry.args)), '--volume-key', volumeKey(entry.file)];
-    const result = await runSluice(['run', entry.file, ...args]);
-    const expectedCode = entry.expect === 'success' ? 0 : 1;
-    assert.equal(result.code, expectedCode, transcript(result));
-    for (const text of entry.output ?? []) {
-      assert.ok(result.stdout.includes(text), `"${text}" was not printed; ${transcript(result)}`);
-    }
-    for (const text of entry.absent ?? []) {
-      assert.ok(!result.stdout.includes(text), `"${text}" was printed; ${transcript(result)}`);
-    }
-  });
-}
+// The runs overlap, three at a time: most of an example's time is waiting (a step's timeout, a
+// service's readiness, a container's start), not the cores'. Examples that tag the same image
+// (`sluice-examples/NAME`) take turns, so one never runs on another's build of it.
+describe('the runnable examples', { concurrency: 3 }, () => {
+  for (const entry of corpus.filter((e) => e.runs)) {
+    test(`${entry.file} runs and ends in ${entry.expect}`, { timeout: 300_000 }, async () => {
+      const args = [...(await expandArgs(entry.args)), '--volume-key', volumeKey(entry.file)];
+      const result = await imageTurns.run(imagesOf(entry.file), () =>
+        runSluice(['run', entry.file, ...args]),
+      );
+      const expectedCode = entry.expect === 'success' ? 0 : 1;
+      assert.equal(result.code, expectedCode, transcript(result));
+      for (const text of entry.output ?? []) {
+        assert.ok(result.stdout.includes(text), `"${text}" was not printed; ${transcript(result)}`);
+      }
+      for (const text of entry.absent ?? []) {
+        assert.ok(!result.stdout.includes(text), `"${text}" was printed; ${transcript(result)}`);
+      }
+    });
+  }
+});
