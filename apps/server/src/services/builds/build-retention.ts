@@ -2,9 +2,9 @@
  * Retention: finished builds past their pipeline's `retention` (`{ days, builds }`; a pipeline
  * without one has the server's default, `SLUICE_RETENTION_DAYS` and `SLUICE_RETENTION_BUILDS`,
  * which keep everything when unset) are deleted in the background with their steps and logs.
- * A pass goes through the pipelines in pages and deletes each one's builds in batches of
- * `DELETE_BATCH`, each batch one short statement followed by as long a rest, so the API's
- * readers never wait long behind it. The batches claim their builds with SKIP LOCKED: on several
+ * A pass goes through the pipelines in pages and deletes each one's builds in small batches,
+ * each one short statement followed by a rest twice as long, so the API's readers never wait
+ * long behind it. The batches claim their builds with SKIP LOCKED: on several
  * servers every pass runs and they share the work, as the cron triggers do. `startRetentionLoop`
  * runs a pass at start and then every `SLUICE_RETENTION_INTERVAL_MS`; stopping it ends the pass
  * under way after its current batch.
@@ -24,6 +24,13 @@ const PAGE = 500;
 const DAY_MS = 86_400_000;
 /** The longest rest between two batches. */
 const MAX_REST_MS = 1_000;
+/**
+ * Builds per batch: smaller than a deletion by hand (`DELETE_BATCH`), as nobody waits for the
+ * pass, so a request arriving during a batch waits behind less.
+ */
+const RETENTION_BATCH = Math.max(1, Math.floor(DELETE_BATCH / 2.5));
+/** The rest after a batch, as a multiple of its time: the pass takes a third of the database's. */
+const REST_FACTOR = 2;
 
 export interface RetentionResult extends DeletedBuilds {
   /** Pipelines that lost builds in this pass. */
@@ -103,8 +110,8 @@ export class BuildRetention {
 
   /**
    * Batches until one comes back short: each its own statement, nothing held in between. After
-   * each, the pass rests as long as the batch took, so it never takes more than half of the
-   * database's time from the requests (a background pass has no one waiting for it).
+   * each, the pass rests twice as long as the batch took, so it never takes more than a third of
+   * the database's time from the requests (a background pass has no one waiting for it).
    */
   async #drain(
     which: BuildsToDelete,
@@ -114,13 +121,14 @@ export class BuildRetention {
     for (;;) {
       const started = this.#ctx.clock();
       const batch = await this.#store.deleteFinished(this.#ctx.database.db, which, {
-        limit: DELETE_BATCH,
+        limit: RETENTION_BATCH,
       });
       total.builds += batch.builds;
       total.logChunks += batch.logChunks;
       total.logBytes += batch.logBytes;
-      if (batch.builds < DELETE_BATCH || signal?.aborted === true) return;
-      await sleep(Math.min(MAX_REST_MS, Math.max(0, this.#ctx.clock() - started)));
+      if (batch.builds < RETENTION_BATCH || signal?.aborted === true) return;
+      const took = Math.max(0, this.#ctx.clock() - started);
+      await sleep(Math.min(MAX_REST_MS, took * REST_FACTOR));
     }
   }
 }
