@@ -232,3 +232,53 @@ databases.test(
   },
   ONE_KIND,
 );
+
+databases.test(
+  'a save based on an older version is a 409 with the current pipeline, and saves nothing',
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const pipeline = await seedPipeline(t);
+      const params = { pipelineId: pipeline.id };
+      const theirs = pipeline.yaml.replace('make test', 'make check');
+      const saved = await t.admin.call('updatePipeline', {
+        params,
+        body: { yaml: theirs, ifUpdatedAt: pipeline.updatedAt },
+      });
+      assert.notEqual(saved.updatedAt, pipeline.updatedAt);
+      const stale = await send(t, 'PATCH', `/api/v1/pipelines/${pipeline.id}`, {
+        body: JSON.stringify({
+          yaml: pipeline.yaml.replace('make test', 'make mine'),
+          ifUpdatedAt: pipeline.updatedAt,
+        }),
+      });
+      assert.equal(stale.status, 409);
+      assert.equal(stale.body.error.code, 'SLUICE_PIPELINE_CHANGED');
+      assert.match(stale.body.error.message, /^Pipeline web\/app changed since /);
+      const current = (
+        stale.body.error.details as { current?: { yaml: string; updatedAt: string } }
+      ).current;
+      assert.deepEqual(
+        { yaml: current?.yaml, updatedAt: current?.updatedAt },
+        { yaml: theirs, updatedAt: saved.updatedAt },
+      );
+      const now = await t.admin.call('getPipeline', { params });
+      assert.equal(now.yaml, theirs, 'the stale save changed nothing');
+      // Without ifUpdatedAt a save replaces as before (the CLI's apply).
+      const forced = await t.admin.call('updatePipeline', {
+        params,
+        body: { yaml: pipeline.yaml },
+      });
+      assert.equal(forced.yaml, pipeline.yaml);
+
+      const again = await send(t, 'POST', '/api/v1/projects/web/pipelines', {
+        body: JSON.stringify({ name: 'app', yaml: pipeline.yaml }),
+      });
+      assert.equal(again.status, 409);
+      assert.equal(again.body.error.code, 'SLUICE_PIPELINE_EXISTS');
+      assert.equal(again.body.error.message, 'Pipeline web/app already exists');
+    } finally {
+      await t.close();
+    }
+  },
+);

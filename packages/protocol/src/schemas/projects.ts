@@ -105,6 +105,12 @@ export const UpdatePipeline = CreatePipeline.omit({ name: true })
       .max(1000)
       .optional()
       .describe('Variables and secrets to delete (a name that is not set is ignored)'),
+    ifUpdatedAt: z
+      .string()
+      .optional()
+      .describe(
+        "The pipeline's `updatedAt` this change is based on: when it changed since, 409 SLUICE_PIPELINE_CHANGED with the current pipeline in `details.current` and nothing saved",
+      ),
   });
 
 /** 422 body when a pipeline's YAML does not validate: every problem with its position. */

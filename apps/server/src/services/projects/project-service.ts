@@ -15,6 +15,7 @@ import type { Pipeline, Project, Retention, SpecTemplate } from '@sluice/protoco
 import type { z } from 'zod';
 import type { CreatePipeline, PipelineValidation, UpdatePipeline } from '@sluice/protocol';
 import { invalidDocument } from './document-issues.js';
+import { assertUnchanged } from './pipeline-version.js';
 import type { ParsePool, PipelineParseJob, PipelineParseResult } from '../parse-pool.js';
 import { isoTime } from '../server-context.js';
 import { retentionOf } from '../builds/build-retention.js';
@@ -148,6 +149,12 @@ export class ProjectService {
     };
     if (input.yaml !== undefined) await this.#assertValidYaml(accountId, input.yaml, current.name);
     await this.#ctx.database.db.transaction().execute(async (trx) => {
+      if (input.ifUpdatedAt !== undefined)
+        await assertUnchanged(trx, {
+          pipelineId,
+          base: input.ifUpdatedAt,
+          current: () => this.getPipeline(accountId, pipelineId, trx),
+        });
       await trx
         .updateTable('pipelines')
         .set({
@@ -257,9 +264,13 @@ export class ProjectService {
     return row;
   }
 
-  async getPipeline(accountId: string, pipelineId: string): Promise<Pipeline> {
-    const row = await this.pipelineRow(accountId, pipelineId);
-    const variables = await this.#ctx.database.db
+  async getPipeline(
+    accountId: string,
+    pipelineId: string,
+    executor: Executor = this.#ctx.database.db,
+  ): Promise<Pipeline> {
+    const row = await this.pipelineRow(accountId, pipelineId, executor);
+    const variables = await executor
       .selectFrom('pipeline_variables')
       .selectAll()
       .where('pipeline_id', '=', pipelineId)
