@@ -2,7 +2,9 @@
  * The web UI (apps/web, built by Vite into its `dist/`) served at `/`: files as they are, the
  * hashed bundles under `/assets/` cached for a year, `index.html` revalidated every time, and
  * every other page address answered with `index.html` so the UI's own router shows it. Nothing
- * under `/api` is ever answered here: an unknown API address keeps the API's JSON 404.
+ * under `/api` is ever answered here: an unknown API address keeps the API's JSON 404. A file
+ * the build compressed (`.br`, `.gz` beside it: scripts/build-web.mjs) is sent compressed when
+ * the request accepts it, with `Vary: Accept-Encoding`; a source map is never served.
  * @module
  */
 import { existsSync } from 'node:fs';
@@ -49,9 +51,15 @@ export function registerWebUi(app: FastifyInstance, dir: string = DEFAULT_WEB_DI
     if (path === undefined || path === '/api' || path.startsWith('/api/') || path === '/metrics') {
       return reply.callNotFound();
     }
+    // Source maps would publish the sources: none is built, and an old one left is not sent.
+    if (path.endsWith('.map')) return reply.callNotFound();
     const file = normalize(join(root, path));
     if (file.startsWith(root) && (await isFile(file))) {
-      return send(reply, file, path.startsWith('/assets/') ? IMMUTABLE : 'no-cache');
+      const cacheControl = path.startsWith('/assets/') ? IMMUTABLE : 'no-cache';
+      return send(reply, file, {
+        cacheControl,
+        acceptEncoding: request.headers['accept-encoding'],
+      });
     }
     // A missing file (an old bundle's chunk, a typo) is a 404, never the page.
     if (path.startsWith('/assets/') || extname(path) !== '') return reply.callNotFound();
@@ -66,19 +74,57 @@ export function registerWebUi(app: FastifyInstance, dir: string = DEFAULT_WEB_DI
         },
       });
     }
-    return send(reply, index, 'no-cache');
+    return send(reply, index, {
+      cacheControl: 'no-cache',
+      acceptEncoding: request.headers['accept-encoding'],
+    });
   });
 }
 
-async function send(reply: FastifyReply, file: string, cacheControl: string) {
+interface SendOptions {
+  cacheControl: string;
+  acceptEncoding: string | undefined;
+}
+
+async function send(reply: FastifyReply, file: string, options: SendOptions) {
   const type = TYPES[extname(file)] ?? 'application/octet-stream';
   void reply
-    .header('cache-control', cacheControl)
+    .header('cache-control', options.cacheControl)
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
     .type(type);
   if (type.startsWith('text/html')) void reply.header('content-security-policy', CSP);
-  return reply.send(await readFile(file));
+  const compressed = await compressedCopy(file);
+  if (compressed.length > 0) void reply.header('vary', 'Accept-Encoding');
+  const encoding = pickEncoding(options.acceptEncoding, compressed);
+  if (encoding === undefined) return reply.send(await readFile(file));
+  void reply.header('content-encoding', encoding);
+  return reply.send(await readFile(`${file}${ENCODINGS[encoding]}`));
+}
+
+/** The encodings the build wrote, by preference, and the suffix of each file. */
+const ENCODINGS = { br: '.br', gzip: '.gz' } as const;
+type Encoding = keyof typeof ENCODINGS;
+
+async function compressedCopy(file: string): Promise<Encoding[]> {
+  const found: Encoding[] = [];
+  for (const encoding of Object.keys(ENCODINGS) as Encoding[])
+    if (await isFile(`${file}${ENCODINGS[encoding]}`)) found.push(encoding);
+  return found;
+}
+
+/** The first of `available` that Accept-Encoding allows (`br;q=0` refuses brotli). */
+export function pickEncoding(
+  header: string | undefined,
+  available: readonly Encoding[],
+): Encoding | undefined {
+  const accepted = new Set<string>();
+  for (const part of (header ?? '').split(',')) {
+    const [name = '', ...params] = part.split(';').map((x) => x.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    if (q === undefined || Number(q.slice(2)) > 0) accepted.add(name);
+  }
+  return available.find((encoding) => accepted.has(encoding) || accepted.has('*'));
 }
 
 function decodePath(raw: string): string | undefined {
