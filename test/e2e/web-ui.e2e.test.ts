@@ -134,8 +134,8 @@ test('a typo shows on its line; fixed, the pipeline runs and its log streams liv
   await page.getByLabel('Name').fill('hello');
   const editor = page.getByLabel('Pipeline YAML');
   await editor.fill(TICKS.replace('    image:', '    imgae:'));
-  // The server's answer marks the step's line (3) in the gutter and lists it.
-  await page.locator('.gutter .has-issue[data-line="3"]').waitFor();
+  // The server's answer marks the step's line (3) in the editor's gutter and lists it.
+  await page.locator('.cm-gutter-lint .cm-lint-marker-error').waitFor();
   const problem = await page.locator('.issues li[data-line="3"]').innerText();
   assert.match(problem, /^Line 3:\d+ — .*image/);
   await screenshots(page, 'pipeline-new');

@@ -1,10 +1,11 @@
 /**
  * Data that stays current: loaded at once, then again every `intervalMs` (and at once when the
  * tab becomes visible), so no page needs a reload. A failed load keeps the last data and the
- * error; the next tick retries by itself.
+ * error; the next tick retries by itself, except after a 404 (it stops polling).
  * @module
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { NotFoundError } from '@sluice/errors';
 
 export interface Polled<T> {
   data: T | undefined;
@@ -39,6 +40,8 @@ export function usePoll<T>(
       } catch (err) {
         if (controller.signal.aborted) return;
         setState((prev) => ({ ...prev, error: err as Error, key: options.key }));
+        // What does not exist will not appear by asking again (a deleted build's page).
+        stopped = err instanceof NotFoundError;
       }
       if (!stopped) timer = setTimeout(() => void run(), options.intervalMs);
     };

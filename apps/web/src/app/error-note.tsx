@@ -1,8 +1,9 @@
 /**
- * An error as the API gave it: the message, and the code and hint when there are any.
+ * An error as the API gave it: the message, and the code and hint when there are any; a page
+ * that could not load shows it under a heading (`PageError`).
  * @module
  */
-import { SluiceError } from '@sluice/errors';
+import { NotFoundError, SluiceError } from '@sluice/errors';
 
 export function ErrorNote({ error }: { error: Error }) {
   const coded = error instanceof SluiceError ? error : undefined;
@@ -12,5 +13,18 @@ export function ErrorNote({ error }: { error: Error }) {
       {coded ? <span className="muted"> ({coded.code})</span> : null}
       {coded?.hint ? <div className="muted">{coded.hint}</div> : null}
     </div>
+  );
+}
+
+/**
+ * A page whose data could not be loaded: a heading saying so (the page's title follows it),
+ * then the API's words (`Build bld_… does not exist`).
+ */
+export function PageError({ error }: { error: Error }) {
+  return (
+    <section>
+      <h1>{error instanceof NotFoundError ? 'Not found' : 'Could not load this page'}</h1>
+      <ErrorNote error={error} />
+    </section>
   );
 }

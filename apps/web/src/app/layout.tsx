@@ -1,11 +1,14 @@
 /**
  * The frame around every page: navigation, the connection banner (shown while the server does
- * not answer, gone on the next answer), and sign-out.
+ * not answer, gone on the next answer), and sign-out; the tab's title and the focus follow the
+ * page's heading (page-heading.ts).
  * @module
  */
+import { useRef } from 'react';
 import type { ReactNode } from 'react';
 import { useApi } from '../api/api-context.js';
 import { useOnline } from '../api/connection.js';
+import { usePageHeading } from './page-heading.js';
 import { Link } from './router.js';
 
 const NAV = [
@@ -19,6 +22,8 @@ const NAV = [
 export function Layout({ path, children }: { path: string; children: ReactNode }) {
   const api = useApi();
   const online = useOnline();
+  const main = useRef<HTMLElement>(null);
+  usePageHeading(main, path);
   return (
     <div className="layout">
       <header className="top">
@@ -45,7 +50,9 @@ export function Layout({ path, children }: { path: string; children: ReactNode }
           Connection to the server lost — retrying…
         </div>
       )}
-      <main className="content">{children}</main>
+      <main className="content" ref={main}>
+        {children}
+      </main>
     </div>
   );
 }

@@ -1,9 +1,10 @@
 /**
  * A small history router: the path is the page, `navigate` pushes, `<Link>` keeps the browser's
- * own link behaviour (middle click, copy address) and only intercepts a plain click.
+ * own link behaviour (middle click, copy address) and only intercepts a plain click; a page with
+ * unsaved work asks before it is left (`useLeaveGuard`).
  * @module
  */
-import { useSyncExternalStore } from 'react';
+import { useEffect, useSyncExternalStore } from 'react';
 import type { AnchorHTMLAttributes, MouseEvent } from 'react';
 
 const listeners = new Set<() => void>();
@@ -30,7 +31,39 @@ export function useLocation(): { path: string; search: string } {
     : { path: href.slice(0, at), search: href.slice(at) };
 }
 
+/** What each page that holds unsaved work would say before it is left (null: nothing unsaved). */
+const leaveGuards = new Set<{ message: string | null }>();
+
+/** True when no page holds unsaved work, or the person agreed to leave it. */
+function mayLeave(): boolean {
+  for (const guard of leaveGuards) if (guard.message !== null) return window.confirm(guard.message);
+  return true;
+}
+
+/**
+ * While `message` is not null, leaving the page asks first: a link or `navigate` with
+ * `message`, a reload or closing the tab with the browser's own question.
+ */
+export function useLeaveGuard(message: string | null): void {
+  useEffect(() => {
+    if (message === null) return;
+    const guard = { message };
+    leaveGuards.add(guard);
+    const beforeUnload = (event: BeforeUnloadEvent) => {
+      event.preventDefault();
+      // Older browsers ask only when returnValue is set.
+      event.returnValue = message;
+    };
+    window.addEventListener('beforeunload', beforeUnload);
+    return () => {
+      leaveGuards.delete(guard);
+      window.removeEventListener('beforeunload', beforeUnload);
+    };
+  }, [message]);
+}
+
 export function navigate(path: string, options: { replace?: boolean } = {}): void {
+  if (!mayLeave()) return;
   if (options.replace) window.history.replaceState(null, '', path);
   else window.history.pushState(null, '', path);
   notify();

@@ -11,7 +11,7 @@ import { useApi } from '../api/api-context.js';
 import { usePoll } from '../api/use-poll.js';
 import { between, formatDuration, shortRevision } from '../app/format.js';
 import { Link, navigate } from '../app/router.js';
-import { ErrorNote } from '../app/error-note.js';
+import { ErrorNote, PageError } from '../app/error-note.js';
 import { useAction } from '../app/use-action.js';
 import { LogPanel } from '../logs/log-panel.js';
 import { AnnotationList } from './annotation-list.js';
@@ -40,7 +40,7 @@ export function BuildPage({ buildId }: { buildId: string }) {
     reload();
   }, [shownStatus, reload]);
   const build = polled.data;
-  if (!build) return polled.error ? <ErrorNote error={polled.error} /> : <p>Loading…</p>;
+  if (!build) return polled.error ? <PageError error={polled.error} /> : <p>Loading…</p>;
 
   const act = (run: () => Promise<Build>, open = false) =>
     action.run(async () => {

@@ -1,6 +1,6 @@
 /**
  * Where a pipeline's definition lives, and switching it: stored here (YAML edited in the page,
- * checked as you type) or read by each build from the repository (repository, path, revision and
+ * checked as you type, never lost: yaml-edit-form.tsx) or read by each build from the repository (repository, path, revision and
  * git integration). Saving one replaces the other, as the API does.
  * @module
  */
@@ -11,7 +11,7 @@ import { useApi } from '../api/api-context.js';
 import { usePoll } from '../api/use-poll.js';
 import { ErrorNote } from '../app/error-note.js';
 import { useAction } from '../app/use-action.js';
-import { YamlEditor } from './yaml-editor.js';
+import { YamlEditForm } from './yaml-edit-form.js';
 
 type Source = 'stored' | 'repository';
 
@@ -66,13 +66,7 @@ export function DefinitionSection({
         </p>
       ) : null}
       {source === 'stored' ? (
-        <EditForm
-          key={pipeline.updatedAt}
-          pipelineId={pipeline.id}
-          yaml={pipeline.yaml}
-          switching={saved !== 'stored'}
-          onSaved={onSaved}
-        />
+        <YamlEditForm pipeline={pipeline} switching={saved !== 'stored'} onSaved={onSaved} />
       ) : (
         <SourceForm
           key={pipeline.updatedAt}
@@ -82,44 +76,6 @@ export function DefinitionSection({
         />
       )}
     </>
-  );
-}
-
-interface EditFormProps {
-  pipelineId: string;
-  yaml: string;
-  /** The pipeline reads its repository now: saving stores this YAML instead. */
-  switching: boolean;
-  onSaved: () => void;
-}
-
-function EditForm({ pipelineId, yaml, switching, onSaved }: EditFormProps) {
-  const api = useApi();
-  const [text, setText] = useState(yaml);
-  const action = useAction();
-  const [saved, setSaved] = useState(false);
-
-  const save = (event: FormEvent) => {
-    event.preventDefault();
-    setSaved(false);
-    return action.run(async () => {
-      await api.call('updatePipeline', { params: { pipelineId }, body: { yaml: text } });
-      setSaved(true);
-      onSaved();
-    });
-  };
-
-  return (
-    <form className="grid-form" onSubmit={(e) => void save(e)} aria-label="Edit YAML">
-      <YamlEditor label="Pipeline YAML" value={text} onChange={setText} />
-      <div>
-        <button type="submit" disabled={text.trim() === '' || (!switching && text === yaml)}>
-          Save
-        </button>{' '}
-        {saved ? <span role="status">Saved.</span> : null}
-      </div>
-      {action.error ? <ErrorNote error={action.error} /> : null}
-    </form>
   );
 }
 

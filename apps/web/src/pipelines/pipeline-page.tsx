@@ -8,7 +8,7 @@ import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useApi } from '../api/api-context.js';
 import { usePoll } from '../api/use-poll.js';
-import { ErrorNote } from '../app/error-note.js';
+import { ErrorNote, PageError } from '../app/error-note.js';
 import { Link, navigate } from '../app/router.js';
 import { useAction } from '../app/use-action.js';
 import { DefinitionSection } from './definition-section.js';
@@ -21,7 +21,7 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
     key: pipelineId,
   });
   const pipeline = polled.data;
-  if (!pipeline) return polled.error ? <ErrorNote error={polled.error} /> : <p>Loading…</p>;
+  if (!pipeline) return polled.error ? <PageError error={polled.error} /> : <p>Loading…</p>;
   return (
     <article>
       <header className="page-head">

@@ -30,7 +30,7 @@ export function Triggers({ pipelineId }: { pipelineId: string }) {
     });
   return (
     <section aria-label="Triggers">
-      <Table headers={['Kind', 'When', 'Webhook URL', '']}>
+      <Table headers={['Kind', 'When', 'Webhook URL', 'Actions']}>
         {(list.data?.items ?? []).map((t) => (
           <tr key={t.id} data-trigger={t.id}>
             <td>{t.kind === 'git' ? `git (${t.provider})` : 'cron'}</td>
