@@ -22,7 +22,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { kill, seededDataDir, startServer } from './cli-harness.js';
 import type { RunningServer } from './cli-harness.js';
 import { createPipelines } from './control-plane-seed.js';
-import { focusedText, launchChromium, sessionItem } from './browser.js';
+import { focusedText, launchChromium, screenshots, sessionItem } from './browser.js';
 
 const TOKEN = 'slu_u_web-editor-token-0123456789';
 const PROJECT = 'editor';
@@ -122,6 +122,7 @@ test('two people save one pipeline: the second sees both versions and keeps thei
     assert.match(await editorText(a.page), /# from A$/);
     assert.match(await conflict.getByLabel('Your version').innerText(), /# from A/);
     assert.match(await conflict.getByLabel('The saved version').innerText(), /# from B/);
+    await screenshots(a.page, 'pipeline-conflict');
 
     // Saving anyway is refused by the server (409): nothing of B's is overwritten unasked.
     await conflict.getByRole('button', { name: 'Keep mine' }).click();
@@ -210,6 +211,7 @@ test('an error on line 40 is marked on line 40, in the gutter and under its text
     );
     assert.equal(rows.line, rows.number, 'the underline is on the 40th row');
     assert.equal(rows.text, '  s10:');
+    await screenshots(page, 'pipeline-new-40-lines');
   } finally {
     await context.close();
   }

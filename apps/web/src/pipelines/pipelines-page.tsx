@@ -11,7 +11,7 @@ import { Link, navigate } from '../app/router.js';
 import { Table } from '../app/table.js';
 import { useAction } from '../app/use-action.js';
 import { usePipelines } from './use-pipelines.js';
-import { YamlEditor } from './yaml-editor.js';
+import { LazyYamlEditor } from './yaml-editor-lazy.js';
 
 const STARTER = `version: "1.0"
 steps:
@@ -100,7 +100,7 @@ export function NewPipelinePage() {
         <label>
           Name <input value={name} onChange={(e) => setName(e.target.value)} required />
         </label>
-        <YamlEditor label="Pipeline YAML" value={yaml} onChange={setYaml} />
+        <LazyYamlEditor label="Pipeline YAML" value={yaml} onChange={setYaml} />
         <div>
           <button type="submit" className="primary">
             Create pipeline

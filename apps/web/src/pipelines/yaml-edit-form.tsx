@@ -16,7 +16,7 @@ import { useLeaveGuard } from '../app/router.js';
 import { useAction } from '../app/use-action.js';
 import { clearDraft, loadDraft, saveDraft } from './yaml-draft.js';
 import type { YamlBase } from './yaml-draft.js';
-import { YamlEditor } from './yaml-editor.js';
+import { LazyYamlEditor } from './yaml-editor-lazy.js';
 
 export interface YamlEditFormProps {
   /** The pipeline as last loaded (the page reloads it every 15 s). */
@@ -104,7 +104,7 @@ export function YamlEditForm({ pipeline, switching, onSaved }: YamlEditFormProps
           onTakeTheirs={() => settle(theirs, theirs.yaml)}
         />
       ) : null}
-      <YamlEditor label="Pipeline YAML" value={text} onChange={setText} />
+      <LazyYamlEditor label="Pipeline YAML" value={text} onChange={setText} />
       <div>
         <button type="submit" disabled={text.trim() === '' || (!switching && !dirty)}>
           Save

@@ -83,7 +83,7 @@ export function YamlEditor({ value, onChange, onIssues, label }: YamlEditorProps
   };
 
   return (
-    <div>
+    <div className="yaml-editor">
       <div className="code-editor" ref={host} />
       <p className="muted small" aria-live="polite">
         {checking ? 'Checking…' : issues.length === 0 ? 'No problems found.' : ''}
