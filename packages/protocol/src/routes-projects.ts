@@ -117,7 +117,7 @@ export const projectRoutes = {
     scope: 'member',
     tag: 'pipelines',
     summary:
-      'Change YAML, runtime, limits or variables (`variables` set or replace, `removeVariables` delete)',
+      'Change YAML, runtime, limits or variables (`variables` set or replace, `removeVariables` delete); with `ifUpdatedAt`, 409 SLUICE_PIPELINE_CHANGED when it changed since',
     params: PipelineParams,
     body: UpdatePipeline,
     bodyLimit: BODY_LIMITS.pipeline,
