@@ -88,7 +88,9 @@ async function signedIn(): Promise<{ context: BrowserContext; page: Page; errors
 }
 
 /** The editor's text, as CodeMirror holds it (its lines are rendered as `.cm-line`s). */
-function editorText(page: Page): Promise<string> {
+async function editorText(page: Page): Promise<string> {
+  // The editor is a chunk of its own, loaded after the page's heading shows.
+  await page.locator('.cm-content').waitFor();
   return page.evaluate<string>(
     `[...document.querySelectorAll('.cm-content .cm-line')].map((l) => l.textContent).join('\\n')`,
   );
@@ -212,6 +214,11 @@ test('an error on line 40 is marked on line 40, in the gutter and under its text
     assert.equal(rows.line, rows.number, 'the underline is on the 40th row');
     assert.equal(rows.text, '  s10:');
     await screenshots(page, 'pipeline-new-40-lines');
+    // The problem's button left the cursor in the editor; Tab leaves it (no keyboard trap).
+    const inEditor = `document.activeElement?.closest('.cm-editor') !== null`;
+    assert.equal(await page.evaluate<boolean>(inEditor), true);
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate<boolean>(inEditor), false);
   } finally {
     await context.close();
   }
