@@ -156,7 +156,7 @@ test('two people save one pipeline: the second sees both versions and keeps thei
   }
 });
 
-test('unsaved YAML survives a reload, and leaving the page asks first', async () => {
+test('unsaved YAML survives a reload, leaving asks, and the saved version can be taken', async () => {
   const { context, page } = await signedIn();
   try {
     await page.goto(`${server.url}/pipelines/${ids.drafted}`);
@@ -178,6 +178,21 @@ test('unsaved YAML survives a reload, and leaving the page asks first', async ()
     const kept = await page.evaluate<string>(`JSON.stringify(localStorage)`);
     assert.ok(!kept.includes(TOKEN), 'the draft never keeps the token');
     assert.equal(await sessionItem(page, 'sluice.token'), TOKEN);
+
+    // Changed elsewhere meanwhile: taking the saved version drops the draft for it.
+    const pipelineId = ids.drafted ?? '';
+    const elsewhere = `${YAML}# elsewhere\n`;
+    await admin.call('updatePipeline', { params: { pipelineId }, body: { yaml: elsewhere } });
+    await page.evaluate(`document.dispatchEvent(new Event('visibilitychange'))`);
+    await page.getByRole('button', { name: 'Take the saved version' }).click();
+    await page.getByRole('region', { name: 'This pipeline changed elsewhere' }).waitFor({
+      state: 'detached',
+    });
+    assert.equal(await editorText(page), elsewhere);
+    assert.equal(
+      await page.evaluate<string | null>(`localStorage.getItem('sluice.draft.${pipelineId}')`),
+      null,
+    );
   } finally {
     await context.close();
   }
