@@ -17,6 +17,8 @@ export interface ProvisionerConfig {
   resyncMs: number;
   leaseDurationMs: number;
   retentionDays: number;
+  /** The cluster's StorageClass new volumes come from; '' for the node agents' spares. */
+  delegateStorageClass: string;
 }
 
 export interface VolumeAgentConfig {
@@ -77,6 +79,7 @@ export function parseProvisionerConfig(flags: ProvisionerFlags, env: Env): Provi
     resyncMs: v.SLUICE_PROVISIONER_RESYNC_SECONDS * 1000,
     leaseDurationMs: v.SLUICE_PROVISIONER_LEASE_SECONDS * 1000,
     retentionDays: v.SLUICE_VOLUME_RETENTION_DAYS,
+    delegateStorageClass: v.SLUICE_PROVISIONER_DELEGATE_STORAGE_CLASS ?? '',
   };
 }
 

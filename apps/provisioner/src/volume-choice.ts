@@ -8,8 +8,14 @@
  * match the keys of `reuseVolumeSortOrder` come first, in that order of keys (a volume matching
  * the first key beats one matching only the second), then the most recently used, then the
  * name, so the choice is the same every time. With none, a new volume is made.
+ *
+ * A delegated volume (a cloud disk the cluster's own StorageClass made) is on no node but in a
+ * zone: it may serve a claim only once the claim's node is known and satisfies the volume's
+ * required node affinity, so a disk is never given to a pod in another zone.
  * @module
  */
+import { nodeMatches } from './zones.js';
+import type { NodeSelectorTerm } from './zones.js';
 
 export interface ClaimFacts {
   namespace: string;
@@ -24,6 +30,13 @@ export interface ClaimFacts {
   requestBytes: number;
   /** The node the scheduler picked for the claim's pod, once it has. */
   node?: string;
+  /**
+   * That node's labels, when the volumes are delegated (zonal disks): a volume is then for the
+   * claim only if the node satisfies the volume's node affinity (`placement`).
+   */
+  nodeLabels?: Readonly<Record<string, string>>;
+  /** That node's zone, for the words of a miss. */
+  zone?: string;
 }
 
 export interface VolumeFacts {
@@ -45,6 +58,13 @@ export interface VolumeFacts {
   retiring: boolean;
   /** The node holding a local volume. */
   node?: string;
+  /**
+   * The required node affinity of a volume on no one node (a delegated, zonal disk): the nodes
+   * whose pods may mount it. Absent: any node.
+   */
+  placement?: readonly NodeSelectorTerm[];
+  /** Its zone, as `volumeZone` reads it. */
+  zone?: string;
 }
 
 export type VolumeChoice =
@@ -69,7 +89,7 @@ export function chooseVolume(claim: ClaimFacts, volumes: readonly VolumeFacts[])
         v.spare !== true &&
         claim.selector.every((key) => sameLabel(claim, v, key)) &&
         v.capacityBytes >= claim.requestBytes &&
-        (claim.node === undefined || v.node === claim.node),
+        placedFor(claim, v),
     )
     .sort((a, b) => b.lastUsedMs - a.lastUsedMs || a.name.localeCompare(b.name))[0];
   if (ending === undefined) return choice;
@@ -102,9 +122,14 @@ function chooseFree(claim: ClaimFacts, volumes: readonly VolumeFacts[]): VolumeC
   }
   const bigEnough = sameKeys.filter((v) => v.capacityBytes >= claim.requestBytes);
   if (bigEnough.length === 0) return { kind: 'new', reason: 'the matching volumes are too small' };
-  const node = claim.node;
-  const here = node === undefined ? bigEnough : bigEnough.filter((v) => v.node === node);
-  if (here.length === 0) return { kind: 'new', reason: `no matching volume on node ${node}` };
+  const here = bigEnough.filter((v) => placedFor(claim, v));
+  if (here.length === 0) {
+    const where =
+      claim.nodeLabels === undefined
+        ? `on node ${claim.node}`
+        : `in zone ${claim.zone ?? '(none)'} of node ${claim.node}`;
+    return { kind: 'new', reason: `no matching volume ${where}` };
+  }
   const ranked = here
     .map((volume) => ({
       volume,
@@ -122,6 +147,17 @@ function chooseFree(claim: ClaimFacts, volumes: readonly VolumeFacts[]): VolumeC
     volume: best.volume,
     matchedSortKeys: claim.sortOrder.filter((_, i) => best.score[i]),
   };
+}
+
+/**
+ * Whether the claim's pod may mount the volume: a local volume on the claim's node, a delegated
+ * one whose node affinity the node satisfies; before the scheduler picked a node, any.
+ */
+function placedFor(claim: ClaimFacts, v: VolumeFacts): boolean {
+  if (claim.node === undefined) return true;
+  if (v.node !== undefined) return v.node === claim.node;
+  if (v.placement === undefined || v.placement.length === 0) return true;
+  return claim.nodeLabels !== undefined && nodeMatches(v.placement, claim.nodeLabels);
 }
 
 function sameLabel(claim: ClaimFacts, volume: VolumeFacts, key: string): boolean {

@@ -15,6 +15,8 @@ import {
   BUILD_LABELS,
 } from '@sluice/runtime-spec';
 import type { ClaimFacts, VolumeFacts } from './volume-choice.js';
+import { volumeZone, ZONE_LABEL } from './zones.js';
+import type { NodeSelectorTerm } from './zones.js';
 
 export const VOLUME_ANNOTATIONS = {
   provisionedBy: 'sluice.io/provisioned-by',
@@ -35,6 +37,11 @@ export const VOLUME_ANNOTATIONS = {
   retention: 'sluice.io/volume-retention',
   /** The runtime of its last claim, by name (the claim's annotation of the same name). */
   runtimeName: RUNTIME_NAME_ANNOTATION,
+  /**
+   * On a delegated volume: the cluster's StorageClass that made it, given back to it when it
+   * is deleted, so its driver deletes the disk (`delegate-volumes.ts`).
+   */
+  delegateClass: 'sluice.io/delegate-storage-class',
 } as const;
 
 const DAY_MS = 86_400_000;
@@ -143,9 +150,16 @@ export function volumeFacts(
   endingClaimUids: ReadonlySet<string> = new Set(),
 ): VolumeFacts {
   const annotations = pv.metadata.annotations ?? {};
-  const spec = pv['spec'] as { capacity?: { storage?: string } } | undefined;
+  const spec = pv['spec'] as
+    | {
+        capacity?: { storage?: string };
+        nodeAffinity?: { required?: { nodeSelectorTerms?: NodeSelectorTerm[] } };
+      }
+    | undefined;
   const ref = claimRefOf(pv);
   const node = annotations[VOLUME_ANNOTATIONS.node];
+  const placement = spec?.nodeAffinity?.required?.nodeSelectorTerms;
+  const zone = volumeZone(pv.metadata.labels ?? {}, placement);
   return {
     name: pv.metadata.name,
     labels: pv.metadata.labels ?? {},
@@ -160,6 +174,8 @@ export function volumeFacts(
       annotations[VOLUME_ANNOTATIONS.retiring] !== undefined ||
       pv.metadata.deletionTimestamp !== undefined,
     ...(node === undefined ? {} : { node }),
+    ...(placement === undefined ? {} : { placement }),
+    ...(zone === undefined ? {} : { zone }),
   };
 }
 
@@ -179,8 +195,11 @@ export function reusePatch(
 ): Record<string, unknown> {
   const old = pv.metadata.labels ?? {};
   const labels: Record<string, string | null> = Object.fromEntries(
-    Object.keys(old).map((key) => [key, null]),
+    Object.keys(old)
+      .filter((key) => key !== ZONE_LABEL)
+      .map((key) => [key, null]),
   );
+  // A zonal volume keeps its zone label: where it is does not change with its user.
   Object.assign(labels, facts.labels, { [PROVISIONER_LABEL]: provisionerLabel });
   const count = Number(pv.metadata.annotations?.[VOLUME_ANNOTATIONS.mountCount] ?? 0) || 0;
   const now = options.now;

@@ -12,16 +12,29 @@
  * and with nothing changing a pass comes every `resyncMs` anyway, and often enough to renew the
  * lease. Within a pass claims are served one at a time and every write carries the volume's
  * resourceVersion, so two claims never get the same volume even across a change of leader.
+ *
+ * With `delegateStorageClass` (`volumeBackend: delegate`), new volumes come from that class of
+ * the cluster (a cloud's CSI driver) through helper claims instead of spares, and a released
+ * volume serves only claims whose node its zone allows (`delegate-volumes.ts`, `zones.ts`).
  * @module
  */
 import { isSluiceError } from '@sluice/errors';
+import { CACHE_ANNOTATIONS } from '@sluice/runtime-spec';
 import { watchChanges } from '@sluice/kube';
 import type { KubeResource, KubeResources } from '@sluice/kube';
 import type { Logger } from '@sluice/log';
 import { LeaderLease } from './leader-lease.js';
+import {
+  adoptPatch,
+  DELEGATE_FOR_LABEL,
+  deleteThroughDelegatePatch,
+  helperClaimObject,
+  isDelegated,
+} from './delegate-volumes.js';
 import { chooseVolume } from './volume-choice.js';
 import type { ClaimFacts, VolumeChoice } from './volume-choice.js';
 import { Wakeup } from './wakeup.js';
+import { nodeZone, ZONE_LABEL } from './zones.js';
 import type { CacheDecision } from './volume-objects.js';
 import {
   claimFacts,
@@ -56,6 +69,11 @@ export interface VolumeProvisionerOptions {
   /** Days a released volume is kept unused (4, as Codefresh); 0 keeps volumes for ever. */
   retentionDays?: number;
   /**
+   * The cluster's StorageClass that makes new volumes (`volumeBackend: delegate`); empty: the
+   * node agent's `local` spares (`volumeBackend: local`).
+   */
+  delegateStorageClass?: string;
+  /**
    * How long a claim may wait for a matching volume whose build is over but whose pod is still
    * stopping (120 s: seconds usually, over 30 s on a loaded node; a stuck one must not hold builds for ever), before it gets a new one.
    */
@@ -88,6 +106,7 @@ export class VolumeProvisioner {
       leaseDurationMs: 15_000,
       retentionDays: 4,
       releaseWaitMs: 120_000,
+      delegateStorageClass: '',
       clock: Date.now,
       ...options,
     };
@@ -173,25 +192,145 @@ export class VolumeProvisioner {
       if (!expired(pv, this.#o.clock(), this.#o.retentionDays)) continue;
       // Marked first, guarded: a volume promised to a claim since it was read is left alone.
       const reason = `unused for more than its retention (last used ${facts.lastUsedMs ? new Date(facts.lastUsedMs).toISOString() : 'never'})`;
-      if (!(await this.#write(pv, retirePatch(pv, reason)))) continue;
-      taken.add(pv.metadata.name);
-      // Its directory goes with the node agent's next pass.
-      await this.#o.resources.delete({ kind: 'PersistentVolume', name: pv.metadata.name });
+      if (isDelegated(pv)) {
+        // Its driver deletes the disk, then the controller-manager the volume.
+        if (!(await this.#write(pv, deleteThroughDelegatePatch(pv, reason)))) continue;
+        taken.add(pv.metadata.name);
+      } else {
+        if (!(await this.#write(pv, retirePatch(pv, reason)))) continue;
+        taken.add(pv.metadata.name);
+        // Its directory goes with the node agent's next pass.
+        await this.#o.resources.delete({ kind: 'PersistentVolume', name: pv.metadata.name });
+      }
       report.expired.push(pv.metadata.name);
       this.#o.log.info('volume expired', { volume: pv.metadata.name, reason });
     }
     const promised = new Set(
       volumes.map((pv) => claimRefOf(pv)?.uid).filter((uid) => uid !== undefined),
     );
+    const nodes = new Map<string, Promise<Record<string, string>>>();
+    // Claims whose volume the delegate is making: they wait for it.
+    const pending = new Set<string>();
+    if (this.#o.delegateStorageClass !== '')
+      await this.#settleHelpers(claims, promised, pending, nodes, report);
     for (const claim of claims) {
       const spec = claim['spec'] as { storageClassName?: string; volumeName?: string } | undefined;
       const uid = uidOf(claim);
       if (spec?.storageClassName !== storageClass || spec.volumeName) continue;
       if (claim.metadata.deletionTimestamp !== undefined || promised.has(uid)) continue;
-      const outcome = await this.#serve(claim, volumes, { liveUids, endingUids }, taken);
+      if (pending.has(uid)) continue;
+      const outcome = await this.#serve(claim, volumes, { liveUids, endingUids }, taken, nodes);
       if (outcome !== undefined) report[outcome.kind].push(outcome.volume);
     }
     return report;
+  }
+
+  /**
+   * The helper claims of the delegated backend: a volume the driver made for a claim still
+   * waiting is adopted for it (one guarded write), and a helper whose claim is gone or served
+   * goes (an unadopted volume with it: the delegate class deletes it).
+   */
+  async #settleHelpers(
+    claims: KubeResource[],
+    promised: Set<string>,
+    pending: Set<string>,
+    nodes: Map<string, Promise<Record<string, string>>>,
+    report: PassReport,
+  ): Promise<void> {
+    const { resources, namespace, log } = this.#o;
+    const helpers = claims.filter(
+      (c) =>
+        c.metadata.labels?.[PROVISIONER_LABEL] === this.#label &&
+        c.metadata.labels[DELEGATE_FOR_LABEL] !== undefined &&
+        c.metadata.deletionTimestamp === undefined,
+    );
+    for (const helper of helpers) {
+      const forUid = helper.metadata.labels?.[DELEGATE_FOR_LABEL] ?? '';
+      const claim = claims.find((c) => uidOf(c) === forUid);
+      const claimSpec = claim?.['spec'] as { volumeName?: string } | undefined;
+      const ref = { kind: 'PersistentVolumeClaim', namespace, name: helper.metadata.name };
+      if (
+        claim === undefined ||
+        claim.metadata.deletionTimestamp !== undefined ||
+        claimSpec?.volumeName ||
+        promised.has(forUid)
+      ) {
+        await resources.delete(ref);
+        continue;
+      }
+      pending.add(forUid);
+      const volumeName = (helper['spec'] as { volumeName?: string } | undefined)?.volumeName;
+      // Not bound yet: the driver is making the disk; the helper's change wakes the next pass.
+      if (!volumeName) continue;
+      const pv = await resources.read({ kind: 'PersistentVolume', name: volumeName });
+      if (pv === undefined || claimRefOf(pv)?.uid !== uidOf(helper)) continue;
+      const facts = await this.#factsOf(claim, nodes);
+      const written = await this.#write(
+        pv,
+        adoptPatch(pv, claim, facts, {
+          provisionerLabel: this.#label,
+          provisionerName: this.#o.provisionerName,
+          storageClass: this.#o.storageClass,
+          delegateClass: this.#o.delegateStorageClass,
+          ...(facts.zone === undefined ? {} : { zone: facts.zone }),
+          now: this.#o.clock(),
+        }),
+      );
+      // Changed since it was read: the next pass looks again.
+      if (written === undefined) continue;
+      promised.add(forUid);
+      log.info('volume created', {
+        claim: `${facts.namespace}/${facts.name}`,
+        volume: pv.metadata.name,
+        zone: written.metadata.labels?.[ZONE_LABEL] ?? 'none',
+        delegate: this.#o.delegateStorageClass,
+      });
+      const why = helper.metadata.annotations?.[CACHE_ANNOTATIONS.reason] ?? 'no warm volume';
+      await this.#record(claim, { outcome: 'miss', reason: `new: ${why}`, volume: written });
+      await resources.delete(ref);
+      report.created.push(pv.metadata.name);
+    }
+  }
+
+  /**
+   * The claim's facts; with the delegated backend, the labels and zone of its node too, read
+   * once per pass.
+   */
+  async #factsOf(
+    claim: KubeResource,
+    nodes: Map<string, Promise<Record<string, string>>>,
+  ): Promise<ClaimFacts> {
+    const facts = claimFacts(claim);
+    if (this.#o.delegateStorageClass === '' || facts.node === undefined) return facts;
+    const name = facts.node;
+    if (!nodes.has(name))
+      nodes.set(
+        name,
+        this.#o.resources.read({ kind: 'Node', name }).then((node) => node?.metadata.labels ?? {}),
+      );
+    const nodeLabels = await nodes.get(name)!;
+    const zone = nodeZone(nodeLabels);
+    return { ...facts, nodeLabels, ...(zone === undefined ? {} : { zone }) };
+  }
+
+  /**
+   * Asks the delegate StorageClass for a new volume for the claim: a helper claim on the claim's
+   * node (its zone), made once whoever asks (`sluice-new-<claim uid>`).
+   */
+  async #requestFromDelegate(claim: KubeResource, facts: ClaimFacts, reason: string) {
+    const helper = helperClaimObject(claim, facts, {
+      delegateClass: this.#o.delegateStorageClass,
+      provisionerLabel: this.#label,
+      reason,
+    });
+    const made = await this.#o.resources.create(helper);
+    if (made === 'created')
+      this.#o.log.info('new volume asked of the delegate StorageClass', {
+        claim: `${facts.namespace}/${facts.name}`,
+        delegate: this.#o.delegateStorageClass,
+        zone: facts.zone ?? 'any',
+        why: reason,
+      });
   }
 
   async #serve(
@@ -199,8 +338,13 @@ export class VolumeProvisioner {
     volumes: KubeResource[],
     uids: { liveUids: ReadonlySet<string>; endingUids: ReadonlySet<string> },
     taken: Set<string>,
+    nodes: Map<string, Promise<Record<string, string>>>,
   ): Promise<{ kind: 'reused' | 'created'; volume: string } | undefined> {
-    const facts = claimFacts(claim);
+    const delegated = this.#o.delegateStorageClass !== '';
+    // A zonal disk is chosen for the pod's node: with WaitForFirstConsumer, once there is one.
+    if (delegated && claimFacts(claim).node === undefined)
+      if ((await this.#bindingModeOf()) === 'WaitForFirstConsumer') return undefined;
+    const facts = await this.#factsOf(claim, nodes);
     const candidates = volumes
       .filter((pv) => !taken.has(pv.metadata.name) && storageClassOf(pv) === this.#o.storageClass)
       .map((pv) => volumeFacts(pv, uids.liveUids, uids.endingUids));
@@ -227,6 +371,10 @@ export class VolumeProvisioner {
         previousUseMs: choice.volume.lastUsedMs,
       });
       return { kind: 'reused', volume: pv.metadata.name };
+    }
+    if (delegated) {
+      await this.#requestFromDelegate(claim, facts, choice.reason);
+      return undefined;
     }
     const spare = await this.#spareFor(facts, volumes, taken);
     if (spare === undefined) return undefined;

@@ -72,6 +72,11 @@ export const provisionerEnv = {
     max: 300,
     default: PROVISIONER_DEFAULTS.leaseSeconds,
   }),
+  SLUICE_PROVISIONER_DELEGATE_STORAGE_CLASS: textVar({
+    description:
+      "The cluster's StorageClass that makes new volumes (a cloud's CSI driver: `volumeBackend: delegate`); unset, new volumes are the volume agents' `local` spares",
+    flag: 'delegate-storage-class',
+  }),
   SLUICE_VOLUME_RETENTION_DAYS: numberVar({
     description:
       "Days a released volume is kept unused before it is deleted (a claim's `sluice.io/volume-retention` annotation overrides); 0 keeps volumes for ever",

@@ -40,9 +40,11 @@ export async function provisionerCommand(
     resyncMs: config.resyncMs,
     leaseDurationMs: config.leaseDurationMs,
     retentionDays: config.retentionDays,
+    delegateStorageClass: config.delegateStorageClass,
   });
   log.info('volume provisioner started', {
     storageClass: config.storageClass,
+    delegate: config.delegateStorageClass || 'none (local volumes)',
     namespace: config.namespace,
     identity: config.identity,
   });

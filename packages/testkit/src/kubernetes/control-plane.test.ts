@@ -60,4 +60,5 @@ test('the controller-manager and scheduler open no ports and do not elect leader
   const cm = controllerManagerArgs(layout);
   assert.ok(cm.includes('--service-account-private-key-file=/p/sa.key'));
   assert.ok(cm.includes('--use-service-account-credentials=true'));
+  assert.ok(cm.includes('--enable-hostpath-provisioner=true'), 'a real dynamic provisioner');
 });

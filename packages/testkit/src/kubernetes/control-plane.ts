@@ -107,6 +107,9 @@ export function controllerManagerArgs(layout: ControlPlaneLayout): string[] {
     '--use-service-account-credentials=true',
     // A claim that races its volume's informer is retried at this period (default 15 s).
     '--pvclaimbinder-sync-period=2s',
+    // The in-tree `kubernetes.io/host-path` dynamic provisioner: a real provisioner of new
+    // volumes for the provisioner's delegate StorageClass (its directories under /tmp).
+    '--enable-hostpath-provisioner=true',
     `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
     '--cluster-name=sluice-test',
     '--profiling=false',
