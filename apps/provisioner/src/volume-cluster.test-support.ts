@@ -18,6 +18,7 @@ import { CLUSTER_IMAGES, eventually } from '@sluice/testkit';
 import type { ClusterAccessor } from '@sluice/testkit';
 import { NodeAgent } from './node-agent.js';
 import { VolumeProvisioner } from './volume-provisioner.js';
+import type { VolumeProvisionerOptions } from './volume-provisioner.js';
 import { PROVISIONER_LABEL, SPARE_LABEL } from './volume-objects.js';
 
 export interface VolumeTestNames {
@@ -60,6 +61,7 @@ export function volumeTestKit(cluster: ClusterAccessor, names: VolumeTestNames) 
     identity: string,
     leaseDurationMs = 15_000,
     releaseWaitMs?: number,
+    more: Partial<VolumeProvisionerOptions> = {},
   ) {
     return new VolumeProvisioner({
       resources: resources!,
@@ -71,6 +73,7 @@ export function volumeTestKit(cluster: ClusterAccessor, names: VolumeTestNames) 
       resyncMs: 200,
       leaseDurationMs,
       ...(releaseWaitMs === undefined ? {} : { releaseWaitMs }),
+      ...more,
     });
   }
 

@@ -19,22 +19,16 @@
  * @module
  */
 import { isSluiceError } from '@sluice/errors';
-import { CACHE_ANNOTATIONS } from '@sluice/runtime-spec';
 import { watchChanges } from '@sluice/kube';
 import type { KubeResource, KubeResources } from '@sluice/kube';
 import type { Logger } from '@sluice/log';
 import { LeaderLease } from './leader-lease.js';
-import {
-  adoptPatch,
-  DELEGATE_FOR_LABEL,
-  deleteThroughDelegatePatch,
-  helperClaimObject,
-  isDelegated,
-} from './delegate-volumes.js';
+import { DelegateBackend } from './delegate-backend.js';
+import type { NodeLabelCache } from './delegate-backend.js';
+import { deleteThroughDelegatePatch, isDelegated } from './delegate-volumes.js';
 import { chooseVolume } from './volume-choice.js';
 import type { ClaimFacts, VolumeChoice } from './volume-choice.js';
 import { Wakeup } from './wakeup.js';
-import { nodeZone, ZONE_LABEL } from './zones.js';
 import type { CacheDecision } from './volume-objects.js';
 import {
   claimFacts,
@@ -95,6 +89,7 @@ export class VolumeProvisioner {
   readonly #lease: LeaderLease;
   readonly #label: string;
   #bindingMode: string | undefined;
+  readonly #delegate: DelegateBackend | undefined;
   /** Claims told (once) that no spare was ready for them. */
   readonly #waiting = new Set<string>();
   /** Claims told (once) that they wait for a warm volume being released. */
@@ -119,6 +114,15 @@ export class VolumeProvisioner {
       durationMs: this.#o.leaseDurationMs,
       clock: this.#o.clock,
     });
+    this.#delegate =
+      this.#o.delegateStorageClass === ''
+        ? undefined
+        : new DelegateBackend({
+            ...this.#o,
+            provisionerLabel: this.#label,
+            write: (pv, patch) => this.#write(pv, patch),
+            record: (claim, decision) => this.#record(claim, decision),
+          });
   }
 
   /**
@@ -208,11 +212,10 @@ export class VolumeProvisioner {
     const promised = new Set(
       volumes.map((pv) => claimRefOf(pv)?.uid).filter((uid) => uid !== undefined),
     );
-    const nodes = new Map<string, Promise<Record<string, string>>>();
+    const nodes: NodeLabelCache = new Map();
     // Claims whose volume the delegate is making: they wait for it.
     const pending = new Set<string>();
-    if (this.#o.delegateStorageClass !== '')
-      await this.#settleHelpers(claims, promised, pending, nodes, report);
+    await this.#delegate?.settle(claims, promised, pending, nodes, report.created);
     for (const claim of claims) {
       const spec = claim['spec'] as { storageClassName?: string; volumeName?: string } | undefined;
       const uid = uidOf(claim);
@@ -225,126 +228,17 @@ export class VolumeProvisioner {
     return report;
   }
 
-  /**
-   * The helper claims of the delegated backend: a volume the driver made for a claim still
-   * waiting is adopted for it (one guarded write), and a helper whose claim is gone or served
-   * goes (an unadopted volume with it: the delegate class deletes it).
-   */
-  async #settleHelpers(
-    claims: KubeResource[],
-    promised: Set<string>,
-    pending: Set<string>,
-    nodes: Map<string, Promise<Record<string, string>>>,
-    report: PassReport,
-  ): Promise<void> {
-    const { resources, namespace, log } = this.#o;
-    const helpers = claims.filter(
-      (c) =>
-        c.metadata.labels?.[PROVISIONER_LABEL] === this.#label &&
-        c.metadata.labels[DELEGATE_FOR_LABEL] !== undefined &&
-        c.metadata.deletionTimestamp === undefined,
-    );
-    for (const helper of helpers) {
-      const forUid = helper.metadata.labels?.[DELEGATE_FOR_LABEL] ?? '';
-      const claim = claims.find((c) => uidOf(c) === forUid);
-      const claimSpec = claim?.['spec'] as { volumeName?: string } | undefined;
-      const ref = { kind: 'PersistentVolumeClaim', namespace, name: helper.metadata.name };
-      if (
-        claim === undefined ||
-        claim.metadata.deletionTimestamp !== undefined ||
-        claimSpec?.volumeName ||
-        promised.has(forUid)
-      ) {
-        await resources.delete(ref);
-        continue;
-      }
-      pending.add(forUid);
-      const volumeName = (helper['spec'] as { volumeName?: string } | undefined)?.volumeName;
-      // Not bound yet: the driver is making the disk; the helper's change wakes the next pass.
-      if (!volumeName) continue;
-      const pv = await resources.read({ kind: 'PersistentVolume', name: volumeName });
-      if (pv === undefined || claimRefOf(pv)?.uid !== uidOf(helper)) continue;
-      const facts = await this.#factsOf(claim, nodes);
-      const written = await this.#write(
-        pv,
-        adoptPatch(pv, claim, facts, {
-          provisionerLabel: this.#label,
-          provisionerName: this.#o.provisionerName,
-          storageClass: this.#o.storageClass,
-          delegateClass: this.#o.delegateStorageClass,
-          ...(facts.zone === undefined ? {} : { zone: facts.zone }),
-          now: this.#o.clock(),
-        }),
-      );
-      // Changed since it was read: the next pass looks again.
-      if (written === undefined) continue;
-      promised.add(forUid);
-      log.info('volume created', {
-        claim: `${facts.namespace}/${facts.name}`,
-        volume: pv.metadata.name,
-        zone: written.metadata.labels?.[ZONE_LABEL] ?? 'none',
-        delegate: this.#o.delegateStorageClass,
-      });
-      const why = helper.metadata.annotations?.[CACHE_ANNOTATIONS.reason] ?? 'no warm volume';
-      await this.#record(claim, { outcome: 'miss', reason: `new: ${why}`, volume: written });
-      await resources.delete(ref);
-      report.created.push(pv.metadata.name);
-    }
-  }
-
-  /**
-   * The claim's facts; with the delegated backend, the labels and zone of its node too, read
-   * once per pass.
-   */
-  async #factsOf(
-    claim: KubeResource,
-    nodes: Map<string, Promise<Record<string, string>>>,
-  ): Promise<ClaimFacts> {
-    const facts = claimFacts(claim);
-    if (this.#o.delegateStorageClass === '' || facts.node === undefined) return facts;
-    const name = facts.node;
-    if (!nodes.has(name))
-      nodes.set(
-        name,
-        this.#o.resources.read({ kind: 'Node', name }).then((node) => node?.metadata.labels ?? {}),
-      );
-    const nodeLabels = await nodes.get(name)!;
-    const zone = nodeZone(nodeLabels);
-    return { ...facts, nodeLabels, ...(zone === undefined ? {} : { zone }) };
-  }
-
-  /**
-   * Asks the delegate StorageClass for a new volume for the claim: a helper claim on the claim's
-   * node (its zone), made once whoever asks (`sluice-new-<claim uid>`).
-   */
-  async #requestFromDelegate(claim: KubeResource, facts: ClaimFacts, reason: string) {
-    const helper = helperClaimObject(claim, facts, {
-      delegateClass: this.#o.delegateStorageClass,
-      provisionerLabel: this.#label,
-      reason,
-    });
-    const made = await this.#o.resources.create(helper);
-    if (made === 'created')
-      this.#o.log.info('new volume asked of the delegate StorageClass', {
-        claim: `${facts.namespace}/${facts.name}`,
-        delegate: this.#o.delegateStorageClass,
-        zone: facts.zone ?? 'any',
-        why: reason,
-      });
-  }
-
   async #serve(
     claim: KubeResource,
     volumes: KubeResource[],
     uids: { liveUids: ReadonlySet<string>; endingUids: ReadonlySet<string> },
     taken: Set<string>,
-    nodes: Map<string, Promise<Record<string, string>>>,
+    nodes: NodeLabelCache,
   ): Promise<{ kind: 'reused' | 'created'; volume: string } | undefined> {
-    const delegated = this.#o.delegateStorageClass !== '';
     // A zonal disk is chosen for the pod's node: with WaitForFirstConsumer, once there is one.
-    if (delegated && claimFacts(claim).node === undefined)
+    if (this.#delegate !== undefined && claimFacts(claim).node === undefined)
       if ((await this.#bindingModeOf()) === 'WaitForFirstConsumer') return undefined;
-    const facts = await this.#factsOf(claim, nodes);
+    const facts = (await this.#delegate?.factsOf(claim, nodes)) ?? claimFacts(claim);
     const candidates = volumes
       .filter((pv) => !taken.has(pv.metadata.name) && storageClassOf(pv) === this.#o.storageClass)
       .map((pv) => volumeFacts(pv, uids.liveUids, uids.endingUids));
@@ -372,8 +266,8 @@ export class VolumeProvisioner {
       });
       return { kind: 'reused', volume: pv.metadata.name };
     }
-    if (delegated) {
-      await this.#requestFromDelegate(claim, facts, choice.reason);
+    if (this.#delegate !== undefined) {
+      await this.#delegate.request(claim, facts, choice.reason);
       return undefined;
     }
     const spare = await this.#spareFor(facts, volumes, taken);
