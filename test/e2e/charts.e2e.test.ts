@@ -318,6 +318,11 @@ test('`sluice runner init` makes the same objects as the chart for the same valu
         resources: { limits: { memory: '256Mi' } },
       },
     },
+    {
+      ...REQUIRED,
+      runtime: { name: 'r', namespace: 'builds' },
+      volumes: { enabled: true, volumeBackend: 'delegate', delegateStorageClass: 'gp3' },
+    },
   ];
   const key = (o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`;
   for (const values of valueSets) {
@@ -422,4 +427,8 @@ test('volumes.enabled: the provisioner, its StorageClass and its rights, cluster
   // Off by default: nothing of it without the value.
   const plain = await render({ values: REQUIRED });
   assert.ok(!plain.some((o) => o.kind === 'StorageClass' || o.kind === 'ClusterRole'));
+  // A delegate backend without its class: refused, saying which value to set.
+  const delegate = { enabled: true, volumeBackend: 'delegate' };
+  const refused = await renderChart(CHART, { values: { ...REQUIRED, volumes: delegate } });
+  assert.ok(!refused.ok && /volumes\.delegateStorageClass is empty/.test(refused.error));
 });

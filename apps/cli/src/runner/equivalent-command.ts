@@ -41,6 +41,10 @@ export function equivalentCommand(
   for (const mirror of settings.dind.registryMirrors) add('--registry-mirror', mirror);
   for (const host of settings.dind.insecureRegistries) add('--insecure-registry', host);
   if (values.volumes?.enabled === true) args.push('--warm-volumes');
+  if (values.volumes?.enabled === true && values.volumes.volumeBackend === 'delegate') {
+    add('--volume-backend', 'delegate');
+    add('--storage-class-delegate', values.volumes.delegateStorageClass);
+  }
   add('--storage-class', settings.storageClass);
   add('--build-node-selector', nodeSelectorText(settings.buildNodeSelector));
   for (const t of settings.buildTolerations) add('--build-toleration', tolerationText(t));

@@ -114,6 +114,14 @@ export function addRunnerInstallCommands(ctx: BuildCommandsContext, runner: Comm
         '--warm-volumes',
         "run the volume provisioner: each build's Docker daemon gets a volume a matching build warmed",
       )
+      .option(
+        '--volume-backend <backend>',
+        "with warm volumes, where new ones come from: local (each node's disk) or delegate (a cluster StorageClass, e.g. a cloud's CSI driver)",
+      )
+      .option(
+        '--storage-class-delegate <name>',
+        "the cluster's StorageClass that makes new warm volumes (implies --warm-volumes --volume-backend delegate)",
+      )
       .option('-f, --values <file>', 'chart values (as --generate-helm-values-file writes them)')
       .option(
         '--set-value <key=value>',

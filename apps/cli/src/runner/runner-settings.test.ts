@@ -9,6 +9,7 @@ import { checkRuntimeSpec } from './runner-init.js';
 import { recordOf } from './install-record.js';
 import { runtimeChanges } from './runner-steps.js';
 import { resolveRunnerSettings } from './runner-settings.js';
+import { equivalentCommand } from './equivalent-command.js';
 
 const DEFAULTS = { contextName: 'prod@Cluster', env: {} };
 
@@ -274,6 +275,62 @@ test('--warm-volumes installs the volume provisioner and points the runtime at i
   assert.equal(cold.values.volumes, undefined);
   assert.ok(!installObjects(cold, 't').some((o) => o.kind === 'StorageClass'));
   assert.equal(claimClass(cold), undefined);
+});
+
+test('--storage-class-delegate: warm volumes from the cluster class, no volume agent, the line to repeat it; bad flags named', () => {
+  const context = { ...DEFAULTS, controlPlaneUrl: 'http://ci:8080' };
+  const cloud = resolveRunnerSettings(
+    { storageClassDelegate: 'ebs-gp3', buildNamespace: 'builds' },
+    {},
+    context,
+  );
+  assert.deepEqual(cloud.values.volumes, {
+    enabled: true,
+    volumeBackend: 'delegate',
+    delegateStorageClass: 'ebs-gp3',
+  });
+  const objects = installObjects(cloud, 't');
+  assert.ok(!objects.some((o) => o.kind === 'DaemonSet'), 'no volume agent');
+  // Rights: the driver makes volumes (no create); the provisioner makes its helper claims.
+  const verbs = (kind: string) =>
+    (
+      objects.find((o) => o.kind === kind && o.metadata.name.startsWith('sluice-provisioner')) as
+        { rules: Array<{ verbs: string[] }> } | undefined
+    )?.rules[0]?.verbs.join(' ');
+  assert.equal(verbs('ClusterRole'), 'get list watch patch delete');
+  assert.equal(verbs('Role'), 'get list watch patch create delete');
+  const provisioner = objects.find(
+    (o) => o.metadata.name === 'sluice-provisioner' && o.kind === 'Deployment',
+  );
+  assert.match(
+    JSON.stringify(provisioner),
+    /"SLUICE_PROVISIONER_DELEGATE_STORAGE_CLASS","value":"ebs-gp3"/,
+  );
+  assert.match(
+    equivalentCommand(cloud, 'prod', {}),
+    / --warm-volumes --volume-backend delegate --storage-class-delegate ebs-gp3/,
+  );
+  const local = resolveRunnerSettings({ volumeBackend: 'local' }, {}, context);
+  assert.deepEqual(local.values.volumes, { enabled: true, volumeBackend: 'local' });
+  assert.deepEqual(
+    problems(() => resolveRunnerSettings({ volumeBackend: 'delegate' }, {}, context)),
+    [
+      "--volume-backend delegate needs --storage-class-delegate NAME: the cluster's StorageClass of its disks (kubectl get storageclass lists them)",
+    ],
+  );
+  assert.deepEqual(
+    problems(() =>
+      resolveRunnerSettings(
+        { volumeBackend: 'ebs', storageClassDelegate: 'Bad_Name' },
+        {},
+        context,
+      ),
+    ),
+    [
+      '--volume-backend: "ebs" is not local or delegate',
+      '--storage-class-delegate: "Bad_Name" is not a StorageClass name (kubectl get storageclass lists them)',
+    ],
+  );
 });
 
 test('air-gapped: the dind image follows the agent image registry and tag; mirrors reach daemon.json', () => {

@@ -17,6 +17,7 @@ import { InputError } from '@sluice/errors';
 import { checkInstallValues, deepMerge, isLabelKey, isLabelValue } from '@sluice/runtime-spec';
 import type { RuntimeInstallValues } from '@sluice/runtime-spec';
 import { yaml } from '../lazy-yaml.js';
+import { volumeBackendFlags } from './volume-backend.js';
 import { readYamlDocument } from '../yaml-file.js';
 
 /** The flags of `runner init` (and the ones delete/upgrade share), as commander gives them. */
@@ -47,6 +48,10 @@ export interface RunnerFlags {
   testPipeline?: boolean;
   /** volumes.enabled: the volume provisioner and its StorageClass. */
   warmVolumes?: boolean;
+  /** volumes.volumeBackend: `local` (the nodes' disks) or `delegate` (a cluster StorageClass). */
+  volumeBackend?: string;
+  /** volumes.delegateStorageClass: the cluster's StorageClass new volumes come from. */
+  storageClassDelegate?: string;
   values?: string;
   setValue?: string[];
   runtimeSpec?: string;
@@ -400,8 +405,10 @@ export function resolveRunnerSettings(
       );
   // Warm volumes: the flag, else the values given now, else the answer; a "no" turns off what
   // the record had.
+  const backend = volumeBackendFlags(flags, get('volumes.delegateStorageClass'), problems);
   const warm =
     flags.warmVolumes ??
+    (backend !== undefined ? true : undefined) ??
     (at(given, 'volumes.enabled') === undefined ? answers.warmVolumes : undefined);
   const switchVolumes = warm === true || (warm === false && get('volumes.enabled') === true);
   const settings: RunnerSettings = {
@@ -437,7 +444,13 @@ export function resolveRunnerSettings(
       agent: { ...agent, token: '' },
       proxy,
       ...(switchVolumes
-        ? { volumes: { ...(values as Partial<RuntimeInstallValues>).volumes, enabled: warm } }
+        ? {
+            volumes: {
+              ...(values as Partial<RuntimeInstallValues>).volumes,
+              enabled: warm,
+              ...backend,
+            },
+          }
         : {}),
     },
   };

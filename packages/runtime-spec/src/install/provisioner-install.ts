@@ -8,6 +8,7 @@
  * `templates/provisioner.yaml` by the same test as the agent's objects.
  * @module
  */
+import { InputError } from '@sluice/errors';
 import type { InstallObject } from './install-object.js';
 
 export interface VolumesValues {
@@ -15,6 +16,14 @@ export interface VolumesValues {
   enabled?: boolean;
   /** The StorageClass's name; `sluice-volumes-<runtime namespace>` when empty. */
   storageClass?: string;
+  /**
+   * Where new volumes come from: `local`, the volume agents' spares on each node's disk;
+   * `delegate`, the cluster's own `delegateStorageClass` (a cloud's CSI driver: EBS, PD, Azure
+   * disk), whose zonal volumes the provisioner then keeps for reuse within their zone.
+   */
+  volumeBackend?: 'local' | 'delegate';
+  /** With `volumeBackend: delegate`, the cluster's StorageClass that makes new volumes. */
+  delegateStorageClass?: string;
   /** The directory on every node under which the volumes are. */
   parentDir?: string;
   /** Empty `local` volumes the volume agent keeps ready on each node. */
@@ -85,7 +94,16 @@ export function renderProvisionerInstall(input: ProvisionerInstallInput): Instal
   const d = VOLUMES_DEFAULTS;
   const parentDir = volumes.parentDir || d.parentDir;
   const subjects = [{ kind: 'ServiceAccount', name, namespace }];
-  return [
+  const delegate = volumes.volumeBackend === 'delegate' ? volumes.delegateStorageClass : undefined;
+  if (volumes.volumeBackend === 'delegate' && !delegate)
+    throw new InputError(
+      'SLUICE_RUNNER_SETTINGS_INVALID',
+      'volumes.volumeBackend is delegate but volumes.delegateStorageClass is empty: nothing would make new volumes',
+      {
+        hint: "Set volumes.delegateStorageClass to the cluster's StorageClass of its disks (kubectl get storageclass; `runner init --storage-class-delegate NAME`), or volumes.volumeBackend to local",
+      },
+    );
+  const objects: InstallObject[] = [
     {
       apiVersion: 'storage.k8s.io/v1',
       kind: 'StorageClass',
@@ -105,7 +123,10 @@ export function renderProvisionerInstall(input: ProvisionerInstallInput): Instal
         {
           apiGroups: [''],
           resources: ['persistentvolumes'],
-          verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+          // Delegated volumes are made by their driver: the provisioner only adopts them.
+          verbs: delegate
+            ? ['get', 'list', 'watch', 'patch', 'delete']
+            : ['get', 'list', 'watch', 'create', 'patch', 'delete'],
         },
         { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list'] },
         { apiGroups: ['storage.k8s.io'], resources: ['storageclasses'], verbs: ['get'] },
@@ -126,7 +147,10 @@ export function renderProvisionerInstall(input: ProvisionerInstallInput): Instal
         {
           apiGroups: [''],
           resources: ['persistentvolumeclaims'],
-          verbs: ['get', 'list', 'watch', 'patch'],
+          // With a delegate, its helper claims (one per new volume) are made and deleted too.
+          verbs: delegate
+            ? ['get', 'list', 'watch', 'patch', 'create', 'delete']
+            : ['get', 'list', 'watch', 'patch'],
         },
         {
           apiGroups: ['coordination.k8s.io'],
@@ -178,6 +202,9 @@ export function renderProvisionerInstall(input: ProvisionerInstallInput): Instal
                     name: 'SLUICE_VOLUME_RETENTION_DAYS',
                     value: String(volumes.retentionDays ?? d.retentionDays),
                   },
+                  ...(delegate
+                    ? [{ name: 'SLUICE_PROVISIONER_DELEGATE_STORAGE_CLASS', value: delegate }]
+                    : []),
                 ],
                 resources,
                 securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true },
@@ -187,6 +214,11 @@ export function renderProvisionerInstall(input: ProvisionerInstallInput): Instal
         },
       },
     },
+  ];
+  // Delegated volumes have no directory on a node: no volume agent.
+  if (delegate) return objects;
+  return [
+    ...objects,
     {
       // On every node (build nodes are often tainted: it tolerates everything), the volumes'
       // directory mounted at the same path, so a `local` volume's path names it here too.

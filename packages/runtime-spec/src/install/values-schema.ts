@@ -226,6 +226,21 @@ export const RUNTIME_VALUES_SCHEMA: JsonSchema = {
             },
           ],
         },
+        volumeBackend: {
+          type: 'string',
+          enum: ['local', 'delegate'],
+        },
+        delegateStorageClass: {
+          type: 'string',
+          anyOf: [
+            {
+              pattern: '^$',
+            },
+            {
+              pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$',
+            },
+          ],
+        },
         parentDir: {
           type: 'string',
           pattern: '^/',
