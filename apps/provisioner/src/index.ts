@@ -3,6 +3,7 @@ export type { PassReport, VolumeProvisionerOptions } from './volume-provisioner.
 export { LeaderLease } from './leader-lease.js';
 export type { LeaderLeaseOptions } from './leader-lease.js';
 export { chooseVolume } from './volume-choice.js';
+export { deleteThroughDelegatePatch, isDelegated } from './delegate-volumes.js';
 export type { ClaimFacts, VolumeChoice, VolumeFacts } from './volume-choice.js';
 export {
   DEFAULT_REUSE_SELECTOR,

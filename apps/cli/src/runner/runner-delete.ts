@@ -19,7 +19,14 @@
 import { describeError, InputError } from '@sluice/errors';
 import { describeResource } from '@sluice/kube';
 import type { KubeResource, ResourceRef } from '@sluice/kube';
-import { hasVolumeFinalizer, volumeSummary, withoutFinalizer } from '@sluice/provisioner';
+import {
+  deleteThroughDelegatePatch,
+  hasVolumeFinalizer,
+  isDelegated,
+  VOLUME_ANNOTATIONS,
+  volumeSummary,
+  withoutFinalizer,
+} from '@sluice/provisioner';
 import type { SluiceClient } from '@sluice/protocol';
 import { installSelector } from '@sluice/runtime-spec';
 import type { Terminal } from '../ui/terminal.js';
@@ -160,6 +167,8 @@ async function installVolumes(
 function placeOf(pv: KubeResource): string {
   const spec = pv['spec'] as
     { local?: { path?: string }; hostPath?: { path?: string } } | undefined;
+  if (isDelegated(pv))
+    return `a disk of StorageClass ${pv.metadata.annotations?.[VOLUME_ANNOTATIONS.delegateClass] ?? '?'}`;
   const path = spec?.local?.path ?? spec?.hostPath?.path ?? '(no directory)';
   return `${path} on node ${volumeSummary(pv).node ?? '(unknown)'}`;
 }
@@ -304,7 +313,9 @@ async function removeVolumes(
   const { resources } = cluster;
   for (const pv of volumes) {
     await releaseClaim(cluster, pv);
-    await resources.delete({ kind: 'PersistentVolume', name: pv.metadata.name });
+    // A cloud disk goes back to its driver to be deleted; deleting the object would orphan it.
+    if (isDelegated(pv)) await giveBackToDelegate(cluster, pv);
+    else await resources.delete({ kind: 'PersistentVolume', name: pv.metadata.name });
   }
   const deadline = Date.now() + WAIT_MS;
   let left = volumes;
@@ -314,7 +325,7 @@ async function removeVolumes(
       const now = await resources.read({ kind: 'PersistentVolume', name: pv.metadata.name });
       if (now === undefined)
         term.err(
-          `  PersistentVolume ${pv.metadata.name} deleted, and its directory ${placeOf(pv)}`,
+          `  PersistentVolume ${pv.metadata.name} deleted, and ${isDelegated(pv) ? `its disk (${placeOf(pv)}) by its driver` : `its directory ${placeOf(pv)}`}`,
         );
       else still.push(now);
     }
@@ -347,6 +358,26 @@ async function releaseClaim(cluster: RunnerCluster, pv: KubeResource): Promise<v
       await resources.delete({ kind: 'Pod', namespace: ref.namespace, name: pod.metadata.name });
   }
   await resources.delete(claim);
+}
+
+/**
+ * A delegated volume gets back its StorageClass and reclaim policy Delete: being released, its
+ * driver deletes the disk and then the object (re-read on a conflict, as below).
+ */
+async function giveBackToDelegate(cluster: RunnerCluster, pv: KubeResource): Promise<void> {
+  const ref = { kind: 'PersistentVolume', name: pv.metadata.name };
+  let current: KubeResource | undefined = pv;
+  for (let attempt = 0; attempt < 3 && current !== undefined; attempt++) {
+    const patch = deleteThroughDelegatePatch(current, 'sluice runner delete');
+    if (
+      await cluster.resources.patch(ref, patch).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+    current = await cluster.resources.read(ref);
+  }
 }
 
 /** Drops the volume finalizer (re-read on a conflict: the controller-manager writes too). */
