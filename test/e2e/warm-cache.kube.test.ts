@@ -247,6 +247,47 @@ async function classVolumes(): Promise<KubeResource[]> {
     .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
 }
 
+/** The delegate class of `delegatedVolume`: the controller-manager's host-path provisioner. */
+const HOST_PATH = 'warm-host-path';
+
+/**
+ * A released volume of the delegated backend (`volumeBackend: delegate`) in the install's class,
+ * as the provisioner leaves one: made by the delegate class's driver, kept with Retain.
+ */
+async function delegatedVolume(): Promise<{ name: string; path: string }> {
+  await resources.create({
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: { name: HOST_PATH },
+    provisioner: 'kubernetes.io/host-path',
+    reclaimPolicy: 'Delete',
+  });
+  const claim = { kind: 'PersistentVolumeClaim', namespace: NS, name: 'cloud-disk' };
+  await resources.create({
+    apiVersion: 'v1',
+    ...claim,
+    metadata: { name: claim.name, namespace: NS },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      storageClassName: HOST_PATH,
+      resources: { requests: { storage: '1Gi' } },
+    },
+  });
+  const name = await waitForProbe('the delegate made a volume', async () => {
+    const bound = await resources.read(claim);
+    return (bound?.['spec'] as { volumeName?: string } | undefined)?.volumeName || undefined;
+  });
+  const pv = await resources.patch(
+    { kind: 'PersistentVolume', name },
+    {
+      metadata: { annotations: { [VOLUME_ANNOTATIONS.delegateClass]: HOST_PATH } },
+      spec: { persistentVolumeReclaimPolicy: 'Retain', storageClassName: STORAGE_CLASS },
+    },
+  );
+  await resources.delete(claim);
+  return { name, path: (pv?.['spec'] as { hostPath: { path: string } }).hostPath.path };
+}
+
 /** `sluice runner delete --yes` of the provisioner's install; what it printed. */
 async function deleteInstall(more: string[]): Promise<string> {
   const run = await runSluice(
@@ -276,7 +317,7 @@ async function deleteInstall(more: string[]): Promise<string> {
   return run.stderr;
 }
 
-test('runner delete --keep-volumes keeps the warm volumes and their directories for the next install, which adopts them; delete then takes each volume with its directory', async () => {
+test('runner delete --keep-volumes keeps the warm volumes and their directories for the next install, which adopts them; delete then takes each volume with its directory, and gives a cloud disk back to its driver', async () => {
   const parent = join(temp.path, 'volumes');
   const names = async () => (await classVolumes()).map((pv) => pv.metadata.name);
   const made = await names();
@@ -303,7 +344,16 @@ test('runner delete --keep-volumes keeps the warm volumes and their directories 
   );
   assert.deepEqual(await names(), made, 'no spare made beyond the ones kept');
 
+  const disk = await delegatedVolume();
   const removed = await deleteInstall([]);
+  // A cloud disk goes back to its driver, which deletes it: never left in the account.
+  assert.match(
+    removed,
+    new RegExp(
+      `PersistentVolume ${disk.name} deleted, and its disk \\(a disk of StorageClass ${HOST_PATH}\\) by its driver`,
+    ),
+  );
+  assert.equal(existsSync(disk.path), false, 'the host-path driver deleted the disk');
   for (const name of made)
     assert.match(
       removed,
