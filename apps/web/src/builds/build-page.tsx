@@ -145,6 +145,7 @@ export function BuildPage({ buildId }: { buildId: string }) {
         buildId={build.id}
         buildNumber={build.number}
         steps={build.steps}
+        finished={finished}
         onLines={onLines}
       />
     </article>

@@ -1,26 +1,38 @@
 /**
- * The build page's log: a step picker (all steps or one), search with next and previous, follow,
- * download of the log in view (the whole log, or the step picked: `GET …/log?step=`), and the
- * stream's state; the lines in a virtualised `LogView`.
- * `#L<n>` in the address marks and shows line n of the lines in view.
+ * The build page's log: one collapsible section per step (or parallel block) with its status,
+ * duration and title, opened at the failed step; search with next and previous, follow,
+ * timestamps on a toggle, download of the whole log or one step's (with timestamps when they
+ * are shown), and the stream's state; the rows in a virtualised `LogView`.
+ * `#L<n>` in the address marks and shows line n of the whole log, `#step-<name>` opens and shows
+ * that step's section; both work on load.
  * @module
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { BuildStep } from '@sluice/protocol';
 import { useApi } from '../api/api-context.js';
+import type { Api } from '../api/api-context.js';
+import { formatDuration } from '../app/format.js';
 import { stripAnsi } from './ansi.js';
-import { LogView } from './log-view.js';
+import { isLabelled, sectionDuration, sectionStatus } from './log-sections.js';
+import type { LogSection } from './log-sections.js';
+import { LogLineRow, LogView } from './log-view.js';
 import { useLogStream } from './log-stream.js';
+import type { StreamedLine } from './log-stream.js';
+import { useLogSections } from './use-log-sections.js';
 
 export interface LogPanelProps {
   buildId: string;
   buildNumber: number;
   steps: readonly BuildStep[];
+  /** Whether the build had finished when the page opened: then it opens at a failed step. */
+  finished?: boolean;
   /** Called when new lines have arrived. */
   onLines?: () => void;
 }
 
-export function LogPanel({ buildId, buildNumber, steps, onLines }: LogPanelProps) {
+type Target = { line: number } | { step: string } | { failed: true } | undefined;
+
+export function LogPanel({ buildId, buildNumber, steps, finished, onLines }: LogPanelProps) {
   const api = useApi();
   const stream = useLogStream(api, buildId);
   useEffect(() => {
@@ -29,45 +41,89 @@ export function LogPanel({ buildId, buildNumber, steps, onLines }: LogPanelProps
   const [step, setStep] = useState('');
   const [search, setSearch] = useState('');
   const [hit, setHit] = useState(0);
-  const [follow, setFollow] = useState(true);
-  const [line, setLine] = useState<number | undefined>(() => lineFromHash());
+  const [target, setTarget] = useState<Target>(() => targetFromHash(finished === true));
+  const [follow, setFollow] = useState(target === undefined);
+  const [times, setTimes] = useState(false);
+  const [overrides, setOverrides] = useState<ReadonlyMap<string, boolean>>(new Map());
 
-  const texts = useMemo(
-    () => stream.lines.filter((l) => step === '' || l.step === step).map((l) => l.text),
+  const lines = stream.lines;
+  const hits = useMemo(
+    () => findHits(lines, search),
     // The lines array grows in place; version says when.
-    [stream.lines, stream.version, step],
+    [lines, stream.version, search],
   );
-  const hits = useMemo(() => findHits(texts, search), [texts, search]);
-  const current = search && hits.length > 0 ? hits[hit % hits.length] : line;
+  const hitLine = search && hits.length > 0 ? hits[hit % hits.length] : undefined;
+  const line = hitLine ?? (target && 'line' in target ? target.line : undefined);
+  const view = useLogSections(lines, {
+    version: stream.version,
+    steps,
+    overrides,
+    forceLine: line === undefined ? undefined : line - 1,
+  });
+  const currentRow = rowOfTarget(view, line, target);
 
   const jump = (delta: number) => {
     if (hits.length === 0) return;
     setFollow(false);
     setHit((h) => (h + delta + hits.length) % hits.length);
   };
-  const select = (n: number) => {
+  const select = useCallback((n: number) => {
     setFollow(false);
-    setLine(n);
+    setTarget({ line: n });
     window.history.replaceState(null, '', `#L${n}`);
-  };
-  const download = async () => {
-    const query = step === '' ? {} : { step };
-    const response = await api.raw('buildLog', { params: { buildId }, query });
-    const url = URL.createObjectURL(await response.blob());
-    const link = document.createElement('a');
-    link.href = url;
-    link.download = step === '' ? `build-${buildNumber}.log` : `build-${buildNumber}-${step}.log`;
-    link.click();
-    URL.revokeObjectURL(url);
-  };
+  }, []);
+  const toggle = (section: LogSection) =>
+    setOverrides((old) => new Map(old).set(section.key, !view.isOpen(section)));
   const names = [...new Set(steps.map((s) => s.name))];
+
+  const renderRow = (index: number, top: number) => {
+    const row = view.rows[index] ?? 0;
+    if (row < 0) {
+      const section = view.sections[-row - 1];
+      if (!section) return null;
+      const open = view.isOpen(section);
+      return (
+        <SectionHeader
+          key={`s${section.key}`}
+          section={section}
+          top={top}
+          open={open}
+          onToggle={toggle}
+        />
+      );
+    }
+    const l = lines[row];
+    const section = view.sections.find((s) => s.key === sectionKey(l, steps));
+    return (
+      <LogLineRow
+        key={row}
+        number={row + 1}
+        top={top}
+        text={l?.text ?? ''}
+        stream={l?.stream}
+        label={section && isLabelled(section) ? (l?.step ?? undefined) : undefined}
+        time={times && l ? l.at.slice(11, 23) : undefined}
+        search={search}
+        current={row + 1 === line}
+        onSelect={select}
+      />
+    );
+  };
 
   return (
     <section className="log-panel" aria-label="Log">
       <div className="toolbar">
         <label>
           Step{' '}
-          <select value={step} onChange={(e) => setStep(e.target.value)}>
+          <select
+            value={step}
+            onChange={(e) => {
+              setStep(e.target.value);
+              if (e.target.value === '') return;
+              setFollow(false);
+              setTarget({ step: e.target.value });
+            }}
+          >
             <option value="">All steps</option>
             {names.map((name) => (
               <option key={name} value={name}>
@@ -102,24 +158,90 @@ export function LogPanel({ buildId, buildNumber, steps, onLines }: LogPanelProps
           <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} />{' '}
           Follow
         </label>
-        <button type="button" onClick={() => void download()}>
+        <label>
+          <input type="checkbox" checked={times} onChange={(e) => setTimes(e.target.checked)} />{' '}
+          Timestamps
+        </label>
+        <button
+          type="button"
+          onClick={() => void download(api, { buildId, buildNumber, step, lines: times && lines })}
+        >
           {step === '' ? 'Download' : `Download ${step}`}
         </button>
         <span className={`stream-state ${stream.state}`} data-testid="stream-state">
-          {streamLabel[stream.state]} · {texts.length} lines
+          {streamLabel[stream.state]} · {lines.length} lines
         </span>
       </div>
       <LogView
-        lines={texts}
+        rowCount={view.rows.length}
+        renderRow={renderRow}
         version={stream.version}
         follow={follow}
         onFollowChange={setFollow}
-        search={search}
-        currentLine={current}
-        onSelectLine={select}
+        currentRow={currentRow}
+        currentKey={target && 'step' in target ? target.step : line}
       />
     </section>
   );
+}
+
+function SectionHeader(props: {
+  section: LogSection;
+  top: number;
+  open: boolean;
+  onToggle: (section: LogSection) => void;
+}) {
+  const { section, open } = props;
+  const status = sectionStatus(section);
+  const duration = sectionDuration(section);
+  const lanes = section.steps.filter((s) => s.parent === section.key).map((s) => s.name);
+  const parallel = isLabelled(section) ? lanes.join(', ') : '';
+  return (
+    <div
+      className={`log-section status-${status ?? 'none'}`}
+      style={{ top: props.top }}
+      id={`step-${section.key}`}
+      data-section={section.key}
+    >
+      <button type="button" aria-expanded={open} onClick={() => props.onToggle(section)}>
+        <span className="chevron" aria-hidden="true">
+          {open ? '▾' : '▸'}
+        </span>
+        <span className="section-title">{section.key === '' ? 'Engine' : section.key}</span>
+        {parallel ? <span className="muted"> parallel: {parallel}</span> : null}
+        {status ? <span className={`badge status-${status}`}>{status}</span> : null}
+        <span className="muted section-meta">
+          {duration !== undefined ? formatDuration(duration) : ''} · {section.lines.length} lines
+        </span>
+      </button>
+    </div>
+  );
+}
+
+function sectionKey(line: StreamedLine | undefined, steps: readonly BuildStep[]): string {
+  if (!line?.step) return '';
+  return steps.find((s) => s.name === line.step)?.parent ?? line.step;
+}
+
+function rowOfTarget(
+  view: ReturnType<typeof useLogSections>,
+  line: number | undefined,
+  target: Target,
+): number | undefined {
+  if (line !== undefined) {
+    const row = view.rowOfLine[line - 1];
+    return row === undefined || row < 0 ? undefined : row;
+  }
+  if (!target || 'line' in target) return undefined;
+  const index = view.sections.findIndex((s) =>
+    'step' in target ? s.key === target.step || s.steps.some((x) => x.name === target.step) : false,
+  );
+  const failed = view.sections.findIndex((s) => s.steps.some((x) => isFailed(x.status)));
+  return view.rowOfSection['step' in target ? index : failed];
+}
+
+function isFailed(status: string): boolean {
+  return status === 'failure' || status === 'timeout' || status === 'denied';
 }
 
 const streamLabel = {
@@ -129,17 +251,52 @@ const streamLabel = {
   ended: 'complete',
 } as const;
 
-function findHits(texts: readonly string[], search: string): number[] {
+function findHits(lines: readonly StreamedLine[], search: string): number[] {
   if (!search) return [];
   const needle = search.toLowerCase();
   const hits: number[] = [];
-  texts.forEach((text, i) => {
-    if (stripAnsi(text).toLowerCase().includes(needle)) hits.push(i + 1);
+  lines.forEach((line, i) => {
+    if (stripAnsi(line.text).toLowerCase().includes(needle)) hits.push(i + 1);
   });
   return hits;
 }
 
-function lineFromHash(): number | undefined {
-  const match = /^#L(\d+)$/.exec(window.location.hash);
-  return match ? Number(match[1]) : undefined;
+function targetFromHash(finished: boolean): Target {
+  const hash = decodeURIComponent(window.location.hash);
+  const line = /^#L(\d+)$/.exec(hash);
+  if (line) return { line: Number(line[1]) };
+  if (hash.startsWith('#step-')) return { step: hash.slice(6) };
+  return finished ? { failed: true } : undefined;
+}
+
+/**
+ * The whole log or one step's: from the server, or (with timestamps) written from the lines the
+ * page holds, each after its time.
+ */
+async function download(
+  api: Api,
+  options: {
+    buildId: string;
+    buildNumber: number;
+    step: string;
+    lines: readonly StreamedLine[] | false;
+  },
+): Promise<void> {
+  const { buildId, buildNumber, step } = options;
+  let blob: Blob;
+  if (options.lines) {
+    const text = options.lines
+      .filter((l) => step === '' || l.step === step)
+      .map((l) => `${l.at} ${step === '' && l.step ? `[${l.step}] ` : ''}${stripAnsi(l.text)}\n`);
+    blob = new Blob(text, { type: 'text/plain' });
+  } else {
+    const query = step === '' ? {} : { step };
+    blob = await (await api.raw('buildLog', { params: { buildId }, query })).blob();
+  }
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = step === '' ? `build-${buildNumber}.log` : `build-${buildNumber}-${step}.log`;
+  link.click();
+  URL.revokeObjectURL(url);
 }

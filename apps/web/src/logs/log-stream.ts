@@ -8,11 +8,15 @@
  * @module
  */
 import { useEffect, useRef, useState } from 'react';
-import type { LogChunk } from '@sluice/protocol';
+import type { LogChunk, LogLine } from '@sluice/protocol';
 import type { Api } from '../api/api-context.js';
+import { applyCarriageReturns } from './log-sections.js';
 
 export interface StreamedLine {
   step: string | null;
+  stream: LogLine['stream'];
+  at: string;
+  /** As a terminal shows it: `\r` rewrites apply (see `applyCarriageReturns`). */
   text: string;
 }
 
@@ -43,7 +47,10 @@ export function useLogStream(api: Api, buildId: string): LogStream {
     const append = (chunk: LogChunk) => {
       if (chunk.seq <= lastSeq) return;
       lastSeq = chunk.seq;
-      for (const line of chunk.lines) lines.current.push({ step: line.step, text: line.line });
+      for (const line of chunk.lines) {
+        const { step, stream, at } = line;
+        lines.current.push({ step, stream, at, text: applyCarriageReturns(line.line) });
+      }
       if (!pending) {
         pending = true;
         requestAnimationFrame(flush);

@@ -1,8 +1,39 @@
 import { afterEach, expect, test, vi } from 'vitest';
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { LogView, ROW_HEIGHT } from './log-view.js';
+import { LogLineRow, LogView as View, ROW_HEIGHT } from './log-view.js';
+import type { LogViewProps } from './log-view.js';
 
 afterEach(cleanup);
+
+/** The view over plain lines, one row each, as the panel draws a log without sections. */
+function LogView(
+  props: Omit<LogViewProps, 'rowCount' | 'renderRow' | 'currentRow'> & {
+    lines: readonly string[];
+    search?: string;
+    currentLine?: number;
+    onSelectLine?: (line: number) => void;
+  },
+) {
+  const { lines, search = '', currentLine, onSelectLine, ...rest } = props;
+  return (
+    <View
+      {...rest}
+      rowCount={lines.length}
+      currentRow={currentLine === undefined ? undefined : currentLine - 1}
+      renderRow={(i, top) => (
+        <LogLineRow
+          key={i}
+          number={i + 1}
+          top={top}
+          text={lines[i] ?? ''}
+          search={search}
+          current={currentLine === i + 1}
+          onSelect={onSelectLine}
+        />
+      )}
+    />
+  );
+}
 
 const ESC = String.fromCharCode(27);
 
@@ -68,4 +99,32 @@ test('a current line is brought into view and marked', () => {
   const { container } = render(<LogView lines={lines} currentLine={12_345} />);
   const row = container.querySelector('[data-line="12345"]');
   expect(row?.className).toContain('current');
+});
+
+test("stderr is marked, the engine's lines styled apart, a step label and a time shown", () => {
+  const { container } = render(
+    <View
+      rowCount={2}
+      renderRow={(i, top) => (
+        <LogLineRow
+          key={i}
+          number={i + 1}
+          top={top}
+          text={i === 0 ? 'boom' : 'The step exited with code 3'}
+          stream={i === 0 ? 'stderr' : 'system'}
+          label="unit"
+          time="12:00:01.250"
+          search=""
+          current={false}
+          onSelect={undefined}
+        />
+      )}
+    />,
+  );
+  const [first, second] = container.querySelectorAll('.log-line');
+  expect(first?.className).toContain('stream-stderr');
+  expect(first?.querySelector('[aria-label="stderr"]')).not.toBeNull();
+  expect(second?.className).toContain('stream-system');
+  expect(first?.querySelector('.step-label')?.textContent).toBe('unit');
+  expect(first?.querySelector('.ts')?.textContent).toBe('12:00:01.250');
 });

@@ -1,11 +1,13 @@
 /**
  * A build log that stays fast at any length: only the rows in sight (plus a margin) are in the
- * DOM, each a fixed height, inside a spacer as tall as the whole log. Lines carry ANSI colours,
- * a number that links to `#L<n>`, and the search matches marked. With `follow` on it keeps to
- * the bottom as lines arrive; scrolling up turns follow off.
+ * DOM, each a fixed height, inside a spacer as tall as the whole log; the rows (lines and section
+ * headers) are drawn by the caller. A line (`LogLineRow`) carries ANSI colours, a number that
+ * links to `#L<n>`, its step's label, its stream (stderr marked, the engine's own lines styled
+ * apart), its time on request and the search matches marked. With `follow` on it keeps to the
+ * bottom as rows arrive; scrolling up turns follow off.
  * @module
  */
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ReactNode, UIEvent } from 'react';
 import { parseAnsi } from './ansi.js';
 import type { AnsiSegment } from './ansi.js';
@@ -16,23 +18,26 @@ const OVERSCAN = 30;
 const FALLBACK_HEIGHT = 480;
 
 export interface LogViewProps {
-  lines: readonly string[];
-  /** Changes whenever lines were appended (the array may be the same object). */
+  /** How many rows there are: lines and section headers. */
+  rowCount: number;
+  /** Renders row `index`, placed at `top` px. */
+  renderRow: (index: number, top: number) => ReactNode;
+  /** Changes whenever rows were appended (the array behind them may be the same object). */
   version?: number;
   follow?: boolean;
   onFollowChange?: (follow: boolean) => void;
-  search?: string;
-  /** 1-based line to bring into view and mark (a search hit or a `#L<n>` link). */
-  currentLine?: number;
-  onSelectLine?: (line: number) => void;
+  /** 0-based row to bring into view (a search hit, a `#L<n>` or `#step-…` link). */
+  currentRow?: number;
+  /** Changes when the same row is asked to be brought into view again. */
+  currentKey?: string | number;
 }
 
 export function LogView(props: LogViewProps) {
-  const { lines, follow = false, onFollowChange, search = '', currentLine } = props;
+  const { rowCount, follow = false, onFollowChange, currentRow, currentKey } = props;
   const ref = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [viewport, setViewport] = useState(FALLBACK_HEIGHT);
-  const total = lines.length * ROW_HEIGHT;
+  const total = rowCount * ROW_HEIGHT;
 
   useEffect(() => {
     const element = ref.current;
@@ -50,11 +55,11 @@ export function LogView(props: LogViewProps) {
   }, [follow, total, viewport, props.version]);
 
   useLayoutEffect(() => {
-    if (currentLine === undefined || !ref.current) return;
-    const top = Math.max(0, (currentLine - 1) * ROW_HEIGHT - viewport / 2);
+    if (currentRow === undefined || currentRow < 0 || !ref.current) return;
+    const top = Math.max(0, currentRow * ROW_HEIGHT - viewport / 2);
     ref.current.scrollTop = top;
-    setScrollTop(top);
-  }, [currentLine, viewport]);
+    setScrollTop(ref.current.scrollTop || top);
+  }, [currentRow, currentKey, viewport]);
 
   const onScroll = (event: UIEvent<HTMLDivElement>) => {
     const top = event.currentTarget.scrollTop;
@@ -64,20 +69,9 @@ export function LogView(props: LogViewProps) {
   };
 
   const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
-  const last = Math.min(lines.length, Math.ceil((scrollTop + viewport) / ROW_HEIGHT) + OVERSCAN);
+  const last = Math.min(rowCount, Math.ceil((scrollTop + viewport) / ROW_HEIGHT) + OVERSCAN);
   const rows: ReactNode[] = [];
-  for (let i = first; i < last; i++) {
-    rows.push(
-      <LogRow
-        key={i}
-        number={i + 1}
-        text={lines[i] ?? ''}
-        search={search}
-        current={currentLine === i + 1}
-        onSelect={props.onSelectLine}
-      />,
-    );
-  }
+  for (let i = first; i < last; i++) rows.push(props.renderRow(i, i * ROW_HEIGHT));
   return (
     <div
       ref={ref}
@@ -94,21 +88,32 @@ export function LogView(props: LogViewProps) {
   );
 }
 
-interface LogRowProps {
+export interface LogLineRowProps {
+  /** 1-based number of the line in the whole log. */
   number: number;
+  top: number;
   text: string;
   search: string;
   current: boolean;
+  /** The step, shown before the text (a parallel block's lines). */
+  label?: string | undefined;
+  stream?: 'stdout' | 'stderr' | 'system';
+  /** Shown before the text when timestamps are on. */
+  time?: string | undefined;
   onSelect: ((line: number) => void) | undefined;
 }
 
-function LogRow({ number, text, search, current, onSelect }: LogRowProps) {
+export const LogLineRow = memo(function LogLineRow(props: LogLineRowProps) {
+  const { number, text, search, current, onSelect, label, stream = 'stdout', time } = props;
   const segments = useMemo(() => parseAnsi(text), [text]);
+  const classes = ['log-line', `stream-${stream}`];
+  if (current) classes.push('current');
   return (
     <div
-      className={current ? 'log-line current' : 'log-line'}
-      style={{ top: (number - 1) * ROW_HEIGHT }}
+      className={classes.join(' ')}
+      style={{ top: props.top }}
       data-line={number}
+      title={stream === 'stderr' ? 'stderr' : undefined}
     >
       <a
         className="ln"
@@ -121,10 +126,13 @@ function LogRow({ number, text, search, current, onSelect }: LogRowProps) {
       >
         {number}
       </a>
+      {time ? <span className="ts">{time}</span> : null}
+      {stream === 'stderr' ? <span className="mark-stderr" aria-label="stderr" /> : null}
+      {label ? <span className="step-label">{label}</span> : null}
       <span className="lt">{segments.map((s, i) => renderSegment(s, i, search))}</span>
     </div>
   );
-}
+});
 
 function renderSegment(segment: AnsiSegment, key: number, search: string): ReactNode {
   const { style } = segment;
