@@ -364,7 +364,10 @@ for (const backend of ['pglite', 'postgres'] as const) {
       assert.match(described.stdout, /^Runtime:\s+local$/m);
       assert.match(described.stdout, /^Agent:\s+local \(agt_\w+\)$/m);
       assert.match(described.stdout, /^Revision:\s+abc123$/m);
-      assert.match(described.stdout, /^STEP\s+STATUS\s+DURATION\s+ATTEMPT\s+EXIT\s+REASON$/m);
+      assert.match(
+        described.stdout,
+        /^STEP\s+STATUS\s+DURATION\s+TITLE\s+ATTEMPT\s+EXIT\s+REASON$/m,
+      );
       assert.match(described.stdout, /^greet\s+success\s+\d[\d.]*m?s\s+1\s+0/m);
       assert.match(described.stdout, /Timing \(from queued\)/);
       assert.match(described.stdout, /first step started {2}\(\d/);

@@ -10,12 +10,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createClient } from '@sluice/protocol';
 import type { Build, SluiceClient } from '@sluice/protocol';
 import { ensureDockerEngine, ensureTestImages, makeTempDir } from '@sluice/testkit';
 import type { TempDir } from '@sluice/testkit';
 import type { Browser, Page } from 'playwright-core';
-import { seededDataDir, startSluice, waitForUp } from './cli-harness.js';
+import { REPO_ROOT, seededDataDir, startSluice, waitForUp } from './cli-harness.js';
 import type { RunningCli } from './cli-harness.js';
 import { createPipelines } from './control-plane-seed.js';
 import { launchChromium, screenshots, waitForStatus } from './browser.js';
@@ -44,6 +47,17 @@ steps:
       - echo to-stderr >&2
       - exit 3
 `;
+const GATED = `version: "1.0"
+steps:
+  gate:
+    type: pending-approval
+    title: Ship it?
+  after:
+    title: Say it shipped
+    image: sluice/busybox:1
+    commands:
+      - echo approved
+`;
 
 let cli: RunningCli;
 let temp: TempDir;
@@ -52,6 +66,7 @@ let page: Page;
 let url = '';
 let admin: SluiceClient;
 let build: Build;
+let ids: Record<string, string> = {};
 
 before(async () => {
   browser = await launchChromium();
@@ -62,7 +77,7 @@ before(async () => {
   const up = await waitForUp(cli);
   url = up.url;
   admin = createClient({ baseUrl: url, token: up.token });
-  const ids = await createPipelines(admin, PROJECT, { mixed: MIXED });
+  ids = await createPipelines(admin, PROJECT, { mixed: MIXED, gated: GATED });
   build = await admin.call('createBuild', { params: { pipelineId: ids.mixed ?? '' } });
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(url);
@@ -76,7 +91,8 @@ after(async () => {
   if (cli?.child.exitCode === null) cli.child.kill('SIGTERM');
   await cli?.done;
   await temp?.cleanup();
-  spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${PROJECT}-mixed`]);
+  for (const name of ['mixed', 'gated'])
+    spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${PROJECT}-${name}`]);
 });
 
 const section = (name: string) => page.locator(`.log-section[data-section="${name}"] button`);
@@ -127,4 +143,58 @@ test('#L25000 shows line 25,000 on load, not the end', async () => {
   assert.ok(box && view, 'the line and the log are laid out');
   assert.ok(box.y >= view.y && box.y + box.height <= view.y + view.height, 'the line is in sight');
   assert.match(await line.innerText(), /line \d+/);
+});
+
+test("who approved, and when, with the steps' titles, the variables and who ran it", async () => {
+  const gated = await admin.call('createBuild', {
+    params: { pipelineId: ids.gated ?? '' },
+    body: { variables: { GREETING: 'hi' }, secrets: { TOKEN: 'never-shown-5813' } },
+  });
+  await page.goto(`${url}/builds/${gated.id}`);
+  await page.getByRole('button', { name: 'Approve' }).click();
+  await waitForStatus(page, 'success');
+  const gate = page.getByRole('table', { name: 'Steps' }).locator('tr[data-step="gate"]');
+  await gate.getByText(/^Approved by admin at /).waitFor();
+  assert.match(await gate.innerText(), /Ship it\?/);
+  await section('after').getByText('Say it shipped').waitFor();
+  const facts = await page.locator('dl.facts').innerText();
+  assert.match(facts, /Trigger\s+manual by admin/);
+  assert.match(facts, /GREETING=hi/);
+  assert.match(facts, /TOKEN=\*\*\*\*/);
+  assert.ok(!(await page.content()).includes('never-shown-5813'), 'a secret is never shown');
+});
+
+test("a webhook build shows its commit's message, author and link, and its sender", async () => {
+  const secret = 'build-page-webhook-secret-0123456789';
+  const trigger = await admin.call('createTrigger', {
+    params: { pipelineId: ids.gated ?? '' },
+    body: { kind: 'git', provider: 'github', repo: 'acme/widgets', events: ['push'], secret },
+  });
+  const body = readFileSync(
+    join(REPO_ROOT, 'packages/triggers/test-data/webhooks/github-push.json'),
+    'utf8',
+  );
+  const delivered = await fetch(`${url}/api/webhooks/${trigger.id}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': 'push',
+      'x-github-delivery': `push-${process.pid}`,
+      'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+    },
+    body,
+  });
+  const answer = (await delivered.json()) as { outcome?: string; buildId?: string };
+  assert.equal(answer.outcome, 'build-created', JSON.stringify(answer));
+  await page.goto(`${url}/builds/${answer.buildId ?? ''}`);
+  const facts = page.locator('dl.facts');
+  await facts.getByText('Add login form').waitFor();
+  assert.match(await facts.innerText(), /Commit\s+0d1a26e6 Add login form by monalisa/);
+  assert.match(await facts.innerText(), /Trigger\s+webhook by octocat/);
+  assert.equal(
+    await facts.getByRole('link', { name: '0d1a26e6' }).getAttribute('href'),
+    'https://github.com/acme/widgets/commit/0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c',
+  );
+  // Its clone of github.com fails here, or it is still running: either way it ends now.
+  await admin.call('cancelBuild', { params: { buildId: answer.buildId ?? '' } }).catch(() => {});
 });

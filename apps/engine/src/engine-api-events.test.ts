@@ -5,7 +5,7 @@ import { toApiItem } from './engine-api-events.js';
 
 const AT = Date.parse('2025-01-02T03:04:05.000Z');
 
-test('a step start carries its lane and retry attempt, and the API schema accepts it', () => {
+test('a step start carries its title, lane and retry attempt, and the API schema accepts it', () => {
   const item = toApiItem({
     type: 'step-started',
     step: 'unit',
@@ -19,6 +19,7 @@ test('a step start carries its lane and retry attempt, and the API schema accept
     event: {
       type: 'step-started',
       step: 'unit',
+      title: 'Unit tests',
       parent: 'checks',
       attempt: 2,
       at: '2025-01-02T03:04:05.000Z',
@@ -31,7 +32,7 @@ test('a step start carries its lane and retry attempt, and the API schema accept
       kind: 'event',
       event: { type: 'step-started', step: 'build', at: '2025-01-02T03:04:05.000Z' },
     },
-    'a top-level first attempt sends neither',
+    'a top-level first attempt without a title sends none of them',
   );
 });
 

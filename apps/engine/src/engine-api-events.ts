@@ -1,7 +1,7 @@
 /**
  * Pure translation between the engine's own build events and the engine API: times become ISO
- * strings, `step-log` becomes a log line, a step's lane (`parent`) and retry `attempt` and
- * approval requests go as they are, titles and durations stay local. `build-finished` is
+ * strings, `step-log` becomes a log line, a step's title, lane (`parent`) and retry `attempt`
+ * and approval requests go as they are, durations stay local. `build-finished` is
  * not translated here: the remote build posts it last, after the log is flushed.
  * @module
  */
@@ -22,6 +22,7 @@ export function toApiItem(event: BuildEvent): ApiItem | undefined {
         event: {
           type: 'step-started',
           step: event.step,
+          ...(event.title === undefined ? {} : { title: event.title.slice(0, 1024) }),
           ...(event.parent === undefined ? {} : { parent: event.parent }),
           ...(event.attempt === undefined ? {} : { attempt: event.attempt }),
           at,

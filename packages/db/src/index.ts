@@ -79,6 +79,7 @@ export type {
   Schema,
   SettingRow,
   SettingsTable,
+  StepNeed,
   StepTypeRow,
   StepTypesTable,
   StoredLogLine,

@@ -214,6 +214,8 @@ export interface BuildsTable {
   facts: JsonbWithDefault<JsonObject>;
   variables: JsonbWithDefault<Record<string, string>>;
   secret_variables_encrypted: string | null;
+  /** The names of its secrets, shown as `****` (017). */
+  secret_names: JsonbWithDefault<string[]>;
   runtime_environment: string | null;
   agent_id: string | null;
   reason: string | null;
@@ -320,6 +322,16 @@ export interface BuildStepsTable {
   finished_at: NullableTimestamp;
   /** Who approved or denied a pending-approval step. */
   answered_by: string | null;
+  /** Its `title:`, as the engine reported it once started (017). */
+  title: string | null;
+  /** The steps it waits for: its `when.steps` (017). */
+  needs: JsonbWithDefault<StepNeed[]>;
+}
+
+/** One of a step's `when.steps`: run once `step` reached one of `on`. */
+export interface StepNeed {
+  step: string;
+  on: string[];
 }
 
 export interface BuildLogChunksTable {

@@ -122,14 +122,19 @@ export async function describeBuild(
     const found = items.find((a) => a.id === build.agentId);
     if (found !== undefined) agent = `${found.name} (${found.id})`;
   }
-  const variables = Object.keys(build.variables);
+  const variables = [
+    ...Object.keys(build.variables),
+    ...build.secretNames.map((n) => `${n} (secret)`),
+  ];
   const fields: [string, string][] = [
     ['Build', build.id],
     ['Pipeline', `${build.project}/${build.pipeline} #${build.number}`],
     ['Status', build.reason === null ? build.status : `${build.status}: ${build.reason}`],
     [
       'Trigger',
-      build.initiator === null ? build.trigger : `${build.trigger} by ${build.initiator}`,
+      build.initiator === null
+        ? build.trigger
+        : `${build.trigger} by ${build.initiatorName ?? build.initiator}`,
     ],
     ['Branch', build.branch ?? '-'],
     ['Revision', build.revision ?? '-'],
@@ -141,6 +146,10 @@ export async function describeBuild(
     ['Duration', buildDuration(build)],
     ['Cache', build.cache === null ? 'not recorded' : describeCache(build.cache)],
   ];
+  const commit = build.commit;
+  if (commit?.message) fields.push(['Commit', commit.message.split('\n')[0] ?? '']);
+  if (commit?.author) fields.push(['Author', commit.author]);
+  if (commit?.url) fields.push(['Commit URL', commit.url]);
   if (status !== null) fields.push(['Commit status', describeCommitStatus(status)]);
   if (build.retryOf !== null) fields.push(['Restart of', build.retryOf]);
   if (variables.length > 0) fields.push(['Variables', variables.join(', ')]);

@@ -88,7 +88,7 @@ export function printSteps(
     return name === null || seen > 20 ? 0 : 1 + depth(parent, seen + 1);
   };
   const header = ['STEP', 'STATUS', 'DURATION'];
-  if (options.detail) header.push('ATTEMPT', 'EXIT', 'REASON');
+  if (options.detail) header.push('TITLE', 'ATTEMPT', 'EXIT', 'REASON');
   const rows = build.steps.map((s) => {
     const row = [
       `${'  '.repeat(depth(s.parent))}${s.name}`,
@@ -96,13 +96,24 @@ export function printSteps(
       duration(s.startedAt, s.finishedAt),
     ];
     if (options.detail)
-      row.push(String(s.attempt), s.exitCode === null ? '-' : String(s.exitCode), s.reason ?? '');
+      row.push(
+        s.title ?? '',
+        String(s.attempt),
+        s.exitCode === null ? '-' : String(s.exitCode),
+        answerOf(s) ?? s.reason ?? '',
+      );
     return row;
   });
   for (const [i, line] of fitTable([header, ...rows], options.columns ?? 100).entries()) {
     const step = i === 0 ? undefined : build.steps[i - 1];
     term.out(step === undefined ? term.paint('bold', line) : paintStatus(term, step.status, line));
   }
+}
+
+/** `approved by ana` (or denied) for an answered approval step. */
+function answerOf(step: Build['steps'][number]): string | undefined {
+  if (step.answeredBy === null) return undefined;
+  return `${step.status === 'denied' ? 'denied' : 'approved'} by ${step.answeredBy}`;
 }
 
 export function printWaterfall(term: Terminal, timing: BuildTiming): void {

@@ -4,18 +4,17 @@
  * live log. Polled until it finishes, so the final state shows without a reload.
  * @module
  */
-import { useCallback, useRef } from 'react';
+import { useCallback, useRef, useState } from 'react';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build } from '@sluice/protocol';
 import { useApi } from '../api/api-context.js';
 import { usePoll } from '../api/use-poll.js';
-import { between, formatDuration, shortRevision } from '../app/format.js';
 import { Link, navigate } from '../app/router.js';
 import { ErrorNote, PageError } from '../app/error-note.js';
 import { useAction } from '../app/use-action.js';
 import { LogPanel } from '../logs/log-panel.js';
 import { AnnotationList } from './annotation-list.js';
-import { DefinitionSource } from './definition-source.js';
+import { BuildFacts } from './build-facts.js';
 import { StatusBadge } from './status-badge.js';
 import { StepTimeline } from './step-timeline.js';
 import { Waterfall } from './waterfall.js';
@@ -28,6 +27,8 @@ export function BuildPage({ buildId }: { buildId: string }) {
     stop: (build) => FINISHED_STATUSES.includes(build.status),
   });
   const action = useAction();
+  // Sent once: the build runs on until its engine stops, and the button says so meanwhile.
+  const [cancelling, setCancelling] = useState(false);
   // Lines mean the engine runs: a page still showing the build waiting asks again at once (at
   // most twice a second) instead of up to a poll's interval behind its own log.
   const { reload } = polled;
@@ -66,9 +67,16 @@ export function BuildPage({ buildId }: { buildId: string }) {
           {!finished ? (
             <button
               type="button"
-              onClick={() => void act(() => api.call('cancelBuild', { params }))}
+              disabled={action.pending || cancelling}
+              onClick={() =>
+                void act(async () => {
+                  const result = await api.call('cancelBuild', { params });
+                  setCancelling(true);
+                  return result;
+                })
+              }
             >
-              Cancel
+              {cancelling ? 'Cancelling…' : 'Cancel'}
             </button>
           ) : null}
           {waiting ? (
@@ -92,49 +100,32 @@ export function BuildPage({ buildId }: { buildId: string }) {
           {finished ? (
             <button
               type="button"
+              disabled={action.pending}
               onClick={() => void act(() => api.call('restartBuild', { params }), true)}
             >
               Restart
             </button>
           ) : null}
+          {finished && build.status !== 'success' ? (
+            <button type="button" disabled aria-describedby="no-partial-restart">
+              Restart from the failed step
+            </button>
+          ) : null}
         </div>
       </header>
+      {finished && build.status !== 'success' ? (
+        <p id="no-partial-restart" className="muted small">
+          Restart from the failed step is not possible: the engine runs a build from its first step
+          (its workspace volume is shared and may have changed since); Restart runs it again whole.
+        </p>
+      ) : null}
+      {cancelling && !finished ? (
+        <p role="status" className="muted">
+          Cancel sent: the build stops once its engine has stopped its steps.
+        </p>
+      ) : null}
       {action.error ? <ErrorNote error={action.error} /> : null}
-      <dl className="facts">
-        <dt>Branch</dt>
-        <dd>{build.branch ?? '—'}</dd>
-        <dt>Commit</dt>
-        <dd className="mono">{shortRevision(build.revision)}</dd>
-        <dt>Definition</dt>
-        <dd>
-          <DefinitionSource buildId={build.id} definition={build.definition} />
-        </dd>
-        <dt>Trigger</dt>
-        <dd>
-          {build.trigger}
-          {build.initiator ? ` by ${build.initiator}` : ''}
-        </dd>
-        <dt>Duration</dt>
-        <dd>{formatDuration(between(build.createdAt, build.finishedAt) ?? NaN)}</dd>
-        <dt>Runtime</dt>
-        <dd>{build.runtimeEnvironment ?? '—'}</dd>
-        <dt>Cache</dt>
-        <dd>not recorded</dd>
-        {build.reason ? (
-          <>
-            <dt>Reason</dt>
-            <dd>{build.reason}</dd>
-          </>
-        ) : null}
-        {build.retryOf ? (
-          <>
-            <dt>Restart of</dt>
-            <dd>
-              <Link href={`/builds/${build.retryOf}`}>{build.retryOf}</Link>
-            </dd>
-          </>
-        ) : null}
-      </dl>
+      <BuildFacts build={build} />
       <AnnotationList build={build} />
       <h2>Steps</h2>
       <StepTimeline steps={build.steps} stages={build.stages} />

@@ -109,7 +109,9 @@ export function BuildsPage({ search }: { search: string }) {
         {(page.data?.items ?? []).map((build) => (
           <tr key={build.id} data-build={build.id}>
             <td>
-              <Link href={`/builds/${build.id}`}>#{build.number}</Link>
+              <Link href={`/builds/${build.id}`}>
+                {build.pipeline} #{build.number}
+              </Link>
             </td>
             <td>
               <StatusBadge status={build.status} />
@@ -121,7 +123,7 @@ export function BuildsPage({ search }: { search: string }) {
             <td className="mono">{shortRevision(build.revision)}</td>
             <td>
               {build.trigger}
-              {build.initiator ? <span className="muted"> · {build.initiator}</span> : null}
+              {build.initiatorName ? <span className="muted"> · {build.initiatorName}</span> : null}
             </td>
             <td className="num">
               {formatDuration(between(build.createdAt, build.finishedAt) ?? NaN)}

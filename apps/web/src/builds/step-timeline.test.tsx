@@ -19,6 +19,9 @@ function step(name: string, position: number, stage: string | null, parent: stri
     startedAt: started,
     finishedAt: '2026-01-01T00:00:01.000Z',
     answeredBy: null,
+    answeredAt: null,
+    title: null,
+    needs: [],
   } satisfies BuildStep;
 }
 

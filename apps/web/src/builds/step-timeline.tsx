@@ -1,7 +1,8 @@
 /**
  * A build's steps on a time axis, in pipeline order, grouped by stage when the pipeline has
  * `stages:` (in their order; steps of no stage last): each step's lane (the parallel block or
- * typed step it runs in), its attempt when `retry` ran it again, its status and duration.
+ * typed step it runs in), its title, who approved or denied an approval step and when, its
+ * attempt when `retry` ran it again, its status and duration.
  * @module
  */
 import type { BuildStep } from '@sluice/protocol';
@@ -89,6 +90,13 @@ function StepRow({ step, origin, span }: { step: BuildStep; origin: number; span
         {step.parent ? <span className="muted">{step.parent} › </span> : null}
         {step.name}
         {step.attempt > 1 ? <span className="retry"> retry {step.attempt - 1}</span> : null}
+        {step.title ? <div className="step-title small">{step.title}</div> : null}
+        {step.answeredBy ? (
+          <div className="muted small answer">
+            {step.status === 'denied' ? 'Denied' : 'Approved'} by {step.answeredBy}
+            {step.answeredAt ? ` at ${new Date(step.answeredAt).toLocaleString()}` : ''}
+          </div>
+        ) : null}
         {step.reason ? <div className="muted small">{step.reason}</div> : null}
       </th>
       <td>

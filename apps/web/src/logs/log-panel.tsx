@@ -194,6 +194,7 @@ function SectionHeader(props: {
   const { section, open } = props;
   const status = sectionStatus(section);
   const duration = sectionDuration(section);
+  const title = section.steps.find((s) => s.name === section.key)?.title;
   const lanes = section.steps.filter((s) => s.parent === section.key).map((s) => s.name);
   const parallel = isLabelled(section) ? lanes.join(', ') : '';
   return (
@@ -208,6 +209,7 @@ function SectionHeader(props: {
           {open ? '▾' : '▸'}
         </span>
         <span className="section-title">{section.key === '' ? 'Engine' : section.key}</span>
+        {title ? <span className="section-step-title">{title}</span> : null}
         {parallel ? <span className="muted"> parallel: {parallel}</span> : null}
         {status ? <span className={`badge status-${status}`}>{status}</span> : null}
         <span className="muted section-meta">

@@ -74,6 +74,16 @@ export const BuildStep = z.object({
     .string()
     .nullable()
     .describe('For a pending-approval step: who approved or denied it'),
+  answeredAt: Timestamp.nullable().describe('For a pending-approval step: when it was answered'),
+  title: z
+    .string()
+    .nullable()
+    .describe(
+      'Its `title:`: as written while it waits, with its variables filled in once started; null when it has none',
+    ),
+  needs: z
+    .array(z.object({ step: z.string(), on: z.array(z.string()) }))
+    .describe('The steps it waits for (its `when.steps`), each with the results it waits for'),
 });
 export type BuildStep = z.infer<typeof BuildStep>;
 
@@ -183,10 +193,31 @@ export const Build = z.object({
   pipeline: Name,
   status: BuildStatus,
   trigger: BuildTrigger,
-  initiator: z.string().nullable(),
+  initiator: z
+    .string()
+    .nullable()
+    .describe("Who started it: a user's id (manual, restart), the webhook's sender (webhook)"),
+  initiatorName: z
+    .string()
+    .nullable()
+    .describe(
+      "The initiator's name: the user's, or the webhook's sender as the git host names them",
+    ),
+  commit: z
+    .object({
+      sha: z.string(),
+      message: z.string().nullable(),
+      author: z.string().nullable(),
+      url: z.string().nullable().describe('The commit on its git host'),
+    })
+    .nullable()
+    .describe('The commit it built, as its webhook described it; null when it names none'),
   branch: z.string().nullable(),
   revision: z.string().nullable(),
   variables: Variables.describe('Build variables; secrets are never returned'),
+  secretNames: z
+    .array(z.string())
+    .describe("The names of the build's secrets (their values are never returned)"),
   runtimeEnvironment: z.string().nullable(),
   agentId: Id.nullable(),
   reason: z.string().nullable(),

@@ -165,6 +165,11 @@ export const EngineEvent = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('step-started'),
     step: StepName,
+    title: z
+      .string()
+      .max(1024)
+      .optional()
+      .describe("The step's `title:` with its variables filled in, secrets masked"),
     parent: StepName.optional().describe('The parallel block or step group it runs in'),
     attempt: z.number().int().min(1).optional().describe('1-based retry attempt'),
     at: ReportedTime,

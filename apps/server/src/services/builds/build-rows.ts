@@ -43,6 +43,8 @@ export function selectBuilds(executor: Executor, accountId: string) {
     .innerJoin('projects', 'projects.id', 'pipelines.project_id')
     .select(BUILD_COLUMNS)
     .select(['pipelines.name as pipeline_name', 'projects.name as project_name'])
+    .select(INITIATOR_NAME.as('initiator_user_name'))
+    .select(COMMIT.as('commit_facts'))
     .select(STEPS.as('steps'))
     .where('builds.account_id', '=', accountId);
 }
@@ -58,6 +60,7 @@ const BUILD_COLUMNS = [
   'builds.branch',
   'builds.revision',
   'builds.variables',
+  'builds.secret_names',
   'builds.runtime_environment',
   'builds.agent_id',
   'builds.reason',
@@ -87,9 +90,28 @@ const STEPS = sql<StepJson[]>`(
     'name', s.name, 'position', s.position, 'parent', s.parent, 'stage', s.stage,
     'attempt', s.attempt,
     'status', s.status, 'exit_code', s.exit_code, 'reason', s.reason,
-    'started_at', s.started_at, 'finished_at', s.finished_at, 'answered_by', s.answered_by
+    'started_at', s.started_at, 'finished_at', s.finished_at, 'answered_by', s.answered_by,
+    'title', s.title, 'needs', s.needs,
+    'answered_at', (select max(c.created_at) from build_control c
+      where c.build_id = s.build_id and c.step = s.name and c.kind in ('approve', 'deny'))
   ) order by s.position), '[]'::json)
   from build_steps s where s.build_id = builds.id)`;
+
+/** The name of the user who started it (null for a webhook's sender, who is no user). */
+const INITIATOR_NAME = sql<
+  string | null
+>`(select u.name from users u where u.id = builds.initiator)`;
+
+/** What a webhook said of the commit: its facts' message, author and link (the rest stays in). */
+const COMMIT = sql<CommitFacts>`json_build_object(
+  'message', builds.facts->>'commitMessage', 'author', builds.facts->>'commitAuthor',
+  'url', builds.facts->>'commitUrl')`;
+
+interface CommitFacts {
+  message: string | null;
+  author: string | null;
+  url: string | null;
+}
 
 interface StepJson {
   name: string;
@@ -103,6 +125,9 @@ interface StepJson {
   started_at: string | null;
   finished_at: string | null;
   answered_by: string | null;
+  answered_at: string | null;
+  title: string | null;
+  needs: { step: string; on: string[] }[];
 }
 
 function jsonTime(value: string | null): string | null {
@@ -119,9 +144,12 @@ function toBuild(row: BuildJoinRow): Build {
     status: row.status,
     trigger: row.trigger as Build['trigger'],
     initiator: row.initiator,
+    initiatorName: row.initiator_user_name ?? (row.trigger === 'webhook' ? row.initiator : null),
+    commit: commitOf(row),
     branch: row.branch,
     revision: row.revision,
     variables: row.variables,
+    secretNames: row.secret_names,
     runtimeEnvironment: row.runtime_environment,
     agentId: row.agent_id,
     reason: row.reason,
@@ -139,6 +167,9 @@ function toBuild(row: BuildJoinRow): Build {
       startedAt: jsonTime(s.started_at),
       finishedAt: jsonTime(s.finished_at),
       answeredBy: s.answered_by,
+      answeredAt: jsonTime(s.answered_at),
+      title: s.title,
+      needs: s.needs,
     })),
     definition: buildDefinition(row),
     timing: row.timing,
@@ -150,12 +181,22 @@ function toBuild(row: BuildJoinRow): Build {
   };
 }
 
+/** The commit built: its sha (the revision, else the definition's) with what the webhook said. */
+function commitOf(row: BuildJoinRow): Build['commit'] {
+  const sha = row.revision ?? row.yaml_revision;
+  if (sha === null || !/^[0-9a-f]{7,64}$/i.test(sha)) return null;
+  const { message, author, url } = row.commit_facts;
+  return { sha, message, author, url };
+}
+
 /** `builds.id` → `id`. */
 type BuildColumn<T> = T extends `builds.${infer C extends keyof BuildRow}` ? C : never;
 
 type BuildJoinRow = Pick<BuildRow, BuildColumn<(typeof BUILD_COLUMNS)[number]>> & {
   pipeline_name: string;
   project_name: string;
+  initiator_user_name: string | null;
+  commit_facts: CommitFacts;
   steps: StepJson[];
 };
 

@@ -177,6 +177,7 @@ export class BuildService {
       secretsEncrypted: Object.keys(secrets).length
         ? encryptSecret(JSON.stringify(secrets), this.#ctx.secretKey, { associatedData: id })
         : null,
+      secretNames: Object.keys(secrets).sort(),
       retryOf: input.retryOf ?? null,
       runtime: input.runtimeEnvironment ?? null,
       stages,

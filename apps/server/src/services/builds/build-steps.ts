@@ -5,8 +5,8 @@
  * on its own (hook steps such as `build.on_success`) gets a row at the end instead of being lost.
  * @module
  */
-import { sql } from '@sluice/db';
-import type { Executor } from '@sluice/db';
+import { jsonb, sql } from '@sluice/db';
+import type { Executor, StepNeed } from '@sluice/db';
 import type { Step } from '@sluice/pipeline';
 import type { StepStatus } from '@sluice/protocol';
 
@@ -16,6 +16,10 @@ export interface PlannedStep {
   position: number;
   /** Its own `stage:`, else the stage of the block it runs in; null for none. */
   stage: string | null;
+  /** Its `title:` as written, when it names no variable (the engine reports it filled in). */
+  title: string | null;
+  /** Its `when.steps`. */
+  needs: StepNeed[];
 }
 
 /** Every step of the tree, depth first: a block, then its children, then the next step. */
@@ -28,7 +32,11 @@ export function plannedSteps(steps: readonly Step[]): PlannedStep[] {
       if (seen.has(step.name)) continue;
       seen.add(step.name);
       const stage = step.stage ?? blockStage;
-      out.push({ name: step.name, parent: parent ?? laneOf(step), position: out.length, stage });
+      out.push({
+        ...{ name: step.name, parent: parent ?? laneOf(step), position: out.length, stage },
+        title: step.title !== undefined && !step.title.includes('${{') ? step.title : null,
+        needs: (step.when?.steps?.dependencies ?? []).map((d) => ({ step: d.step, on: d.on })),
+      });
       if (step.type === 'parallel' || step.type === 'group') visit(step.steps, step.name, stage);
     }
   };
@@ -60,6 +68,8 @@ export function plannedStepRows(buildId: string, steps: readonly PlannedStep[]) 
     parent: s.parent,
     position: s.position,
     stage: s.stage,
+    title: s.title,
+    needs: jsonb(s.needs),
     status: 'pending' as const,
   }));
 }
@@ -71,6 +81,8 @@ function nextPosition(buildId: string) {
 
 export interface StepStart {
   step: string;
+  /** Its `title:` with its variables filled in (and secrets masked). */
+  title?: string;
   parent?: string;
   attempt?: number;
   at: string;
@@ -90,6 +102,7 @@ export async function startStep(trx: Executor, buildId: string, start: StepStart
       attempt: start.attempt ?? 1,
       position: nextPosition(buildId),
       status: 'running',
+      title: start.title ?? null,
       started_at: start.at,
     })
     .onConflict((oc) =>
@@ -97,6 +110,7 @@ export async function startStep(trx: Executor, buildId: string, start: StepStart
         status: 'running',
         attempt: eb.ref('excluded.attempt'),
         parent: sql<string | null>`coalesce(excluded.parent, build_steps.parent)`,
+        title: sql<string | null>`coalesce(excluded.title, build_steps.title)`,
         started_at: sql<Date>`coalesce(build_steps.started_at, excluded.started_at)`,
         finished_at: null,
         exit_code: null,

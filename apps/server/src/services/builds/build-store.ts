@@ -50,6 +50,8 @@ export interface NewBuild {
   facts: JsonObject;
   variables: Record<string, string>;
   secretsEncrypted: string | null;
+  /** The names of its secrets, shown as `****`. */
+  secretNames: string[];
   retryOf: string | null;
   runtime: string | null;
   /** The pipeline's `stages:`, in order. */
@@ -515,6 +517,7 @@ function newBuildRow(build: NewBuild) {
     facts: jsonb(build.facts),
     variables: jsonb(build.variables),
     secret_variables_encrypted: build.secretsEncrypted,
+    secret_names: jsonb(build.secretNames),
     retry_of: build.retryOf,
     runtime_environment: build.runtime,
     stages: jsonb(build.stages),
