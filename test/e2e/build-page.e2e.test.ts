@@ -47,6 +47,33 @@ steps:
       - echo to-stderr >&2
       - exit 3
 `;
+const DAG = `version: "1.0"
+mode: parallel
+fail_fast: false
+steps:
+  setup:
+    image: sluice/busybox:1
+    commands: [echo setup]
+  lint:
+    image: sluice/busybox:1
+    when:
+      steps:
+        - name: setup
+    commands: [echo lint]
+  test:
+    image: sluice/busybox:1
+    when:
+      steps:
+        - name: setup
+    commands: [echo test-failed, exit 1]
+  deploy:
+    image: sluice/busybox:1
+    when:
+      steps:
+        - name: lint
+        - name: test
+    commands: [echo deploy]
+`;
 const GATED = `version: "1.0"
 steps:
   gate:
@@ -77,7 +104,7 @@ before(async () => {
   const up = await waitForUp(cli);
   url = up.url;
   admin = createClient({ baseUrl: url, token: up.token });
-  ids = await createPipelines(admin, PROJECT, { mixed: MIXED, gated: GATED });
+  ids = await createPipelines(admin, PROJECT, { mixed: MIXED, gated: GATED, dag: DAG });
   build = await admin.call('createBuild', { params: { pipelineId: ids.mixed ?? '' } });
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(url);
@@ -91,7 +118,7 @@ after(async () => {
   if (cli?.child.exitCode === null) cli.child.kill('SIGTERM');
   await cli?.done;
   await temp?.cleanup();
-  for (const name of ['mixed', 'gated'])
+  for (const name of ['mixed', 'gated', 'dag'])
     spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${PROJECT}-${name}`]);
 });
 
@@ -128,8 +155,10 @@ test('a progress line shows as a terminal leaves it; bright colours are drawn', 
   await page.getByLabel('Search the log').fill('bright bg');
   const bright = page.locator('.log-line .ansi-bg-10');
   await bright.waitFor();
-  const background = String(await bright.evaluate('(e) => getComputedStyle(e).backgroundColor'));
-  assert.notEqual(background, 'rgba(0, 0, 0, 0)', 'the bright background has a colour');
+  const background = await page.evaluate<string>(
+    `getComputedStyle(document.querySelector('.log-line .ansi-bg-10')).backgroundColor`,
+  );
+  assert.equal(background, 'rgb(86, 211, 100)', 'bright green (102) is drawn');
 });
 
 test('#L25000 shows line 25,000 on load, not the end', async () => {
@@ -162,6 +191,35 @@ test("who approved, and when, with the steps' titles, the variables and who ran 
   assert.match(facts, /GREETING=hi/);
   assert.match(facts, /TOKEN=\*\*\*\*/);
   assert.ok(!(await page.content()).includes('never-shown-5813'), 'a secret is never shown');
+});
+
+test("a DAG pipeline's graph has its steps with their statuses; a node opens its log", async () => {
+  const dag = await admin.call('createBuild', { params: { pipelineId: ids.dag ?? '' } });
+  await page.goto(`${url}/builds/${dag.id}`);
+  await waitForStatus(page, '(success|failure|error|terminated)', 180_000);
+  const graph = page.getByRole('group', { name: 'Pipeline graph' });
+  const final = await admin.call('getBuild', { params: { buildId: dag.id } });
+  // fail_fast: false: the build succeeds though `test` failed.
+  assert.equal(final.status, 'success', final.reason ?? '');
+  const expected = Object.fromEntries(final.steps.map((s) => [s.name, s.status]));
+  assert.equal(expected.test, 'failure');
+  assert.equal(expected.lint, 'success');
+  await graph.locator('[data-step="test"][data-status="failure"]').waitFor();
+  // Strings run in the page: this file is compiled without the DOM's types.
+  // Strings run in the page: this file is compiled without the DOM's types.
+  const nodes = await page.evaluate<[string, string][]>(
+    `[...document.querySelectorAll('.graph-node')].map((n) =>
+      [n.getAttribute('data-step'), n.getAttribute('data-status')])`,
+  );
+  assert.deepEqual(Object.fromEntries(nodes), expected);
+  const edges = await page.evaluate<string[]>(
+    `[...document.querySelectorAll('.graph-edge')].map((e) => e.getAttribute('data-edge')).sort()`,
+  );
+  assert.deepEqual(edges, ['lint>deploy', 'setup>lint', 'setup>test', 'test>deploy']);
+  await graph.locator('[data-step="lint"]').click();
+  assert.equal(await section('lint').getAttribute('aria-expanded'), 'true');
+  await page.locator('.log-line .lt', { hasText: /^lint$/ }).waitFor();
+  await screenshots(page, 'build-graph');
 });
 
 test("a webhook build shows its commit's message, author and link, and its sender", async () => {

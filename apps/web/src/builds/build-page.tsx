@@ -15,6 +15,7 @@ import { useAction } from '../app/use-action.js';
 import { LogPanel } from '../logs/log-panel.js';
 import { AnnotationList } from './annotation-list.js';
 import { BuildFacts } from './build-facts.js';
+import { PipelineGraphView } from './pipeline-graph-view.js';
 import { StatusBadge } from './status-badge.js';
 import { StepTimeline } from './step-timeline.js';
 import { Waterfall } from './waterfall.js';
@@ -127,6 +128,8 @@ export function BuildPage({ buildId }: { buildId: string }) {
       {action.error ? <ErrorNote error={action.error} /> : null}
       <BuildFacts build={build} />
       <AnnotationList build={build} />
+      <h2>Graph</h2>
+      <PipelineGraphView steps={build.steps} />
       <h2>Steps</h2>
       <StepTimeline steps={build.steps} stages={build.stages} />
       <h2>Timing</h2>

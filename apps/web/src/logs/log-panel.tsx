@@ -46,6 +46,22 @@ export function LogPanel({ buildId, buildNumber, steps, finished, onLines }: Log
   const [times, setTimes] = useState(false);
   const [overrides, setOverrides] = useState<ReadonlyMap<string, boolean>>(new Map());
 
+  // A step's link (`#step-<name>`, the graph's nodes) opens its section and shows it.
+  useEffect(() => {
+    const onHash = () => {
+      const next = targetFromHash(false);
+      if (!next) return;
+      setFollow(false);
+      setTarget(next);
+      if ('step' in next) {
+        const key = steps.find((s) => s.name === next.step)?.parent ?? next.step;
+        setOverrides((old) => new Map(old).set(key, true));
+        document.querySelector('.log-panel')?.scrollIntoView({ block: 'start' });
+      }
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, [steps]);
   const lines = stream.lines;
   const hits = useMemo(
     () => findHits(lines, search),
