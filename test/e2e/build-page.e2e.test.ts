@@ -4,7 +4,9 @@
  * colours, a parallel block and a step that fails on stderr. Its log opens at the failed step's
  * section with the others closed; the parallel block's lines are labelled with their step; a
  * progress line shows as a terminal leaves it; `#L25000` shows line 25,000 on load; the page
- * fits a 390 px screen.
+ * fits a 390 px screen. Who approved and when, the steps' titles, the variables (secrets as
+ * `****`) and who ran it; a webhook build's commit message, author and link; a DAG pipeline's
+ * graph with each step's status, a node opening its log; cancel sent once.
  * @module
  */
 import { after, before, test } from 'node:test';
@@ -74,6 +76,14 @@ steps:
         - name: test
     commands: [echo deploy]
 `;
+const SLOW = `version: "1.0"
+steps:
+  wait:
+    image: sluice/busybox:1
+    commands:
+      - echo sleeping
+      - sleep 600
+`;
 const GATED = `version: "1.0"
 steps:
   gate:
@@ -104,7 +114,7 @@ before(async () => {
   const up = await waitForUp(cli);
   url = up.url;
   admin = createClient({ baseUrl: url, token: up.token });
-  ids = await createPipelines(admin, PROJECT, { mixed: MIXED, gated: GATED, dag: DAG });
+  ids = await createPipelines(admin, PROJECT, { mixed: MIXED, gated: GATED, dag: DAG, slow: SLOW });
   build = await admin.call('createBuild', { params: { pipelineId: ids.mixed ?? '' } });
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(url);
@@ -118,7 +128,7 @@ after(async () => {
   if (cli?.child.exitCode === null) cli.child.kill('SIGTERM');
   await cli?.done;
   await temp?.cleanup();
-  for (const name of ['mixed', 'gated', 'dag'])
+  for (const name of ['mixed', 'gated', 'dag', 'slow'])
     spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${PROJECT}-${name}`]);
 });
 
@@ -255,4 +265,19 @@ test("a webhook build shows its commit's message, author and link, and its sende
   );
   // Its clone of github.com fails here, or it is still running: either way it ends now.
   await admin.call('cancelBuild', { params: { buildId: answer.buildId ?? '' } }).catch(() => {});
+});
+
+test('cancel is sent once and says so until the build stops', async () => {
+  const slow = await admin.call('createBuild', { params: { pipelineId: ids.slow ?? '' } });
+  await page.goto(`${url}/builds/${slow.id}`);
+  await page.getByRole('log').getByText('sleeping').waitFor({ timeout: 120_000 });
+  const cancel = page.locator('.page-head .actions button', { hasText: /^Cancel/ });
+  await cancel.click();
+  await page
+    .getByRole('status')
+    .getByText(/^Cancel sent/)
+    .waitFor();
+  assert.equal(await cancel.innerText(), 'Cancelling…');
+  assert.ok(await cancel.isDisabled(), 'a second cancel cannot be sent');
+  await waitForStatus(page, 'terminated');
 });
