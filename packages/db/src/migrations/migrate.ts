@@ -25,7 +25,7 @@ import { clustersMigration } from './013-clusters.js';
 import { buildRetentionMigration } from './014-build-retention.js';
 import { usersAndAuditMigration } from './015-users-and-audit.js';
 import { contentDigestsMigration } from './016-content-digests.js';
-import { buildPageMigration } from './017-build-page.js';
+import { buildPageMigration } from './019-build-page.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
