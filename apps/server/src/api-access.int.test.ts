@@ -28,8 +28,19 @@ const USER_ROUTES = TABLE.filter(([, def]) => (ROLES as readonly string[]).inclu
  */
 const READS_BY_POST = new Set(['validatePipeline']);
 
-/** The routes no token is needed for: the probes and the webhook git hosts post to. */
-const PUBLIC_ROUTES = ['health', 'liveness', 'readiness', 'receiveWebhook'];
+/**
+ * The routes no token is needed for: the web UI's sign-in (outside /api/v1), the probes and the
+ * webhook git hosts post to.
+ */
+const PUBLIC_ROUTES = [
+  'authProviders',
+  'signIn',
+  'signOut',
+  'health',
+  'liveness',
+  'readiness',
+  'receiveWebhook',
+];
 
 async function rejectsWith(promise: Promise<unknown>, code: string): Promise<Error> {
   let caught: Error | undefined;

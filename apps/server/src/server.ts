@@ -18,6 +18,7 @@ import { registerBuildRoutes } from './http/build-routes.js';
 import { registerEngineRoutes } from './http/engine-routes.js';
 import { registerIdentityRoutes } from './http/identity-routes.js';
 import { registerUserRoutes } from './http/user-routes.js';
+import { registerSessionRoutes } from './http/session-routes.js';
 import { registerAuditHook } from './http/audit-hook.js';
 import type { Authenticate } from './http/register-routes.js';
 import { projectOf } from './services/identity/project-of.js';
@@ -100,6 +101,7 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
 
   const app = createHttpApp(log, {
     bodyTimeoutMs: config.requestBodyTimeoutMs ?? SERVER_DEFAULTS.requestBodyTimeoutMs,
+    trustProxy: config.trustProxy === true,
   });
   instrumentHttp(app, metrics);
   // The UI at `/`: its catch-all is a GET wildcard, so the API routes registered below win.
@@ -109,12 +111,14 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   const auth: Authenticate = {
     lookup: (token) => services.identity.lookup(token),
     projectOf: (accountId, target) => projectOf(database.db, accountId, target),
+    sessions: { store: services.sessions, publicUrl: config.publicUrl },
   };
   let closing = false;
   registerHealthRoutes(app, createReadiness({ database, log, stopping: () => closing }), auth);
   app.get('/api/openapi.json', () => buildOpenApiDocument({ version: SERVER_VERSION }));
   registerIdentityRoutes(app, services, auth);
   registerUserRoutes(app, services, auth);
+  registerSessionRoutes(app, services, auth);
   registerProjectRoutes(app, services, auth);
   registerBuildRoutes(app, services, auth);
   registerRuntimeRoutes(app, services, auth);

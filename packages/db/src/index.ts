@@ -40,6 +40,7 @@ export type {
   ApiTokenRow,
   ApiTokensTable,
   AuditEventRow,
+  SessionRow,
   AuditEventsTable,
   AuditOutcome,
   BuildControlKind,

@@ -13,6 +13,8 @@ import { EngineService } from './builds/engine-service.js';
 import { AuditLog } from './identity/audit-log.js';
 import { IdentityService } from './identity/identity-service.js';
 import { UserService } from './identity/user-service.js';
+import { SessionStore } from './identity/session-store.js';
+import { SignInService } from './identity/sign-in-service.js';
 import { InfrastructureErrors } from './builds/infrastructure-errors.js';
 import { LogHub } from './builds/log-hub.js';
 import { ProjectService } from './projects/project-service.js';
@@ -41,6 +43,8 @@ export interface Services {
   identity: IdentityService;
   users: UserService;
   audit: AuditLog;
+  sessions: SessionStore;
+  signIn: SignInService;
   projects: ProjectService;
   scheduler: Scheduler;
   builds: BuildService;
@@ -69,6 +73,7 @@ export function createServices(ctx: ServerContext): Services {
   const wakeups = new SchedulingWakeups(ctx.signals, ctx.log);
   const audit = new AuditLog(ctx);
   const identity = new IdentityService(ctx, wakeups, audit);
+  const signIn = new SignInService(ctx, { identity, audit });
   // Its workers end when idle, so it needs no closing.
   const parser = ParsePool.create({
     log: ctx.log,
@@ -97,8 +102,10 @@ export function createServices(ctx: ServerContext): Services {
   return {
     ctx,
     identity,
-    users: new UserService(ctx, identity),
+    users: new UserService(ctx, identity, signIn.passwords),
     audit,
+    sessions: new SessionStore(ctx),
+    signIn,
     projects,
     scheduler,
     builds,

@@ -26,6 +26,7 @@ const TABLES = [
   'projects',
   'registries',
   'runtime_environments',
+  'sessions',
   'settings',
   'step_types',
   'tasks',
