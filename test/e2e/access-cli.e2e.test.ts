@@ -85,6 +85,32 @@ test('users, their tokens and the audit log through the CLI', async () => {
     ['createProject'],
   );
 
+  // A password from standard input: the web UI's sign-in takes it, the audit log never shows it.
+  const withPassword = await runSluice(
+    ['create', 'user', 'paula', '--role', 'member', '--password-stdin'],
+    { env, input: 'first password 1\n' },
+  );
+  assert.equal(withPassword.code, 0, withPassword.stderr);
+  assert.match(
+    withPassword.stdout,
+    /user\/paula created \(member, projects: \*, with a password\)/,
+  );
+  const changed = await runSluice(['patch', 'user', 'paula', '--password-stdin'], {
+    env,
+    input: 'second password 2',
+  });
+  assert.equal(changed.code, 0, changed.stderr);
+  const signIn = (password: string) =>
+    fetch(`${server.url}/api/auth/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ user: 'paula', password }),
+    });
+  assert.equal((await signIn('first password 1')).status, 401);
+  assert.equal((await signIn('second password 2')).status, 200);
+  const events = await runSluice(['get', 'audit', '-o', 'json'], { env });
+  assert.ok(!events.stdout.includes('password 1') && !events.stdout.includes('password 2'));
+
   const removed = await runSluice(['delete', 'user', 'vera'], { env });
   assert.equal(removed.code, 0, removed.stderr);
   const after = await runSluice(['get', 'projects'], { env: veraEnv });

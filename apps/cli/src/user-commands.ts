@@ -66,7 +66,8 @@ function addUsers(ctx: SettingsCommandsContext): void {
   const grantOptions = (cmd: ReturnType<typeof withServer>) =>
     cmd
       .option('--project <name>', 'limit a member or viewer to this project (repeatable)', collect)
-      .option('--all-projects', 'lift the limit: every project');
+      .option('--all-projects', 'lift the limit: every project')
+      .option('--password-stdin', "read the user's password for the web UI from standard input");
   examples(
     withServer(verbs.get.command('users').alias('user'))
       .description("The account's users: role and projects (administrators)")
@@ -85,6 +86,7 @@ function addUsers(ctx: SettingsCommandsContext): void {
     ),
     'sluice create user alice --role member',
     'sluice create user deploy-bot --role member --project web',
+    'printf %s "$PASSWORD" | sluice create user alice --role member --password-stdin',
   ).action(async (name: string, opts: ServerFlags & UserFlags & { role: Role }) => {
     const { createUser } = await import('./commands/users.js');
     ctx.setExitCode(await createUser(term, name, { ...opts, ...ctx.server(opts) }));
@@ -98,6 +100,7 @@ function addUsers(ctx: SettingsCommandsContext): void {
     ),
     'sluice patch user alice --role viewer',
     'sluice patch user alice --project web --project api',
+    'sluice patch user alice --password-stdin < new-password',
   ).action(async (name: string, opts: ServerFlags & UserFlags) => {
     const { patchUser } = await import('./commands/users.js');
     ctx.setExitCode(await patchUser(term, name, { ...opts, ...ctx.server(opts) }));

@@ -8,6 +8,7 @@ import { InputError } from '@sluice/errors';
 import type { Role, User } from '@sluice/protocol';
 import type { Terminal } from '../ui/terminal.js';
 import { formatAge } from '../ui/terminal.js';
+import { readSecretStdin } from '../read-secret-stdin.js';
 import { printResources, serverClient } from './server-resources.js';
 import type { OutputFormat, ServerOptions } from './server-resources.js';
 
@@ -34,6 +35,12 @@ export interface UserFlags {
   role?: Role;
   project?: string[];
   allProjects?: boolean;
+  /** Read a password for the web UI's sign-in from standard input. */
+  passwordStdin?: boolean;
+}
+
+function passwordOf(options: UserFlags): string | undefined {
+  return options.passwordStdin ? readSecretStdin('--password-stdin') : undefined;
 }
 
 export async function createUser(
@@ -42,9 +49,11 @@ export async function createUser(
   options: ServerOptions & UserFlags & { role: Role },
 ): Promise<number> {
   const user = await serverClient(options).call('createUser', {
-    body: { name, role: options.role, projects: grants(options) },
+    body: { name, role: options.role, projects: grants(options), password: passwordOf(options) },
   });
-  term.out(`user/${user.name} created (${user.role}, projects: ${grantsText(user)})`);
+  term.out(
+    `user/${user.name} created (${user.role}, projects: ${grantsText(user)}${user.hasPassword ? ', with a password' : ''})`,
+  );
   term.err(term.paint('dim', `Give them a token: sluice create token --user ${user.name}`));
   return 0;
 }
@@ -55,13 +64,13 @@ export async function patchUser(
   options: ServerOptions & UserFlags,
 ): Promise<number> {
   const projects = grants(options);
-  if (options.role === undefined && projects === undefined)
+  if (options.role === undefined && projects === undefined && options.passwordStdin !== true)
     throw new InputError('SLUICE_CLI_PATCH_EMPTY', `Nothing to change for user "${name}"`, {
-      hint: 'Pass --role, --project (repeatable) or --all-projects',
+      hint: 'Pass --role, --project (repeatable), --all-projects or --password-stdin',
     });
   const user = await serverClient(options).call('updateUser', {
     params: { name },
-    body: { role: options.role, projects },
+    body: { role: options.role, projects, password: passwordOf(options) },
   });
   term.out(`user/${user.name} changed (${user.role}, projects: ${grantsText(user)})`);
   return 0;
