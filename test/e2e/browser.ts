@@ -70,8 +70,11 @@ export async function waitForStatus(page: Page, status: string, timeout = 120_00
 }
 
 /** What the page keeps in its sessionStorage under `key`. */
-export function sessionItem(page: Page, key: string): Promise<string | null> {
-  return page.evaluate<string | null>(`sessionStorage.getItem(${JSON.stringify(key)})`);
+/** Everything the page keeps in localStorage and sessionStorage, as key-value pairs. */
+export function browserStorage(
+  page: Page,
+): Promise<{ local: Record<string, string>; session: Record<string, string> }> {
+  return page.evaluate(`({ local: { ...localStorage }, session: { ...sessionStorage } })`);
 }
 
 /** The text of the element that has the keyboard focus. */

@@ -482,8 +482,9 @@ test('in the web UI a build shows the file, commit and YAML it ran; a pipeline s
     const page = await browser.newPage();
     const url = server?.url ?? '';
     await page.goto(url);
+    await page.getByText('Use an API token instead').click();
     await page.fill('#token', TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in with the token' }).click();
     await page.getByRole('heading', { name: 'Builds' }).waitFor();
 
     await page.goto(`${url}/builds/${mainBuild.id}`);

@@ -33,6 +33,8 @@ export type CallOutput<N extends RouteName> = z.output<Routes[N]['response']>;
 export interface ClientOptions {
   baseUrl: string;
   token?: string;
+  /** Sent with every call (the web UI's CSRF token, for a session cookie). */
+  headers?: Record<string, string>;
   fetch?: typeof fetch;
 }
 
@@ -53,7 +55,11 @@ export function createClient(options: ClientOptions): SluiceClient {
     for (const [key, value] of Object.entries((input.query ?? {}) as Record<string, unknown>)) {
       if (value !== undefined) url.searchParams.set(key, paramText(value));
     }
-    const headers: Record<string, string> = { accept: 'application/json', ...input.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...options.headers,
+      ...input.headers,
+    };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const hasBody = def.method !== 'GET' && def.method !== 'DELETE';
     if (hasBody) headers['content-type'] = 'application/json';

@@ -1,10 +1,12 @@
 /**
- * The UI's root: sign-in until there is a token, then the page the address names.
+ * The UI's root: the session asked of the server at load; sign-in (saying why, when a session
+ * ended) until there is one, then the page the address names.
  * @module
  */
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
+import type { SessionInfo } from '@sluice/protocol';
 import { ApiProvider } from '../api/api-context.js';
-import { clearToken, loadToken, saveToken } from '../api/session.js';
+import { loadSession, signOut as endSession } from '../api/session.js';
 import { BuildPage } from '../builds/build-page.js';
 import { BuildsPage } from '../builds/builds-page.js';
 import { Layout } from './layout.js';
@@ -12,20 +14,39 @@ import { matchPath, useLocation } from './router.js';
 import { SignIn } from './sign-in.js';
 import { routePage } from './pages.js';
 
+type State =
+  | { kind: 'loading' }
+  | { kind: 'signed-out'; reason: string | null }
+  | { kind: 'signed-in'; session: SessionInfo };
+
 export function App() {
-  const [token, setToken] = useState(() => loadToken());
-  const signOut = useCallback(() => {
-    clearToken();
-    setToken(null);
+  const [state, setState] = useState<State>({ kind: 'loading' });
+  useEffect(() => {
+    loadSession().then(
+      (result) =>
+        setState(
+          result.ok
+            ? { kind: 'signed-in', session: result.session }
+            : { kind: 'signed-out', reason: result.reason },
+        ),
+      (err: unknown) =>
+        setState({ kind: 'signed-out', reason: err instanceof Error ? err.message : null }),
+    );
   }, []);
+  const csrf = state.kind === 'signed-in' ? state.session.csrfToken : null;
+  const signOut = useCallback(() => {
+    void endSession(csrf)
+      .catch(() => undefined)
+      .then(() => setState({ kind: 'signed-out', reason: null }));
+  }, [csrf]);
+  const ended = useCallback((reason: string) => setState({ kind: 'signed-out', reason }), []);
   const { path, search } = useLocation();
-  if (token === null) {
+  if (state.kind === 'loading') return <main className="sign-in" aria-busy="true" />;
+  if (state.kind === 'signed-out') {
     return (
       <SignIn
-        onSignIn={(value, remember) => {
-          saveToken(value, remember);
-          setToken(value);
-        }}
+        reason={state.reason}
+        onSignIn={(session) => setState({ kind: 'signed-in', session })}
       />
     );
   }
@@ -38,7 +59,7 @@ export function App() {
     routePage(path)
   );
   return (
-    <ApiProvider token={token} onSignOut={signOut}>
+    <ApiProvider session={state.session} onSignOut={signOut} onSessionEnded={ended}>
       <Layout path={path === '/' ? '/builds' : path}>{page}</Layout>
     </ApiProvider>
   );
