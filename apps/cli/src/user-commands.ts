@@ -41,17 +41,27 @@ export function addUserCommands(ctx: SettingsCommandsContext): void {
   addTokens(ctx);
   const { term, verbs, withServer } = ctx;
   examples(
-    withServer(verbs.get.command('audit').alias('audit-events'))
-      .description('Who did what, newest first: changes, refusals, token events (administrators)')
+    withServer(verbs.get.command('events').aliases(['audit', 'audit-events']))
+      .description(
+        'The audit log: who did what, newest first: changes, refusals, sign-ins (administrators)',
+      )
       .option('--since <duration>', 'only events this recent: 90s, 15m, 1h, 30d, 2w')
       .option('--user <name>', "only this user's events")
+      .option('--action <kind>', 'only events of this kind: createProject, signIn, …')
       .option('--limit <n>', 'at most this many (1 to 200)', (v) => Number(v), 50)
       .option('-o, --output <format>', 'table, wide, yaml or json', ctx.parseFormat, 'table'),
-    'sluice get audit --since 1h',
-    'sluice get audit --user alice -o wide',
+    'sluice get events --since 1h',
+    'sluice get events --user alice --action signIn -o wide',
+    'sluice get audit --since 1d   # the same',
   ).action(
     async (
-      opts: ServerFlags & { since?: string; user?: string; limit: number; output: OutputFormat },
+      opts: ServerFlags & {
+        since?: string;
+        user?: string;
+        action?: string;
+        limit: number;
+        output: OutputFormat;
+      },
     ) => {
       const { getAudit } = await import('./commands/audit.js');
       ctx.setExitCode(

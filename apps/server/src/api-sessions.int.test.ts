@@ -301,3 +301,23 @@ databases.test(
   },
   ONE_KIND,
 );
+
+databases.test(
+  'audit events past the retention are deleted in the background, newer ones kept',
+  async (database) => {
+    let now = Date.parse('2026-03-01T00:00:00Z');
+    const t = await startTestServer(database, { auditRetentionDays: 30 }, { clock: () => now });
+    try {
+      await t.admin.call('createProject', { body: { name: 'old' } });
+      now += 31 * 86_400_000;
+      await t.admin.call('createProject', { body: { name: 'new' } });
+      const result = await t.server.services.auditRetention.run();
+      assert.ok(result.events >= 2, JSON.stringify(result)); // the bootstrap and the first project
+      const actions = (await t.admin.call('listAudit')).items.map((e) => e.details.name);
+      assert.deepEqual(actions, ['new']);
+    } finally {
+      await t.close();
+    }
+  },
+  ONE_KIND,
+);

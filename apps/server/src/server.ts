@@ -36,6 +36,7 @@ import { startSchedulingLoop } from './services/builds/scheduling-loop.js';
 import { startCommitStatusLoop } from './services/statuses/commit-status-service.js';
 import { startLimitsLoop } from './services/builds/workflow-limits.js';
 import { startRetentionLoop } from './services/builds/build-retention.js';
+import { startAuditRetentionLoop } from './services/identity/audit-retention.js';
 import type { Services } from './services/services.js';
 import { Signals } from './services/signals.js';
 import { instrumentHttp } from './http/http-metrics.js';
@@ -147,6 +148,12 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
     log,
   });
 
+  // Deletes audit events past SLUICE_AUDIT_RETENTION_DAYS and sessions past their limit.
+  const auditRetention = startAuditRetentionLoop(services.auditRetention, {
+    intervalMs: config.retentionIntervalMs ?? SERVER_DEFAULTS.retentionIntervalMs,
+    log,
+  });
+
   let metricsListener: MetricsListener | undefined;
   return {
     app,
@@ -171,6 +178,7 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
       await scheduling.stop();
       await statuses.stop();
       await retention.stop();
+      await auditRetention.stop();
       // Log streams end now (their clients resume elsewhere), or the close would wait for them.
       services.logs.close();
       await app.close();

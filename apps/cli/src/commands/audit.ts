@@ -35,6 +35,7 @@ export interface GetAuditOptions extends ServerOptions {
   output: OutputFormat;
   since?: string;
   user?: string;
+  action?: string;
   limit: number;
   columns: number;
 }
@@ -45,7 +46,7 @@ export async function getAudit(term: Terminal, options: GetAuditOptions): Promis
       ? undefined
       : new Date(Date.now() - parseDuration(options.since, '--since') * 1000).toISOString();
   const { items } = await serverClient(options).call('listAudit', {
-    query: { since, user: options.user, limit: options.limit },
+    query: { since, user: options.user, action: options.action, limit: options.limit },
   });
   printResources(term, items, options.output, TABLE, options);
   return 0;

@@ -14,6 +14,7 @@ import { AuditLog } from './identity/audit-log.js';
 import { IdentityService } from './identity/identity-service.js';
 import { UserService } from './identity/user-service.js';
 import { SessionStore } from './identity/session-store.js';
+import { AuditRetention } from './identity/audit-retention.js';
 import { SignInService } from './identity/sign-in-service.js';
 import { InfrastructureErrors } from './builds/infrastructure-errors.js';
 import { LogHub } from './builds/log-hub.js';
@@ -45,6 +46,7 @@ export interface Services {
   audit: AuditLog;
   sessions: SessionStore;
   signIn: SignInService;
+  auditRetention: AuditRetention;
   projects: ProjectService;
   scheduler: Scheduler;
   builds: BuildService;
@@ -74,6 +76,7 @@ export function createServices(ctx: ServerContext): Services {
   const audit = new AuditLog(ctx);
   const identity = new IdentityService(ctx, wakeups, audit);
   const signIn = new SignInService(ctx, { identity, audit });
+  const sessions = new SessionStore(ctx);
   // Its workers end when idle, so it needs no closing.
   const parser = ParsePool.create({
     log: ctx.log,
@@ -104,8 +107,9 @@ export function createServices(ctx: ServerContext): Services {
     identity,
     users: new UserService(ctx, identity, signIn.passwords),
     audit,
-    sessions: new SessionStore(ctx),
+    sessions,
     signIn,
+    auditRetention: new AuditRetention(ctx, sessions),
     projects,
     scheduler,
     builds,

@@ -154,4 +154,13 @@ export type AuditEvent = z.infer<typeof AuditEvent>;
 export const ListAudit = Page.extend({
   since: z.iso.datetime({ offset: true }).optional().describe('Only events at or after'),
   user: UserName.optional().describe("Only this user's events"),
+  action: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe(
+      'Only events of this kind: a route name (`createProject`), `signIn`, `tokenRejected`',
+    ),
+  until: z.iso.datetime({ offset: true }).optional().describe('Only events before'),
 });

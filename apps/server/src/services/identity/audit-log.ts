@@ -32,6 +32,8 @@ export interface ListAuditOptions {
   cursor?: string;
   since?: string;
   user?: string;
+  action?: string;
+  until?: string;
 }
 
 export class AuditLog {
@@ -70,7 +72,9 @@ export class AuditLog {
       .selectAll()
       .where('account_id', '=', options.accountId);
     if (options.since !== undefined) query = query.where('at', '>=', new Date(options.since));
+    if (options.until !== undefined) query = query.where('at', '<', new Date(options.until));
     if (options.user !== undefined) query = query.where('actor_name', '=', options.user);
+    if (options.action !== undefined) query = query.where('action', '=', options.action);
     if (options.cursor !== undefined) query = query.where('id', '<', options.cursor);
     const rows = await query
       .orderBy('id', 'desc')
