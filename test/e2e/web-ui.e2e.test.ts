@@ -7,7 +7,9 @@
  * from the keyboard; a build of a pipeline with `stages:` shows each stage's heading with its
  * steps under it; a runtime environment is edited, its diff shown, and set as the default; a
  * Kubernetes cluster is added from a kubeconfig (a refused one shows why), its token never on
- * the page, and deleted.
+ * the page, and deleted; an admin adds a user, changes her role, makes and revokes a token and
+ * filters the audit log, and that user, a viewer, is offered none of the admin pages and refused
+ * them; an API token signs in too, exchanged for a session.
  * Every page is saved at desktop and phone width (apps/web/test-output/screenshots/).
  * @module
  */
@@ -369,6 +371,59 @@ test('a lost connection shows, and goes once the server is back, without a reloa
   await page.locator(`tr[data-build="${build.id}"]`).waitFor({ timeout: 15_000 });
   await admin.call('cancelBuild', { params: { buildId: build.id } });
   assert.equal(loads, before, 'the page was never reloaded');
+});
+
+test('users, tokens and the audit log pages work for an admin and are refused for a viewer', async () => {
+  await page.getByRole('link', { name: 'Users' }).click();
+  await page.getByRole('heading', { name: 'Users' }).waitFor();
+  await page.fill('#new-user', 'vic');
+  await page.selectOption('#new-role', 'member');
+  await page.fill('#new-password', PASSWORD);
+  await page.getByRole('button', { name: 'Add user' }).click();
+  await page.locator('tr[data-user="vic"]').waitFor();
+  const patched = page.waitForResponse(
+    (r) => r.url().endsWith('/api/v1/users/vic') && r.request().method() === 'PATCH',
+  );
+  await page.getByLabel('Role of vic').selectOption('viewer');
+  assert.equal((await patched).status(), 200);
+  const vic = (await admin.call('listUsers')).items.find((u) => u.name === 'vic');
+  assert.equal(vic?.role, 'viewer');
+  await screenshots(page, 'users');
+
+  await page.getByRole('link', { name: 'Tokens' }).click();
+  await page.fill('#token-name', 'made-in-ui');
+  await page.getByRole('button', { name: 'Create token' }).click();
+  const value = (await page.locator('code.token-value').innerText()).trim();
+  assert.match(value, /^slu_u_/);
+  assert.equal((await createClient({ baseUrl: url, token: value }).call('me')).user.name, 'admin');
+  await page.getByRole('button', { name: 'Done' }).click();
+  await page.getByRole('button', { name: 'Revoke made-in-ui' }).click();
+  await page.locator('tr[data-token="made-in-ui"]').getByText('revoked').waitFor();
+  assert.deepEqual(await browserStorage(page), { local: {}, session: {} });
+
+  await page.getByRole('link', { name: 'Audit log' }).click();
+  await page.fill('#audit-action', 'createUser');
+  await page.getByRole('button', { name: 'Show events' }).click();
+  await page.getByRole('table', { name: 'Events' }).getByText('/api/v1/users').first().waitFor();
+  await screenshots(page, 'audit');
+
+  // The viewer, in a browser of her own: no admin pages offered, and refused when asked.
+  const context = await browser.newContext();
+  try {
+    const viewer = await context.newPage();
+    await viewer.goto(url);
+    await viewer.fill('#user', 'vic');
+    await viewer.fill('#password', PASSWORD);
+    await viewer.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await viewer.getByRole('heading', { name: 'Builds' }).waitFor();
+    assert.equal(await viewer.getByRole('link', { name: 'Users' }).count(), 0);
+    await viewer.goto(`${url}/users`);
+    await viewer.getByText('needs the admin role').waitFor();
+    await viewer.goto(`${url}/audit`);
+    await viewer.getByText('needs the admin role').waitFor();
+  } finally {
+    await context.close();
+  }
 });
 
 test('agents show online with their runtimes; sign-out ends the session', async () => {

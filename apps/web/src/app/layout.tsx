@@ -17,6 +17,9 @@ const NAV = [
   { href: '/runtimes', label: 'Runtime environments' },
   { href: '/agents', label: 'Agents' },
   { href: '/clusters', label: 'Clusters' },
+  { href: '/tokens', label: 'Tokens' },
+  { href: '/users', label: 'Users', admin: true },
+  { href: '/audit', label: 'Audit log', admin: true },
 ];
 
 export function Layout({ path, children }: { path: string; children: ReactNode }) {
@@ -31,7 +34,7 @@ export function Layout({ path, children }: { path: string; children: ReactNode }
           Sluice
         </Link>
         <nav aria-label="Main">
-          {NAV.map((item) => (
+          {NAV.filter((item) => !item.admin || api.session.user.role === 'admin').map((item) => (
             <Link
               key={item.href}
               href={item.href}
@@ -41,6 +44,9 @@ export function Layout({ path, children }: { path: string; children: ReactNode }
             </Link>
           ))}
         </nav>
+        <span className="muted small" title={api.session.user.role}>
+          {api.session.user.name}
+        </span>
         <button type="button" className="sign-out" onClick={api.signOut}>
           Sign out
         </button>

@@ -3,6 +3,9 @@
  * @module
  */
 import type { ReactNode } from 'react';
+import { AuditPage } from '../access/audit-page.js';
+import { TokensPage } from '../access/tokens-page.js';
+import { UsersPage } from '../access/users-page.js';
 import { AgentsPage } from '../agents/agents-page.js';
 import { ClustersPage } from '../clusters/clusters-page.js';
 import { PipelinePage } from '../pipelines/pipeline-page.js';
@@ -20,6 +23,9 @@ export function routePage(path: string): ReactNode {
   if (runtime?.name) return <RuntimePage name={runtime.name} />;
   if (path === '/agents') return <AgentsPage />;
   if (path === '/clusters') return <ClustersPage />;
+  if (path === '/users') return <UsersPage />;
+  if (path === '/tokens') return <TokensPage />;
+  if (path === '/audit') return <AuditPage />;
   return (
     <section>
       <h1>Not found</h1>
