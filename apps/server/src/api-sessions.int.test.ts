@@ -278,10 +278,12 @@ databases.test(
 );
 
 databases.test(
-  'an API token is exchanged for a session once, only with all its user’s rights',
+  'an API token is exchanged for a session once, only with all its user’s rights; the first admin’s password',
   async (database) => {
-    const t = await startTestServer(database);
+    const t = await startTestServer(database, { bootstrapPassword: 'set at the first start' });
     try {
+      // SLUICE_BOOTSTRAP_PASSWORD: the admin the first start made signs in with it.
+      await signIn(t, 'admin', 'set at the first start');
       const full = await t.admin.call('createToken', { body: { name: 'ui' } });
       const response = await post(t, '/api/auth/sign-in', { token: full.token });
       assert.equal(response.status, 200);

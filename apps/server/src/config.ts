@@ -18,6 +18,8 @@ export interface ServerConfig {
   databaseUnnamedStatements?: boolean;
   /** The first admin token, for automation; random and printed once otherwise. */
   bootstrapToken: string | undefined;
+  /** The first admin's web UI password, set when the first start creates the admin. */
+  bootstrapPassword?: string | undefined;
   /** 32-byte key (base64) for secrets at rest. */
   secretKey: string | undefined;
   /** The URL agents and engines use to reach this server. */
@@ -88,6 +90,7 @@ export function loadServerConfig(
     databaseUrl: v.DATABASE_URL,
     databaseUnnamedStatements: v.SLUICE_DATABASE_UNNAMED_STATEMENTS,
     bootstrapToken: v.SLUICE_BOOTSTRAP_TOKEN,
+    bootstrapPassword: v.SLUICE_BOOTSTRAP_PASSWORD,
     secretKey: v.SLUICE_SECRET_KEY,
     publicUrl: v.SLUICE_PUBLIC_URL,
     agentOfflineAfterMs: v.SLUICE_AGENT_OFFLINE_AFTER_MS,

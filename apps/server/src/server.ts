@@ -98,7 +98,11 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
     metrics,
   });
   metrics.observeLogReaders(() => services.logs.stats());
-  const bootstrap = await services.identity.bootstrap(config.bootstrapToken);
+  const adminPassword = config.bootstrapPassword;
+  const bootstrap = await services.identity.bootstrap(config.bootstrapToken, {
+    passwordHash:
+      adminPassword === undefined ? undefined : () => services.signIn.passwords.hash(adminPassword),
+  });
 
   const app = createHttpApp(log, {
     bodyTimeoutMs: config.requestBodyTimeoutMs ?? SERVER_DEFAULTS.requestBodyTimeoutMs,

@@ -46,6 +46,13 @@ export const serverEnv = {
     minLength: 20,
     secret: true,
   }),
+  SLUICE_BOOTSTRAP_PASSWORD: textVar({
+    description:
+      "The first admin's password for the web UI's sign-in, set when the first start creates the admin (docs/access.md); later: `sluice patch user admin --password-stdin`",
+    defaultText: 'none: the admin signs in to the web UI with the admin token until given one',
+    minLength: 8,
+    secret: true,
+  }),
   SLUICE_SECRET_KEY: textVar({
     description:
       '32 bytes in base64 that encrypt secrets at rest (`openssl rand -base64 32`); required with `DATABASE_URL` and no data directory',

@@ -61,9 +61,14 @@ export class IdentityService {
   }
 
   /** Creates the default account and its admin on an empty database; the token once, or undefined. */
-  async bootstrap(value: string | undefined): Promise<{ token: string } | undefined> {
+  async bootstrap(
+    value: string | undefined,
+    /** The admin's password hash, made only when the admin is (SLUICE_BOOTSTRAP_PASSWORD). */
+    options: { passwordHash?: () => Promise<string> } = {},
+  ): Promise<{ token: string } | undefined> {
     const db = this.#ctx.database.db;
     if (await hasAccount(db)) return undefined;
+    const password = options.passwordHash === undefined ? null : await options.passwordHash();
     const accountId = this.#ctx.ids.next('acc');
     const userId = this.#ctx.ids.next('usr');
     return db.transaction().execute(async (trx) => {
@@ -74,7 +79,13 @@ export class IdentityService {
       await trx.insertInto('accounts').values({ id: accountId, name: 'default' }).execute();
       await trx
         .insertInto('users')
-        .values({ id: userId, account_id: accountId, name: 'admin', role: 'admin' })
+        .values({
+          id: userId,
+          account_id: accountId,
+          name: 'admin',
+          role: 'admin',
+          password,
+        })
         .execute();
       const { token, info } = await this.issueToken(
         { accountId, kind: 'user', subjectId: userId, name: 'bootstrap', scope: 'admin', value },
