@@ -421,6 +421,11 @@ test('users, tokens and the audit log pages work for an admin and are refused fo
     await viewer.getByText('needs the admin role').waitFor();
     await viewer.goto(`${url}/audit`);
     await viewer.getByText('needs the admin role').waitFor();
+    // Removed meanwhile: her next request ends at the sign-in page, saying why.
+    await admin.call('deleteUser', { params: { name: 'vic' } });
+    await viewer.getByRole('link', { name: 'Builds' }).click();
+    await viewer.getByText(/Your session has ended .*Sign in again/).waitFor();
+    await viewer.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
   } finally {
     await context.close();
   }
