@@ -18,6 +18,7 @@ import { registerBuildRoutes } from './http/build-routes.js';
 import { registerEngineRoutes } from './http/engine-routes.js';
 import { registerIdentityRoutes } from './http/identity-routes.js';
 import { registerUserRoutes } from './http/user-routes.js';
+import { registerSignInRoutes } from './http/sign-in-routes.js';
 import { registerAuditHook } from './http/audit-hook.js';
 import type { Authenticate } from './http/register-routes.js';
 import { projectOf } from './services/identity/project-of.js';
@@ -115,6 +116,7 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   app.get('/api/openapi.json', () => buildOpenApiDocument({ version: SERVER_VERSION }));
   registerIdentityRoutes(app, services, auth);
   registerUserRoutes(app, services, auth);
+  registerSignInRoutes(app, services, auth, undefined);
   registerProjectRoutes(app, services, auth);
   registerBuildRoutes(app, services, auth);
   registerRuntimeRoutes(app, services, auth);

@@ -6,6 +6,7 @@
  * @module
  */
 import type { ColumnType, Generated, RawBuilder, Selectable } from 'kysely';
+import type { SignInFlowsTable } from './sign-in-schema.js';
 
 export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
@@ -13,6 +14,7 @@ export type JsonObject = { [key: string]: JsonValue };
 
 /** What a jsonb column accepts on insert and update: build it with `jsonb(value)`. */
 export type JsonbInput<T> = RawBuilder<T>;
+type NullableText = ColumnType<string | null, string | null | undefined, string | null>;
 export type Jsonb<T> = ColumnType<T, JsonbInput<T>, JsonbInput<T>>;
 export type JsonbWithDefault<T> = ColumnType<T, JsonbInput<T> | undefined, JsonbInput<T>>;
 
@@ -81,6 +83,9 @@ export interface UsersTable {
     JsonbInput<string[]> | null
   >;
   created_at: TimestampWithDefault;
+  /** A single sign-on user's provider and subject there (018); null for others. */
+  oidc_issuer: NullableText;
+  oidc_subject: NullableText;
 }
 
 export interface ApiTokensTable {
@@ -442,6 +447,7 @@ export interface Schema {
   users: UsersTable;
   api_tokens: ApiTokensTable;
   audit_events: AuditEventsTable;
+  sign_in_flows: SignInFlowsTable;
   projects: ProjectsTable;
   pipelines: PipelinesTable;
   pipeline_variables: PipelineVariablesTable;

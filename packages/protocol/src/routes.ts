@@ -6,6 +6,7 @@
  * @module
  */
 import { agentRoutes } from './routes-agent.js';
+import { authRoutes } from './routes-auth.js';
 import { buildRoutes } from './routes-builds.js';
 import { clusterRoutes } from './routes-clusters.js';
 import { engineRoutes } from './routes-engine.js';
@@ -19,6 +20,7 @@ import { triggerRoutes } from './routes-triggers.js';
 import { userRoutes } from './routes-users.js';
 
 export const routes = {
+  ...authRoutes,
   ...identityRoutes,
   ...userRoutes,
   ...projectRoutes,

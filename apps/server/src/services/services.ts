@@ -13,6 +13,9 @@ import { EngineService } from './builds/engine-service.js';
 import { AuditLog } from './identity/audit-log.js';
 import { IdentityService } from './identity/identity-service.js';
 import { UserService } from './identity/user-service.js';
+import { CliLogin } from './identity/cli-login.js';
+import { OidcSignIn } from './identity/oidc-sign-in.js';
+import { SignInFlows } from './identity/sign-in-flows.js';
 import { InfrastructureErrors } from './builds/infrastructure-errors.js';
 import { LogHub } from './builds/log-hub.js';
 import { ProjectService } from './projects/project-service.js';
@@ -41,6 +44,9 @@ export interface Services {
   identity: IdentityService;
   users: UserService;
   audit: AuditLog;
+  /** Single sign-on (OpenID Connect); undefined when not configured. */
+  oidc: OidcSignIn | undefined;
+  cliLogin: CliLogin;
   projects: ProjectService;
   scheduler: Scheduler;
   builds: BuildService;
@@ -94,11 +100,14 @@ export function createServices(ctx: ServerContext): Services {
   const commitStatuses = new CommitStatusService(ctx, gitIntegrations);
   const builds = new BuildService(ctx, projects, store, finisher, stepTypes, commitStatuses);
   const triggers = new TriggerService(ctx, { projects, gitIntegrations, parser });
+  const flows = new SignInFlows(ctx);
   return {
     ctx,
     identity,
     users: new UserService(ctx, identity),
     audit,
+    oidc: ctx.config.oidc === undefined ? undefined : new OidcSignIn(ctx.config.oidc, ctx, flows),
+    cliLogin: new CliLogin(ctx, flows, identity),
     projects,
     scheduler,
     builds,

@@ -27,6 +27,7 @@ const TABLES = [
   'registries',
   'runtime_environments',
   'settings',
+  'sign_in_flows',
   'step_types',
   'tasks',
   'triggers',
