@@ -124,9 +124,10 @@ export class OidcSignIn {
     } catch (err) {
       throw new SignInRefusal(providerError(err, this.#config.issuer, 'redeeming the code'));
     }
-    const claims = tokens.claims();
-    if (claims === undefined) throw new Error('openid-client returned no ID token claims');
-    const groups = groupsOfClaim(await this.#groupsClaim(provider, claims, tokens.access_token));
+    const idClaims = tokens.claims();
+    if (idClaims === undefined) throw new Error('openid-client returned no ID token claims');
+    const claims = await this.#claims(provider, idClaims, tokens.access_token);
+    const groups = groupsOfClaim(claims[this.#config.groupsClaim]);
     const claimedName = nameClaim(claims);
     const role = roleOfGroups(this.#config.roles, groups);
     if (role === undefined)
@@ -143,7 +144,7 @@ export class OidcSignIn {
       );
     const user = await signInProviderUser(this.#ctx, {
       issuer: this.#config.issuer,
-      subject: claims.sub,
+      subject: idClaims.sub,
       claimedName,
       role,
     }).catch((err: SluiceError) => {
@@ -164,17 +165,19 @@ export class OidcSignIn {
     };
   }
 
-  /** The groups claim of the ID token, else of the userinfo answer (Keycloak, Okta may put it there). */
-  async #groupsClaim(
+  /**
+   * The ID token's claims, with the userinfo answer's when the token lacks the groups claim
+   * (many providers, oidc-provider among them, put scope claims only there).
+   */
+  async #claims(
     provider: client.Configuration,
     claims: client.IDToken,
     accessToken: string,
-  ): Promise<unknown> {
-    const claim = this.#config.groupsClaim;
-    if (claims[claim] !== undefined) return claims[claim];
+  ): Promise<Record<string, unknown>> {
+    if (claims[this.#config.groupsClaim] !== undefined) return claims;
     try {
       const info = await client.fetchUserInfo(provider, accessToken, claims.sub);
-      return info[claim];
+      return { ...info, ...claims };
     } catch (err) {
       throw new SignInRefusal(providerError(err, this.#config.issuer, 'reading userinfo'));
     }
@@ -207,12 +210,12 @@ function isLoopbackHttp(url: URL): boolean {
 }
 
 /** What the provider calls them: `preferred_username`, else `email`, else the subject. */
-function nameClaim(claims: client.IDToken): string {
-  for (const key of ['preferred_username', 'email']) {
+function nameClaim(claims: Record<string, unknown>): string {
+  for (const key of ['preferred_username', 'email', 'sub']) {
     const value = claims[key];
     if (typeof value === 'string' && value !== '') return value;
   }
-  return claims.sub;
+  return '?';
 }
 
 /** The provider's failure as people read it: down, refusing, or answering wrongly. */
