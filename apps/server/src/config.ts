@@ -38,6 +38,16 @@ export interface ServerConfig {
   retentionBuilds?: number | undefined;
   /** Time between the retention passes; SERVER_DEFAULTS.retentionIntervalMs when unset. */
   retentionIntervalMs?: number;
+  /** A web UI session unused for this long ends; SERVER_DEFAULTS.sessionIdleMinutes when unset. */
+  sessionIdleMinutes?: number;
+  /** A web UI session ends this long after sign-in; SERVER_DEFAULTS.sessionMaxHours when unset. */
+  sessionMaxHours?: number;
+  /** Behind a trusted reverse proxy: client address and scheme from X-Forwarded-*. */
+  trustProxy?: boolean;
+  /** scrypt's parameters for new passwords (tests make them cheap); OWASP's minimum when unset. */
+  passwordScrypt?: { N: number; r: number; p: number };
+  /** Audit events older than this many days are deleted; SERVER_DEFAULTS.auditRetentionDays when unset. */
+  auditRetentionDays?: number;
   /** How long a leased task stays with an agent before it may be handed out again. */
   taskLeaseMs: number;
   /** A request body not received whole within this long is answered 408; 30 s when unset. */
@@ -89,6 +99,10 @@ export function loadServerConfig(
     commitStatusIntervalMs: v.SLUICE_COMMIT_STATUS_INTERVAL_MS,
     commitStatusContext: v.SLUICE_COMMIT_STATUS_CONTEXT,
     taskLeaseMs: v.SLUICE_TASK_LEASE_MS,
+    sessionIdleMinutes: v.SLUICE_SESSION_IDLE_MINUTES,
+    sessionMaxHours: v.SLUICE_SESSION_MAX_HOURS,
+    trustProxy: v.SLUICE_TRUST_PROXY,
+    auditRetentionDays: v.SLUICE_AUDIT_RETENTION_DAYS,
     retentionDays: v.SLUICE_RETENTION_DAYS,
     retentionBuilds: v.SLUICE_RETENTION_BUILDS,
     retentionIntervalMs: v.SLUICE_RETENTION_INTERVAL_MS,

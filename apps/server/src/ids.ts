@@ -7,7 +7,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { TokenKind } from '@sluice/protocol';
 
-export type IdKind = 'acc' | 'aud' | 'usr' | 'tok' | 'prj' | 'pip' | 'bld' | 'agt' | 'tsk' | 'trg';
+export type IdKind =
+  'acc' | 'aud' | 'ses' | 'usr' | 'tok' | 'prj' | 'pip' | 'bld' | 'agt' | 'tsk' | 'trg';
 
 export interface IdGenerator {
   next(kind: IdKind): string;

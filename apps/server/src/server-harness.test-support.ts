@@ -62,6 +62,8 @@ export async function startTestServer(
     taskLeaseMs: SERVER_DEFAULTS.taskLeaseMs,
     metricsPort: undefined,
     metricsHost: SERVER_DEFAULTS.host,
+    // Cheap scrypt: tests check passwords by the dozen; the work counted is the same per check.
+    passwordScrypt: { N: 1024, r: 8, p: 1 },
     ...overrides,
   };
   const server = await createServer({

@@ -18,6 +18,7 @@ import { registerBuildRoutes } from './http/build-routes.js';
 import { registerEngineRoutes } from './http/engine-routes.js';
 import { registerIdentityRoutes } from './http/identity-routes.js';
 import { registerUserRoutes } from './http/user-routes.js';
+import { registerSessionRoutes } from './http/session-routes.js';
 import { registerSignInRoutes } from './http/sign-in-routes.js';
 import { registerAuditHook } from './http/audit-hook.js';
 import type { Authenticate } from './http/register-routes.js';
@@ -101,6 +102,7 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
 
   const app = createHttpApp(log, {
     bodyTimeoutMs: config.requestBodyTimeoutMs ?? SERVER_DEFAULTS.requestBodyTimeoutMs,
+    trustProxy: config.trustProxy === true,
   });
   instrumentHttp(app, metrics);
   // The UI at `/`: its catch-all is a GET wildcard, so the API routes registered below win.
@@ -110,13 +112,20 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   const auth: Authenticate = {
     lookup: (token) => services.identity.lookup(token),
     projectOf: (accountId, target) => projectOf(database.db, accountId, target),
+    sessions: { store: services.sessions, publicUrl: config.publicUrl },
   };
   let closing = false;
   registerHealthRoutes(app, createReadiness({ database, log, stopping: () => closing }), auth);
   app.get('/api/openapi.json', () => buildOpenApiDocument({ version: SERVER_VERSION }));
   registerIdentityRoutes(app, services, auth);
   registerUserRoutes(app, services, auth);
-  registerSignInRoutes(app, services, auth, undefined);
+  registerSessionRoutes(app, services, auth, {
+    providers: () =>
+      services.oidc === undefined
+        ? null
+        : { label: `Sign in with ${services.oidc.name}`, startPath: '/auth/oidc/start' },
+  });
+  registerSignInRoutes(app, services, auth);
   registerProjectRoutes(app, services, auth);
   registerBuildRoutes(app, services, auth);
   registerRuntimeRoutes(app, services, auth);

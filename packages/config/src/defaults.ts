@@ -19,6 +19,12 @@ export const SERVER_DEFAULTS = {
   buildLogLimitBytes: 64 * 1024 * 1024,
   /** Recent chunks kept per followed build for its live readers, encoded. */
   logReaderWindowBytes: 8 * 1024 * 1024,
+  /** A browser session unused for this long ends (docs/access.md). */
+  sessionIdleMinutes: 12 * 60,
+  /** A browser session ends this long after its sign-in, used or not. */
+  sessionMaxHours: 7 * 24,
+  /** Audit events older than this are deleted in the background. */
+  auditRetentionDays: 365,
 } as const;
 
 /** The agent's defaults, for the loader and for tests and benches that need the same values. */

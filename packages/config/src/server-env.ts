@@ -104,6 +104,34 @@ export const serverEnv = {
     unit: 'milliseconds',
     default: SERVER_DEFAULTS.retentionIntervalMs,
   }),
+  SLUICE_SESSION_IDLE_MINUTES: numberVar({
+    description:
+      'A web UI session not used for this long ends and its browser is sent to the sign-in page (docs/access.md)',
+    min: 1,
+    max: 525_600,
+    unit: 'minutes',
+    default: SERVER_DEFAULTS.sessionIdleMinutes,
+  }),
+  SLUICE_SESSION_MAX_HOURS: numberVar({
+    description:
+      'A web UI session ends this long after its sign-in however much it is used (docs/access.md)',
+    min: 1,
+    max: 8_760,
+    unit: 'hours',
+    default: SERVER_DEFAULTS.sessionMaxHours,
+  }),
+  SLUICE_TRUST_PROXY: switchVar({
+    description:
+      "The server is behind a reverse proxy it trusts: a request's client address and scheme are read from `X-Forwarded-For` and `X-Forwarded-Proto` (the audit log's source, the session cookie's `Secure` flag)",
+  }),
+  SLUICE_AUDIT_RETENTION_DAYS: numberVar({
+    description:
+      'Audit events older than this many days are deleted in the background, in small batches (docs/access.md)',
+    min: 1,
+    max: 36_500,
+    unit: 'days',
+    default: SERVER_DEFAULTS.auditRetentionDays,
+  }),
   SLUICE_TASK_LEASE_MS: numberVar({
     description:
       'How long a task handed to an agent stays its own before it may be handed out again',

@@ -41,6 +41,7 @@ export type {
   ApiTokenRow,
   ApiTokensTable,
   AuditEventRow,
+  SessionRow,
   AuditEventsTable,
   AuditOutcome,
   BuildControlKind,

@@ -82,10 +82,25 @@ export interface UsersTable {
     JsonbInput<string[]> | null | undefined,
     JsonbInput<string[]> | null
   >;
+  /** The scrypt hash of the user's password (`scrypt$N$r$p$salt$hash`); null: none (017). */
+  password: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: TimestampWithDefault;
   /** A single sign-on user's provider and subject there (018); null for others. */
   oidc_issuer: NullableText;
   oidc_subject: NullableText;
+}
+
+/** A browser's sign-in (017): the cookie's value is never stored, only its SHA-256. */
+export interface SessionsTable {
+  id: string;
+  id_hash: string;
+  account_id: string;
+  user_id: string;
+  created_at: TimestampWithDefault;
+  last_seen_at: TimestampWithDefault;
+  expires_at: Date;
+  ip: string | null;
+  user_agent: string | null;
 }
 
 export interface ApiTokensTable {
@@ -447,6 +462,7 @@ export interface Schema {
   users: UsersTable;
   api_tokens: ApiTokensTable;
   audit_events: AuditEventsTable;
+  sessions: SessionsTable;
   sign_in_flows: SignInFlowsTable;
   projects: ProjectsTable;
   pipelines: PipelinesTable;
@@ -475,6 +491,7 @@ export type CommitStatusRow = Selectable<CommitStatusesTable>;
 export type UserRow = Selectable<UsersTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type AuditEventRow = Selectable<AuditEventsTable>;
+export type SessionRow = Selectable<SessionsTable>;
 export type ProjectRow = Selectable<ProjectsTable>;
 export type PipelineRow = Selectable<PipelinesTable>;
 export type PipelineVariableRow = Selectable<PipelineVariablesTable>;

@@ -16,6 +16,7 @@ export { buildOpenApiDocument } from './openapi.js';
 export * from './schemas/common.js';
 export * from './schemas/limits.js';
 export * from './schemas/identity.js';
+export * from './schemas/sessions.js';
 export * from './schemas/auth.js';
 export * from './schemas/projects.js';
 export * from './schemas/builds.js';

@@ -14,15 +14,17 @@ import { gitIntegrationRoutes } from './routes-git-integrations.js';
 import { identityRoutes } from './routes-identity.js';
 import { projectRoutes } from './routes-projects.js';
 import { runtimeRoutes } from './routes-runtimes.js';
+import { sessionRoutes } from './routes-sessions.js';
 import { settingsRoutes } from './routes-settings.js';
 import { systemRoutes } from './routes-system.js';
 import { triggerRoutes } from './routes-triggers.js';
 import { userRoutes } from './routes-users.js';
 
 export const routes = {
-  ...authRoutes,
   ...identityRoutes,
   ...userRoutes,
+  ...sessionRoutes,
+  ...authRoutes,
   ...projectRoutes,
   ...buildRoutes,
   ...runtimeRoutes,

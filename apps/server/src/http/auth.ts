@@ -25,6 +25,8 @@ export interface Principal {
   projects: readonly string[] | null;
   agentId: string | undefined;
   buildId: string | undefined;
+  /** Signed in by the web UI's session cookie (then `tokenId` is the session's id), not a token. */
+  session?: boolean;
 }
 
 /** Why a token the server knows was refused; unknown tokens carry nobody to blame. */

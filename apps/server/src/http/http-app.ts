@@ -28,11 +28,14 @@ const SANITISED_BODIES = new Set([
 export interface HttpAppOptions {
   /** A request body not received whole within this long is answered 408. */
   bodyTimeoutMs: number;
+  /** Behind a trusted proxy: the client's address and scheme from X-Forwarded-For/-Proto. */
+  trustProxy?: boolean;
 }
 
 export function createHttpApp(log: Logger, options: HttpAppOptions): FastifyInstance {
   const app = Fastify({
     logger: false,
+    trustProxy: options.trustProxy === true,
     // Each route of `@sluice/protocol` sets its own (`registerRoute`); this is for the others.
     bodyLimit: BODY_LIMITS.default,
     genReqId: () => randomUUID(),

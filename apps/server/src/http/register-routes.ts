@@ -7,6 +7,7 @@
  * @module
  */
 import { InputError } from '@sluice/errors';
+import { ROLES } from '@sluice/protocol';
 import type { RouteDef } from '@sluice/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
@@ -15,6 +16,13 @@ import { bearerToken, principalOf, requireProject, requireScope } from './auth.j
 import type { Principal, TokenLookup } from './auth.js';
 import { projectTargetOf } from './project-targets.js';
 import type { ProjectTarget } from './project-targets.js';
+import type { SessionStore } from '../services/identity/session-store.js';
+import {
+  clearSessionCookie,
+  requireCsrf,
+  sessionCookieOf,
+  sessionError,
+} from './session-cookie.js';
 
 export interface HandlerContext<D extends RouteDef> {
   params: z.output<D['params']>;
@@ -46,6 +54,49 @@ export interface Authenticate {
   lookup(token: string): Promise<TokenLookup>;
   /** The name of the project `target` belongs to in the account; undefined when none. */
   projectOf(accountId: string, target: ProjectTarget): Promise<string | undefined>;
+  /**
+   * The web UI's sessions: a request without a bearer token to a route that names a role may
+   * be authenticated by the session cookie (CSRF-checked: `session-cookie.ts`). Absent: tokens only.
+   */
+  sessions?: { store: SessionStore; publicUrl: string | undefined };
+}
+
+/**
+ * The caller of a request: its bearer token's principal or, without one, its session cookie's
+ * on routes for users. A token or cookie that no longer works is a 401 saying why.
+ */
+async function callerOf(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  route: RouteDef,
+  authenticate: Authenticate,
+): Promise<Principal | undefined> {
+  const token = bearerToken(request.headers.authorization);
+  const sessions = authenticate.sessions;
+  const forUsers = (ROLES as readonly string[]).includes(route.scope);
+  const cookie =
+    token === undefined && forUsers && sessions !== undefined
+      ? sessionCookieOf(request)
+      : undefined;
+  if (cookie === undefined || sessions === undefined) {
+    const lookup = token === undefined ? undefined : await authenticate.lookup(token);
+    noteCaller(request, lookup);
+    return principalOf(lookup);
+  }
+  const lookup = await sessions.store.lookup(cookie);
+  if (!lookup.ok && lookup.reason === 'session') {
+    clearSessionCookie(request, reply);
+    throw sessionError(lookup);
+  }
+  noteCaller(request, lookup);
+  const principal = principalOf(lookup);
+  if (principal !== undefined)
+    requireCsrf(request, principal, {
+      sessions: sessions.store,
+      value: cookie,
+      publicUrl: sessions.publicUrl,
+    });
+  return principal;
 }
 
 function parsePart(schema: z.ZodType, value: unknown, where: string): unknown {
@@ -94,10 +145,7 @@ export function registerRoute<D extends RouteDef>(
     bodyLimit: route.bodyLimit,
     handler: async (request, reply) => {
       noteRoute(request, route);
-      const token = bearerToken(request.headers.authorization);
-      const lookup = token === undefined ? undefined : await authenticate.lookup(token);
-      noteCaller(request, lookup);
-      const principal = principalOf(lookup);
+      const principal = await callerOf(request, reply, route, authenticate);
       requireScope(principal, route.scope);
       const ctx = {
         params: parsePart(route.params, request.params, 'params'),

@@ -13,6 +13,8 @@ import { EngineService } from './builds/engine-service.js';
 import { AuditLog } from './identity/audit-log.js';
 import { IdentityService } from './identity/identity-service.js';
 import { UserService } from './identity/user-service.js';
+import { SessionStore } from './identity/session-store.js';
+import { SignInService } from './identity/sign-in-service.js';
 import { CliLogin } from './identity/cli-login.js';
 import { OidcSignIn } from './identity/oidc-sign-in.js';
 import { SignInFlows } from './identity/sign-in-flows.js';
@@ -44,6 +46,8 @@ export interface Services {
   identity: IdentityService;
   users: UserService;
   audit: AuditLog;
+  sessions: SessionStore;
+  signIn: SignInService;
   /** Single sign-on (OpenID Connect); undefined when not configured. */
   oidc: OidcSignIn | undefined;
   cliLogin: CliLogin;
@@ -75,6 +79,7 @@ export function createServices(ctx: ServerContext): Services {
   const wakeups = new SchedulingWakeups(ctx.signals, ctx.log);
   const audit = new AuditLog(ctx);
   const identity = new IdentityService(ctx, wakeups, audit);
+  const signIn = new SignInService(ctx, { identity, audit });
   // Its workers end when idle, so it needs no closing.
   const parser = ParsePool.create({
     log: ctx.log,
@@ -104,8 +109,10 @@ export function createServices(ctx: ServerContext): Services {
   return {
     ctx,
     identity,
-    users: new UserService(ctx, identity),
+    users: new UserService(ctx, identity, signIn.passwords),
     audit,
+    sessions: new SessionStore(ctx),
+    signIn,
     oidc: ctx.config.oidc === undefined ? undefined : new OidcSignIn(ctx.config.oidc, ctx, flows),
     cliLogin: new CliLogin(ctx, flows, identity),
     projects,

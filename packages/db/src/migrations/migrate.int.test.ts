@@ -26,6 +26,7 @@ const TABLES = [
   'projects',
   'registries',
   'runtime_environments',
+  'sessions',
   'settings',
   'sign_in_flows',
   'step_types',

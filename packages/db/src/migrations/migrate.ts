@@ -25,6 +25,7 @@ import { clustersMigration } from './013-clusters.js';
 import { buildRetentionMigration } from './014-build-retention.js';
 import { usersAndAuditMigration } from './015-users-and-audit.js';
 import { contentDigestsMigration } from './016-content-digests.js';
+import { sessionsMigration } from './017-sessions.js';
 import { singleSignOnMigration } from './018-single-sign-on.js';
 import type { SqlMigration } from './sql-migration.js';
 
@@ -46,6 +47,7 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   buildRetentionMigration,
   usersAndAuditMigration,
   contentDigestsMigration,
+  sessionsMigration,
   singleSignOnMigration,
 ];
 

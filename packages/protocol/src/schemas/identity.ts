@@ -106,19 +106,28 @@ export const User = z.object({
   name: z.string(),
   role: Role,
   projects: ProjectGrants,
+  hasPassword: z.boolean().describe('Whether the user may sign in to the web UI with a password'),
   createdAt: Timestamp,
 });
 export type User = z.infer<typeof User>;
+
+export const Password = z
+  .string()
+  .min(8, 'Use at least 8 characters')
+  .max(1024)
+  .describe('A password to sign in to the web UI with; stored as a scrypt hash, never returned');
 
 export const CreateUser = z.object({
   name: UserName,
   role: Role,
   projects: ProjectGrants.optional(),
+  password: Password.optional(),
 });
 
 export const UpdateUser = z.object({
   role: Role.optional(),
   projects: ProjectGrants.optional(),
+  password: Password.nullable().optional().describe('A new password; null removes it'),
 });
 
 export const AuditOutcome = z.enum(['succeeded', 'denied', 'failed']);

@@ -12,20 +12,31 @@ import type { Role, User } from '@sluice/protocol';
 import { isoTime } from '../server-context.js';
 import type { ServerContext } from '../server-context.js';
 import type { IdentityService } from './identity-service.js';
+import type { PasswordHasher } from './password-hasher.js';
 
 export interface UserInput {
   role?: Role;
   /** Project names; null: every project. */
   projects?: readonly string[] | null;
+  /** A password to sign in to the web UI with (hashed here); null removes it. */
+  password?: string | null;
 }
 
 export class UserService {
   readonly #ctx: ServerContext;
   readonly #identity: IdentityService;
+  readonly #passwords: PasswordHasher;
 
-  constructor(ctx: ServerContext, identity: IdentityService) {
+  constructor(ctx: ServerContext, identity: IdentityService, passwords: PasswordHasher) {
     this.#ctx = ctx;
     this.#identity = identity;
+    this.#passwords = passwords;
+  }
+
+  /** The password column for `input`: hashed off the event loop; undefined leaves it as it is. */
+  async #passwordColumn(input: UserInput): Promise<string | null | undefined> {
+    if (input.password === undefined || input.password === null) return input.password;
+    return this.#passwords.hash(input.password);
   }
 
   async list(accountId: string): Promise<User[]> {
@@ -77,6 +88,7 @@ export class UserService {
         name,
         role: input.role,
         projects: grantsColumn(name, input.role, input.projects ?? null),
+        password: await this.#passwordColumn(input),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -84,6 +96,7 @@ export class UserService {
   }
 
   async update(accountId: string, name: string, input: UserInput): Promise<User> {
+    const password = await this.#passwordColumn(input);
     return this.#ctx.database.db.transaction().execute(async (trx) => {
       const current = await this.byName(accountId, name, trx);
       const role = input.role ?? current.role;
@@ -98,7 +111,7 @@ export class UserService {
             : input.projects;
       const row = await trx
         .updateTable('users')
-        .set({ role, projects: grantsColumn(name, role, projects) })
+        .set({ role, projects: grantsColumn(name, role, projects), password })
         .where('id', '=', current.id)
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -154,6 +167,7 @@ function toUser(row: UserRow): User {
     name: row.name,
     role: row.role,
     projects: row.projects,
+    hasPassword: row.password !== null,
     createdAt: isoTime(row.created_at) ?? '',
   };
 }
