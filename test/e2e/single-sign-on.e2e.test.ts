@@ -138,7 +138,10 @@ async function auditOf(user: string) {
 
 test('the sign-in page learns of single sign-on from the providers route', async () => {
   const providers = await createClient({ baseUrl: server.url }).call('authProviders');
-  assert.deepEqual(providers.oidc, { name: 'Test IdP', url: '/auth/oidc/start' });
+  assert.deepEqual(providers.oidc, {
+    label: 'Sign in with Test IdP',
+    startPath: '/auth/oidc/start',
+  });
 });
 
 test('a user in platform signs in through the provider and is an admin; a replay is refused', async () => {

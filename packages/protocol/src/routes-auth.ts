@@ -1,26 +1,17 @@
 /**
- * Routes of `/api/v1/auth/` that come before a token: the ways to sign in, and `sluice auth
- * login`'s code traded for a token. They are public; the browser's sign-in pages themselves
- * (`/auth/oidc/start`, `/auth/oidc/callback`, `/auth/cli`) are HTML and not in this table.
+ * `sluice auth login`'s routes beside `/api/v1` (they come before a token, like the web UI's
+ * sign-in): the one-time code traded for a token, and `auth logout` revoking the token it
+ * carries. The browser's sign-in pages (`/auth/oidc/start`, `/auth/oidc/callback`,
+ * `/auth/cli`) are HTML and not in this table.
  * @module
  */
 import { route } from './route.js';
-import { AuthProviders, CliLoginToken, CliLoginTokenResult } from './schemas/auth.js';
-
-const V1 = '/api/v1';
+import { CliLoginToken, CliLoginTokenResult } from './schemas/auth.js';
 
 export const authRoutes = {
-  authProviders: route({
-    method: 'GET',
-    path: `${V1}/auth/providers`,
-    scope: 'public',
-    tag: 'auth',
-    summary: 'The ways to sign in: user name and password, single sign-on (the sign-in page asks)',
-    response: AuthProviders,
-  }),
   cliLoginToken: route({
     method: 'POST',
-    path: `${V1}/auth/cli/token`,
+    path: '/api/auth/cli/token',
     scope: 'public',
     tag: 'auth',
     summary:
@@ -28,5 +19,14 @@ export const authRoutes = {
     body: CliLoginToken,
     response: CliLoginTokenResult,
     status: 201,
+  }),
+  revokeCallerToken: route({
+    method: 'DELETE',
+    path: '/api/auth/token',
+    scope: 'public',
+    tag: 'auth',
+    summary:
+      'sluice auth logout: revoke the user token this request carries (any role may end its own)',
+    status: 204,
   }),
 };

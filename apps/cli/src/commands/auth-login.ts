@@ -110,7 +110,7 @@ export async function logout(
 ): Promise<number> {
   const client = serverClient(target);
   const me = await client.call('me');
-  await client.call('revokeToken', { params: { tokenId: me.token.id } });
+  await client.call('revokeCallerToken');
   const name = target.source.context;
   if (name !== undefined) {
     const contexts = readContexts(options.file);

@@ -1,17 +1,17 @@
 /**
- * Signing in from a browser and from `sluice auth login` (docs/access.md):
- * - `GET /api/v1/auth/providers`: the ways to sign in, for the sign-in page;
+ * Single sign-on from a browser, and `sluice auth login` (docs/access.md):
  * - `GET /auth/oidc/start?return=/path` sends the browser to the identity provider, with the
  *   flow's one-use key in a short-lived HttpOnly cookie; `GET /auth/oidc/callback` finishes it,
  *   starts the browser's session and goes back to `return` (or to the CLI's loopback);
  * - `GET /auth/cli?redirect_uri=…&code_challenge=…&state=…` is where `sluice auth login` sends
  *   the browser: signed in already, it goes straight to the CLI's loopback with a one-time code,
- *   else through the identity provider first; `POST /api/v1/auth/cli/token` trades the code.
+ *   else through the identity provider (or the password sign-in page) first;
+ *   `POST /api/auth/cli/token` trades the code, `DELETE /api/auth/token` revokes the token sent.
  * A failure is a page naming the problem and what to do, never a bare 500; every sign-in and
  * refusal is in the audit log.
  * @module
  */
-import { InputError } from '@sluice/errors';
+import { AuthenticationError, InputError } from '@sluice/errors';
 import type { SluiceError } from '@sluice/errors';
 import { routes } from '@sluice/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -22,34 +22,15 @@ import { serverAccount } from '../services/identity/sso-users.js';
 import type { Services } from '../services/services.js';
 import { registerRoute } from './register-routes.js';
 import type { Authenticate } from './register-routes.js';
-import { page, sendSignInError } from './sign-in-page.js';
+import { bearerToken, principalOf } from './auth.js';
+import { sessionCookieOf, startSession } from './session-cookie.js';
+import { sendSignInError } from './sign-in-page.js';
 import { cliRequestOf, localPath } from './sign-in-requests.js';
-
-/** What the browser's sessions give signing in (`apps/server/src/http/sessions`). */
-export interface BrowserSessions {
-  /** Starts a session for the user on this reply (its cookie). */
-  start(request: FastifyRequest, reply: FastifyReply, userId: string): Promise<void>;
-  /** The user whose session the request carries, if any. */
-  userOf(request: FastifyRequest): Promise<string | undefined>;
-  /** The password sign-in page, coming back to `returnTo` after. */
-  signInPage(returnTo: string): string;
-}
 
 const FLOW_COOKIE = 'sluice_oidc';
 const FLOW_COOKIE_PATH = '/auth/oidc';
 
-export function registerSignInRoutes(
-  app: FastifyInstance,
-  s: Services,
-  auth: Authenticate,
-  sessions: BrowserSessions | undefined,
-): void {
-  registerRoute(app, routes.authProviders, auth, () =>
-    Promise.resolve({
-      password: sessions !== undefined,
-      oidc: s.oidc === undefined ? null : { name: s.oidc.name, url: '/auth/oidc/start' },
-    }),
-  );
+export function registerSignInRoutes(app: FastifyInstance, s: Services, auth: Authenticate): void {
   registerRoute(app, routes.cliLoginToken, auth, async ({ body, request }) => {
     const made = await s.cliLogin.exchange(body);
     await s.audit.record({
@@ -94,7 +75,11 @@ export function registerSignInRoutes(
           ...(signed.cli === undefined ? {} : { for: 'sluice auth login' }),
         },
       });
-      if (sessions !== undefined) await sessions.start(request, reply, user.id);
+      await startSession(
+        s.sessions,
+        { accountId: user.accountId, userId: user.id },
+        { request, reply },
+      );
       const next =
         signed.cli === undefined
           ? signed.returnTo
@@ -113,19 +98,35 @@ export function registerSignInRoutes(
     } catch (err) {
       return sendSignInError(reply, err);
     }
-    const userId = sessions === undefined ? undefined : await sessions.userOf(request);
+    const userId = await sessionUser(s, request);
     if (userId !== undefined) return reply.redirect(await s.cliLogin.redirectWithCode(userId, cli));
     if (oidc !== undefined) return startOidc(s, oidc, request, reply, { returnTo: '/', cli });
-    if (sessions !== undefined) return reply.redirect(sessions.signInPage(request.url));
-    return reply
-      .status(404)
-      .type('text/html; charset=utf-8')
-      .send(
-        page('No browser sign-in on this server', [
-          'This server has no single sign-on (SLUICE_OIDC_ISSUER) and no password sign-in, so sluice auth login cannot sign you in',
-          'Ask an administrator for a token, then: sluice auth create-context NAME --url URL --token-stdin',
-        ]),
-      );
+    // The password sign-in page, coming back here once signed in.
+    return reply.redirect(`/?return=${encodeURIComponent(request.url)}`);
+  });
+  registerRoute(app, routes.revokeCallerToken, auth, async ({ request }) => {
+    const token = bearerToken(request.headers.authorization);
+    const principal = principalOf(token === undefined ? undefined : await auth.lookup(token));
+    if (principal?.kind !== 'user')
+      throw new AuthenticationError('SLUICE_AUTH_REQUIRED', 'Send the user token to revoke', {
+        hint: 'Send Authorization: Bearer <token>',
+      });
+    await s.identity.revokeToken(principal, principal.tokenId);
+    await s.audit.record({
+      accountId: principal.accountId,
+      actor: {
+        userId: principal.userId ?? null,
+        userName: principal.userName ?? null,
+        tokenId: principal.tokenId,
+      },
+      action: 'revokeCallerToken',
+      target: routes.revokeCallerToken.path,
+      source: request.ip,
+      outcome: 'succeeded',
+      status: routes.revokeCallerToken.status,
+      details: { token: principal.tokenId },
+    });
+    return undefined;
   });
 }
 
@@ -166,6 +167,14 @@ async function recordRefusal(
     status: null,
     details,
   });
+}
+
+/** The user of the session cookie the request carries, if it is a live one. */
+async function sessionUser(s: Services, request: FastifyRequest): Promise<string | undefined> {
+  const value = sessionCookieOf(request);
+  if (value === undefined) return undefined;
+  const lookup = await s.sessions.lookup(value);
+  return lookup.ok ? lookup.principal.userId : undefined;
 }
 
 function notConfigured(): InputError {

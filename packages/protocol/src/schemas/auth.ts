@@ -1,24 +1,9 @@
 /**
- * Signing in: which ways a server offers (the sign-in page asks), and `sluice auth login`'s
- * trade of a one-time code for an API token.
+ * `sluice auth login`'s trade of a one-time code for an API token.
  * @module
  */
 import { z } from 'zod';
 import { TokenInfo, TokenScope } from './identity.js';
-
-export const AuthProviders = z.object({
-  password: z.boolean().describe('Whether the page shows the user name and password form'),
-  oidc: z
-    .object({
-      name: z.string().describe('What the button calls the provider: "Sign in with …"'),
-      url: z
-        .string()
-        .describe('Where the button goes (GET); `?return=/path` comes back there after'),
-    })
-    .nullable()
-    .describe('Single sign-on (OpenID Connect); null when not configured'),
-});
-export type AuthProviders = z.infer<typeof AuthProviders>;
 
 export const CLI_LOGIN_DEFAULT_EXPIRY_SECONDS = 30 * 86_400;
 
