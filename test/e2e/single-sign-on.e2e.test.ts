@@ -126,6 +126,14 @@ async function signInAtProvider(page: Page, login: string): Promise<void> {
   ]);
 }
 
+/** The user of the browser's session, as `GET /api/v1/session` (cookie only) tells. */
+async function sessionUser(page: Page): Promise<unknown> {
+  const answer = await page.request.get(`${server.url}/api/v1/session`);
+  assert.equal(answer.status(), 200, await answer.text());
+  const { user } = (await answer.json()) as { user: { name: string; role: string } };
+  return { name: user.name, role: user.role };
+}
+
 async function roleOf(name: string): Promise<string | undefined> {
   const { items } = await admin.call('listUsers');
   return items.find((u) => u.name === name)?.role;
@@ -155,6 +163,8 @@ test('a user in platform signs in through the provider and is an admin; a replay
   await signInAtProvider(page, 'ada');
   assert.equal(new URL(page.url()).pathname, '/projects');
   assert.equal(await roleOf('ada'), 'admin');
+  // The browser holds a session of hers (the cookie), as an admin.
+  assert.deepEqual(await sessionUser(page), { name: 'ada', role: 'admin' });
   const [event] = await auditOf('ada');
   assert.equal(event?.action, 'signIn');
   assert.equal(event?.outcome, 'succeeded');
@@ -242,6 +252,7 @@ test('a group changed at the provider takes effect at the next sign-in', async (
   await page.goto(`${server.url}/auth/oidc/start`);
   await signInAtProvider(page, 'vic');
   assert.equal(await roleOf('vic'), 'member');
+  assert.deepEqual(await sessionUser(page), { name: 'vic', role: 'member' });
   const [event] = await auditOf('vic');
   assert.equal(event?.details.previousRole, 'viewer');
   assert.equal(event?.details.role, 'member');
