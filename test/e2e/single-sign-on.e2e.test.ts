@@ -1,8 +1,9 @@
 /**
  * Single sign-on against a real OpenID provider (panva's certified `oidc-provider`, started
  * here on a free port with in-memory accounts carrying a `groups` claim) and `sluice server`
- * configured for it (docs/access.md), Chromium signing in: a user in `platform` is an admin; a
- * replayed callback is refused; `sluice auth login --no-browser` driven to the end stores a
+ * configured for it (docs/access.md), Chromium signing in: a user in `platform` is an admin
+ * with a session; signed in, `sluice auth login`'s link goes straight to the loopback with a
+ * code only the CLI's verifier redeems, once; a replayed callback is refused; `sluice auth login --no-browser` driven to the end stores a
  * token of a user in no mapped group (`viewers: ['*']`), who reads a build and is refused run,
  * cancel, approve and editing the pipeline, and `auth logout` revokes it; a group changed at
  * the provider takes effect at the next sign-in; the provider stopped gives a page naming the
@@ -12,6 +13,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
@@ -152,7 +154,7 @@ test('the sign-in page learns of single sign-on from the providers route', async
   });
 });
 
-test('a user in platform signs in through the provider and is an admin; a replay is refused', async () => {
+test('a user in platform signs in through the provider and is an admin; replays are refused', async () => {
   const context = await browser.newContext();
   const page = await context.newPage();
   let callback = '';
@@ -169,6 +171,39 @@ test('a user in platform signs in through the provider and is an admin; a replay
   assert.equal(event?.action, 'signIn');
   assert.equal(event?.outcome, 'succeeded');
   assert.deepEqual(event?.details.groups, ['platform']);
+
+  // Signed in, the browser goes from sluice auth login's link straight to its loopback with a
+  // code that only the CLI's verifier redeems, once.
+  const verifier = randomBytes(32).toString('base64url');
+  const link = new URL('/auth/cli', server.url);
+  link.searchParams.set('redirect_uri', 'http://127.0.0.1:9/callback');
+  link.searchParams.set(
+    'code_challenge',
+    createHash('sha256').update(verifier).digest('base64url'),
+  );
+  link.searchParams.set('state', 'state-of-this-login-0123');
+  const straight = await page.request.get(link.href, { maxRedirects: 0 });
+  const loopback = new URL(straight.headers().location ?? '');
+  assert.equal(`${loopback.origin}${loopback.pathname}`, 'http://127.0.0.1:9/callback');
+  assert.equal(loopback.searchParams.get('state'), 'state-of-this-login-0123');
+  const code = loopback.searchParams.get('code') ?? '';
+  const anonymous = createClient({ baseUrl: server.url });
+  const trade = (codeVerifier: string) =>
+    anonymous.call('cliLoginToken', { body: { code, codeVerifier, name: 'laptop' } });
+  const invalid = (err: unknown) =>
+    isSluiceError(err) && err.code === 'SLUICE_AUTH_LOGIN_CODE_INVALID';
+  await assert.rejects(trade(randomBytes(32).toString('base64url')), invalid);
+  const straightCode = await page.request.get(link.href, { maxRedirects: 0 });
+  const second = new URL(straightCode.headers().location ?? '').searchParams.get('code') ?? '';
+  const made = await anonymous.call('cliLoginToken', {
+    body: { code: second, codeVerifier: verifier, name: 'laptop' },
+  });
+  assert.equal(made.info.user, 'ada');
+  assert.equal(made.info.scope, 'admin');
+  await assert.rejects(
+    anonymous.call('cliLoginToken', { body: { code: second, codeVerifier: verifier, name: 'x' } }),
+    invalid,
+  );
 
   // The flow was used once: its callback again is a page saying so, not a second sign-in.
   const replay = await page.goto(callback);
