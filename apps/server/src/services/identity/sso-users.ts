@@ -44,10 +44,15 @@ export async function signInProviderUser(
       .forUpdate()
       .executeTakeFirst();
     if (found !== undefined) {
+      // Grants an administrator gave stay; an admin has none (an admin uses every project).
       if (found.role !== identity.role)
         await trx
           .updateTable('users')
-          .set({ role: identity.role, projects: null })
+          .set(
+            identity.role === 'admin'
+              ? { role: identity.role, projects: null }
+              : { role: identity.role },
+          )
           .where('id', '=', found.id)
           .execute();
       return {
