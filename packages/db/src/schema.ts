@@ -14,7 +14,6 @@ export type JsonObject = { [key: string]: JsonValue };
 
 /** What a jsonb column accepts on insert and update: build it with `jsonb(value)`. */
 export type JsonbInput<T> = RawBuilder<T>;
-type NullableText = ColumnType<string | null, string | null | undefined, string | null>;
 export type Jsonb<T> = ColumnType<T, JsonbInput<T>, JsonbInput<T>>;
 export type JsonbWithDefault<T> = ColumnType<T, JsonbInput<T> | undefined, JsonbInput<T>>;
 
@@ -86,8 +85,8 @@ export interface UsersTable {
   password: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: TimestampWithDefault;
   /** A single sign-on user's provider and subject there (018); null for others. */
-  oidc_issuer: NullableText;
-  oidc_subject: NullableText;
+  oidc_issuer: string | null;
+  oidc_subject: string | null;
 }
 
 /** A browser's sign-in (017): the cookie's value is never stored, only its SHA-256. */
