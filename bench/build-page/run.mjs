@@ -65,8 +65,9 @@ try {
     }).observe({ type: 'longtask', buffered: true });
   `);
   await page.goto(url);
+  await page.getByText('Use an API token instead').click();
   await page.fill('#token', token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in with the token' }).click();
   await page.getByRole('heading', { name: 'Builds' }).waitFor();
 
   const opened = performance.now();

@@ -127,8 +127,9 @@ const OBSERVE = `(() => {
 async function latency(url, token, admin, pipelineId, browser) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(url);
+  await page.getByText('Use an API token instead').click();
   await page.fill('#token', token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in with the token' }).click();
   await page.getByRole('heading', { name: 'Builds' }).waitFor();
   const build = await admin.call('createBuild', { params: { pipelineId }, body: {} });
   await page.goto(`${url}/builds/${build.id}`);

@@ -69,7 +69,6 @@ export async function waitForStatus(page: Page, status: string, timeout = 120_00
   await badge.waitFor({ timeout });
 }
 
-/** What the page keeps in its sessionStorage under `key`. */
 /** Everything the page keeps in localStorage and sessionStorage, as key-value pairs. */
 export function browserStorage(
   page: Page,
@@ -80,4 +79,16 @@ export function browserStorage(
 /** The text of the element that has the keyboard focus. */
 export function focusedText(page: Page): Promise<string> {
   return page.evaluate<string>(`document.activeElement?.textContent ?? ''`);
+}
+
+/**
+ * Signs the page in with an API token, as the sign-in page's "Use an API token instead" does
+ * (the token is exchanged for a session cookie), and waits for the builds list.
+ */
+export async function signInWithToken(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(url);
+  await page.getByText('Use an API token instead').click();
+  await page.fill('#token', token);
+  await page.getByRole('button', { name: 'Sign in with the token' }).click();
+  await page.getByRole('heading', { name: 'Builds' }).waitFor();
 }

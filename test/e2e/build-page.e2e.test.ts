@@ -23,7 +23,7 @@ import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT, seededDataDir, startSluice, waitForUp } from './cli-harness.js';
 import type { RunningCli } from './cli-harness.js';
 import { createPipelines } from './control-plane-seed.js';
-import { launchChromium, screenshots, waitForStatus } from './browser.js';
+import { launchChromium, screenshots, signInWithToken, waitForStatus } from './browser.js';
 
 const PROJECT = `page${process.pid}`;
 const MIXED = `version: "1.0"
@@ -117,10 +117,7 @@ before(async () => {
   ids = await createPipelines(admin, PROJECT, { mixed: MIXED, gated: GATED, dag: DAG, slow: SLOW });
   build = await admin.call('createBuild', { params: { pipelineId: ids.mixed ?? '' } });
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await page.goto(url);
-  await page.fill('#token', up.token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Builds' }).waitFor();
+  await signInWithToken(page, url, up.token);
 });
 
 after(async () => {

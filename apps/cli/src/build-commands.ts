@@ -13,6 +13,7 @@ import type { BuildCommandsContext, ServerFlags } from './build-commands-context
 import type { CreatePipelineFlags } from './commands/apply.js';
 import { addRunnerInstallCommands } from './runner/runner-commands.js';
 import { addDeleteCommands } from './delete-commands.js';
+import { addAuthLoginCommands } from './auth-login-commands.js';
 
 type Output = { output: OutputFormat };
 
@@ -44,7 +45,8 @@ export function addBuildCommands(ctx: BuildCommandsContext): void {
   addRunnerCommands(ctx);
 }
 
-function addAuthCommands({ program, term, config, setExitCode }: BuildCommandsContext): void {
+function addAuthCommands(ctx: BuildCommandsContext): void {
+  const { program, term, config, setExitCode } = ctx;
   const auth = examples(
     program
       .command('auth')
@@ -53,6 +55,7 @@ function addAuthCommands({ program, term, config, setExitCode }: BuildCommandsCo
     'sluice auth create-context local --url http://127.0.0.1:8080 --token-stdin < ~/.sluice/admin-token',
     'sluice auth get-contexts',
   );
+  addAuthLoginCommands(auth, ctx);
   examples(
     auth
       .command('create-context')

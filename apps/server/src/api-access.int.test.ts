@@ -36,6 +36,8 @@ const PUBLIC_ROUTES = [
   'authProviders',
   'signIn',
   'signOut',
+  'cliLoginToken',
+  'revokeCallerToken',
   'health',
   'liveness',
   'readiness',

@@ -4,7 +4,9 @@
  * the server that reads process.env.
  * @module
  */
-import { configError, parseEnv, serverEnv, serverRules } from '@sluice/config';
+import { configError, oidcRules, parseEnv, serverEnv, serverRules } from '@sluice/config';
+import { oidcConfigOf } from './oidc-config.js';
+import type { OidcConfig } from './oidc-config.js';
 
 export interface ServerConfig {
   /** Port to listen on; 0 picks a free one (tests). */
@@ -64,6 +66,8 @@ export interface ServerConfig {
   webDir?: string | undefined;
   /** The built-in step types; the repository's or the bundle's `step-types/` when unset. */
   stepTypesDir?: string | undefined;
+  /** Single sign-on with OpenID Connect (docs/access.md); undefined: none. */
+  oidc?: OidcConfig | undefined;
 }
 
 export interface ServerFlags {
@@ -112,8 +116,20 @@ export function loadServerConfig(
     metricsHost: v.SLUICE_METRICS_HOST ?? host,
     webDir: v.SLUICE_WEB_DIR,
     stepTypesDir: v.SLUICE_STEP_TYPES_DIR,
+    oidc: oidcConfigOf(v, v.SLUICE_PUBLIC_URL, problems),
   };
   problems.push(...serverRules(config));
+  problems.push(
+    ...oidcRules({
+      issuer: v.SLUICE_OIDC_ISSUER,
+      clientId: v.SLUICE_OIDC_CLIENT_ID,
+      clientSecret: v.SLUICE_OIDC_CLIENT_SECRET,
+      clientSecretFile: v.SLUICE_OIDC_CLIENT_SECRET_FILE,
+      roles: v.SLUICE_OIDC_ROLES,
+      rolesFile: v.SLUICE_OIDC_ROLES_FILE,
+      publicUrl: v.SLUICE_PUBLIC_URL,
+    }),
+  );
   if (problems.length > 0)
     throw configError(problems, { code: 'SLUICE_SERVER_CONFIG_INVALID', whose: "the server's" });
   return Object.freeze(config);

@@ -19,6 +19,7 @@ import { registerEngineRoutes } from './http/engine-routes.js';
 import { registerIdentityRoutes } from './http/identity-routes.js';
 import { registerUserRoutes } from './http/user-routes.js';
 import { registerSessionRoutes } from './http/session-routes.js';
+import { registerSignInRoutes } from './http/sign-in-routes.js';
 import { registerAuditHook } from './http/audit-hook.js';
 import type { Authenticate } from './http/register-routes.js';
 import { projectOf } from './services/identity/project-of.js';
@@ -123,7 +124,13 @@ export async function createServer(options: CreateServerOptions): Promise<Sluice
   app.get('/api/openapi.json', () => buildOpenApiDocument({ version: SERVER_VERSION }));
   registerIdentityRoutes(app, services, auth);
   registerUserRoutes(app, services, auth);
-  registerSessionRoutes(app, services, auth);
+  registerSessionRoutes(app, services, auth, {
+    providers: () =>
+      services.oidc === undefined
+        ? null
+        : { label: `Sign in with ${services.oidc.name}`, startPath: '/auth/oidc/start' },
+  });
+  registerSignInRoutes(app, services, auth);
   registerProjectRoutes(app, services, auth);
   registerBuildRoutes(app, services, auth);
   registerRuntimeRoutes(app, services, auth);

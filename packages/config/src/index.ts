@@ -12,6 +12,7 @@ export {
 export type { Variable, VariableMeta } from './variables.js';
 export { serverEnv, serverRules } from './server-env.js';
 export type { ServerEnv } from './server-env.js';
+export { OIDC_DEFAULTS, oidcEnv, oidcRules } from './oidc-env.js';
 export { agentEnv } from './agent-env.js';
 export type { AgentEnv } from './agent-env.js';
 export { cliEnv, dockerEnv, proxyEnv } from './cli-env.js';

@@ -6,6 +6,7 @@
 import { numberVar, switchVar, textVar, urlVar } from './variables.js';
 import type { EnvValues } from './parse-env.js';
 import { SERVER_DEFAULTS } from './defaults.js';
+import { oidcEnv } from './oidc-env.js';
 
 const PORT = { min: 0, max: 65_535 } as const;
 
@@ -182,6 +183,7 @@ export const serverEnv = {
     description: 'Address of the `/metrics` listener',
     defaultText: '`SLUICE_HOST`',
   }),
+  ...oidcEnv,
 };
 
 export type ServerEnv = EnvValues<typeof serverEnv>;

@@ -32,6 +32,7 @@ export {
   TOKEN_KINDS,
   TRIGGER_KINDS,
 } from './schema.js';
+export type { SignInFlowData, SignInFlowsTable } from './sign-in-schema.js';
 export type {
   AccountRow,
   AccountsTable,

@@ -6,6 +6,7 @@
  * @module
  */
 import type { ColumnType, Generated, RawBuilder, Selectable } from 'kysely';
+import type { SignInFlowsTable } from './sign-in-schema.js';
 
 export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
@@ -83,6 +84,22 @@ export interface UsersTable {
   /** The scrypt hash of the user's password (`scrypt$N$r$p$salt$hash`); null: none (017). */
   password: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: TimestampWithDefault;
+  /** A single sign-on user's provider and subject there (018); null for others. */
+  oidc_issuer: string | null;
+  oidc_subject: string | null;
+}
+
+/** A browser's sign-in (017): the cookie's value is never stored, only its SHA-256. */
+export interface SessionsTable {
+  id: string;
+  id_hash: string;
+  account_id: string;
+  user_id: string;
+  created_at: TimestampWithDefault;
+  last_seen_at: TimestampWithDefault;
+  expires_at: Date;
+  ip: string | null;
+  user_agent: string | null;
 }
 
 /** A browser's sign-in (017): the cookie's value is never stored, only its SHA-256. */
@@ -470,6 +487,7 @@ export interface Schema {
   api_tokens: ApiTokensTable;
   audit_events: AuditEventsTable;
   sessions: SessionsTable;
+  sign_in_flows: SignInFlowsTable;
   projects: ProjectsTable;
   pipelines: PipelinesTable;
   pipeline_variables: PipelineVariablesTable;

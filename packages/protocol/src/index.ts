@@ -17,6 +17,7 @@ export * from './schemas/common.js';
 export * from './schemas/limits.js';
 export * from './schemas/identity.js';
 export * from './schemas/sessions.js';
+export * from './schemas/auth.js';
 export * from './schemas/projects.js';
 export * from './schemas/builds.js';
 export * from './schemas/agent-health.js';

@@ -6,6 +6,7 @@
  * @module
  */
 import { agentRoutes } from './routes-agent.js';
+import { authRoutes } from './routes-auth.js';
 import { buildRoutes } from './routes-builds.js';
 import { clusterRoutes } from './routes-clusters.js';
 import { engineRoutes } from './routes-engine.js';
@@ -23,6 +24,7 @@ export const routes = {
   ...identityRoutes,
   ...userRoutes,
   ...sessionRoutes,
+  ...authRoutes,
   ...projectRoutes,
   ...buildRoutes,
   ...runtimeRoutes,

@@ -17,7 +17,8 @@ import { translateBodyError } from './request-body.js';
 /** Carries the request id on every response, so a report can be matched with the log. */
 export const REQUEST_ID_HEADER = 'x-request-id';
 
-const STATUS: Record<ErrorCategory, number> = {
+/** The HTTP status of each error category. */
+export const STATUS: Record<ErrorCategory, number> = {
   input: 400,
   authentication: 401,
   'not-allowed': 403,

@@ -16,6 +16,9 @@ import { UserService } from './identity/user-service.js';
 import { SessionStore } from './identity/session-store.js';
 import { AuditRetention } from './identity/audit-retention.js';
 import { SignInService } from './identity/sign-in-service.js';
+import { CliLogin } from './identity/cli-login.js';
+import { OidcSignIn } from './identity/oidc-sign-in.js';
+import { SignInFlows } from './identity/sign-in-flows.js';
 import { InfrastructureErrors } from './builds/infrastructure-errors.js';
 import { LogHub } from './builds/log-hub.js';
 import { ProjectService } from './projects/project-service.js';
@@ -47,6 +50,9 @@ export interface Services {
   sessions: SessionStore;
   signIn: SignInService;
   auditRetention: AuditRetention;
+  /** Single sign-on (OpenID Connect); undefined when not configured. */
+  oidc: OidcSignIn | undefined;
+  cliLogin: CliLogin;
   projects: ProjectService;
   scheduler: Scheduler;
   builds: BuildService;
@@ -102,6 +108,7 @@ export function createServices(ctx: ServerContext): Services {
   const commitStatuses = new CommitStatusService(ctx, gitIntegrations);
   const builds = new BuildService(ctx, projects, store, finisher, stepTypes, commitStatuses);
   const triggers = new TriggerService(ctx, { projects, gitIntegrations, parser });
+  const flows = new SignInFlows(ctx);
   return {
     ctx,
     identity,
@@ -110,6 +117,8 @@ export function createServices(ctx: ServerContext): Services {
     sessions,
     signIn,
     auditRetention: new AuditRetention(ctx, sessions),
+    oidc: ctx.config.oidc === undefined ? undefined : new OidcSignIn(ctx.config.oidc, ctx, flows),
+    cliLogin: new CliLogin(ctx, flows, identity),
     projects,
     scheduler,
     builds,

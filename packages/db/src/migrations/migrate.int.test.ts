@@ -28,6 +28,7 @@ const TABLES = [
   'runtime_environments',
   'sessions',
   'settings',
+  'sign_in_flows',
   'step_types',
   'tasks',
   'triggers',

@@ -26,6 +26,7 @@ import { buildRetentionMigration } from './014-build-retention.js';
 import { usersAndAuditMigration } from './015-users-and-audit.js';
 import { contentDigestsMigration } from './016-content-digests.js';
 import { sessionsMigration } from './017-sessions.js';
+import { singleSignOnMigration } from './018-single-sign-on.js';
 import { buildPageMigration } from './019-build-page.js';
 import type { SqlMigration } from './sql-migration.js';
 
@@ -48,6 +49,7 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   usersAndAuditMigration,
   contentDigestsMigration,
   sessionsMigration,
+  singleSignOnMigration,
   buildPageMigration,
 ];
 
