@@ -198,7 +198,8 @@ test('a typo shows on its line; fixed, the pipeline runs and its log streams liv
   assert.match(steps, /ticks\s+success/);
   const timing = await page.getByRole('table', { name: 'Timing waterfall' }).innerText();
   assert.match(timing, /First step → finished\s+\d/);
-  assert.match(await page.locator('.facts').innerText(), /Cache\s+not recorded/);
+  // The local runtime records the build's Docker volume: new for a pipeline's first build.
+  assert.match(await page.locator('.facts').innerText(), /Cache\s+miss · volume sluice-volume-/);
   assert.equal(loads, 1, 'the page was never reloaded');
   await screenshots(page, 'build');
 });
@@ -388,14 +389,28 @@ test('users, tokens and the audit log pages work for an admin and are refused fo
   assert.equal((await patched).status(), 200);
   const vic = (await admin.call('listUsers')).items.find((u) => u.name === 'vic');
   assert.equal(vic?.role, 'viewer');
+  const granted = page.waitForResponse(
+    (r) => r.url().endsWith('/api/v1/users/vic') && r.request().method() === 'PATCH',
+  );
+  await page.getByLabel('Projects vic may use (empty: all)').fill(PROJECT);
+  await page.getByRole('button', { name: 'Save projects of vic' }).click();
+  assert.equal((await granted).status(), 200);
+  const grants = (await admin.call('listUsers')).items.find((u) => u.name === 'vic')?.projects;
+  assert.deepEqual(grants, [PROJECT]);
   await screenshots(page, 'users');
 
   await page.getByRole('link', { name: 'Tokens' }).click();
   await page.fill('#token-name', 'made-in-ui');
+  await page.selectOption('#token-scope', 'read');
+  await page.selectOption('#token-expiry', '7 days');
   await page.getByRole('button', { name: 'Create token' }).click();
   const value = (await page.locator('code.token-value').innerText()).trim();
   assert.match(value, /^slu_u_/);
   assert.equal((await createClient({ baseUrl: url, token: value }).call('me')).user.name, 'admin');
+  const listed = (await admin.call('listTokens')).items.find((t) => t.name === 'made-in-ui');
+  assert.equal(listed?.scope, 'read');
+  const days = (Date.parse(listed?.expiresAt ?? '') - Date.now()) / 86_400_000;
+  assert.ok(days > 6.9 && days <= 7, `expires in ${days} days`);
   await page.getByRole('button', { name: 'Done' }).click();
   await page.getByRole('button', { name: 'Revoke made-in-ui' }).click();
   await page.locator('tr[data-token="made-in-ui"]').getByText('revoked').waitFor();

@@ -66,7 +66,7 @@ export function registerSessionRoutes(
       source: request.ip,
       outcome: 'succeeded',
       status: 200,
-      details: { user: user.name, with: body.token === undefined ? 'password' : 'token' },
+      details: { user: user.name, method: body.token === undefined ? 'password' : 'token' },
     });
     return {
       user: { name: user.name, role: user.role },

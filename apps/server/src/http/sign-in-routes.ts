@@ -72,6 +72,7 @@ export function registerSignInRoutes(app: FastifyInstance, s: Services, auth: Au
           previousRole: user.previousRole ?? null,
           groups: signed.groups,
           method: 'oidc',
+          ...(user.keptLastAdmin === true ? { kept: "admin: the account's last admin" } : {}),
           ...(signed.cli === undefined ? {} : { for: 'sluice auth login' }),
         },
       });

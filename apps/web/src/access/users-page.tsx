@@ -36,7 +36,7 @@ export function UsersPage() {
       list.reload();
     });
   };
-  const change = (user: string, body: { role: Role } | null) =>
+  const change = (user: string, body: { role?: Role; projects?: string[] | null } | null) =>
     void action.run(async () => {
       if (body === null) await api.call('deleteUser', { params: { name: user } });
       else await api.call('updateUser', { params: { name: user }, body });
@@ -63,7 +63,18 @@ export function UsersPage() {
                 ))}
               </select>
             </td>
-            <td>{user.projects === null ? 'all' : user.projects.join(', ') || 'none'}</td>
+            <td>
+              {user.role === 'admin' ? (
+                'all'
+              ) : (
+                <ProjectGrantsForm
+                  user={user.name}
+                  projects={user.projects}
+                  disabled={action.pending}
+                  onSave={(projects) => change(user.name, { projects })}
+                />
+              )}
+            </td>
             <td>{user.hasPassword ? 'set' : '—'}</td>
             <td>{formatAgo(user.createdAt)}</td>
             <td>
@@ -101,5 +112,39 @@ export function UsersPage() {
         </button>
       </form>
     </section>
+  );
+}
+
+/**
+ * A member's or viewer's project grants, edited as a comma-separated list of project names;
+ * empty: every project (as `sluice patch user NAME --project` with none).
+ */
+function ProjectGrantsForm(props: {
+  user: string;
+  projects: string[] | null;
+  disabled: boolean;
+  onSave: (projects: string[] | null) => void;
+}) {
+  const [text, setText] = useState((props.projects ?? []).join(', '));
+  const save = (event: FormEvent) => {
+    event.preventDefault();
+    const names = text
+      .split(',')
+      .map((n) => n.trim())
+      .filter((n) => n !== '');
+    props.onSave(names.length === 0 ? null : names);
+  };
+  return (
+    <form className="inline-form" onSubmit={save} aria-label={`Projects of ${props.user}`}>
+      <input
+        aria-label={`Projects ${props.user} may use (empty: all)`}
+        placeholder="all"
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+      />
+      <button type="submit" disabled={props.disabled}>
+        Save projects of {props.user}
+      </button>
+    </form>
   );
 }

@@ -47,6 +47,22 @@ databases.test(
         }),
         (err: unknown) => isSluiceError(err) && err.code === 'SLUICE_OIDC_USER_NAME_TAKEN',
       );
+
+      // The account's last admin stays one when the groups would demote them; with another
+      // admin the demotion holds.
+      const boss = { issuer: ISSUER, subject: 'sub-boss', claimedName: 'boss' };
+      await signInProviderUser(ctx, { ...boss, role: 'admin' });
+      await t.admin.call('deleteUser', { params: { name: 'admin' } });
+      const kept = await signInProviderUser(ctx, { ...boss, role: 'viewer' });
+      assert.deepEqual([kept.role, kept.keptLastAdmin], ['admin', true]);
+      await signInProviderUser(ctx, {
+        ...boss,
+        subject: 'sub-deputy',
+        claimedName: 'deputy',
+        role: 'admin',
+      });
+      const demoted = await signInProviderUser(ctx, { ...boss, role: 'viewer' });
+      assert.deepEqual([demoted.role, demoted.keptLastAdmin], ['viewer', undefined]);
     } finally {
       await t.close();
     }

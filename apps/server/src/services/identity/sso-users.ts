@@ -3,7 +3,9 @@
  * subject there (never by name, which a provider may let people change), made at their first
  * sign-in in the server's account, and given at every sign-in the role their groups make now,
  * so a group changed at the provider takes effect at the next sign-in. A name already used by
- * a user the provider did not make is refused, not taken over.
+ * a user the provider did not make is refused, not taken over. The account's last admin stays
+ * an admin whatever the groups say (as `sluice patch user` refuses to demote them), and the
+ * sign-in says so: no group change at the provider can leave an account without one.
  * @module
  */
 import { createHash } from 'node:crypto';
@@ -28,6 +30,8 @@ export interface SsoUser {
   role: Role;
   /** The role before this sign-in; undefined at the first. */
   previousRole: Role | undefined;
+  /** The groups gave a lower role, but the user is the account's last admin and stays one. */
+  keptLastAdmin?: true;
 }
 
 /** Makes or updates the user of `identity` in the server's account, in one transaction. */
@@ -44,6 +48,24 @@ export async function signInProviderUser(
       .forUpdate()
       .executeTakeFirst();
     if (found !== undefined) {
+      if (found.role === 'admin' && identity.role !== 'admin') {
+        const admins = await trx
+          .selectFrom('users')
+          .select('id')
+          .where('account_id', '=', found.account_id)
+          .where('role', '=', 'admin')
+          .forUpdate()
+          .execute();
+        if (admins.every((admin) => admin.id === found.id))
+          return {
+            id: found.id,
+            accountId: found.account_id,
+            name: found.name,
+            role: 'admin',
+            previousRole: 'admin',
+            keptLastAdmin: true,
+          };
+      }
       // Grants an administrator gave stay; an admin has none (an admin uses every project).
       if (found.role !== identity.role)
         await trx
