@@ -229,6 +229,23 @@ test("a DAG pipeline's graph has its steps with their statuses; a node opens its
   await screenshots(page, 'build-graph');
 });
 
+test("a pipeline's second local build shows its warm volume; the first, a new one", async () => {
+  // The DAG pipeline ran once above, on a new Docker volume: this build finds it left.
+  const again = await admin.call('createBuild', { params: { pipelineId: ids.dag ?? '' } });
+  await page.goto(`${url}/builds/${again.id}`);
+  await page
+    .getByTestId('cache')
+    .getByText(/^hit · volume sluice-volume-/)
+    .waitFor();
+  const [first] = (await admin.call('listBuilds', { query: { pipelineId: ids.dag ?? '' } })).items
+    .filter((b) => b.id !== again.id)
+    .map((b) => b.cache);
+  assert.equal(first?.outcome, 'miss', JSON.stringify(first));
+  const warm = await admin.call('getBuild', { params: { buildId: again.id } });
+  assert.equal(warm.cache?.volume, first?.volume, 'the same volume, kept between builds');
+  await waitForStatus(page, '(success|failure|error|terminated)', 180_000);
+});
+
 test("a webhook build shows its commit's message, author and link, and its sender", async () => {
   const secret = 'build-page-webhook-secret-0123456789';
   const trigger = await admin.call('createTrigger', {

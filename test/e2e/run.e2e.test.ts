@@ -168,7 +168,15 @@ test('-o json prints one event per line, in order', async () => {
     .map((line) => JSON.parse(line) as { type: string; line?: string; stream?: string });
   assert.deepEqual(
     events.map((e) => e.type),
-    ['build-started', 'step-started', 'step-log', 'step-log', 'step-finished', 'build-finished'],
+    [
+      'build-started',
+      'volume-ready',
+      'step-started',
+      'step-log',
+      'step-log',
+      'step-finished',
+      'build-finished',
+    ],
   );
   // Docker copies stdout and stderr separately: order holds within a stream, not across them.
   const logs = events.filter((e) => e.type === 'step-log').map((e) => `${e.stream}:${e.line}`);

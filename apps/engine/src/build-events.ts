@@ -12,6 +12,17 @@ export type BuildResult = 'success' | 'failure' | 'terminated' | 'error';
 export type BuildEvent =
   | { type: 'build-started'; buildId: string; pipelineName: string; volumeName: string; at: number }
   | {
+      /**
+       * The build's volume is there: `reused` when an earlier build of its volume key left it
+       * (a warm cache), with when it was made (Docker's time; undefined when Docker gives none).
+       */
+      type: 'volume-ready';
+      volume: string;
+      reused: boolean;
+      createdAt: string | undefined;
+      at: number;
+    }
+  | {
       type: 'step-started';
       step: string;
       title: string | undefined;

@@ -81,3 +81,33 @@ test('lines of one millisecond and of the next each carry their own time', () =>
     '2025-01-03T03:04:05.000Z',
   ]);
 });
+
+test("the build's volume, warm or new, goes with Docker's time as an ISO string", () => {
+  const item = toApiItem({
+    type: 'volume-ready',
+    volume: 'sluice-volume-p1',
+    reused: true,
+    createdAt: '2026-11-20T09:00:00+01:00',
+    at: AT,
+  });
+  assert.deepEqual(item, {
+    kind: 'event',
+    event: {
+      type: 'volume-ready',
+      volume: 'sluice-volume-p1',
+      reused: true,
+      createdAt: '2026-11-20T08:00:00.000Z',
+      at: '2025-01-02T03:04:05.000Z',
+    },
+  });
+  assert.ok(item?.kind === 'event' && EngineEvent.safeParse(item.event).success);
+  const fresh = toApiItem({
+    type: 'volume-ready',
+    volume: 'sluice-volume-p2',
+    reused: false,
+    createdAt: undefined,
+    at: AT,
+  });
+  assert.ok(fresh?.kind === 'event' && fresh.event.type === 'volume-ready');
+  assert.equal(fresh.event.createdAt, null);
+});

@@ -61,6 +61,20 @@ export function toApiItem(event: BuildEvent): ApiItem | undefined {
         kind: 'event',
         event: { type: 'annotations', step: event.step, changes: event.changes, at },
       };
+    case 'volume-ready': {
+      // Docker's time may have nanoseconds and any offset: an ISO string of the same instant.
+      const made = event.createdAt === undefined ? NaN : Date.parse(event.createdAt);
+      return {
+        kind: 'event',
+        event: {
+          type: 'volume-ready',
+          volume: event.volume,
+          reused: event.reused,
+          createdAt: Number.isNaN(made) ? null : new Date(made).toISOString(),
+          at,
+        },
+      };
+    }
     case 'build-finished':
       return undefined;
   }

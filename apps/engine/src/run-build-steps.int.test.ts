@@ -53,6 +53,7 @@ test('a multi-step build succeeds and streams every line in order, per step and 
   // Every line of a step arrives between its start and its end, and steps do not interleave.
   assert.deepEqual(outline(build.events), [
     'build-started',
+    'volume-ready',
     'step-started:first',
     'log:first',
     'step-finished:first',

@@ -312,7 +312,7 @@ async function prepareResources(
   carriedImagesDir: string | undefined,
 ): Promise<void> {
   const [volume, sandbox] = await Promise.allSettled([
-    runtime.docker.ensureVolume(runtime.volumeName, { [LABELS.volumeKey]: volumeKey }),
+    ensureBuildVolume(runtime, volumeKey),
     Promise.all([
       runtime.docker.createNetwork(runtime.networkName, runtime.labels),
       // The sandbox's image among them: on a new air-gapped volume it is not there yet.
@@ -335,6 +335,26 @@ async function prepareResources(
       () => new Map<string, string>(),
     );
   runtime.sandboxId = sandbox.value;
+}
+
+/**
+ * The build's volume, made unless an earlier build of its volume key left it; says which
+ * (`volume-ready`), so the build records whether its workspace cache was warm.
+ */
+async function ensureBuildVolume(runtime: StepRuntime, volumeKey: string) {
+  const before = await runtime.docker.volumeCreatedAt(runtime.volumeName);
+  const volume = await runtime.docker.ensureVolume(runtime.volumeName, {
+    [LABELS.volumeKey]: volumeKey,
+  });
+  const made = before ?? (await runtime.docker.volumeCreatedAt(runtime.volumeName));
+  runtime.emit({
+    type: 'volume-ready',
+    volume: runtime.volumeName,
+    reused: before !== undefined,
+    createdAt: made?.createdAt ?? undefined,
+    at: runtime.clock(),
+  });
+  return volume;
 }
 
 /** Removes every container and the network of the build, whatever happened. */

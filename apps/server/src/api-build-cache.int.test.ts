@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
 import type { BuildCache } from '@sluice/protocol';
 import { foreignBuild, poll, startKubernetesServer } from './kubernetes-tasks.test-support.js';
-import { acknowledge, ONE_KIND } from './server-harness.test-support.js';
+import {
+  acknowledge,
+  ONE_KIND,
+  seedPipeline,
+  startEngine,
+  startTestServer,
+} from './server-harness.test-support.js';
 
 const databases = useTestDatabases(ONE_KIND);
 
@@ -73,6 +79,38 @@ databases.test(
         /agent/i,
         'a user token may not write cache records',
       );
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+databases.test(
+  "a local build's engine records whether its Docker volume was warm; a record already there stays",
+  async (database) => {
+    const t = await startTestServer(database);
+    try {
+      const pipeline = await seedPipeline(t);
+      const { engine, build } = await startEngine(t, pipeline.id);
+      const buildId = build.id;
+      const ready = (reused: boolean) => ({
+        type: 'volume-ready' as const,
+        volume: 'sluice-volume-p1',
+        reused,
+        createdAt: '2026-11-20T08:00:00.000Z',
+        at: '2026-11-30T08:00:00.000Z',
+      });
+      await engine.call('engineEvents', { body: { events: [ready(true)] } });
+      const got = await t.admin.call('getBuild', { params: { buildId } });
+      assert.deepEqual(
+        [got.cache?.outcome, got.cache?.volume, got.cache?.claim, got.cache?.volumeCreatedAt],
+        ['hit', 'sluice-volume-p1', '', '2026-11-20T08:00:00.000Z'],
+      );
+      assert.match(got.cache?.reason ?? '', /left by an earlier build/);
+      // An engine started again (or an agent's record first) does not replace what is there.
+      await engine.call('engineEvents', { body: { events: [ready(false)] } });
+      const kept = await t.admin.call('getBuild', { params: { buildId } });
+      assert.equal(kept.cache?.outcome, 'hit');
     } finally {
       await t.close();
     }

@@ -124,6 +124,17 @@ export class DockerClient {
     return { mountpoint: volume.Mountpoint ?? `/var/lib/docker/volumes/${name}/_data` };
   }
 
+  /** When the named volume was made (Docker's `CreatedAt`), or undefined when there is none. */
+  async volumeCreatedAt(name: string): Promise<{ createdAt: string | null } | undefined> {
+    try {
+      const info = (await this.#docker.getVolume(name).inspect()) as { CreatedAt?: string };
+      return { createdAt: info.CreatedAt ?? null };
+    } catch (err) {
+      if (statusOf(err) === 404) return undefined;
+      throw this.#translate('inspect volume', err);
+    }
+  }
+
   async removeVolume(name: string): Promise<void> {
     await this.#ignore404('remove volume', () => this.#docker.getVolume(name).remove());
   }

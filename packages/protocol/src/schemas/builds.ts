@@ -106,7 +106,8 @@ export type BuildTiming = z.infer<typeof BuildTiming>;
 
 /**
  * Whether the build's Docker daemon started warm: the volume it got from the runtime's volume
- * provisioner, as the agent read it off the build's claim.
+ * provisioner, as the agent read it off the build's claim; on the local runtime (the machine's
+ * Docker daemon), whether the engine found the build's Docker volume left by an earlier build.
  */
 export const BuildCache = z.object({
   outcome: z
@@ -119,7 +120,10 @@ export const BuildCache = z.object({
     .max(1024)
     .describe('Why: the reuse keys that matched, or why no released volume could serve'),
   volume: z.string().max(253).nullable().describe('The PersistentVolume'),
-  claim: z.string().max(253).describe("The build daemon's PersistentVolumeClaim"),
+  claim: z
+    .string()
+    .max(253)
+    .describe("The build daemon's PersistentVolumeClaim; empty on the local runtime"),
   volumeCreatedAt: Timestamp.nullable().describe('When the volume was first made'),
   previousUseAt: Timestamp.nullable().describe('When its previous build let it go'),
   mountCount: z.int().min(0).nullable().describe('Builds that have had it, this one included'),

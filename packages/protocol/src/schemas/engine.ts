@@ -196,6 +196,13 @@ export const EngineEvent = z.discriminatedUnion('type', [
     at: ReportedTime,
   }),
   z.object({
+    type: z.literal('volume-ready'),
+    volume: z.string().min(1).max(253).describe("The build's Docker volume (its workspace)"),
+    reused: z.boolean().describe('An earlier build of its volume key left it: a warm cache'),
+    createdAt: ReportedTime.nullable().describe('When Docker made the volume'),
+    at: ReportedTime,
+  }),
+  z.object({
     type: z.literal('log-limited'),
     step: StepName.nullable().describe('The step whose line went past the limit'),
     limitBytes: z.number().int().min(0),

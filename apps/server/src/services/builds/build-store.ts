@@ -349,6 +349,16 @@ export class BuildStore {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  /** Keeps an engine's cache record for a build that has none (an agent's is kept instead). */
+  async recordEngineCache(trx: Executor, buildId: string, cache: JsonObject): Promise<void> {
+    await trx
+      .updateTable('builds')
+      .set({ cache: jsonb(cache) })
+      .where('id', '=', buildId)
+      .where('cache', 'is', null)
+      .execute();
+  }
+
   /**
    * Applies what a step's post-step operations set and unset (an engine's `annotations` event)
    * to the build's annotations, in the caller's transaction; the row is locked while it is read

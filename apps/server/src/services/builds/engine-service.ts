@@ -8,7 +8,12 @@
  */
 import { ConflictError, NotFoundError } from '@sluice/errors';
 import type { Executor, JsonObject } from '@sluice/db';
-import type { EngineBuild, EngineDefinitionAccepted, EngineEvent } from '@sluice/protocol';
+import type {
+  BuildCache,
+  EngineBuild,
+  EngineDefinitionAccepted,
+  EngineEvent,
+} from '@sluice/protocol';
 import { logLimitMessage } from '@sluice/protocol';
 import type { BuildService } from './build-service.js';
 import type { CertificateService } from '../identity/certificate-service.js';
@@ -288,6 +293,10 @@ export class EngineService {
       case 'annotations':
         await this.#store.annotate(trx, buildId, event.changes);
         return;
+      case 'volume-ready':
+        // An agent's record (read off a Kubernetes build's claim) says more: it is kept.
+        await this.#store.recordEngineCache(trx, buildId, engineCache(event));
+        return;
       case 'log-limited':
         await this.#store.note(
           trx,
@@ -339,4 +348,25 @@ const POST_HOOK = /^hooks\.on_(success|fail|finish)(\.|$)/;
 
 function isPostStep(event: { step: string; parent?: string }): boolean {
   return POST_HOOK.test(event.step) || (event.parent !== undefined && POST_HOOK.test(event.parent));
+}
+
+/**
+ * The cache record of a build whose engine found, or made, its Docker volume (the local
+ * runtime's workspace cache; a Kubernetes build's agent records its claim's volume instead).
+ */
+function engineCache(event: Extract<EngineEvent, { type: 'volume-ready' }>): BuildCache {
+  return {
+    outcome: event.reused ? 'hit' : 'miss',
+    reason: event.reused
+      ? `Docker volume ${event.volume} was left by an earlier build of the same volume key`
+      : `a new Docker volume ${event.volume}: no earlier build of its volume key left one`,
+    volume: event.volume,
+    claim: '',
+    volumeCreatedAt: event.createdAt,
+    previousUseAt: null,
+    mountCount: null,
+    usedBytes: null,
+    capacity: null,
+    storageClass: null,
+  };
 }
