@@ -115,6 +115,8 @@ export function createBuildReporter(
         term.out(stepResultLine(term, event, skipped ? counter(event.step) : ''));
         return;
       }
+      // The volume is named at the start already; whether it was warm is in `-o json`.
+      case 'volume-ready':
       case 'build-finished':
         return;
     }
