@@ -39,7 +39,13 @@ export function App() {
       .catch(() => undefined)
       .then(() => setState({ kind: 'signed-out', reason: null }));
   }, [csrf]);
-  const ended = useCallback((reason: string) => setState({ kind: 'signed-out', reason }), []);
+  // The first 401 says why (the session ended); requests still in flight then fail for want of
+  // the cookie it cleared, and must not replace that reason with "no token was sent".
+  const ended = useCallback(
+    (reason: string) =>
+      setState((prev) => (prev.kind === 'signed-out' ? prev : { kind: 'signed-out', reason })),
+    [],
+  );
   const { path, search } = useLocation();
   if (state.kind === 'loading') return <main className="sign-in" aria-busy="true" />;
   if (state.kind === 'signed-out') {
