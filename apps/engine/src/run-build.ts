@@ -346,13 +346,14 @@ async function ensureBuildVolume(runtime: StepRuntime, volumeKey: string) {
   const volume = await runtime.docker.ensureVolume(runtime.volumeName, {
     [LABELS.volumeKey]: volumeKey,
   });
-  const made = before ?? (await runtime.docker.volumeCreatedAt(runtime.volumeName));
+  // A volume made just now was made at this moment: no second question to Docker for it.
+  const at = runtime.clock();
   runtime.emit({
     type: 'volume-ready',
     volume: runtime.volumeName,
     reused: before !== undefined,
-    createdAt: made?.createdAt ?? undefined,
-    at: runtime.clock(),
+    createdAt: before === undefined ? new Date(at).toISOString() : (before.createdAt ?? undefined),
+    at,
   });
   return volume;
 }

@@ -109,6 +109,14 @@ databases.test(
       assert.match(got.cache?.reason ?? '', /left by an earlier build/);
       // An engine started again (or an agent's record first) does not replace what is there.
       await engine.call('engineEvents', { body: { events: [ready(false)] } });
+      // An over-long volume name is refused (an engine's NUL bytes are made storable instead:
+      // request-text.ts), and the record is kept.
+      await assert.rejects(
+        engine.call('engineEvents', {
+          body: { events: [{ ...ready(false), volume: 'v'.repeat(254) }] },
+        }),
+        /volume/,
+      );
       const kept = await t.admin.call('getBuild', { params: { buildId } });
       assert.equal(kept.cache?.outcome, 'hit');
     } finally {
