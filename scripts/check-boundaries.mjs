@@ -1,101 +1,17 @@
 #!/usr/bin/env node
-// Asserts the who-imports-whom table of ARCHITECTURE.md: every `@sluice/*` import in a
-// workspace's sources is declared in its package.json and allowed below, and the graph has no
+// Asserts the package rules of scripts/lib/package-rules.mjs: every `@sluice/*` import in a
+// workspace's sources is declared in its package.json and allowed there, and the graph has no
 // cycles. Pure packages (no I/O) may import only other pure packages. Inside every workspace no
 // file imports itself back through others (scripts/lib/import-cycles.mjs: `import type` and
-// `import()` included), and the engine's files keep to the layers of ARCHITECTURE.md
-// (scripts/lib/engine-layers.mjs).
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+// `import()` included), and the engine's files keep to their layers
+// (scripts/lib/engine-layers.mjs, the table of docs/architecture/engine.md). ARCHITECTURE.md's
+// list "Who imports whom" is rendered from the rules: `--write` rewrites it, and the check fails
+// while it differs.
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findCycles, importGraph } from './lib/import-cycles.mjs';
 import { engineLayerProblems, engineLayersFrom } from './lib/engine-layers.mjs';
-
-const ALLOWED = {
-  '@sluice/errors': [],
-  '@sluice/process': [],
-  '@sluice/labels': [],
-  '@sluice/config': ['@sluice/errors'],
-  '@sluice/pipeline': ['@sluice/errors'],
-  '@sluice/pki': ['@sluice/errors'],
-  '@sluice/triggers': ['@sluice/errors', '@sluice/pipeline'],
-  '@sluice/runtime-spec': ['@sluice/errors', '@sluice/labels'],
-  '@sluice/protocol': ['@sluice/errors'],
-  '@sluice/log': ['@sluice/errors'],
-  '@sluice/docker': ['@sluice/errors', '@sluice/config'],
-  '@sluice/db': ['@sluice/errors', '@sluice/process'],
-  '@sluice/testkit': ['@sluice/errors', '@sluice/process'],
-  '@sluice/kube': ['@sluice/errors', '@sluice/config'],
-  '@sluice/engine': [
-    '@sluice/errors',
-    '@sluice/process',
-    '@sluice/labels',
-    '@sluice/pipeline',
-    '@sluice/docker',
-    '@sluice/log',
-    '@sluice/protocol',
-  ],
-  '@sluice/server': [
-    '@sluice/errors',
-    '@sluice/process',
-    '@sluice/log',
-    '@sluice/pipeline',
-    '@sluice/protocol',
-    '@sluice/db',
-    '@sluice/pki',
-    '@sluice/runtime-spec',
-    '@sluice/triggers',
-    '@sluice/config',
-  ],
-  '@sluice/runner': [
-    '@sluice/errors',
-    '@sluice/process',
-    '@sluice/labels',
-    '@sluice/docker',
-    '@sluice/kube',
-    '@sluice/log',
-    '@sluice/protocol',
-    '@sluice/config',
-  ],
-  '@sluice/provisioner': [
-    '@sluice/errors',
-    '@sluice/process',
-    '@sluice/config',
-    '@sluice/kube',
-    '@sluice/log',
-    '@sluice/runtime-spec',
-  ],
-  // The web UI talks to the server only through the public API's typed client.
-  '@sluice/web': ['@sluice/errors', '@sluice/protocol'],
-  // The CLI is the single `sluice` binary: the one place allowed to compose other apps.
-  '@sluice/cli': [
-    '@sluice/errors',
-    '@sluice/process',
-    '@sluice/pipeline',
-    '@sluice/docker',
-    '@sluice/log',
-    '@sluice/engine',
-    '@sluice/server',
-    '@sluice/runner',
-    '@sluice/runtime-spec',
-    '@sluice/protocol',
-    // runner init|delete|upgrade install the runtime's objects through the one Kubernetes client.
-    '@sluice/kube',
-    '@sluice/config',
-    // sluice provisioner runs the volume provisioner.
-    '@sluice/provisioner',
-  ],
-};
-// Tests may also use the internal CA to make real certificates (the docker package's TLS tests)
-// and render real build objects (the runner's Kubernetes tests).
-const TEST_ONLY = ['@sluice/testkit', '@sluice/pki', '@sluice/runtime-spec'];
-const PURE = new Set([
-  '@sluice/errors',
-  '@sluice/labels',
-  '@sluice/config',
-  '@sluice/pipeline',
-  '@sluice/protocol',
-  '@sluice/runtime-spec',
-]);
+import { ALLOWED, PURE, TEST_ONLY, renderRules } from './lib/package-rules.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const problems = [];
@@ -162,15 +78,40 @@ for (const node of graph.keys()) {
   }
 }
 
-const engineLayers = engineLayersFrom(readFileSync(join(root, 'ARCHITECTURE.md'), 'utf8'));
+const LAYERS_DOC = 'docs/architecture/engine.md';
+const engineLayers = engineLayersFrom(readFileSync(join(root, LAYERS_DOC), 'utf8'));
 if (engineLayers === undefined)
-  problems.push(`ARCHITECTURE.md has no table under "### The engine's layers"`);
+  problems.push(`${LAYERS_DOC} has no table under "## The engine's layers"`);
 for (const sources of [...workspaces.map((dir) => join(dir, 'src')), join(root, 'test')]) {
   const graph = importGraph(sources);
   for (const cycle of findCycles(graph))
     problems.push(`import cycle: ${cycle.map((file) => file.slice(root.length)).join(' -> ')}`);
   if (engineLayers && sources === join(root, 'apps/engine/src'))
     problems.push(...engineLayerProblems(graph, { sources, root, ...engineLayers }));
+}
+
+// ARCHITECTURE.md's list of the rules, between its markers, is what renderRules makes of them.
+const START = '<!-- boundaries:start (node scripts/check-boundaries.mjs --write) -->';
+const END = '<!-- boundaries:end -->';
+const architecturePath = join(root, 'ARCHITECTURE.md');
+const architecture = readFileSync(architecturePath, 'utf8');
+const [before, rest] = architecture.split(START);
+const [current, after] = rest?.split(END) ?? [];
+const apps = new Set(
+  readdirSync(join(root, 'apps')).map(
+    (name) => JSON.parse(readFileSync(join(root, 'apps', name, 'package.json'), 'utf8')).name,
+  ),
+);
+const rendered = `\n\n${renderRules(apps)}\n\n`; // as Prettier spaces it
+if (after === undefined) problems.push(`ARCHITECTURE.md has no "${START}" … "${END}" markers`);
+else if (current !== rendered) {
+  if (process.argv.includes('--write'))
+    writeFileSync(architecturePath, `${before}${START}${rendered}${END}${after}`);
+  else
+    problems.push(
+      'ARCHITECTURE.md\'s "Who imports whom" differs from scripts/lib/package-rules.mjs: ' +
+        'run node scripts/check-boundaries.mjs --write',
+    );
 }
 
 if (problems.length > 0) {

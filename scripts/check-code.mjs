@@ -16,7 +16,8 @@
 // own where the repository is bind-mounted at one fixed path (`<cache-dir>/repository`), so every
 // clone looks the same to them and concurrent runs do not see each other's. Each run works on a
 // copy of the caches and keeps it when it ends. Without root they run uncached.
-// Exits non-zero when any of the three checks fails, after running all of them.
+// Then the module boundaries and the commit messages (scripts/check-commits.mjs).
+// Exits non-zero when any of the four checks fails, after running all of them.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -113,5 +114,6 @@ const results = [
     SLUICE_LINT_TYPE_KEYS: JSON.stringify(keys),
   }),
   run('module boundaries', process.execPath, [join(here, 'scripts/check-boundaries.mjs')]),
+  run('commit messages', process.execPath, [join(here, 'scripts/check-commits.mjs')]),
 ];
 process.exitCode = results.every(Boolean) ? 0 : 1;

@@ -1,5 +1,5 @@
 // The engine's layers, checked by scripts/check-boundaries.mjs. The table of each file's layer
-// is the one in ARCHITECTURE.md ("The engine's layers"), read from there so the document and
+// is the one in docs/architecture/engine.md ("The engine's layers"), read from there so the document and
 // the check cannot drift: its rows, top layer first, name the files of each layer in backticks,
 // as paths under apps/engine/src (`cleaner/` would name every file of that folder).
 // A file may import files of its own layer or of a layer below, never above; only step kinds
@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import ts from 'typescript';
 
-const HEADING = "### The engine's layers";
+const HEADING = "# The engine's layers";
 const DOCKER_VALUES_ALLOWED = new Set(['step kinds', 'container primitives']);
 
 /**
@@ -70,7 +70,9 @@ export function engineLayerProblems(graph, { sources, root, layers, files }) {
     const where = relative(root, file);
     const layer = layerOf(file);
     if (layer === undefined) {
-      problems.push(`${where}: has no layer in ARCHITECTURE.md ("The engine's layers")`);
+      problems.push(
+        `${where}: has no layer in docs/architecture/engine.md ("The engine's layers")`,
+      );
       continue;
     }
     for (const target of targets) {

@@ -148,6 +148,6 @@ test('an engine file that imports a layer above it, or Docker values from the fl
     'engine/cleaner/sweeps.ts (base) imports step-build.ts (step kinds), a layer above it',
     'engine/container-run.ts (container primitives) imports step-lifecycle.ts (flow), a layer above it',
     'engine/step-lifecycle.ts (flow) imports values from @sluice/docker, which only step kinds and container primitives may',
-    'engine/unlisted.ts: has no layer in ARCHITECTURE.md ("The engine\'s layers")',
+    'engine/unlisted.ts: has no layer in docs/architecture/engine.md ("The engine\'s layers")',
   ]);
 });

@@ -4,7 +4,7 @@
  * cancel; `ensureImagePresent` pulls what the engine lacks; `emitLine` writes into a step's log,
  * masked; `helperName` and `helperLabels` name and label a step's containers;
  * `outcomeOfError` turns what a build, push or composition step threw into its outcome. Below
- * the step kinds, above `@sluice/docker` (ARCHITECTURE.md, "The engine's layers").
+ * the step kinds, above `@sluice/docker` (docs/architecture/engine.md, "The engine's layers").
  * @module
  */
 import { describeError, isSluiceError, NotFoundError } from '@sluice/errors';

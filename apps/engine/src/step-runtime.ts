@@ -2,7 +2,7 @@
  * The types every step kind and the flow share: what a step runs with (`StepRuntime`), the
  * steps that run as one unit of work (`LeafStep`), and how a step ended (`StepOutcome`). They
  * live below both the file that dispatches step kinds and the step kinds themselves, so neither
- * has to import the other to name them (ARCHITECTURE.md, "The engine's layers").
+ * has to import the other to name them (docs/architecture/engine.md, "The engine's layers").
  * @module
  */
 import type {
