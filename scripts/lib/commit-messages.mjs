@@ -22,10 +22,11 @@ export function messageProblems(message) {
         'in fewer words and move the rest to the body',
     );
   }
-  if (separator !== undefined && separator.trim() !== '') {
+  const joined = separator !== undefined && separator.trim() !== '';
+  if (joined) {
     problems.push('the second line must be empty: a blank line between the subject and the body');
   }
-  if (body.every((line) => line.trim() === '')) {
+  if (!joined && body.every((line) => line.trim() === '')) {
     problems.push('there is no body: after a blank line, say why the change was made');
   }
   return problems;
