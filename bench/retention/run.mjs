@@ -14,8 +14,10 @@
 // 3. After: the same clients for BENCH_BASELINE_SECONDS again, the old builds gone.
 //
 // Figures: GET and POST p50/p99 in both phases and the ratio, how long the deletion took and
-// its rate, the server's event-loop delay p99 over the deletion (from /metrics). Goal: GET p99
-// under 150 ms while the pass runs.
+// its rate, the server's event-loop delay p99 over the deletion (from /metrics), and in each
+// phase the seconds in which an autovacuum worker ran and on which tables (pg_stat_activity,
+// sampled every second: a mass delete leaves dead rows that autovacuum then works through on
+// the same cores as the clients). Goal: GET p99 under 150 ms while the pass runs.
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -70,6 +72,38 @@ async function seedHistory(url, pipelineId) {
   );
 }
 
+/**
+ * Samples pg_stat_activity every second until `signal` aborts: in how many samples an
+ * autovacuum worker ran, and the tables it worked on.
+ */
+async function sampleAutovacuum(url, signal) {
+  const seen = { samples: 0, with_autovacuum: 0, tables: new Set() };
+  while (!signal.aborted) {
+    const text = await runPsql(
+      url,
+      `select coalesce(string_agg(substring(query from 'autovacuum: [A-Z ]+ (\\S+)'), ','), '')
+        from pg_stat_activity where backend_type = 'autovacuum worker'`,
+    ).catch(() => '');
+    seen.samples += 1;
+    const tables = text.trim().split(',').filter(Boolean);
+    if (tables.length > 0) seen.with_autovacuum += 1;
+    for (const table of tables) seen.tables.add(table.replace(/^public\./, ''));
+    await sleep(1000, undefined, { signal }).catch(() => undefined);
+  }
+  return { ...seen, tables: [...seen.tables].sort() };
+}
+
+/** `work()` with autovacuum sampled while it runs. */
+async function withAutovacuum(url, work) {
+  const sampling = new AbortController();
+  const samples = sampleAutovacuum(url, sampling.signal);
+  try {
+    return { result: await work(), autovacuum: await (sampling.abort(), samples) };
+  } finally {
+    sampling.abort();
+  }
+}
+
 async function remaining(url, pipelineId) {
   return Number(
     await runPsql(url, `select count(*) from builds where pipeline_id = '${pipelineId}'`),
@@ -110,7 +144,10 @@ async function bench(database) {
     log(`warm-up: ${LIST_CLIENTS} GET and ${CREATE_CLIENTS} POST clients, ${WARMUP_SECONDS} s`);
     await runClients(server.url, ADMIN_TOKEN, clients, WARMUP_SECONDS);
     log(`before: the same clients for ${BASELINE_SECONDS} s`);
-    const baseline = await runClients(server.url, ADMIN_TOKEN, clients, BASELINE_SECONDS);
+    const { result: baseline, autovacuum: vacuumBefore } = await withAutovacuum(
+      database.tcpUrl,
+      () => runClients(server.url, ADMIN_TOKEN, clients, BASELINE_SECONDS),
+    );
     log(`before ${JSON.stringify(baseline)}`);
 
     await server.scrape(); // resets the event-loop delay histogram
@@ -131,9 +168,9 @@ async function bench(database) {
         }
       }
     })();
-    const during = await runClients(server.url, ADMIN_TOKEN, clients, MAX_SECONDS, {
-      signal: stop.signal,
-    });
+    const { result: during, autovacuum: vacuumDuring } = await withAutovacuum(database.tcpUrl, () =>
+      runClients(server.url, ADMIN_TOKEN, clients, MAX_SECONDS, { signal: stop.signal }),
+    );
     const deletion = await watching;
     const loopP99 = metricValue(
       await server.scrape(),
@@ -142,9 +179,13 @@ async function bench(database) {
     log(`during ${JSON.stringify(during)}`);
     // Again with the old builds gone: the machine's load moves, so the deletion is bracketed.
     log(`after: the same clients for ${BASELINE_SECONDS} s`);
-    const afterwards = await runClients(server.url, ADMIN_TOKEN, clients, BASELINE_SECONDS);
+    const { result: afterwards, autovacuum: vacuumAfter } = await withAutovacuum(
+      database.tcpUrl,
+      () => runClients(server.url, ADMIN_TOKEN, clients, BASELINE_SECONDS),
+    );
     log(`after ${JSON.stringify(afterwards)}`);
-    return { baseline, during, afterwards, deletion, loopP99, logBytes };
+    const autovacuum = { before: vacuumBefore, during: vacuumDuring, after: vacuumAfter };
+    return { baseline, during, afterwards, deletion, loopP99, logBytes, autovacuum };
   } finally {
     await server.stop();
   }
@@ -182,6 +223,7 @@ console.log(
       post_p99: { before: ratio(baseline, POST), after: ratio(afterwards, POST) },
     },
     eventloop_delay_p99_ms: result.loopP99 === undefined ? null : round(result.loopP99 * 1000),
+    autovacuum: result.autovacuum,
     during,
     before: baseline,
     after: afterwards,
