@@ -358,6 +358,8 @@ export interface BuildStepsTable {
   title: string | null;
   /** The steps it waits for: its `when.steps` (017). */
   needs: JsonbWithDefault<StepNeed[]>;
+  /** How its steps run when it is a block: `parallel` or `sequential`; null otherwise (020). */
+  block: 'parallel' | 'sequential' | null;
 }
 
 /** One of a step's `when.steps`: run once `step` reached one of `on`. */

@@ -1,6 +1,7 @@
 /**
  * The pipeline's graph on the build page: each step a box with its name, title and live status,
- * arrows where one waits for another, stages as labelled boxes around their steps. A step is a
+ * arrows where one waits for another, stages and blocks as labelled boxes around their steps (a
+ * block says whether its steps run in parallel or in order). A step is a
  * link to its log section (`#step-<name>`); the graph scrolls sideways inside its own box on a
  * narrow screen.
  * @module
@@ -11,7 +12,9 @@ import { NODE_HEIGHT, NODE_WIDTH, layoutGraph } from './pipeline-graph.js';
 
 export function PipelineGraphView({ steps }: { steps: readonly BuildStep[] }) {
   // Laid out again only when the shape changes, not with every status the poll brings.
-  const shape = steps.map((s) => `${s.name}/${s.parent ?? ''}/${s.stage ?? ''}`).join(',');
+  const shape = steps
+    .map((s) => `${s.name}/${s.parent ?? ''}/${s.stage ?? ''}/${s.block ?? ''}`)
+    .join(',');
   const graph = useMemo(() => layoutGraph(steps), [shape]);
   const byName = new Map(steps.map((s) => [s.name, s]));
   if (graph.nodes.length === 0) return null;
@@ -29,17 +32,23 @@ export function PipelineGraphView({ steps }: { steps: readonly BuildStep[] }) {
             <path d="M0,0 L8,4 L0,8 z" className="graph-arrow" />
           </marker>
         </defs>
-        {graph.stages.map((stage) => (
-          <g key={stage.name} className="graph-stage" data-stage={stage.name}>
+        {[...graph.stages, ...graph.blocks].map((box) => (
+          <g
+            key={`${box.kind}:${box.name}`}
+            className={box.kind === 'stage' ? 'graph-stage' : 'graph-block'}
+            data-stage={box.kind === 'stage' ? box.name : undefined}
+            data-block={box.kind === 'stage' ? undefined : box.name}
+            data-runs={box.kind === 'stage' ? undefined : box.kind}
+          >
             <rect
-              x={stage.x - stage.width / 2}
-              y={stage.y - stage.height / 2}
-              width={stage.width}
-              height={stage.height}
+              x={box.x - box.width / 2}
+              y={box.y - box.height / 2}
+              width={box.width}
+              height={box.height}
               rx={8}
             />
-            <text x={stage.x - stage.width / 2 + 8} y={stage.y - stage.height / 2 + 14}>
-              {stage.name}
+            <text x={box.x - box.width / 2 + 8} y={box.y - box.height / 2 + 14}>
+              {box.kind === 'stage' ? box.name : `${box.name} · ${RUNS[box.kind]}`}
             </text>
           </g>
         ))}
@@ -84,6 +93,8 @@ export function PipelineGraphView({ steps }: { steps: readonly BuildStep[] }) {
     </div>
   );
 }
+
+const RUNS = { parallel: 'in parallel', sequential: 'in order' } as const;
 
 function clip(text: string): string {
   return text.length > 22 ? `${text.slice(0, 21)}…` : text;

@@ -22,6 +22,7 @@ function step(name: string, position: number, stage: string | null, parent: stri
     answeredAt: null,
     title: null,
     needs: [],
+    block: null,
   } satisfies BuildStep;
 }
 

@@ -15,7 +15,7 @@ function step(name: string, status: BuildStep['status'], parent: string | null =
   return {
     ...{ name, status, parent, position: 0, stage: null, attempt: 1, exitCode: null },
     ...{ reason: null, startedAt: at, finishedAt: at, answeredBy: null },
-    ...{ answeredAt: null, title: null, needs: [] },
+    ...{ answeredAt: null, title: null, needs: [], block: null },
   };
 }
 

@@ -28,6 +28,7 @@ import { contentDigestsMigration } from './016-content-digests.js';
 import { sessionsMigration } from './017-sessions.js';
 import { singleSignOnMigration } from './018-single-sign-on.js';
 import { buildPageMigration } from './019-build-page.js';
+import { stepBlocksMigration } from './020-step-blocks.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
@@ -51,6 +52,7 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   sessionsMigration,
   singleSignOnMigration,
   buildPageMigration,
+  stepBlocksMigration,
 ];
 
 export interface MigrateResult {

@@ -84,6 +84,12 @@ export const BuildStep = z.object({
   needs: z
     .array(z.object({ step: z.string(), on: z.array(z.string()) }))
     .describe('The steps it waits for (its `when.steps`), each with the results it waits for'),
+  block: z
+    .enum(['parallel', 'sequential'])
+    .nullable()
+    .describe(
+      "When it holds steps: `parallel` (a parallel block, `matrix` or `scale`: they start together, or as their `when.steps` allow) or `sequential` (a typed step's group: one after another); null for a step that holds none",
+    ),
 });
 export type BuildStep = z.infer<typeof BuildStep>;
 

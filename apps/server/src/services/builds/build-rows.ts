@@ -91,7 +91,7 @@ const STEPS = sql<StepJson[]>`(
     'attempt', s.attempt,
     'status', s.status, 'exit_code', s.exit_code, 'reason', s.reason,
     'started_at', s.started_at, 'finished_at', s.finished_at, 'answered_by', s.answered_by,
-    'title', s.title, 'needs', s.needs,
+    'title', s.title, 'needs', s.needs, 'block', s.block,
     'answered_at', (select max(c.created_at) from build_control c
       where c.build_id = s.build_id and c.step = s.name and c.kind in ('approve', 'deny'))
   ) order by s.position), '[]'::json)
@@ -128,6 +128,7 @@ interface StepJson {
   answered_at: string | null;
   title: string | null;
   needs: { step: string; on: string[] }[];
+  block: 'parallel' | 'sequential' | null;
 }
 
 function jsonTime(value: string | null): string | null {
@@ -170,6 +171,7 @@ function toBuild(row: BuildJoinRow): Build {
       answeredAt: jsonTime(s.answered_at),
       title: s.title,
       needs: s.needs,
+      block: s.block,
     })),
     definition: buildDefinition(row),
     timing: row.timing,

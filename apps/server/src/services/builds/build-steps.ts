@@ -20,6 +20,8 @@ export interface PlannedStep {
   title: string | null;
   /** Its `when.steps`. */
   needs: StepNeed[];
+  /** How its steps run when it holds steps (a parallel block, a typed step's group). */
+  block: 'parallel' | 'sequential' | null;
 }
 
 /** Every step of the tree, depth first: a block, then its children, then the next step. */
@@ -36,6 +38,7 @@ export function plannedSteps(steps: readonly Step[]): PlannedStep[] {
         ...{ name: step.name, parent: parent ?? laneOf(step), position: out.length, stage },
         title: step.title !== undefined && !step.title.includes('${{') ? step.title : null,
         needs: (step.when?.steps?.dependencies ?? []).map((d) => ({ step: d.step, on: d.on })),
+        block: step.type === 'parallel' ? 'parallel' : step.type === 'group' ? 'sequential' : null,
       });
       if (step.type === 'parallel' || step.type === 'group') visit(step.steps, step.name, stage);
     }
@@ -70,6 +73,7 @@ export function plannedStepRows(buildId: string, steps: readonly PlannedStep[]) 
     stage: s.stage,
     title: s.title,
     needs: jsonb(s.needs),
+    block: s.block,
     status: 'pending' as const,
   }));
 }
