@@ -5,7 +5,8 @@
  * @module
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
@@ -91,4 +92,18 @@ export async function signInWithToken(page: Page, url: string, token: string): P
   await page.fill('#token', token);
   await page.getByRole('button', { name: 'Sign in with the token' }).click();
   await page.getByRole('heading', { name: 'Builds' }).waitFor();
+}
+
+// axe-core's own script, run in the page by the test (the page's CSP forbids loading it there).
+let axeScript: string | undefined;
+
+/** axe-core's violations on the page as it is (rule id and the first offending element). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  axeScript ??= readFileSync(
+    join(createRequire(import.meta.url).resolve('axe-core'), '..', 'axe.min.js'),
+    'utf8',
+  );
+  await page.evaluate(axeScript);
+  return page.evaluate<string[]>(`axe.run(document).then((result) =>
+    result.violations.map((v) => v.id + ': ' + v.nodes[0].html))`);
 }

@@ -4,9 +4,11 @@
  * colours, a parallel block and a step that fails on stderr. Its log opens at the failed step's
  * section with the others closed; the parallel block's lines are labelled with their step; a
  * progress line shows as a terminal leaves it; `#L25000` shows line 25,000 on load; the page
- * fits a 390 px screen. Who approved and when, the steps' titles, the variables (secrets as
- * `****`) and who ran it; a webhook build's commit message, author and link; a DAG pipeline's
- * graph with each step's status, a node opening its log; cancel sent once.
+ * fits a 390 px screen; "Restart from broken" says why it cannot; no axe violation. Who approved
+ * and when, the steps' titles, the variables (the build's and its pipeline's, secrets as `****`)
+ * and who ran it; a webhook build's commit message, author and link; a DAG pipeline's graph with
+ * each step's status, a node opening its log; a typed step's group drawn in order and nested
+ * parallel blocks as boxes; a restart's link naming its pipeline; cancel sent once.
  * @module
  */
 import { after, before, test } from 'node:test';
@@ -23,7 +25,13 @@ import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT, seededDataDir, startSluice, waitForUp } from './cli-harness.js';
 import type { RunningCli } from './cli-harness.js';
 import { createPipelines } from './control-plane-seed.js';
-import { launchChromium, screenshots, signInWithToken, waitForStatus } from './browser.js';
+import {
+  axeViolations,
+  launchChromium,
+  screenshots,
+  signInWithToken,
+  waitForStatus,
+} from './browser.js';
 
 const PROJECT = `page${process.pid}`;
 const MIXED = `version: "1.0"
@@ -96,6 +104,50 @@ steps:
       - echo approved
 `;
 
+const GREET = `version: "1.0"
+kind: step-type
+metadata:
+  name: acme/greet
+  version: 1.0.0
+spec:
+  arguments:
+    type: object
+    additionalProperties: false
+    properties:
+      WHO: {type: string}
+  steps:
+    hello:
+      image: sluice/busybox:1
+      commands: ['echo hello [[ .Arguments.WHO ]]']
+    bye:
+      image: sluice/busybox:1
+      commands: [echo bye]
+`;
+const NESTED = `version: "1.0"
+steps:
+  greet:
+    type: acme/greet:1.0.0
+    arguments: {WHO: graph}
+  fanout:
+    type: parallel
+    steps:
+      one:
+        image: sluice/busybox:1
+        commands: [echo one]
+      inner:
+        type: parallel
+        steps:
+          two:
+            image: sluice/busybox:1
+            commands: [echo two]
+          three:
+            image: sluice/busybox:1
+            commands: [echo three]
+  last:
+    image: sluice/busybox:1
+    commands: [echo last]
+`;
+
 let cli: RunningCli;
 let temp: TempDir;
 let browser: Browser;
@@ -114,7 +166,9 @@ before(async () => {
   const up = await waitForUp(cli);
   url = up.url;
   admin = createClient({ baseUrl: url, token: up.token });
-  ids = await createPipelines(admin, PROJECT, { mixed: MIXED, gated: GATED, dag: DAG, slow: SLOW });
+  await admin.call('putStepType', { body: { yaml: GREET } });
+  const pipelines = { mixed: MIXED, gated: GATED, dag: DAG, slow: SLOW, nested: NESTED };
+  ids = await createPipelines(admin, PROJECT, pipelines);
   build = await admin.call('createBuild', { params: { pipelineId: ids.mixed ?? '' } });
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await signInWithToken(page, url, up.token);
@@ -125,7 +179,7 @@ after(async () => {
   if (cli?.child.exitCode === null) cli.child.kill('SIGTERM');
   await cli?.done;
   await temp?.cleanup();
-  for (const name of ['mixed', 'gated', 'dag', 'slow'])
+  for (const name of ['mixed', 'gated', 'dag', 'slow', 'nested'])
     spawnSync('docker', ['volume', 'rm', '-f', `sluice-volume-${PROJECT}-${name}`]);
 });
 
@@ -141,6 +195,12 @@ test('the log opens at the failed step, its stderr marked, the other sections cl
   assert.match(await section('broken').innerText(), /broken\s+failure/);
   const stderr = page.locator('.log-line', { hasText: 'to-stderr' });
   assert.match((await stderr.getAttribute('class')) ?? '', /stream-stderr/);
+  const restart = page.getByRole('button', { name: 'Restart from broken' });
+  assert.ok(await restart.isDisabled(), 'the engine cannot start at a step');
+  const why = await page.locator('#no-partial-restart').innerText();
+  assert.match(why, /^Restart from broken is not possible: the engine runs a build from its first/);
+  assert.match(why, /the 3 steps that succeeded run again\.$/, 'count, left and right');
+  assert.deepEqual(await axeViolations(page), [], 'axe on a failed build with its log and graph');
   await screenshots(page, 'build-sections');
 });
 
@@ -182,6 +242,16 @@ test('#L25000 shows line 25,000 on load, not the end', async () => {
 });
 
 test("who approved, and when, with the steps' titles, the variables and who ran it", async () => {
+  await admin.call('updatePipeline', {
+    params: { pipelineId: ids.gated ?? '' },
+    body: {
+      variables: {
+        REGION: { value: 'eu-1' },
+        GREETING: { value: 'overridden-by-the-build' },
+        DEPLOY_KEY: { value: 'pipeline-secret-4470', secret: true },
+      },
+    },
+  });
   const gated = await admin.call('createBuild', {
     params: { pipelineId: ids.gated ?? '' },
     body: { variables: { GREETING: 'hi' }, secrets: { TOKEN: 'never-shown-5813' } },
@@ -197,7 +267,12 @@ test("who approved, and when, with the steps' titles, the variables and who ran 
   assert.match(facts, /Trigger\s+manual by admin/);
   assert.match(facts, /GREETING=hi/);
   assert.match(facts, /TOKEN=\*\*\*\*/);
-  assert.ok(!(await page.content()).includes('never-shown-5813'), 'a secret is never shown');
+  // The pipeline's variables the build does not override, after its own.
+  assert.match(facts, /TOKEN=\*\*\*\*\s+DEPLOY_KEY=\*\*\*\* \(pipeline's, as set now\)\s+REGION=eu-1/);
+  assert.doesNotMatch(facts, /overridden-by-the-build/);
+  const content = await page.content();
+  for (const secret of ['never-shown-5813', 'pipeline-secret-4470'])
+    assert.ok(!content.includes(secret), 'a secret is never shown');
 });
 
 test("a DAG pipeline's graph has its steps with their statuses; a node opens its log", async () => {
@@ -229,6 +304,50 @@ test("a DAG pipeline's graph has its steps with their statuses; a node opens its
   await screenshots(page, 'build-graph');
 });
 
+test("a typed step's group is drawn in order, nested parallel blocks as boxes", async () => {
+  const nested = await admin.call('createBuild', { params: { pipelineId: ids.nested ?? '' } });
+  await page.goto(`${url}/builds/${nested.id}`);
+  const graph = page.getByRole('group', { name: 'Pipeline graph' });
+  await graph.locator('[data-step="greet_hello"]').waitFor();
+  const blocks = await page.evaluate<string[]>(
+    `[...document.querySelectorAll('.graph-block')].map((b) =>
+      b.getAttribute('data-block') + ':' + b.getAttribute('data-runs'))`,
+  );
+  assert.deepEqual(blocks, ['greet:sequential', 'fanout:parallel', 'inner:parallel']);
+  const edges = await page.evaluate<string[]>(
+    `[...document.querySelectorAll('.graph-edge')].map((e) => e.getAttribute('data-edge')).sort()`,
+  );
+  assert.deepEqual(edges, [
+    'greet_bye>one',
+    'greet_bye>three',
+    'greet_bye>two',
+    'greet_hello>greet_bye',
+    'one>last',
+    'three>last',
+    'two>last',
+  ]);
+  // The inner block's box is inside the outer one's.
+  const box = (name: string) => graph.locator(`[data-block="${name}"] rect`).boundingBox();
+  const [outer, inner] = [await box('fanout'), await box('inner')];
+  assert.ok(outer && inner, 'both blocks are drawn');
+  assert.ok(inner.x >= outer.x && inner.x + inner.width <= outer.x + outer.width);
+  assert.ok(inner.y >= outer.y && inner.y + inner.height <= outer.y + outer.height);
+  assert.ok(inner.width * inner.height < outer.width * outer.height, 'inner is the smaller');
+  await screenshots(page, 'build-graph-nested');
+  await admin.call('cancelBuild', { params: { buildId: nested.id } }).catch(() => {});
+});
+
+test("a restarted build's page links the build it restarts by its pipeline's name", async () => {
+  const again = await admin.call('restartBuild', { params: { buildId: build.id } });
+  await page.goto(`${url}/builds/${again.id}`);
+  const link = page.locator('dl.facts').getByRole('link', { name: `${PROJECT}/mixed #${build.number}` });
+  await link.waitFor();
+  assert.equal(await link.getAttribute('href'), `/builds/${build.id}`);
+  await admin.call('cancelBuild', { params: { buildId: again.id } });
+  await page.goto(`${url}/builds?pipelineId=${ids.mixed ?? ''}`);
+  await page.getByRole('link', { name: `mixed #${again.number}` }).waitFor();
+});
+
 test("a pipeline's second local build shows its warm volume; the first, a new one", async () => {
   // The DAG pipeline ran once above, on a new Docker volume: this build finds it left.
   const again = await admin.call('createBuild', { params: { pipelineId: ids.dag ?? '' } });
@@ -244,6 +363,10 @@ test("a pipeline's second local build shows its warm volume; the first, a new on
   const warm = await admin.call('getBuild', { params: { buildId: again.id } });
   assert.equal(warm.cache?.volume, first?.volume, 'the same volume, kept between builds');
   await waitForStatus(page, '(success|failure|error|terminated)', 180_000);
+  // The one page the editor's tests cannot show (their server has no runtime environment).
+  await page.goto(`${url}/runtimes/local`);
+  await page.getByRole('heading', { level: 1, name: 'local' }).waitFor();
+  assert.deepEqual(await axeViolations(page), [], 'axe on a runtime environment');
 });
 
 test("a webhook build shows its commit's message, author and link, and its sender", async () => {

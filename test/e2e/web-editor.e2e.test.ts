@@ -10,8 +10,6 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
@@ -23,6 +21,7 @@ import { kill, seededDataDir, startServer } from './cli-harness.js';
 import type { RunningServer } from './cli-harness.js';
 import { createPipelines } from './control-plane-seed.js';
 import {
+  axeViolations,
   browserStorage,
   focusedText,
   launchChromium,
@@ -48,11 +47,6 @@ function fortyLines(): string {
   }
   return text;
 }
-// axe-core's own script, run in the page by the test (the page's CSP forbids loading it there).
-const AXE = readFileSync(
-  join(createRequire(import.meta.url).resolve('axe-core'), '..', 'axe.min.js'),
-  'utf8',
-);
 
 let temp: TempDir;
 let server: RunningServer;
@@ -244,6 +238,11 @@ test('an error on line 40 is marked on line 40, in the gutter and under its text
 });
 
 test('every page: no console error, its own title, focus on its heading, no axe violation', async () => {
+  const signIn = await browser.newPage();
+  await signIn.goto(server.url);
+  await signIn.getByText('Use an API token instead').click();
+  assert.deepEqual(await axeViolations(signIn), [], 'axe on the sign-in page');
+  await signIn.close();
   const { context, page, errors } = await signedIn();
   try {
     const pages: [string, string][] = [
@@ -251,6 +250,9 @@ test('every page: no console error, its own title, focus on its heading, no axe 
       ['Runtime environments', 'Runtime environments'],
       ['Agents', 'Agents'],
       ['Clusters', 'Kubernetes clusters'],
+      ['Tokens', 'API tokens'],
+      ['Users', 'Users'],
+      ['Audit log', 'Audit log'],
       ['Builds', 'Builds'],
     ];
     for (const [link, heading] of pages) {
@@ -309,10 +311,3 @@ test('the bundle is sent compressed, its source map is not served, and there is 
   const icon = await fetch(`${server.url}/favicon.svg`);
   assert.equal(icon.headers.get('content-type'), 'image/svg+xml');
 });
-
-/** axe-core's violations on the page as it is (rule id and the first offending element). */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  return page.evaluate<string[]>(`axe.run(document).then((result) =>
-    result.violations.map((v) => v.id + ': ' + v.nodes[0].html))`);
-}

@@ -2,10 +2,13 @@
  * What ran and who: the build's branch, its commit (sha linked to the git host, message and
  * author), where its definition came from, who or what started it (a user's name, a webhook's
  * sender), its duration and runtime, its cache (hit or miss, volume, size, as the runtime
- * recorded it), the variables it ran with (secrets as `****`), and why it ended.
+ * recorded it), the variables it ran with (its own and its pipeline's, secrets as `****`), and
+ * why it ended.
  * @module
  */
-import type { Build } from '@sluice/protocol';
+import type { Build, Pipeline } from '@sluice/protocol';
+import { useApi } from '../api/api-context.js';
+import { usePoll } from '../api/use-poll.js';
 import { between, formatDuration, shortRevision } from '../app/format.js';
 import { Link } from '../app/router.js';
 import { DefinitionSource } from './definition-source.js';
@@ -48,11 +51,27 @@ export function BuildFacts({ build }: { build: Build }) {
         <>
           <dt>Restart of</dt>
           <dd>
-            <Link href={`/builds/${build.retryOf}`}>{build.retryOf}</Link>
+            <RestartOf build={build} retryOf={build.retryOf} />
           </dd>
         </>
       ) : null}
     </dl>
+  );
+}
+
+/** The build this one restarts, named as every build link is: its pipeline and number. */
+function RestartOf({ build, retryOf }: { build: Build; retryOf: string }) {
+  const api = useApi();
+  const original = usePoll(
+    (signal) => api.call('getBuild', { params: { buildId: retryOf }, signal }),
+    { intervalMs: 60_000, key: retryOf, stop: () => true },
+  );
+  const number = original.data ? ` #${original.data.number}` : '';
+  return (
+    <Link href={`/builds/${retryOf}`}>
+      {build.project}/{build.pipeline}
+      {number}
+    </Link>
   );
 }
 
@@ -78,23 +97,55 @@ function CommitFact({ build }: { build: Build }) {
   );
 }
 
+/**
+ * The build's own variables and secrets, then its pipeline's that they do not override (the
+ * engine gives a step both, the build's winning). A pipeline keeps no history of its variables:
+ * its are shown as they are now, and say so.
+ */
 function Variables({ build }: { build: Build }) {
-  const plain = Object.entries(build.variables).sort(([a], [b]) => a.localeCompare(b));
-  if (plain.length === 0 && build.secretNames.length === 0) return <>none</>;
+  const api = useApi();
+  const pipeline = usePoll(
+    (signal) => api.call('getPipeline', { params: { pipelineId: build.pipelineId }, signal }),
+    { intervalMs: 60_000, key: build.pipelineId, stop: () => true },
+  );
+  const rows = variableRows(build, pipeline.data?.variables ?? []);
+  if (rows.length === 0) return <>{pipeline.data || pipeline.error ? 'none' : '…'}</>;
   return (
     <ul className="variables">
-      {plain.map(([name, value]) => (
-        <li key={name} className="mono">
-          {name}={value}
-        </li>
-      ))}
-      {build.secretNames.map((name) => (
-        <li key={name} className="mono">
-          {name}=****
+      {rows.map((row) => (
+        <li key={row.name} className="mono" data-variable={row.name} data-from={row.from}>
+          {row.name}={row.value ?? '****'}
+          {row.from === 'pipeline' ? (
+            <span className="muted small"> (pipeline&apos;s, as set now)</span>
+          ) : null}
         </li>
       ))}
     </ul>
   );
+}
+
+interface VariableRow {
+  name: string;
+  /** Null for a secret. */
+  value: string | null;
+  from: 'build' | 'pipeline';
+}
+
+/** The build's variables and secrets by name, then its pipeline's it does not override. */
+export function variableRows(
+  build: Pick<Build, 'variables' | 'secretNames'>,
+  pipeline: Pipeline['variables'],
+): VariableRow[] {
+  const own: VariableRow[] = [
+    ...Object.entries(build.variables).map(([name, value]) => ({ name, value })),
+    ...build.secretNames.map((name) => ({ name, value: null })),
+  ].map((row) => ({ ...row, from: 'build' as const }));
+  const named = new Set(own.map((row) => row.name));
+  const inherited = pipeline
+    .filter((v) => !named.has(v.name))
+    .map((v) => ({ name: v.name, value: v.secret ? null : v.value, from: 'pipeline' as const }));
+  const byName = (a: VariableRow, b: VariableRow) => a.name.localeCompare(b.name);
+  return [...own.sort(byName), ...inherited.sort(byName)];
 }
 
 /** `hit · volume pvc-1 · 1.2 GB of 10Gi`, or why there is nothing to say. */

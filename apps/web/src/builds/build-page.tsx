@@ -6,13 +6,14 @@
  */
 import { useCallback, useRef, useState } from 'react';
 import { FINISHED_STATUSES } from '@sluice/protocol';
-import type { Build } from '@sluice/protocol';
+import type { Build, BuildStep, StepStatus } from '@sluice/protocol';
 import { useApi } from '../api/api-context.js';
 import { usePoll } from '../api/use-poll.js';
 import { Link, navigate } from '../app/router.js';
 import { ErrorNote, PageError } from '../app/error-note.js';
 import { useAction } from '../app/use-action.js';
 import { LogPanel } from '../logs/log-panel.js';
+import { useLogSource } from '../logs/log-stream.js';
 import { AnnotationList } from './annotation-list.js';
 import { BuildFacts } from './build-facts.js';
 import { PipelineGraphView } from './pipeline-graph-view.js';
@@ -22,6 +23,8 @@ import { Waterfall } from './waterfall.js';
 
 export function BuildPage({ buildId }: { buildId: string }) {
   const api = useApi();
+  // The log is asked for with the build, not after it: its first lines come a round trip sooner.
+  const log = useLogSource(api, buildId);
   const polled = usePoll((signal) => api.call('getBuild', { params: { buildId }, signal }), {
     intervalMs: 1500,
     key: buildId,
@@ -53,6 +56,11 @@ export function BuildPage({ buildId }: { buildId: string }) {
   const params = { buildId };
   const finished = FINISHED_STATUSES.includes(build.status);
   const waiting = build.steps.some((s) => s.status === 'pending-approval');
+  // A build that succeeded has nothing to restart from, even past a step allowed to fail.
+  const failedStep =
+    finished && build.status !== 'success'
+      ? build.steps.find((s) => FAILED.includes(s.status))
+      : undefined;
 
   return (
     <article className="build-page">
@@ -107,17 +115,16 @@ export function BuildPage({ buildId }: { buildId: string }) {
               Restart
             </button>
           ) : null}
-          {finished && build.status !== 'success' ? (
+          {failedStep ? (
             <button type="button" disabled aria-describedby="no-partial-restart">
-              Restart from the failed step
+              Restart from {failedStep.name}
             </button>
           ) : null}
         </div>
       </header>
-      {finished && build.status !== 'success' ? (
+      {failedStep ? (
         <p id="no-partial-restart" className="muted small">
-          Restart from the failed step is not possible: the engine runs a build from its first step
-          (its workspace volume is shared and may have changed since); Restart runs it again whole.
+          {noPartialRestart(failedStep.name, build.steps)}
         </p>
       ) : null}
       {cancelling && !finished ? (
@@ -137,11 +144,34 @@ export function BuildPage({ buildId }: { buildId: string }) {
       <h2>Log</h2>
       <LogPanel
         buildId={build.id}
+        source={log}
         buildNumber={build.number}
         steps={build.steps}
         finished={finished}
         onLines={onLines}
       />
     </article>
+  );
+}
+
+const FAILED: readonly StepStatus[] = ['failure', 'timeout', 'denied', 'terminated'];
+
+/**
+ * Why a build cannot be restarted from its failed step (Codefresh can): the engine always runs
+ * a build from its first step, and keeps nothing a later start could begin from.
+ */
+export function noPartialRestart(failed: string, steps: readonly BuildStep[]): string {
+  const blocks = new Set(steps.map((s) => s.parent));
+  const before = steps.filter((s) => s.status === 'success' && !blocks.has(s.name)).length;
+  const earlier =
+    before === 0
+      ? 'no step succeeded before it, so nothing is run twice'
+      : `the ${before === 1 ? 'step' : `${before} steps`} that succeeded run again`;
+  return (
+    `Restart from ${failed} is not possible: the engine runs a build from its first step and ` +
+    `keeps nothing a later start could begin from (the variables earlier steps exported with ` +
+    `cf_export were held by its engine, which has ended, and the workspace volume is the ` +
+    `pipeline's cache, reused by its later builds, so the files they left may have changed). ` +
+    `Restart runs it again whole: ${earlier}.`
   );
 }

@@ -30,7 +30,7 @@ export interface GraphEdge {
   points: { x: number; y: number }[];
 }
 
-export interface GraphStage {
+export interface GraphBox {
   name: string;
   /** `stage`, or how a block's steps run. */
   kind: 'stage' | 'parallel' | 'sequential';
@@ -43,9 +43,9 @@ export interface GraphStage {
 export interface PipelineGraph {
   nodes: GraphNode[];
   edges: GraphEdge[];
-  stages: GraphStage[];
+  stages: GraphBox[];
   /** Blocks, outer ones first (so inner ones are drawn over them). */
-  blocks: GraphStage[];
+  blocks: GraphBox[];
   width: number;
   height: number;
 }
@@ -117,7 +117,7 @@ export function layoutGraph(steps: readonly BuildStep[]): PipelineGraph {
     to: e.w,
     points: graph.edge(e).points ?? [],
   }));
-  const box = (id: string, name: string, kind: GraphStage['kind']): GraphStage => {
+  const box = (id: string, name: string, kind: GraphBox['kind']): GraphBox => {
     const { x = 0, y = 0, width, height } = graph.node(id);
     return { name, kind, x, y, width, height };
   };

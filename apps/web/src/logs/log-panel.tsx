@@ -17,11 +17,13 @@ import { isLabelled, sectionDuration, sectionStatus } from './log-sections.js';
 import type { LogSection } from './log-sections.js';
 import { LogLineRow, LogView } from './log-view.js';
 import { useLogStream } from './log-stream.js';
-import type { StreamedLine } from './log-stream.js';
+import type { LogSource, StreamedLine } from './log-stream.js';
 import { useLogSections } from './use-log-sections.js';
 
 export interface LogPanelProps {
   buildId: string;
+  /** The build's log, asked for by the page from its first render (`useLogSource`). */
+  source: LogSource;
   buildNumber: number;
   steps: readonly BuildStep[];
   /** Whether the build had finished when the page opened: then it opens at a failed step. */
@@ -32,9 +34,10 @@ export interface LogPanelProps {
 
 type Target = { line: number } | { step: string } | { failed: true } | undefined;
 
-export function LogPanel({ buildId, buildNumber, steps, finished, onLines }: LogPanelProps) {
+export function LogPanel(props: LogPanelProps) {
+  const { buildId, buildNumber, steps, finished, onLines } = props;
   const api = useApi();
-  const stream = useLogStream(api, buildId);
+  const stream = useLogStream(props.source);
   useEffect(() => {
     if (stream.version > 0) onLines?.();
   }, [stream.version, onLines]);
@@ -210,9 +213,11 @@ function SectionHeader(props: {
   const { section, open } = props;
   const status = sectionStatus(section);
   const duration = sectionDuration(section);
-  const title = section.steps.find((s) => s.name === section.key)?.title;
+  const own = section.steps.find((s) => s.name === section.key);
+  const title = own?.title;
   const lanes = section.steps.filter((s) => s.parent === section.key).map((s) => s.name);
   const parallel = isLabelled(section) ? lanes.join(', ') : '';
+  const runs = own?.block === 'sequential' ? 'in order' : 'parallel';
   return (
     <div
       className={`log-section status-${status ?? 'none'}`}
@@ -226,7 +231,12 @@ function SectionHeader(props: {
         </span>
         <span className="section-title">{section.key === '' ? 'Engine' : section.key}</span>
         {title ? <span className="section-step-title">{title}</span> : null}
-        {parallel ? <span className="muted"> parallel: {parallel}</span> : null}
+        {parallel ? (
+          <span className="muted">
+            {' '}
+            {runs}: {parallel}
+          </span>
+        ) : null}
         {status ? <span className={`badge status-${status}`}>{status}</span> : null}
         <span className="muted section-meta">
           {duration !== undefined ? formatDuration(duration) : ''} · {section.lines.length} lines

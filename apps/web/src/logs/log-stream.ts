@@ -7,7 +7,7 @@
  * once; the `end` event closes it for good.
  * @module
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import type { LogChunk, LogLine } from '@sluice/protocol';
 import type { Api } from '../api/api-context.js';
 import { applyCarriageReturns } from './log-sections.js';
@@ -29,27 +29,52 @@ export interface LogStream {
   state: StreamState;
 }
 
-export function useLogStream(api: Api, buildId: string): LogStream {
-  const lines = useRef<StreamedLine[]>([]);
-  const [version, setVersion] = useState(0);
-  const [state, setState] = useState<StreamState>('connecting');
+/**
+ * A build's log as it is followed: asked for by the page as soon as it knows the build's id
+ * (with the build, not after it), watched by the log panel alone, so a batch of lines re-renders
+ * the panel and not the whole page.
+ */
+export interface LogSource extends LogStream {
+  buildId: string;
+  subscribe(listener: () => void): () => void;
+}
 
+function createLogSource(buildId: string): LogSource & { notify(): void } {
+  const listeners = new Set<() => void>();
+  return {
+    buildId,
+    lines: [],
+    version: 0,
+    state: 'connecting',
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    notify() {
+      for (const listener of listeners) listener();
+    },
+  };
+}
+
+export function useLogSource(api: Api, buildId: string): LogSource {
+  const source = useMemo(() => createLogSource(buildId), [buildId]);
   useEffect(() => {
-    lines.current = [];
-    setVersion(0);
+    // Read again from the start when the session changes (a new `api`).
+    source.lines = [];
     const controller = new AbortController();
     let lastSeq = -1;
     let pending = false;
     const flush = () => {
       pending = false;
-      setVersion((v) => v + 1);
+      source.version++;
+      source.notify();
     };
     const append = (chunk: LogChunk) => {
       if (chunk.seq <= lastSeq) return;
       lastSeq = chunk.seq;
       for (const line of chunk.lines) {
         const { step, stream, at } = line;
-        lines.current.push({ step, stream, at, text: applyCarriageReturns(line.line) });
+        source.lines.push({ step, stream, at, text: applyCarriageReturns(line.line) });
       }
       if (!pending) {
         pending = true;
@@ -60,12 +85,21 @@ export function useLogStream(api: Api, buildId: string): LogStream {
       signal: controller.signal,
       lastSeq: () => lastSeq,
       onChunk: append,
-      onState: setState,
+      onState: (state) => {
+        source.state = state;
+        source.notify();
+      },
     });
     return () => controller.abort();
-  }, [api, buildId]);
+  }, [api, buildId, source]);
+  return source;
+}
 
-  return { lines: lines.current, version, state };
+/** The lines and state of `source`, re-rendering the caller as they change. */
+export function useLogStream(source: LogSource): LogStream {
+  const version = useSyncExternalStore(source.subscribe, () => source.version);
+  const state = useSyncExternalStore(source.subscribe, () => source.state);
+  return { lines: source.lines, version, state };
 }
 
 interface FollowOptions {
@@ -101,9 +135,15 @@ async function follow(api: Api, buildId: string, options: FollowOptions): Promis
   }
 }
 
+/** Parsing runs at most this long before the page may draw and answer input. */
+const SLICE_MS = 10;
+
 /**
  * Reads events until the stream closes: `end` when the server said the log ended, `behind` when
- * it said to resume, `closed` otherwise.
+ * it said to resume, `closed` otherwise. A finished build's log comes as fast as the server can
+ * send it, megabytes in a read: parsing it all in one go would keep the page from drawing its
+ * first line until the last was parsed, so the reader lets the page draw once after the first
+ * chunk, and then yields every `SLICE_MS` of parsing.
  */
 async function readEvents(
   response: Response,
@@ -112,6 +152,16 @@ async function readEvents(
   const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
   if (!reader) return 'closed';
   let buffer = '';
+  let drawn = false;
+  let sliceStart = performance.now();
+  const afterChunk = async () => {
+    if (!drawn) {
+      drawn = true;
+      await nextPaint();
+    } else if (performance.now() - sliceStart >= SLICE_MS) await nextTask();
+    else return;
+    sliceStart = performance.now();
+  };
   for (;;) {
     const { value, done } = await reader.read();
     if (done) return 'closed';
@@ -121,7 +171,10 @@ async function readEvents(
       const event = parseEvent(buffer.slice(0, split));
       buffer = buffer.slice(split + 2);
       if (event.type === 'end' || event.type === 'behind') return event.type;
-      if (event.type === 'log') options.onChunk(JSON.parse(event.data) as LogChunk);
+      if (event.type === 'log') {
+        options.onChunk(JSON.parse(event.data) as LogChunk);
+        await afterChunk();
+      }
       split = buffer.indexOf('\n\n');
     }
   }
@@ -135,6 +188,28 @@ function parseEvent(text: string): { type: string; data: string } {
     else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
   }
   return { type, data: data.join('\n') };
+}
+
+/** A task of its own (no timer clamping): the page may draw and take input before it. */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => resolve();
+    channel.port2.postMessage(null);
+  });
+}
+
+/** After the next frame is drawn; a hidden tab draws none, so at most 100 ms. */
+function nextPaint(): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 100);
+    requestAnimationFrame(() =>
+      void nextTask().then(() => {
+        clearTimeout(timer);
+        resolve();
+      }),
+    );
+  });
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
