@@ -3,7 +3,8 @@
  * one failed build of a step printing 25,100 lines, progress with carriage returns and bright
  * colours, a parallel block and a step that fails on stderr. Its log opens at the failed step's
  * section with the others closed; the parallel block's lines are labelled with their step; a
- * progress line shows as a terminal leaves it; `#L25000` shows line 25,000 on load; the page
+ * progress line shows as a terminal leaves it; `#L25000` and `#step-count` work on load; the
+ * engine's lines styled apart, timestamps on a toggle; the page
  * fits a 390 px screen; "Restart from broken" says why it cannot; no axe violation. Who approved
  * and when, the steps' titles, the variables (the build's and its pipeline's, secrets as `****`)
  * and who ran it; a webhook build's commit message, author and link; a DAG pipeline's graph with
@@ -195,6 +196,12 @@ test('the log opens at the failed step, its stderr marked, the other sections cl
   assert.match(await section('broken').innerText(), /broken\s+failure/);
   const stderr = page.locator('.log-line', { hasText: 'to-stderr' });
   assert.match((await stderr.getAttribute('class')) ?? '', /stream-stderr/);
+  // The engine's own words, styled apart from the program's.
+  const engine = page.locator('.log-line', { hasText: 'The step exited with code 3' }).first();
+  assert.match((await engine.getAttribute('class')) ?? '', /stream-system/);
+  await page.getByLabel('Timestamps').check();
+  assert.match(await stderr.locator('.ts').innerText(), /^\d\d:\d\d:\d\d\.\d{3}$/);
+  await page.getByLabel('Timestamps').uncheck();
   const restart = page.getByRole('button', { name: 'Restart from broken' });
   assert.ok(await restart.isDisabled(), 'the engine cannot start at a step');
   const why = await page.locator('#no-partial-restart').innerText();
@@ -239,6 +246,11 @@ test('#L25000 shows line 25,000 on load, not the end', async () => {
   assert.ok(box && view, 'the line and the log are laid out');
   assert.ok(box.y >= view.y && box.y + box.height <= view.y + view.height, 'the line is in sight');
   assert.match(await line.innerText(), /line \d+/);
+  // A step's link opens its section on load, though the build failed in another.
+  await page.goto(`${url}/builds`);
+  await page.goto(`${url}/builds/${build.id}#step-count`);
+  await page.getByText(/complete · \d+ lines/).waitFor();
+  assert.equal(await section('count').getAttribute('aria-expanded'), 'true');
 });
 
 test("who approved, and when, with the steps' titles, the variables and who ran it", async () => {
@@ -301,6 +313,10 @@ test("a DAG pipeline's graph has its steps with their statuses; a node opens its
   await graph.locator('[data-step="lint"]').click();
   assert.equal(await section('lint').getAttribute('aria-expanded'), 'true');
   await page.locator('.log-line .lt', { hasText: /^lint$/ }).waitFor();
+  // So does a step's name in the step table.
+  assert.equal(await section('setup').getAttribute('aria-expanded'), 'false');
+  await page.getByRole('table', { name: 'Steps' }).getByRole('link', { name: 'setup' }).click();
+  assert.equal(await section('setup').getAttribute('aria-expanded'), 'true');
   await screenshots(page, 'build-graph');
 });
 

@@ -5,6 +5,7 @@
  * replaces unsaved text; a reload keeps the draft and leaving asks; an error on line 40 is
  * marked on line 40; every page loads with no console error, its own title and no axe
  * violation, and focus moves to its heading; a missing build's page says so and stops asking;
+ * a pipeline's name taken twice is refused in words;
  * the bundle is sent compressed and its source map is not served.
  * @module
  */
@@ -232,6 +233,24 @@ test('an error on line 40 is marked on line 40, in the gutter and under its text
     assert.equal(await page.evaluate<boolean>(inEditor), true);
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate<boolean>(inEditor), false);
+  } finally {
+    await context.close();
+  }
+});
+
+test("a pipeline's name taken twice is refused in words, not the database's", async () => {
+  const { context, page } = await signedIn();
+  try {
+    await page.goto(`${server.url}/pipelines/new`);
+    // Known as a project once the list has come (else the page would try to create it).
+    await page.locator(`#projects option[value="${PROJECT}"]`).waitFor({ state: 'attached' });
+    await page.getByLabel('Project').fill(PROJECT);
+    await page.getByLabel('Name').fill('other');
+    await page.locator('.cm-content').waitFor();
+    await page.getByRole('button', { name: 'Create pipeline' }).click();
+    const note = await page.getByRole('alert').innerText();
+    assert.match(note, new RegExp(`^Pipeline ${PROJECT}/other already exists`));
+    assert.doesNotMatch(note, /constraint|duplicate key|unique|pipelines_/i);
   } finally {
     await context.close();
   }

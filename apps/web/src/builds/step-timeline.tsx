@@ -2,7 +2,8 @@
  * A build's steps on a time axis, in pipeline order, grouped by stage when the pipeline has
  * `stages:` (in their order; steps of no stage last): each step's lane (the parallel block or
  * typed step it runs in), its title, who approved or denied an approval step and when, its
- * attempt when `retry` ran it again, its status and duration.
+ * attempt when `retry` ran it again, its status and duration. A step's name links to its log
+ * section (`#step-<name>`).
  * @module
  */
 import type { BuildStep } from '@sluice/protocol';
@@ -88,7 +89,7 @@ function StepRow({ step, origin, span }: { step: BuildStep; origin: number; span
     <tr data-step={step.name}>
       <th scope="row" className={step.parent ? 'lane' : undefined}>
         {step.parent ? <span className="muted">{step.parent} › </span> : null}
-        {step.name}
+        <a href={`#step-${step.name}`}>{step.name}</a>
         {step.attempt > 1 ? <span className="retry"> retry {step.attempt - 1}</span> : null}
         {step.title ? <div className="step-title small">{step.title}</div> : null}
         {step.answeredBy ? (
