@@ -94,6 +94,7 @@ export function LogPanel(props: LogPanelProps) {
   const toggle = (section: LogSection) =>
     setOverrides((old) => new Map(old).set(section.key, !view.isOpen(section)));
   const names = [...new Set(steps.map((s) => s.name))];
+  const titles = new Map(steps.flatMap((s) => (s.title ? [[s.name, s.title] as const] : [])));
 
   const renderRow = (index: number, top: number) => {
     const row = view.rows[index] ?? 0;
@@ -146,7 +147,7 @@ export function LogPanel(props: LogPanelProps) {
             <option value="">All steps</option>
             {names.map((name) => (
               <option key={name} value={name}>
-                {name}
+                {titles.has(name) ? `${name} — ${titles.get(name)}` : name}
               </option>
             ))}
           </select>
