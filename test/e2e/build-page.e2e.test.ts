@@ -276,7 +276,7 @@ test("who approved, and when, with the steps' titles, the variables and who ran 
   assert.match(await gate.innerText(), /Ship it\?/);
   await section('after').getByText('Say it shipped').waitFor();
   const option = page.locator('.log-panel select option[value="after"]');
-  assert.equal(await option.innerText(), 'after — Say it shipped', "the step picker's title");
+  assert.equal(await option.textContent(), 'after — Say it shipped', "the step picker's title");
   const facts = await page.locator('dl.facts').innerText();
   assert.match(facts, /Trigger\s+manual by admin/);
   assert.match(facts, /GREETING=hi/);
