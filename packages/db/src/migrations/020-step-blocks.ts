@@ -9,5 +9,7 @@ import type { SqlMigration } from './sql-migration.js';
 
 export const stepBlocksMigration: SqlMigration = {
   name: '020_step_blocks',
-  statements: ['alter table build_steps add column block text'],
+  statements: [
+    `alter table build_steps add column block text check (block in ('parallel', 'sequential'))`,
+  ],
 };
