@@ -36,21 +36,21 @@ export interface LogStream {
  */
 export interface LogSource extends LogStream {
   buildId: string;
-  subscribe(listener: () => void): () => void;
+  subscribe: (listener: () => void) => () => void;
 }
 
-function createLogSource(buildId: string): LogSource & { notify(): void } {
+function createLogSource(buildId: string): LogSource & { notify: () => void } {
   const listeners = new Set<() => void>();
   return {
     buildId,
     lines: [],
     version: 0,
     state: 'connecting',
-    subscribe(listener) {
+    subscribe: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    notify() {
+    notify: () => {
       for (const listener of listeners) listener();
     },
   };
