@@ -293,10 +293,12 @@ test('every page: no console error, its own title, focus on its heading, no axe 
     }
     assert.deepEqual(errors, [], 'no console error on any page');
 
-    // A build that does not exist: the page says so, and stops asking (the one 404 is its own).
-    let asked = 0;
+    // A build that does not exist: the page says so, and stops asking: for it and for its log
+    // (asked for together), one 404 each.
+    const asked: string[] = [];
     page.on('request', (request) => {
-      if (request.url().includes('/api/v1/builds/bld_missing')) asked++;
+      const path = new URL(request.url()).pathname;
+      if (path.startsWith('/api/v1/builds/bld_missing')) asked.push(path);
     });
     await page.goto(`${server.url}/builds/bld_missing`);
     await page
@@ -305,7 +307,11 @@ test('every page: no console error, its own title, focus on its heading, no axe 
       .waitFor();
     await page.evaluate(`document.dispatchEvent(new Event('visibilitychange'))`);
     await page.getByRole('alert').waitFor();
-    assert.equal(asked, 1, 'a missing build is asked for once');
+    assert.deepEqual(
+      asked.sort(),
+      ['/api/v1/builds/bld_missing', '/api/v1/builds/bld_missing/log/stream'],
+      'a missing build and its log are asked for once each',
+    );
     assert.equal(await page.title(), 'Not found · Sluice');
     assert.deepEqual(await axeViolations(page), []);
   } finally {

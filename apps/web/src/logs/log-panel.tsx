@@ -278,6 +278,7 @@ const streamLabel = {
   live: 'live',
   reconnecting: 'connection lost, reconnecting',
   ended: 'complete',
+  missing: 'no such build',
 } as const;
 
 function findHits(lines: readonly StreamedLine[], search: string): number[] {

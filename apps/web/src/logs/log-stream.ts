@@ -4,10 +4,11 @@
  * the Authorization header and never in the URL. A dropped stream is resumed after the last seq
  * seen (`Last-Event-ID`), waiting a little longer after each failure in a row; a `behind` event
  * (the page read slower than the build printed, by more than the server keeps) is resumed at
- * once; the `end` event closes it for good.
+ * once; the `end` event closes it for good, as does a 404 (no such build).
  * @module
  */
 import { useEffect, useMemo, useSyncExternalStore } from 'react';
+import { NotFoundError } from '@sluice/errors';
 import type { LogChunk, LogLine } from '@sluice/protocol';
 import type { Api } from '../api/api-context.js';
 import { applyCarriageReturns } from './log-sections.js';
@@ -20,7 +21,7 @@ export interface StreamedLine {
   text: string;
 }
 
-export type StreamState = 'connecting' | 'live' | 'reconnecting' | 'ended';
+export type StreamState = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'missing';
 
 export interface LogStream {
   lines: StreamedLine[];
@@ -126,8 +127,13 @@ async function follow(api: Api, buildId: string, options: FollowOptions): Promis
         return;
       }
       if (closed === 'behind') continue;
-    } catch {
+    } catch (err) {
       if (options.signal.aborted) return;
+      // A build that does not exist (or no longer does) has no log to wait for.
+      if (err instanceof NotFoundError) {
+        options.onState('missing');
+        return;
+      }
     }
     failures++;
     options.onState('reconnecting');
