@@ -8,6 +8,7 @@ import { useCallback, useRef, useState } from 'react';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, BuildStep, StepStatus } from '@sluice/protocol';
 import { useApi } from '../api/api-context.js';
+import { takeEarlyBuild } from '../api/early-requests.js';
 import { usePoll } from '../api/use-poll.js';
 import { Link, navigate } from '../app/router.js';
 import { ErrorNote, PageError } from '../app/error-note.js';
@@ -25,11 +26,15 @@ export function BuildPage({ buildId }: { buildId: string }) {
   const api = useApi();
   // The log is asked for with the build, not after it: its first lines come a round trip sooner.
   const log = useLogSource(api, buildId);
-  const polled = usePoll((signal) => api.call('getBuild', { params: { buildId }, signal }), {
+  const polled = usePoll(
+    async (signal) =>
+      (await takeEarlyBuild(buildId)) ?? api.call('getBuild', { params: { buildId }, signal }),
+    {
     intervalMs: 1500,
     key: buildId,
     stop: (build) => FINISHED_STATUSES.includes(build.status),
-  });
+    },
+  );
   const action = useAction();
   // Sent once: the build runs on until its engine stops, and the button says so meanwhile.
   const [cancelling, setCancelling] = useState(false);

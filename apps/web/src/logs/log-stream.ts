@@ -11,6 +11,7 @@ import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import { NotFoundError } from '@sluice/errors';
 import type { LogChunk, LogLine } from '@sluice/protocol';
 import type { Api } from '../api/api-context.js';
+import { takeEarlyLog } from '../api/early-requests.js';
 import { applyCarriageReturns } from './log-sections.js';
 
 export interface StreamedLine {
@@ -112,13 +113,19 @@ interface FollowOptions {
 
 async function follow(api: Api, buildId: string, options: FollowOptions): Promise<void> {
   let failures = 0;
+  let first = true;
   while (!options.signal.aborted) {
     try {
-      const response = await api.raw('buildLogStream', {
-        params: { buildId },
-        headers: { 'last-event-id': String(options.lastSeq()) },
-        signal: options.signal,
-      });
+      // The first time, the answer asked for as the page loaded, when there is one.
+      const early = first ? takeEarlyLog(buildId, options.signal) : undefined;
+      first = false;
+      const response =
+        (await early) ??
+        (await api.raw('buildLogStream', {
+          params: { buildId },
+          headers: { 'last-event-id': String(options.lastSeq()) },
+          signal: options.signal,
+        }));
       options.onState('live');
       failures = 0;
       const closed = await readEvents(response, options);
