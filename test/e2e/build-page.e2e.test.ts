@@ -4,7 +4,7 @@
  * colours, a parallel block and a step that fails on stderr. Its log opens at the failed step's
  * section with the others closed; the parallel block's lines are labelled with their step; a
  * progress line shows as a terminal leaves it; `#L25000` and `#step-count` work on load; the
- * engine's lines styled apart, timestamps on a toggle; the page
+ * engine's lines styled apart, timestamps on a toggle and in the download; the page
  * fits a 390 px screen; "Restart from broken" says why it cannot; no axe violation. Who approved
  * and when, the steps' titles, the variables (the build's and its pipeline's, secrets as `****`)
  * and who ran it; a webhook build's commit message, author and link; a DAG pipeline's graph with
@@ -201,6 +201,13 @@ test('the log opens at the failed step, its stderr marked, the other sections cl
   assert.match((await engine.getAttribute('class')) ?? '', /stream-system/);
   await page.getByLabel('Timestamps').check();
   assert.match(await stderr.locator('.ts').innerText(), /^\d\d:\d\d:\d\d\.\d{3}$/);
+  // The download then carries them too.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Download', exact: true }).click(),
+  ]);
+  const text = readFileSync(await download.path(), 'utf8');
+  assert.match(text, /^\d{4}-\d\d-\d\dT[\d:.]+Z \[broken\] to-stderr$/m);
   await page.getByLabel('Timestamps').uncheck();
   const restart = page.getByRole('button', { name: 'Restart from broken' });
   assert.ok(await restart.isDisabled(), 'the engine cannot start at a step');
