@@ -289,7 +289,10 @@ test("who approved, and when, with the steps' titles, the variables and who ran 
   assert.match(facts, /GREETING=hi/);
   assert.match(facts, /TOKEN=\*\*\*\*/);
   // The pipeline's variables the build does not override, after its own.
-  assert.match(facts, /TOKEN=\*\*\*\*\s+DEPLOY_KEY=\*\*\*\* \(pipeline's, as set now\)\s+REGION=eu-1/);
+  assert.match(
+    facts,
+    /TOKEN=\*\*\*\*\s+DEPLOY_KEY=\*\*\*\* \(pipeline's, as set now\)\s+REGION=eu-1/,
+  );
   assert.doesNotMatch(facts, /overridden-by-the-build/);
   const content = await page.content();
   for (const secret of ['never-shown-5813', 'pipeline-secret-4470'])
@@ -365,7 +368,9 @@ test("a typed step's group is drawn in order, nested parallel blocks as boxes", 
 test("a restarted build's page links the build it restarts by its pipeline's name", async () => {
   const again = await admin.call('restartBuild', { params: { buildId: build.id } });
   await page.goto(`${url}/builds/${again.id}`);
-  const link = page.locator('dl.facts').getByRole('link', { name: `${PROJECT}/mixed #${build.number}` });
+  const link = page
+    .locator('dl.facts')
+    .getByRole('link', { name: `${PROJECT}/mixed #${build.number}` });
   await link.waitFor();
   assert.equal(await link.getAttribute('href'), `/builds/${build.id}`);
   await admin.call('cancelBuild', { params: { buildId: again.id } });

@@ -30,9 +30,9 @@ export function BuildPage({ buildId }: { buildId: string }) {
     async (signal) =>
       (await takeEarlyBuild(buildId)) ?? api.call('getBuild', { params: { buildId }, signal }),
     {
-    intervalMs: 1500,
-    key: buildId,
-    stop: (build) => FINISHED_STATUSES.includes(build.status),
+      intervalMs: 1500,
+      key: buildId,
+      stop: (build) => FINISHED_STATUSES.includes(build.status),
     },
   );
   const action = useAction();

@@ -216,11 +216,12 @@ function nextTask(): Promise<void> {
 function nextPaint(): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, 100);
-    requestAnimationFrame(() =>
-      void nextTask().then(() => {
-        clearTimeout(timer);
-        resolve();
-      }),
+    requestAnimationFrame(
+      () =>
+        void nextTask().then(() => {
+          clearTimeout(timer);
+          resolve();
+        }),
     );
   });
 }
