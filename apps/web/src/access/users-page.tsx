@@ -47,7 +47,7 @@ export function UsersPage() {
       <h1>Users</h1>
       {list.error ? <ErrorNote error={list.error} /> : null}
       {action.error ? <ErrorNote error={action.error} /> : null}
-      <Table headers={['Name', 'Role', 'Projects', 'Password', 'Added', '']} label="Users">
+      <Table headers={['Name', 'Role', 'Projects', 'Password', 'Added', 'Actions']} label="Users">
         {(list.data?.items ?? []).map((user) => (
           <tr key={user.id} data-user={user.name}>
             <td>{user.name}</td>

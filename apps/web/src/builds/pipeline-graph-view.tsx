@@ -71,7 +71,6 @@ export function PipelineGraphView({ steps }: { steps: readonly BuildStep[] }) {
               className={`graph-node status-${step.status}`}
               data-step={step.name}
               data-status={step.status}
-              aria-label={`${step.name}: ${step.status}`}
             >
               <rect
                 x={x - NODE_WIDTH / 2}

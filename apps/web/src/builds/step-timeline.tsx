@@ -55,30 +55,38 @@ export function StepTimeline({
   const span = Math.max(1, Math.max(origin, ...ends) - origin);
   if (ordered.length === 0) return <p className="muted">No step has started yet.</p>;
   return (
-    <table className="timeline" aria-label="Steps">
-      <thead>
-        <tr>
-          <th>Step</th>
-          <th>Status</th>
-          <th className="bar-cell">Timeline</th>
-          <th className="num">Duration</th>
-        </tr>
-      </thead>
-      {groups.map((group) => (
-        <tbody key={group.stage ?? ''} data-stage={group.stage ?? undefined}>
-          {groups.length > 1 || group.stage !== null ? (
-            <tr className="stage-row">
-              <th colSpan={4} scope="rowgroup">
-                {group.stage ?? 'No stage'}
-              </th>
-            </tr>
-          ) : null}
-          {group.steps.map((step) => (
-            <StepRow key={`${step.name}#${step.attempt}`} step={step} origin={origin} span={span} />
-          ))}
-        </tbody>
-      ))}
-    </table>
+    // Long step and lane names scroll inside the table's box at phone width, not the page.
+    <div className="table-wrap">
+      <table className="timeline" aria-label="Steps">
+        <thead>
+          <tr>
+            <th>Step</th>
+            <th>Status</th>
+            <th className="bar-cell">Timeline</th>
+            <th className="num">Duration</th>
+          </tr>
+        </thead>
+        {groups.map((group) => (
+          <tbody key={group.stage ?? ''} data-stage={group.stage ?? undefined}>
+            {groups.length > 1 || group.stage !== null ? (
+              <tr className="stage-row">
+                <th colSpan={4} scope="rowgroup">
+                  {group.stage ?? 'No stage'}
+                </th>
+              </tr>
+            ) : null}
+            {group.steps.map((step) => (
+              <StepRow
+                key={`${step.name}#${step.attempt}`}
+                step={step}
+                origin={origin}
+                span={span}
+              />
+            ))}
+          </tbody>
+        ))}
+      </table>
+    </div>
   );
 }
 

@@ -47,7 +47,12 @@ export function LogPanel(props: LogPanelProps) {
   const [target, setTarget] = useState<Target>(() => targetFromHash(finished === true));
   const [follow, setFollow] = useState(target === undefined);
   const [times, setTimes] = useState(false);
-  const [overrides, setOverrides] = useState<ReadonlyMap<string, boolean>>(new Map());
+  // A `#step-` address opens its section on load, as a click on the link does later.
+  const [overrides, setOverrides] = useState<ReadonlyMap<string, boolean>>(() => {
+    const opened = target && 'step' in target ? target.step : undefined;
+    if (opened === undefined) return new Map();
+    return new Map([[steps.find((s) => s.name === opened)?.parent ?? opened, true]]);
+  });
 
   // A step's link (`#step-<name>`, the graph's nodes) opens its section and shows it.
   useEffect(() => {

@@ -127,7 +127,7 @@ export const LogLineRow = memo(function LogLineRow(props: LogLineRowProps) {
         {number}
       </a>
       {time ? <span className="ts">{time}</span> : null}
-      {stream === 'stderr' ? <span className="mark-stderr" aria-label="stderr" /> : null}
+      {stream === 'stderr' ? <span className="mark-stderr" role="img" aria-label="stderr" /> : null}
       {label ? <span className="step-label">{label}</span> : null}
       <span className="lt">{segments.map((s, i) => renderSegment(s, i, search))}</span>
     </div>
