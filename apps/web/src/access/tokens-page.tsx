@@ -69,7 +69,10 @@ export function TokensPage() {
           </button>
         </div>
       )}
-      <Table headers={['Name', 'Prefix', 'Scope', 'Last used', 'Expires', 'Actions']} label="Tokens">
+      <Table
+        headers={['Name', 'Prefix', 'Scope', 'Last used', 'Expires', 'Actions']}
+        label="Tokens"
+      >
         {(list.data?.items ?? []).map((token) => (
           <tr key={token.id} data-token={token.name}>
             <td>{token.name}</td>
