@@ -7,12 +7,14 @@ import {
   createServiceAccount,
   tokenSource,
 } from '@sluice/kube/testing';
+import { runtimeSelector } from '@sluice/labels';
 import { silentLogger } from '@sluice/log';
 import { eventually, useKubernetes } from '@sluice/testkit';
 import type { KubernetesTarget } from '../runner-config.js';
 import { TaskFailure } from '../runtime-backend.js';
 import type { RuntimeBackend } from '../runtime-backend.js';
 import { createKubernetesBackend } from './kubernetes-backend.js';
+import { WARM_POOL_LABEL, WarmPool } from './warm-pool.js';
 import {
   buildInput,
   createTasks,
@@ -313,4 +315,132 @@ test('a claim of an Immediate class is bound before its task ends (its pod is th
   await backend.apply(waiting.task, new AbortController().signal);
   assert.equal(await phaseOf(waiting.name), 'Pending');
   assert.ok(Date.now() - started < 5_000, 'a WaitForFirstConsumer claim was waited for');
+});
+
+const POOL_RUNTIME = 'warm/pool';
+const POOL_PRIORITY = 'sluice-warm-pool-kube-test';
+
+/** A pool pod made ready as the kubelet would (this cluster has no node to run it). */
+async function markReady(kube: KubeClient, name: string): Promise<void> {
+  const status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
+  await kube.request(
+    'patch',
+    { kind: 'Pod', namespace: NS, name },
+    {
+      method: 'PATCH',
+      path: `/api/v1/namespaces/${NS}/pods/${name}/status`,
+      body: JSON.stringify({ status }),
+      contentType: 'application/merge-patch+json',
+    },
+  );
+}
+
+test('the warm pool refills to its size, gives each pod to one build only, keeps its low priority and shrinks when idle', async () => {
+  const { kube } = await admin();
+  // scheduling.k8s.io/v1: served from 1.14 to today. Real workloads preempt the pool's pods.
+  await kube.request(
+    'create',
+    { kind: 'PriorityClass', name: POOL_PRIORITY },
+    {
+      method: 'POST',
+      path: '/apis/scheduling.k8s.io/v1/priorityclasses',
+      body: JSON.stringify({
+        apiVersion: 'scheduling.k8s.io/v1',
+        kind: 'PriorityClass',
+        metadata: { name: POOL_PRIORITY },
+        value: -1000,
+        globalDefault: false,
+      }),
+    },
+  );
+  let now = 1_000_000;
+  const pool = WarmPool.create({
+    kube,
+    runtime: POOL_RUNTIME,
+    namespace: NS,
+    logger: silentLogger,
+    settings: {
+      mode: 'fixed',
+      minSize: 1,
+      maxSize: 3,
+      windowMs: 60_000,
+      idleMs: 300_000,
+      priorityClassName: POOL_PRIORITY,
+    },
+    template: {
+      spec: {
+        serviceAccountName: 'sluice-engine',
+        automountServiceAccountToken: false,
+        terminationGracePeriodSeconds: 0,
+        containers: [{ name: 'pause', image: 'sluice/pause:1' }],
+      },
+    },
+    clock: () => now,
+  });
+  const pods = (state: 'waiting' | 'taken') =>
+    kube.listPods({ namespace: NS, labelSelector: pool.selector(state) });
+  try {
+    // No build yet: the minimum.
+    assert.deepEqual(await pool.reconcile(), { created: 1, removed: 0 });
+    // A build arrives before any pod is ready: a miss, and the pool grows to its size.
+    assert.equal(await pool.take('build-0'), undefined);
+    assert.deepEqual(await pool.reconcile(), { created: 2, removed: 0 });
+    const waiting = await pods('waiting');
+    assert.equal(waiting.length, 3);
+    for (const pod of waiting) await markReady(kube, pod.metadata.name);
+
+    // Five builds race for three pods: three win, each a different pod, two go elsewhere.
+    const builds = ['build-1', 'build-2', 'build-3', 'build-4', 'build-5'];
+    const taken = await Promise.all(builds.map((id) => pool.take(id)));
+    const won = taken.filter((name): name is string => name !== undefined);
+    assert.equal(won.length, 3);
+    assert.equal(new Set(won).size, 3);
+    const holders = (await pods('taken')).map((pod) => [
+      pod.metadata.name,
+      pod.metadata.labels?.['sluice.io/build-id'],
+    ]);
+    const expected = builds.flatMap((id, i) => (taken[i] === undefined ? [] : [[taken[i], id]]));
+    assert.deepEqual(
+      holders.sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      expected.sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
+    assert.deepEqual(pool.stats(), { waiting: 0, starting: 3, target: 3, hits: 3, misses: 3 });
+
+    // Refilled in the background's next pass; the pods carry the low priority.
+    assert.deepEqual(await pool.reconcile(), { created: 3, removed: 0 });
+    const refilled = await kube.request<{ items: { spec: { priority?: number } }[] }>(
+      'list',
+      { kind: 'Pod', namespace: NS },
+      {
+        method: 'GET',
+        path: `/api/v1/namespaces/${NS}/pods?labelSelector=${encodeURIComponent(pool.selector('waiting'))}`,
+      },
+    );
+    assert.deepEqual(
+      refilled?.items.map((pod) => pod.spec.priority),
+      [-1000, -1000, -1000],
+    );
+
+    // Idle: back to the minimum; the builds' pods are theirs and stay.
+    now += 300_000;
+    assert.deepEqual(await pool.reconcile(), { created: 0, removed: 2 });
+    const left = await eventually(
+      () => pods('waiting'),
+      (list) => list.length === 1,
+    );
+    assert.equal(left.length, 1);
+    assert.equal((await pods('taken')).length, 3);
+  } finally {
+    const all = await kube.list({
+      kind: 'Pod',
+      namespace: NS,
+      labelSelector: `${runtimeSelector(POOL_RUNTIME)},${WARM_POOL_LABEL}`,
+    });
+    for (const pod of all) await kube.delete({ kind: 'Pod', namespace: NS, name: pod.name });
+    await kube.request(
+      'delete',
+      { kind: 'PriorityClass', name: POOL_PRIORITY },
+      { method: 'DELETE', path: `/apis/scheduling.k8s.io/v1/priorityclasses/${POOL_PRIORITY}` },
+    );
+  }
 });

@@ -1,0 +1,76 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  planWarmPool,
+  recentArrivals,
+  warmPoolSettingsIssues,
+  warmPoolTarget,
+} from './warm-pool-size.js';
+import type { WarmPoolSettings } from './warm-pool-size.js';
+
+const NOW = 1_000_000;
+const settings = (own: Partial<WarmPoolSettings> = {}): WarmPoolSettings => ({
+  mode: 'fixed',
+  minSize: 1,
+  maxSize: 5,
+  windowMs: 60_000,
+  idleMs: 300_000,
+  ...own,
+});
+
+test('a fixed pool holds maxSize while builds arrive and shrinks to minSize once idle', () => {
+  assert.equal(warmPoolTarget(settings(), [NOW - 1_000], NOW), 5);
+  assert.equal(warmPoolTarget(settings(), [NOW - 299_999], NOW), 5);
+  assert.equal(warmPoolTarget(settings(), [NOW - 300_000], NOW), 1);
+  // An agent that has seen no build yet keeps the minimum.
+  assert.equal(warmPoolTarget(settings(), [], NOW), 1);
+});
+
+test('an adaptive pool follows the arrivals of the last window, bounded by minSize and maxSize', () => {
+  const adaptive = settings({ mode: 'adaptive', minSize: 2, maxSize: 4 });
+  const at = (...ago: number[]) => ago.map((ms) => NOW - ms);
+  assert.equal(warmPoolTarget(adaptive, at(1_000), NOW), 2, 'one arrival: the minimum');
+  assert.equal(warmPoolTarget(adaptive, at(1_000, 2_000, 3_000), NOW), 3);
+  assert.equal(warmPoolTarget(adaptive, at(1, 2, 3, 4, 5, 6, 7), NOW), 4, 'a burst: the maximum');
+  // Arrivals older than the window no longer count; the pool is not yet idle.
+  assert.equal(warmPoolTarget(adaptive, at(61_000, 62_000, 63_000), NOW), 2);
+  assert.equal(warmPoolTarget(adaptive, at(400_000, 500_000), NOW), 2, 'idle: the minimum');
+});
+
+test('a maxSize below minSize counts as minSize', () => {
+  assert.equal(warmPoolTarget(settings({ minSize: 3, maxSize: 1 }), [NOW], NOW), 3);
+});
+
+test('arrivals older than both the window and the idle time are forgotten', () => {
+  const kept = recentArrivals(settings(), [NOW - 400_000, NOW - 200_000, NOW - 10], NOW);
+  assert.deepEqual(kept, [NOW - 200_000, NOW - 10]);
+});
+
+test('a pool below its size is refilled; one above sheds starting pods, then its youngest', () => {
+  const pods = [
+    { name: 'old-ready', ready: true, createdAt: 1 },
+    { name: 'young-ready', ready: true, createdAt: 5 },
+    { name: 'starting', ready: false, createdAt: 3 },
+  ];
+  assert.deepEqual(planWarmPool(pods, 5), { create: 2, remove: [] });
+  assert.deepEqual(planWarmPool(pods, 3), { create: 0, remove: [] });
+  assert.deepEqual(planWarmPool(pods, 2), { create: 0, remove: ['starting'] });
+  assert.deepEqual(planWarmPool(pods, 0), {
+    create: 0,
+    remove: ['starting', 'young-ready', 'old-ready'],
+  });
+});
+
+test('bad settings are all reported, each naming its field and what to give', () => {
+  const issues = warmPoolSettingsIssues(
+    settings({ minSize: 4, maxSize: 2.5, mode: 'eager' as never, idleMs: 0 }),
+    'runtime.warmPool',
+  );
+  assert.deepEqual(issues, [
+    'runtime.warmPool.maxSize is 2.5: give a whole number from 0 to 100',
+    'runtime.warmPool.maxSize (2.5) is below runtime.warmPool.minSize (4): raise maxSize or lower minSize',
+    'runtime.warmPool.mode is "eager": give "fixed" or "adaptive"',
+    'runtime.warmPool.idleMs is 0: give a positive duration',
+  ]);
+  assert.deepEqual(warmPoolSettingsIssues(settings(), 'runtime.warmPool'), []);
+});
