@@ -8,6 +8,7 @@
  * @module
  */
 import { adoptEngineEnvironment, startedAsStandby } from './config.js';
+import { awaitPoolHandover, poolEngineSettings } from './engine-pool-handover.js';
 
 const WARM_UP_MS = 5_000;
 
@@ -26,6 +27,9 @@ export interface EngineHandover {
  * message sent before that would be lost) and `warmUp` is done.
  */
 export async function awaitEngineHandover(warmUp?: () => Promise<void>): Promise<boolean> {
+  // A Kubernetes warm-pool pod's engine: its build comes over the network, not a channel.
+  const pool = poolEngineSettings();
+  if (pool !== undefined) return awaitPoolHandover(pool, warmUp).then(() => true);
   if (!startedAsStandby()) return true;
   if (process.channel === undefined || process.send === undefined) return false;
   const send = process.send.bind(process);

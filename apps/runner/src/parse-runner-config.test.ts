@@ -55,6 +55,29 @@ test('SLUICE_DIND_HOST_ALIAS applies to the in-cluster runtime too (clusters wit
   ]);
 });
 
+test('a warm pool applies to the Kubernetes runtimes; a maximum below the minimum is the minimum; a bad mode is named', () => {
+  const config = parseRunnerConfig(
+    { inClusterRuntime: 'prod/ci', warmPoolMin: '2', warmPoolMax: '1' },
+    { ...base, SLUICE_WARM_POOL_MODE: 'adaptive', SLUICE_WARM_POOL_PRIORITY_CLASS: 'low' },
+  );
+  assert.deepEqual(config.runtimes[0]?.kind === 'kubernetes' && config.runtimes[0].warmPool, {
+    mode: 'adaptive',
+    minSize: 2,
+    maxSize: 2,
+    windowMs: 60_000,
+    idleMs: 300_000,
+    priorityClassName: 'low',
+  });
+  const none = parseRunnerConfig({ inClusterRuntime: 'prod/ci' }, base);
+  assert.equal(none.runtimes[0]?.kind === 'kubernetes' && none.runtimes[0].warmPool, undefined);
+  assert.deepEqual(
+    problems(() =>
+      parseRunnerConfig({ inClusterRuntime: 'prod/ci', warmPoolMax: '3', warmPoolMode: 'eager' }, base),
+    ),
+    ['--warm-pool-mode (SLUICE_WARM_POOL_MODE) is "eager": give "fixed" or "adaptive"'],
+  );
+});
+
 test('every problem is reported at once, each naming its flag and variable', () => {
   const found = problems(() =>
     parseRunnerConfig({ concurrency: 'many', kubeRuntime: 'x' }, { SLUICE_SERVER_URL: 'cp' }),

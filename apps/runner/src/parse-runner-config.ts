@@ -13,6 +13,8 @@ import { parse as parseYaml } from 'yaml';
 import { agentEnv, configError, parseEnv, variableLabel } from '@sluice/config';
 import type { AgentEnv, Env } from '@sluice/config';
 import type { KubernetesTarget, RunnerConfig, RuntimeTarget } from './runner-config.js';
+import { WARM_POOL_DEFAULTS, WARM_POOL_MODES } from './backends/warm-pool-size.js';
+import type { WarmPoolSettings } from './backends/warm-pool-size.js';
 
 /** Flag values as the CLI received them; each has an environment variable (see docs). */
 export interface RunnerConfigInput {
@@ -39,6 +41,10 @@ export interface RunnerConfigInput {
   namespace?: string;
   /** Engine pods reach their dind by an alias to its IP instead of cluster DNS. */
   dindHostAlias?: boolean;
+  warmPoolMin?: string;
+  warmPoolMax?: string;
+  warmPoolMode?: string;
+  warmPoolPriorityClass?: string;
   /** Runtime served by engine processes on this machine's Docker engine. */
   localRuntime?: string;
   dockerHost?: string;
@@ -71,6 +77,10 @@ export const RUNNER_ENV = {
   kubeContext: 'SLUICE_KUBE_CONTEXT',
   namespace: 'SLUICE_NAMESPACE',
   dindHostAlias: 'SLUICE_DIND_HOST_ALIAS',
+  warmPoolMin: 'SLUICE_WARM_POOL_MIN',
+  warmPoolMax: 'SLUICE_WARM_POOL_MAX',
+  warmPoolMode: 'SLUICE_WARM_POOL_MODE',
+  warmPoolPriorityClass: 'SLUICE_WARM_POOL_PRIORITY_CLASS',
   localRuntime: 'SLUICE_LOCAL_RUNTIME',
   dockerHost: 'DOCKER_HOST',
   stateDir: 'SLUICE_AGENT_STATE_DIR',
@@ -138,7 +148,11 @@ function runtimeTargets(v: Values, input: RunnerConfigInput, problems: string[])
   const targets: RuntimeTarget[] = [];
   const namespace = v.SLUICE_NAMESPACE;
   const dindHostAlias = v.SLUICE_DIND_HOST_ALIAS || undefined;
-  const alias = dindHostAlias ? { dindHostAlias } : {};
+  const warmPool = warmPoolSettings(v, problems);
+  const alias = {
+    ...(dindHostAlias ? { dindHostAlias } : {}),
+    ...(warmPool === undefined ? {} : { warmPool }),
+  };
   const inCluster = v.SLUICE_IN_CLUSTER_RUNTIME;
   if (inCluster !== undefined)
     targets.push({
@@ -179,6 +193,26 @@ function runtimeTargets(v: Values, input: RunnerConfigInput, problems: string[])
     });
   }
   return targets;
+}
+
+/** The warm pool of the Kubernetes runtimes, if one is asked for (backends/warm-pool.ts). */
+function warmPoolSettings(v: Values, problems: string[]): WarmPoolSettings | undefined {
+  const minSize = v.SLUICE_WARM_POOL_MIN;
+  const maxSize = Math.max(minSize, v.SLUICE_WARM_POOL_MAX);
+  if (maxSize === 0) return undefined;
+  const priorityClassName = v.SLUICE_WARM_POOL_PRIORITY_CLASS;
+  const settings: WarmPoolSettings = {
+    ...WARM_POOL_DEFAULTS,
+    mode: v.SLUICE_WARM_POOL_MODE as WarmPoolSettings['mode'],
+    minSize,
+    maxSize,
+    ...(priorityClassName === undefined ? {} : { priorityClassName }),
+  };
+  if (!(WARM_POOL_MODES as readonly string[]).includes(settings.mode))
+    problems.push(
+      `${describeKey('warmPoolMode')} is "${settings.mode}": give ${WARM_POOL_MODES.map((m) => `"${m}"`).join(' or ')}`,
+    );
+  return settings;
 }
 
 /** Every `*.runtime.yaml` of `dir` (reference §1.6), each problem naming its file and field. */

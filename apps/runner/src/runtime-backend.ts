@@ -12,6 +12,7 @@ import type {
   Task,
 } from '@sluice/protocol';
 import type { ReportBuildCache } from './backends/cache-records.js';
+import type { WarmPoolStats } from './backends/warm-pool-size.js';
 
 /** One object (or process) the agent made for a build, as the reaper sees it. */
 export interface BuildObjectRef {
@@ -59,6 +60,8 @@ export interface RuntimeBackend {
     /** After each pass: how long it took and the build pods by phase. */
     onPass?: (seconds: number, phases: Record<string, number>) => void;
   }): Promise<void>;
+  /** The warm pool's counts (Kubernetes runtimes with one); undefined without a pool. */
+  warmPool?(): WarmPoolStats | undefined;
   /** Failed requests to the runtime's API (Kubernetes) by kind, since the backend was made. */
   apiErrors?(): Readonly<Record<string, number>>;
   /** Lets go of connections and child processes' handles; does not stop running builds. */

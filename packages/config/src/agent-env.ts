@@ -127,6 +127,34 @@ export const agentEnv = {
       'Engine pods reach their dind pod by its IP (a `hostAliases` entry) instead of cluster DNS',
     flag: 'dind-host-alias',
   }),
+  SLUICE_WARM_POOL_MIN: numberVar({
+    description:
+      'Kubernetes runtimes: pods kept running ahead of builds once none has come for 5 minutes (docs/warm-pool.md)',
+    flag: 'warm-pool-min',
+    min: 0,
+    max: 100,
+    default: AGENT_DEFAULTS.warmPoolMin,
+  }),
+  SLUICE_WARM_POOL_MAX: numberVar({
+    description:
+      'Kubernetes runtimes: pods kept running ahead of builds while builds come (`fixed`), or the most the arrival rate may ask (`adaptive`); 0 with a minimum of 0: no pool',
+    flag: 'warm-pool-max',
+    min: 0,
+    max: 100,
+    default: AGENT_DEFAULTS.warmPoolMax,
+  }),
+  SLUICE_WARM_POOL_MODE: textVar({
+    description:
+      "`fixed`, or `adaptive`: as many pool pods as builds came in the last minute, within the minimum and maximum",
+    flag: 'warm-pool-mode',
+    default: AGENT_DEFAULTS.warmPoolMode,
+  }),
+  SLUICE_WARM_POOL_PRIORITY_CLASS: textVar({
+    description:
+      'The PriorityClass of the pool pods, so that real workloads preempt them (the chart and `runner init --warm-pool` make `sluice-warm-pool`)',
+    flag: 'warm-pool-priority-class',
+    defaultText: 'none',
+  }),
   SLUICE_LOCAL_RUNTIME: textVar({
     description:
       "Serve this runtime with `sluice engine` processes on this machine's Docker engine",

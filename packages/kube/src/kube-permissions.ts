@@ -20,11 +20,16 @@ const BUILD_RESOURCES = [
   KUBE_RESOURCES.PersistentVolumeClaim,
 ];
 
-/** What the agent does with build objects: create, delete, list, get; the shared Service: create, get. */
+/**
+ * What the agent does with build objects: create, delete, list, get; the shared Service: create,
+ * get; and patch pods and claims: a build takes a warm-pool pod by patching its labels.
+ */
 export const AGENT_PERMISSIONS: readonly KubePermission[] = [
   ...BUILD_RESOURCES.flatMap((resource) =>
     ['create', 'delete', 'list', 'get'].map((verb) => ({ verb, resource })),
   ),
+  { verb: 'patch', resource: KUBE_RESOURCES.Pod },
+  { verb: 'patch', resource: KUBE_RESOURCES.PersistentVolumeClaim },
   { verb: 'create', resource: KUBE_RESOURCES.Service },
   { verb: 'get', resource: KUBE_RESOURCES.Service },
 ];

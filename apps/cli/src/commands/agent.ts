@@ -52,6 +52,16 @@ const FLAG_HELP: Record<AgentFlag, [placeholder: string, help: string]> = {
   kubeconfig: ['file', 'the kubeconfig file of --kube-runtime'],
   kubeContext: ['name', 'the context of --kubeconfig (default: its current context)'],
   namespace: ['name', 'namespace of build objects when the control plane does not name one'],
+  warmPoolMin: [
+    'count',
+    'Kubernetes runtimes: pods kept running ahead of builds once none has come for 5 minutes (default 0)',
+  ],
+  warmPoolMax: [
+    'count',
+    'Kubernetes runtimes: pods kept running ahead of builds while builds come (default 0: no pool)',
+  ],
+  warmPoolMode: ['mode', 'fixed, or adaptive: from the builds of the last minute (default fixed)'],
+  warmPoolPriorityClass: ['name', 'the PriorityClass of the pool pods (default: none)'],
   localRuntime: [
     'name',
     "serve this runtime with engine processes on this machine's Docker engine",

@@ -14,7 +14,7 @@ import type { KubernetesTarget } from '../runner-config.js';
 import { TaskFailure } from '../runtime-backend.js';
 import type { RuntimeBackend } from '../runtime-backend.js';
 import { createKubernetesBackend } from './kubernetes-backend.js';
-import { WARM_POOL_LABEL, WarmPool } from './warm-pool.js';
+import { WarmPool } from './warm-pool.js';
 import {
   buildInput,
   createTasks,
@@ -335,9 +335,8 @@ async function markReady(kube: KubeClient, name: string): Promise<void> {
   );
 }
 
-test('the warm pool refills to its size, gives each pod to one build only, keeps its low priority and shrinks when idle', async () => {
-  const { kube } = await admin();
-  // scheduling.k8s.io/v1: served from 1.14 to today. Real workloads preempt the pool's pods.
+async function createPriorityClass(kube: KubeClient): Promise<void> {
+  // scheduling.k8s.io/v1: served from 1.14 on. Real workloads preempt the pool's pods.
   await kube.request(
     'create',
     { kind: 'PriorityClass', name: POOL_PRIORITY },
@@ -353,6 +352,11 @@ test('the warm pool refills to its size, gives each pod to one build only, keeps
       }),
     },
   );
+}
+
+test('the warm pool fills once a build showed its objects, gives each pod to one build only, refills with low priority and shrinks when idle', async () => {
+  const { kube } = await admin();
+  await createPriorityClass(kube);
   let now = 1_000_000;
   const pool = WarmPool.create({
     kube,
@@ -367,26 +371,34 @@ test('the warm pool refills to its size, gives each pod to one build only, keeps
       idleMs: 300_000,
       priorityClassName: POOL_PRIORITY,
     },
-    template: {
-      spec: {
-        serviceAccountName: 'sluice-engine',
-        automountServiceAccountToken: false,
-        terminationGracePeriodSeconds: 0,
-        containers: [{ name: 'pause', image: 'sluice/pause:1' }],
-      },
-    },
     clock: () => now,
   });
   const pods = (state: 'waiting' | 'taken') =>
     kube.listPods({ namespace: NS, labelSelector: pool.selector(state) });
+  const byName = (a: string[], b: string[]) => String(a[0]).localeCompare(String(b[0]));
   try {
-    // No build yet: the minimum.
-    assert.deepEqual(await pool.reconcile(), { created: 1, removed: 0 });
-    // A build arrives before any pod is ready: a miss, and the pool grows to its size.
+    // Nothing is known of the runtime's pods yet: the pool makes none, and a build misses.
+    assert.deepEqual(await pool.reconcile(), { created: 0, removed: 0 });
     assert.equal(await pool.take('build-0'), undefined);
-    assert.deepEqual(await pool.reconcile(), { created: 2, removed: 0 });
+    // That build's objects, as the agent applies them, teach the pool its pods.
+    const objects = renderBuildObjects(
+      runtimeSpec(POOL_RUNTIME, NS),
+      buildInput('build-0', POOL_RUNTIME),
+    );
+    for (const object of [objects.pvc, objects.configMap, objects.dindPod, objects.enginePod])
+      pool.learn(object);
+    assert.deepEqual(await pool.reconcile(), { created: 3, removed: 0 });
     const waiting = await pods('waiting');
     assert.equal(waiting.length, 3);
+    // Each pod has a claim and a Secret of its own name, owned by it.
+    const owned = await kube.listClaims({
+      namespace: NS,
+      labelSelector: runtimeSelector(POOL_RUNTIME),
+    });
+    assert.deepEqual(
+      owned.map((c) => c.metadata.name).sort(),
+      waiting.map((p) => p.metadata.name).sort(),
+    );
     for (const pod of waiting) await markReady(kube, pod.metadata.name);
 
     // Five builds race for three pods: three win, each a different pod, two go elsewhere.
@@ -395,18 +407,28 @@ test('the warm pool refills to its size, gives each pod to one build only, keeps
     const won = taken.filter((name): name is string => name !== undefined);
     assert.equal(won.length, 3);
     assert.equal(new Set(won).size, 3);
+    const expected = builds.flatMap((id, i) => (taken[i] === undefined ? [] : [[taken[i], id]]));
     const holders = (await pods('taken')).map((pod) => [
       pod.metadata.name,
       pod.metadata.labels?.['sluice.io/build-id'],
     ]);
-    const expected = builds.flatMap((id, i) => (taken[i] === undefined ? [] : [[taken[i], id]]));
+    assert.deepEqual(holders.sort(byName), expected.sort(byName));
+    // Their claims carry the builds' ids too: the cache record is the build's.
+    const claims = await kube.listClaims({
+      namespace: NS,
+      labelSelector: `${runtimeSelector(POOL_RUNTIME)},sluice.io/build-id`,
+    });
     assert.deepEqual(
-      holders.sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
-      expected.sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      claims.map((c) => [c.metadata.name, c.metadata.labels?.['sluice.io/build-id']]).sort(byName),
+      expected.sort(byName),
     );
+    // The counts of the last pass (three starting), and every take since.
     assert.deepEqual(pool.stats(), { waiting: 0, starting: 3, target: 3, hits: 3, misses: 3 });
+    const first = taken.findIndex((name) => name !== undefined);
+    const winner = builds[first] ?? '';
+    assert.equal((await pool.heldBy(winner))?.metadata.name, taken[first]);
 
-    // Refilled in the background's next pass; the pods carry the low priority.
+    // Refilled in the next pass; the pods carry the low priority.
     assert.deepEqual(await pool.reconcile(), { created: 3, removed: 0 });
     const refilled = await kube.request<{ items: { spec: { priority?: number } }[] }>(
       'list',
@@ -430,13 +452,14 @@ test('the warm pool refills to its size, gives each pod to one build only, keeps
     );
     assert.equal(left.length, 1);
     assert.equal((await pods('taken')).length, 3);
+    // A build's end takes its pool pod with it.
+    assert.equal(await pool.release(winner), taken[first]);
+    assert.equal(await pool.heldBy(winner), undefined);
   } finally {
-    const all = await kube.list({
-      kind: 'Pod',
-      namespace: NS,
-      labelSelector: `${runtimeSelector(POOL_RUNTIME)},${WARM_POOL_LABEL}`,
-    });
-    for (const pod of all) await kube.delete({ kind: 'Pod', namespace: NS, name: pod.name });
+    const selector = runtimeSelector(POOL_RUNTIME);
+    for (const kind of ['Pod', 'PersistentVolumeClaim', 'Secret'])
+      for (const object of await kube.list({ kind, namespace: NS, labelSelector: selector }))
+        await kube.delete({ kind, namespace: NS, name: object.name });
     await kube.request(
       'delete',
       { kind: 'PriorityClass', name: POOL_PRIORITY },

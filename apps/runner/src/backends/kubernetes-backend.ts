@@ -24,6 +24,8 @@ import { withDindHostAlias } from './dind-host-alias.js';
 import { waitForClaimBinding } from './claim-binding.js';
 import { CacheRecords } from './cache-records.js';
 import { PodMonitor, runPodMonitor } from './pod-monitor.js';
+import { WarmPool } from './warm-pool.js';
+import { applyThroughPool } from './warm-pool-tasks.js';
 
 /** How long an engine pod's task waits for its dind pod's IP with `dindHostAlias`. */
 const DIND_ADDRESS_TIMEOUT_MS = 120_000;
@@ -76,6 +78,10 @@ function kubernetesBackend(
   const deleted = new Map<string, number>();
   const inFlight = new Map<string, Set<AbortController>>();
   const own = { deleted, bindingModes: new Map<string, Promise<string | undefined>>() };
+  const pool =
+    target.warmPool === undefined
+      ? undefined
+      : WarmPool.create({ kube, runtime: target.name, namespace, logger, settings: target.warmPool });
   return {
     runtime: target.name,
     kind: 'kubernetes',
@@ -99,6 +105,7 @@ function kubernetesBackend(
           signal: both,
           hostAlias: target.dindHostAlias,
           own,
+          pool,
         });
       } finally {
         tasks.delete(controller);
@@ -130,8 +137,13 @@ function kubernetesBackend(
         });
         return phases;
       };
-      return runPodMonitor({ pass }, { logger, signal, onPass });
+      // The pool lives as long as the monitor: both are the agent's background work.
+      const pooling = pool?.run(signal);
+      return Promise.all([runPodMonitor({ pass }, { logger, signal, onPass }), pooling]).then(
+        () => undefined,
+      );
     },
+    warmPool: () => pool?.stats(),
     health: async () => (await check()).health,
     listBuildObjects: () => listBuildObjects(kube, target.name, namespace),
     deleteBuildObjects: (refs) => {
@@ -161,12 +173,19 @@ async function applyTask(
       deleted: Map<string, number>;
       bindingModes: Map<string, Promise<string | undefined>>;
     };
+    pool?: WarmPool;
   },
 ): Promise<void> {
   const { signal } = options;
   let action: KubeTaskAction = kubeTaskAction(task);
   if (action.action === 'delete' && action.ref.kind === 'Pod')
     remember(options.own.deleted, action.ref.name);
+  if (options.pool !== undefined && (await throughPool(options.pool, task, action, options)))
+    return logger.debug('task applied through the warm pool', {
+      taskId: task.id,
+      type: task.type,
+      buildId: task.buildId,
+    });
   if (options.hostAlias === true && action.action === 'create') {
     const manifest = await withDindHostAlias(kube, action.manifest, {
       timeoutMs: DIND_ADDRESS_TIMEOUT_MS,
@@ -202,6 +221,25 @@ async function applyTask(
     const { outcome, reason } = classifyKubeError(err, operation);
     if (outcome === 'done') return;
     throw new TaskFailure(reason, { retriable: outcome === 'retry', cause: err });
+  }
+}
+
+/** Whether the warm pool did the task; its Kubernetes errors are retriable task failures. */
+async function throughPool(
+  pool: WarmPool,
+  task: Task,
+  action: KubeTaskAction,
+  options: { signal: AbortSignal; own: { deleted: Map<string, number> } },
+): Promise<boolean> {
+  try {
+    return await applyThroughPool(pool, task, action, {
+      signal: options.signal,
+      deleted: (pod) => remember(options.own.deleted, pod),
+    });
+  } catch (err) {
+    if (err instanceof TaskFailure) throw err;
+    const { outcome, reason } = classifyKubeError(err, 'patch');
+    throw new TaskFailure(reason, { retriable: outcome !== 'fail', cause: err });
   }
 }
 

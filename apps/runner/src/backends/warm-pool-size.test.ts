@@ -1,11 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  planWarmPool,
-  recentArrivals,
-  warmPoolSettingsIssues,
-  warmPoolTarget,
-} from './warm-pool-size.js';
+import { planWarmPool, recentArrivals, warmPoolTarget } from './warm-pool-size.js';
 import type { WarmPoolSettings } from './warm-pool-size.js';
 
 const NOW = 1_000_000;
@@ -59,18 +54,4 @@ test('a pool below its size is refilled; one above sheds starting pods, then its
     create: 0,
     remove: ['starting', 'young-ready', 'old-ready'],
   });
-});
-
-test('bad settings are all reported, each naming its field and what to give', () => {
-  const issues = warmPoolSettingsIssues(
-    settings({ minSize: 4, maxSize: 2.5, mode: 'eager' as never, idleMs: 0 }),
-    'runtime.warmPool',
-  );
-  assert.deepEqual(issues, [
-    'runtime.warmPool.maxSize is 2.5: give a whole number from 0 to 100',
-    'runtime.warmPool.maxSize (2.5) is below runtime.warmPool.minSize (4): raise maxSize or lower minSize',
-    'runtime.warmPool.mode is "eager": give "fixed" or "adaptive"',
-    'runtime.warmPool.idleMs is 0: give a positive duration',
-  ]);
-  assert.deepEqual(warmPoolSettingsIssues(settings(), 'runtime.warmPool'), []);
 });

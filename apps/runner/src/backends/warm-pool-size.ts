@@ -34,11 +34,19 @@ export const WARM_POOL_DEFAULTS = {
   mode: 'fixed',
   windowMs: 60_000,
   idleMs: 300_000,
-  priorityClassName: 'sluice-warm-pool',
 } as const;
 
-/** More pods than this waiting for builds is a typo, not a pool. */
-export const MAX_POOL_SIZE = 100;
+/** What the pool counts, for metrics and `sluice runner info`. */
+export interface WarmPoolStats {
+  /** Pods ready for a build now, and pods still starting. */
+  waiting: number;
+  starting: number;
+  /** The size the pool is being brought to. */
+  target: number;
+  /** Builds that took a pool pod, and builds that found none, since the agent started. */
+  hits: number;
+  misses: number;
+}
 
 /** A pod of the pool as the plan sees it. */
 export interface PoolPodView {
@@ -90,33 +98,4 @@ export function planWarmPool(pods: readonly PoolPodView[], target: number): Pool
     (a, b) => Number(a.ready) - Number(b.ready) || b.createdAt - a.createdAt,
   );
   return { create: 0, remove: order.slice(0, excess).map((pod) => pod.name) };
-}
-
-/**
- * The problems of pool settings, each naming the field and what to do; empty when they are
- * usable. `field` prefixes each name (`runtime.warmPool` in the chart's values).
- */
-export function warmPoolSettingsIssues(settings: WarmPoolSettings, field: string): string[] {
-  const issues: string[] = [];
-  const count = (name: 'minSize' | 'maxSize') => {
-    const value = settings[name];
-    if (!Number.isInteger(value) || value < 0 || value > MAX_POOL_SIZE)
-      issues.push(
-        `${field}.${name} is ${String(value)}: give a whole number from 0 to ${MAX_POOL_SIZE}`,
-      );
-  };
-  count('minSize');
-  count('maxSize');
-  if (settings.maxSize < settings.minSize)
-    issues.push(
-      `${field}.maxSize (${settings.maxSize}) is below ${field}.minSize (${settings.minSize}): raise maxSize or lower minSize`,
-    );
-  if (!(WARM_POOL_MODES as readonly string[]).includes(settings.mode))
-    issues.push(
-      `${field}.mode is "${String(settings.mode)}": give ${WARM_POOL_MODES.map((m) => `"${m}"`).join(' or ')}`,
-    );
-  for (const name of ['windowMs', 'idleMs'] as const)
-    if (!(settings[name] > 0))
-      issues.push(`${field}.${name} is ${String(settings[name])}: give a positive duration`);
-  return issues;
 }

@@ -1,16 +1,19 @@
 /**
- * A runtime's warm pool: pods made from one template ahead of their builds, waiting in the
- * runtime's namespace with the runtime's labels and `sluice.io/warm-pool=waiting`. A build takes
- * one in a single guarded write: a merge patch of the pod's labels (`waiting` → `taken`, plus
- * the build's id) that carries the resourceVersion the agent listed, so that when two builds
- * (two workers, two agents) pick the same pod, the API server accepts the first write and
- * answers the second 409 Conflict, and the loser moves on to the next pod. A taken pod carries
- * the build's id, so the build's objects (and the reaper) include it from then on.
+ * A runtime's warm pool: pods made ahead of their builds (warm-pool-shape.ts: the daemon and a
+ * loaded engine, on a claim of the runtime's StorageClass), waiting in the runtime's namespace
+ * with the runtime's labels and `sluice.io/warm-pool=waiting`. A build takes one in a single
+ * guarded write: a merge patch of the pod's labels (`waiting` → `taken`, plus the build's id)
+ * that carries the resourceVersion the agent listed, so that when two builds (two workers, two
+ * agents) pick the same pod, the API server accepts the first write and answers the second 409
+ * Conflict, and the loser moves on to the next pod. A taken pod carries the build's id, so the
+ * build's objects (and the reaper) include it from then on.
  *
- * The pool is refilled in the background (`reconcile`, after each take and on a timer) to the
- * size warm-pool-size.ts computes from the recent arrivals, and shrinks to its minimum when
- * idle. Its pods name the pool's PriorityClass, so real workloads preempt them. Nothing is kept
- * here that a restart would lose: the pool is what the API server lists.
+ * The pool is refilled in the background (`run`: after each take and on a timer) to the size
+ * warm-pool-size.ts computes from the recent arrivals, and shrinks to its minimum when idle,
+ * deleting only pods still as listed (a delete precondition on their resourceVersion), so a pod
+ * a build took meanwhile stays. Its pods name the pool's PriorityClass, so real workloads preempt
+ * them. Nothing is kept here that a restart would lose but the shape, which the next build
+ * teaches again: the pool is what the API server lists.
  * @module
  */
 import { randomBytes } from 'node:crypto';
@@ -20,12 +23,27 @@ import type { KubeClient } from '@sluice/kube';
 import { BUILD_LABELS, labelValue, MANAGED_BY_SLUICE, runtimeSelector } from '@sluice/labels';
 import type { Logger } from '@sluice/log';
 import { sleep } from '@sluice/process';
+import { postHandover } from './warm-pool-handover.js';
+import {
+  handoverEnv,
+  HANDOVER_PORT,
+  learnShape,
+  memberObjects,
+  memberPod,
+  POOL_SECRET_KEYS,
+  shapeComplete,
+  shapeHash,
+  WARM_POOL_SHAPE_ANNOTATION,
+} from './warm-pool-shape.js';
+import type { PoolShape } from './warm-pool-shape.js';
 import { planWarmPool, recentArrivals, warmPoolTarget } from './warm-pool-size.js';
-import type { PoolPodView, WarmPoolSettings } from './warm-pool-size.js';
+import type { PoolPodView, WarmPoolSettings, WarmPoolStats } from './warm-pool-size.js';
 
 /** The label of a pool pod's state, and its values. */
 export const WARM_POOL_LABEL = 'sluice.io/warm-pool';
 export const WARM_POOL_STATES = { waiting: 'waiting', taken: 'taken' } as const;
+/** Set on a taken pod once its engine has its build. */
+const HANDED_OVER_ANNOTATION = 'sluice.io/warm-pool-handed-over';
 /** The `sluice.io/component` of a pool pod. */
 export const WARM_POOL_COMPONENT = 'warm-pool';
 
@@ -39,52 +57,35 @@ export interface WarmPoolOptions {
   namespace: string;
   logger: Logger;
   settings: WarmPoolSettings;
-  /** The pod every pool member is made from; its name and the pool's labels are set here. */
-  template: PodTemplate;
   clock?: () => number;
   /** The suffix of a new pod's name; random by default. */
   idGenerator?: () => string;
 }
 
-/** What a pool pod is made from: a pod manifest without its name. */
-export interface PodTemplate {
-  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
-  spec: Record<string, unknown>;
-}
-
-/** What the pool counts, for metrics and `sluice runner info`. */
-export interface WarmPoolStats {
-  /** Pods ready for a build now, and pods still starting. */
-  waiting: number;
-  starting: number;
-  /** The size the pool is being brought to. */
-  target: number;
-  /** Builds that took a pool pod, and builds that found none, since the agent started. */
-  hits: number;
-  misses: number;
-}
-
-interface ListedPod {
+export interface WarmPoolPod {
   metadata: {
     name: string;
+    uid?: string;
     resourceVersion?: string;
     creationTimestamp?: string;
     deletionTimestamp?: string;
+    annotations?: Record<string, string>;
   };
-  status?: { phase?: string; conditions?: { type: string; status: string }[] };
+  status?: {
+    phase?: string;
+    podIP?: string;
+    conditions?: { type: string; status: string }[];
+  };
 }
 
 export class WarmPool {
   readonly #options: WarmPoolOptions;
   readonly #clock: () => number;
+  #shape: PoolShape = {};
   #arrivals: number[] = [];
   #hits = 0;
   #misses = 0;
-  #last: { waiting: number; starting: number; target: number } = {
-    waiting: 0,
-    starting: 0,
-    target: 0,
-  };
+  #last = { waiting: 0, starting: 0, target: 0 };
   #wake: (() => void) | undefined;
 
   private constructor(options: WarmPoolOptions) {
@@ -96,26 +97,40 @@ export class WarmPool {
     return new WarmPool(options);
   }
 
+  /** Where the pool's pods are: builds of another namespace make their own. */
+  get namespace(): string {
+    return this.#options.namespace;
+  }
+
   /** `sluice.io/warm-pool=<state>` among the runtime's objects. */
   selector(state: keyof typeof WARM_POOL_STATES): string {
     return `${runtimeSelector(this.#options.runtime)},${WARM_POOL_LABEL}=${WARM_POOL_STATES[state]}`;
   }
 
+  /** Learns from one of a build's objects what the pool's pods look like. */
+  learn(manifest: Record<string, unknown>): void {
+    this.#shape = learnShape(this.#shape, manifest);
+  }
+
   /**
-   * Claims a ready pool pod for the build and returns its name, or undefined when none could
-   * be had (a miss: the build starts its own pods). Never gives one pod to two builds: each
-   * attempt is conditional on the resourceVersion listed, and a pod someone else changed first
-   * is skipped. Wakes the refill either way.
+   * Claims a ready pool pod of the current shape for the build and returns its name, or
+   * undefined when none could be had (a miss: the build makes its own pods). Never gives one
+   * pod to two builds: each attempt is conditional on the resourceVersion listed, and a pod
+   * someone else changed first is skipped. Wakes the refill either way.
    */
   async take(buildId: string, signal?: AbortSignal): Promise<string | undefined> {
     this.#arrivals.push(this.#clock());
     try {
-      const ready = (await this.#list('waiting', signal)).filter(isReady);
+      const hash = shapeComplete(this.#shape) ? shapeHash(this.#shape) : undefined;
+      const ready = (await this.#list('waiting', signal)).filter(
+        (pod) => isReady(pod) && pod.metadata.annotations?.[WARM_POOL_SHAPE_ANNOTATION] === hash,
+      );
       // The longest-ready first: its daemon has settled.
       ready.sort((a, b) => createdAt(a) - createdAt(b));
-      for (const pod of ready) {
+      for (const pod of hash === undefined ? [] : ready) {
         if (await this.#claim(pod, buildId, signal)) {
           this.#hits++;
+          await this.#labelClaim(pod.metadata.name, buildId, signal);
           return pod.metadata.name;
         }
       }
@@ -126,30 +141,90 @@ export class WarmPool {
     }
   }
 
-  /** Brings the pool to its target once: deletes ended pods, creates or deletes the difference. */
+  /** The pool pod the build took, if any (found by its labels: a restarted agent finds it too). */
+  async heldBy(buildId: string, signal?: AbortSignal): Promise<WarmPoolPod | undefined> {
+    const selector = `${runtimeSelector(this.#options.runtime)},${WARM_POOL_LABEL}=${WARM_POOL_STATES.taken},${BUILD_LABELS.buildId}=${labelValue(buildId)}`;
+    const [pod] = await this.#listBy(selector, signal);
+    return pod;
+  }
+
+  /**
+   * Gives the build's engine variables (from its engine pod's manifest, secrets resolved) to the
+   * engine waiting in `pod`.
+   * @throws Error when the pod has no address or key, or its engine does not take the build.
+   */
+  async handOver(
+    pod: WarmPoolPod,
+    enginePod: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const name = pod.metadata.name;
+    const address = pod.status?.podIP;
+    if (address === undefined) throw new Error(`Pool pod ${name} has no address`);
+    const secrets = new Map<string, Record<string, string>>();
+    const refs = secretRefs(enginePod);
+    for (const secret of new Set([name, ...refs]))
+      secrets.set(secret, await this.#secretData(secret, signal));
+    const key = secrets.get(name)?.[POOL_SECRET_KEYS.handoverKey];
+    if (key === undefined) throw new Error(`Pool pod ${name} has no handover key`);
+    const { env, unresolved } = handoverEnv(enginePod, name, (s, k) => secrets.get(s)?.[k]);
+    if (unresolved.length > 0)
+      this.#options.logger.warn('engine variables not handed to a pool pod', {
+        pod: name,
+        variables: unresolved,
+      });
+    await postHandover({ address, port: HANDOVER_PORT, key }, env, signal);
+    // A task applied again (a restarted agent) must not hand the build over twice.
+    const annotations = { [HANDED_OVER_ANNOTATION]: 'true' };
+    await this.#patch('pods', name, { metadata: { annotations } }, signal);
+  }
+
+  /** Whether the pod's engine already took its build. */
+  static handedOver(pod: WarmPoolPod): boolean {
+    return pod.metadata.annotations?.[HANDED_OVER_ANNOTATION] === 'true';
+  }
+
+  /** Deletes the pool pod a build holds, if any; its name, for the pod monitor's memory. */
+  async release(buildId: string, signal?: AbortSignal): Promise<string | undefined> {
+    const held = await this.heldBy(buildId, signal);
+    if (held === undefined) return undefined;
+    const { kube, namespace } = this.#options;
+    await kube.delete({ kind: 'Pod', namespace, name: held.metadata.name }, { signal });
+    return held.metadata.name;
+  }
+
+  /** Brings the pool to its target once: deletes ended and outdated pods, then the difference. */
   async reconcile(signal?: AbortSignal): Promise<{ created: number; removed: number }> {
     const now = this.#clock();
     const { settings } = this.#options;
     this.#arrivals = recentArrivals(settings, this.#arrivals, now);
+    const complete = shapeComplete(this.#shape);
+    const hash = complete ? shapeHash(this.#shape) : undefined;
     const target = warmPoolTarget(settings, this.#arrivals, now);
     const pods = (await this.#list('waiting', signal)).filter(
       (pod) => pod.metadata.deletionTimestamp === undefined,
     );
-    // A pool pod that ended (evicted, preempted, its daemon crashed) holds nothing: it goes.
-    const ended = pods.filter((pod) => ['Failed', 'Succeeded'].includes(pod.status?.phase ?? ''));
-    const live = pods.filter((pod) => !ended.includes(pod));
+    // Ended pods (evicted, preempted, a daemon that crashed) hold nothing, and pods of an older
+    // shape will not be taken: they go.
+    const stale = pods.filter(
+      (pod) =>
+        ['Failed', 'Succeeded'].includes(pod.status?.phase ?? '') ||
+        (hash !== undefined && pod.metadata.annotations?.[WARM_POOL_SHAPE_ANNOTATION] !== hash),
+    );
+    const live = pods.filter((pod) => !stale.includes(pod));
     const views: PoolPodView[] = live.map((pod) => ({
       name: pod.metadata.name,
       ready: isReady(pod),
       createdAt: createdAt(pod),
     }));
-    const plan = planWarmPool(views, target);
+    // Until a build has shown what the pods look like, none is made (nor shed).
+    const plan = complete ? planWarmPool(views, target) : { create: 0, remove: [] };
     const doomed = new Set(plan.remove);
-    const remove = [...ended, ...live.filter((pod) => doomed.has(pod.metadata.name))];
+    const remove = [...stale, ...live.filter((pod) => doomed.has(pod.metadata.name))];
     let removed = 0;
     for (const pod of remove) if (await this.#delete(pod, signal)) removed++;
-    for (let i = 0; i < plan.create; i++) await this.#createPod(signal);
-    const ready = views.filter((v) => v.ready && !plan.remove.includes(v.name)).length;
+    for (let i = 0; i < plan.create; i++) await this.#createMember(signal);
+    const ready = views.filter((v) => v.ready && !doomed.has(v.name)).length;
     const kept = views.length - plan.remove.length;
     this.#last = { waiting: ready, starting: kept - ready + plan.create, target };
     return { created: plan.create, removed };
@@ -176,44 +251,32 @@ export class WarmPool {
     return { ...this.#last, hits: this.#hits, misses: this.#misses };
   }
 
-  async #list(state: keyof typeof WARM_POOL_STATES, signal?: AbortSignal): Promise<ListedPod[]> {
+  #list(state: keyof typeof WARM_POOL_STATES, signal?: AbortSignal): Promise<WarmPoolPod[]> {
+    return this.#listBy(this.selector(state), signal);
+  }
+
+  async #listBy(selector: string, signal?: AbortSignal): Promise<WarmPoolPod[]> {
     const { kube, namespace } = this.#options;
-    const query = `?labelSelector=${encodeURIComponent(this.selector(state))}`;
-    const list = await kube.request<{ items?: ListedPod[] }>(
+    const query = `?labelSelector=${encodeURIComponent(selector)}`;
+    const list = await kube.request<{ items?: WarmPoolPod[] }>(
       'list',
       { kind: 'Pod', namespace },
-      { method: 'GET', path: `${podsPath(namespace)}${query}` },
+      { method: 'GET', path: `${objectsPath(namespace, 'pods')}${query}` },
       { signal },
     );
     return list?.items ?? [];
   }
 
   /** The guarded write: true when this build now holds the pod. */
-  async #claim(pod: ListedPod, buildId: string, signal?: AbortSignal): Promise<boolean> {
-    const { kube, namespace } = this.#options;
-    const { name, resourceVersion } = pod.metadata;
+  async #claim(pod: WarmPoolPod, buildId: string, signal?: AbortSignal): Promise<boolean> {
+    const { resourceVersion } = pod.metadata;
     if (resourceVersion === undefined) return false;
-    const patch = {
-      metadata: {
-        resourceVersion,
-        labels: {
-          [WARM_POOL_LABEL]: WARM_POOL_STATES.taken,
-          [BUILD_LABELS.buildId]: labelValue(buildId),
-        },
-      },
+    const labels = {
+      [WARM_POOL_LABEL]: WARM_POOL_STATES.taken,
+      [BUILD_LABELS.buildId]: labelValue(buildId),
     };
     try {
-      await kube.request(
-        'patch',
-        { kind: 'Pod', namespace, name },
-        {
-          method: 'PATCH',
-          path: `${podsPath(namespace)}/${encodeURIComponent(name)}`,
-          body: JSON.stringify(patch),
-          contentType: MERGE_PATCH,
-        },
-        { signal },
-      );
+      await this.#patch('pods', pod.metadata.name, { metadata: { resourceVersion, labels } }, signal);
       return true;
     } catch (err) {
       // Another build took it first (409), or it was deleted under us (404): try the next.
@@ -223,36 +286,92 @@ export class WarmPool {
     }
   }
 
-  async #createPod(signal?: AbortSignal): Promise<void> {
-    const { kube, namespace, template, runtime, settings } = this.#options;
-    const suffix = this.#options.idGenerator?.() ?? randomBytes(5).toString('hex');
-    const pod = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        ...template.metadata,
-        name: `warm-pool-${suffix}`,
-        namespace,
-        labels: {
-          ...template.metadata?.labels,
-          [BUILD_LABELS.managedBy]: MANAGED_BY_SLUICE,
-          [BUILD_LABELS.runtime]: labelValue(runtime),
-          [BUILD_LABELS.component]: WARM_POOL_COMPONENT,
-          [WARM_POOL_LABEL]: WARM_POOL_STATES.waiting,
-        },
+  /** The claim carries the build's id too: its cache record is the build's (cache-records.ts). */
+  async #labelClaim(name: string, buildId: string, signal?: AbortSignal): Promise<void> {
+    const labels = { [BUILD_LABELS.buildId]: labelValue(buildId) };
+    await this.#patch('persistentvolumeclaims', name, { metadata: { labels } }, signal).catch(
+      (err: unknown) =>
+        this.#options.logger.warn('a pool claim was not labelled with its build', {
+          claim: name,
+          reason: classifyKubeError(err, 'patch').reason,
+        }),
+    );
+  }
+
+  async #patch(
+    resource: 'pods' | 'persistentvolumeclaims',
+    name: string,
+    body: unknown,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const { kube, namespace } = this.#options;
+    const kind = resource === 'pods' ? 'Pod' : 'PersistentVolumeClaim';
+    await kube.request(
+      'patch',
+      { kind, namespace, name },
+      {
+        method: 'PATCH',
+        path: `${objectsPath(namespace, resource)}/${encodeURIComponent(name)}`,
+        body: JSON.stringify(body),
+        contentType: MERGE_PATCH,
       },
-      spec: {
-        ...template.spec,
-        ...(settings.priorityClassName === undefined
-          ? {}
-          : { priorityClassName: settings.priorityClassName }),
+      { signal },
+    );
+  }
+
+  /** A pod, then its claim and Secret owned by it (so they go with it). */
+  async #createMember(signal?: AbortSignal): Promise<void> {
+    const { kube, namespace, runtime, settings } = this.#options;
+    const suffix = this.#options.idGenerator?.() ?? randomBytes(5).toString('hex');
+    const member = {
+      name: `warm-pool-${suffix}`,
+      namespace,
+      runtime,
+      key: randomBytes(32).toString('hex'),
+      ...(settings.priorityClassName === undefined
+        ? {}
+        : { priorityClassName: settings.priorityClassName }),
+      labels: {
+        [BUILD_LABELS.managedBy]: MANAGED_BY_SLUICE,
+        [BUILD_LABELS.component]: WARM_POOL_COMPONENT,
+        [WARM_POOL_LABEL]: WARM_POOL_STATES.waiting,
       },
     };
-    await kube.request(
+    const pod = memberPod(this.#shape, member);
+    const made = await kube.request<WarmPoolPod>(
       'create',
-      { kind: 'Pod', namespace, name: pod.metadata.name },
-      { method: 'POST', path: podsPath(namespace), body: JSON.stringify(pod) },
+      { kind: 'Pod', namespace, name: member.name },
+      { method: 'POST', path: objectsPath(namespace, 'pods'), body: JSON.stringify(pod) },
       { signal },
+    );
+    const uid = made?.metadata.uid;
+    if (uid === undefined) return;
+    const { claim, secret } = memberObjects(this.#shape, member, uid);
+    for (const [resource, object] of [
+      ['persistentvolumeclaims', claim],
+      ['secrets', secret],
+    ] as const)
+      await kube.request(
+        'create',
+        { kind: resource === 'secrets' ? 'Secret' : 'PersistentVolumeClaim', namespace },
+        { method: 'POST', path: objectsPath(namespace, resource), body: JSON.stringify(object) },
+        { signal },
+      );
+  }
+
+  async #secretData(name: string, signal?: AbortSignal): Promise<Record<string, string>> {
+    const { kube, namespace } = this.#options;
+    const secret = await kube.request<{ data?: Record<string, string> }>(
+      'read',
+      { kind: 'Secret', namespace, name },
+      { method: 'GET', path: `${objectsPath(namespace, 'secrets')}/${encodeURIComponent(name)}` },
+      { signal },
+    );
+    return Object.fromEntries(
+      Object.entries(secret?.data ?? {}).map(([key, value]) => [
+        key,
+        Buffer.from(value, 'base64').toString('utf8'),
+      ]),
     );
   }
 
@@ -260,7 +379,7 @@ export class WarmPool {
    * Deletes a pool pod only if it is still the one listed (a delete precondition on its
    * resourceVersion): a pod a build took meanwhile is the build's, and stays. True when deleted.
    */
-  async #delete(pod: ListedPod, signal?: AbortSignal): Promise<boolean> {
+  async #delete(pod: WarmPoolPod, signal?: AbortSignal): Promise<boolean> {
     const { kube, namespace } = this.#options;
     const { name, resourceVersion } = pod.metadata;
     const options = { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion } };
@@ -270,7 +389,7 @@ export class WarmPool {
         { kind: 'Pod', namespace, name },
         {
           method: 'DELETE',
-          path: `${podsPath(namespace)}/${encodeURIComponent(name)}`,
+          path: `${objectsPath(namespace, 'pods')}/${encodeURIComponent(name)}`,
           body: JSON.stringify(options),
         },
         { signal },
@@ -283,17 +402,29 @@ export class WarmPool {
   }
 }
 
-function podsPath(namespace: string): string {
-  return `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`;
+
+
+function objectsPath(namespace: string, resource: string): string {
+  return `/api/v1/namespaces/${encodeURIComponent(namespace)}/${resource}`;
 }
 
-function isReady(pod: ListedPod): boolean {
+/** The Secrets an engine pod's variables name. */
+function secretRefs(enginePod: Record<string, unknown>): string[] {
+  const spec = (enginePod['spec'] ?? {}) as { containers?: { env?: { valueFrom?: unknown }[] }[] };
+  return (spec.containers?.[0]?.env ?? []).flatMap((entry) => {
+    const name = (entry.valueFrom as { secretKeyRef?: { name?: string } } | undefined)
+      ?.secretKeyRef?.name;
+    return name === undefined ? [] : [name];
+  });
+}
+
+function isReady(pod: WarmPoolPod): boolean {
   if (pod.metadata.deletionTimestamp !== undefined) return false;
   if (pod.status?.phase !== 'Running') return false;
-  return (pod.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  return (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
-function createdAt(pod: ListedPod): number {
+function createdAt(pod: WarmPoolPod): number {
   const at = Date.parse(pod.metadata.creationTimestamp ?? '');
   return Number.isNaN(at) ? 0 : at;
 }

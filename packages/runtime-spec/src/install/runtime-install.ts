@@ -78,6 +78,8 @@ export const AGENT_ROLE_RULES = [
     verbs: ['create', 'delete', 'list', 'get'],
   },
   { apiGroups: [''], resources: ['services'], verbs: ['create', 'get'] },
+  // A build takes a warm-pool pod by patching its labels (and its claim's).
+  { apiGroups: [''], resources: ['pods', 'persistentvolumeclaims'], verbs: ['patch'] },
 ];
 
 /**

@@ -1,0 +1,129 @@
+/**
+ * The engine's side of a Kubernetes warm-pool pod (apps/runner/src/backends/warm-pool.ts): the
+ * engine starts with its daemon beside it in the pod, before any build exists, loads and warms
+ * up, waits until the daemon answers on the pod's socket, and only then listens on its handover
+ * port (the pod's readiness probe: a Ready pool pod can run a build at once). Its agent takes the
+ * pod for a build and POSTs the build's variables with the pod's key (a file from the pod's
+ * Secret) as a bearer token; the engine takes them into its environment, closes the port and
+ * runs the build as an engine pod would. Anything but one well-formed, keyed POST is refused,
+ * and only the first build is taken.
+ * @module
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DockerClient } from '@sluice/docker';
+import { adoptEngineEnvironment, dockerEndpoint, loadConfig } from './config.js';
+
+/** Set in a pool pod's engine container (warm-pool-shape.ts renders them). */
+const POOL_ENV = {
+  port: 'SLUICE_ENGINE_POOL_PORT',
+  keyFile: 'SLUICE_ENGINE_POOL_KEY_FILE',
+} as const;
+const MAX_BODY_BYTES = 1 << 20;
+const DOCKER_POLL_MS = 200;
+const WARM_UP_MS = 5_000;
+
+export interface PoolEngineSettings {
+  port: number;
+  keyFile: string;
+}
+
+/** The handover port and key file when this engine runs in a warm-pool pod; else undefined. */
+export function poolEngineSettings(
+  env: NodeJS.ProcessEnv = process.env,
+): PoolEngineSettings | undefined {
+  const port = Number(env[POOL_ENV.port]);
+  const keyFile = env[POOL_ENV.keyFile];
+  if (!Number.isInteger(port) || port <= 0 || keyFile === undefined || keyFile === '')
+    return undefined;
+  return { port, keyFile };
+}
+
+/** Resolves once a build's variables are in this process's environment. */
+export async function awaitPoolHandover(
+  settings: PoolEngineSettings,
+  warmUp?: () => Promise<void>,
+): Promise<void> {
+  const key = readFileSync(settings.keyFile, 'utf8').trim();
+  await Promise.race([
+    warmUp?.(),
+    new Promise((resolve) => setTimeout(resolve, WARM_UP_MS).unref()),
+  ]);
+  await daemonAnswers();
+  const env = await new Promise<Record<string, string>>((resolve) => {
+    let taken = false;
+    const server = createServer((req, res) => {
+      void readHandover(req, res, key, () => taken).then((vars) => {
+        if (vars === undefined || taken) return;
+        taken = true;
+        server.close();
+        resolve(vars);
+      });
+    });
+    server.listen(settings.port);
+  });
+  adoptEngineEnvironment(env);
+}
+
+/** Waits until the daemon beside the engine answers: until then, the pod is not Ready. */
+async function daemonAnswers(): Promise<void> {
+  const docker = DockerClient.create(dockerEndpoint(loadConfig(), undefined));
+  for (;;) {
+    try {
+      await docker.ping();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, DOCKER_POLL_MS));
+    }
+  }
+}
+
+/** The variables of a keyed, well-formed handover; undefined (answered) for anything else. */
+async function readHandover(
+  req: IncomingMessage,
+  res: ServerResponse,
+  key: string,
+  taken: () => boolean,
+): Promise<Record<string, string> | undefined> {
+  const refuse = (status: number) => {
+    res.writeHead(status).end();
+    return undefined;
+  };
+  if (req.method !== 'POST' || req.url !== '/handover') return refuse(404);
+  if (!sameSecret(req.headers.authorization ?? '', `Bearer ${key}`)) return refuse(401);
+  if (taken()) return refuse(409);
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) return refuse(413);
+    chunks.push(chunk);
+  }
+  const vars = handoverVariables(Buffer.concat(chunks).toString('utf8'));
+  if (vars === undefined) return refuse(400);
+  res.writeHead(204).end();
+  return vars;
+}
+
+/** `{ type: 'build', env: { NAME: 'value', ... } }`, as the agent sends it. */
+function handoverVariables(text: string): Record<string, string> | undefined {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const { type, env } = (message ?? {}) as { type?: unknown; env?: unknown };
+  if (type !== 'build' || typeof env !== 'object' || env === null) return undefined;
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
+}
+
+/** Compares in constant time (hashes first: the lengths may differ). */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
