@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { family, parseMetrics, sample } from '@sluice/testkit';
-import { apiErrorCounts, createAgentMetrics } from './agent-metrics.js';
+import { apiErrorCounts, createAgentMetrics, warmPoolStats } from './agent-metrics.js';
 import { podPhases } from './orphan-reaper.js';
 
 test('reconcile passes, build pods by phase and API errors are exported', async () => {
@@ -74,4 +74,29 @@ test("the reaper's listing gives pods and engine processes by phase, other kinds
     ]),
     { Running: 2, Pending: 1, Unknown: 1, Stopping: 1 },
   );
+});
+
+test('each warm pool’s pods, target and takes are exported from its counts at each scrape', async () => {
+  let stats = { waiting: 2, starting: 1, target: 3, hits: 5, misses: 1 };
+  const backends = [
+    { runtime: 'k8s', warmPool: () => stats },
+    { runtime: 'local', warmPool: undefined },
+    { runtime: 'no-pool', warmPool: () => undefined },
+  ];
+  const metrics = createAgentMetrics({ tasksHeld: () => 0, warmPools: () => warmPoolStats(backends) });
+  let m = parseMetrics(await metrics.render());
+  family(m, 'sluice_agent_warm_pool_pods', 'gauge');
+  family(m, 'sluice_agent_warm_pool_target', 'gauge');
+  family(m, 'sluice_agent_warm_pool_takes_total', 'counter');
+  assert.equal(sample(m, 'sluice_agent_warm_pool_pods', { runtime: 'k8s', state: 'waiting' }), 2);
+  assert.equal(sample(m, 'sluice_agent_warm_pool_pods', { runtime: 'k8s', state: 'starting' }), 1);
+  assert.equal(sample(m, 'sluice_agent_warm_pool_target', { runtime: 'k8s' }), 3);
+  assert.equal(sample(m, 'sluice_agent_warm_pool_takes_total', { runtime: 'k8s', outcome: 'hit' }), 5);
+  assert.equal(sample(m, 'sluice_agent_warm_pool_takes_total', { runtime: 'k8s', outcome: 'miss' }), 1);
+  assert.equal(sample(m, 'sluice_agent_warm_pool_target', { runtime: 'no-pool' }), undefined);
+
+  stats = { waiting: 0, starting: 3, target: 3, hits: 8, misses: 1 };
+  m = parseMetrics(await metrics.render());
+  assert.equal(sample(m, 'sluice_agent_warm_pool_pods', { runtime: 'k8s', state: 'waiting' }), 0);
+  assert.equal(sample(m, 'sluice_agent_warm_pool_takes_total', { runtime: 'k8s', outcome: 'hit' }), 8);
 });

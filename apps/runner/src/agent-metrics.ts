@@ -9,6 +9,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RuntimeBackend } from './runtime-backend.js';
+import type { WarmPoolStats } from './backends/warm-pool-size.js';
 
 export type TaskOutcome = 'success' | 'retriable-error' | 'error';
 
@@ -48,6 +49,8 @@ export interface AgentMetricsOptions {
   tasksHeld(): number;
   /** Failed API requests so far, read at each scrape from where they are counted. */
   apiErrors?(): ApiErrorCount[];
+  /** Each warm pool's counts, read at each scrape (backends/warm-pool.ts). */
+  warmPools?(): { runtime: string; stats: WarmPoolStats }[];
 }
 
 export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
@@ -121,6 +124,7 @@ export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
         if (count > 0) this.inc({ api, runtime, kind }, count);
     },
   });
+  warmPoolSeries(registry, options);
   let most = 0;
   return {
     registry,
@@ -158,6 +162,58 @@ function buildPodsGauge(registry: Registry) {
       for (const phase of known) gauge.set({ runtime, phase }, phases[phase] ?? 0);
     },
   };
+}
+
+/**
+ * `sluice_agent_warm_pool_pods{runtime,state}` (waiting, starting), `..._target{runtime}` and
+ * `..._takes_total{runtime,outcome}` (hit, miss), read from the pools at each scrape.
+ */
+function warmPoolSeries(registry: Registry, options: AgentMetricsOptions): void {
+  new Gauge({
+    name: 'sluice_agent_warm_pool_pods',
+    help: 'Warm-pool pods by runtime and state: waiting (ready for a build) or starting',
+    labelNames: ['runtime', 'state'],
+    registers: [registry],
+    collect() {
+      for (const { runtime, stats } of options.warmPools?.() ?? []) {
+        this.set({ runtime, state: 'waiting' }, stats.waiting);
+        this.set({ runtime, state: 'starting' }, stats.starting);
+      }
+    },
+  });
+  new Gauge({
+    name: 'sluice_agent_warm_pool_target',
+    help: 'The size each warm pool is being brought to (its maximum while builds come, its minimum when idle)',
+    labelNames: ['runtime'],
+    registers: [registry],
+    collect() {
+      for (const { runtime, stats } of options.warmPools?.() ?? [])
+        this.set({ runtime }, stats.target);
+    },
+  });
+  new Counter({
+    name: 'sluice_agent_warm_pool_takes_total',
+    help: 'Builds that took a warm-pool pod (outcome="hit") or found none ready (outcome="miss")',
+    labelNames: ['runtime', 'outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { runtime, stats } of options.warmPools?.() ?? []) {
+        this.inc({ runtime, outcome: 'hit' }, stats.hits);
+        this.inc({ runtime, outcome: 'miss' }, stats.misses);
+      }
+    },
+  });
+}
+
+/** The warm pools of the backends that have one. */
+export function warmPoolStats(
+  backends: readonly Pick<RuntimeBackend, 'runtime' | 'warmPool'>[],
+): { runtime: string; stats: WarmPoolStats }[] {
+  return backends.flatMap((backend) => {
+    const stats = backend.warmPool?.();
+    return stats === undefined ? [] : [{ runtime: backend.runtime, stats }];
+  });
 }
 
 /** The control plane's failed calls and each Kubernetes runtime's, as the metrics list them. */

@@ -12,7 +12,7 @@ import { silentLogger } from '@sluice/log';
 import type { Logger } from '@sluice/log';
 import type { AgentHealth, AgentRuntime, SluiceClient } from '@sluice/protocol';
 import { sleep } from '@sluice/process';
-import { apiErrorCounts, createAgentMetrics } from './agent-metrics.js';
+import { apiErrorCounts, createAgentMetrics, warmPoolStats } from './agent-metrics.js';
 import type { AgentMetrics } from './agent-metrics.js';
 import { startAgentHttp } from './agent-http.js';
 import type { AgentHttp } from './agent-http.js';
@@ -64,6 +64,7 @@ export async function startAgent(
   const metrics = createAgentMetrics({
     tasksHeld: () => dispatcher.held,
     apiErrors: () => apiErrorCounts(controlPlaneErrors.counts(), backends),
+    warmPools: () => warmPoolStats(backends),
   });
   const stopLoops = new AbortController();
   const giveUp = new AbortController();

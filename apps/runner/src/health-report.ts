@@ -47,7 +47,9 @@ async function checkOne(backend: RuntimeBackend, timeoutMs: number): Promise<Run
     }, timeoutMs);
   });
   try {
-    return await Promise.race([backend.health(), timeout]);
+    const health = await Promise.race([backend.health(), timeout]);
+    const warmPool = backend.warmPool?.();
+    return warmPool === undefined ? health : { ...health, warmPool };
   } catch (err) {
     return { name: backend.runtime, healthy: false, message: describeError(err) };
   } finally {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Agent, RuntimeEnvironment } from '@sluice/protocol';
-import { describeRuntime } from './runner-info.js';
+import { describeRuntime, formatPool } from './runner-info.js';
 
 const runtime: RuntimeEnvironment = {
   name: 'prod/ci',
@@ -54,4 +54,25 @@ test("an online agent's health and failed checks; an offline one's last report i
       ['dead', false, null, ['offline: no heartbeat since 2026-11-30T01:00:00Z']],
     ],
   );
+});
+
+test("a runtime's warm pool is shown as its agent last counted it; none offline or without a pool", () => {
+  const warmPool = { waiting: 2, starting: 1, target: 3, hits: 5, misses: 1 };
+  const pooled = { healthy: true, runtimes: [{ name: 'prod/ci', healthy: true, warmPool }] };
+  const info = describeRuntime(runtime, [
+    agent('live', true, pooled),
+    agent('dead', false, pooled),
+    agent('plain', true, { healthy: true, runtimes: [{ name: 'prod/ci', healthy: true }] }),
+  ]);
+  assert.deepEqual(
+    info.agents.map((a) => [a.name, a.warmPool]),
+    [
+      ['live', warmPool],
+      ['dead', null],
+      ['plain', null],
+    ],
+  );
+  assert.equal(formatPool(warmPool), '2/3 ready, 5 hits, 1 miss');
+  assert.equal(formatPool({ ...warmPool, hits: 1, misses: 0 }), '2/3 ready, 1 hit, 0 misses');
+  assert.equal(formatPool(null), '-');
 });

@@ -6,7 +6,7 @@
  * `-o json|yaml` gives the same as data.
  * @module
  */
-import type { Agent, RuntimeEnvironment } from '@sluice/protocol';
+import type { Agent, RuntimeEnvironment, WarmPoolHealth } from '@sluice/protocol';
 import type { Terminal } from '../ui/terminal.js';
 import { fitTable, formatAge } from '../ui/terminal.js';
 import { printDocument, serverClient } from './server-resources.js';
@@ -22,6 +22,8 @@ export interface RunnerInfo {
     healthy: boolean | null;
     version: string | null;
     lastHeartbeatAt: string | null;
+    /** The runtime's warm pool as the agent last counted it; null without one. */
+    warmPool: WarmPoolHealth | null;
     problems: string[];
   }[];
 }
@@ -40,11 +42,11 @@ export async function runnerInfo(
     printDocument(term, { kind: 'List', items: info }, options.output);
     return 0;
   }
-  const rows = [['RUNTIME', 'KIND', 'AGENT', 'ONLINE', 'HEALTHY', 'VERSION', 'LAST SEEN']];
+  const rows = [['RUNTIME', 'KIND', 'AGENT', 'ONLINE', 'HEALTHY', 'VERSION', 'LAST SEEN', 'POOL']];
   const problems: string[] = [];
   for (const runtime of info) {
     const name = `${runtime.runtime}${runtime.isDefault ? ' (default)' : ''}`;
-    if (runtime.agents.length === 0) rows.push([name, runtime.kind, '(none)', '', '', '', '']);
+    if (runtime.agents.length === 0) rows.push([name, runtime.kind, '(none)', '', '', '', '', '']);
     for (const agent of runtime.agents) {
       rows.push([
         name,
@@ -54,6 +56,7 @@ export async function runnerInfo(
         agent.healthy === null ? '-' : agent.healthy ? 'yes' : 'no',
         agent.version ?? '-',
         formatAge(agent.lastHeartbeatAt),
+        formatPool(agent.warmPool),
       ]);
       for (const problem of agent.problems)
         problems.push(`${agent.name} on ${runtime.runtime}: ${problem}`);
@@ -98,6 +101,7 @@ export function describeRuntime(re: RuntimeEnvironment, agents: readonly Agent[]
           healthy: a.online ? (own?.healthy ?? a.health?.healthy ?? null) : null,
           version: a.version,
           lastHeartbeatAt: a.lastHeartbeatAt,
+          warmPool: a.online ? (own?.warmPool ?? null) : null,
           problems: [
             ...gone,
             ...(a.online && own?.healthy === false && own.message ? [own.message] : []),
@@ -106,6 +110,13 @@ export function describeRuntime(re: RuntimeEnvironment, agents: readonly Agent[]
         };
       }),
   };
+}
+
+/** `2/3 ready, 5 hits, 1 miss`: the pool's waiting pods of its target, and its takes. */
+export function formatPool(pool: WarmPoolHealth | null): string {
+  if (pool === null) return '-';
+  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  return `${pool.waiting}/${pool.target} ready, ${plural(pool.hits, 'hit', 'hits')}, ${plural(pool.misses, 'miss', 'misses')}`;
 }
 
 /** `kubernetes` or `local`, from the scheduler type or the system parent it extends. */

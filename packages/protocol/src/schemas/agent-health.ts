@@ -73,11 +73,24 @@ const HealthChecks = z
   .transform(capChecks)
   .describe(`At most ${HEALTH_LIMITS.checks}: past that, the last says how many were left out`);
 
+const PoolCount = z.number().int().min(0).max(1_000_000_000);
+
+/** A Kubernetes runtime's warm pool as its agent last counted it (docs/warm-pool.md). */
+export const WarmPoolHealth = z.object({
+  waiting: PoolCount.describe('Pods ready for a build'),
+  starting: PoolCount.describe('Pods not ready yet'),
+  target: PoolCount.describe('The size the pool is being brought to'),
+  hits: PoolCount.describe('Builds that took a pool pod since the agent started'),
+  misses: PoolCount.describe('Builds that found none ready since the agent started'),
+});
+export type WarmPoolHealth = z.infer<typeof WarmPoolHealth>;
+
 export const RuntimeHealth = z.object({
   name: RuntimeName,
   healthy: z.boolean(),
   message: boundedText(HEALTH_LIMITS.text).optional(),
   checks: HealthChecks.optional(),
+  warmPool: WarmPoolHealth.optional(),
 });
 export type RuntimeHealth = z.infer<typeof RuntimeHealth>;
 
