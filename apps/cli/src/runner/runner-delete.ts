@@ -28,7 +28,7 @@ import {
   withoutFinalizer,
 } from '@sluice/provisioner';
 import type { SluiceClient } from '@sluice/protocol';
-import { installSelector } from '@sluice/runtime-spec';
+import { installSelector, labelValue } from '@sluice/runtime-spec';
 import type { Terminal } from '../ui/terminal.js';
 import { serverClient } from '../commands/server-resources.js';
 import { connectCluster } from './runner-cluster.js';
@@ -84,6 +84,18 @@ async function installedObjects(
   for (const kind of ['ClusterRoleBinding', 'ClusterRole', 'Namespace'])
     then.push(...(await clusterWide(kind)));
   return { first, then };
+}
+
+/**
+ * The warm pool's pods of the install's runtime: the agent made them, so they carry its
+ * runtime's labels, not the install's (their claims and Secrets are theirs, and go with them).
+ */
+async function warmPoolPods(install: Install): Promise<ResourceRef[]> {
+  if (install.runtime === undefined) return [];
+  const labelSelector = `app.kubernetes.io/managed-by=sluice,sluice.io/runtime=${labelValue(install.runtime)},sluice.io/warm-pool`;
+  const namespace = install.buildNamespace;
+  const pods = await install.cluster.resources.list({ kind: 'Pod', namespace, labelSelector });
+  return pods.map((pod) => ({ kind: 'Pod', namespace, name: pod.metadata.name }));
 }
 
 /** A runtime `runner attach` gave the install's agent, from its `*.runtime.yaml`. */
@@ -190,6 +202,8 @@ export async function runnerDelete(
     install.namespace,
     install.buildNamespace,
   ]);
+  // After the agent (which would make more) and before the volumes they hold.
+  objects.first.push(...(await warmPoolPods(install)));
   const attached = await attachedRuntimes(
     install,
     options.kubeconfig ?? defaultKubeconfig(process.env),
