@@ -238,6 +238,118 @@ test("back to back, the second build of a pipeline runs on the first one's volum
   assert.match(missing.stderr, /Volume "nope" does not exist/);
 });
 
+const POOL_PRIORITY = 'sluice-warm-pool-e2e';
+const POOL = 'sluice.io/warm-pool';
+
+/** The pool's pods of the runtime by state, with the build each holds and whether it is ready. */
+async function poolPods(): Promise<{ name: string; state: string; build: string; ready: boolean }[]> {
+  const pods = await resources.list({
+    kind: 'Pod',
+    namespace: NS,
+    labelSelector: `sluice.io/runtime=${labelValue(RUNTIME)},${POOL}`,
+  });
+  return pods.map((pod) => {
+    const status = pod['status'] as
+      | { conditions?: { type: string; status: string }[] }
+      | undefined;
+    return {
+      name: pod.metadata.name,
+      state: pod.metadata.labels?.[POOL] ?? '',
+      build: pod.metadata.labels?.['sluice.io/build-id'] ?? '',
+      ready: (status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+    };
+  });
+}
+
+/** Two pool pods ready, none held: what a pool of two refills to. */
+async function poolRefilled(): Promise<string[]> {
+  const ready = await waitForProbe(
+    'two warm-pool pods ready',
+    async () => {
+      const pods = (await poolPods()).filter((p) => p.state === 'waiting' && p.ready);
+      return pods.length === 2 ? pods : undefined;
+    },
+    BUILD_TIMEOUT_MS,
+  );
+  return ready.map((p) => p.name).sort();
+}
+
+/** Builds run together, with the pool pod each took (watched while they ran). */
+async function runThroughPool(
+  pipelineId: string,
+  count: number,
+): Promise<{ runs: Awaited<ReturnType<typeof runBuild>>[]; held: Map<string, Set<string>> }> {
+  const held = new Map<string, Set<string>>();
+  let running = true;
+  const watching = (async () => {
+    while (running) {
+      for (const pod of await poolPods())
+        if (pod.state === 'taken') held.set(pod.build, (held.get(pod.build) ?? new Set()).add(pod.name));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  })();
+  try {
+    const runs = await Promise.all(Array.from({ length: count }, () => runBuild(pipelineId)));
+    return { runs, held };
+  } finally {
+    running = false;
+    await watching;
+  }
+}
+
+test('with a warm pool, builds run on its pods (each on its own), the pool refills, the warm cache still hits, and runner delete takes the pods', async () => {
+  const first = pipelineIds['first'] ?? '';
+  await resources.create({
+    apiVersion: 'scheduling.k8s.io/v1',
+    kind: 'PriorityClass',
+    metadata: { name: POOL_PRIORITY },
+    value: -1000000,
+    globalDefault: false,
+  });
+  // The agent of the runtime from now on keeps two pods ready while builds come.
+  await agent.stop();
+  agent = await startKubeAgent(plane, cluster(), {
+    name: 'warm-pool-agent',
+    runtime: RUNTIME,
+    dir: temp.path,
+    env: { SLUICE_WARM_POOL_MAX: '2', SLUICE_WARM_POOL_PRIORITY_CLASS: POOL_PRIORITY },
+  });
+  // The first build shows the agent what the runtime's pods look like: it runs on its own.
+  const taught = await runThroughPool(first, 1);
+  assert.equal(taught.runs[0]?.status, 'success', taught.runs[0]?.log);
+  assert.equal(taught.held.size, 0, 'no pool pod before a build showed their shape');
+  const pool = await poolRefilled();
+
+  // Two builds at once: each on a pool pod of its own, and both pods were the pool's.
+  const pair = await runThroughPool(first, 2);
+  for (const run of pair.runs) assert.equal(run.status, 'success', run.log);
+  const taken = pair.runs.map((run) => [...(pair.held.get(labelValue(run.build.id)) ?? [])]);
+  assert.deepEqual(taken.map((names) => names.length), [1, 1], JSON.stringify(taken));
+  assert.deepEqual(taken.flat().sort(), pool, 'the two ready pods, one each');
+
+  // Refilled while they ran; one of the new pods is on the released volume of the pipeline.
+  const again = await poolRefilled();
+  assert.ok(again.every((name) => !pool.includes(name)), 'new pods');
+  const next = await runThroughPool(first, 2);
+  for (const run of next.runs) assert.equal(run.status, 'success', run.log);
+  assert.ok(
+    next.runs.some((run) => /Using cache/.test(run.log)),
+    "a build through the pool found an earlier build's layers",
+  );
+  const warm = next.runs.find((run) => /Using cache/.test(run.log));
+  const record = (await settled(warm?.build.id ?? '')).cache;
+  assert.equal(record?.outcome, 'hit', JSON.stringify(record));
+  // The pool pods carry the PriorityClass: real workloads preempt them.
+  const [waiting] = (await poolPods()).filter((p) => p.state === 'waiting');
+  const pod = await resources.read({ kind: 'Pod', namespace: NS, name: waiting?.name ?? '' });
+  const spec = pod?.['spec'] as { priorityClassName?: string; priority?: number } | undefined;
+  assert.deepEqual([spec?.priorityClassName, spec?.priority], [POOL_PRIORITY, -1000000]);
+  // Each build's pool pod went with its build's objects.
+  for (const run of [...pair.runs, ...next.runs]) await settled(run.build.id);
+  // No agent refills the pool from here: the delete test below takes the pods left.
+  await agent.stop();
+});
+
 /** The volumes of the install's StorageClass, by name. */
 async function classVolumes(): Promise<KubeResource[]> {
   return (await resources.list({ kind: 'PersistentVolume' }))
@@ -363,4 +475,7 @@ test('runner delete --keep-volumes keeps the warm volumes and their directories 
     );
   assert.deepEqual(await names(), []);
   assert.deepEqual(readdirSync(parent), [], 'no directory left on the node');
+  await waitForProbe("the warm pool's pods gone with their volumes", async () =>
+    (await poolPods()).length === 0 ? true : undefined,
+  );
 });
