@@ -125,7 +125,19 @@ function learnPod(shape: PoolShape, component: string | undefined, spec: Json): 
     );
     return { ...shape, dind: { pod, container, volumes } };
   }
-  if (component === 'engine') return { ...shape, engine: { pod, container } };
+  // Only what the pool pod's engine takes: the rest (its variables, its affinity to its
+  // build's dind pod) is the build's, and comes at the handover.
+  if (component === 'engine')
+    return {
+      ...shape,
+      engine: {
+        pod: pick(spec, ['serviceAccountName', 'automountServiceAccountToken']),
+        container: {
+          name: container.name,
+          ...pick(container, ['image', 'imagePullPolicy', 'resources', 'command', 'volumeMounts']),
+        },
+      },
+    };
   return shape;
 }
 
@@ -316,4 +328,8 @@ function required(shape: PoolShape): Required<PoolShape> {
 
 function defined(fields: Json): Json {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+function pick(fields: Json, keys: readonly string[]): Json {
+  return Object.fromEntries(Object.entries(fields).filter(([key]) => keys.includes(key)));
 }

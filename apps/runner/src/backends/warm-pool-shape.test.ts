@@ -1,0 +1,110 @@
+/**
+ * The warm pool's pods, learnt from the objects the control plane renders for a build of the
+ * system default runtime: checked against the official Kubernetes schemas, with the daemon on
+ * the pod's socket only, the engine waiting on its handover port, and nothing of the build
+ * that taught them (its id, its token, its certificates) in them.
+ * @module
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
+import { Pod } from 'kubernetes-models/v1/Pod';
+import { Secret } from 'kubernetes-models/v1/Secret';
+import { buildInput, renderBuildObjects, runtimeSpec } from './kubernetes-backend.test-support.js';
+import {
+  handoverEnv,
+  learnShape,
+  memberObjects,
+  memberPod,
+  POOL_DOCKER_HOST,
+  shapeComplete,
+  shapeHash,
+} from './warm-pool-shape.js';
+import type { PoolShape } from './warm-pool-shape.js';
+
+const RUNTIME = 'prod/ci';
+const NS = 'builds';
+
+function taught(buildId: string, pipelineId = 'pipe-1'): PoolShape {
+  const objects = renderBuildObjects(runtimeSpec(RUNTIME, NS), {
+    ...buildInput(buildId, RUNTIME),
+    pipelineId,
+  });
+  let shape: PoolShape = {};
+  for (const object of [objects.pvc, objects.configMap, objects.dindPod, objects.enginePod])
+    shape = learnShape(shape, object);
+  return shape;
+}
+
+const member = {
+  name: 'warm-pool-abc',
+  namespace: NS,
+  runtime: RUNTIME,
+  key: 'k'.repeat(64),
+  priorityClassName: 'sluice-warm-pool',
+  labels: { 'sluice.io/warm-pool': 'waiting' },
+};
+
+test("a build's objects teach the pool its pods: valid, the daemon on a shared socket, the engine on its port, nothing of the build", () => {
+  const shape = taught('build-1');
+  assert.ok(shapeComplete(shape));
+  const pod = memberPod(shape, member);
+  const { claim, secret } = memberObjects(shape, member, 'uid-1');
+  new Pod(pod as never).validate();
+  new PersistentVolumeClaim(claim as never).validate();
+  new Secret(secret as never).validate();
+
+  const text = JSON.stringify([pod, claim, secret]);
+  for (const own of ['build-1', 'engine-token-of-the-test', 'BEGIN CERTIFICATE'])
+    assert.ok(!text.includes(own), `nothing of the teaching build: ${own}`);
+  const spec = pod['spec'] as {
+    priorityClassName: string;
+    containers: { name: string; env?: { name: string; value: string }[]; ports?: unknown[] }[];
+    volumes: { name: string; persistentVolumeClaim?: { claimName: string } }[];
+  };
+  assert.equal(spec.priorityClassName, 'sluice-warm-pool');
+  assert.deepEqual(
+    spec.containers.map((c) => c.name),
+    ['dind', 'engine'],
+  );
+  assert.equal(spec.containers[0]?.ports, undefined, 'no TCP port for the daemon');
+  assert.deepEqual(spec.containers[1]?.env, [
+    { name: 'SLUICE_ENGINE_POOL_PORT', value: '1301' },
+    { name: 'SLUICE_ENGINE_POOL_KEY_FILE', value: '/etc/sluice/warm-pool/handover-key' },
+    { name: 'DOCKER_HOST', value: POOL_DOCKER_HOST },
+  ]);
+  assert.equal(spec.volumes[0]?.persistentVolumeClaim?.claimName, member.name);
+  const daemon = JSON.parse(
+    (secret['stringData'] as Record<string, string>)['daemon.json'] ?? '{}',
+  ) as Record<string, unknown>;
+  assert.deepEqual(daemon['hosts'], [POOL_DOCKER_HOST]);
+  assert.ok(!Object.keys(daemon).some((key) => key.startsWith('tls')), 'no TLS');
+  const owners = (claim['metadata'] as { ownerReferences: unknown[] }).ownerReferences;
+  assert.deepEqual(owners, [{ apiVersion: 'v1', kind: 'Pod', name: member.name, uid: 'uid-1' }]);
+});
+
+test("builds of one pipeline teach the same shape; another pipeline's (compared by reuseVolumeSelector) another", () => {
+  assert.equal(shapeHash(taught('build-1')), shapeHash(taught('build-2')));
+  assert.notEqual(shapeHash(taught('build-1')), shapeHash(taught('build-3', 'pipe-2')));
+  const claim = memberObjects(taught('build-1'), member, 'uid').claim;
+  const labels = (claim['metadata'] as { labels: Record<string, string> }).labels;
+  assert.equal(labels['sluice.io/pipeline-id'], 'pipe-1', 'the compared label stays');
+  assert.equal(labels['sluice.io/build-id'], undefined);
+});
+
+test("the engine's variables are handed over resolved, with the daemon on the pod's socket", () => {
+  const objects = renderBuildObjects(runtimeSpec(RUNTIME, NS), buildInput('build-9', RUNTIME));
+  const secrets: Record<string, string> = { 'engine-token': 'the-token' };
+  const { env, unresolved } = handoverEnv(objects.enginePod, member.name, (name, key) =>
+    name === objects.secret.metadata.name ? secrets[key] : undefined,
+  );
+  assert.deepEqual(unresolved, []);
+  assert.equal(env['SLUICE_BUILD_ID'], 'build-9');
+  assert.equal(env['SLUICE_ENGINE_TOKEN'], 'the-token');
+  assert.equal(env['DOCKER_HOST'], POOL_DOCKER_HOST);
+  assert.equal(env['SLUICE_DIND_POD'], member.name);
+  assert.equal(env['DOCKER_TLS_VERIFY'], undefined);
+  assert.equal(env['DOCKER_CERT_PATH'], undefined);
+  const missing = handoverEnv(objects.enginePod, member.name, () => undefined);
+  assert.deepEqual(missing.unresolved, ['SLUICE_ENGINE_TOKEN']);
+});
