@@ -12,6 +12,11 @@
 //   engine_to_first_step_s    the engine started the first step (its dind ready)
 // Baseline, in the same run: a bare busybox pod's creation to Running on the same node
 // (`baseline_pod_start_s`); `ratio_p50` is p50 over it. Goal: p50 at most 3 s, p99 at most 5 s.
+// Then BURST (20) builds created at once. Then the same with a warm pool of POOL (5) pods
+// (docs/warm-pool.md: the agent's SLUICE_WARM_POOL_MAX, its pods at PriorityClass
+// sluice-warm-pool): after one build that teaches the pool its pods and the pool ready, the same
+// BUILDS builds one after the other (`pool: {p50_s, p99_s}`, goal p50 at most 1 s, p99 at most
+// 2 s) and the burst (its first POOL builds on pool pods, the rest on pods of their own).
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +36,9 @@ import { createPipelines } from '../../test/dist/e2e/control-plane-seed.js';
 import { between, START_PHASES } from '../build-timing.mjs';
 
 const BUILDS = Number(process.env.BENCH_BUILDS ?? 20);
+const BURST = Number(process.env.BENCH_BURST ?? 20);
+const POOL = Number(process.env.BENCH_POOL ?? 5);
+const POOL_PRIORITY = 'sluice-warm-pool';
 const NS = 'sluice-bench';
 const RUNTIME = 'bench/kube';
 const YAML =
@@ -70,16 +78,19 @@ try {
   const kube = new KubeResources(
     KubeClient.create({ source: { type: 'kubeconfig', path: cluster.kubeconfigPath } }),
   );
-  for (const object of renderRuntimeInstall({
-    release: 'bench',
-    namespace: NS,
-    values: {
-      controlPlane: { url: controlPlaneUrl },
-      runtime: { name: RUNTIME, dindHostAlias: true },
-      agent: { token, image: { pullPolicy: 'Never' } },
-    },
-  }))
-    await kube.apply(object);
+  const install = async (extraEnv) => {
+    for (const object of renderRuntimeInstall({
+      release: 'bench',
+      namespace: NS,
+      values: {
+        controlPlane: { url: controlPlaneUrl },
+        runtime: { name: RUNTIME, dindHostAlias: true },
+        agent: { token, image: { pullPolicy: 'Never' }, extraEnv },
+      },
+    }))
+      await kube.apply(object);
+  };
+  await install({});
   await waitForProbe(
     'the in-cluster agent to report healthy',
     async () => {
@@ -113,13 +124,14 @@ try {
   const baselineMs = Date.now() - created;
   await core.deleteNamespacedPod({ name: 'baseline', namespace: NS });
 
-  const runs = [];
-  for (let i = 0; i <= BUILDS; i++) {
-    await addHostPathVolume(cluster.kubeConfig, `bench-${i}`, join(temp, `pv-${i}`));
-    const build = await plane.admin.call('createBuild', {
-      params: { pipelineId },
-      body: { runtimeEnvironment: RUNTIME },
-    });
+  let volumes = 0;
+  const addVolumes = async (n) => {
+    for (let k = 0; k < n; k++, volumes++)
+      await addHostPathVolume(cluster.kubeConfig, `bench-${volumes}`, join(temp, `pv-${volumes}`));
+  };
+  const createBuild = () =>
+    plane.admin.call('createBuild', { params: { pipelineId }, body: { runtimeEnvironment: RUNTIME } });
+  const finished = async (build) => {
     const done = await waitForProbe(
       `build ${build.id}`,
       async () => {
@@ -131,14 +143,97 @@ try {
     );
     if (done.status !== 'success')
       throw new Error(`build ${build.id} ended ${done.status}: ${done.reason}`);
-    if (i === 0) {
-      progress('warm-up build done');
-      continue;
+    return { startMs: between(done.createdAt, done.timing.firstStepStartedAt), timing: done.timing };
+  };
+  /** One build to warm up, then `count` one after the other. */
+  const sequential = async (label, count) => {
+    const runs = [];
+    for (let i = 0; i <= count; i++) {
+      await addVolumes(1);
+      const run = await finished(await createBuild());
+      if (i === 0) {
+        progress(`${label}: warm-up build done`);
+        continue;
+      }
+      runs.push(run);
+      progress(`${label}: build ${i}/${count}: first step after ${seconds(run.startMs)} s`);
     }
-    const startMs = between(done.createdAt, done.timing.firstStepStartedAt);
-    runs.push({ startMs, timing: done.timing });
-    progress(`build ${i}/${BUILDS}: first step after ${seconds(startMs)} s`);
-  }
+    return runs;
+  };
+  /** `count` builds created at once; their starts in the order they were created. */
+  const burst = async (label, count) => {
+    await addVolumes(count);
+    const builds = await Promise.all(Array.from({ length: count }, () => createBuild()));
+    const runs = await Promise.all(builds.map((b) => finished(b)));
+    progress(`${label}: burst of ${count} done`);
+    return runs.map((r) => r.startMs);
+  };
+  const figures = (starts) => ({
+    p50_s: seconds(quantile(starts, 0.5)),
+    p99_s: seconds(quantile(starts, 0.99)),
+  });
+  const burstFigures = (starts) => {
+    const sorted = [...starts].sort((a, b) => a - b);
+    return {
+      builds: starts.length,
+      fastest_pool_p50_s: seconds(quantile(sorted.slice(0, POOL), 0.5)),
+      rest_p50_s: seconds(quantile(sorted.slice(POOL), 0.5)),
+      rest_p99_s: seconds(quantile(sorted.slice(POOL), 0.99)),
+      ...figures(starts),
+    };
+  };
+
+  const runs = await sequential('no pool', BUILDS);
+  const burstWithout = await burst('no pool', BURST);
+
+  // The same agent with a warm pool: a rollout of its Deployment with the pool's variables.
+  await kube.apply({
+    apiVersion: 'scheduling.k8s.io/v1',
+    kind: 'PriorityClass',
+    metadata: { name: POOL_PRIORITY },
+    value: -1000000,
+    globalDefault: false,
+  });
+  await addVolumes(4 * POOL + BURST);
+  await install({
+    SLUICE_WARM_POOL_MAX: String(POOL),
+    SLUICE_WARM_POOL_PRIORITY_CLASS: POOL_PRIORITY,
+  });
+  const poolReady = () =>
+    waitForProbe(
+      `${POOL} warm-pool pods ready`,
+      async () => {
+        const { items } = await core.listNamespacedPod({
+          namespace: NS,
+          labelSelector: 'sluice.io/warm-pool=waiting',
+        });
+        const ready = items.filter((pod) =>
+          (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+        );
+        return ready.length >= POOL || undefined;
+      },
+      300_000,
+    );
+  // The pool learns its pods from a build (the new agent's first), then fills.
+  await waitForProbe(
+    'the new agent to report a warm pool',
+    async () => {
+      const { items } = await plane.admin.call('listAgents');
+      return (
+        items.some((a) => a.online && a.health?.runtimes?.some((r) => r.warmPool !== undefined)) ||
+        undefined
+      );
+    },
+    180_000,
+  );
+  await addVolumes(1);
+  await finished(await createBuild());
+  await poolReady();
+  progress('warm pool ready');
+  const pooled = await sequential('pool', BUILDS);
+  await poolReady();
+  const burstWith = await burst('pool', BURST);
+
   const starts = runs.map((r) => r.startMs);
   const phases = Object.fromEntries(
     START_PHASES.map(([name, from, to]) => [
@@ -161,7 +256,9 @@ try {
       phases_median: phases,
       baseline_pod_start_s: seconds(baselineMs),
       ratio_p50: Math.round((p50 / baselineMs) * 100) / 100,
-      goal: { p50_s: 3, p99_s: 5 },
+      pool: { size: POOL, ...figures(pooled.map((r) => r.startMs)) },
+      burst: { without_pool: burstFigures(burstWithout), with_pool: burstFigures(burstWith) },
+      goal: { p50_s: 3, p99_s: 5, pool: { p50_s: 1, p99_s: 2 } },
     }),
   );
 } finally {

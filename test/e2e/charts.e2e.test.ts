@@ -18,6 +18,7 @@ import { StorageClass } from 'kubernetes-models/storage.k8s.io/v1/StorageClass';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
+import { PriorityClass } from 'kubernetes-models/scheduling.k8s.io/v1/PriorityClass';
 import { AGENT_PERMISSIONS } from '@sluice/kube';
 import { renderRuntimeInstall } from '@sluice/runtime-spec';
 import type { RuntimeInstallValues } from '@sluice/runtime-spec';
@@ -34,6 +35,8 @@ const SERVED_EVERYWHERE = new Set([
   'coordination.k8s.io/v1',
   'storage.k8s.io/v1',
   'networking.k8s.io/v1',
+  // The warm pool's PriorityClass: served from 1.14 on.
+  'scheduling.k8s.io/v1',
 ]);
 const REQUIRED = {
   controlPlane: { url: 'http://sluice.example.com:8080' },
@@ -54,6 +57,7 @@ const AGENT_OPTIONS = {
   runtimesSecret: 'remote-runtimes',
 };
 const MODELS: Record<string, new (data: never) => { validate(): void }> = {
+  PriorityClass,
   ClusterRole,
   ClusterRoleBinding,
   StorageClass,
@@ -277,6 +281,29 @@ test('bad values are refused before anything renders, naming the field', async (
   }
 });
 
+test('runtime.warmPool: the agent keeps a pool, its pods at a PriorityClass of the install below every workload', async () => {
+  const objects = await render({
+    values: { ...REQUIRED, runtime: { name: 'prod/builds', warmPool: { maxSize: 3 } } },
+  });
+  const priority = one(objects, 'PriorityClass');
+  new PriorityClass(priority as never).validate();
+  assert.equal(priority.metadata.name, 'sluice-warm-pool-sluice-rt');
+  assert.deepEqual([priority['value'], priority['globalDefault']], [-1000000, false]);
+  const vars = env(agentContainer(objects));
+  assert.deepEqual(
+    [
+      vars['SLUICE_WARM_POOL_MIN'],
+      vars['SLUICE_WARM_POOL_MAX'],
+      vars['SLUICE_WARM_POOL_MODE'],
+      vars['SLUICE_WARM_POOL_PRIORITY_CLASS'],
+    ],
+    ['0', '3', 'fixed', 'sluice-warm-pool-sluice-rt'],
+  );
+  const none = await render({ values: REQUIRED });
+  assert.ok(!none.some((o) => o.kind === 'PriorityClass'), 'no pool, no PriorityClass');
+  assert.equal(env(agentContainer(none))['SLUICE_WARM_POOL_MAX'], undefined);
+});
+
 test('`sluice runner init` makes the same objects as the chart for the same values', async () => {
   const valueSets: RuntimeInstallValues[] = [
     REQUIRED,
@@ -322,6 +349,11 @@ test('`sluice runner init` makes the same objects as the chart for the same valu
       ...REQUIRED,
       runtime: { name: 'r', namespace: 'builds' },
       volumes: { enabled: true, volumeBackend: 'delegate', delegateStorageClass: 'gp3' },
+    },
+    { ...REQUIRED, runtime: { name: 'r', warmPool: { maxSize: 3 } } },
+    {
+      ...REQUIRED,
+      runtime: { name: 'r', namespace: 'builds', warmPool: { minSize: 1, maxSize: 4, mode: 'adaptive' } },
     },
   ];
   const key = (o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`;

@@ -39,3 +39,16 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 sluice.io/install-namespace: {{ .Release.Namespace }}
 {{- end -}}
+
+{{/* "true" when the values ask for a warm pool (either of its sizes above 0), else empty. */}}
+{{- define "sluice-runtime.warmPool" -}}
+{{- $pool := .Values.runtime.warmPool | default dict -}}
+{{- if or (gt (int ($pool.minSize | default 0)) 0) (gt (int ($pool.maxSize | default 0)) 0) -}}
+true
+{{- end -}}
+{{- end -}}
+
+{{/* The warm pool's PriorityClass: cluster-wide, so named by the release and its namespace. */}}
+{{- define "sluice-runtime.warmPoolPriorityClass" -}}
+{{- printf "sluice-warm-pool-%s-%s" .Release.Namespace .Release.Name -}}
+{{- end -}}

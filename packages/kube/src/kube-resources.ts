@@ -59,6 +59,12 @@ export const RESOURCE_KINDS = {
     namespaced: false,
   },
   StorageClass: { apiVersion: 'storage.k8s.io/v1', resource: 'storageclasses', namespaced: false },
+  // The warm pool's pods run at a PriorityClass of the install's.
+  PriorityClass: {
+    apiVersion: 'scheduling.k8s.io/v1',
+    resource: 'priorityclasses',
+    namespaced: false,
+  },
   // The volume provisioner's: the volumes it keeps for reuse, and its leader election.
   PersistentVolume: { apiVersion: 'v1', resource: 'persistentvolumes', namespaced: false },
   Lease: { apiVersion: 'coordination.k8s.io/v1', resource: 'leases', namespaced: true },

@@ -45,6 +45,9 @@ export function equivalentCommand(
     add('--volume-backend', 'delegate');
     add('--storage-class-delegate', values.volumes.delegateStorageClass);
   }
+  const pool = values.runtime.warmPool;
+  if (pool !== undefined && pool.minSize === pool.maxSize && pool.mode !== 'adaptive')
+    add('--warm-pool', String(pool.maxSize ?? 0));
   add('--storage-class', settings.storageClass);
   add('--build-node-selector', nodeSelectorText(settings.buildNodeSelector));
   for (const t of settings.buildTolerations) add('--build-toleration', tolerationText(t));

@@ -122,6 +122,10 @@ export function addRunnerInstallCommands(ctx: BuildCommandsContext, runner: Comm
         '--storage-class-delegate <name>',
         "the cluster's StorageClass that makes new warm volumes (implies --warm-volumes --volume-backend delegate)",
       )
+      .option(
+        '--warm-pool <n>',
+        'keep N build pods (a Docker daemon on a warm volume and a loaded engine) running ahead of builds; 0 for none',
+      )
       .option('-f, --values <file>', 'chart values (as --generate-helm-values-file writes them)')
       .option(
         '--set-value <key=value>',

@@ -81,7 +81,7 @@ async function installedObjects(
   const first = [...(await namespaced('Deployment')), ...(await clusterWide('StorageClass'))];
   const then: ResourceRef[] = [];
   for (const kind of NAMESPACED_KINDS) then.push(...(await namespaced(kind)));
-  for (const kind of ['ClusterRoleBinding', 'ClusterRole', 'Namespace'])
+  for (const kind of ['ClusterRoleBinding', 'ClusterRole', 'PriorityClass', 'Namespace'])
     then.push(...(await clusterWide(kind)));
   return { first, then };
 }

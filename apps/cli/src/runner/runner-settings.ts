@@ -52,6 +52,8 @@ export interface RunnerFlags {
   volumeBackend?: string;
   /** volumes.delegateStorageClass: the cluster's StorageClass new volumes come from. */
   storageClassDelegate?: string;
+  /** runtime.warmPool: this many pods kept running ahead of builds (docs/warm-pool.md). */
+  warmPool?: string;
   values?: string;
   setValue?: string[];
   runtimeSpec?: string;
@@ -385,6 +387,7 @@ export function resolveRunnerSettings(
       ...(imageTag ? { tag: imageTag } : {}),
     };
   const runtimeValues = (get('runtime') ?? {}) as RuntimeInstallValues['runtime'];
+  const warmPool = warmPoolFlag(flags.warmPool, problems);
   const dindImage = flags.dindImage ?? stored?.dind.image;
   const dind = {
     ...(dindImage === undefined ? {} : { image: dindImage }),
@@ -440,6 +443,7 @@ export function resolveRunnerSettings(
         name: runtime,
         namespace: buildNamespace,
         createNamespace: runtimeValues.createNamespace ?? buildNamespace !== namespace,
+        ...(warmPool === undefined ? {} : { warmPool }),
       },
       agent: { ...agent, token: '' },
       proxy,
@@ -461,4 +465,18 @@ export function resolveRunnerSettings(
       { hint: 'See `sluice runner init --help`', details: { problems } },
     );
   return settings;
+}
+
+/** `--warm-pool N`: N pods kept ready, busy or idle (`runtime.warmPool` sizes both N). */
+function warmPoolFlag(
+  flag: string | undefined,
+  problems: string[],
+): { minSize: number; maxSize: number } | undefined {
+  if (flag === undefined) return undefined;
+  const size = Number(flag);
+  if (!/^\d+$/.test(flag) || size > 100) {
+    problems.push(`--warm-pool: ${JSON.stringify(flag)} is not a number of pods from 0 to 100`);
+    return undefined;
+  }
+  return { minSize: size, maxSize: size };
 }

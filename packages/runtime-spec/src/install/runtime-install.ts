@@ -20,6 +20,8 @@ export interface RuntimeInstallValues {
     createNamespace?: boolean;
     dindHostAlias?: boolean;
     engineServiceAccount?: { create?: boolean; name?: string };
+    /** Pods kept running ahead of builds (docs/warm-pool.md); none when both sizes are 0. */
+    warmPool?: { minSize?: number; maxSize?: number; mode?: 'fixed' | 'adaptive' };
   };
   agent: {
     token?: string;
@@ -81,6 +83,19 @@ export const AGENT_ROLE_RULES = [
   // A build takes a warm-pool pod by patching its labels (and its claim's).
   { apiGroups: [''], resources: ['pods', 'persistentvolumeclaims'], verbs: ['patch'] },
 ];
+
+/** The PriorityClass value of warm-pool pods. */
+export const WARM_POOL_PRIORITY = -1_000_000;
+
+/** The install's PriorityClass of its warm pool: cluster-wide, so named by namespace and release. */
+export function warmPoolPriorityClass(release: string, namespace: string): string {
+  return `sluice-warm-pool-${namespace}-${release}`;
+}
+
+function warmPoolSize(values: RuntimeInstallValues): number {
+  const pool = values.runtime.warmPool;
+  return Math.max(pool?.minSize ?? 0, pool?.maxSize ?? 0);
+}
 
 /**
  * The label every object of an install carries with the agent's namespace: with the instance
@@ -171,6 +186,16 @@ export function renderRuntimeInstall(options: RuntimeInstallOptions): InstallObj
       ),
       automountServiceAccountToken: false,
     });
+  if (warmPoolSize(values) > 0)
+    objects.push({
+      apiVersion: 'scheduling.k8s.io/v1',
+      kind: 'PriorityClass',
+      metadata: { name: warmPoolPriorityClass(release, namespace), labels },
+      // Codefresh's ballast pods' value: below every workload's (0 unless one says otherwise).
+      value: WARM_POOL_PRIORITY,
+      globalDefault: false,
+      description: "Sluice's warm-pool pods: any other workload preempts them",
+    });
   const image = { ...RUNTIME_INSTALL_DEFAULTS.image, ...agent.image };
   objects.push(
     ...renderProvisionerInstall({
@@ -216,6 +241,17 @@ function deployment(
     { name: 'SLUICE_AGENT_HTTP_PORT', value: String(httpPort) },
   ];
   if (values.runtime.dindHostAlias) env.push({ name: 'SLUICE_DIND_HOST_ALIAS', value: 'true' });
+  const pool = values.runtime.warmPool;
+  if (warmPoolSize(values) > 0)
+    env.push(
+      { name: 'SLUICE_WARM_POOL_MIN', value: String(pool?.minSize ?? 0) },
+      { name: 'SLUICE_WARM_POOL_MAX', value: String(pool?.maxSize ?? 0) },
+      { name: 'SLUICE_WARM_POOL_MODE', value: pool?.mode ?? 'fixed' },
+      {
+        name: 'SLUICE_WARM_POOL_PRIORITY_CLASS',
+        value: warmPoolPriorityClass(options.release, namespace),
+      },
+    );
   const proxy = values.proxy ?? {};
   if (proxy.httpProxy) env.push({ name: 'HTTP_PROXY', value: proxy.httpProxy });
   if (proxy.httpsProxy) env.push({ name: 'HTTPS_PROXY', value: proxy.httpsProxy });

@@ -68,6 +68,27 @@ export const RUNTIME_VALUES_SCHEMA: JsonSchema = {
         dindHostAlias: {
           type: 'boolean',
         },
+        warmPool: {
+          description: 'Pods kept running ahead of builds (docs/warm-pool.md)',
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            minSize: {
+              type: 'integer',
+              minimum: 0,
+              maximum: 100,
+            },
+            maxSize: {
+              type: 'integer',
+              minimum: 0,
+              maximum: 100,
+            },
+            mode: {
+              type: 'string',
+              enum: ['fixed', 'adaptive'],
+            },
+          },
+        },
         engineServiceAccount: {
           type: 'object',
           additionalProperties: false,
