@@ -55,12 +55,15 @@ export async function awaitPoolHandover(
   const env = await new Promise<Record<string, string>>((resolve) => {
     let taken = false;
     const server = createServer((req, res) => {
-      void readHandover(req, res, key, () => taken).then((vars) => {
-        if (vars === undefined || taken) return;
-        taken = true;
-        server.close();
-        resolve(vars);
-      });
+      readHandover(req, res, key, () => taken)
+        .then((vars) => {
+          if (vars === undefined || taken) return;
+          taken = true;
+          server.close();
+          resolve(vars);
+        })
+        // A request that broke off mid-body hands over nothing; the engine keeps waiting.
+        .catch(() => res.destroy());
     });
     server.listen(settings.port);
   });

@@ -180,12 +180,14 @@ async function applyTask(
   let action: KubeTaskAction = kubeTaskAction(task);
   if (action.action === 'delete' && action.ref.kind === 'Pod')
     remember(options.own.deleted, action.ref.name);
-  if (options.pool !== undefined && (await throughPool(options.pool, task, action, options)))
-    return logger.debug('task applied through the warm pool', {
+  if (options.pool !== undefined && (await throughPool(options.pool, task, action, options))) {
+    logger.debug('task applied through the warm pool', {
       taskId: task.id,
       type: task.type,
       buildId: task.buildId,
     });
+    return;
+  }
   if (options.hostAlias === true && action.action === 'create') {
     const manifest = await withDindHostAlias(kube, action.manifest, {
       timeoutMs: DIND_ADDRESS_TIMEOUT_MS,
