@@ -133,9 +133,9 @@ function learnPod(shape: PoolShape, component: string | undefined, spec: Json): 
       engine: {
         pod: pick(spec, ['serviceAccountName', 'automountServiceAccountToken']),
         container: {
-          name: container.name,
           ...pick(container, ['image', 'imagePullPolicy', 'resources', 'command', 'volumeMounts']),
-        },
+          name: container.name,
+        } as Container,
       },
     };
   return shape;
