@@ -106,7 +106,8 @@ async function readHandover(
   }
   const vars = handoverVariables(Buffer.concat(chunks).toString('utf8'));
   if (vars === undefined) return refuse(400);
-  res.writeHead(204).end();
+  // The port closes behind this answer: nothing keeps the connection open.
+  res.writeHead(204, { connection: 'close' }).end();
   return vars;
 }
 
