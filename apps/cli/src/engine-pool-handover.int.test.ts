@@ -39,7 +39,7 @@ test("a pool pod's engine takes only its agent's keyed handover, then runs as th
     `const m = await import(${JSON.stringify(module)});`,
     'await m.awaitPoolHandover(m.poolEngineSettings());',
     'const { SLUICE_BUILD_ID: build, SLUICE_ENGINE_TOKEN: token } = process.env;',
-    'process.stdout.write(JSON.stringify({ build, token }));',
+    'process.stdout.write(JSON.stringify({ build, token }), () => process.exit(0));',
   ].join('\n');
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
     env: {
