@@ -13,8 +13,8 @@
 // Baseline, in the same run: a bare busybox pod's creation to Running on the same node
 // (`baseline_pod_start_s`); `ratio_p50` is p50 over it. Goal: p50 at most 3 s, p99 at most 5 s.
 // Then BURST (20) builds created at once. Then the same with a warm pool of POOL (5) pods
-// (docs/warm-pool.md: the agent's SLUICE_WARM_POOL_MAX, its pods at PriorityClass
-// sluice-warm-pool): after one build that teaches the pool its pods and the pool ready, the same
+// (docs/warm-pool.md: the install's `runtime.warmPool`, as `runner init --warm-pool` sets it):
+// after one build that teaches the pool its pods and the pool ready, the same
 // BUILDS builds one after the other (`pool: {p50_s, p99_s}`, goal p50 at most 1 s, p99 at most
 // 2 s) and the burst (its first POOL builds on pool pods, the rest on pods of their own).
 import { join } from 'node:path';
@@ -38,7 +38,6 @@ import { between, START_PHASES } from '../build-timing.mjs';
 const BUILDS = Number(process.env.BENCH_BUILDS ?? 20);
 const BURST = Number(process.env.BENCH_BURST ?? 20);
 const POOL = Number(process.env.BENCH_POOL ?? 5);
-const POOL_PRIORITY = 'sluice-warm-pool';
 const NS = 'sluice-bench';
 const RUNTIME = 'bench/kube';
 const YAML =
@@ -78,19 +77,19 @@ try {
   const kube = new KubeResources(
     KubeClient.create({ source: { type: 'kubeconfig', path: cluster.kubeconfigPath } }),
   );
-  const install = async (extraEnv) => {
+  const install = async (warmPool) => {
     for (const object of renderRuntimeInstall({
       release: 'bench',
       namespace: NS,
       values: {
         controlPlane: { url: controlPlaneUrl },
-        runtime: { name: RUNTIME, dindHostAlias: true },
-        agent: { token, image: { pullPolicy: 'Never' }, extraEnv },
+        runtime: { name: RUNTIME, dindHostAlias: true, warmPool },
+        agent: { token, image: { pullPolicy: 'Never' } },
       },
     }))
       await kube.apply(object);
   };
-  await install({});
+  await install(undefined);
   await waitForProbe(
     'the in-cluster agent to report healthy',
     async () => {
@@ -186,19 +185,10 @@ try {
   const runs = await sequential('no pool', BUILDS);
   const burstWithout = await burst('no pool', BURST);
 
-  // The same agent with a warm pool: a rollout of its Deployment with the pool's variables.
-  await kube.apply({
-    apiVersion: 'scheduling.k8s.io/v1',
-    kind: 'PriorityClass',
-    metadata: { name: POOL_PRIORITY },
-    value: -1000000,
-    globalDefault: false,
-  });
+  // The same install with a warm pool (as `runner init --warm-pool` makes it): its PriorityClass,
+  // and a rollout of the agent's Deployment with the pool's variables.
   await addVolumes(4 * POOL + BURST);
-  await install({
-    SLUICE_WARM_POOL_MAX: String(POOL),
-    SLUICE_WARM_POOL_PRIORITY_CLASS: POOL_PRIORITY,
-  });
+  await install({ minSize: POOL, maxSize: POOL });
   const poolReady = () =>
     waitForProbe(
       `${POOL} warm-pool pods ready`,
