@@ -299,7 +299,7 @@ async function runThroughPool(
 
 test('with a warm pool, builds run on its pods (each on its own), the pool refills, the warm cache still hits, and runner delete takes the pods', async () => {
   const first = pipelineIds['first'] ?? '';
-  await resources.create({
+  await resources.apply({
     apiVersion: 'scheduling.k8s.io/v1',
     kind: 'PriorityClass',
     metadata: { name: POOL_PRIORITY },

@@ -49,7 +49,10 @@ in those problems.`,
 \`SLUICE_ENGINE_TOKEN\`, \`SLUICE_BUILD_ID\` and \`DOCKER_HOST\` for its build, and
 \`SLUICE_LOG_SPOOL_DIR\` (\`<SLUICE_AGENT_STATE_DIR>/log-spool\` unless the agent has one). A
 standby engine (\`SLUICE_STANDBY_ENGINES\`) is started with \`SLUICE_ENGINE_SLOT\` instead of a
-build's variables, and gets them from its agent over an IPC channel when its build comes.`,
+build's variables, and gets them from its agent over an IPC channel when its build comes. The
+engine of a Kubernetes warm-pool pod (\`SLUICE_WARM_POOL_MAX\`, docs/warm-pool.md) is started
+with \`SLUICE_ENGINE_POOL_PORT\` and \`SLUICE_ENGINE_POOL_KEY_FILE\` instead, and gets them
+from its agent on that port, with the key that file holds.`,
   },
   {
     title: '## `sluice provisioner` (`apps/cli/src/commands/provisioner.ts`)',

@@ -375,7 +375,7 @@ test('the warm pool fills once a build showed its objects, gives each pod to one
   });
   const pods = (state: 'waiting' | 'taken') =>
     kube.listPods({ namespace: NS, labelSelector: pool.selector(state) });
-  const byName = (a: string[], b: string[]) => String(a[0]).localeCompare(String(b[0]));
+  const byName = (a: unknown[], b: unknown[]) => String(a[0]).localeCompare(String(b[0]));
   try {
     // Nothing is known of the runtime's pods yet: the pool makes none, and a build misses.
     assert.deepEqual(await pool.reconcile(), { created: 0, removed: 0 });
