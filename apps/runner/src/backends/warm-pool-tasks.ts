@@ -7,7 +7,7 @@
  * - `CreatePod` of the engine pod: with a pool pod, its variables are handed to the engine
  *   waiting there instead; a pod that does not take them is deleted and the task fails
  *   retriably (the control plane retries the build, on pods of its own).
- * - `DeletePod`: the build's pool pod goes too (its claim and Secret with it).
+ * - `DeletePvc`, `DeletePod`: the build's pool claim and pod go too (its Secret with the pod).
  * Every other task, and every task of a build that missed, is applied as without a pool. The
  * Secret and ConfigMap are made either way: the engine's variables come from that Secret.
  * @module
@@ -35,6 +35,8 @@ export async function applyThroughPool(
   if (buildId === null) return false;
   const { signal } = options;
   if (action.action === 'delete') {
+    // The claim goes first (a build waiting for its volume sees it going), then the pod.
+    if (action.ref.kind === 'PersistentVolumeClaim') await pool.releaseClaim(buildId, signal);
     if (action.ref.kind !== 'Pod') return false;
     const released = await pool.release(buildId, signal);
     if (released !== undefined) options.deleted(released);

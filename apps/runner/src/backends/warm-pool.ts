@@ -193,6 +193,15 @@ export class WarmPool {
     return held.metadata.name;
   }
 
+  /** Deletes the claim of the pool pod a build holds, if any (the pod goes with its own task). */
+  async releaseClaim(buildId: string, signal?: AbortSignal): Promise<void> {
+    const held = await this.heldBy(buildId, signal);
+    if (held === undefined) return;
+    const { kube, namespace } = this.#options;
+    const ref = { kind: 'PersistentVolumeClaim', namespace, name: held.metadata.name };
+    await kube.delete(ref, { signal });
+  }
+
   /** Brings the pool to its target once: deletes ended and outdated pods, then the difference. */
   async reconcile(signal?: AbortSignal): Promise<{ created: number; removed: number }> {
     const now = this.#clock();
