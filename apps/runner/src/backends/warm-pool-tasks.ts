@@ -5,8 +5,10 @@
  *   does, the claim is not made (the pod has its own, warm).
  * - `CreatePod` of the dind pod: not made when the build holds a pool pod.
  * - `CreatePod` of the engine pod: with a pool pod, its variables are handed to the engine
- *   waiting there instead; a pod that does not take them is deleted and the task fails
- *   retriably (the control plane retries the build, on pods of its own).
+ *   waiting there instead; a pod that does not take them is deleted, and the build's claim
+ *   and dind pod are made after all (the agent kept them) before its engine pod, as without a
+ *   pool; an agent that restarted in between has not kept them: the task then fails
+ *   retriably.
  * - `DeletePvc`, `DeletePod`: the build's pool claim and pod go too (its Secret with the pod).
  * Every other task, and every task of a build that missed, is applied as without a pool. The
  * Secret and ConfigMap are made either way: the engine's variables come from that Secret.
@@ -48,10 +50,14 @@ export async function applyThroughPool(
   if (manifest.metadata.namespace !== pool.namespace) return false;
   pool.learn(manifest);
   switch (manifest.kind) {
-    case 'PersistentVolumeClaim':
+    case 'PersistentVolumeClaim': {
       // A task applied again finds the pod the build already took.
-      if ((await pool.heldBy(buildId, signal)) !== undefined) return true;
-      return (await pool.take(buildId, signal)) !== undefined;
+      const took =
+        (await pool.heldBy(buildId, signal)) !== undefined ||
+        (await pool.take(buildId, signal)) !== undefined;
+      if (took) pool.skipped(buildId, manifest);
+      return took;
+    }
     case 'Pod':
       return applyPod(pool, buildId, manifest, options);
     default:
@@ -69,14 +75,22 @@ async function applyPod(
   if (component !== 'dind' && component !== 'engine') return false;
   const held = await pool.heldBy(buildId, options.signal);
   if (held === undefined) return false;
-  if (component === 'dind' || WarmPool.handedOver(held)) return true;
+  if (component === 'dind') {
+    pool.skipped(buildId, manifest);
+    return true;
+  }
+  if (WarmPool.handedOver(held)) return true;
   try {
     await pool.handOver(held, manifest, options.signal);
+    pool.forget(buildId);
     return true;
   } catch (err) {
     const name = held.metadata.name;
     options.deleted(name);
     await pool.release(buildId, options.signal).catch(() => undefined);
+    // The build runs on pods of its own: its claim and dind pod, not made so far, are made now
+    // and its engine pod next, as the task asks.
+    if (await pool.makeSkipped(buildId, options.signal)) return false;
     throw new TaskFailure(
       `Pool pod ${name} did not take build ${buildId}: ${err instanceof Error ? err.message : String(err)}`,
       { retriable: true, cause: err },

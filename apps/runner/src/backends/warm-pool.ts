@@ -87,6 +87,8 @@ export class WarmPool {
   #misses = 0;
   #last = { waiting: 0, starting: 0, target: 0 };
   #wake: (() => void) | undefined;
+  /** What builds on pool pods did not make (their claim, their dind pod), by build, in order. */
+  readonly #skipped = new Map<string, Record<string, unknown>[]>();
 
   private constructor(options: WarmPoolOptions) {
     this.#options = options;
@@ -191,6 +193,29 @@ export class WarmPool {
     const { kube, namespace } = this.#options;
     await kube.delete({ kind: 'Pod', namespace, name: held.metadata.name }, { signal });
     return held.metadata.name;
+  }
+
+  /** Keeps an object a build on a pool pod did not make, in case its pod fails it. */
+  skipped(buildId: string, manifest: Record<string, unknown>): void {
+    const kept = this.#skipped.get(buildId) ?? [];
+    const name = (manifest['metadata'] as { name?: string } | undefined)?.name;
+    const same = (m: Record<string, unknown>) =>
+      m['kind'] === manifest['kind'] && (m['metadata'] as { name?: string }).name === name;
+    if (!kept.some(same)) this.#skipped.set(buildId, [...kept, manifest]);
+  }
+
+  /** The build's engine took it: what it did not make is not needed. */
+  forget(buildId: string): void {
+    this.#skipped.delete(buildId);
+  }
+
+  /** Makes what a build did not make (its claim, its dind pod); false when none was kept. */
+  async makeSkipped(buildId: string, signal?: AbortSignal): Promise<boolean> {
+    const kept = this.#skipped.get(buildId);
+    this.#skipped.delete(buildId);
+    if (kept === undefined || kept.length === 0) return false;
+    for (const manifest of kept) await this.#options.kube.create(manifest, { signal });
+    return true;
   }
 
   /** Deletes the claim of the pool pod a build holds, if any (the pod goes with its own task). */
