@@ -189,6 +189,7 @@ export class WarmPool {
   /** Deletes the pool pod a build holds, if any; its name, for the pod monitor's memory. */
   async release(buildId: string, signal?: AbortSignal): Promise<string | undefined> {
     const held = await this.heldBy(buildId, signal);
+    if (held !== undefined) this.#skipped.delete(buildId);
     if (held === undefined) return undefined;
     const { kube, namespace } = this.#options;
     await kube.delete({ kind: 'Pod', namespace, name: held.metadata.name }, { signal });
