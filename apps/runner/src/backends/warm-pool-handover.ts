@@ -1,23 +1,114 @@
 /**
- * The agent's side of handing a build to a pool pod's engine: one POST of the build's variables
- * to the pod's handover port, with the pod's own key (from its Secret) as a bearer token, so that
- * nothing else on the pod network can give a waiting engine a build. The engine answers 204 and
- * runs the build; anything else is a failure the caller turns into a retriable task.
+ * The agent's side of handing a build to a pool pod's engine: the build's engine variables,
+ * resolved from its engine pod's manifest and the Secrets it names, in one POST to the pod's
+ * handover port with the pod's own key (from its Secret) as a bearer token, so that nothing else
+ * on the pod network can give a waiting engine a build. The engine answers 204 and runs the
+ * build; the pod is then annotated, so a task applied again does not hand it over twice.
  * @module
  */
 import { request } from 'node:http';
+import type { KubeClient } from '@sluice/kube';
+import type { Logger } from '@sluice/log';
+import { handoverEnv, HANDOVER_PORT, POOL_SECRET_KEYS } from './warm-pool-shape.js';
+
+/** Set on a taken pod once its engine has its build. */
+const HANDED_OVER_ANNOTATION = 'sluice.io/warm-pool-handed-over';
+
+/** What the handover reads of the pool pod. */
+export interface HandoverPod {
+  metadata: { name: string; annotations?: Record<string, string> };
+  status?: { podIP?: string };
+}
+
+/** Whether the pod's engine already took its build. */
+export function handedOver(pod: HandoverPod): boolean {
+  return pod.metadata.annotations?.[HANDED_OVER_ANNOTATION] === 'true';
+}
+
+/** @throws Error when the pod has no address or key, or its engine does not take the build. */
+export async function handOverBuild(
+  kube: KubeClient,
+  options: {
+    namespace: string;
+    logger: Logger;
+    pod: HandoverPod;
+    enginePod: Record<string, unknown>;
+  },
+  signal?: AbortSignal,
+): Promise<void> {
+  const { namespace, pod, enginePod } = options;
+  const name = pod.metadata.name;
+  const address = pod.status?.podIP;
+  if (address === undefined) throw new Error(`Pool pod ${name} has no address`);
+  const secrets = new Map<string, Record<string, string>>();
+  for (const secret of new Set([name, ...secretRefs(enginePod)]))
+    secrets.set(secret, await secretData(kube, namespace, secret, signal));
+  const key = secrets.get(name)?.[POOL_SECRET_KEYS.handoverKey];
+  if (key === undefined) throw new Error(`Pool pod ${name} has no handover key`);
+  const { env, unresolved } = handoverEnv(enginePod, name, (s, k) => secrets.get(s)?.[k]);
+  if (unresolved.length > 0)
+    options.logger.warn('engine variables not handed to a pool pod', {
+      pod: name,
+      variables: unresolved,
+    });
+  await postHandover({ address, port: HANDOVER_PORT, key }, env, signal);
+  await kube.request(
+    'patch',
+    { kind: 'Pod', namespace, name },
+    {
+      method: 'PATCH',
+      path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}`,
+      body: JSON.stringify({ metadata: { annotations: { [HANDED_OVER_ANNOTATION]: 'true' } } }),
+      contentType: 'application/merge-patch+json',
+    },
+    { signal },
+  );
+}
+
+/** The Secrets an engine pod's variables name. */
+function secretRefs(enginePod: Record<string, unknown>): string[] {
+  const spec = (enginePod['spec'] ?? {}) as { containers?: { env?: { valueFrom?: unknown }[] }[] };
+  return (spec.containers?.[0]?.env ?? []).flatMap((entry) => {
+    const name = (entry.valueFrom as { secretKeyRef?: { name?: string } } | undefined)
+      ?.secretKeyRef?.name;
+    return name === undefined ? [] : [name];
+  });
+}
+
+async function secretData(
+  kube: KubeClient,
+  namespace: string,
+  name: string,
+  signal?: AbortSignal,
+): Promise<Record<string, string>> {
+  const secret = await kube.request<{ data?: Record<string, string> }>(
+    'read',
+    { kind: 'Secret', namespace, name },
+    {
+      method: 'GET',
+      path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`,
+    },
+    { signal },
+  );
+  return Object.fromEntries(
+    Object.entries(secret?.data ?? {}).map(([key, value]) => [
+      key,
+      Buffer.from(value, 'base64').toString('utf8'),
+    ]),
+  );
+}
 
 /** A pod that does not answer in this time is given up on: the build is retried elsewhere. */
 const HANDOVER_TIMEOUT_MS = 10_000;
 
-export interface HandoverTarget {
+interface HandoverTarget {
   address: string;
   port: number;
   key: string;
 }
 
 /** @throws Error naming the pod's answer (or its silence) when the engine did not take it. */
-export function postHandover(
+function postHandover(
   target: HandoverTarget,
   env: Record<string, string>,
   signal?: AbortSignal,

@@ -40,6 +40,7 @@ export async function applyThroughPool(
     // The claim goes first (a build waiting for its volume sees it going), then the pod.
     if (action.ref.kind === 'PersistentVolumeClaim') await pool.releaseClaim(buildId, signal);
     if (action.ref.kind !== 'Pod') return false;
+    pool.forget(buildId);
     const released = await pool.release(buildId, signal);
     if (released !== undefined) options.deleted(released);
     return false;

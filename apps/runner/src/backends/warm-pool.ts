@@ -23,14 +23,20 @@ import type { KubeClient } from '@sluice/kube';
 import { BUILD_LABELS, labelValue, MANAGED_BY_SLUICE, runtimeSelector } from '@sluice/labels';
 import type { Logger } from '@sluice/log';
 import { sleep } from '@sluice/process';
-import { postHandover } from './warm-pool-handover.js';
 import {
-  handoverEnv,
-  HANDOVER_PORT,
+  createdAt,
+  createObject,
+  deleteIfUnchanged,
+  isReady,
+  listPods,
+  patchObject,
+} from './warm-pool-api.js';
+import type { WarmPoolPod } from './warm-pool-api.js';
+import { handedOver, handOverBuild } from './warm-pool-handover.js';
+import {
   learnShape,
   memberObjects,
   memberPod,
-  POOL_SECRET_KEYS,
   shapeComplete,
   shapeHash,
   WARM_POOL_SHAPE_ANNOTATION,
@@ -42,14 +48,11 @@ import type { PoolPodView, WarmPoolSettings, WarmPoolStats } from './warm-pool-s
 /** The label of a pool pod's state, and its values. */
 export const WARM_POOL_LABEL = 'sluice.io/warm-pool';
 export const WARM_POOL_STATES = { waiting: 'waiting', taken: 'taken' } as const;
-/** Set on a taken pod once its engine has its build. */
-const HANDED_OVER_ANNOTATION = 'sluice.io/warm-pool-handed-over';
 /** The `sluice.io/component` of a pool pod. */
 export const WARM_POOL_COMPONENT = 'warm-pool';
 
 /** How often the pool is compared with its target when nothing wakes it. */
 const RECONCILE_INTERVAL_MS = 5_000;
-const MERGE_PATCH = 'application/merge-patch+json';
 
 export interface WarmPoolOptions {
   kube: KubeClient;
@@ -60,22 +63,6 @@ export interface WarmPoolOptions {
   clock?: () => number;
   /** The suffix of a new pod's name; random by default. */
   idGenerator?: () => string;
-}
-
-export interface WarmPoolPod {
-  metadata: {
-    name: string;
-    uid?: string;
-    resourceVersion?: string;
-    creationTimestamp?: string;
-    deletionTimestamp?: string;
-    annotations?: Record<string, string>;
-  };
-  status?: {
-    phase?: string;
-    podIP?: string;
-    conditions?: { type: string; status: string }[];
-  };
 }
 
 export class WarmPool {
@@ -152,44 +139,22 @@ export class WarmPool {
 
   /**
    * Gives the build's engine variables (from its engine pod's manifest, secrets resolved) to the
-   * engine waiting in `pod`.
+   * engine waiting in `pod` (warm-pool-handover.ts).
    * @throws Error when the pod has no address or key, or its engine does not take the build.
    */
-  async handOver(
-    pod: WarmPoolPod,
-    enginePod: Record<string, unknown>,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    const name = pod.metadata.name;
-    const address = pod.status?.podIP;
-    if (address === undefined) throw new Error(`Pool pod ${name} has no address`);
-    const secrets = new Map<string, Record<string, string>>();
-    const refs = secretRefs(enginePod);
-    for (const secret of new Set([name, ...refs]))
-      secrets.set(secret, await this.#secretData(secret, signal));
-    const key = secrets.get(name)?.[POOL_SECRET_KEYS.handoverKey];
-    if (key === undefined) throw new Error(`Pool pod ${name} has no handover key`);
-    const { env, unresolved } = handoverEnv(enginePod, name, (s, k) => secrets.get(s)?.[k]);
-    if (unresolved.length > 0)
-      this.#options.logger.warn('engine variables not handed to a pool pod', {
-        pod: name,
-        variables: unresolved,
-      });
-    await postHandover({ address, port: HANDOVER_PORT, key }, env, signal);
-    // A task applied again (a restarted agent) must not hand the build over twice.
-    const annotations = { [HANDED_OVER_ANNOTATION]: 'true' };
-    await this.#patch('pods', name, { metadata: { annotations } }, signal);
+  handOver(pod: WarmPoolPod, enginePod: Record<string, unknown>, signal?: AbortSignal) {
+    const { kube, namespace, logger } = this.#options;
+    return handOverBuild(kube, { namespace, logger, pod, enginePod }, signal);
   }
 
   /** Whether the pod's engine already took its build. */
   static handedOver(pod: WarmPoolPod): boolean {
-    return pod.metadata.annotations?.[HANDED_OVER_ANNOTATION] === 'true';
+    return handedOver(pod);
   }
 
   /** Deletes the pool pod a build holds, if any; its name, for the pod monitor's memory. */
   async release(buildId: string, signal?: AbortSignal): Promise<string | undefined> {
     const held = await this.heldBy(buildId, signal);
-    if (held !== undefined) this.#skipped.delete(buildId);
     if (held === undefined) return undefined;
     const { kube, namespace } = this.#options;
     await kube.delete({ kind: 'Pod', namespace, name: held.metadata.name }, { signal });
@@ -290,16 +255,8 @@ export class WarmPool {
     return this.#listBy(this.selector(state), signal);
   }
 
-  async #listBy(selector: string, signal?: AbortSignal): Promise<WarmPoolPod[]> {
-    const { kube, namespace } = this.#options;
-    const query = `?labelSelector=${encodeURIComponent(selector)}`;
-    const list = await kube.request<{ items?: WarmPoolPod[] }>(
-      'list',
-      { kind: 'Pod', namespace },
-      { method: 'GET', path: `${objectsPath(namespace, 'pods')}${query}` },
-      { signal },
-    );
-    return list?.items ?? [];
+  #listBy(selector: string, signal?: AbortSignal): Promise<WarmPoolPod[]> {
+    return listPods(this.#options.kube, this.#options.namespace, selector, signal);
   }
 
   /** The guarded write: true when this build now holds the pod. */
@@ -333,25 +290,14 @@ export class WarmPool {
     );
   }
 
-  async #patch(
+  #patch(
     resource: 'pods' | 'persistentvolumeclaims',
     name: string,
     body: unknown,
     signal?: AbortSignal,
   ): Promise<void> {
     const { kube, namespace } = this.#options;
-    const kind = resource === 'pods' ? 'Pod' : 'PersistentVolumeClaim';
-    await kube.request(
-      'patch',
-      { kind, namespace, name },
-      {
-        method: 'PATCH',
-        path: `${objectsPath(namespace, resource)}/${encodeURIComponent(name)}`,
-        body: JSON.stringify(body),
-        contentType: MERGE_PATCH,
-      },
-      { signal },
-    );
+    return patchObject(kube, { namespace, resource, name }, body, signal);
   }
 
   /** A pod, then its claim and Secret owned by it (so they go with it). */
@@ -373,93 +319,15 @@ export class WarmPool {
       },
     };
     const pod = memberPod(this.#shape, member);
-    const made = await kube.request<WarmPoolPod>(
-      'create',
-      { kind: 'Pod', namespace, name: member.name },
-      { method: 'POST', path: objectsPath(namespace, 'pods'), body: JSON.stringify(pod) },
-      { signal },
-    );
+    const made = await createObject<WarmPoolPod>(kube, namespace, 'pods', pod, signal);
     const uid = made?.metadata.uid;
     if (uid === undefined) return;
     const { claim, secret } = memberObjects(this.#shape, member, uid);
-    for (const [resource, object] of [
-      ['persistentvolumeclaims', claim],
-      ['secrets', secret],
-    ] as const)
-      await kube.request(
-        'create',
-        { kind: resource === 'secrets' ? 'Secret' : 'PersistentVolumeClaim', namespace },
-        { method: 'POST', path: objectsPath(namespace, resource), body: JSON.stringify(object) },
-        { signal },
-      );
+    await createObject(kube, namespace, 'persistentvolumeclaims', claim, signal);
+    await createObject(kube, namespace, 'secrets', secret, signal);
   }
 
-  async #secretData(name: string, signal?: AbortSignal): Promise<Record<string, string>> {
-    const { kube, namespace } = this.#options;
-    const secret = await kube.request<{ data?: Record<string, string> }>(
-      'read',
-      { kind: 'Secret', namespace, name },
-      { method: 'GET', path: `${objectsPath(namespace, 'secrets')}/${encodeURIComponent(name)}` },
-      { signal },
-    );
-    return Object.fromEntries(
-      Object.entries(secret?.data ?? {}).map(([key, value]) => [
-        key,
-        Buffer.from(value, 'base64').toString('utf8'),
-      ]),
-    );
+  #delete(pod: WarmPoolPod, signal?: AbortSignal): Promise<boolean> {
+    return deleteIfUnchanged(this.#options.kube, this.#options.namespace, pod, signal);
   }
-
-  /**
-   * Deletes a pool pod only if it is still the one listed (a delete precondition on its
-   * resourceVersion): a pod a build took meanwhile is the build's, and stays. True when deleted.
-   */
-  async #delete(pod: WarmPoolPod, signal?: AbortSignal): Promise<boolean> {
-    const { kube, namespace } = this.#options;
-    const { name, resourceVersion } = pod.metadata;
-    const options = { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion } };
-    try {
-      const done = await kube.request(
-        'delete',
-        { kind: 'Pod', namespace, name },
-        {
-          method: 'DELETE',
-          path: `${objectsPath(namespace, 'pods')}/${encodeURIComponent(name)}`,
-          body: JSON.stringify(options),
-        },
-        { signal },
-      );
-      return done !== undefined;
-    } catch (err) {
-      if (isSluiceError(err) && err.code === 'SLUICE_KUBE_CONFLICT') return false;
-      throw err;
-    }
-  }
-}
-
-
-
-function objectsPath(namespace: string, resource: string): string {
-  return `/api/v1/namespaces/${encodeURIComponent(namespace)}/${resource}`;
-}
-
-/** The Secrets an engine pod's variables name. */
-function secretRefs(enginePod: Record<string, unknown>): string[] {
-  const spec = (enginePod['spec'] ?? {}) as { containers?: { env?: { valueFrom?: unknown }[] }[] };
-  return (spec.containers?.[0]?.env ?? []).flatMap((entry) => {
-    const name = (entry.valueFrom as { secretKeyRef?: { name?: string } } | undefined)
-      ?.secretKeyRef?.name;
-    return name === undefined ? [] : [name];
-  });
-}
-
-function isReady(pod: WarmPoolPod): boolean {
-  if (pod.metadata.deletionTimestamp !== undefined) return false;
-  if (pod.status?.phase !== 'Running') return false;
-  return (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-}
-
-function createdAt(pod: WarmPoolPod): number {
-  const at = Date.parse(pod.metadata.creationTimestamp ?? '');
-  return Number.isNaN(at) ? 0 : at;
 }

@@ -1,0 +1,130 @@
+/**
+ * The warm pool's requests to the API server, each one call: pool pods listed by label, an
+ * object patched (a merge patch; with a `resourceVersion` in it, conditional on it) or created,
+ * and a pod deleted only while it is as it was listed (a delete precondition). A conditional
+ * write that lost answers 409, which the callers take as "someone else's now".
+ * @module
+ */
+import { isSluiceError } from '@sluice/errors';
+import type { KubeClient } from '@sluice/kube';
+
+/** What the pool reads of its pods. */
+export interface WarmPoolPod {
+  metadata: {
+    name: string;
+    uid?: string;
+    resourceVersion?: string;
+    creationTimestamp?: string;
+    deletionTimestamp?: string;
+    annotations?: Record<string, string>;
+  };
+  status?: {
+    phase?: string;
+    podIP?: string;
+    conditions?: { type: string; status: string }[];
+  };
+}
+
+type Resource = 'pods' | 'persistentvolumeclaims' | 'secrets';
+const KINDS: Readonly<Record<Resource, string>> = {
+  pods: 'Pod',
+  persistentvolumeclaims: 'PersistentVolumeClaim',
+  secrets: 'Secret',
+};
+const MERGE_PATCH = 'application/merge-patch+json';
+
+function objectsPath(namespace: string, resource: Resource, name?: string): string {
+  const base = `/api/v1/namespaces/${encodeURIComponent(namespace)}/${resource}`;
+  return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
+}
+
+export async function listPods(
+  kube: KubeClient,
+  namespace: string,
+  selector: string,
+  signal?: AbortSignal,
+): Promise<WarmPoolPod[]> {
+  const query = `?labelSelector=${encodeURIComponent(selector)}`;
+  const list = await kube.request<{ items?: WarmPoolPod[] }>(
+    'list',
+    { kind: 'Pod', namespace },
+    { method: 'GET', path: `${objectsPath(namespace, 'pods')}${query}` },
+    { signal },
+  );
+  return list?.items ?? [];
+}
+
+export async function patchObject(
+  kube: KubeClient,
+  ref: { namespace: string; resource: Resource; name: string },
+  body: unknown,
+  signal?: AbortSignal,
+): Promise<void> {
+  const { namespace, resource, name } = ref;
+  await kube.request(
+    'patch',
+    { kind: KINDS[resource], namespace, name },
+    {
+      method: 'PATCH',
+      path: objectsPath(namespace, resource, name),
+      body: JSON.stringify(body),
+      contentType: MERGE_PATCH,
+    },
+    { signal },
+  );
+}
+
+/** The object as made; undefined when it already existed. */
+export function createObject<T>(
+  kube: KubeClient,
+  namespace: string,
+  resource: Resource,
+  object: unknown,
+  signal?: AbortSignal,
+): Promise<T | undefined> {
+  return kube.request<T>(
+    'create',
+    { kind: KINDS[resource], namespace },
+    { method: 'POST', path: objectsPath(namespace, resource), body: JSON.stringify(object) },
+    { signal },
+  );
+}
+
+/**
+ * Deletes a pool pod only if it is still the one listed (a delete precondition on its
+ * resourceVersion): a pod a build took meanwhile is the build's, and stays. True when deleted.
+ */
+export async function deleteIfUnchanged(
+  kube: KubeClient,
+  namespace: string,
+  pod: WarmPoolPod,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const { name, resourceVersion } = pod.metadata;
+  const options = { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion } };
+  try {
+    const done = await kube.request(
+      'delete',
+      { kind: 'Pod', namespace, name },
+      { method: 'DELETE', path: objectsPath(namespace, 'pods', name), body: JSON.stringify(options) },
+      { signal },
+    );
+    return done !== undefined;
+  } catch (err) {
+    if (isSluiceError(err) && err.code === 'SLUICE_KUBE_CONFLICT') return false;
+    throw err;
+  }
+}
+
+/** Running, Ready and not being deleted: a build can take it. */
+export function isReady(pod: WarmPoolPod): boolean {
+  if (pod.metadata.deletionTimestamp !== undefined) return false;
+  if (pod.status?.phase !== 'Running') return false;
+  return (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+/** Milliseconds since the epoch; 0 when unknown. */
+export function createdAt(pod: WarmPoolPod): number {
+  const at = Date.parse(pod.metadata.creationTimestamp ?? '');
+  return Number.isNaN(at) ? 0 : at;
+}
