@@ -47,8 +47,6 @@ export async function applyThroughPool(
   }
   if (action.action !== 'create') return false;
   const manifest = action.manifest;
-  // The build's Secret must be beside the pool pod, which reads nothing of another namespace.
-  if (manifest.metadata.namespace !== pool.namespace) return false;
   pool.learn(manifest);
   switch (manifest.kind) {
     case 'PersistentVolumeClaim': {

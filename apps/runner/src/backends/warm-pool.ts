@@ -69,6 +69,8 @@ export class WarmPool {
   readonly #options: WarmPoolOptions;
   readonly #clock: () => number;
   #shape: PoolShape = {};
+  /** The builds' namespace, as their objects say (the agent's own until one has). */
+  #namespace: string;
   #arrivals: number[] = [];
   #hits = 0;
   #misses = 0;
@@ -80,15 +82,16 @@ export class WarmPool {
   private constructor(options: WarmPoolOptions) {
     this.#options = options;
     this.#clock = options.clock ?? Date.now;
+    this.#namespace = options.namespace;
   }
 
   static create(options: WarmPoolOptions): WarmPool {
     return new WarmPool(options);
   }
 
-  /** Where the pool's pods are: builds of another namespace make their own. */
+  /** Where the pool's pods are: beside the builds' other objects (their Secret above all). */
   get namespace(): string {
-    return this.#options.namespace;
+    return this.#namespace;
   }
 
   /** `sluice.io/warm-pool=<state>` among the runtime's objects. */
@@ -98,6 +101,14 @@ export class WarmPool {
 
   /** Learns from one of a build's objects what the pool's pods look like. */
   learn(manifest: Record<string, unknown>): void {
+    const namespace = (manifest['metadata'] as { namespace?: unknown } | undefined)?.namespace;
+    // The pool's pods go beside the builds' Secrets. When a runtime's builds move (its spec
+    // names another namespace) the pool follows; the pods it left are no longer listed: they
+    // carry the runtime's labels (`kubectl delete pods -l sluice.io/warm-pool` there).
+    if (typeof namespace === 'string' && namespace !== this.#namespace) {
+      this.#namespace = namespace;
+      this.#shape = {};
+    }
     this.#shape = learnShape(this.#shape, manifest);
   }
 
@@ -143,7 +154,8 @@ export class WarmPool {
    * @throws Error when the pod has no address or key, or its engine does not take the build.
    */
   handOver(pod: WarmPoolPod, enginePod: Record<string, unknown>, signal?: AbortSignal) {
-    const { kube, namespace, logger } = this.#options;
+    const { kube, logger } = this.#options;
+    const namespace = this.#namespace;
     return handOverBuild(kube, { namespace, logger, pod, enginePod }, signal);
   }
 
@@ -156,7 +168,8 @@ export class WarmPool {
   async release(buildId: string, signal?: AbortSignal): Promise<string | undefined> {
     const held = await this.heldBy(buildId, signal);
     if (held === undefined) return undefined;
-    const { kube, namespace } = this.#options;
+    const { kube } = this.#options;
+    const namespace = this.#namespace;
     await kube.delete({ kind: 'Pod', namespace, name: held.metadata.name }, { signal });
     return held.metadata.name;
   }
@@ -188,7 +201,8 @@ export class WarmPool {
   async releaseClaim(buildId: string, signal?: AbortSignal): Promise<void> {
     const held = await this.heldBy(buildId, signal);
     if (held === undefined) return;
-    const { kube, namespace } = this.#options;
+    const { kube } = this.#options;
+    const namespace = this.#namespace;
     const ref = { kind: 'PersistentVolumeClaim', namespace, name: held.metadata.name };
     await kube.delete(ref, { signal });
   }
@@ -256,7 +270,7 @@ export class WarmPool {
   }
 
   #listBy(selector: string, signal?: AbortSignal): Promise<WarmPoolPod[]> {
-    return listPods(this.#options.kube, this.#options.namespace, selector, signal);
+    return listPods(this.#options.kube, this.#namespace, selector, signal);
   }
 
   /** The guarded write: true when this build now holds the pod. */
@@ -296,13 +310,15 @@ export class WarmPool {
     body: unknown,
     signal?: AbortSignal,
   ): Promise<void> {
-    const { kube, namespace } = this.#options;
+    const { kube } = this.#options;
+    const namespace = this.#namespace;
     return patchObject(kube, { namespace, resource, name }, body, signal);
   }
 
   /** A pod, then its claim and Secret owned by it (so they go with it). */
   async #createMember(signal?: AbortSignal): Promise<void> {
-    const { kube, namespace, runtime, settings } = this.#options;
+    const { kube, runtime, settings } = this.#options;
+    const namespace = this.#namespace;
     const suffix = this.#options.idGenerator?.() ?? randomBytes(5).toString('hex');
     const member = {
       name: `warm-pool-${suffix}`,
@@ -328,6 +344,6 @@ export class WarmPool {
   }
 
   #delete(pod: WarmPoolPod, signal?: AbortSignal): Promise<boolean> {
-    return deleteIfUnchanged(this.#options.kube, this.#options.namespace, pod, signal);
+    return deleteIfUnchanged(this.#options.kube, this.#namespace, pod, signal);
   }
 }
