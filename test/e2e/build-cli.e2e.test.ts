@@ -566,7 +566,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
         assert.equal(info.code, 0, info.stderr);
         assert.match(
           info.stdout,
-          /^RUNTIME\s+KIND\s+AGENT\s+ONLINE\s+HEALTHY\s+VERSION\s+LAST SEEN$/m,
+          /^RUNTIME\s+KIND\s+AGENT\s+ONLINE\s+HEALTHY\s+VERSION\s+LAST SEEN\s+POOL$/m,
         );
         assert.match(info.stdout, /^local \(default\)\s+local\s+local\s+yes\s+yes\s+\d/m);
         assert.match(
