@@ -73,7 +73,12 @@ async function applyPod(
   const component = manifest.metadata.labels?.[BUILD_LABELS.component];
   if (component !== 'dind' && component !== 'engine') return false;
   const held = await pool.heldBy(buildId, options.signal);
-  if (held === undefined) return false;
+  // A retry on new pods (the pool pod failed: evicted, preempted) uses the build's claim, which
+  // the take left unmade: it is made now, before the new dind pod.
+  if (held === undefined) {
+    if (component === 'dind') await pool.makeSkipped(buildId, options.signal, 'PersistentVolumeClaim');
+    return false;
+  }
   if (component === 'dind') {
     pool.skipped(buildId, manifest);
     return true;
@@ -81,7 +86,6 @@ async function applyPod(
   if (WarmPool.handedOver(held)) return true;
   try {
     await pool.handOver(held, manifest, options.signal);
-    pool.forget(buildId);
     return true;
   } catch (err) {
     const name = held.metadata.name;

@@ -51,6 +51,8 @@ export const WARM_POOL_STATES = { waiting: 'waiting', taken: 'taken' } as const;
 /** The `sluice.io/component` of a pool pod. */
 export const WARM_POOL_COMPONENT = 'warm-pool';
 
+/** Builds whose skipped objects are kept at most (a few KiB each). */
+const MAX_KEPT_BUILDS = 1_000;
 /** How often the pool is compared with its target when nothing wakes it. */
 const RECONCILE_INTERVAL_MS = 5_000;
 
@@ -180,7 +182,14 @@ export class WarmPool {
     const name = (manifest['metadata'] as { name?: string } | undefined)?.name;
     const same = (m: Record<string, unknown>) =>
       m['kind'] === manifest['kind'] && (m['metadata'] as { name?: string }).name === name;
-    if (!kept.some(same)) this.#skipped.set(buildId, [...kept, manifest]);
+    if (kept.some(same)) return;
+    this.#skipped.delete(buildId);
+    this.#skipped.set(buildId, [...kept, manifest]);
+    // Builds whose end the agent never saw (another agent took it): the oldest are let go.
+    for (const old of this.#skipped.keys()) {
+      if (this.#skipped.size <= MAX_KEPT_BUILDS) break;
+      this.#skipped.delete(old);
+    }
   }
 
   /** The build's engine took it: what it did not make is not needed. */
@@ -188,13 +197,16 @@ export class WarmPool {
     this.#skipped.delete(buildId);
   }
 
-  /** Makes what a build did not make (its claim, its dind pod); false when none was kept. */
-  async makeSkipped(buildId: string, signal?: AbortSignal): Promise<boolean> {
-    const kept = this.#skipped.get(buildId);
-    this.#skipped.delete(buildId);
-    if (kept === undefined || kept.length === 0) return false;
+  /**
+   * Makes what a build did not make (its claim, and unless `kind` says, its dind pod): after its
+   * pool pod failed it, the build runs on pods of its own. False when nothing was kept.
+   */
+  async makeSkipped(buildId: string, signal?: AbortSignal, kind?: string): Promise<boolean> {
+    const kept = (this.#skipped.get(buildId) ?? []).filter(
+      (manifest) => kind === undefined || manifest['kind'] === kind,
+    );
     for (const manifest of kept) await this.#options.kube.create(manifest, { signal });
-    return true;
+    return kept.length > 0;
   }
 
   /** Deletes the claim of the pool pod a build holds, if any (the pod goes with its own task). */
