@@ -330,7 +330,8 @@ async function markReady(kube: KubeClient, name: string): Promise<void> {
       method: 'PATCH',
       path: `/api/v1/namespaces/${NS}/pods/${name}/status`,
       body: JSON.stringify({ status }),
-      contentType: 'application/merge-patch+json',
+      // Merged by condition type: the scheduler's own stay, so it has nothing to write again.
+      contentType: 'application/strategic-merge-patch+json',
     },
   );
 }

@@ -16,6 +16,7 @@ export interface WarmPoolPod {
     resourceVersion?: string;
     creationTimestamp?: string;
     deletionTimestamp?: string;
+    labels?: Record<string, string>;
     annotations?: Record<string, string>;
   };
   status?: {
@@ -52,6 +53,26 @@ export async function listPods(
     { signal },
   );
   return list?.items ?? [];
+}
+
+/** The pod as it is now; undefined when it is gone. */
+export async function readPod(
+  kube: KubeClient,
+  namespace: string,
+  name: string,
+  signal?: AbortSignal,
+): Promise<WarmPoolPod | undefined> {
+  try {
+    return await kube.request<WarmPoolPod>(
+      'read',
+      { kind: 'Pod', namespace, name },
+      { method: 'GET', path: objectsPath(namespace, 'pods', name) },
+      { signal },
+    );
+  } catch (err) {
+    if (isSluiceError(err) && err.code === 'SLUICE_KUBE_NOT_FOUND') return undefined;
+    throw err;
+  }
 }
 
 export async function patchObject(

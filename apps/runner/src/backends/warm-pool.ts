@@ -30,6 +30,7 @@ import {
   isReady,
   listPods,
   patchObject,
+  readPod,
 } from './warm-pool-api.js';
 import type { WarmPoolPod } from './warm-pool-api.js';
 import { handedOver, handOverBuild } from './warm-pool-handover.js';
@@ -51,6 +52,8 @@ export const WARM_POOL_STATES = { waiting: 'waiting', taken: 'taken' } as const;
 /** The `sluice.io/component` of a pool pod. */
 export const WARM_POOL_COMPONENT = 'warm-pool';
 
+/** Writes of one pod's labels a take tries while only its status changes under it. */
+const CLAIM_ATTEMPTS = 3;
 /** Builds whose skipped objects are kept at most (a few KiB each). */
 const MAX_KEPT_BUILDS = 1_000;
 /** How often the pool is compared with its target when nothing wakes it. */
@@ -285,23 +288,35 @@ export class WarmPool {
     return listPods(this.#options.kube, this.#namespace, selector, signal);
   }
 
-  /** The guarded write: true when this build now holds the pod. */
+  /**
+   * The guarded write: true when this build now holds the pod. A 409 means the pod changed since
+   * it was listed: taken by another build (lost), or only its status written (the kubelet): then
+   * it is read again and, still waiting and ready, tried once more at its new resourceVersion.
+   */
   async #claim(pod: WarmPoolPod, buildId: string, signal?: AbortSignal): Promise<boolean> {
-    const { resourceVersion } = pod.metadata;
-    if (resourceVersion === undefined) return false;
     const labels = {
       [WARM_POOL_LABEL]: WARM_POOL_STATES.taken,
       [BUILD_LABELS.buildId]: labelValue(buildId),
     };
-    try {
-      await this.#patch('pods', pod.metadata.name, { metadata: { resourceVersion, labels } }, signal);
-      return true;
-    } catch (err) {
-      // Another build took it first (409), or it was deleted under us (404): try the next.
-      if (isSluiceError(err) && ['SLUICE_KUBE_CONFLICT', 'SLUICE_KUBE_NOT_FOUND'].includes(err.code))
-        return false;
-      throw err;
+    let current: WarmPoolPod | undefined = pod;
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS && current !== undefined; attempt++) {
+      const { name, resourceVersion } = current.metadata;
+      if (resourceVersion === undefined) return false;
+      try {
+        await this.#patch('pods', name, { metadata: { resourceVersion, labels } }, signal);
+        return true;
+      } catch (err) {
+        // Deleted under us (404): the next pod. Changed (409): as it is now, if still free.
+        if (!isSluiceError(err) || err.code !== 'SLUICE_KUBE_CONFLICT') {
+          if (isSluiceError(err) && err.code === 'SLUICE_KUBE_NOT_FOUND') return false;
+          throw err;
+        }
+        current = await readPod(this.#options.kube, this.#namespace, name, signal);
+        const free = current?.metadata.labels?.[WARM_POOL_LABEL] === WARM_POOL_STATES.waiting;
+        if (current === undefined || !free || !isReady(current)) return false;
+      }
     }
+    return false;
   }
 
   /** The claim carries the build's id too: its cache record is the build's (cache-records.ts). */
