@@ -1,6 +1,6 @@
 /**
  * The objects a runner install is made of (Namespace, ServiceAccount, Secret, Role, RoleBinding,
- * Deployment) and what `sluice runner init|delete|upgrade` reads before acting (Nodes, a
+ * Deployment, the warm pool's PriorityClass) and what `sluice runner init|delete|upgrade` reads before acting (Nodes, a
  * StorageClass): applied, read, listed and deleted through the same `KubeClient`. Only the API
  * versions served by every supported cluster (1.20 to 1.36) are known here, so an object of any
  * other apiVersion is refused before it is sent.
