@@ -129,7 +129,10 @@ try {
       await addHostPathVolume(cluster.kubeConfig, `bench-${volumes}`, join(temp, `pv-${volumes}`));
   };
   const createBuild = () =>
-    plane.admin.call('createBuild', { params: { pipelineId }, body: { runtimeEnvironment: RUNTIME } });
+    plane.admin.call('createBuild', {
+      params: { pipelineId },
+      body: { runtimeEnvironment: RUNTIME },
+    });
   const finished = async (build) => {
     const done = await waitForProbe(
       `build ${build.id}`,
@@ -142,7 +145,10 @@ try {
     );
     if (done.status !== 'success')
       throw new Error(`build ${build.id} ended ${done.status}: ${done.reason}`);
-    return { startMs: between(done.createdAt, done.timing.firstStepStartedAt), timing: done.timing };
+    return {
+      startMs: between(done.createdAt, done.timing.firstStepStartedAt),
+      timing: done.timing,
+    };
   };
   /** One build to warm up, then `count` one after the other. */
   const sequential = async (label, count) => {

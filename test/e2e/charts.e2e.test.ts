@@ -353,7 +353,11 @@ test('`sluice runner init` makes the same objects as the chart for the same valu
     { ...REQUIRED, runtime: { name: 'r', warmPool: { maxSize: 3 } } },
     {
       ...REQUIRED,
-      runtime: { name: 'r', namespace: 'builds', warmPool: { minSize: 1, maxSize: 4, mode: 'adaptive' } },
+      runtime: {
+        name: 'r',
+        namespace: 'builds',
+        warmPool: { minSize: 1, maxSize: 4, mode: 'adaptive' },
+      },
     },
   ];
   const key = (o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`;

@@ -242,16 +242,16 @@ const POOL_PRIORITY = 'sluice-warm-pool-e2e';
 const POOL = 'sluice.io/warm-pool';
 
 /** The pool's pods of the runtime by state, with the build each holds and whether it is ready. */
-async function poolPods(): Promise<{ name: string; state: string; build: string; ready: boolean }[]> {
+async function poolPods(): Promise<
+  { name: string; state: string; build: string; ready: boolean }[]
+> {
   const pods = await resources.list({
     kind: 'Pod',
     namespace: NS,
     labelSelector: `sluice.io/runtime=${labelValue(RUNTIME)},${POOL}`,
   });
   return pods.map((pod) => {
-    const status = pod['status'] as
-      | { conditions?: { type: string; status: string }[] }
-      | undefined;
+    const status = pod['status'] as { conditions?: { type: string; status: string }[] } | undefined;
     return {
       name: pod.metadata.name,
       state: pod.metadata.labels?.[POOL] ?? '',
@@ -284,7 +284,8 @@ async function runThroughPool(
   const watching = (async () => {
     while (running) {
       for (const pod of await poolPods())
-        if (pod.state === 'taken') held.set(pod.build, (held.get(pod.build) ?? new Set()).add(pod.name));
+        if (pod.state === 'taken')
+          held.set(pod.build, (held.get(pod.build) ?? new Set()).add(pod.name));
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   })();
@@ -324,12 +325,19 @@ test('with a warm pool, builds run on its pods (each on its own), the pool refil
   const pair = await runThroughPool(first, 2);
   for (const run of pair.runs) assert.equal(run.status, 'success', run.log);
   const taken = pair.runs.map((run) => [...(pair.held.get(labelValue(run.build.id)) ?? [])]);
-  assert.deepEqual(taken.map((names) => names.length), [1, 1], JSON.stringify(taken));
+  assert.deepEqual(
+    taken.map((names) => names.length),
+    [1, 1],
+    JSON.stringify(taken),
+  );
   assert.deepEqual(taken.flat().sort(), pool, 'the two ready pods, one each');
 
   // Refilled while they ran; one of the new pods is on the released volume of the pipeline.
   const again = await poolRefilled();
-  assert.ok(again.every((name) => !pool.includes(name)), 'new pods');
+  assert.ok(
+    again.every((name) => !pool.includes(name)),
+    'new pods',
+  );
   const next = await runThroughPool(first, 2);
   for (const run of next.runs) assert.equal(run.status, 'success', run.log);
   assert.ok(

@@ -65,7 +65,11 @@ test("a pool pod's engine takes only its agent's keyed handover, then runs as th
       }).then((res) => res.status);
     // Listening means the daemon answered: the pod's readiness probe is this port.
     await waitFor(
-      () => fetch(`http://127.0.0.1:${port}/`).then((res) => res.status, () => 0),
+      () =>
+        fetch(`http://127.0.0.1:${port}/`).then(
+          (res) => res.status,
+          () => 0,
+        ),
       (status) => status === 404,
       { what: `the engine to listen on ${port} (${err})` },
     );

@@ -83,7 +83,10 @@ test('each warm pool’s pods, target and takes are exported from its counts at 
     { runtime: 'local', warmPool: undefined },
     { runtime: 'no-pool', warmPool: () => undefined },
   ];
-  const metrics = createAgentMetrics({ tasksHeld: () => 0, warmPools: () => warmPoolStats(backends) });
+  const metrics = createAgentMetrics({
+    tasksHeld: () => 0,
+    warmPools: () => warmPoolStats(backends),
+  });
   let m = parseMetrics(await metrics.render());
   family(m, 'sluice_agent_warm_pool_pods', 'gauge');
   family(m, 'sluice_agent_warm_pool_target', 'gauge');
@@ -91,12 +94,21 @@ test('each warm pool’s pods, target and takes are exported from its counts at 
   assert.equal(sample(m, 'sluice_agent_warm_pool_pods', { runtime: 'k8s', state: 'waiting' }), 2);
   assert.equal(sample(m, 'sluice_agent_warm_pool_pods', { runtime: 'k8s', state: 'starting' }), 1);
   assert.equal(sample(m, 'sluice_agent_warm_pool_target', { runtime: 'k8s' }), 3);
-  assert.equal(sample(m, 'sluice_agent_warm_pool_takes_total', { runtime: 'k8s', outcome: 'hit' }), 5);
-  assert.equal(sample(m, 'sluice_agent_warm_pool_takes_total', { runtime: 'k8s', outcome: 'miss' }), 1);
+  assert.equal(
+    sample(m, 'sluice_agent_warm_pool_takes_total', { runtime: 'k8s', outcome: 'hit' }),
+    5,
+  );
+  assert.equal(
+    sample(m, 'sluice_agent_warm_pool_takes_total', { runtime: 'k8s', outcome: 'miss' }),
+    1,
+  );
   assert.equal(sample(m, 'sluice_agent_warm_pool_target', { runtime: 'no-pool' }), undefined);
 
   stats = { waiting: 0, starting: 3, target: 3, hits: 8, misses: 1 };
   m = parseMetrics(await metrics.render());
   assert.equal(sample(m, 'sluice_agent_warm_pool_pods', { runtime: 'k8s', state: 'waiting' }), 0);
-  assert.equal(sample(m, 'sluice_agent_warm_pool_takes_total', { runtime: 'k8s', outcome: 'hit' }), 8);
+  assert.equal(
+    sample(m, 'sluice_agent_warm_pool_takes_total', { runtime: 'k8s', outcome: 'hit' }),
+    8,
+  );
 });

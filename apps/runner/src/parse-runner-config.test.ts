@@ -72,7 +72,10 @@ test('a warm pool applies to the Kubernetes runtimes; a maximum below the minimu
   assert.equal(none.runtimes[0]?.kind === 'kubernetes' && none.runtimes[0].warmPool, undefined);
   assert.deepEqual(
     problems(() =>
-      parseRunnerConfig({ inClusterRuntime: 'prod/ci', warmPoolMax: '3', warmPoolMode: 'eager' }, base),
+      parseRunnerConfig(
+        { inClusterRuntime: 'prod/ci', warmPoolMax: '3', warmPoolMode: 'eager' },
+        base,
+      ),
     ),
     ['--warm-pool-mode (SLUICE_WARM_POOL_MODE) is "eager": give "fixed" or "adaptive"'],
   );

@@ -145,7 +145,7 @@ export const agentEnv = {
   }),
   SLUICE_WARM_POOL_MODE: textVar({
     description:
-      "`fixed`, or `adaptive`: as many pool pods as builds came in the last minute, within the minimum and maximum",
+      '`fixed`, or `adaptive`: as many pool pods as builds came in the last minute, within the minimum and maximum',
     flag: 'warm-pool-mode',
     default: AGENT_DEFAULTS.warmPoolMode,
   }),

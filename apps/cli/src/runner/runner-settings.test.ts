@@ -333,7 +333,7 @@ test('--storage-class-delegate: warm volumes from the cluster class, no volume a
   );
 });
 
-test('--warm-pool N: the agent keeps N pods at the install\'s PriorityClass, the line to repeat it; a bad N is named', () => {
+test("--warm-pool N: the agent keeps N pods at the install's PriorityClass, the line to repeat it; a bad N is named", () => {
   const context = { ...DEFAULTS, controlPlaneUrl: 'http://ci:8080' };
   const pooled = resolveRunnerSettings({ warmPool: '3' }, {}, context);
   assert.deepEqual(pooled.values.runtime.warmPool, { minSize: 3, maxSize: 3 });
@@ -342,7 +342,10 @@ test('--warm-pool N: the agent keeps N pods at the install\'s PriorityClass, the
   assert.equal(priority?.['value'], -1000000);
   const agent = JSON.stringify(objects.find((o) => o.kind === 'Deployment'));
   assert.match(agent, /"SLUICE_WARM_POOL_MAX","value":"3"/);
-  assert.match(agent, new RegExp(`"SLUICE_WARM_POOL_PRIORITY_CLASS","value":"${priority?.metadata.name}"`));
+  assert.match(
+    agent,
+    new RegExp(`"SLUICE_WARM_POOL_PRIORITY_CLASS","value":"${priority?.metadata.name}"`),
+  );
   assert.match(equivalentCommand(pooled, 'prod', {}), / --warm-pool 3 /);
   const none = resolveRunnerSettings({}, {}, context);
   assert.ok(!installObjects(none, 't').some((o) => o.kind === 'PriorityClass'));

@@ -81,7 +81,13 @@ function kubernetesBackend(
   const pool =
     target.warmPool === undefined
       ? undefined
-      : WarmPool.create({ kube, runtime: target.name, namespace, logger, settings: target.warmPool });
+      : WarmPool.create({
+          kube,
+          runtime: target.name,
+          namespace,
+          logger,
+          settings: target.warmPool,
+        });
   return {
     runtime: target.name,
     kind: 'kubernetes',

@@ -127,7 +127,11 @@ export async function deleteIfUnchanged(
     const done = await kube.request(
       'delete',
       { kind: 'Pod', namespace, name },
-      { method: 'DELETE', path: objectsPath(namespace, 'pods', name), body: JSON.stringify(options) },
+      {
+        method: 'DELETE',
+        path: objectsPath(namespace, 'pods', name),
+        body: JSON.stringify(options),
+      },
       { signal },
     );
     return done !== undefined;

@@ -69,8 +69,8 @@ export async function handOverBuild(
 function secretRefs(enginePod: Record<string, unknown>): string[] {
   const spec = (enginePod['spec'] ?? {}) as { containers?: { env?: { valueFrom?: unknown }[] }[] };
   return (spec.containers?.[0]?.env ?? []).flatMap((entry) => {
-    const name = (entry.valueFrom as { secretKeyRef?: { name?: string } } | undefined)
-      ?.secretKeyRef?.name;
+    const name = (entry.valueFrom as { secretKeyRef?: { name?: string } } | undefined)?.secretKeyRef
+      ?.name;
     return name === undefined ? [] : [name];
   });
 }

@@ -50,9 +50,9 @@ test("a build's objects teach the pool its pods: valid, the daemon on a shared s
   assert.ok(shapeComplete(shape));
   const pod = memberPod(shape, member);
   const { claim, secret } = memberObjects(shape, member, 'uid-1');
-  new Pod(pod as never).validate();
-  new PersistentVolumeClaim(claim as never).validate();
-  new Secret(secret as never).validate();
+  new Pod(pod).validate();
+  new PersistentVolumeClaim(claim).validate();
+  new Secret(secret).validate();
 
   const text = JSON.stringify([pod, claim, secret]);
   for (const own of ['build-1', 'engine-token-of-the-test', 'BEGIN CERTIFICATE'])

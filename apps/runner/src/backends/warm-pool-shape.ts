@@ -117,7 +117,9 @@ function learnPod(shape: PoolShape, component: string | undefined, spec: Json): 
   const [container] = containers;
   if (container === undefined) return shape;
   const pod = Object.fromEntries(
-    Object.entries(spec).filter(([key]) => !['containers', 'volumes', 'hostname', 'subdomain'].includes(key)),
+    Object.entries(spec).filter(
+      ([key]) => !['containers', 'volumes', 'hostname', 'subdomain'].includes(key),
+    ),
   );
   if (component === 'dind') {
     const volumes = ((spec['volumes'] ?? []) as Json[]).filter(
@@ -135,7 +137,7 @@ function learnPod(shape: PoolShape, component: string | undefined, spec: Json): 
         container: {
           ...pick(container, ['image', 'imagePullPolicy', 'resources', 'command', 'volumeMounts']),
           name: container.name,
-        } as Container,
+        },
       },
     };
   return shape;
@@ -318,7 +320,10 @@ function engineContainer(container: Container): Json {
 }
 
 function runtimeLabels(runtime: string): Record<string, string> {
-  return { [BUILD_LABELS.managedBy]: MANAGED_BY_SLUICE, [BUILD_LABELS.runtime]: labelValue(runtime) };
+  return {
+    [BUILD_LABELS.managedBy]: MANAGED_BY_SLUICE,
+    [BUILD_LABELS.runtime]: labelValue(runtime),
+  };
 }
 
 function required(shape: PoolShape): Required<PoolShape> {

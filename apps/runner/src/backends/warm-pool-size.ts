@@ -92,7 +92,7 @@ export function recentArrivals(
 /** What brings `pods` to `target` pods. */
 export function planWarmPool(pods: readonly PoolPodView[], target: number): PoolPlan {
   const excess = pods.length - target;
-  if (excess <= 0) return { create: -excess, remove: [] };
+  if (excess <= 0) return { create: target - pods.length, remove: [] };
   // Starting pods first, then the youngest ready ones.
   const order = [...pods].sort(
     (a, b) => Number(a.ready) - Number(b.ready) || b.createdAt - a.createdAt,

@@ -59,7 +59,10 @@ export async function applyThroughPool(
     }
     case 'Pod':
       return applyPod(pool, buildId, manifest, options);
-    default:
+    case 'ConfigMap':
+    case 'Secret':
+    case 'Service':
+      // Made either way: the engine's variables come from the build's Secret.
       return false;
   }
 }
@@ -76,7 +79,8 @@ async function applyPod(
   // A retry on new pods (the pool pod failed: evicted, preempted) uses the build's claim, which
   // the take left unmade: it is made now, before the new dind pod.
   if (held === undefined) {
-    if (component === 'dind') await pool.makeSkipped(buildId, options.signal, 'PersistentVolumeClaim');
+    if (component === 'dind')
+      await pool.makeSkipped(buildId, options.signal, 'PersistentVolumeClaim');
     return false;
   }
   if (component === 'dind') {
