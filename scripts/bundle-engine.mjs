@@ -3,14 +3,14 @@
 // after `tsc -b`; each goes to a directory of apps/cli/dist beside inputs.json, the workspace
 // files it was made from, and runs only while none of those files is newer than it (a `tsc -b`
 // without this step costs start-up time or memory, never a stale command):
-//   - `sluice engine` (apps/cli/dist/engine-main.js) into engine-bundle/sluice-engine.mjs, one
-//     file: bin/sluice.js runs it for a bare `sluice engine`, how the local runtime starts each
+//   - `sluice engine` (apps/cli/dist/engine-entry.js, composing @sluice/engine/main) into
+//     engine-bundle/sluice-engine.mjs, one file: bin/sluice.js runs it for a bare `sluice engine`, how the local runtime starts each
 //     build's engine. Faster because it is one file instead of about 400 modules resolved and
 //     read one by one, with the Docker client's unused transports left out (ssh2, gRPC,
 //     BuildKit's protobufjs: scripts/lib/unused-module.cjs).
-//   - `sluice agent` (apps/cli/dist/agent-main.js) into agent-bundle/sluice-agent.mjs, minified,
+//   - `sluice agent` (apps/cli/dist/agent-entry.js) into agent-bundle/sluice-agent.mjs, minified,
 //     with the local backend's modules in a chunk beside it and the other commands' modules
-//     left to dist/ (never loaded by the agent): bin/sluice-agent.js runs it. Smaller because
+//     (and the other apps' main entries) left to dist/ and node_modules (never loaded by the agent): bin/sluice-agent.js runs it. Smaller because
 //     V8 keeps the source text of every module it loaded for as long as the process runs, and
 //     the agent runs for weeks (bench/agent).
 //   - every other `sluice` command (apps/cli/dist/main.js) into cli-bundle/sluice.mjs, with
@@ -83,30 +83,36 @@ const dockerTransports = Object.fromEntries(
 
 await bundle(
   'engine-bundle',
-  "import { engineMain } from './engine-main.js';\nprocess.exitCode = await engineMain();\n",
+  "import { engineEntry } from './engine-entry.js';\nprocess.exitCode = await engineEntry();\n",
   {
     outfile: join(cliDist, 'engine-bundle/sluice-engine.mjs'),
     alias: dockerTransports,
   },
 );
 
-/** The other commands' actions, imported from dist/ as they are, should one ever run. */
+/**
+ * The other commands' actions, imported from dist/ as they are, should one ever run, and the
+ * other apps' processes (`@sluice/<app>/main` but the runner's) from node_modules.
+ */
 const otherCommands = {
   name: 'other-commands',
   setup(build) {
+    const lazy = (args) =>
+      args.kind === 'dynamic-import' && args.importer === join(cliDist, 'local-commands.js');
     build.onResolve({ filter: /^\.\/commands\// }, (args) =>
-      args.kind !== 'dynamic-import' ||
-      args.path === './commands/agent.js' ||
-      args.importer !== join(cliDist, 'local-commands.js')
+      !lazy(args) || args.path === './commands/agent.js'
         ? undefined
         : { path: `../${args.path.slice(2)}`, external: true },
+    );
+    build.onResolve({ filter: /^@sluice\/(engine|server|provisioner)\/main$/ }, (args) =>
+      lazy(args) ? { path: args.path, external: true } : undefined,
     );
   },
 };
 
 await bundle(
   'agent-bundle',
-  "import { agentMain } from './agent-main.js';\nprocess.exitCode = await agentMain(process.argv.slice(2));\n",
+  "import { agentEntry } from './agent-entry.js';\nprocess.exitCode = await agentEntry(process.argv.slice(2));\n",
   {
     outdir: join(cliDist, 'agent-bundle'),
     entryNames: 'sluice-agent',

@@ -4,13 +4,15 @@
 // cycles. Pure packages (no I/O) may import only other pure packages. Inside every workspace no
 // file imports itself back through others (scripts/lib/import-cycles.mjs: `import type` and
 // `import()` included), and the engine's files keep to their layers
-// (scripts/lib/engine-layers.mjs, the table of docs/architecture/engine.md). ARCHITECTURE.md's
-// list "Who imports whom" is rendered from the rules: `--write` rewrites it, and the check fails
-// while it differs.
+// (scripts/lib/engine-layers.mjs, the table of docs/architecture/engine.md). Only config modules
+// and main.ts files read process.env, and no app imports another app but the CLI importing `main`
+// entries (scripts/lib/entry-rules.mjs). ARCHITECTURE.md's list "Who imports whom" is rendered
+// from the rules: `--write` rewrites it, and the check fails while it differs.
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findCycles, importGraph } from './lib/import-cycles.mjs';
 import { engineLayerProblems, engineLayersFrom } from './lib/engine-layers.mjs';
+import { appImportProblems, processEnvProblems } from './lib/entry-rules.mjs';
 import { ALLOWED, PURE, TEST_ONLY, renderRules } from './lib/package-rules.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -29,6 +31,7 @@ function sources(dir, out = []) {
 }
 
 const graph = new Map();
+const apps = {};
 for (const dir of workspaces) {
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   const allowed = ALLOWED[pkg.name];
@@ -36,6 +39,7 @@ for (const dir of workspaces) {
     problems.push(`${pkg.name} is not in the boundaries table of scripts/check-boundaries.mjs`);
     continue;
   }
+  if (dir.startsWith(join(root, 'apps'))) apps[pkg.name] = dir;
   const declared = new Set([
     ...Object.keys(pkg.dependencies ?? {}),
     ...Object.keys(pkg.devDependencies ?? {}),
@@ -80,6 +84,8 @@ for (const node of graph.keys()) {
 
 const LAYERS_DOC = 'docs/architecture/engine.md';
 const engineLayers = engineLayersFrom(readFileSync(join(root, LAYERS_DOC), 'utf8'));
+problems.push(...processEnvProblems(workspaces, root), ...appImportProblems(apps, root));
+
 if (engineLayers === undefined)
   problems.push(`${LAYERS_DOC} has no table under "## The engine's layers"`);
 for (const sources of [...workspaces.map((dir) => join(dir, 'src')), join(root, 'test')]) {
@@ -97,12 +103,7 @@ const architecturePath = join(root, 'ARCHITECTURE.md');
 const architecture = readFileSync(architecturePath, 'utf8');
 const [before, rest] = architecture.split(START);
 const [current, after] = rest?.split(END) ?? [];
-const apps = new Set(
-  readdirSync(join(root, 'apps')).map(
-    (name) => JSON.parse(readFileSync(join(root, 'apps', name, 'package.json'), 'utf8')).name,
-  ),
-);
-const rendered = `\n\n${renderRules(apps)}\n\n`; // as Prettier spaces it
+const rendered = `\n\n${renderRules(new Set(Object.keys(apps)))}\n\n`; // as Prettier spaces it
 if (after === undefined) problems.push(`ARCHITECTURE.md has no "${START}" … "${END}" markers`);
 else if (current !== rendered) {
   if (process.argv.includes('--write'))
@@ -119,4 +120,6 @@ if (problems.length > 0) {
   console.error(`${problems.length} boundary problem(s)`);
   process.exit(1);
 }
-console.log(`boundaries ok: ${graph.size} workspaces, no import cycle, engine layers kept`);
+console.log(
+  `boundaries ok: ${graph.size} workspaces, no import cycle, engine layers kept, process.env and app entries in place`,
+);

@@ -75,7 +75,7 @@ try {
   const { hello: pipelineId } = await createPipelines(plane.admin, 'bench', { hello: YAML });
   const { token } = await createAgentToken(plane.admin, 'bench-agent', [RUNTIME]);
   const kube = new KubeResources(
-    KubeClient.create({ source: { type: 'kubeconfig', path: cluster.kubeconfigPath } }),
+    KubeClient.create({ source: { type: 'kubeconfig', path: cluster.kubeconfigPath }, env: {} }),
   );
   const install = async (warmPool) => {
     for (const object of renderRuntimeInstall({

@@ -17,9 +17,11 @@ export const ALLOWED = {
   '@sluice/docker': ['@sluice/errors', '@sluice/config'],
   '@sluice/db': ['@sluice/errors', '@sluice/process'],
   '@sluice/testkit': ['@sluice/errors', '@sluice/process'],
-  '@sluice/kube': ['@sluice/errors', '@sluice/config'],
+  // The proxy rule of the Kubernetes client is the control plane's transport's (@sluice/protocol/node).
+  '@sluice/kube': ['@sluice/errors', '@sluice/config', '@sluice/protocol'],
   '@sluice/engine': [
     '@sluice/errors',
+    '@sluice/config',
     '@sluice/process',
     '@sluice/labels',
     '@sluice/pipeline',
@@ -59,7 +61,8 @@ export const ALLOWED = {
   ],
   // The web UI talks to the server only through the public API's typed client.
   '@sluice/web': ['@sluice/errors', '@sluice/protocol'],
-  // The CLI is the single `sluice` binary: the one place allowed to compose other apps.
+  // The CLI is the single `sluice` binary: the one place allowed to compose other apps, through
+  // their `main` entries (scripts/lib/entry-rules.mjs).
   '@sluice/cli': [
     '@sluice/errors',
     '@sluice/process',
@@ -96,7 +99,7 @@ export const NOTES = {
   '@sluice/labels': 'the label keys and values one side writes and another selects by',
   '@sluice/testkit': 'imported only by tests',
   '@sluice/web': 'no Node built-ins; the server only through its API',
-  '@sluice/cli': 'the one app allowed to compose other apps',
+  '@sluice/cli': 'the one app allowed to compose other apps, through their `main` entries',
 };
 
 /** Lines of the rendered list: at most this long, as the rest of the document. */

@@ -59,7 +59,7 @@ export async function setUpInit(
     logPath: join(temp.path, 'server.log'),
   });
   const kube = new KubeResources(
-    KubeClient.create({ source: { type: 'kubeconfig', path: cluster.kubeconfigPath } }),
+    KubeClient.create({ source: { type: 'kubeconfig', path: cluster.kubeconfigPath }, env: {} }),
   );
   for (const namespace of namespaces) await createNamespace(cluster, namespace);
   // What only this test cluster needs: the images on the node, small pods. No registry: the

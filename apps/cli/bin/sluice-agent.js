@@ -23,7 +23,7 @@
 //                            before the old generation grows to hold it (its peak 20 → 16 MiB):
 //                            busy 68–69 MiB against 76–77 (bench/agent), for about 0.5 s more
 //                            CPU on 600 tasks.
-// It runs the agent bundle (src/agent-main.ts, minified by scripts/bundle-engine.mjs: about
+// It runs the agent bundle (src/agent-entry.ts, minified by scripts/bundle-engine.mjs: about
 // 3 MiB less resident) when that is fresh, else `sluice agent` through the command tree.
 import { freshBundle } from './engine-bundle.js';
 

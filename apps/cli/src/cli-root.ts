@@ -2,7 +2,7 @@
  * What every entry point of the command tree shares: `sluice` itself (its global options, and
  * Commander's output through the terminal) and running a command line, with errors translated
  * to exit codes and messages in one place. main.ts runs the whole tree through it, and
- * agent-main.ts (the agent bundle's entry) the commands of this machine only.
+ * agent-entry.ts (the agent bundle's entry) the commands of this machine only.
  * @module
  */
 import { Command, CommanderError } from 'commander';

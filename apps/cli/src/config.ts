@@ -6,13 +6,11 @@
  */
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { CLI_DEFAULTS, cliEnv, configError, engineEnv, parseEnv } from '@sluice/config';
-import type { EngineEnv } from '@sluice/config';
-import type { CleanerSettings } from '@sluice/engine';
+import { CLI_DEFAULTS, cliEnv, configError, parseEnv } from '@sluice/config';
 import { InputError } from '@sluice/errors';
 import { proxyVariables } from '@sluice/engine/step-settings';
 // The endpoint module only: the package's index loads dockerode (about 20 MiB) into every command.
-import { loadTlsFiles } from '@sluice/docker/endpoint';
+import { dockerEndpointFrom } from '@sluice/docker/endpoint';
 import type { DockerEndpoint } from '@sluice/docker/endpoint';
 import { readContexts } from './contexts/context-file.js';
 
@@ -61,26 +59,6 @@ export interface CliConfig {
   problems: readonly string[];
 }
 
-/** `sluice engine`'s own settings (SLUICE_SERVER_URL, SLUICE_ENGINE_TOKEN, ...). */
-export interface EngineConfig {
-  /** SLUICE_SERVER_URL: the control plane `sluice engine` reports to. */
-  serverUrl: string;
-  /** SLUICE_ENGINE_TOKEN: the engine token of one build. Never printed. */
-  token: string;
-  /** How long `sluice engine` waits for its Docker daemon to answer (SLUICE_DOCKER_WAIT_SECONDS). */
-  dockerWaitSeconds: number;
-  /** SLUICE_LOG_SPOOL_DIR: where `sluice engine` spools log lines (`./sluice-log-spool`). */
-  logSpoolDir: string;
-  /** The spool directory serves one build at a time: other builds' spools there are removed. */
-  logSpoolOneBuild: boolean;
-  /** SLUICE_LOG_DRAIN_SECONDS: how long the end of a build waits for its log to be stored. */
-  logDrainSeconds: number;
-  /** The in-dind cleaner's settings when CLEAN_DOCKER is on (docs/cleaners.md). */
-  cleaner: CleanerSettings | undefined;
-  /** SLUICE_CLUSTER_CREDENTIALS: the agent's tokens for clusters behind the firewall (JSON). */
-  clusterCredentials: string | undefined;
-}
-
 export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
   isTty = Boolean(process.stdout.isTTY),
@@ -117,23 +95,13 @@ export function loadConfig(
 }
 
 /**
- * Whether this engine was started as a standby of the local runtime: its agent gave it a slot
- * (`SLUICE_ENGINE_SLOT`, apps/runner's engine-standby.ts) and waits to hand it a build. Not a
- * setting: the agent sets it, nobody else.
+ * The process's environment, for what reads variables of its own rather than the CLI's: the
+ * Kubernetes client and kubeconfig lookups (KUBECONFIG, HOME, the proxy variables) and the
+ * processes `sluice up` starts. Handed out here, so that this module stays the CLI's one reader
+ * of process.env (scripts/check-boundaries.mjs).
  */
-export function startedAsStandby(env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(env.SLUICE_ENGINE_SLOT);
-}
-
-/**
- * Variables handed to a standby engine by its agent (engine-handover.ts), set in this process's
- * environment before the configuration is read, as if the engine had been started with them.
- */
-export function adoptEngineEnvironment(
-  vars: Record<string, string>,
-  env: NodeJS.ProcessEnv = process.env,
-): void {
-  Object.assign(env, vars);
+export function processEnvironment(): NodeJS.ProcessEnv {
+  return process.env;
 }
 
 /** @throws InputError `SLUICE_CLI_CONFIG_INVALID` listing every variable refused. */
@@ -142,58 +110,13 @@ export function assertConfigValid(config: CliConfig): void {
     throw configError(config.problems, { code: 'SLUICE_CLI_CONFIG_INVALID', whose: "the CLI's" });
 }
 
-/**
- * `sluice engine`'s settings, read when the engine starts.
- * @throws InputError `SLUICE_ENGINE_CONFIG_INVALID` listing every problem.
- */
-export function loadEngineConfig(env: NodeJS.ProcessEnv = process.env): Readonly<EngineConfig> {
-  const { values: v, problems } = parseEnv(engineEnv, env);
-  if (problems.length > 0)
-    throw configError(problems, {
-      code: 'SLUICE_ENGINE_CONFIG_INVALID',
-      whose: "the engine's",
-      hint: 'The runner agent sets SLUICE_SERVER_URL and SLUICE_ENGINE_TOKEN for the engine',
-    });
-  return Object.freeze({
-    serverUrl: v.SLUICE_SERVER_URL,
-    token: v.SLUICE_ENGINE_TOKEN,
-    dockerWaitSeconds: v.SLUICE_DOCKER_WAIT_SECONDS,
-    logSpoolDir: v.SLUICE_LOG_SPOOL_DIR,
-    logSpoolOneBuild: v.SLUICE_LOG_SPOOL_ONE_BUILD,
-    logDrainSeconds: v.SLUICE_LOG_DRAIN_SECONDS,
-    cleaner: cleanerSettings(v),
-    clusterCredentials: v.SLUICE_CLUSTER_CREDENTIALS,
-  });
-}
-
-function cleanerSettings(v: EngineEnv): CleanerSettings | undefined {
-  if (!v.CLEAN_DOCKER) return undefined;
-  return {
-    cleanPeriodSeconds: v.CLEAN_PERIOD_SECONDS,
-    cleanPeriodBuilds: v.CLEAN_PERIOD_BUILDS,
-    imageRetainSeconds: v.IMAGE_RETAIN_PERIOD,
-    volumeRetainSeconds: v.VOLUMES_RETAIN_PERIOD,
-    diskUsageThreshold: v.DISK_USAGE_THRESHOLD,
-    inodeUsageThreshold: v.INODES_USAGE_THRESHOLD,
-    background: !v.DISABLE_CLEANER_AGENT,
-  };
-}
-
 /** The Docker endpoint from `--docker-host` (if given) and the environment. */
 export function dockerEndpoint(config: CliConfig, flag: string | undefined): DockerEndpoint {
-  const host = flag ?? config.dockerHost;
-  const wantsTls = config.dockerTlsVerify || host.startsWith('https://');
-  if (!wantsTls) return { host };
-  if (config.dockerCertPath === undefined) {
-    throw new InputError(
-      'SLUICE_DOCKER_TLS_FILES',
-      `TLS is required for ${host} but DOCKER_CERT_PATH is not set`,
-      {
-        hint: 'Set DOCKER_CERT_PATH to the directory holding ca.pem, cert.pem and key.pem',
-      },
-    );
-  }
-  return { host, tls: loadTlsFiles(config.dockerCertPath) };
+  return dockerEndpointFrom({
+    host: flag ?? config.dockerHost,
+    tlsVerify: config.dockerTlsVerify,
+    certPath: config.dockerCertPath,
+  });
 }
 
 /** `K=V` pairs from repeated flags; a pair without `=` names the flag that carried it. */

@@ -7,15 +7,18 @@
  */
 import type { Command } from 'commander';
 import { InputError } from '@sluice/errors';
-import type { RunnerConfigInput } from '@sluice/runner';
+import type { RunnerConfigInput } from '@sluice/runner/main';
 import { exampleText, HELP_GROUPS } from './cli-help.js';
+import { processEnvironment } from './config.js';
 import type { CliConfig } from './config.js';
 import type { RunOptions } from './commands/run/run.js';
-import type { ServerCommandOptions } from './commands/server.js';
+import type { ServerFlags } from '@sluice/server/main';
 import type { UpOptions } from './commands/up.js';
+import { processOutput } from './ui/terminal.js';
 import type { Terminal } from './ui/terminal.js';
+import { CLI_VERSION } from './version.js';
 import { provisionerEnv, volumeAgentEnv } from '@sluice/config';
-import { addEnvOptions } from './commands/provisioner-options.js';
+import { addEnvOptions, flagsByVariable } from './commands/provisioner-options.js';
 
 const LOCAL = HELP_GROUPS.local;
 const SERVICES = HELP_GROUPS.services;
@@ -162,9 +165,9 @@ export function addLocalCommands({
       'serve Prometheus /metrics on this port, without a token (default: not served)',
       (v) => Number(v),
     )
-    .action(async (opts: ServerCommandOptions) => {
-      const { serverCommand } = await import('./commands/server.js');
-      setExitCode(await serverCommand(term, opts));
+    .action(async (opts: ServerFlags) => {
+      const { serverMain } = await import('@sluice/server/main');
+      setExitCode(await serverMain({ output: processOutput(term), ...opts }));
     });
 
   program
@@ -180,8 +183,8 @@ export function addLocalCommands({
       'Docker engine address (default: DOCKER_HOST or the local socket)',
     )
     .action(async (opts: { dockerHost?: string }) => {
-      const { engineCommand } = await import('./commands/engine.js');
-      setExitCode(await engineCommand(term, config, opts));
+      const { engineMain } = await import('@sluice/engine/main');
+      setExitCode(await engineMain({ output: processOutput(term), dockerHost: opts.dockerHost }));
     });
 
   const agent = program
@@ -196,8 +199,10 @@ export function addLocalCommands({
       ]),
     )
     .action(async (opts: RunnerConfigInput) => {
-      const { agentCommand } = await import('./commands/agent.js');
-      setExitCode(await agentCommand(term, opts, process.env));
+      const { agentMain } = await import('@sluice/runner/main');
+      const { localEngineCommand } = await import('./commands/agent.js');
+      const flags = { ...opts, engineCommand: localEngineCommand() };
+      setExitCode(await agentMain({ output: term, flags, version: CLI_VERSION }));
     });
 
   const provisioner = program
@@ -211,8 +216,9 @@ export function addLocalCommands({
       ]),
     )
     .action(async (opts: Record<string, string | undefined>) => {
-      const { provisionerCommand } = await import('./commands/provisioner.js');
-      setExitCode(await provisionerCommand(term, opts, process.env));
+      const { provisionerMain } = await import('@sluice/provisioner/main');
+      const flags = flagsByVariable(provisionerEnv, opts);
+      setExitCode(await provisionerMain({ output: term, flags }));
     });
   addEnvOptions(provisioner, provisionerEnv);
   const volumeAgent = program
@@ -228,8 +234,9 @@ export function addLocalCommands({
       ]),
     )
     .action(async (opts: Record<string, string | undefined>) => {
-      const { volumeAgentCommand } = await import('./commands/provisioner.js');
-      setExitCode(await volumeAgentCommand(term, opts, process.env));
+      const { volumeAgentMain } = await import('@sluice/provisioner/main');
+      const flags = flagsByVariable(volumeAgentEnv, opts);
+      setExitCode(await volumeAgentMain({ output: term, flags }));
     });
   addEnvOptions(volumeAgent, volumeAgentEnv);
 
@@ -248,7 +255,7 @@ export function addLocalCommands({
     .option('--data-dir <dir>', 'where everything is kept (default $SLUICE_HOME or ~/.sluice)')
     .action(async (opts: UpOptions) => {
       const { upCommand } = await import('./commands/up.js');
-      setExitCode(await upCommand(term, opts, process.env));
+      setExitCode(await upCommand(term, opts, processEnvironment()));
     });
 
   return agent;

@@ -12,7 +12,6 @@ import { addBuildCommands, parseFormat } from './build-commands.js';
 import { examples, HELP_GROUPS } from './cli-help.js';
 import { createRootCommand, runCommandLine } from './cli-root.js';
 import { loadConfig, serverContext } from './config.js';
-import { awaitEngineHandover } from './engine-handover.js';
 import { addLocalCommands } from './local-commands.js';
 import { addSettingsCommands } from './settings-commands.js';
 import { addGitIntegrationCommands } from './git-integration-commands.js';
@@ -138,10 +137,9 @@ async function addAgentOptionsWhenRun(agent: Command, argv: readonly string[]): 
 export async function main(argv: readonly string[]): Promise<number> {
   if (argv.length === 1 && argv[0] === 'engine') {
     // A standby engine while the engine bundle is stale: the engine loads and warms up, then
-    // waits for its build (engine-main.ts does the same from the bundle).
-    await import('./commands/engine.js');
-    const { warmUpEngine } = await import('./engine-warm-up.js');
-    if (!(await awaitEngineHandover(warmUpEngine))) return 0;
+    // waits for its build (engine-entry.ts does the same from the bundle).
+    const { awaitStandbyHandover } = await import('@sluice/engine/main');
+    if (!(await awaitStandbyHandover())) return 0;
   }
   const config = loadConfig();
   const term = createTerminal({ color: config.color && !argv.includes('--no-color') });

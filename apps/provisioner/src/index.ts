@@ -16,12 +16,12 @@ export {
   withoutFinalizer,
 } from './volume-objects.js';
 export type { VolumeSummary } from './volume-objects.js';
-export { parseProvisionerConfig, parseVolumeAgentConfig } from './provisioner-config.js';
+export { parseProvisionerConfig, parseVolumeAgentConfig } from './config.js';
 export type {
   ProvisionerConfig,
   ProvisionerFlags,
   VolumeAgentConfig,
-} from './provisioner-config.js';
+} from './config.js';
 export { NodeAgent } from './node-agent.js';
 export type { NodeAgentOptions, NodeAgentReport, VolumeUse } from './node-agent.js';
 export { directoryBytes, diskUsage } from './disk-usage.js';

@@ -16,7 +16,8 @@ import { apiErrorCounts, createAgentMetrics, warmPoolStats } from './agent-metri
 import type { AgentMetrics } from './agent-metrics.js';
 import { startAgentHttp } from './agent-http.js';
 import type { AgentHttp } from './agent-http.js';
-import { ApiErrorTally, countingErrors, createControlPlaneClient } from './control-plane-client.js';
+import { createControlPlaneClient } from '@sluice/protocol/node';
+import { ApiErrorTally, countingErrors } from './control-plane-errors.js';
 import { runHeartbeat } from './health-report.js';
 import { runReaper } from './orphan-reaper.js';
 import type { RunnerConfig, RuntimeTarget } from './runner-config.js';
@@ -28,7 +29,13 @@ import { backoffMs, runTaskPoller } from './task-poller.js';
 
 export type BackendFactory = (
   target: RuntimeTarget,
-  context: { logger: Logger; config: RunnerConfig; runtime: AgentRuntime | undefined },
+  context: {
+    logger: Logger;
+    config: RunnerConfig;
+    runtime: AgentRuntime | undefined;
+    /** The agent's environment (`StartAgentOptions.env`). */
+    env: NodeJS.ProcessEnv;
+  },
 ) => Promise<RuntimeBackend>;
 
 export interface StartAgentOptions {
@@ -37,6 +44,11 @@ export interface StartAgentOptions {
   version?: string;
   /** Makes each runtime's backend; `createBackend` from ./backends by default. */
   createBackend: BackendFactory;
+  /**
+   * The agent's environment, read by its main: the proxy variables of its connections, and
+   * what its local runtime's engines inherit. None by default.
+   */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface RunningAgent {
@@ -57,6 +69,7 @@ export async function startAgent(
   const connection = createControlPlaneClient({
     serverUrl: config.serverUrl,
     token: config.token,
+    env: options.env ?? {},
   });
   // Failed calls by kind for the metrics (calls aborted by their own signal are not counted).
   const controlPlaneErrors = new ApiErrorTally();
@@ -109,7 +122,12 @@ export async function startAgent(
         logger.warn('runtime not assigned to this agent by the control plane', {
           runtime: target.name,
         });
-      backends.push(await options.createBackend(target, { logger, config, runtime }));
+      backends.push(await options.createBackend(target, {
+          logger,
+          config,
+          runtime,
+          env: options.env ?? {},
+        }));
     }
     const byName = new Map(backends.map((b) => [b.runtime, b]));
     const run = createTaskRunner({

@@ -9,7 +9,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiErrorTally, countingErrors, createControlPlaneClient } from './control-plane-client.js';
+import { createControlPlaneClient } from '@sluice/protocol/node';
+import { ApiErrorTally, countingErrors } from './control-plane-errors.js';
 
 function errorBody(code: string) {
   return JSON.stringify({ error: { code, message: code } });

@@ -32,7 +32,7 @@ test('a state directory removed under the agent is said once, and so is its retu
       stateDir,
       stopGraceSeconds: 1,
     },
-    { logger, stopEnginesOnClose: true },
+    { logger, stopEnginesOnClose: true, env: process.env },
   );
   const options = {
     // Nothing is listed, so the control plane is never asked.

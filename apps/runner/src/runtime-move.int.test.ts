@@ -68,7 +68,11 @@ test('a runtime taken from an agent mid-build: the build runs on to success, not
     {
       createBackend: (t) =>
         Promise.resolve(
-          createLocalBackend(t as LocalTarget, { logger: silentLogger, stopEnginesOnClose: true }),
+          createLocalBackend(t as LocalTarget, {
+            logger: silentLogger,
+            stopEnginesOnClose: true,
+            env: process.env,
+          }),
         ),
     },
   );

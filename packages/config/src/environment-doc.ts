@@ -25,8 +25,8 @@ const SECTIONS: Section[] = [
     title: '# Configuration by environment',
     before: `Flags win over the environment; the environment wins over defaults. Each entry point's
 variables are zod schemas in \`packages/config\` (this file is generated from them:
-\`npm run docs:config\`); each app reads the environment in one module only (\`apps/*/src/config.ts\`,
-the agent's \`parse-runner-config.ts\`) and reports every problem at once before it starts, each
+\`npm run docs:config\`); each app reads the environment in its \`src/config.ts\` and \`src/main.ts\`
+only (\`scripts/check-boundaries.mjs\` holds it) and reports every problem at once before it starts, each
 naming the variable and what it accepts. Tokens and keys are never printed or logged, nor echoed
 in those problems.`,
   },
@@ -40,7 +40,7 @@ in those problems.`,
     shape: cliEnv,
   },
   {
-    title: '## `sluice agent` (`apps/runner/src/parse-runner-config.ts`)',
+    title: '## `sluice agent` (`apps/runner/src/config.ts`)',
     before: `Each variable has a flag of the same name in kebab case (\`--server-url\`, \`--local-runtime\`, ...;
 \`sluice agent --help\` lists them). Every problem is reported at once, before anything starts.`,
     shape: agentEnv,
@@ -55,13 +55,13 @@ with \`SLUICE_ENGINE_POOL_PORT\` and \`SLUICE_ENGINE_POOL_KEY_FILE\` instead, an
 from its agent on that port, with the key that file holds.`,
   },
   {
-    title: '## `sluice provisioner` (`apps/cli/src/commands/provisioner.ts`)',
+    title: '## `sluice provisioner` (`apps/provisioner/src/config.ts`)',
     before: `The volume provisioner of a runtime's StorageClass (\`apps/provisioner/README.md\`). Each
 variable has a flag of the same name in kebab case; every problem is reported at once.`,
     shape: provisionerEnv,
   },
   {
-    title: '## `sluice volume-agent` (`apps/cli/src/commands/provisioner.ts`)',
+    title: '## `sluice volume-agent` (`apps/provisioner/src/config.ts`)',
     before: `The volume provisioner's agent on each node (\`apps/provisioner/src/node-agent.ts\`): keeps
 spare \`local\` volumes of the provisioner's StorageClass ready (their directories made first),
 removes the directories of deleted volumes and, above a threshold, retires the least recently
@@ -81,7 +81,7 @@ used free volume, one per pass. Each variable has a flag of the same name in keb
 admin token, at \`http://127.0.0.1:<port>\`. The server's other variables apply.`,
   },
   {
-    title: '## `sluice engine` (one build, started by a runner; `apps/cli/src/config.ts`)',
+    title: '## `sluice engine` (one build, started by a runner; `apps/engine/src/config.ts`)',
     before: `The engine also reads the Docker variables (\`${Object.keys(dockerEnv).join('`, `')}\`: the
 build's Docker engine, its dind on Kubernetes over mutual TLS), the proxy variables
 (\`${Object.keys(proxyEnv).join('`, `')}\`) and \`SLUICE_GIT_IMAGE\` as the CLI does.`,

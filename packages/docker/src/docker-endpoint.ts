@@ -78,3 +78,31 @@ export function loadTlsFiles(certPath: string): TlsMaterial {
     );
   }
 }
+
+/** Where a Docker engine is, as DOCKER_HOST, DOCKER_TLS_VERIFY and DOCKER_CERT_PATH say. */
+export interface DockerSettings {
+  host: string;
+  tlsVerify: boolean;
+  certPath: string | undefined;
+}
+
+/**
+ * The endpoint of `settings`, with the TLS files read when TLS is asked for (DOCKER_TLS_VERIFY,
+ * or an https:// host), as the docker CLI does.
+ * @throws InputError `SLUICE_DOCKER_TLS_FILES` when TLS is asked for without DOCKER_CERT_PATH.
+ */
+export function dockerEndpointFrom(settings: DockerSettings): DockerEndpoint {
+  const { host } = settings;
+  const wantsTls = settings.tlsVerify || host.startsWith('https://');
+  if (!wantsTls) return { host };
+  if (settings.certPath === undefined) {
+    throw new InputError(
+      'SLUICE_DOCKER_TLS_FILES',
+      `TLS is required for ${host} but DOCKER_CERT_PATH is not set`,
+      {
+        hint: 'Set DOCKER_CERT_PATH to the directory holding ca.pem, cert.pem and key.pem',
+      },
+    );
+  }
+  return { host, tls: loadTlsFiles(settings.certPath) };
+}

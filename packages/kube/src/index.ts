@@ -27,8 +27,8 @@ export { checkManifest } from './kube-objects.js';
 export type { KubeKind, KubeManifest } from './kube-objects.js';
 export { AGENT_PERMISSIONS, formatPermissions } from './kube-permissions.js';
 export type { KubePermission } from './kube-permissions.js';
-export { proxyUrlFor } from './proxy-env.js';
-export type { ProxyEnv } from './proxy-env.js';
+export { proxyUrlFor } from '@sluice/protocol/node';
+export type { ProxyEnv } from '@sluice/protocol/node';
 export type { Clock } from './token-bucket.js';
 export {
   describeResource,

@@ -33,7 +33,7 @@ import { checkKind, checkManifest, objectPath } from './kube-objects.js';
 import type { KubeKind, ListedObject } from './kube-objects.js';
 import { formatPermissions } from './kube-permissions.js';
 import type { KubePermission } from './kube-permissions.js';
-import type { ProxyEnv } from './proxy-env.js';
+import type { ProxyEnv } from '@sluice/protocol/node';
 import { createKubeTransport } from './kube-transport.js';
 import type { KubeHttpRequest, KubeTls, KubeTransport } from './kube-transport.js';
 import { createTokenBucket } from './token-bucket.js';
@@ -53,8 +53,8 @@ export interface KubeClientOptions {
   burst?: number;
   /** After deleting a PVC that still has finalizers, patch them away (reference FORCE_DELETE_PVC). */
   forceDeletePvc?: boolean;
-  /** Proxy and in-cluster variables; the process environment when absent. */
-  env?: ProxyEnv;
+  /** Proxy and in-cluster variables: the process environment, handed down from its main. */
+  env: ProxyEnv;
   /** Where the service account is mounted (in-cluster), for tests. */
   serviceAccountDir?: string;
   clock?: Clock;
@@ -182,7 +182,7 @@ export class KubeClient {
   /** @throws InputError `SLUICE_KUBE_CONFIG_INVALID` when the source or the limits are unusable. */
   static create(options: KubeClientOptions): KubeClient {
     // The environment is read here, once, because proxies apply to every source.
-    const env = options.env ?? process.env;
+    const env = options.env;
     const loaded = loadKubeConfig(options.source, {
       env,
       ...(options.serviceAccountDir === undefined

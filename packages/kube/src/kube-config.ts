@@ -17,8 +17,8 @@ import { join } from 'node:path';
 import { InputError } from '@sluice/errors';
 import { KubeconfigProblem, kubeconfigContexts, readKubeconfig } from './kubeconfig-file.js';
 import type { KubeconfigCluster, KubeconfigUser } from './kubeconfig-file.js';
-import { proxyUrlFor } from './proxy-env.js';
-import type { ProxyEnv } from './proxy-env.js';
+import { proxyUrlFor } from '@sluice/protocol/node';
+import type { ProxyEnv } from '@sluice/protocol/node';
 
 export type KubeSource =
   | { type: 'in-cluster' }

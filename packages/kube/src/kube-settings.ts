@@ -9,5 +9,5 @@ import { AGENT_DEFAULTS } from '@sluice/config/defaults';
 // The agent's variables describe them (SLUICE_KUBE_QPS, SLUICE_KUBE_BURST), so they live there.
 export const DEFAULT_KUBE_QPS = AGENT_DEFAULTS.kubeQps;
 export const DEFAULT_KUBE_BURST = AGENT_DEFAULTS.kubeBurst;
-export { proxyUrlFor } from './proxy-env.js';
-export type { ProxyEnv } from './proxy-env.js';
+export { proxyUrlFor } from '@sluice/protocol/node';
+export type { ProxyEnv } from '@sluice/protocol/node';

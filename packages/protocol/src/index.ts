@@ -30,3 +30,12 @@ export * from './schemas/settings.js';
 export * from './schemas/git-integrations.js';
 export * from './schemas/clusters.js';
 export * from './schemas/health.js';
+export {
+  ENGINE_SLOT_VARIABLE,
+  STANDBY_READY,
+  handedOverEnv,
+  isStandbyEngine,
+  isStandbyReady,
+  standbyBuildMessage,
+} from './engine-standby.js';
+export type { StandbyBuildMessage, StandbyReadyMessage } from './engine-standby.js';

@@ -1,25 +1,12 @@
 /**
- * `sluice agent`: the runner agent. Every field of its configuration is a flag and an
- * environment variable (`RUNNER_ENV`); an invalid configuration lists every problem before
- * anything starts. A local runtime's engines are this very CLI's `sluice engine`. Runs until
- * SIGINT/SIGTERM, then stops taking tasks, drains and exits 0 (engines keep running; a
- * restarted agent finds them again).
+ * `sluice agent`'s command line: one flag per field of the runner agent's configuration, each
+ * naming its variable (`RUNNER_ENV`), and the command that starts a local runtime's engines:
+ * this very CLI's `sluice engine`. The agent's process is `@sluice/runner/main`.
  * @module
  */
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { createLogger } from '@sluice/log';
-import {
-  createBackend,
-  parseRunnerConfig,
-  RUNNER_DEFAULTS,
-  RUNNER_ENV,
-  startAgent,
-} from '@sluice/runner';
-import type { RunnerConfigInput, RunningAgent } from '@sluice/runner';
-import type { Terminal } from '../ui/terminal.js';
-import { CLI_VERSION } from '../version.js';
-import { waitForStopSignal } from './stop-signal.js';
+import { RUNNER_DEFAULTS, RUNNER_ENV } from '@sluice/runner/main';
 
 type AgentFlag = Exclude<keyof typeof RUNNER_ENV, 'dindHostAlias'>;
 
@@ -106,29 +93,4 @@ export function addAgentOptions(command: Command): Command {
 export function localEngineCommand(): string[] {
   const bin = fileURLToPath(new URL('../../bin/sluice.js', import.meta.url));
   return [process.execPath, bin, 'engine'];
-}
-
-export async function agentCommand(
-  term: Terminal,
-  flags: RunnerConfigInput,
-  env: NodeJS.ProcessEnv,
-): Promise<number> {
-  const config = parseRunnerConfig({ ...flags, engineCommand: localEngineCommand() }, env);
-  const logger = createLogger({ level: 'info' });
-  const agent = await startAgent(config, { logger, version: CLI_VERSION, createBackend });
-  const signal = await waitUntilStopped(agent);
-  term.err(`Agent stopped (${signal})`);
-  return 0;
-}
-
-/**
- * Waits for SIGINT/SIGTERM, then stops the agent (it drains). An agent that fails to start
- * is stopped too, and its error is thrown.
- */
-async function waitUntilStopped(agent: RunningAgent): Promise<NodeJS.Signals> {
-  try {
-    return await waitForStopSignal(agent.ready);
-  } finally {
-    await agent.stop();
-  }
 }

@@ -15,7 +15,7 @@ import { hostname } from 'node:os';
 import { InputError, UnavailableError } from '@sluice/errors';
 import { createClient } from '@sluice/protocol';
 import type { TokenScope } from '@sluice/protocol';
-import { httpFetch } from '@sluice/runner/http-fetch';
+import { httpFetch } from '@sluice/protocol/node';
 import {
   checkContextName,
   checkServerUrl,

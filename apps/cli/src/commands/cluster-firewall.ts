@@ -29,6 +29,7 @@ import { runSteps } from '../runner/runner-progress.js';
 import { defaultKubeconfig } from '../runner/runner-settings.js';
 import { serverClient } from './server-resources.js';
 import type { ServerOptions } from './server-resources.js';
+import { processEnvironment } from '../config.js';
 
 export const CLUSTER_ROLES = ['edit', 'admin', 'view'] as const;
 const RBAC = 'rbac.authorization.k8s.io';
@@ -133,7 +134,7 @@ export async function deleteFirewallCluster(
 
 function connect(options: { kubeconfigFile?: string; kubeContext?: string }): RunnerCluster {
   return connectCluster(
-    options.kubeconfigFile ?? defaultKubeconfig(process.env),
+    options.kubeconfigFile ?? defaultKubeconfig(processEnvironment()),
     options.kubeContext,
   );
 }

@@ -16,6 +16,7 @@ import type { Terminal } from '../ui/terminal.js';
 import type { FirewallClusterOptions } from './cluster-firewall.js';
 import { printResources, serverClient } from './server-resources.js';
 import type { OutputFormat, ServerOptions } from './server-resources.js';
+import { processEnvironment } from '../config.js';
 
 const TABLE = {
   header: ['NAME', 'KIND', 'RUNTIME', 'SERVER', 'NAMESPACE', 'PROJECTS', 'CREATED'],
@@ -90,7 +91,7 @@ export async function createCluster(
   }
   const file =
     options.kubeconfigFile ??
-    process.env['KUBECONFIG']?.split(':')[0] ??
+    processEnvironment()['KUBECONFIG']?.split(':')[0] ??
     join(homedir(), '.kube', 'config');
   let kubeconfig: string;
   try {

@@ -9,7 +9,7 @@ import { AuthenticationError, isSluiceError, UnavailableError } from '@sluice/er
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 import type { ServerTarget } from '../config.js';
-import { httpFetch } from '@sluice/runner/http-fetch';
+import { httpFetch } from '@sluice/protocol/node';
 import { yaml } from '../lazy-yaml.js';
 import { safeJson } from '../ui/safe-text.js';
 import type { Terminal } from '../ui/terminal.js';

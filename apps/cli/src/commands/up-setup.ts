@@ -6,12 +6,13 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { InputError, isSluiceError } from '@sluice/errors';
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
+import { writeToken } from '@sluice/server/main';
 
 /** The runtime environment and the agent `sluice up` serves it with. */
 export const LOCAL_RUNTIME = 'local';
@@ -40,11 +41,6 @@ export function readToken(file: string): string | undefined {
   if (!existsSync(file)) return undefined;
   const token = readFileSync(file, 'utf8').trim();
   return token === '' ? undefined : token;
-}
-
-export function writeToken(file: string, token: string): void {
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
 }
 
 /** The admin token of this data directory, made (like the server's own) on the first start. */

@@ -16,16 +16,15 @@ import { createLogger } from '@sluice/log';
 import type { Logger } from '@sluice/log';
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
-import { createBackend, createLocalBackend, parseRunnerConfig, startAgent } from '@sluice/runner';
-import type { BackendFactory, RunningAgent } from '@sluice/runner';
-import { loadServerConfig } from '@sluice/server';
-import type { ServerConfig } from '@sluice/server';
+import { waitForStopSignal } from '@sluice/process';
+import { startEmbeddedAgent } from '@sluice/runner/main';
+import type { RunningAgent } from '@sluice/runner/main';
+import { loadServerConfig, openControlPlane } from '@sluice/server/main';
+import type { ServerConfig } from '@sluice/server/main';
 import { printError } from '../ui/terminal.js';
 import type { Terminal } from '../ui/terminal.js';
 import { CLI_VERSION } from '../version.js';
 import { localEngineCommand } from './agent.js';
-import { openControlPlane } from './server.js';
-import { waitForStopSignal } from './stop-signal.js';
 import { runDemo } from './up-demo.js';
 import {
   adminToken,
@@ -63,9 +62,9 @@ export async function upCommand(
   try {
     const admin = createClient({ baseUrl: url, token });
     if (server.bootstrapToken === undefined) await checkAdminToken(admin, files);
-    agent = await startLocalAgent(admin, url, files, { logger, progress, env });
+    agent = await startLocalAgent(admin, url, files, { logger, progress });
     await agent.ready;
-    const stopped = waitForStopSignal(agent.ready);
+    const stopped = waitForStopSignal(env, agent.ready);
     stopped.catch(() => undefined); // Awaited below; a demo failure must not leave it unhandled.
     printWelcome(term, url, token, files);
     if (options.demo) await runDemoUntil(term, admin, stopped);
@@ -148,7 +147,7 @@ async function startLocalAgent(
   admin: SluiceClient,
   url: string,
   files: UpFiles,
-  context: { logger: Logger; progress: (text: string) => void; env: NodeJS.ProcessEnv },
+  context: { logger: Logger; progress: (text: string) => void },
 ): Promise<RunningAgent> {
   const runtime = await ensureLocalRuntime(admin);
   context.progress(`runtime environment "${LOCAL_RUNTIME}" ${runtime}, the default`);
@@ -156,37 +155,16 @@ async function startLocalAgent(
   context.progress(
     `starting the agent (engines on the Docker engine; state in ${files.agentState})`,
   );
-  const config = parseRunnerConfig(
-    {
-      serverUrl: url,
-      token: agentToken,
-      localRuntime: LOCAL_RUNTIME,
-      stateDir: files.agentState,
-      engineCommand: localEngineCommand(),
-      httpPort: '-1',
-    },
-    {
-      DOCKER_HOST: context.env.DOCKER_HOST,
-      SLUICE_STANDBY_ENGINES: context.env.SLUICE_STANDBY_ENGINES,
-    },
-  );
-  return startAgent(config, {
+  return startEmbeddedAgent({
+    serverUrl: url,
+    token: agentToken,
+    runtime: LOCAL_RUNTIME,
+    stateDir: files.agentState,
+    engineCommand: localEngineCommand(),
     logger: context.logger,
     version: CLI_VERSION,
-    createBackend: stopEnginesOnClose,
   });
 }
-
-/** The default backends, except that a local one stops its engines when the agent stops. */
-const stopEnginesOnClose: BackendFactory = (target, context) =>
-  target.kind === 'local'
-    ? Promise.resolve(
-        createLocalBackend(target, {
-          logger: context.logger.child({ runtime: target.name }),
-          stopEnginesOnClose: true,
-        }),
-      )
-    : createBackend(target, context);
 
 /** The demo, cut short by Ctrl-C (the build it started is then stopped with the agent). */
 async function runDemoUntil(

@@ -15,6 +15,7 @@ import type { Terminal } from '../ui/terminal.js';
 import { formatAge } from '../ui/terminal.js';
 import { printDocument, printResources } from './server-resources.js';
 import type { OutputFormat } from './server-resources.js';
+import { processEnvironment } from '../config.js';
 
 export interface GetVolumesOptions {
   runtime?: string;
@@ -30,7 +31,7 @@ export async function getVolumes(
   options: GetVolumesOptions,
 ): Promise<number> {
   const cluster = connectCluster(
-    options.kubeconfig ?? defaultKubeconfig(process.env),
+    options.kubeconfig ?? defaultKubeconfig(processEnvironment()),
     options.kubeContext,
   );
   try {

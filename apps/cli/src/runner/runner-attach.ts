@@ -33,6 +33,7 @@ import {
 import type { RunnerFlags, RunnerSettings } from './runner-settings.js';
 import { waitRollout } from './runner-manage.js';
 import { registerRuntime, waitAgentHealthy } from './runner-steps.js';
+import { processEnvironment } from '../config.js';
 
 export interface RunnerAttachOptions extends ServerOptions, RunnerFlags {
   /** The agent's cluster; the kubeconfig's current context by default. */
@@ -48,7 +49,7 @@ export function runtimesSecretName(release: string): string {
 }
 
 export async function runnerAttach(term: Terminal, options: RunnerAttachOptions): Promise<number> {
-  const kubeconfig = options.kubeconfig ?? defaultKubeconfig(process.env);
+  const kubeconfig = options.kubeconfig ?? defaultKubeconfig(processEnvironment());
   // The other cluster: --kube-context, else the kubeconfig's current context (another
   // namespace of the agent's own cluster, say).
   const kubeContext = options.kubeContext ?? listKubeContexts(kubeconfig).current;
@@ -71,7 +72,7 @@ export async function runnerAttach(term: Terminal, options: RunnerAttachOptions)
       release: attachRelease(release, { ...options, kubeContext }),
     },
     {},
-    { contextName: kubeContext, controlPlaneUrl: options.server, env: process.env },
+    { contextName: kubeContext, controlPlaneUrl: options.server, env: processEnvironment() },
   );
   const target = connectCluster(kubeconfig, kubeContext);
   const home = connectCluster(kubeconfig, options.agentKubeContext);

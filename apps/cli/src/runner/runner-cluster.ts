@@ -11,6 +11,7 @@ import { AGENT_PERMISSIONS, KubeClient, KubeResources, listKubeContexts } from '
 import type { KubePermission, KubeResource } from '@sluice/kube';
 import { volumesStorageClass } from '@sluice/runtime-spec';
 import type { RunnerSettings } from './runner-settings.js';
+import { processEnvironment } from '../config.js';
 
 /** Kubernetes minor versions Sluice's objects are made for (DESIGN.md, "In the cluster"). */
 export const SUPPORTED_KUBERNETES = { min: 20, max: 36 } as const;
@@ -26,6 +27,7 @@ export function connectCluster(kubeconfig: string, context: string | undefined):
   const contextName = context ?? listKubeContexts(kubeconfig).current ?? '';
   const client = KubeClient.create({
     source: { type: 'kubeconfig', path: kubeconfig, ...(context ? { context } : {}) },
+    env: processEnvironment(),
   });
   return { contextName, server: client.server, client, resources: new KubeResources(client) };
 }

@@ -39,6 +39,7 @@ import { yaml } from '../lazy-yaml.js';
 import { findInstall } from './runner-manage.js';
 import type { Install, RunnerManageOptions } from './runner-manage.js';
 import { notFound, TEST_PROJECT, testPipelineName } from './runner-steps.js';
+import { processEnvironment } from '../config.js';
 
 export interface RunnerDeleteOptions extends RunnerManageOptions {
   yes?: boolean;
@@ -206,7 +207,7 @@ export async function runnerDelete(
   objects.first.push(...(await warmPoolPods(install)));
   const attached = await attachedRuntimes(
     install,
-    options.kubeconfig ?? defaultKubeconfig(process.env),
+    options.kubeconfig ?? defaultKubeconfig(processEnvironment()),
   );
   const classes = objects.first.filter((r) => r.kind === 'StorageClass').map((r) => r.name);
   const volumes = await installVolumes(install.cluster, classes);

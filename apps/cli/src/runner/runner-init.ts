@@ -40,6 +40,7 @@ import type {
   RunnerSettings,
   WizardAnswers,
 } from './runner-settings.js';
+import { processEnvironment } from '../config.js';
 
 export interface RunnerInitOptions extends ServerOptions, RunnerFlags {
   yes?: boolean;
@@ -138,7 +139,7 @@ async function settingsOf(
   options: RunnerInitOptions,
   wizard: Wizard | undefined,
 ): Promise<{ settings: RunnerSettings; cluster: RunnerCluster; recorded: boolean }> {
-  const env = process.env;
+  const env = processEnvironment();
   const kubeconfig = options.kubeconfig ?? defaultKubeconfig(env);
   const { names, current } = listKubeContexts(kubeconfig);
   const release = options.release ?? RUNNER_DEFAULTS.release;

@@ -30,6 +30,7 @@ import {
   RUNNER_DEFAULTS,
 } from './runner-settings.js';
 import { notFound, registerRuntime, runtimeChanges } from './runner-steps.js';
+import { processEnvironment } from '../config.js';
 
 export interface RunnerManageOptions extends ServerOptions {
   kubeconfig?: string;
@@ -59,7 +60,7 @@ function agentContainer(deployment: KubeResource | undefined): Container | undef
 
 export async function findInstall(options: RunnerManageOptions): Promise<Install> {
   const cluster = connectCluster(
-    options.kubeconfig ?? defaultKubeconfig(process.env),
+    options.kubeconfig ?? defaultKubeconfig(processEnvironment()),
     options.kubeContext,
   );
   const namespace = options.namespace ?? RUNNER_DEFAULTS.namespace;
@@ -105,7 +106,7 @@ export async function runnerUpgrade(term: Terminal, options: UpgradeOptions): Pr
   if (stored === undefined) return upgradeAgentOnly(term, install, options);
   const settings = resolveRunnerSettings(
     {
-      kubeconfig: options.kubeconfig ?? defaultKubeconfig(process.env),
+      kubeconfig: options.kubeconfig ?? defaultKubeconfig(processEnvironment()),
       namespace: install.namespace,
       release: install.release,
       imageTag: options.imageTag,
@@ -115,7 +116,7 @@ export async function runnerUpgrade(term: Terminal, options: UpgradeOptions): Pr
         : { imageRepository: options.imageRepository }),
     },
     {},
-    { contextName: install.cluster.contextName, env: process.env, stored },
+    { contextName: install.cluster.contextName, env: processEnvironment(), stored },
   );
   const image = settings.values.agent.image;
   const target = `${image?.repository ?? RUNTIME_INSTALL_DEFAULTS.image.repository}:${options.imageTag}`;

@@ -2,7 +2,7 @@
  * A command's failure as people read it, and its exit code: the message (its causes with
  * `--verbose`), the hint, and, without `--verbose`, the stack of what is not a Sluice error (a
  * bug of ours). Shared by the command tree (main.ts) and the engine's own
- * entry point (engine-main.ts), so `sluice engine` fails the same way from either.
+ * entry point (engine-entry.ts), so `sluice engine` fails the same way from either.
  * @module
  */
 import { describeError, exitCodeFor, isSluiceError } from '@sluice/errors';

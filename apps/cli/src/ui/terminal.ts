@@ -62,6 +62,26 @@ export function createTerminal(options: CreateTerminalOptions): Terminal {
   };
 }
 
+/**
+ * The terminal as the processes the CLI starts print through it (`@sluice/<app>/main`): lines
+ * on stdout and stderr, errors as `printError` shows them, and whether a person reads stdout.
+ */
+export function processOutput(term: Terminal): ProcessOutput {
+  return {
+    out: (text) => term.out(text),
+    err: (text) => term.err(text),
+    error: (message, hint) => printError(term, message, hint),
+    interactive: term.interactive,
+  };
+}
+
+export interface ProcessOutput {
+  out(text: string): void;
+  err(text: string): void;
+  error(message: string, hint?: string): void;
+  readonly interactive: boolean;
+}
+
 /** An error for people: `error: message` in red, then its hint (what to do) dimmed. */
 export function printError(term: Terminal, message: string, hint?: string): void {
   term.err(term.paint('red', `error: ${message}`));

@@ -20,12 +20,13 @@ export async function createLocalBackend(
   return local.createLocalBackend(target, options);
 }
 
-export const createBackend: BackendFactory = async (target, { logger, config, runtime }) => {
+export const createBackend: BackendFactory = async (target, { logger, config, runtime, env }) => {
   const log = logger.child({ runtime: target.name });
-  if (target.kind === 'local') return createLocalBackend(target, { logger: log });
+  if (target.kind === 'local') return createLocalBackend(target, { logger: log, env });
   const { createKubernetesBackend } = await import('./kubernetes-backend.js');
   return createKubernetesBackend(target, {
     logger: log,
+    env,
     qps: config.kubeQps,
     burst: config.kubeBurst,
     namespace: runtime?.namespace ?? undefined,

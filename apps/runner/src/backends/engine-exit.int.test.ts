@@ -95,7 +95,7 @@ async function quitAtStartTwice(name: string, script: string): Promise<string> {
       stateDir: join(temp.path, name),
       engineCommand: [process.execPath, '-e', script],
     },
-    { logger: silentLogger },
+    { logger: silentLogger, env: process.env },
   );
   void backend.monitor?.({ report, signal: monitors.signal });
   try {
@@ -168,7 +168,7 @@ test('a standby engine killed after it was handed a build ends that build error'
   const { logger, lines } = memoryLogger('debug');
   const pooled = createLocalBackend(
     { ...target, stateDir: join(temp.path, 'standby'), standbyEngines: 1 },
-    { logger, stopEnginesOnClose: true },
+    { logger, stopEnginesOnClose: true, env: process.env },
   );
   void pooled.monitor?.({ report, signal: monitors.signal });
   try {

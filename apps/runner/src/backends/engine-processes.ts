@@ -29,6 +29,7 @@ import { join } from 'node:path';
 import { UnavailableError } from '@sluice/errors';
 import type { Logger } from '@sluice/log';
 import { processAlive, sleep } from '@sluice/process';
+import { standbyBuildMessage } from '@sluice/protocol';
 import { retire, STANDBY_SLOT_ENV } from './engine-standby.js';
 import type { StandbyEngine } from './engine-standby.js';
 
@@ -194,7 +195,7 @@ export class EngineProcesses {
       writeAtomically(this.pidFilePath(buildId), `${JSON.stringify(file)}\n`);
       renameSync(standby.outPath, this.logPath(buildId));
       await new Promise<void>((resolve, reject) =>
-        standby.child.send({ type: 'build', env: vars }, (err) => (err ? reject(err) : resolve())),
+        standby.child.send(standbyBuildMessage(vars), (err) => (err ? reject(err) : resolve())),
       );
     } catch (err) {
       this.#options.logger.warn('a standby engine could not take its build', {

@@ -1,7 +1,8 @@
 /**
  * Standby engines of the local runtime: `sluice engine` processes started ahead of their
  * builds, with an IPC channel to the agent, that load node and the engine's modules and wait
- * (apps/cli/src/engine-handover.ts), then say `ready`. A build's engine is then a ready standby
+ * (apps/engine/src/main.ts), then say `ready` (the hand-off's messages: @sluice/protocol's
+ * engine-standby.ts). A build's engine is then a ready standby
  * handed its build's
  * environment over the channel (`EngineProcesses.handOver`), which takes its start-up out of
  * the time from the build's creation to its first step (bench/local-start), and another is
@@ -24,6 +25,7 @@ import { closeSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path';
 import type { Logger } from '@sluice/log';
 import { backoffDelay } from '@sluice/process';
+import { ENGINE_SLOT_VARIABLE, isStandbyReady } from '@sluice/protocol';
 
 export interface EngineStandbyOptions {
   stateDir: string;
@@ -49,7 +51,7 @@ export interface StandbyEngine {
 }
 
 /** The variable that tells a standby engine's process apart from any other. */
-export const STANDBY_SLOT_ENV = 'SLUICE_ENGINE_SLOT';
+export const STANDBY_SLOT_ENV = ENGINE_SLOT_VARIABLE;
 const OUT_PREFIX = 'standby-';
 /** The waits before replacing a standby that ended soon after the last one did. */
 const REPLACE_BACKOFF = { baseMs: 1_000, maxMs: 60_000 };
@@ -140,7 +142,7 @@ export class EngineStandby {
     child.channel?.unref();
     const standby: StandbyEngine = { child, pid: child.pid ?? 0, ready: false, slot, outPath };
     child.once('message', (message) => {
-      standby.ready = (message as { type?: unknown } | null)?.type === 'ready';
+      standby.ready = isStandbyReady(message);
       if (standby.ready) this.#options.logger.debug('standby engine ready', { pid: standby.pid });
     });
     const startedAt = Date.now();

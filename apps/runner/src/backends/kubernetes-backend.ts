@@ -32,6 +32,8 @@ const DIND_ADDRESS_TIMEOUT_MS = 120_000;
 
 export interface KubernetesBackendOptions {
   logger: Logger;
+  /** The agent's environment: proxy and in-cluster variables (none by default). */
+  env?: NodeJS.ProcessEnv;
   /** Kubernetes client rate limit: requests per second and burst. */
   qps: number;
   burst: number;
@@ -65,6 +67,7 @@ function kubernetesBackend(
 ): RuntimeBackend {
   const kube = KubeClient.create({
     source: target.source,
+    env: options.env ?? {},
     qps: options.qps,
     burst: options.burst,
   });

@@ -85,7 +85,7 @@ test('RunEngine applied twice, or by a restarted agent, starts one engine; StopE
   await Promise.all([backend.apply(task, signal), backend.apply(task, signal)]);
   const pid = pidOf(buildId);
   await backend.apply(task, signal);
-  const restarted = createLocalBackend(target, { logger: silentLogger });
+  const restarted = createLocalBackend(target, { logger: silentLogger, env: process.env });
   await restarted.apply(task, signal);
   assert.equal(pidOf(buildId), pid, 'a second engine was started');
   const refs = (await restarted.listBuildObjects()).filter((r) => r.buildId === buildId);
@@ -147,7 +147,7 @@ test('health checks Docker and the engine command, and says what to do when eith
       dockerHost: `unix://${join(temp.path, 'no-docker.sock')}`,
       engineCommand: [join(temp.path, 'no-such-node'), 'engine'],
     },
-    { logger: silentLogger },
+    { logger: silentLogger, env: process.env },
   );
   const sick = await broken.health();
   assert.equal(sick.healthy, false);

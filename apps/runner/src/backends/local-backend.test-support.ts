@@ -200,6 +200,7 @@ export function useLocalRuntime(
     fixture.backend = createLocalBackend(fixture.target, {
       logger: options.logger ?? silentLogger,
       stopEnginesOnClose: true,
+      env: process.env,
     });
   });
   after(async () => {

@@ -14,7 +14,7 @@ import { describeError } from '@sluice/errors';
 import { DOCKER_LABELS } from '@sluice/labels';
 import type { Logger } from '@sluice/log';
 import type { RuntimeHealth, Task } from '@sluice/protocol';
-import { RUNNER_ENV } from '../parse-runner-config.js';
+import { RUNNER_ENV } from '../config.js';
 import type { LocalTarget } from '../runner-config.js';
 import { TaskFailure } from '../runtime-backend.js';
 import type {
@@ -37,7 +37,7 @@ export interface LocalBackendOptions {
   logger: Logger;
   /** Stop every running engine on `close()`: `sluice up` ends its builds `terminated` on Ctrl-C. */
   stopEnginesOnClose?: boolean;
-  /** The agent's environment, which engines inherit without its credentials; process.env by default. */
+  /** The agent's environment, which engines inherit without its credentials (its main's). */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -87,7 +87,7 @@ class LocalBackend implements RuntimeBackend {
     this.runtime = target.name;
     this.#target = target;
     this.#options = options;
-    this.#env = options.env ?? process.env;
+    this.#env = options.env ?? {};
     this.#log = options.logger.child({ component: 'local-backend' });
     this.#engines = EngineProcesses.create({
       stateDir: target.stateDir,

@@ -5,7 +5,7 @@
  * pool pod holds both containers: the daemon listens only on a socket in a directory the two
  * share (no TLS: nothing outside the pod reaches it, and no build certificate exists yet), and
  * the engine waits, loaded, for its build's variables on the handover port (the engine's
- * engine-pool-handover.ts). Its claim and its Secret (the daemon's settings and the handover
+ * apps/engine/src/pool-handover.ts). Its claim and its Secret (the daemon's settings and the handover
  * key) are owned by the pod, so they go when it goes. Pure: tested without a cluster.
  *
  * The shape is complete once one build's claim, ConfigMap and both pods have been seen; until

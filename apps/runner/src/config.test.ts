@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isSluiceError } from '@sluice/errors';
-import { parseRunnerConfig } from './parse-runner-config.js';
+import { parseRunnerConfig } from './config.js';
 import { RUNNER_DEFAULTS } from './runner-config.js';
 
 const base = { SLUICE_SERVER_URL: 'http://cp:8080/', SLUICE_AGENT_TOKEN: 'sk_agent' };

@@ -1,21 +1,37 @@
 /**
- * `sluice server`: the control plane on PGlite in `--data-dir`, or on PostgreSQL with
- * DATABASE_URL. Prints the URL and, when this start created the admin, where its token is: on
- * a terminal the token itself, once; otherwise (a pipe, a log collector) only the path of a 0600
- * file holding it, so the token never lands in logs. SIGINT/SIGTERM close it in order. `openControlPlane` is also how `sluice up` starts it.
+ * The control plane's process, `sluice server` (composed by the CLI: `@sluice/server/main`): on
+ * PGlite in `--data-dir`, or on PostgreSQL with DATABASE_URL. Prints the URL and, when this
+ * start created the admin, where its token is: on a terminal the token itself, once; otherwise
+ * (a pipe, a log collector) only the path of a 0600 file holding it, so the token never lands
+ * in logs. SIGINT/SIGTERM close it in order. `openControlPlane` is also how `sluice up` starts
+ * it.
  * @module
  */
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '@sluice/errors';
-import { createServer, loadServerConfig } from '@sluice/server';
-import type { ServerConfig, SluiceServer } from '@sluice/server';
 import { createLogger } from '@sluice/log';
 import type { Logger } from '@sluice/log';
-import type { Terminal } from '../ui/terminal.js';
-import { waitForStopSignal } from './stop-signal.js';
-import { writeToken } from './up-setup.js';
+import { waitForStopSignal } from '@sluice/process';
+import { loadServerConfig } from './config.js';
+import type { ServerConfig } from './config.js';
+import { createServer } from './server.js';
+import type { SluiceServer } from './server.js';
 
-export interface ServerCommandOptions {
+export { loadServerConfig } from './config.js';
+export type { ServerConfig, ServerFlags } from './config.js';
+export type { SluiceServer } from './server.js';
+
+/** What the server prints for people: the CLI's terminal. */
+export interface ServerOutput {
+  out(text: string): void;
+  err(text: string): void;
+  /** Stdout is read by a person (not a pipe or a log collector): a token may be shown. */
+  readonly interactive: boolean;
+}
+
+export interface ServerMainOptions {
+  output: ServerOutput;
   port?: number;
   host?: string;
   dataDir?: string;
@@ -65,11 +81,10 @@ function listenError(err: unknown, config: Readonly<ServerConfig>): unknown {
   return err;
 }
 
-export async function serverCommand(
-  term: Terminal,
-  options: ServerCommandOptions,
-): Promise<number> {
-  const config = loadServerConfig(options);
+/** Runs the control plane until SIGINT or SIGTERM; the exit code. */
+export async function serverMain(options: ServerMainOptions): Promise<number> {
+  const { output: term, ...flags } = options;
+  const config = loadServerConfig(flags, process.env);
   const { server, url } = await openControlPlane(config, createLogger({ level: 'info' }));
   // Fastify names the loopback address for a wildcard host: say that every interface listens.
   const everywhere = ['0.0.0.0', '::'].includes(config.host)
@@ -79,7 +94,7 @@ export async function serverCommand(
   const metricsUrl = server.metricsUrl();
   if (metricsUrl !== undefined) term.out(`Prometheus metrics on ${metricsUrl}/metrics`);
   if (server.bootstrapToken !== undefined) showAdminToken(term, config, server.bootstrapToken);
-  await waitForStopSignal();
+  await waitForStopSignal(process.env);
   term.out('Stopping the server');
   await server.close();
   return 0;
@@ -92,7 +107,7 @@ export function adminTokenFile(config: Pick<ServerConfig, 'dataDir'>): string {
     : join(resolve(config.dataDir), 'admin-token');
 }
 
-function showAdminToken(term: Terminal, config: Readonly<ServerConfig>, token: string): void {
+function showAdminToken(term: ServerOutput, config: Readonly<ServerConfig>, token: string): void {
   if (config.bootstrapToken !== undefined) {
     term.out('Admin created with the token in SLUICE_BOOTSTRAP_TOKEN');
     return;
@@ -110,4 +125,10 @@ function showAdminToken(term: Terminal, config: Readonly<ServerConfig>, token: s
     term.err(`warning: could not write the admin token to ${file}: ${String(err)}`);
     term.out(`Admin token (shown once, keep it safe): ${token}`);
   }
+}
+
+/** Writes a token to `file`, readable by its owner only (mode 0600, also when it existed). */
+export function writeToken(file: string, token: string): void {
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
 }

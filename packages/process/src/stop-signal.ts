@@ -1,7 +1,7 @@
 /**
- * How the long-running commands (`server`, `agent`, `up`) wait for the user: the first SIGINT
- * or SIGTERM resolves, and the handlers go, so a second Ctrl-C during shutdown is Node's own
- * (it ends the process at once). A `failure` that rejects first (an agent that could not
+ * How the long-running processes (the server, the agent, the provisioner, `up`) wait for the
+ * user: the first SIGINT or SIGTERM resolves, and the handlers go, so a second Ctrl-C during
+ * shutdown is Node's own (it ends the process at once). A `failure` that rejects first (an agent that could not
  * start) rejects instead.
  *
  * Started by `npx sluice …` (`npm exec`), the command runs under `npm → sh -c → node`: npm
@@ -34,7 +34,7 @@ function procStat(pid: number): { comm: string; ppid: number } | undefined {
  * the `sh -c` npm runs commands with); undefined when npm did not, or off Linux.
  */
 export function npmLauncher(
-  env: NodeJS.ProcessEnv = process.env,
+  env: Readonly<Record<string, string | undefined>>,
   parent = process.ppid,
 ): number | undefined {
   if (env['npm_command'] !== 'exec') return undefined;
@@ -53,8 +53,8 @@ function alive(pid: number): boolean {
 }
 
 /** Calls `gone` once npm or this process's parent has gone; returns how to stop watching. */
-function watchLauncher(gone: () => void): () => void {
-  const launcher = npmLauncher();
+function watchLauncher(env: StopSignalEnv, gone: () => void): () => void {
+  const launcher = npmLauncher(env);
   if (launcher === undefined) return () => undefined;
   const parent = process.ppid;
   const timer = setInterval(() => {
@@ -64,7 +64,13 @@ function watchLauncher(gone: () => void): () => void {
   return () => clearInterval(timer);
 }
 
-export function waitForStopSignal(failure?: Promise<unknown>): Promise<NodeJS.Signals> {
+/** The process's environment (its main's): `npm_command` says whether npm started it. */
+export type StopSignalEnv = Readonly<Record<string, string | undefined>>;
+
+export function waitForStopSignal(
+  env: StopSignalEnv,
+  failure?: Promise<unknown>,
+): Promise<NodeJS.Signals> {
   return new Promise((resolve, reject) => {
     const detach = () => {
       process.off('SIGINT', stop);
@@ -75,7 +81,7 @@ export function waitForStopSignal(failure?: Promise<unknown>): Promise<NodeJS.Si
       detach();
       resolve(signal);
     };
-    const unwatch = watchLauncher(() => stop('SIGTERM'));
+    const unwatch = watchLauncher(env, () => stop('SIGTERM'));
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
     failure?.catch((err: unknown) => {

@@ -1,34 +1,31 @@
 /**
- * `sluice provisioner`: the volume provisioner of one runtime's StorageClass, and
- * `sluice volume-agent`: its agent on each node (`apps/provisioner`), as `charts/sluice-runtime`
- * deploys them. Every variable of their schemas is a flag too; an invalid configuration lists
- * every problem before anything starts. Both run until SIGINT/SIGTERM; the provisioner then
- * gives up its lease so a standby takes over at once.
+ * The provisioner's processes (composed by the CLI: `@sluice/provisioner/main`): `sluice
+ * provisioner`, the volume provisioner of one runtime's StorageClass, and `sluice volume-agent`,
+ * its agent on each node, as `charts/sluice-runtime` deploys them. Every variable of their
+ * schemas is a flag too (the CLI passes the flags given under their variables' names); an
+ * invalid configuration lists every problem before anything starts. Both run until
+ * SIGINT/SIGTERM; the provisioner then gives up its lease so a standby takes over at once.
  * @module
  */
-import { provisionerEnv, volumeAgentEnv } from '@sluice/config';
 import { KubeClient, KubeResources } from '@sluice/kube';
 import { createLogger } from '@sluice/log';
-import {
-  NodeAgent,
-  parseProvisionerConfig,
-  parseVolumeAgentConfig,
-  serveVolumeMetrics,
-  VolumeMetrics,
-  VolumeProvisioner,
-} from '@sluice/provisioner';
-import type { Terminal } from '../ui/terminal.js';
-import { flagsByVariable } from './provisioner-options.js';
-import { waitForStopSignal } from './stop-signal.js';
+import { waitForStopSignal } from '@sluice/process';
+import { NodeAgent } from './node-agent.js';
+import { parseProvisionerConfig, parseVolumeAgentConfig } from './config.js';
+import { serveVolumeMetrics, VolumeMetrics } from './volume-metrics.js';
+import { VolumeProvisioner } from './volume-provisioner.js';
 
-type Options = Record<string, string | undefined>;
+export interface ProvisionerMainOptions {
+  /** Where the process says it stopped: the CLI's terminal. */
+  output: { err(text: string): void };
+  /** The flags given, under their variables' names (they win over the environment). */
+  flags: Record<string, string>;
+}
 
-export async function provisionerCommand(
-  term: Terminal,
-  opts: Options,
-  env: NodeJS.ProcessEnv,
-): Promise<number> {
-  const config = parseProvisionerConfig(flagsByVariable(provisionerEnv, opts), env);
+/** Runs the volume provisioner until SIGINT or SIGTERM; the exit code. */
+export async function provisionerMain(options: ProvisionerMainOptions): Promise<number> {
+  const env = process.env;
+  const config = parseProvisionerConfig(options.flags, env);
   const log = createLogger({ level: 'info' });
   const provisioner = new VolumeProvisioner({
     resources: new KubeResources(KubeClient.create({ source: config.source, env })),
@@ -48,15 +45,13 @@ export async function provisionerCommand(
     namespace: config.namespace,
     identity: config.identity,
   });
-  return runUntilStopped(term, 'Provisioner', (signal) => provisioner.run(signal));
+  return runUntilStopped(options.output, 'Provisioner', (signal) => provisioner.run(signal));
 }
 
-export async function volumeAgentCommand(
-  term: Terminal,
-  opts: Options,
-  env: NodeJS.ProcessEnv,
-): Promise<number> {
-  const config = parseVolumeAgentConfig(flagsByVariable(volumeAgentEnv, opts), env);
+/** Runs the volume agent of one node until SIGINT or SIGTERM; the exit code. */
+export async function volumeAgentMain(options: ProvisionerMainOptions): Promise<number> {
+  const env = process.env;
+  const config = parseVolumeAgentConfig(options.flags, env);
   const log = createLogger({ level: 'info' });
   const agent = new NodeAgent({
     resources: new KubeResources(KubeClient.create({ source: config.source, env })),
@@ -85,7 +80,7 @@ export async function volumeAgentCommand(
     metrics: http === undefined ? 'off' : `${http.url}/metrics`,
   });
   try {
-    return await runUntilStopped(term, 'Volume agent', (signal) =>
+    return await runUntilStopped(options.output, 'Volume agent', (signal) =>
       agent.run(signal, {
         passed: (report) => metrics.observe(report),
         failed: () => metrics.failed(),
@@ -97,15 +92,15 @@ export async function volumeAgentCommand(
 }
 
 async function runUntilStopped(
-  term: Terminal,
+  output: ProvisionerMainOptions['output'],
   what: string,
   run: (signal: AbortSignal) => Promise<void>,
 ): Promise<number> {
   const stop = new AbortController();
   const running = run(stop.signal);
-  const signal = await waitForStopSignal(running);
+  const signal = await waitForStopSignal(process.env, running);
   stop.abort();
   await running;
-  term.err(`${what} stopped (${signal})`);
+  output.err(`${what} stopped (${signal})`);
   return 0;
 }

@@ -14,32 +14,15 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DockerClient } from '@sluice/docker';
-import { adoptEngineEnvironment, dockerEndpoint, loadConfig } from './config.js';
+import { dockerEndpointFrom } from '@sluice/docker/endpoint';
+import { adoptEngineEnvironment, engineDockerSettings } from './config.js';
+import type { PoolEngineSettings } from './config.js';
 
-/** Set in a pool pod's engine container (warm-pool-shape.ts renders them). */
-const POOL_ENV = {
-  port: 'SLUICE_ENGINE_POOL_PORT',
-  keyFile: 'SLUICE_ENGINE_POOL_KEY_FILE',
-} as const;
+export { poolEngineSettings } from './config.js';
+
 const MAX_BODY_BYTES = 1 << 20;
 const DOCKER_POLL_MS = 200;
 const WARM_UP_MS = 5_000;
-
-export interface PoolEngineSettings {
-  port: number;
-  keyFile: string;
-}
-
-/** The handover port and key file when this engine runs in a warm-pool pod; else undefined. */
-export function poolEngineSettings(
-  env: NodeJS.ProcessEnv = process.env,
-): PoolEngineSettings | undefined {
-  const port = Number(env[POOL_ENV.port]);
-  const keyFile = env[POOL_ENV.keyFile];
-  if (!Number.isInteger(port) || port <= 0 || keyFile === undefined || keyFile === '')
-    return undefined;
-  return { port, keyFile };
-}
 
 /** Resolves once a build's variables are in this process's environment. */
 export async function awaitPoolHandover(
@@ -72,7 +55,7 @@ export async function awaitPoolHandover(
 
 /** Waits until the daemon beside the engine answers: until then, the pod is not Ready. */
 async function daemonAnswers(): Promise<void> {
-  const docker = DockerClient.create(dockerEndpoint(loadConfig(), undefined));
+  const docker = DockerClient.create(dockerEndpointFrom(engineDockerSettings()));
   for (;;) {
     try {
       await docker.ping();

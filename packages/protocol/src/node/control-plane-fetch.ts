@@ -1,7 +1,7 @@
 /**
- * The agent's only connection out: the typed client for the control plane, with HTTPS_PROXY,
- * HTTP_PROXY and NO_PROXY (upper case first, then lower case) honoured as a corporate network
- * expects; Node 20's own fetch ignores them. The agent talks to one server, so whether to use a
+ * The agent's and the engine's connection to the control plane: the typed client, with
+ * HTTPS_PROXY, HTTP_PROXY and NO_PROXY (upper case first, then lower case) honoured as a
+ * corporate network expects; Node 20's own fetch ignores them. The agent talks to one server, so whether to use a
  * proxy is decided once, by the same rule as its Kubernetes connections (`proxyUrlFor`, Go's:
  * the proxy of the URL's scheme, never for loopback, NO_PROXY with domains, addresses and CIDR
  * ranges). Through a proxy the calls go over undici's `ProxyAgent` (undici's
@@ -15,19 +15,18 @@
  * a call, which frees undici's connection for the retry.
  * @module
  */
-import { proxyUrlFor } from '@sluice/kube/settings';
-import type { ProxyEnv } from '@sluice/kube/settings';
 import type * as Undici from 'undici';
-import { isSluiceError } from '@sluice/errors';
-import { createClient } from '@sluice/protocol';
-import type { SluiceClient } from '@sluice/protocol';
+import { createClient } from '../client.js';
+import type { SluiceClient } from '../client.js';
 import { createHttpFetch } from './http-fetch.js';
+import { proxyUrlFor } from './proxy-env.js';
+import type { ProxyEnv } from './proxy-env.js';
 
 export interface ControlPlaneClientOptions {
   serverUrl: string;
   token: string;
-  /** Defaults to process.env; tests pass their own. */
-  env?: ProxyEnv;
+  /** The proxy variables (HTTPS_PROXY, HTTP_PROXY, NO_PROXY): the process's, from its main. */
+  env: ProxyEnv;
 }
 
 export interface ControlPlaneConnection {
@@ -132,7 +131,7 @@ function undiciFetch(proxyUrl: string): ControlPlaneFetch {
 export function createControlPlaneClient(
   options: ControlPlaneClientOptions,
 ): ControlPlaneConnection {
-  const proxyUrl = proxyUrlFor(options.serverUrl, options.env ?? process.env);
+  const proxyUrl = proxyUrlFor(options.serverUrl, options.env);
   const connection =
     proxyUrl === undefined
       ? createHttpFetch({ maxSockets: AGENT_CONNECTIONS, idleTimeoutMs: TIMEOUTS.bodyTimeout })
@@ -140,35 +139,4 @@ export function createControlPlaneClient(
   const { fetch } = connection;
   const client = createClient({ baseUrl: options.serverUrl, token: options.token, fetch });
   return { client, close: () => connection.close() };
-}
-
-/** Failed calls to the control plane by kind: an error category, or `network` for the rest. */
-export class ApiErrorTally {
-  readonly #counts = new Map<string, number>();
-
-  add(err: unknown): void {
-    const kind = isSluiceError(err) ? err.category : 'network';
-    this.#counts.set(kind, (this.#counts.get(kind) ?? 0) + 1);
-  }
-
-  counts(): ReadonlyMap<string, number> {
-    return this.#counts;
-  }
-}
-
-/**
- * `client` with each failed call counted in `tally`, except calls their own signal aborted (a
- * shutdown, a long-poll given up): those are not the control plane's failures.
- */
-export function countingErrors(client: SluiceClient, tally: ApiErrorTally): SluiceClient {
-  const counted = <T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> =>
-    work.catch((err: unknown) => {
-      if (signal?.aborted !== true) tally.add(err);
-      throw err;
-    });
-  return {
-    call: (name, input) => counted(client.call(name, input), input?.signal),
-    raw: (name, input) => counted(client.raw(name, input), input?.signal),
-    withToken: (token) => countingErrors(client.withToken(token), tally),
-  };
 }

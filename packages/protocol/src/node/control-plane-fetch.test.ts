@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
-import { createControlPlaneFetch } from './control-plane-client.js';
+import { createControlPlaneFetch } from './control-plane-fetch.js';
 
 let server: Server;
 let closing: Server;

@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { createControlPlaneClient } from './control-plane-client.js';
+import { createControlPlaneClient } from './control-plane-fetch.js';
 
 /** A name that resolves nowhere: only the proxy knows where it is. */
 const PROXIED_HOST = 'control-plane.sluice.invalid';

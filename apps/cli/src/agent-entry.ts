@@ -16,7 +16,7 @@ import { addLocalCommands } from './local-commands.js';
 import { createTerminal } from './ui/terminal.js';
 
 /** Runs `sluice agent` with `args`, the words after `agent`. */
-export async function agentMain(args: readonly string[]): Promise<number> {
+export async function agentEntry(args: readonly string[]): Promise<number> {
   const argv = ['agent', ...args];
   const config = loadConfig();
   const term = createTerminal({ color: config.color && !argv.includes('--no-color') });

@@ -1,5 +1,5 @@
 /**
- * A warm-pool pod's engine (engine-pool-handover.ts) as a real process beside the real Docker
+ * A warm-pool pod's engine (pool-handover.ts) as a real process beside the real Docker
  * engine: it listens once the daemon answers, refuses what is not its agent's (no key, a wrong
  * key, another path, a body of another shape), takes the first keyed build's variables into its
  * environment and goes on as that build's engine.
@@ -34,7 +34,7 @@ test("a pool pod's engine takes only its agent's keyed handover, then runs as th
   const keyFile = join(temp.path, 'handover-key');
   writeFileSync(keyFile, `${KEY}\n`, { mode: 0o600 });
   const port = await freePort();
-  const module = new URL('./engine-pool-handover.js', import.meta.url).href;
+  const module = new URL('./pool-handover.js', import.meta.url).href;
   const script = [
     `const m = await import(${JSON.stringify(module)});`,
     'await m.awaitPoolHandover(m.poolEngineSettings());',

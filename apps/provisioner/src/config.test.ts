@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isSluiceError } from '@sluice/errors';
-import { parseProvisionerConfig, parseVolumeAgentConfig } from './provisioner-config.js';
+import { parseProvisionerConfig, parseVolumeAgentConfig } from './config.js';
 
 const REQUIRED = {
   SLUICE_PROVISIONER_NAME: 'sluice.io/volumes-ci',
