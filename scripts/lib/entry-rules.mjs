@@ -5,9 +5,10 @@
 //     (`@sluice/<app>/main`, lazily, to start that app's process), and the few library entries
 //     of `CLI_APP_IMPORTS` below.
 // Tests and test support are exempt from both: they start what they test.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import ts from 'typescript';
+import { sourceFiles as sources, specifiers } from './import-cycles.mjs';
 
 /**
  * What the CLI still takes from other apps besides their `main` entries, with the reason: each is
@@ -22,17 +23,7 @@ export const CLI_APP_IMPORTS = {
 };
 
 function isTestFile(path) {
-  return /\.test(-support)?\.ts$/.test(path) || /(^|\/)testing\//.test(path);
-}
-
-function sources(dir, out = []) {
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name === 'dist') continue;
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) sources(path, out);
-    else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
+  return /\.test(-support)?\.tsx?$/.test(path) || /(^|\/)testing\//.test(path);
 }
 
 function parse(path) {
@@ -86,28 +77,6 @@ export function processEnvProblems(workspaces, root) {
   return problems;
 }
 
-function packageSpecifiers(file) {
-  const found = [];
-  const visit = (node) => {
-    if (
-      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
-      node.moduleSpecifier &&
-      ts.isStringLiteral(node.moduleSpecifier)
-    )
-      found.push(node.moduleSpecifier.text);
-    else if (
-      ts.isCallExpression(node) &&
-      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
-      node.arguments[0] &&
-      ts.isStringLiteralLike(node.arguments[0])
-    )
-      found.push(node.arguments[0].text);
-    ts.forEachChild(node, visit);
-  };
-  visit(file);
-  return found.filter((specifier) => specifier.startsWith('@sluice/'));
-}
-
 /**
  * Every import of one app by another in `apps` (package name → directory), but the CLI's of a
  * `main` entry or of `CLI_APP_IMPORTS`; and every import of a `main` entry by anything but the CLI.
@@ -117,7 +86,8 @@ export function appImportProblems(apps, root, cli = '@sluice/cli') {
   for (const [name, dir] of Object.entries(apps)) {
     for (const path of sources(join(dir, 'src'))) {
       if (isTestFile(path)) continue;
-      for (const specifier of packageSpecifiers(parse(path))) {
+      for (const specifier of specifiers(path)) {
+        if (!specifier.startsWith('@sluice/')) continue;
         const [scope, pkg, ...entry] = specifier.split('/');
         const target = `${scope}/${pkg}`;
         if (target === name || apps[target] === undefined) continue;

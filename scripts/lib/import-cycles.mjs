@@ -12,7 +12,8 @@ import ts from 'typescript';
 
 const SOURCE = /\.(ts|tsx|mts)$/;
 
-function sourceFiles(dir, out = []) {
+/** The TypeScript sources under `dir` (node_modules, dist and declarations left out). */
+export function sourceFiles(dir, out = []) {
   for (const name of readdirSync(dir)) {
     if (name === 'node_modules' || name === 'dist') continue;
     const path = join(dir, name);
@@ -22,7 +23,8 @@ function sourceFiles(dir, out = []) {
   return out;
 }
 
-function specifiers(path) {
+/** Every module `path` imports or re-exports, `import()` included, as written. */
+export function specifiers(path) {
   const file = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest);
   const found = [];
   const visit = (node) => {
