@@ -61,15 +61,20 @@ test('an app importing another is refused, but the CLI importing a main entry la
       "export const start = () => import('@sluice/server/main');\nimport type { X } from '@sluice/runner/main';\nexport type Y = X;\n",
     'apps/cli/src/commands/up.ts':
       "import { createServer } from '@sluice/server';\nexport { startAgent } from '@sluice/runner';\nexport const s = createServer;\n",
-    'apps/cli/src/commands/run.ts': "import { runBuild } from '@sluice/engine';\nexport const r = runBuild;\n",
-    'apps/cli/src/up.int.test.ts': "import { createServer } from '@sluice/server';\nexport const s = createServer;\n",
+    'apps/cli/src/commands/run.ts':
+      "import { runBuild } from '@sluice/engine';\nexport const r = runBuild;\n",
+    'apps/cli/src/up.int.test.ts':
+      "import { createServer } from '@sluice/server';\nexport const s = createServer;\n",
     'apps/engine/src/remote-build.ts':
       "import { createControlPlaneClient } from '@sluice/runner/control-plane-client';\nimport { z } from '@sluice/protocol';\nexport const c = [createControlPlaneClient, z];\n",
     'apps/server/src/main.ts': "export const main = () => import('@sluice/engine/main');\n",
     'apps/runner/src/index.ts': 'export const runner = 1;\n',
   });
   const apps = Object.fromEntries(
-    ['cli', 'engine', 'server', 'runner'].map((name) => [`@sluice/${name}`, join(root, 'apps', name)]),
+    ['cli', 'engine', 'server', 'runner'].map((name) => [
+      `@sluice/${name}`,
+      join(root, 'apps', name),
+    ]),
   );
   assert.deepEqual(appImportProblems(apps, root).sort(), [
     'apps/cli/src/commands/up.ts: imports @sluice/runner; the CLI may import another app only through its main entry (@sluice/runner/main)',

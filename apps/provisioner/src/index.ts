@@ -17,11 +17,7 @@ export {
 } from './volume-objects.js';
 export type { VolumeSummary } from './volume-objects.js';
 export { parseProvisionerConfig, parseVolumeAgentConfig } from './config.js';
-export type {
-  ProvisionerConfig,
-  ProvisionerFlags,
-  VolumeAgentConfig,
-} from './config.js';
+export type { ProvisionerConfig, ProvisionerFlags, VolumeAgentConfig } from './config.js';
 export { NodeAgent } from './node-agent.js';
 export type { NodeAgentOptions, NodeAgentReport, VolumeUse } from './node-agent.js';
 export { directoryBytes, diskUsage } from './disk-usage.js';

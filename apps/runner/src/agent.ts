@@ -122,12 +122,14 @@ export async function startAgent(
         logger.warn('runtime not assigned to this agent by the control plane', {
           runtime: target.name,
         });
-      backends.push(await options.createBackend(target, {
+      backends.push(
+        await options.createBackend(target, {
           logger,
           config,
           runtime,
           env: options.env ?? {},
-        }));
+        }),
+      );
     }
     const byName = new Map(backends.map((b) => [b.runtime, b]));
     const run = createTaskRunner({
