@@ -28,7 +28,6 @@ import { SchedulingWakeups } from './builds/scheduling-wakeups.js';
 import { TaskQueue } from './tasks/task-queue.js';
 import { TriggerService } from './triggers/trigger-service.js';
 import { WebhookService } from './triggers/webhook-service.js';
-import { BuildFinisher } from './builds/build-finisher.js';
 import { ApprovalService } from './builds/approval-service.js';
 import { RegistryService } from './settings/registry-service.js';
 import { ClusterService } from './settings/cluster-service.js';
@@ -100,13 +99,12 @@ export function createServices(ctx: ServerContext): Services {
   const clusters = new ClusterService(ctx, runtimes);
   const certificates = new CertificateService(ctx);
   const planner = createTaskPlanner({ ctx, identity, certificates, clusters });
-  const store = new BuildStore(ctx, wakeups);
-  const finisher = new BuildFinisher(ctx, identity, planner, store);
-  const scheduler = new Scheduler(ctx, planner, finisher, store);
+  const store = new BuildStore(ctx, wakeups, planner);
+  const scheduler = new Scheduler(ctx, planner, store);
   // Every write that frees or takes a place wakes a pass, in this process and the others.
   wakeups.drive((accountId) => scheduler.schedule(accountId));
   const commitStatuses = new CommitStatusService(ctx, gitIntegrations);
-  const builds = new BuildService(ctx, projects, store, finisher, stepTypes, commitStatuses);
+  const builds = new BuildService(ctx, projects, store, stepTypes, commitStatuses);
   const triggers = new TriggerService(ctx, { projects, gitIntegrations, parser });
   const flows = new SignInFlows(ctx);
   return {
@@ -148,7 +146,7 @@ export function createServices(ctx: ServerContext): Services {
     gitIntegrations,
     clusters,
     stepTypes,
-    limits: new WorkflowLimitsEnforcer(ctx, { runtimes, finisher, store }),
+    limits: new WorkflowLimitsEnforcer(ctx, { runtimes, store }),
     commitStatuses,
     deletion: new BuildDeletion(ctx, store),
     retention: new BuildRetention(ctx, store),

@@ -10,7 +10,8 @@ import { ConflictError } from '@sluice/errors';
 import type { Build } from '@sluice/protocol';
 import { loadBuild, lockBuildStatus } from './build-rows.js';
 import type { BuildStore } from './build-store.js';
-import { CHANNELS } from '../signals.js';
+import { sendAnswers } from './build-control.js';
+import { answerSteps } from './build-steps.js';
 import { userName } from '../identity/user-name.js';
 import type { ServerContext } from '../server-context.js';
 
@@ -62,18 +63,9 @@ export class ApprovalService {
           `Step "${input.step}" of build ${buildId} is not waiting for approval`,
           { hint: `Steps waiting: ${waiting.map((s) => s.name).join(', ')}` },
         );
-      await trx
-        .insertInto('build_control')
-        .values(steps.map((step) => ({ build_id: buildId, kind: input.decision, step, actor })))
-        .execute();
-      await trx
-        .updateTable('build_steps')
-        .set({ status: 'running', answered_by: actor })
-        .where('build_id', '=', buildId)
-        .where('name', 'in', steps)
-        .execute();
+      await sendAnswers(this.#ctx.signals, trx, buildId, { decision: input.decision, steps, actor });
+      await answerSteps(trx, buildId, { steps, actor });
       await this.#store.resumeWhenAnswered(trx, buildId, now);
-      await this.#ctx.signals.publish(trx, CHANNELS.control, buildId);
     });
     this.#ctx.log.info('approval answered', { buildId, decision: input.decision, actor });
     return loadBuild(this.#ctx.database.db, accountId, buildId);

@@ -236,6 +236,22 @@ export async function stopIntent(executor: Executor, buildId: string) {
     .executeTakeFirst();
 }
 
+/**
+ * How a build the engine reports finished ends: as reported, except that an engine which ends
+ * `terminated` after the control plane asked it to stop for a workflow limit ends the build
+ * with that limit's status and reason instead of its own "cancelled".
+ */
+export async function reportedEnd(
+  executor: Executor,
+  buildId: string,
+  reported: { status: BuildStatus; reason: string | null },
+): Promise<{ status: BuildStatus; reason: string | null }> {
+  if (reported.status !== 'terminated') return reported;
+  const row = await stopIntent(executor, buildId);
+  if (row?.stop_status == null) return reported;
+  return { status: row.stop_status, reason: row.stop_reason };
+}
+
 /** A build of the account, its row locked to the end of `trx`, for a report about its pods. */
 export async function lockReportedBuild(trx: Executor, accountId: string, buildId: string) {
   return trx

@@ -9,8 +9,6 @@ import type { Executor, JsonObject, Schema, Transaction } from '@sluice/db';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Build, BuildCache, BuildStatus } from '@sluice/protocol';
 import { ConflictError, NotFoundError } from '@sluice/errors';
-import { wasHandedOut } from './build-finisher.js';
-import type { BuildFinisher } from './build-finisher.js';
 import {
   buildDefinition,
   definitionRow,
@@ -22,6 +20,7 @@ import {
   toBuilds,
 } from './build-rows.js';
 import { insertPlannedSteps } from './build-steps.js';
+import { wasHandedOut } from '../tasks/task-rows.js';
 import type { PlannedStep } from './build-steps.js';
 import type { ProjectService } from '../projects/project-service.js';
 import type { BuildStore, NewBuild } from './build-store.js';
@@ -71,7 +70,6 @@ export class BuildService {
   readonly #ctx: ServerContext;
   readonly #projects: ProjectService;
   readonly #store: BuildStore;
-  readonly #finisher: BuildFinisher;
   readonly #stepTypes: StepTypeService;
   readonly #statuses: CommitStatusService;
 
@@ -79,14 +77,12 @@ export class BuildService {
     ctx: ServerContext,
     projects: ProjectService,
     store: BuildStore,
-    finisher: BuildFinisher,
     stepTypes: StepTypeService,
     statuses: CommitStatusService,
   ) {
     this.#ctx = ctx;
     this.#projects = projects;
     this.#store = store;
-    this.#finisher = finisher;
     this.#stepTypes = stepTypes;
     this.#statuses = statuses;
   }
@@ -273,7 +269,7 @@ export class BuildService {
         await this.finish(trx, buildId, 'terminated', reason);
       } else if (!FINISHED_STATUSES.includes(status)) {
         // Recorded, so a build whose engine never stops is ended by the terminating limits.
-        await this.#finisher.requestStop(trx, buildId, null);
+        await this.#store.requestStop(trx, buildId, null);
       }
     });
     return loadBuild(this.#ctx.database.db, accountId, buildId);
@@ -317,14 +313,14 @@ export class BuildService {
       );
   }
 
-  /** Ends the build and queues the removal of its objects (see BuildFinisher); false if it had already ended. */
+  /** Ends the build and queues the removal of its objects (`BuildStore.finish`); false if it had already ended. */
   finish(
     trx: Executor,
     buildId: string,
     status: BuildStatus,
     reason: string | null,
   ): Promise<boolean> {
-    return this.#finisher.finish(trx, buildId, status, reason);
+    return this.#store.finish(trx, buildId, status, reason);
   }
 }
 

@@ -3,6 +3,7 @@
  * children, typed-step groups, matrix and scale expansions) gets a row with its lane (`parent`)
  * and a stable `position`, depth first. Events then upsert by name, so a step the engine adds
  * on its own (hook steps such as `build.on_success`) gets a row at the end instead of being lost.
+ * The one writer of `build_steps` (a boundary rule refuses another).
  * @module
  */
 import { jsonb, sql } from '@sluice/db';
@@ -60,11 +61,23 @@ export async function insertPlannedSteps(
   steps: readonly PlannedStep[],
 ): Promise<void> {
   if (steps.length === 0) return;
-  await trx.insertInto('build_steps').values(plannedStepRows(buildId, steps)).execute();
+  await plannedStepsInsert(trx, buildId, steps).execute();
+}
+
+/**
+ * The insert of a build's planned steps (at least one), for a statement of the store's that
+ * inserts the build too (`sql` embeds it as a sub-statement).
+ */
+export function plannedStepsInsert(
+  executor: Executor,
+  buildId: string,
+  steps: readonly PlannedStep[],
+) {
+  return executor.insertInto('build_steps').values(plannedStepRows(buildId, steps));
 }
 
 /** The rows of a new build's planned steps, all pending. */
-export function plannedStepRows(buildId: string, steps: readonly PlannedStep[]) {
+function plannedStepRows(buildId: string, steps: readonly PlannedStep[]) {
   return steps.map((s) => ({
     build_id: buildId,
     name: s.name,
@@ -165,5 +178,35 @@ export async function awaitApproval(
     .onConflict((oc) =>
       oc.columns(['build_id', 'name']).doUpdateSet({ status: 'pending-approval' }),
     )
+    .execute();
+}
+
+/** Steps answered by a person (`answered_by`) run on. */
+export async function answerSteps(
+  trx: Executor,
+  buildId: string,
+  answer: { steps: readonly string[]; actor: string },
+): Promise<void> {
+  await trx
+    .updateTable('build_steps')
+    .set({ status: 'running', answered_by: answer.actor })
+    .where('build_id', '=', buildId)
+    .where('name', 'in', [...answer.steps])
+    .execute();
+}
+
+/** A build's end closes its steps: pending ones skipped, running or waiting ones terminated. */
+export async function closeSteps(trx: Executor, buildId: string, now: Date): Promise<void> {
+  await trx
+    .updateTable('build_steps')
+    .set({ status: 'skipped' })
+    .where('build_id', '=', buildId)
+    .where('status', '=', 'pending')
+    .execute();
+  await trx
+    .updateTable('build_steps')
+    .set({ status: 'terminated', finished_at: now })
+    .where('build_id', '=', buildId)
+    .where('status', 'in', ['running', 'pending-approval'])
     .execute();
 }

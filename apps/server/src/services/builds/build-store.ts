@@ -1,11 +1,13 @@
 /**
- * The one owner of writes to the `builds` table (a test fails when another file writes it).
+ * The store of the build aggregate: a build with its steps, its control messages, its tasks and
+ * its engine token change together, through here. It owns the writes of `builds` (a test and a
+ * boundary rule refuse another writer) and composes those of the other tables from their one
+ * writer each (`build-steps.ts`, `build-control.ts`, `task-rows.ts`, `engine-tokens.ts`).
  * Status moves are checked against `build-transitions.ts`: each write moves only from the
- * statuses its transition allows, and does what the transition must also do here (stamps, the
- * end published, the scheduler woken through `SchedulingWakeups`). The other effects of an end
- * (steps, token, tasks) are `BuildFinisher`'s, which calls `finish`. Writes take the caller's
- * executor; `transaction` runs one and, after its commit, waits for the scheduling passes its
- * writes announced, so a request answers with what the pass did.
+ * statuses its transition allows, and a move's effects are carried out in one exhaustive
+ * `switch` (`#carryOut`), so a new effect fails the type check instead of being skipped. Writes
+ * take the caller's executor; `transaction` runs one and, after its commit, waits for the
+ * scheduling passes its writes announced, so a request answers with what the pass did.
  * @module
  */
 import { jsonb, sql } from '@sluice/db';
@@ -14,15 +16,17 @@ import { InputError } from '@sluice/errors';
 import { applyAnnotationChanges, FINISHED_STATUSES } from '@sluice/protocol';
 import type { AnnotationChange, BuildAnnotations, BuildStatus } from '@sluice/protocol';
 import { effectsOf, sourcesOf } from './build-transitions.js';
-import type { BuildTransition } from './build-transitions.js';
+import type { BuildEffect, BuildTransition } from './build-transitions.js';
 import { keepFirstTiming, mergeTiming } from '../json-columns.js';
 import type { SchedulingWakeups } from './scheduling-wakeups.js';
-import { plannedStepRows } from './build-steps.js';
+import { closeSteps, insertPlannedSteps, plannedStepsInsert } from './build-steps.js';
 import { agentsBuild } from './build-rows.js';
 import type { PlannedStep } from './build-steps.js';
+import { sendCancel } from './build-control.js';
+import { engineTokensDelete, engineTokensInsert, revokeEngineToken } from './engine-tokens.js';
 import type { ServerContext } from '../server-context.js';
-import { plannedTaskRows } from '../tasks/task-rows.js';
-import type { InsertTasksOptions } from '../tasks/task-rows.js';
+import { endBuildTasks, queuedTasksInsert, wasHandedOut } from '../tasks/task-rows.js';
+import type { InsertTasksOptions, PlannedTask } from '../tasks/task-rows.js';
 import type { EngineToken } from '../identity/identity-service.js';
 import { CHANNELS } from '../signals.js';
 
@@ -35,6 +39,22 @@ export interface StopIntent {
 /** A build to elect: its runtime, its start tasks and the engine token they hold. */
 export interface ElectedStart extends InsertTasksOptions {
   engineToken?: EngineToken['row'];
+}
+
+/** What plans a build's stop tasks (the task planner's `planStop`), for its end. */
+export interface StopPlanner {
+  planStop(
+    trx: Executor,
+    build: { accountId: string; buildId: string; runtime: string },
+  ): Promise<PlannedTask[]>;
+}
+
+/** A build the `finish` move ended, for its effects. */
+interface EndedBuild {
+  buildId: string;
+  accountId: string;
+  runtime: string | null;
+  finishedAt: Date;
 }
 
 /** A build as created: pending, with what its trigger gave it. */
@@ -91,10 +111,12 @@ export interface ReadDefinition {
 export class BuildStore {
   readonly #ctx: ServerContext;
   readonly #wakeups: SchedulingWakeups;
+  readonly #stops: StopPlanner;
 
-  constructor(ctx: ServerContext, wakeups: SchedulingWakeups) {
+  constructor(ctx: ServerContext, wakeups: SchedulingWakeups, stops: StopPlanner) {
     this.#ctx = ctx;
     this.#wakeups = wakeups;
+    this.#stops = stops;
   }
 
   /**
@@ -121,17 +143,12 @@ export class BuildStore {
    */
   async create(build: NewBuild, steps: readonly PlannedStep[]): Promise<void> {
     const wake = this.#wakeups.statementWakeUp(build.accountId);
-    let query = this.#ctx.database.db.with('build', (db) =>
-      db.insertInto('builds').values(newBuildRow(build)).returning('id'),
-    );
-    if (steps.length > 0)
-      query = query.with('steps', (db) =>
-        db.insertInto('build_steps').values(plannedStepRows(build.id, steps)),
-      );
-    await query
-      .selectFrom('build')
-      .select(sql<string>`pg_notify(${wake.channel}, ${wake.key})`.as('woken'))
-      .execute();
+    const db = this.#ctx.database.db;
+    const insert = db.insertInto('builds').values(newBuildRow(build)).returning('id');
+    const withSteps =
+      steps.length === 0 ? sql`` : sql`, steps as (${plannedStepsInsert(db, build.id, steps)})`;
+    await sql`with build as (${insert})${withSteps}
+      select pg_notify(${wake.channel}, ${wake.key}) as woken from build`.execute(db);
     await this.#wakeups.settled([wake.key]);
   }
 
@@ -148,8 +165,7 @@ export class BuildStore {
         .where('yaml', 'is', null)
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) === 0) return false;
-      if (read.steps.length > 0)
-        await trx.insertInto('build_steps').values(plannedStepRows(buildId, read.steps)).execute();
+      await insertPlannedSteps(trx, buildId, read.steps);
       return true;
     });
   }
@@ -176,9 +192,8 @@ export class BuildStore {
   async electStarts(trx: Executor, starts: readonly ElectedStart[]): Promise<number> {
     if (starts.length === 0) return 0;
     const now = new Date(this.#ctx.clock());
-    const tasks = plannedTaskRows(this.#ctx, starts);
     const tokens = starts.flatMap((start) => (start.engineToken ? [start.engineToken] : []));
-    const column = <T, K extends keyof T>(rows: readonly T[], key: K) => rows.map((r) => r[key]);
+    const elected = sql`select id from elected`;
     const { rows } = await sql<{ elected: number }>`with elected as (
         update builds b set status = 'elected', runtime_environment = c.runtime, reason = null,
           updated_at = ${now}::timestamptz,
@@ -187,26 +202,8 @@ export class BuildStore {
           as c(id, runtime)
         where b.id = c.id and b.status in (${sql.join(sourcesOf('elect'))})
         returning b.id),
-      tokens as (
-        insert into api_tokens (id, account_id, kind, subject_id, name, token_hash, token_prefix)
-        select t.id, t.account_id, 'engine', t.build_id, t.name, t.hash, t.prefix
-        from unnest(${column(tokens, 'id')}::text[], ${column(tokens, 'accountId')}::text[],
-          ${column(tokens, 'buildId')}::text[], ${column(tokens, 'name')}::text[],
-          ${column(tokens, 'hash')}::text[], ${column(tokens, 'prefix')}::text[])
-          as t(id, account_id, build_id, name, hash, prefix)
-        where t.build_id in (select id from elected)),
-      queued as (
-        insert into tasks (id, account_id, build_id, runtime, type, spec, position, status,
-          available_at, created_at, updated_at)
-        select t.id, t.account_id, t.build_id, t.runtime, t.type, t.spec::jsonb, t.position,
-          'queued', ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
-        from unnest(${column(tasks, 'id')}::text[], ${column(tasks, 'account_id')}::text[],
-          ${column(tasks, 'build_id')}::text[], ${column(tasks, 'runtime')}::text[],
-          ${column(tasks, 'type')}::text[], ${tasks.map((t) => JSON.stringify(t.spec))}::text[],
-          ${column(tasks, 'position')}::int[])
-          as t(id, account_id, build_id, runtime, type, spec, position)
-        where t.build_id in (select id from elected)
-        returning runtime)
+      tokens as (${engineTokensInsert(tokens, elected)}),
+      queued as (${queuedTasksInsert(this.#ctx, starts, { now, elected })})
       select (select count(*)::int from elected) as elected,
         (select count(pg_notify(${CHANNELS.tasks}, r.runtime))::int
           from (select distinct runtime from queued) r) as woken`.execute(trx);
@@ -249,10 +246,16 @@ export class BuildStore {
   }
 
   /**
-   * Ends the build with `status`: stamped, its end published and its place freed. Undefined
-   * (nothing written) when it had already finished; else its account and runtime.
+   * Ends the build with `status`, whatever ended it (its engine, a cancel, a task that failed
+   * for good, the silent-engine reaper, a runtime that cannot run it), and carries out every
+   * effect of the move; false (and nothing done) when it had already finished.
    */
-  async finish(trx: Executor, buildId: string, status: BuildStatus, reason: string | null) {
+  async finish(
+    trx: Executor,
+    buildId: string,
+    status: BuildStatus,
+    reason: string | null,
+  ): Promise<boolean> {
     const now = new Date(this.#ctx.clock());
     const row = await this.#move(trx, buildId, 'finish')
       .set({
@@ -264,17 +267,64 @@ export class BuildStore {
       })
       .returning(['account_id', 'runtime_environment'])
       .executeTakeFirst();
-    if (row === undefined) return undefined;
-    for (const effect of effectsOf('finish')) {
-      if (effect === 'publish-end') {
-        await this.#ctx.signals.publish(trx, CHANNELS.logs, buildId);
-        await this.#ctx.signals.publish(trx, CHANNELS.builds, buildId);
-      } else if (effect === 'schedule') await this.#wakeups.announce(trx, row.account_id);
-    }
-    return { accountId: row.account_id, runtime: row.runtime_environment, finishedAt: now };
+    if (row === undefined) return false;
+    this.#ctx.metrics.buildFinished(status);
+    const ended = { buildId, accountId: row.account_id, runtime: row.runtime_environment };
+    for (const effect of effectsOf('finish'))
+      await this.#carryOut(trx, effect, { ...ended, finishedAt: now });
+    return true;
   }
 
-  /** Records a stop asked of a running build's engine; false when not running or already asked. */
+  /**
+   * What a move must also do (`build-transitions.ts`), each effect in its one place: a new
+   * effect fails the type check here until it is carried out.
+   */
+  async #carryOut(trx: Executor, effect: BuildEffect, build: EndedBuild): Promise<void> {
+    switch (effect) {
+      case 'stamp-elected':
+      case 'stamp-engine-started':
+      case 'stamp-finished':
+      case 'queue-start-tasks':
+        // Written by the move's own statement (`electStarts`, `start`, `finish`).
+        return;
+      case 'close-steps':
+        return closeSteps(trx, build.buildId, build.finishedAt);
+      case 'revoke-engine-token':
+        return revokeEngineToken(trx, build.buildId, new Date(this.#ctx.clock()));
+      case 'queue-stop-tasks':
+        return this.#queueStopTasks(trx, build);
+      case 'publish-end':
+        await this.#ctx.signals.publish(trx, CHANNELS.logs, build.buildId);
+        await this.#ctx.signals.publish(trx, CHANNELS.builds, build.buildId);
+        return;
+      case 'schedule':
+        return this.#wakeups.announce(trx, build.accountId);
+      default:
+        return effect satisfies never;
+    }
+  }
+
+  /**
+   * Start tasks still queued are dropped and leased ones are never handed out again, so nothing
+   * is created after the stop tasks; those are queued when any start task reached an agent, so
+   * a build's pods and volume claim never outlive it.
+   */
+  async #queueStopTasks(trx: Executor, build: EndedBuild): Promise<void> {
+    const { runtime } = build;
+    const stop =
+      runtime !== null && (await wasHandedOut(trx, build.buildId))
+        ? await this.#stops.planStop(trx, { ...build, runtime })
+        : [];
+    await endBuildTasks(this.#ctx, trx, { ...build, stop });
+  }
+
+  /**
+   * Asks the engine of a started build to stop through its control channel (what a cancel
+   * does): it stops its containers and reports the end itself. The request is recorded with
+   * the status and reason the build is to end with (none for a cancel: the engine's own), so
+   * the terminating limits can end a build whose engine does not stop. False when the build is
+   * not running or a stop was already asked for.
+   */
   async requestStop(trx: Executor, buildId: string, intent: StopIntent | null): Promise<boolean> {
     const row = await trx
       .updateTable('builds')
@@ -288,7 +338,9 @@ export class BuildStore {
       .where('stop_requested_at', 'is', null)
       .returning('id')
       .executeTakeFirst();
-    return row !== undefined;
+    if (row === undefined) return false;
+    await sendCancel(this.#ctx.signals, trx, buildId);
+    return true;
   }
 
   /** A build that waits for new pods after an infrastructure error says so. */
@@ -473,9 +525,7 @@ export class BuildStore {
       chunks as (
         select count(*)::int as n, coalesce(sum(c.byte_size), 0)::bigint as bytes
         from build_log_chunks c where c.build_id in (select id from victims)),
-      tokens as (
-        delete from api_tokens t
-        where t.kind = 'engine' and t.subject_id in (select id from victims)),
+      tokens as (${engineTokensDelete(sql`select id from victims`)}),
       gone as (
         delete from builds b where b.id in (select id from victims) returning b.id)
       select (select count(*)::int from gone) as builds, chunks.n as log_chunks,

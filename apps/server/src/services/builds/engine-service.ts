@@ -26,10 +26,9 @@ import type { StepTypeService } from '../settings/step-type-service.js';
 import type { BuildStore } from './build-store.js';
 import { CHANNELS } from '../signals.js';
 import { awaitApproval, finishStep, startStep } from './build-steps.js';
-import { reportedEnd } from './build-finisher.js';
 import { isoTime } from '../server-context.js';
 import { logTotals } from './log-pages.js';
-import { buildForEngine, specTemplateOf } from './build-rows.js';
+import { buildForEngine, reportedEnd, specTemplateOf } from './build-rows.js';
 import {
   clusterWanted,
   credentialWants,

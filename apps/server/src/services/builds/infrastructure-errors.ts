@@ -26,7 +26,7 @@ import type { BuildStore } from './build-store.js';
 import type { RuntimeService } from '../settings/runtime-service.js';
 import { lockReportedBuild } from './build-rows.js';
 import type { ServerContext } from '../server-context.js';
-import { insertTasks, unsealTaskSpec } from '../tasks/task-rows.js';
+import { insertTasks, supersedeTasks, unsealTaskSpec } from '../tasks/task-rows.js';
 import type { PlannedTask } from '../tasks/task-rows.js';
 
 interface PodTask {
@@ -181,22 +181,11 @@ export class InfrastructureErrors {
   ): Promise<void> {
     const now = new Date(this.#ctx.clock());
     const superseded = `Superseded: the build is retried on new pods after ${what}`;
-    await trx
-      .updateTable('tasks')
-      .set((eb) => ({
-        status: 'failed',
-        status_revision: eb('status_revision', '+', 1),
-        lease_expires_at: null,
-        last_error: superseded,
-        updated_at: now,
-      }))
-      .where(
-        'id',
-        'in',
-        pods.map((p) => p.id),
-      )
-      .where('status', 'in', ['queued', 'leased'])
-      .execute();
+    await supersedeTasks(
+      trx,
+      pods.map((p) => p.id),
+      { reason: superseded, now },
+    );
     const renamed = pods.map((pod) => retryPod(pod.spec, pods, attempt));
     const tasks: PlannedTask[] = [
       // The engine before the daemon it uses, as a build's stop tasks go.

@@ -9,7 +9,6 @@
  */
 import { sql } from '@sluice/db';
 import type { Executor } from '@sluice/db';
-import type { BuildFinisher } from './build-finisher.js';
 import type { BuildStore, ElectedStart } from './build-store.js';
 import { coalescePasses } from '../coalesced-passes.js';
 import { accountsWithPendingBuilds, passInputs } from './build-rows.js';
@@ -20,21 +19,14 @@ import type { TaskPlanner } from '../tasks/task-planner.js';
 export class Scheduler {
   readonly #ctx: ServerContext;
   readonly #planner: TaskPlanner;
-  readonly #finisher: BuildFinisher;
   readonly #store: BuildStore;
   /** One pass per account at a time in this process, shared by the calls that wait for it. */
   readonly #schedule = coalescePasses((accountId) => this.#pass(accountId));
 
-  constructor(
-    ctx: ServerContext,
-    planner: TaskPlanner,
-    finisher: BuildFinisher,
-    store: BuildStore,
-  ) {
+  constructor(ctx: ServerContext, planner: TaskPlanner, store: BuildStore) {
     this.#ctx = ctx;
     this.#store = store;
     this.#planner = planner;
-    this.#finisher = finisher;
   }
 
   /**
@@ -97,7 +89,7 @@ export class Scheduler {
       if (!planned.ok) {
         this.#ctx.log.warn('build cannot start on its runtime', { buildId: build.id, runtime });
         await this.#store.electStarts(trx, [{ ...start, tasks: [] }]);
-        await this.#finisher.finish(trx, build.id, 'error', planned.reason);
+        await this.#store.finish(trx, build.id, 'error', planned.reason);
         continue;
       }
       starts.push({ ...start, tasks: planned.tasks, engineToken: planned.engineToken });

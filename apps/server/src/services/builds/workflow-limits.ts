@@ -1,7 +1,7 @@
 /**
  * Enforces each build's runtime `workflowLimits` (docs/runtime-limits.md): a pass reads every
  * active build and what happened to it from the database, decides with `decideLimits`, and
- * applies the decision through `BuildFinisher` (ending it, which queues the stop tasks that
+ * applies the decision through `BuildStore` (ending it, which queues the stop tasks that
  * remove its pods or engine process, or asking its engine to stop through the control channel,
  * as a cancel does). Everything it reads is in the database, so a restarted server, or a second
  * one, carries on where the last pass left; two passes at once decide the same and apply once
@@ -11,7 +11,6 @@
 import type { Logger } from '@sluice/log';
 import { DEFAULT_WORKFLOW_LIMITS } from '@sluice/runtime-spec';
 import type { WorkflowLimits } from '@sluice/runtime-spec';
-import type { BuildFinisher } from './build-finisher.js';
 import { activeBuildClocks } from './build-rows.js';
 import type { BuildStore } from './build-store.js';
 import type { RuntimeService } from '../settings/runtime-service.js';
@@ -21,7 +20,6 @@ import type { ActiveStatus, BuildClocks, LimitAction } from './workflow-limit-ru
 
 export interface WorkflowLimitsDeps {
   runtimes: RuntimeService;
-  finisher: BuildFinisher;
   store: BuildStore;
 }
 
@@ -112,7 +110,7 @@ export class WorkflowLimitsEnforcer {
     switch (action.kind) {
       case 'finish': {
         const done = await this.#deps.store.transaction((trx) =>
-          this.#deps.finisher.finish(trx, build.id, action.status, action.reason),
+          this.#deps.store.finish(trx, build.id, action.status, action.reason),
         );
         if (!done) return false;
         log.warn('build ended by a workflow limit', {
@@ -124,7 +122,7 @@ export class WorkflowLimitsEnforcer {
       case 'stop': {
         const asked = await db
           .transaction()
-          .execute((trx) => this.#deps.finisher.requestStop(trx, build.id, action));
+          .execute((trx) => this.#deps.store.requestStop(trx, build.id, action));
         if (asked) log.warn('build stopped by a workflow limit', { reason: action.reason });
         return asked;
       }

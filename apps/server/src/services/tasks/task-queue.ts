@@ -9,7 +9,6 @@
  */
 import { ConflictError, NotFoundError } from '@sluice/errors';
 import { backoffDelay } from '@sluice/process';
-import { sql } from '@sluice/db';
 import type { Executor, TaskRow } from '@sluice/db';
 import { FINISHED_STATUSES } from '@sluice/protocol';
 import type { Task } from '@sluice/protocol';
@@ -21,7 +20,7 @@ import { isoTime } from '../server-context.js';
 import { buildStatus } from '../builds/build-rows.js';
 import type { ServerContext } from '../server-context.js';
 import { START_TASK_TYPES } from './task-planner.js';
-import { unsealTaskSpec } from './task-rows.js';
+import { claimTasks, recordTaskOutcome, unsealTaskSpec } from './task-rows.js';
 
 export interface PollOptions {
   agentId: string;
@@ -87,36 +86,14 @@ export class TaskQueue {
     const tasks = await this.#ctx.database.db.transaction().execute(async (trx) => {
       const now = new Date(this.#ctx.clock());
       const leaseUntil = new Date(now.getTime() + this.#ctx.config.taskLeaseMs);
-      const rows = await trx
-        .updateTable('tasks')
-        .set({
-          status: 'leased',
-          leased_by: options.agentId,
-          agent_id: options.agentId,
-          lease_expires_at: leaseUntil,
-          attempts: sql`attempts + 1`,
-          updated_at: now,
-        })
-        .where('id', 'in', (qb) =>
-          qb
-            .selectFrom('tasks')
-            .select('id')
-            .where('account_id', '=', options.accountId)
-            .where('runtime', 'in', runtimes)
-            .where((eb) =>
-              eb.or([
-                eb.and([eb('status', '=', 'queued'), eb('available_at', '<=', now)]),
-                eb.and([eb('status', '=', 'leased'), eb('lease_expires_at', '<', now)]),
-              ]),
-            )
-            .orderBy('created_at')
-            .orderBy('position')
-            .limit(options.max)
-            .forUpdate()
-            .skipLocked(),
-        )
-        .returningAll()
-        .execute();
+      const rows = await claimTasks(trx, {
+        agentId: options.agentId,
+        accountId: options.accountId,
+        runtimes,
+        max: options.max,
+        now,
+        leaseUntil,
+      });
       rows.sort(
         (a, b) => a.created_at.getTime() - b.created_at.getTime() || a.position - b.position,
       );
@@ -178,18 +155,13 @@ export class TaskQueue {
     const row = await this.#reportedRow(trx, agentId, taskId, report);
     const late = await this.#isLate(trx, row);
     const now = new Date(this.#ctx.clock());
-    const set = (fields: { status: 'done' | 'queued' | 'failed'; available_at?: Date }) =>
-      trx
-        .updateTable('tasks')
-        .set({
-          status_revision: report.statusRevision,
-          updated_at: now,
-          lease_expires_at: null,
-          last_error: report.reason ?? null,
-          ...fields,
-        })
-        .where('id', '=', taskId)
-        .execute();
+    const set = (fields: { status: 'done' | 'queued' | 'failed'; availableAt?: Date }) =>
+      recordTaskOutcome(trx, taskId, {
+        statusRevision: report.statusRevision,
+        now,
+        lastError: report.reason ?? null,
+        ...fields,
+      });
     if (report.status === 'Success') {
       await set({ status: 'done' });
       if (!late && row.build_id !== null && createsEngine(row))
@@ -198,7 +170,7 @@ export class TaskQueue {
     }
     if (!late && report.isRetriable && row.attempts < row.max_attempts) {
       const delay = backoffDelay(row.attempts, { baseMs: 1000, maxMs: BACKOFF_MAX_MS });
-      await set({ status: 'queued', available_at: new Date(now.getTime() + delay) });
+      await set({ status: 'queued', availableAt: new Date(now.getTime() + delay) });
       setTimeout(() => void this.#wakeLater(row.runtime), delay + 10).unref();
       return false;
     }

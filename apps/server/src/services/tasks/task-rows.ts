@@ -76,8 +76,34 @@ export async function insertBuildTasks(
     .execute();
 }
 
+/**
+ * The insert of the builds' tasks, queued at `now`, kept only for the builds `elected` selects
+ * (their ids), returning each task's runtime: a piece of the store's election statement, which
+ * wakes the runtimes' agents.
+ */
+export function queuedTasksInsert(
+  ctx: ServerContext,
+  builds: readonly InsertTasksOptions[],
+  options: { now: Date; elected: ReturnType<typeof sql> },
+): ReturnType<typeof sql> {
+  const { now, elected } = options;
+  const tasks = plannedTaskRows(ctx, builds);
+  const column = <K extends keyof (typeof tasks)[number]>(key: K) => tasks.map((t) => t[key]);
+  return sql`insert into tasks (id, account_id, build_id, runtime, type, spec, position, status,
+      available_at, created_at, updated_at)
+    select t.id, t.account_id, t.build_id, t.runtime, t.type, t.spec::jsonb, t.position,
+      'queued', ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+    from unnest(${column('id')}::text[], ${column('account_id')}::text[],
+      ${column('build_id')}::text[], ${column('runtime')}::text[],
+      ${column('type')}::text[], ${tasks.map((t) => JSON.stringify(t.spec))}::text[],
+      ${column('position')}::int[])
+      as t(id, account_id, build_id, runtime, type, spec, position)
+    where t.build_id in (${elected})
+    returning runtime`;
+}
+
 /** The builds' tasks as rows to queue, in order: ids given, secret specs sealed. */
-export function plannedTaskRows(ctx: ServerContext, builds: readonly InsertTasksOptions[]) {
+function plannedTaskRows(ctx: ServerContext, builds: readonly InsertTasksOptions[]) {
   return builds.flatMap((options) =>
     options.tasks.map((task, index) => {
       const id = ctx.ids.next('tsk');
@@ -106,4 +132,150 @@ export function unsealTaskSpec(
   if (typeof spec.sealed !== 'string' || Object.keys(spec).length !== 1) return { ...spec };
   const text = decryptSecret(spec.sealed, ctx.secretKey, associatedData(row.id));
   return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** Whether any of the build's tasks ever reached an agent (claiming counts an attempt). */
+export async function wasHandedOut(trx: Executor, buildId: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('tasks')
+    .select('id')
+    .where('build_id', '=', buildId)
+    .where('attempts', '>', 0)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * A build's end: its start tasks still queued are dropped and leased ones never handed out
+ * again, so nothing is created after `stop`, which is queued after every task it had.
+ */
+export async function endBuildTasks(
+  ctx: ServerContext,
+  trx: Executor,
+  build: { accountId: string; buildId: string; runtime: string | null; stop: readonly PlannedTask[] },
+): Promise<void> {
+  const { last } = await trx
+    .selectFrom('tasks')
+    .select(sql<number>`coalesce(max(position), -1)`.as('last'))
+    .where('build_id', '=', build.buildId)
+    .executeTakeFirstOrThrow();
+  // Delete before clearing leases: a claim that holds a queued row commits it as leased first.
+  await trx
+    .deleteFrom('tasks')
+    .where('build_id', '=', build.buildId)
+    .where('status', '=', 'queued')
+    .execute();
+  await trx
+    .updateTable('tasks')
+    .set({ lease_expires_at: null })
+    .where('build_id', '=', build.buildId)
+    .where('status', '=', 'leased')
+    .execute();
+  if (build.runtime === null || build.stop.length === 0) return;
+  await insertTasks(ctx, trx, {
+    accountId: build.accountId,
+    buildId: build.buildId,
+    runtime: build.runtime,
+    tasks: build.stop,
+    firstPosition: Number(last) + 1,
+  });
+}
+
+/**
+ * Tasks that have not run and never will (a build retried on new pods): failed with `reason`,
+ * their revision moved on so a late report of them is refused.
+ */
+export async function supersedeTasks(
+  trx: Executor,
+  taskIds: readonly string[],
+  options: { reason: string; now: Date },
+): Promise<void> {
+  await trx
+    .updateTable('tasks')
+    .set((eb) => ({
+      status: 'failed',
+      status_revision: eb('status_revision', '+', 1),
+      lease_expires_at: null,
+      last_error: options.reason,
+      updated_at: options.now,
+    }))
+    .where('id', 'in', [...taskIds])
+    .where('status', 'in', ['queued', 'leased'])
+    .execute();
+}
+
+export interface ClaimTasksOptions {
+  agentId: string;
+  accountId: string;
+  runtimes: readonly string[];
+  max: number;
+  now: Date;
+  leaseUntil: Date;
+}
+
+/**
+ * Leases up to `max` ready tasks of the account's `runtimes` (queued and available, or leased
+ * and expired) to the agent, oldest first, skipping rows another claim holds.
+ */
+export async function claimTasks(trx: Executor, options: ClaimTasksOptions): Promise<TaskRow[]> {
+  const { now } = options;
+  return trx
+    .updateTable('tasks')
+    .set({
+      status: 'leased',
+      leased_by: options.agentId,
+      agent_id: options.agentId,
+      lease_expires_at: options.leaseUntil,
+      attempts: sql`attempts + 1`,
+      updated_at: now,
+    })
+    .where('id', 'in', (qb) =>
+      qb
+        .selectFrom('tasks')
+        .select('id')
+        .where('account_id', '=', options.accountId)
+        .where('runtime', 'in', [...options.runtimes])
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('status', '=', 'queued'), eb('available_at', '<=', now)]),
+            eb.and([eb('status', '=', 'leased'), eb('lease_expires_at', '<', now)]),
+          ]),
+        )
+        .orderBy('created_at')
+        .orderBy('position')
+        .limit(options.max)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .returningAll()
+    .execute();
+}
+
+/** What an agent's report of a task sets: its outcome, at its next revision. */
+export interface TaskOutcome {
+  status: 'done' | 'queued' | 'failed';
+  statusRevision: number;
+  lastError: string | null;
+  now: Date;
+  /** A retry's time. */
+  availableAt?: Date;
+}
+
+export async function recordTaskOutcome(
+  trx: Executor,
+  taskId: string,
+  outcome: TaskOutcome,
+): Promise<void> {
+  await trx
+    .updateTable('tasks')
+    .set({
+      status_revision: outcome.statusRevision,
+      updated_at: outcome.now,
+      lease_expires_at: null,
+      last_error: outcome.lastError,
+      status: outcome.status,
+      ...(outcome.availableAt === undefined ? {} : { available_at: outcome.availableAt }),
+    })
+    .where('id', '=', taskId)
+    .execute();
 }
