@@ -42,7 +42,7 @@ export function registerAgentRoutes(app: FastifyInstance, s: Services, auth: Aut
   }));
 
   registerRoute(app, routes.agentInfrastructureError, auth, async ({ principal, params, body }) =>
-    s.infrastructureErrors.report(
+    s.infrastructureRetries.report(
       await s.agents.servedBy(principal.agentId ?? ''),
       params.buildId,
       body,

@@ -9,7 +9,7 @@ import type { Logger } from '@sluice/log';
 import type { ServerConfig } from '../config.js';
 import type { IdGenerator } from '../ids.js';
 import type { ServerMetrics } from '../observability/server-metrics.js';
-import type { Signals } from './signals.js';
+import type { Signals } from './pg-notify.js';
 
 export interface ServerContext {
   config: Readonly<ServerConfig>;

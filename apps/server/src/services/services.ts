@@ -9,7 +9,7 @@ import { BuildStore } from './builds/build-store.js';
 import { BuildDeletion } from './builds/build-deletion.js';
 import { BuildRetention } from './builds/build-retention.js';
 import { CronTriggers } from './triggers/cron-triggers.js';
-import { EngineService } from './builds/engine-service.js';
+import { EngineService } from './engine-api/engine-service.js';
 import { AuditLog } from './identity/audit-log.js';
 import { IdentityService } from './identity/identity-service.js';
 import { UserService } from './identity/user-service.js';
@@ -19,12 +19,12 @@ import { SignInService } from './identity/sign-in-service.js';
 import { CliLogin } from './identity/cli-login.js';
 import { OidcSignIn } from './identity/oidc-sign-in.js';
 import { SignInFlows } from './identity/sign-in-flows.js';
-import { InfrastructureErrors } from './builds/infrastructure-errors.js';
-import { LogHub } from './builds/log-hub.js';
+import { InfrastructureRetries } from './tasks/infrastructure-retries.js';
+import { LogHub } from './logs/log-hub.js';
 import { ProjectService } from './projects/project-service.js';
 import { RuntimeService } from './settings/runtime-service.js';
-import { Scheduler } from './builds/scheduler.js';
-import { SchedulingWakeups } from './builds/scheduling-wakeups.js';
+import { Scheduler } from './scheduling/scheduler.js';
+import { SchedulingWakeups } from './scheduling-wakeups.js';
 import { TaskQueue } from './tasks/task-queue.js';
 import { TriggerService } from './triggers/trigger-service.js';
 import { WebhookService } from './triggers/webhook-service.js';
@@ -35,9 +35,9 @@ import { GitIntegrationService } from './settings/git-integration-service.js';
 import { loadBuiltInStepTypes } from './settings/built-in-step-types.js';
 import { StepTypeService } from './settings/step-type-service.js';
 import { createTaskPlanner } from './tasks/task-planner.js';
-import { WorkflowLimitsEnforcer } from './builds/workflow-limits.js';
+import { WorkflowLimitsEnforcer } from './limits/workflow-limits.js';
 import type { ServerContext } from './server-context.js';
-import { ParsePool } from './parse-pool.js';
+import { ParsePool } from './parsing/parse-pool.js';
 
 import { CommitStatusService } from './statuses/commit-status-service.js';
 
@@ -60,7 +60,7 @@ export interface Services {
   engine: EngineService;
   runtimes: RuntimeService;
   agents: AgentService;
-  infrastructureErrors: InfrastructureErrors;
+  infrastructureRetries: InfrastructureRetries;
   triggers: TriggerService;
   webhooks: WebhookService;
   cron: CronTriggers;
@@ -136,7 +136,7 @@ export function createServices(ctx: ServerContext): Services {
     }),
     runtimes,
     agents: new AgentService(ctx, identity, runtimes),
-    infrastructureErrors: new InfrastructureErrors(ctx, runtimes, builds, store),
+    infrastructureRetries: new InfrastructureRetries(ctx, runtimes, builds, store),
     triggers,
     webhooks: new WebhookService(ctx, { triggers, builds, parser }),
     cron: new CronTriggers(ctx, builds),

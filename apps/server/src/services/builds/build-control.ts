@@ -5,8 +5,8 @@
  * @module
  */
 import type { Executor } from '@sluice/db';
-import type { Signals } from '../signals.js';
-import { CHANNELS } from '../signals.js';
+import type { Signals } from '../pg-notify.js';
+import { CHANNELS } from '../pg-notify.js';
 
 /** An approval's answer: the steps it answers and who answered. */
 export interface ControlAnswer {

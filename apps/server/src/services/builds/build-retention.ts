@@ -11,11 +11,11 @@
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { JsonObject } from '@sluice/db';
 import type { Retention } from '@sluice/protocol';
 import { startPassLoop } from '../pass-loop.js';
 import type { PassLoop, PassLoopOptions } from '../pass-loop.js';
 import type { ServerContext } from '../server-context.js';
+import { retentionOf } from '../projects/pipeline-retention.js';
 import { DELETE_BATCH } from './build-deletion.js';
 import type { BuildStore, BuildsToDelete, DeletedBuilds } from './build-store.js';
 
@@ -131,17 +131,6 @@ export class BuildRetention {
       await sleep(Math.min(MAX_REST_MS, took * REST_FACTOR));
     }
   }
-}
-
-/** A stored `retention` (jsonb) as the API shows it: only the limits it has. */
-export function retentionOf(stored: JsonObject): Retention {
-  const limit = (key: string) => {
-    const value = stored[key];
-    return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
-  };
-  const days = limit('days');
-  const builds = limit('builds');
-  return { ...(days === undefined ? {} : { days }), ...(builds === undefined ? {} : { builds }) };
 }
 
 export type RetentionLoop = PassLoop;

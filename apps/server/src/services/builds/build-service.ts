@@ -20,14 +20,35 @@ import {
   toBuilds,
 } from './build-rows.js';
 import { insertPlannedSteps } from './build-steps.js';
-import { wasHandedOut } from '../tasks/task-rows.js';
-import type { PlannedStep } from './build-steps.js';
+import { wasHandedOut } from './task-rows.js';
+import type { PlannedStep } from '../parsing/planned-steps.js';
 import type { ProjectService } from '../projects/project-service.js';
 import type { BuildStore, NewBuild } from './build-store.js';
 import type { ServerContext } from '../server-context.js';
 import { ACCOUNT_STEP_TYPES } from '../settings/step-type-service.js';
 import type { StepTypeService } from '../settings/step-type-service.js';
-import type { CommitStatusService, TrackedBuild } from '../statuses/commit-status-service.js';
+
+/** What a new build's commit status needs, from the build and its pipeline. */
+export interface TrackedBuild {
+  buildId: string;
+  accountId: string;
+  pipelineId: string;
+  facts: Record<string, string>;
+  /** The commit built: a webhook's, `run-pipeline --sha`, or the one a definition was read at. */
+  revision: string | null;
+  project: string;
+  pipeline: string;
+  /** The pipeline's repository source (`pipelines.spec_template`), null when inline. */
+  specTemplate: JsonObject | null;
+}
+
+/**
+ * What follows each new build's commit (the commit status service, which reads builds and so
+ * sits above them): told of the build in the transaction that creates it.
+ */
+export interface BuildTracker {
+  track(executor: Executor, build: TrackedBuild): Promise<void>;
+}
 
 export interface CreateBuildInput {
   accountId: string;
@@ -71,14 +92,14 @@ export class BuildService {
   readonly #projects: ProjectService;
   readonly #store: BuildStore;
   readonly #stepTypes: StepTypeService;
-  readonly #statuses: CommitStatusService;
+  readonly #statuses: BuildTracker;
 
   constructor(
     ctx: ServerContext,
     projects: ProjectService,
     store: BuildStore,
     stepTypes: StepTypeService,
-    statuses: CommitStatusService,
+    statuses: BuildTracker,
   ) {
     this.#ctx = ctx;
     this.#projects = projects;

@@ -1,59 +1,14 @@
 /**
- * A build's step rows follow the pipeline's real tree: at creation every step of it (parallel
- * children, typed-step groups, matrix and scale expansions) gets a row with its lane (`parent`)
- * and a stable `position`, depth first. Events then upsert by name, so a step the engine adds
- * on its own (hook steps such as `build.on_success`) gets a row at the end instead of being lost.
- * The one writer of `build_steps` (a boundary rule refuses another).
+ * The one writer of `build_steps` (a boundary rule refuses another). A build's step rows follow
+ * the pipeline's real tree: at creation every planned step (`planned-steps.ts`) gets a row with
+ * its lane and position. Events then upsert by name, so a step the engine adds on its own (hook
+ * steps such as `build.on_success`) gets a row at the end instead of being lost.
  * @module
  */
 import { jsonb, sql } from '@sluice/db';
-import type { Executor, StepNeed } from '@sluice/db';
-import type { Step } from '@sluice/pipeline';
+import type { Executor } from '@sluice/db';
 import type { StepStatus } from '@sluice/protocol';
-
-export interface PlannedStep {
-  name: string;
-  parent: string | null;
-  position: number;
-  /** Its own `stage:`, else the stage of the block it runs in; null for none. */
-  stage: string | null;
-  /** Its `title:` as written, when it names no variable (the engine reports it filled in). */
-  title: string | null;
-  /** Its `when.steps`. */
-  needs: StepNeed[];
-  /** How its steps run when it holds steps (a parallel block, a typed step's group). */
-  block: 'parallel' | 'sequential' | null;
-}
-
-/** Every step of the tree, depth first: a block, then its children, then the next step. */
-export function plannedSteps(steps: readonly Step[]): PlannedStep[] {
-  const out: PlannedStep[] = [];
-  const seen = new Set<string>();
-  const visit = (list: readonly Step[], parent: string | null, blockStage: string | null) => {
-    for (const step of list) {
-      // Names are unique in a valid pipeline; a repeated one keeps its first place.
-      if (seen.has(step.name)) continue;
-      seen.add(step.name);
-      const stage = step.stage ?? blockStage;
-      out.push({
-        ...{ name: step.name, parent: parent ?? laneOf(step), position: out.length, stage },
-        title: step.title !== undefined && !step.title.includes('${{') ? step.title : null,
-        needs: (step.when?.steps?.dependencies ?? []).map((d) => ({ step: d.step, on: d.on })),
-        block: step.type === 'parallel' ? 'parallel' : step.type === 'group' ? 'sequential' : null,
-      });
-      if (step.type === 'parallel' || step.type === 'group') visit(step.steps, step.name, stage);
-    }
-  };
-  visit(steps, null, null);
-  return out;
-}
-
-/** A matrix or scale child outside any block still runs in the lane of the step it came from. */
-function laneOf(step: Step): string | null {
-  const origin = step.origin;
-  if (origin === undefined || origin.kind === 'step-type' || origin.step === step.name) return null;
-  return origin.step;
-}
+import type { PlannedStep } from '../parsing/planned-steps.js';
 
 export async function insertPlannedSteps(
   trx: Executor,

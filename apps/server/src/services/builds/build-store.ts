@@ -18,17 +18,17 @@ import type { AnnotationChange, BuildAnnotations, BuildStatus } from '@sluice/pr
 import { effectsOf, sourcesOf } from './build-transitions.js';
 import type { BuildEffect, BuildTransition } from './build-transitions.js';
 import { keepFirstTiming, mergeTiming } from '../json-columns.js';
-import type { SchedulingWakeups } from './scheduling-wakeups.js';
+import type { SchedulingWakeups } from '../scheduling-wakeups.js';
 import { closeSteps, insertPlannedSteps, plannedStepsInsert } from './build-steps.js';
 import { agentsBuild } from './build-rows.js';
-import type { PlannedStep } from './build-steps.js';
+import type { PlannedStep } from '../parsing/planned-steps.js';
 import { sendCancel } from './build-control.js';
 import { engineTokensDelete, engineTokensInsert, revokeEngineToken } from './engine-tokens.js';
 import type { ServerContext } from '../server-context.js';
-import { endBuildTasks, queuedTasksInsert, wasHandedOut } from '../tasks/task-rows.js';
-import type { InsertTasksOptions, PlannedTask } from '../tasks/task-rows.js';
+import { endBuildTasks, queuedTasksInsert, wasHandedOut } from './task-rows.js';
+import type { InsertTasksOptions, PlannedTask } from './task-rows.js';
 import type { EngineToken } from '../identity/identity-service.js';
-import { CHANNELS } from '../signals.js';
+import { CHANNELS } from '../pg-notify.js';
 
 /** How a stop the control plane asked for is to end the build (none: the engine's own end). */
 export interface StopIntent {

@@ -18,7 +18,7 @@ import type { AuditLog } from './audit-log.js';
 import { coalescePasses } from '../coalesced-passes.js';
 import { isoTime } from '../server-context.js';
 import type { ServerContext } from '../server-context.js';
-import type { SchedulingWakeups } from '../builds/scheduling-wakeups.js';
+import type { SchedulingWakeups } from '../scheduling-wakeups.js';
 
 /** A new engine token: its value for the build's tasks, its row for `api_tokens`. */
 export interface EngineToken {

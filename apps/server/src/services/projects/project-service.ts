@@ -14,11 +14,11 @@ import { LIMITS } from '@sluice/protocol';
 import type { Pipeline, Project, Retention, SpecTemplate } from '@sluice/protocol';
 import type { z } from 'zod';
 import type { CreatePipeline, PipelineValidation, UpdatePipeline } from '@sluice/protocol';
-import { invalidDocument } from './document-issues.js';
+import { invalidDocument } from '../parsing/document-issues.js';
 import { assertUnchanged } from './pipeline-version.js';
-import type { ParsePool, PipelineParseJob, PipelineParseResult } from '../parse-pool.js';
+import type { ParsePool, PipelineParseJob, PipelineParseResult } from '../parsing/parse-pool.js';
 import { isoTime } from '../server-context.js';
-import { retentionOf } from '../builds/build-retention.js';
+import { retentionOf } from './pipeline-retention.js';
 import type { ServerContext } from '../server-context.js';
 import type { StepTypeService } from '../settings/step-type-service.js';
 

@@ -12,7 +12,7 @@
  */
 import type { StepTypeDocument } from '@sluice/pipeline';
 import type { EngineStepType } from '@sluice/protocol';
-import type { StepTypeParse } from '../parse-jobs.js';
+import type { StepTypeParse } from '../parsing/parse-jobs.js';
 
 /** A registered step type as read with a pipeline or a list: its digest, not its document. */
 export interface StepTypeKey {

@@ -17,6 +17,7 @@ import type { Executor, JsonObject } from '@sluice/db';
 import { SERVER_DEFAULTS } from '@sluice/config/defaults';
 import { claimCommitStatuses, specTemplateOf } from '../builds/build-rows.js';
 import type { DueCommitStatus as DueRow } from '../builds/build-rows.js';
+import type { BuildTracker, TrackedBuild } from '../builds/build-service.js';
 import { describeError } from '@sluice/errors';
 import type { Logger } from '@sluice/log';
 import type {
@@ -42,19 +43,6 @@ const REQUEST_TIMEOUT_MS = 10_000;
 
 const FINAL_STATES: readonly CommitState[] = ['success', 'failure', 'error', 'cancelled'];
 
-/** What a new build's commit status needs, from the build and its pipeline. */
-export interface TrackedBuild {
-  buildId: string;
-  accountId: string;
-  pipelineId: string;
-  facts: Record<string, string>;
-  /** The commit built: a webhook's, `run-pipeline --sha`, or the one a definition was read at. */
-  revision: string | null;
-  project: string;
-  pipeline: string;
-  /** The pipeline's repository source (`pipelines.spec_template`), null when inline. */
-  specTemplate: JsonObject | null;
-}
 
 /** The repository a build's commit is in, and the integration named for it (else the default). */
 interface StatusTarget {
@@ -64,7 +52,7 @@ interface StatusTarget {
 
 const OWNER_NAME = /^[\w.-]+(?:\/[\w.-]+)+$/;
 
-export class CommitStatusService {
+export class CommitStatusService implements BuildTracker {
   readonly #ctx: ServerContext;
   readonly #integrations: GitIntegrationService;
 

@@ -17,7 +17,7 @@ import type { EngineToken } from '../identity/identity-service.js';
 import { buildLabelFacts } from '../builds/build-rows.js';
 import type { ClusterService } from '../settings/cluster-service.js';
 import type { ServerContext } from '../server-context.js';
-import type { PlannedTask, StartPlan } from './task-rows.js';
+import type { PlannedTask, StartPlan } from '../builds/task-rows.js';
 
 export interface KubernetesPlanDeps {
   ctx: ServerContext;

@@ -21,8 +21,8 @@ import { resolveStoredRuntime } from '../settings/runtime-service.js';
 import type { StoredRuntimeSpecs } from '../settings/runtime-service.js';
 import type { ClusterService } from '../settings/cluster-service.js';
 import type { ServerContext } from '../server-context.js';
-import { unsealTaskSpec } from './task-rows.js';
-import type { PlannedTask, StartPlan } from './task-rows.js';
+import { unsealTaskSpec } from '../builds/task-rows.js';
+import type { PlannedTask, StartPlan } from '../builds/task-rows.js';
 
 export interface PlanInput {
   accountId: string;

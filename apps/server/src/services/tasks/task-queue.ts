@@ -15,12 +15,12 @@ import type { Task } from '@sluice/protocol';
 import { BUILD_LABELS } from '@sluice/runtime-spec';
 import type { BuildService } from '../builds/build-service.js';
 import type { BuildStore } from '../builds/build-store.js';
-import { CHANNELS } from '../signals.js';
+import { CHANNELS } from '../pg-notify.js';
 import { isoTime } from '../server-context.js';
 import { buildStatus } from '../builds/build-rows.js';
 import type { ServerContext } from '../server-context.js';
 import { START_TASK_TYPES } from './task-planner.js';
-import { claimTasks, recordTaskOutcome, unsealTaskSpec } from './task-rows.js';
+import { claimTasks, recordTaskOutcome, unsealTaskSpec } from '../builds/task-rows.js';
 
 export interface PollOptions {
   agentId: string;

@@ -11,7 +11,7 @@ import { jsonb } from '@sluice/db';
 import type { TriggerRow } from '@sluice/db';
 import type { CreateTrigger, Trigger } from '@sluice/protocol';
 import type { z } from 'zod';
-import type { ParsePool } from '../parse-pool.js';
+import type { ParsePool } from '../parsing/parse-pool.js';
 import type { ProjectService } from '../projects/project-service.js';
 import type { GitIntegrationService } from '../settings/git-integration-service.js';
 import type { ServerContext } from '../server-context.js';

@@ -24,7 +24,7 @@ import type { TriggerRow } from '@sluice/db';
 import type { Logger } from '@sluice/log';
 import type { TriggerEvent, WebhookResult } from '@sluice/protocol';
 import type { BuildService, CreateBuildInput } from '../builds/build-service.js';
-import type { ParsePool } from '../parse-pool.js';
+import type { ParsePool } from '../parsing/parse-pool.js';
 import type { ServerContext } from '../server-context.js';
 import { secretAssociatedData, userVariables } from './trigger-rows.js';
 import type { TriggerService } from './trigger-service.js';

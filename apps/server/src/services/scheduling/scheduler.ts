@@ -9,10 +9,10 @@
  */
 import { sql } from '@sluice/db';
 import type { Executor } from '@sluice/db';
-import type { BuildStore, ElectedStart } from './build-store.js';
+import type { BuildStore, ElectedStart } from '../builds/build-store.js';
 import { coalescePasses } from '../coalesced-passes.js';
-import { accountsWithPendingBuilds, passInputs } from './build-rows.js';
-import type { ActiveCounts, PassInputs, PendingBuild } from './build-rows.js';
+import { accountsWithPendingBuilds, passInputs } from '../builds/build-rows.js';
+import type { ActiveCounts, PassInputs, PendingBuild } from '../builds/build-rows.js';
 import type { ServerContext } from '../server-context.js';
 import type { TaskPlanner } from '../tasks/task-planner.js';
 

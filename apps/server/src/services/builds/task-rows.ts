@@ -12,7 +12,7 @@ import type { TaskType } from '@sluice/protocol';
 import { json } from '../json-columns.js';
 import type { EngineToken } from '../identity/identity-service.js';
 import type { ServerContext } from '../server-context.js';
-import { CHANNELS } from '../signals.js';
+import { CHANNELS } from '../pg-notify.js';
 
 export interface PlannedTask {
   type: TaskType;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
 import { silentLogger } from '@sluice/log';
 import { SchedulingWakeups } from './scheduling-wakeups.js';
-import { Signals } from '../signals.js';
+import { Signals } from './pg-notify.js';
 
 const databases = useTestDatabases();
 

@@ -15,20 +15,20 @@ import type {
   EngineEvent,
 } from '@sluice/protocol';
 import { logLimitMessage } from '@sluice/protocol';
-import type { BuildService } from './build-service.js';
+import type { BuildService } from '../builds/build-service.js';
 import type { CertificateService } from '../identity/certificate-service.js';
-import { decryptBuildSecrets } from './build-service.js';
+import { decryptBuildSecrets } from '../builds/build-service.js';
 import type { ProjectService } from '../projects/project-service.js';
 import type { ClusterService } from '../settings/cluster-service.js';
 import type { GitIntegrationService } from '../settings/git-integration-service.js';
 import type { RegistryService } from '../settings/registry-service.js';
 import type { StepTypeService } from '../settings/step-type-service.js';
-import type { BuildStore } from './build-store.js';
-import { CHANNELS } from '../signals.js';
-import { awaitApproval, finishStep, startStep } from './build-steps.js';
+import type { BuildStore } from '../builds/build-store.js';
+import { CHANNELS } from '../pg-notify.js';
+import { awaitApproval, finishStep, startStep } from '../builds/build-steps.js';
 import { isoTime } from '../server-context.js';
-import { logTotals } from './log-pages.js';
-import { buildForEngine, reportedEnd, specTemplateOf } from './build-rows.js';
+import { logTotals } from '../logs/log-pages.js';
+import { buildForEngine, reportedEnd, specTemplateOf } from '../builds/build-rows.js';
 import {
   clusterWanted,
   credentialWants,

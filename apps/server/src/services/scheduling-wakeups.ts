@@ -12,8 +12,8 @@ import { randomUUID } from 'node:crypto';
 import { withTransaction } from '@sluice/db';
 import type { Executor, Schema, Transaction } from '@sluice/db';
 import type { Logger } from '@sluice/log';
-import { CHANNELS } from '../signals.js';
-import type { Signals } from '../signals.js';
+import { CHANNELS } from './pg-notify.js';
+import type { Signals } from './pg-notify.js';
 
 /** How long `settled` waits to hear a wake-up before it runs the pass itself (a lost listener). */
 const HEARD_WITHIN_MS = 2_000;

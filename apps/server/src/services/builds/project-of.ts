@@ -5,7 +5,7 @@
  * @module
  */
 import type { Executor } from '@sluice/db';
-import { buildProjectName } from '../builds/build-rows.js';
+import { buildProjectName } from './build-rows.js';
 import type { ProjectTarget } from '../../http/project-targets.js';
 
 export async function projectOf(

@@ -1,4 +1,5 @@
 /**
+ * Retries a build on new pods or a new engine process after an infrastructure error, or ends it.
  * What the control plane does when an agent's pod monitor reports that one of a build's pods
  * failed for a reason of the cluster's (Unschedulable, ErrImagePull, OOMKilled, Evicted, a lost
  * node…): while the build's engine has not started and its runtime allows
@@ -21,13 +22,13 @@ import type {
   InfrastructureErrorReport,
 } from '@sluice/protocol';
 import { DEFAULT_INFRASTRUCTURE_RETRIES } from '@sluice/runtime-spec';
-import type { BuildService } from './build-service.js';
-import type { BuildStore } from './build-store.js';
+import type { BuildService } from '../builds/build-service.js';
+import type { BuildStore } from '../builds/build-store.js';
 import type { RuntimeService } from '../settings/runtime-service.js';
-import { lockReportedBuild } from './build-rows.js';
+import { lockReportedBuild } from '../builds/build-rows.js';
 import type { ServerContext } from '../server-context.js';
-import { insertTasks, supersedeTasks, unsealTaskSpec } from '../tasks/task-rows.js';
-import type { PlannedTask } from '../tasks/task-rows.js';
+import { insertTasks, supersedeTasks, unsealTaskSpec } from '../builds/task-rows.js';
+import type { PlannedTask } from '../builds/task-rows.js';
 
 interface PodTask {
   id: string;
@@ -45,7 +46,7 @@ interface ReportedBuild {
 /** `engine-x-r2` → 2; a first attempt's pod has no suffix. */
 const RETRY_SUFFIX = /-r(\d+)$/;
 
-export class InfrastructureErrors {
+export class InfrastructureRetries {
   readonly #ctx: ServerContext;
   readonly #runtimes: RuntimeService;
   readonly #builds: BuildService;

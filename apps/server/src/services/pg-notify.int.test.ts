@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
-import { CHANNELS, Signals } from './signals.js';
+import { CHANNELS, Signals } from './pg-notify.js';
 
 const databases = useTestDatabases();
 

@@ -24,8 +24,8 @@ import type { ResourceLimits } from 'node:worker_threads';
 import { InternalError, UnavailableError } from '@sluice/errors';
 import { stepTypeFromData } from '@sluice/pipeline';
 import type { Logger } from '@sluice/log';
-import { checkBranchFilterNow, isPlainBranchFilter } from './triggers/branch-filter-check.js';
-import type { BranchFilterAnswer } from './triggers/branch-filter-check.js';
+import { checkBranchFilterNow, isPlainBranchFilter } from './branch-filter-check.js';
+import type { BranchFilterAnswer } from './branch-filter-check.js';
 import { documentDigest, parseJob, parseStepTypeNow, stepTypeData } from './parse-jobs.js';
 import type {
   ParseRequest,

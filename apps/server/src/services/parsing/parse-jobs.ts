@@ -20,8 +20,8 @@ import type {
   StepTypeData,
   StepTypeDocument,
 } from '@sluice/pipeline';
-import { plannedSteps } from './builds/build-steps.js';
-import type { PlannedStep } from './builds/build-steps.js';
+import { plannedSteps } from './planned-steps.js';
+import type { PlannedStep } from './planned-steps.js';
 
 export interface PipelineParseJob {
   yaml: string;

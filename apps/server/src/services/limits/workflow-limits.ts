@@ -11,8 +11,8 @@
 import type { Logger } from '@sluice/log';
 import { DEFAULT_WORKFLOW_LIMITS } from '@sluice/runtime-spec';
 import type { WorkflowLimits } from '@sluice/runtime-spec';
-import { activeBuildClocks } from './build-rows.js';
-import type { BuildStore } from './build-store.js';
+import { activeBuildClocks } from '../builds/build-rows.js';
+import type { BuildStore } from '../builds/build-store.js';
 import type { RuntimeService } from '../settings/runtime-service.js';
 import type { ServerContext } from '../server-context.js';
 import { decideLimits, UNHEALTHY_PREFIX } from './workflow-limit-rules.js';
