@@ -6,14 +6,29 @@
 // `import()` included), and the engine's files keep to their layers
 // (scripts/lib/engine-layers.mjs, the table of docs/architecture/engine.md). Only config modules
 // and main.ts files read process.env, and no app imports another app but the CLI importing `main`
-// entries (scripts/lib/entry-rules.mjs). ARCHITECTURE.md's list "Who imports whom" is rendered
-// from the rules: `--write` rewrites it, and the check fails while it differs.
+// entries (scripts/lib/entry-rules.mjs). The server's service folders import each other in one
+// direction (scripts/lib/folder-cycles.mjs), and each table of the build aggregate has one writer
+// (scripts/lib/table-writers.mjs, with the table below). ARCHITECTURE.md's list "Who imports
+// whom" is rendered from the rules: `--write` rewrites it, and the check fails while it differs.
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findCycles, importGraph } from './lib/import-cycles.mjs';
 import { engineLayerProblems, engineLayersFrom } from './lib/engine-layers.mjs';
 import { appImportProblems, processEnvProblems } from './lib/entry-rules.mjs';
+import { folderCycleProblems } from './lib/folder-cycles.mjs';
+import { tableWriterProblems } from './lib/table-writers.mjs';
 import { ALLOWED, PURE, TEST_ONLY, renderRules } from './lib/package-rules.mjs';
+
+// The build aggregate's tables and their one writer each, as paths under apps/server/src: the
+// store composes the others (apps/server/src/services/builds/build-store.ts). Engine tokens are
+// the aggregate's rows of `api_tokens`; identity's service writes its user and agent tokens.
+const AGGREGATE_WRITERS = {
+  builds: ['services/builds/build-store.ts'],
+  build_steps: ['services/builds/build-steps.ts'],
+  build_control: ['services/builds/build-control.ts'],
+  tasks: ['services/builds/task-rows.ts'],
+  api_tokens: ['services/builds/engine-tokens.ts', 'services/identity/identity-service.ts'],
+};
 
 const root = new URL('..', import.meta.url).pathname;
 const problems = [];
@@ -94,6 +109,11 @@ for (const sources of [...workspaces.map((dir) => join(dir, 'src')), join(root, 
     problems.push(`import cycle: ${cycle.map((file) => file.slice(root.length)).join(' -> ')}`);
   if (engineLayers && sources === join(root, 'apps/engine/src'))
     problems.push(...engineLayerProblems(graph, { sources, root, ...engineLayers }));
+  if (sources === join(root, 'apps/server/src')) {
+    const dir = join(sources, 'services');
+    problems.push(...folderCycleProblems(graph, { dir, root }));
+    problems.push(...tableWriterProblems(sources, AGGREGATE_WRITERS, { root }));
+  }
 }
 
 // ARCHITECTURE.md's list of the rules, between its markers, is what renderRules makes of them.
@@ -121,5 +141,7 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  `boundaries ok: ${graph.size} workspaces, no import cycle, engine layers kept, process.env and app entries in place`,
+  `boundaries ok: ${graph.size} workspaces, no import cycle, engine layers kept, ` +
+    'process.env and app entries in place, server service folders acyclic, ' +
+    'one writer per aggregate table',
 );
