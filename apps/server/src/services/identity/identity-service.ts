@@ -352,7 +352,7 @@ export class IdentityService {
       });
   }
 
-  /** Revokes every token of a subject (an agent deleted, a build finished). */
+  /** Revokes every token of a subject (an agent deleted, a user removed). */
   async revokeSubject(executor: Executor, subjectId: string): Promise<void> {
     await executor
       .updateTable('api_tokens')
