@@ -5,9 +5,10 @@
  * writer each (`build-steps.ts`, `build-control.ts`, `task-rows.ts`, `engine-tokens.ts`).
  * Status moves are checked against `build-transitions.ts`: each write moves only from the
  * statuses its transition allows, and a move's effects are carried out in one exhaustive
- * `switch` (`#carryOut`), so a new effect fails the type check instead of being skipped. Writes
- * take the caller's executor; `transaction` runs one and, after its commit, waits for the
- * scheduling passes its writes announced, so a request answers with what the pass did.
+ * `switch` (`build-effects.ts`), so a new effect fails the type check instead of being
+ * skipped. Writes take the caller's executor; `transaction` runs one and, after its commit,
+ * waits for the scheduling passes its writes announced, so a request answers with what the
+ * pass did.
  * @module
  */
 import { jsonb, sql } from '@sluice/db';
@@ -16,17 +17,19 @@ import { InputError } from '@sluice/errors';
 import { applyAnnotationChanges, FINISHED_STATUSES } from '@sluice/protocol';
 import type { AnnotationChange, BuildAnnotations, BuildStatus } from '@sluice/protocol';
 import { effectsOf, sourcesOf } from './build-transitions.js';
-import type { BuildEffect, BuildTransition } from './build-transitions.js';
+import type { BuildTransition } from './build-transitions.js';
+import { carryOutEffect } from './build-effects.js';
+import type { EffectDeps, StopPlanner } from './build-effects.js';
 import { keepFirstTiming, mergeTiming } from '../json-columns.js';
 import type { SchedulingWakeups } from '../scheduling-wakeups.js';
-import { closeSteps, insertPlannedSteps, plannedStepsInsert } from './build-steps.js';
+import { insertPlannedSteps, plannedStepsInsert } from './build-steps.js';
 import { agentsBuild } from './build-rows.js';
 import type { PlannedStep } from '../parsing/planned-steps.js';
 import { sendCancel } from './build-control.js';
-import { engineTokensDelete, engineTokensInsert, revokeEngineToken } from './engine-tokens.js';
+import { engineTokensDelete, engineTokensInsert } from './engine-tokens.js';
 import type { ServerContext } from '../server-context.js';
-import { endBuildTasks, queuedTasksInsert, wasHandedOut } from './task-rows.js';
-import type { InsertTasksOptions, PlannedTask } from './task-rows.js';
+import { queuedTasksInsert } from './task-rows.js';
+import type { InsertTasksOptions } from './task-rows.js';
 import type { EngineToken } from '../identity/identity-service.js';
 import { CHANNELS } from '../pg-notify.js';
 
@@ -39,22 +42,6 @@ export interface StopIntent {
 /** A build to elect: its runtime, its start tasks and the engine token they hold. */
 export interface ElectedStart extends InsertTasksOptions {
   engineToken?: EngineToken['row'];
-}
-
-/** What plans a build's stop tasks (the task planner's `planStop`), for its end. */
-export interface StopPlanner {
-  planStop(
-    trx: Executor,
-    build: { accountId: string; buildId: string; runtime: string },
-  ): Promise<PlannedTask[]>;
-}
-
-/** A build the `finish` move ended, for its effects. */
-interface EndedBuild {
-  buildId: string;
-  accountId: string;
-  runtime: string | null;
-  finishedAt: Date;
 }
 
 /** A build as created: pending, with what its trigger gave it. */
@@ -111,12 +98,12 @@ export interface ReadDefinition {
 export class BuildStore {
   readonly #ctx: ServerContext;
   readonly #wakeups: SchedulingWakeups;
-  readonly #stops: StopPlanner;
+  readonly #effects: EffectDeps;
 
   constructor(ctx: ServerContext, wakeups: SchedulingWakeups, stops: StopPlanner) {
     this.#ctx = ctx;
     this.#wakeups = wakeups;
-    this.#stops = stops;
+    this.#effects = { ctx, wakeups, stops };
   }
 
   /**
@@ -269,53 +256,10 @@ export class BuildStore {
       .executeTakeFirst();
     if (row === undefined) return false;
     this.#ctx.metrics.buildFinished(status);
-    const ended = { buildId, accountId: row.account_id, runtime: row.runtime_environment };
+    const ended = { buildId, accountId: row.account_id, runtime: row.runtime_environment, at: now };
     for (const effect of effectsOf('finish'))
-      await this.#carryOut(trx, effect, { ...ended, finishedAt: now });
+      await carryOutEffect(trx, effect, ended, this.#effects);
     return true;
-  }
-
-  /**
-   * What a move must also do (`build-transitions.ts`), each effect in its one place: a new
-   * effect fails the type check here until it is carried out.
-   */
-  async #carryOut(trx: Executor, effect: BuildEffect, build: EndedBuild): Promise<void> {
-    switch (effect) {
-      case 'stamp-elected':
-      case 'stamp-engine-started':
-      case 'stamp-finished':
-      case 'queue-start-tasks':
-        // Written by the move's own statement (`electStarts`, `start`, `finish`).
-        return;
-      case 'close-steps':
-        return closeSteps(trx, build.buildId, build.finishedAt);
-      case 'revoke-engine-token':
-        return revokeEngineToken(trx, build.buildId, new Date(this.#ctx.clock()));
-      case 'queue-stop-tasks':
-        return this.#queueStopTasks(trx, build);
-      case 'publish-end':
-        await this.#ctx.signals.publish(trx, CHANNELS.logs, build.buildId);
-        await this.#ctx.signals.publish(trx, CHANNELS.builds, build.buildId);
-        return;
-      case 'schedule':
-        return this.#wakeups.announce(trx, build.accountId);
-      default:
-        return effect satisfies never;
-    }
-  }
-
-  /**
-   * Start tasks still queued are dropped and leased ones are never handed out again, so nothing
-   * is created after the stop tasks; those are queued when any start task reached an agent, so
-   * a build's pods and volume claim never outlive it.
-   */
-  async #queueStopTasks(trx: Executor, build: EndedBuild): Promise<void> {
-    const { runtime } = build;
-    const stop =
-      runtime !== null && (await wasHandedOut(trx, build.buildId))
-        ? await this.#stops.planStop(trx, { ...build, runtime })
-        : [];
-    await endBuildTasks(this.#ctx, trx, { ...build, stop });
   }
 
   /**
