@@ -35,10 +35,11 @@ export interface EngineToken {
 
 export interface IssueTokenOptions {
   accountId: string;
-  kind: TokenKind;
+  /** Not `engine`: engine tokens are the build aggregate's (`builds/engine-tokens.ts`). */
+  kind: Exclude<TokenKind, 'engine'>;
   subjectId: string;
   name: string;
-  /** A user token's scope; agent and engine tokens have none. */
+  /** A user token's scope; agent tokens have none. */
   scope?: TokenScope;
   expiresAt?: Date;
   /** A chosen value (SLUICE_BOOTSTRAP_TOKEN); random otherwise. */
@@ -184,8 +185,8 @@ export class IdentityService {
 
   /**
    * An engine token for one build: it reaches only that build, and dies when the build ends.
-   * Only made here: the statement that elects the build stores it (`electAndQueue`), so a
-   * scheduling pass plans without writing.
+   * Only made here: the statement that elects the build stores it (`BuildStore.electStarts`,
+   * through `builds/engine-tokens.ts`), so a scheduling pass plans without writing.
    */
   newEngineToken(build: { accountId: string; buildId: string }): EngineToken {
     const value = newTokenValue('engine');
