@@ -32,7 +32,8 @@ export function folderGraph(graph, dir) {
       if (to === undefined || to === from) continue;
       if (!folders.get(from).includes(to)) folders.get(from).push(to);
       const edge = `${from} -> ${to}`;
-      if (!because.has(edge)) because.set(edge, `${relative(dir, file)} imports ${relative(dir, target)}`);
+      if (!because.has(edge))
+        because.set(edge, `${relative(dir, file)} imports ${relative(dir, target)}`);
     }
   }
   return { folders, because };

@@ -26,7 +26,9 @@ function withoutComments(source) {
 
 function writePatterns(table) {
   return [
-    new RegExp(`\\b(insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\\(\\s*['"\`]${table}\\b`),
+    new RegExp(
+      `\\b(insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\\(\\s*['"\`]${table}\\b`,
+    ),
     new RegExp(`\\b(insert\\s+into|update|delete\\s+from|merge\\s+into)\\s+"?${table}"?\\b`, 'i'),
   ];
 }

@@ -25,8 +25,7 @@ interface TableWriters {
 
 // From test/dist/unit/ back to the repository's scripts/lib/.
 const lib = join(fileURLToPath(new URL('../../..', import.meta.url)), 'scripts/lib');
-const load = async <T>(name: string) =>
-  (await import(pathToFileURL(join(lib, name)).href)) as T;
+const load = async <T>(name: string) => (await import(pathToFileURL(join(lib, name)).href)) as T;
 const { importGraph } = await load<ImportCycles>('import-cycles.mjs');
 const { folderCycleProblems } = await load<FolderCycles>('folder-cycles.mjs');
 const { tablesWritten, tableWriterProblems } = await load<TableWriters>('table-writers.mjs');
@@ -49,8 +48,10 @@ function folderProblems(dir: string): string[] {
 
 test('two service folders that import each other are refused, with a file import of each way', async () => {
   const dir = await tree('folder-cycle', {
-    'services/builds/store.ts': "import type { Plan } from '../tasks/plan.js';\nexport type S = Plan;\n",
-    'services/tasks/plan.ts': "import { rows } from '../builds/rows.js';\nexport type Plan = typeof rows;\n",
+    'services/builds/store.ts':
+      "import type { Plan } from '../tasks/plan.js';\nexport type S = Plan;\n",
+    'services/tasks/plan.ts':
+      "import { rows } from '../builds/rows.js';\nexport type Plan = typeof rows;\n",
     'services/builds/rows.ts': 'export const rows = 1;\n',
     'services/context.ts': 'export const ctx = 1;\n',
     'server.ts': "import { rows } from './services/builds/rows.js';\nexport const s = rows;\n",
@@ -64,22 +65,29 @@ test('two service folders that import each other are refused, with a file import
 
 test('a cycle through a top file of services/ is refused too', async () => {
   const dir = await tree('top-file-cycle', {
-    'services/pool.ts': "import { check } from './triggers/check.js';\nexport const pool = check;\n",
+    'services/pool.ts':
+      "import { check } from './triggers/check.js';\nexport const pool = check;\n",
     'services/triggers/service.ts': "import { pool } from '../pool.js';\nexport const t = pool;\n",
     'services/triggers/check.ts': 'export const check = 1;\n',
   });
   const problems = folderProblems(dir);
   assert.equal(problems.length, 1);
-  assert.match(problems[0] ?? '', /: pool\.ts -> triggers -> pool\.ts \(pool\.ts imports triggers\/check\.ts;/);
+  assert.match(
+    problems[0] ?? '',
+    /: pool\.ts -> triggers -> pool\.ts \(pool\.ts imports triggers\/check\.ts;/,
+  );
 });
 
 test('folders that import downwards pass, and tests may import across', async () => {
   const dir = await tree('layered', {
-    'services/scheduling/scheduler.ts': "import { s } from '../builds/store.js';\nexport const x = s;\n",
+    'services/scheduling/scheduler.ts':
+      "import { s } from '../builds/store.js';\nexport const x = s;\n",
     'services/builds/store.ts': "import { ctx } from '../context.js';\nexport const s = ctx;\n",
     'services/context.ts': 'export const ctx = 1;\n',
-    'services/services.ts': "import { x } from './scheduling/scheduler.js';\nexport const all = x;\n",
-    'services/builds/store.test.ts': "import { x } from '../scheduling/scheduler.js';\nexport const t = x;\n",
+    'services/services.ts':
+      "import { x } from './scheduling/scheduler.js';\nexport const all = x;\n",
+    'services/builds/store.test.ts':
+      "import { x } from '../scheduling/scheduler.js';\nexport const t = x;\n",
   });
   assert.deepEqual(folderProblems(dir), []);
 });
@@ -93,8 +101,10 @@ const WRITERS = {
 test('a write of an aggregate table outside its writer is refused, whatever its form', async () => {
   const dir = await tree('writers', {
     'services/builds/build-store.ts': "await trx.updateTable('builds').set(row).execute();\n",
-    'services/builds/task-rows.ts': 'await sql`insert into tasks (id) values (${id})`.execute(trx);\n',
-    'services/builds/build-control.ts': "await trx.insertInto('build_control').values(v).execute();\n",
+    'services/builds/task-rows.ts':
+      'await sql`insert into tasks (id) values (${id})`.execute(trx);\n',
+    'services/builds/build-control.ts':
+      "await trx.insertInto('build_control').values(v).execute();\n",
     'services/tasks/task-queue.ts':
       "// trx.updateTable('builds') is the store's\nawait trx\n  .updateTable(\n    'tasks'\n  ).execute();\n",
     'services/limits/reaper.ts': 'await sql`DELETE FROM "builds" WHERE id = ${id}`.execute(db);\n',

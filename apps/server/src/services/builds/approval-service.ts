@@ -63,7 +63,11 @@ export class ApprovalService {
           `Step "${input.step}" of build ${buildId} is not waiting for approval`,
           { hint: `Steps waiting: ${waiting.map((s) => s.name).join(', ')}` },
         );
-      await sendAnswers(this.#ctx.signals, trx, buildId, { decision: input.decision, steps, actor });
+      await sendAnswers(this.#ctx.signals, trx, buildId, {
+        decision: input.decision,
+        steps,
+        actor,
+      });
       await answerSteps(trx, buildId, { steps, actor });
       await this.#store.resumeWhenAnswered(trx, buildId, now);
     });

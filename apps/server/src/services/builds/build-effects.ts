@@ -62,7 +62,8 @@ export async function carryOutEffect(
       await deps.ctx.signals.publish(trx, CHANNELS.builds, build.buildId);
       return;
     case 'schedule':
-      return deps.wakeups.announce(trx, build.accountId);
+      await deps.wakeups.announce(trx, build.accountId);
+      return;
     default:
       return effect satisfies never;
   }

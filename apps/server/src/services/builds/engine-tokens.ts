@@ -37,11 +37,7 @@ export function engineTokensDelete(victims: SqlFragment): SqlFragment {
 }
 
 /** The build's engine can no longer report (its end). */
-export async function revokeEngineToken(
-  trx: Executor,
-  buildId: string,
-  now: Date,
-): Promise<void> {
+export async function revokeEngineToken(trx: Executor, buildId: string, now: Date): Promise<void> {
   await trx
     .updateTable('api_tokens')
     .set({ revoked_at: now })

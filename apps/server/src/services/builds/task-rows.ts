@@ -2,12 +2,13 @@
  * Tasks as rows. A planned task that holds secret material (the build Secret with its engine
  * token and TLS keys) is stored as `{ sealed }`, AES-256-GCM with the server key and the task id
  * as associated data, and opened only when handed out, so the manifest is never at rest in the
- * clear and every hand-out of it is identical.
+ * clear and every hand-out of it is identical. The one writer of `tasks` (a boundary rule
+ * refuses another): queued here, claimed, reported, superseded and dropped at a build's end.
  * @module
  */
 import { decryptSecret, encryptSecret } from '@sluice/pki';
 import { sql } from '@sluice/db';
-import type { Executor } from '@sluice/db';
+import type { Executor, TaskRow } from '@sluice/db';
 import type { TaskType } from '@sluice/protocol';
 import { json } from '../json-columns.js';
 import type { EngineToken } from '../identity/identity-service.js';
@@ -152,7 +153,12 @@ export async function wasHandedOut(trx: Executor, buildId: string): Promise<bool
 export async function endBuildTasks(
   ctx: ServerContext,
   trx: Executor,
-  build: { accountId: string; buildId: string; runtime: string | null; stop: readonly PlannedTask[] },
+  build: {
+    accountId: string;
+    buildId: string;
+    runtime: string | null;
+    stop: readonly PlannedTask[];
+  },
 ): Promise<void> {
   const { last } = await trx
     .selectFrom('tasks')

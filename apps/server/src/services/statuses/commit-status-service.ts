@@ -43,7 +43,6 @@ const REQUEST_TIMEOUT_MS = 10_000;
 
 const FINAL_STATES: readonly CommitState[] = ['success', 'failure', 'error', 'cancelled'];
 
-
 /** The repository a build's commit is in, and the integration named for it (else the default). */
 interface StatusTarget {
   repo: string;
