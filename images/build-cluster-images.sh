@@ -116,7 +116,7 @@ build_engine() {
   install -d "$root/usr/local/lib/sluice"
   cp -R "$bundle/." "$root/usr/local/lib/sluice/"
   # The images the engine loads onto a build's daemon that lacks them (a new volume on a cluster
-  # that cannot pull): apps/engine/src/carried-images.ts reads this index.
+  # that cannot pull): apps/engine/src/containers/carried-images.ts reads this index.
   install -d "$root/usr/local/lib/sluice/images"
   docker save -o "$root/usr/local/lib/sluice/images/sluice-busybox-1.tar" sluice/busybox:1
   docker save -o "$root/usr/local/lib/sluice/images/sluice-git-1.tar" sluice/git:1

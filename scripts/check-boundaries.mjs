@@ -3,8 +3,8 @@
 // workspace's sources is declared in its package.json and allowed there, and the graph has no
 // cycles. Pure packages (no I/O) may import only other pure packages. Inside every workspace no
 // file imports itself back through others (scripts/lib/import-cycles.mjs: `import type` and
-// `import()` included), and the engine's files keep to their layers
-// (scripts/lib/engine-layers.mjs, the table of docs/architecture/engine.md). Only config modules
+// `import()` included), and the layered trees (the engine's folders, the runner's backends) keep
+// to their layers (scripts/lib/folder-layers.mjs). Only config modules
 // and main.ts files read process.env, and no app imports another app but the CLI importing `main`
 // entries (scripts/lib/entry-rules.mjs). The server's service folders import each other in one
 // direction (scripts/lib/folder-cycles.mjs), and each table of the build aggregate has one writer
@@ -13,7 +13,7 @@
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findCycles, importGraph } from './lib/import-cycles.mjs';
-import { engineLayerProblems, engineLayersFrom } from './lib/engine-layers.mjs';
+import { folderLayerProblems, LAYERED_TREES } from './lib/folder-layers.mjs';
 import { appImportProblems, processEnvProblems } from './lib/entry-rules.mjs';
 import { folderCycleProblems } from './lib/folder-cycles.mjs';
 import { tableWriterProblems } from './lib/table-writers.mjs';
@@ -97,18 +97,15 @@ for (const node of graph.keys()) {
   }
 }
 
-const LAYERS_DOC = 'docs/architecture/engine.md';
-const engineLayers = engineLayersFrom(readFileSync(join(root, LAYERS_DOC), 'utf8'));
 problems.push(...processEnvProblems(workspaces, root), ...appImportProblems(apps, root));
 
-if (engineLayers === undefined)
-  problems.push(`${LAYERS_DOC} has no table under "## The engine's layers"`);
 for (const sources of [...workspaces.map((dir) => join(dir, 'src')), join(root, 'test')]) {
   const graph = importGraph(sources);
   for (const cycle of findCycles(graph))
     problems.push(`import cycle: ${cycle.map((file) => file.slice(root.length)).join(' -> ')}`);
-  if (engineLayers && sources === join(root, 'apps/engine/src'))
-    problems.push(...engineLayerProblems(graph, { sources, root, ...engineLayers }));
+  for (const tree of LAYERED_TREES)
+    if (`${join(root, tree.dir)}/`.startsWith(`${sources}/`))
+      problems.push(...folderLayerProblems(graph, { tree, root }));
   if (sources === join(root, 'apps/server/src')) {
     const dir = join(sources, 'services');
     problems.push(...folderCycleProblems(graph, { dir, root }));
@@ -141,7 +138,7 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  `boundaries ok: ${graph.size} workspaces, no import cycle, engine layers kept, ` +
+  `boundaries ok: ${graph.size} workspaces, no import cycle, layer folders kept, ` +
     'process.env and app entries in place, server service folders acyclic, ' +
     'one writer per aggregate table',
 );

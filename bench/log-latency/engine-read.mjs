@@ -18,10 +18,10 @@ import { Writable } from 'node:stream';
 import Docker from 'dockerode';
 import { ensureDockerEngine, ensureTestImages } from '@sluice/testkit';
 import { startContainer } from '../../packages/docker/dist/container-run.js';
-import { BuildOutbox } from '../../apps/engine/dist/build-outbox.js';
-import { LogSpool } from '../../apps/engine/dist/log-spool.js';
-import { SecretMasker } from '../../apps/engine/dist/secret-masker.js';
-import { toApiItem } from '../../apps/engine/dist/engine-api-events.js';
+import { BuildOutbox } from '../../apps/engine/dist/process/build-outbox.js';
+import { LogSpool } from '../../apps/engine/dist/process/log-spool.js';
+import { SecretMasker } from '../../apps/engine/dist/base/secret-masker.js';
+import { toApiItem } from '../../apps/engine/dist/process/engine-api-events.js';
 
 const LINES = Number(process.env.BENCH_ENGINE_LINES ?? 200_000);
 const IMAGE = 'sluice/busybox:1';

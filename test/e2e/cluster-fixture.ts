@@ -260,7 +260,7 @@ export function objectCount(objects: BuildObjects): number {
  * What a build on the node test cluster needs beside the control plane: the file's StorageClass
  * with no provisioner (`TEST_STORAGE_CLASS`), whose volumes `addHostPathVolume` makes by hand.
  * No registry: the cluster is air-gapped, and the engine image carries `sluice/busybox:1`,
- * which it loads onto each new dind volume (apps/engine/src/carried-images.ts).
+ * which it loads onto each new dind volume (apps/engine/src/containers/carried-images.ts).
  */
 export async function prepareBuildCluster(kubeConfig: KubeConfig): Promise<void> {
   await kubeConfig.makeApiClient(StorageV1Api).createStorageClass({

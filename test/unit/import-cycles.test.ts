@@ -1,5 +1,5 @@
-// The cycle finder and the engine's layer check of scripts/check-boundaries.mjs, on tiny trees
-// in a temporary directory.
+// The cycle finder and the layer folders check of scripts/check-boundaries.mjs (the engine's
+// layers, the runner's backends), on tiny trees in a temporary directory.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -12,16 +12,16 @@ interface ImportCycles {
   importGraph: (dir: string) => Graph;
   findCycles: (graph: Graph) => string[][];
 }
-interface Layers {
-  layers: string[];
-  files: Record<string, string>;
+interface LayeredTree {
+  name: string;
+  dir: string;
+  entries: string[];
+  layers: string[][];
+  dockerValues?: string[];
 }
-interface EngineLayers {
-  engineLayersFrom: (architecture: string) => Layers | undefined;
-  engineLayerProblems: (
-    graph: Graph,
-    where: { sources: string; root: string } & Layers,
-  ) => string[];
+interface FolderLayers {
+  LAYERED_TREES: LayeredTree[];
+  folderLayerProblems: (graph: Graph, where: { tree: LayeredTree; root: string }) => string[];
 }
 
 // From test/dist/unit/ back to the repository's scripts/lib/.
@@ -29,9 +29,9 @@ const lib = join(fileURLToPath(new URL('../../..', import.meta.url)), 'scripts/l
 const { importGraph, findCycles } = (await import(
   pathToFileURL(join(lib, 'import-cycles.mjs')).href
 )) as ImportCycles;
-const { engineLayersFrom, engineLayerProblems } = (await import(
-  pathToFileURL(join(lib, 'engine-layers.mjs')).href
-)) as EngineLayers;
+const { LAYERED_TREES, folderLayerProblems } = (await import(
+  pathToFileURL(join(lib, 'folder-layers.mjs')).href
+)) as FolderLayers;
 
 const temp = await makeTempDir('sluice-import-cycles-');
 after(() => temp.cleanup());
@@ -91,63 +91,66 @@ test('two separate cycles are both reported, each once', async () => {
   ]);
 });
 
-const ARCHITECTURE = `# Architecture
+/** The repository's layered tree called `name`, moved to `dir` under the temporary directory. */
+function layeredTree(name: string, dir: string): LayeredTree {
+  const tree = LAYERED_TREES.find((candidate) => candidate.name === name);
+  assert.ok(tree, `no layered tree named ${name}`);
+  return { ...tree, dir };
+}
 
-### The engine's layers
-
-| layer                | files                   | job   |
-| -------------------- | ----------------------- | ----- |
-| flow                 | \`step-lifecycle.ts\`    | steps |
-| step kinds           | \`step-build.ts\`        | kinds |
-| container primitives | \`container-run.ts\`     | runs  |
-| base                 | \`step-readiness.ts\`, \`cleaner/\` | rules |
-
-## A later section
-
-| layer | files               |
-| ----- | ------------------- |
-| other | \`unlisted.ts\`      |
-`;
-
-test("the engine's layers are read from ARCHITECTURE.md's table, top first", () => {
-  assert.deepEqual(engineLayersFrom(ARCHITECTURE), {
-    layers: ['flow', 'step kinds', 'container primitives', 'base'],
-    files: {
-      'step-lifecycle.ts': 'flow',
-      'step-build.ts': 'step kinds',
-      'container-run.ts': 'container primitives',
-      'step-readiness.ts': 'base',
-      'cleaner/': 'base',
-    },
+test("an engine folder that imports a layer above it, or Docker values from the flow, is refused", async () => {
+  const dir = await tree('engine/src', {
+    'index.ts': "export { runStep } from './flow/step-lifecycle.js';\nexport { s } from './cleaner/sweeps.js';\n",
+    'containers/container-run.ts':
+      "import { runStep } from '../flow/step-lifecycle.js';\nexport const r = runStep;\n",
+    'flow/step-lifecycle.ts':
+      "import { DockerClient } from '@sluice/docker';\nimport { r } from '../base/step-readiness.js';\nimport { b } from '../steps/step-build.js';\nexport const runStep = [r, b, DockerClient];\n",
+    'steps/step-build.ts':
+      "import { parseImageReference } from '@sluice/docker';\nimport type { DockerClient } from '@sluice/docker';\nimport { r } from '../containers/container-run.js';\nimport { x } from './step-push.js';\nexport const b = [r, x, parseImageReference] as unknown as DockerClient;\n",
+    'steps/step-push.ts': "import { runStep } from '../index.js';\nexport const x = runStep;\n",
+    'base/step-readiness.ts':
+      "import type { DockerClient } from '@sluice/docker';\nexport const r = 1 as unknown as DockerClient;\n",
+    'cleaner/sweeps.ts': "import { b } from '../steps/step-build.js';\nexport const s = b;\n",
+    'flow/step-lifecycle.test.ts': "import { s } from '../cleaner/sweeps.js';\nexport const t = s;\n",
+    'loose.ts': 'export const u = 1;\n',
+    'misc/helper.ts': 'export const h = 1;\n',
   });
-  assert.equal(engineLayersFrom('# Architecture\n'), undefined);
+  const problems = folderLayerProblems(importGraph(dir), {
+    tree: layeredTree("the engine's layers", 'engine/src'),
+    root: temp.path,
+  });
+  const layers = "(the engine's layers)";
+  const folders = 'process/, flow/, steps/, containers/, cleaner/, base/';
+  const stray = `move it into one of ${folders} or add a layer to LAYERED_TREES in scripts/lib/folder-layers.mjs ${layers}`;
+  const above = `a layer above it; move what both need into a layer below them ${layers}`;
+  assert.deepEqual(problems, [
+    `engine/src/cleaner/sweeps.ts imports steps/step-build.ts, ${above}`,
+    `engine/src/containers/container-run.ts imports flow/step-lifecycle.ts, ${above}`,
+    `engine/src/flow/step-lifecycle.ts imports values from @sluice/docker, which only steps/ and containers/ may; take its types with \`import type\` and leave the calls to them ${layers}`,
+    `engine/src/loose.ts: is outside the layer folders; ${stray}`,
+    `engine/src/misc/helper.ts: is in misc/, which is not a layer; ${stray}`,
+    `engine/src/steps/step-push.ts imports index.ts, the entry above every layer; import the module it re-exports instead ${layers}`,
+  ]);
 });
 
-test('an engine file that imports a layer above it, or Docker values from the flow, is refused', async () => {
-  const dir = await tree('engine', {
-    'container-run.ts':
-      "import { runStep } from './step-lifecycle.js';\nexport const r = runStep;\n",
-    'step-lifecycle.ts':
-      "import { DockerClient } from '@sluice/docker';\nimport { r } from './step-readiness.js';\nexport const runStep = [r, DockerClient];\n",
-    'step-build.ts':
-      "import { parseImageReference } from '@sluice/docker';\nimport type { DockerClient } from '@sluice/docker';\nimport { r } from './container-run.js';\nexport const b = [r, parseImageReference] as unknown as DockerClient;\n",
-    'step-readiness.ts':
-      "import type { DockerClient } from '@sluice/docker';\nexport const r = 1 as unknown as DockerClient;\n",
-    'unlisted.ts': 'export const u = 1;\n',
-    'cleaner/sweeps.ts': "import { b } from '../step-build.js';\nexport const s = b;\n",
-    'step-lifecycle.test.ts': "import { r } from './container-run.js';\nexport const t = r;\n",
+test("the runner's backends import nothing of each other; their entry and the rest of src may", async () => {
+  const src = await tree('runner/src', {
+    'runtime-backend.ts': "import type { C } from './backends/kubernetes/cache-records.js';\nexport type R = C;\n",
+    'backends/create-backend.ts':
+      "export const load = [() => import('./local/local-backend.js'), () => import('./kubernetes/kubernetes-backend.js')];\n",
+    'backends/local/local-backend.ts':
+      "import type { R } from '../../runtime-backend.js';\nimport { podFailure } from '../kubernetes/pod-failures.js';\nexport const l = podFailure as unknown as R;\n",
+    'backends/kubernetes/kubernetes-backend.ts':
+      "import { podFailure } from './pod-failures.js';\nexport const k = podFailure;\n",
+    'backends/kubernetes/pod-failures.ts': 'export const podFailure = 1;\n',
+    'backends/kubernetes/cache-records.ts': 'export type C = number;\n',
   });
-  const layers = engineLayersFrom(ARCHITECTURE);
-  assert.ok(layers);
-  const problems = engineLayerProblems(importGraph(dir), {
-    sources: dir,
-    root: temp.path,
-    ...layers,
-  });
-  assert.deepEqual(problems, [
-    'engine/cleaner/sweeps.ts (base) imports step-build.ts (step kinds), a layer above it',
-    'engine/container-run.ts (container primitives) imports step-lifecycle.ts (flow), a layer above it',
-    'engine/step-lifecycle.ts (flow) imports values from @sluice/docker, which only step kinds and container primitives may',
-    'engine/unlisted.ts: has no layer in docs/architecture/engine.md ("The engine\'s layers")',
+  const backends = layeredTree("the runner's backends", 'runner/src/backends');
+  assert.deepEqual(folderLayerProblems(importGraph(src), { tree: backends, root: temp.path }), [
+    "runner/src/backends/local/local-backend.ts imports kubernetes/pod-failures.ts, kubernetes/, a folder beside its own; move what both need into a layer below them (the runner's backends)",
+  ]);
+  const gone = { ...backends, dir: 'runner/src/gone' };
+  assert.deepEqual(folderLayerProblems(importGraph(src), { tree: gone, root: temp.path }), [
+    "runner/src/gone: holds no source file; correct its entry in LAYERED_TREES in scripts/lib/folder-layers.mjs (the runner's backends)",
   ]);
 });

@@ -10,7 +10,7 @@ import type { Env, EngineEnv } from '@sluice/config';
 import type { DockerSettings } from '@sluice/docker/endpoint';
 import { isStandbyEngine } from '@sluice/protocol';
 import type { CleanerSettings } from './cleaner/cleaner-settings.js';
-import { proxyVariables } from './step-settings.js';
+import { proxyVariables } from './base/step-settings.js';
 
 export interface EngineConfig {
   /** SLUICE_SERVER_URL: the control plane `sluice engine` reports to. */

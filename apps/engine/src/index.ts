@@ -1,5 +1,5 @@
-export { runBuild, DEFAULT_GIT_IMAGE } from './run-build.js';
-export type { RunBuildOptions } from './run-build.js';
+export { runBuild, DEFAULT_GIT_IMAGE } from './flow/run-build.js';
+export type { RunBuildOptions } from './flow/run-build.js';
 export type {
   BuildEvent,
   BuildEventSink,
@@ -7,17 +7,17 @@ export type {
   BuildSummary,
   StepResult,
   StepSummary,
-} from './build-events.js';
-export { SecretMasker, MASK } from './secret-masker.js';
-export { LABELS, volumeNameFor, networkNameFor } from './resource-names.js';
-export { runRemoteBuild } from './remote-build.js';
-export type { RunRemoteBuildOptions, RemoteBuildResult } from './remote-build.js';
-export { proxyVariables, stepSettingsFrom } from './step-settings.js';
-export type { StepSettings, UserVolumeMount } from './step-settings.js';
-export { waitForDocker } from './wait-for-docker.js';
-export type { WaitForDockerOptions } from './wait-for-docker.js';
-export type { RegistrySetting } from './registry-settings.js';
-export { parseGitIntegrationFlag } from './git-integrations.js';
-export type { GitIntegrationSetting, UnknownGitIntegration } from './registry-settings.js';
+} from './base/build-events.js';
+export { SecretMasker, MASK } from './base/secret-masker.js';
+export { LABELS, volumeNameFor, networkNameFor } from './base/resource-names.js';
+export { runRemoteBuild } from './process/remote-build.js';
+export type { RunRemoteBuildOptions, RemoteBuildResult } from './process/remote-build.js';
+export { proxyVariables, stepSettingsFrom } from './base/step-settings.js';
+export type { StepSettings, UserVolumeMount } from './base/step-settings.js';
+export { waitForDocker } from './containers/wait-for-docker.js';
+export type { WaitForDockerOptions } from './containers/wait-for-docker.js';
+export type { RegistrySetting } from './base/registry-settings.js';
+export { parseGitIntegrationFlag } from './containers/git-integrations.js';
+export type { GitIntegrationSetting, UnknownGitIntegration } from './base/registry-settings.js';
 export type { CleanerSettings } from './cleaner/cleaner-settings.js';
-export type { ApprovalGate, ApprovalRequest, ApprovalAnswer } from './approval-gate.js';
+export type { ApprovalGate, ApprovalRequest, ApprovalAnswer } from './base/approval-gate.js';

@@ -30,9 +30,9 @@ import {
   startedAsStandby,
 } from './config.js';
 import { awaitPoolHandover } from './pool-handover.js';
-import { runRemoteBuild } from './remote-build.js';
-import { stepSettingsFrom } from './step-settings.js';
-import { waitForDocker } from './wait-for-docker.js';
+import { runRemoteBuild } from './process/remote-build.js';
+import { stepSettingsFrom } from './base/step-settings.js';
+import { waitForDocker } from './containers/wait-for-docker.js';
 
 /**
  * `images/` beside the bundled CLI: in the engine image, the images it loads onto a build's

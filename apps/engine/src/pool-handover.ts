@@ -1,5 +1,5 @@
 /**
- * The engine's side of a Kubernetes warm-pool pod (apps/runner/src/backends/warm-pool.ts): the
+ * The engine's side of a Kubernetes warm-pool pod (apps/runner/src/backends/kubernetes/warm-pool.ts): the
  * engine starts with its daemon beside it in the pod, before any build exists, loads and warms
  * up, waits until the daemon answers on the pod's socket, and only then listens on its handover
  * port (the pod's readiness probe: a Ready pool pod can run a build at once). Its agent takes the

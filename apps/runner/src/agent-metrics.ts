@@ -9,7 +9,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RuntimeBackend } from './runtime-backend.js';
-import type { WarmPoolStats } from './backends/warm-pool-size.js';
+import type { WarmPoolStats } from './backends/kubernetes/warm-pool-size.js';
 
 export type TaskOutcome = 'success' | 'retriable-error' | 'error';
 
@@ -49,7 +49,7 @@ export interface AgentMetricsOptions {
   tasksHeld(): number;
   /** Failed API requests so far, read at each scrape from where they are counted. */
   apiErrors?(): ApiErrorCount[];
-  /** Each warm pool's counts, read at each scrape (backends/warm-pool.ts). */
+  /** Each warm pool's counts, read at each scrape (backends/kubernetes/warm-pool.ts). */
   warmPools?(): { runtime: string; stats: WarmPoolStats }[];
 }
 

@@ -13,8 +13,8 @@ import { parse as parseYaml } from 'yaml';
 import { agentEnv, configError, parseEnv, variableLabel } from '@sluice/config';
 import type { AgentEnv, Env } from '@sluice/config';
 import type { KubernetesTarget, RunnerConfig, RuntimeTarget } from './runner-config.js';
-import { WARM_POOL_DEFAULTS, WARM_POOL_MODES } from './backends/warm-pool-size.js';
-import type { WarmPoolSettings } from './backends/warm-pool-size.js';
+import { WARM_POOL_DEFAULTS, WARM_POOL_MODES } from './backends/kubernetes/warm-pool-size.js';
+import type { WarmPoolSettings } from './backends/kubernetes/warm-pool-size.js';
 
 /** Flag values as the CLI received them; each has an environment variable (see docs). */
 export interface RunnerConfigInput {
@@ -195,7 +195,7 @@ function runtimeTargets(v: Values, input: RunnerConfigInput, problems: string[])
   return targets;
 }
 
-/** The warm pool of the Kubernetes runtimes, if one is asked for (backends/warm-pool.ts). */
+/** The warm pool of the Kubernetes runtimes, if one is asked for (backends/kubernetes/warm-pool.ts). */
 function warmPoolSettings(v: Values, problems: string[]): WarmPoolSettings | undefined {
   const minSize = v.SLUICE_WARM_POOL_MIN;
   const maxSize = Math.max(minSize, v.SLUICE_WARM_POOL_MAX);

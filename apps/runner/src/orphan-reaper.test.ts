@@ -14,7 +14,7 @@ import { createClient } from '@sluice/protocol';
 import { makeTempDir } from '@sluice/testkit';
 import { createAgentMetrics } from './agent-metrics.js';
 import type { AgentMetrics } from './agent-metrics.js';
-import { createLocalBackend } from './backends/local-backend.js';
+import { createLocalBackend } from './backends/local/local-backend.js';
 import { runReaper } from './orphan-reaper.js';
 
 const temp = await makeTempDir('sluice-orphan-reaper-');

@@ -7,7 +7,7 @@
  */
 import { AGENT_DEFAULTS } from '@sluice/config';
 import type { KubeSource as KubeClientSource } from '@sluice/kube';
-import type { WarmPoolSettings } from './backends/warm-pool-size.js';
+import type { WarmPoolSettings } from './backends/kubernetes/warm-pool-size.js';
 
 /**
  * How to reach one Kubernetes cluster: a `KubeClient` source, where the token kind comes from a
@@ -26,7 +26,7 @@ export interface KubernetesTarget {
   namespace?: string;
   /** Give engine pods a hostAliases entry for their dind pod (clusters without DNS). */
   dindHostAlias?: boolean;
-  /** Pods kept running ahead of builds (backends/warm-pool.ts); none when absent. */
+  /** Pods kept running ahead of builds (backends/kubernetes/warm-pool.ts); none when absent. */
   warmPool?: WarmPoolSettings;
 }
 

@@ -11,8 +11,8 @@ import type {
   RuntimeHealth,
   Task,
 } from '@sluice/protocol';
-import type { ReportBuildCache } from './backends/cache-records.js';
-import type { WarmPoolStats } from './backends/warm-pool-size.js';
+import type { ReportBuildCache } from './backends/kubernetes/cache-records.js';
+import type { WarmPoolStats } from './backends/kubernetes/warm-pool-size.js';
 
 /** One object (or process) the agent made for a build, as the reaper sees it. */
 export interface BuildObjectRef {

@@ -15,7 +15,7 @@ import { createClient, FINISHED_STATUSES } from '@sluice/protocol';
 import { parseMetrics, sample, waitFor } from '@sluice/testkit';
 import { startAgent } from './agent.js';
 import type { RunningAgent } from './agent.js';
-import { createLocalBackend } from './backends/local-backend.js';
+import { createLocalBackend } from './backends/local/local-backend.js';
 import { RUNNER_DEFAULTS } from './runner-config.js';
 import type { LocalTarget } from './runner-config.js';
 import {
@@ -23,7 +23,7 @@ import {
   useLocalRuntime,
   waitForBuild,
   waitForStepRunning,
-} from './backends/local-backend.test-support.js';
+} from './backends/local/local-backend.test-support.js';
 
 /** One step that runs until the test puts `go` on the build's volume. */
 const HELD_PIPELINE = `version: "1.0"

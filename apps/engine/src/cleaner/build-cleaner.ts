@@ -10,7 +10,7 @@
 import { describeError } from '@sluice/errors';
 import type { DockerClient } from '@sluice/docker';
 import type { Logger } from '@sluice/log';
-import type { BuildEventSink } from '../build-events.js';
+import type { BuildEventSink } from '../base/build-events.js';
 import type { CleanerSettings } from './cleaner-settings.js';
 import { DindCleaner } from './dind-cleaner.js';
 

@@ -14,8 +14,8 @@ import type { DindCleanerOptions } from './dind-cleaner.js';
 import type { CleanerSettings } from './cleaner-settings.js';
 import { CLEANER_HELPER_LABEL, DindVolume } from './dind-volume.js';
 import { parseState } from './cleaner-state.js';
-import { runBuild } from '../run-build.js';
-import type { BuildEvent } from '../build-events.js';
+import { runBuild } from '../flow/run-build.js';
+import type { BuildEvent } from '../base/build-events.js';
 
 // The cleaner against a real, throwaway dockerd (never the machine's: other tests use its
 // images) whose data root is a 64 MiB tmpfs of the test's own, so the thresholds are crossed for

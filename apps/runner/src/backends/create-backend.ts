@@ -9,21 +9,21 @@
 import type { BackendFactory } from '../agent.js';
 import type { LocalTarget } from '../runner-config.js';
 import type { RuntimeBackend } from '../runtime-backend.js';
-import type { LocalBackendOptions } from './local-backend.js';
+import type { LocalBackendOptions } from './local/local-backend.js';
 
 /** A `LocalBackend`; its module (and the Docker client) is loaded on the first call. */
 export async function createLocalBackend(
   target: LocalTarget,
   options: LocalBackendOptions,
 ): Promise<RuntimeBackend> {
-  const local = await import('./local-backend.js');
+  const local = await import('./local/local-backend.js');
   return local.createLocalBackend(target, options);
 }
 
 export const createBackend: BackendFactory = async (target, { logger, config, runtime, env }) => {
   const log = logger.child({ runtime: target.name });
   if (target.kind === 'local') return createLocalBackend(target, { logger: log, env });
-  const { createKubernetesBackend } = await import('./kubernetes-backend.js');
+  const { createKubernetesBackend } = await import('./kubernetes/kubernetes-backend.js');
   return createKubernetesBackend(target, {
     logger: log,
     env,
