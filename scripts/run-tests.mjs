@@ -9,6 +9,8 @@
 //   int:  **/dist/**/*.int.test.js        e2e: test/dist/e2e/*.e2e.test.js
 //   kube: **/dist/**/*.kube.test.js, on a real cluster: one per mode (API-only, with a node),
 //         started here once and shared by the tier's files (each works in namespaces of its own).
+// A compiled test file whose source is gone (moved or deleted since the last build) is named and
+// not run (scripts/lib/test-sources.mjs).
 // The int and e2e files share one throwaway PostgreSQL server (a database per test, as
 // SLUICE_TEST_DATABASE_URL does) unless SLUICE_TEST_DATABASE_URL names one.
 // Filter with SLUICE_TEST_FILTER=<substring of the path>[,<another>...]. SLUICE_TEST_JOBS sets how many files
@@ -32,6 +34,7 @@ import {
   trackFileCpu,
 } from './lib/file-cpu.mjs';
 import { FileTimes, runPool, runTestFile } from './lib/test-pool.mjs';
+import { staleTestFiles, testSourceOf } from './lib/test-sources.mjs';
 import { runWebTests, webTestFiles } from './lib/web-tests.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -143,7 +146,16 @@ function filesFor(tier) {
       return !/\.(int|e2e|kube)\.test\.js$/.test(p);
     })
     .filter(filter)
+    .filter(notStale)
     .sort();
+}
+
+/** A compiled test file whose source is gone (lib/test-sources.mjs) is named, not run. */
+function notStale(path) {
+  const rel = path.slice(root.length);
+  if (staleTestFiles(root, [rel]).length === 0) return true;
+  say(`not run: ${rel}, whose source ${testSourceOf(rel)} is gone; delete the stale output`);
+  return false;
 }
 
 // The testkit is compiled like the rest; the runner uses its PostgreSQL and clusters.

@@ -1,11 +1,12 @@
 // The test runner's scheduler (scripts/lib/test-pool.mjs): limits, the tier beside the others,
 // tiers that wait until they are ready, longest first, and the tier beside taking free slots at
-// the end — on jobs that only wait.
+// the end — on jobs that only wait. And the compiled test files it leaves out, those whose
+// source is gone (scripts/lib/test-sources.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -39,6 +40,12 @@ interface Pool {
 // From test/dist/unit/ back to the repository's scripts/lib/.
 const lib = join(fileURLToPath(new URL('../../..', import.meta.url)), 'scripts/lib');
 const { runPool } = (await import(pathToFileURL(join(lib, 'test-pool.mjs')).href)) as Pool;
+const { staleTestFiles, testSourceOf } = (await import(
+  pathToFileURL(join(lib, 'test-sources.mjs')).href
+)) as {
+  staleTestFiles: (root: string, paths: string[]) => string[];
+  testSourceOf: (path: string) => string;
+};
 
 /** Jobs that each wait `ms`, recording how many of each kind ran at once at most. */
 function recorder() {
@@ -201,3 +208,27 @@ async function runFileOutsideThisTest(file: string): Promise<FileResult> {
   const { stdout } = await promisify(execFile)(process.execPath, [driver], { env });
   return JSON.parse(stdout) as FileResult;
 }
+
+test('a compiled test file whose source was moved or deleted is stale; one with its source is not', async () => {
+  assert.equal(testSourceOf('apps/engine/dist/flow/a.int.test.js'), 'apps/engine/src/flow/a.int.test.ts');
+  assert.equal(testSourceOf('test/dist/unit/b.test.js'), 'test/unit/b.test.ts');
+  const root = await mkdtemp(join(tmpdir(), 'sluice-test-sources-'));
+  try {
+    for (const source of ['apps/engine/src/flow/moved.test.ts', 'test/unit/kept.test.ts']) {
+      await mkdir(dirname(join(root, source)), { recursive: true });
+      await writeFile(join(root, source), '');
+    }
+    const compiled = [
+      'apps/engine/dist/moved.test.js',
+      'apps/engine/dist/flow/moved.test.js',
+      'test/dist/unit/kept.test.js',
+      'test/dist/unit/deleted.test.js',
+    ];
+    assert.deepEqual(staleTestFiles(root, compiled), [
+      'apps/engine/dist/moved.test.js',
+      'test/dist/unit/deleted.test.js',
+    ]);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
