@@ -71,7 +71,7 @@ function breach(place, target) {
   if (target === undefined || target.stray !== undefined || place.entry !== undefined)
     return undefined;
   if (target.entry !== undefined)
-    return 'the entry above every layer; import the module it re-exports instead';
+    return 'an entry above every layer, which no layer may import';
   if (target.rank < place.rank)
     return 'a layer above it; move what both need into a layer below them';
   if (target.rank === place.rank && target.folder !== place.folder)

@@ -129,7 +129,7 @@ test("an engine folder that imports a layer above it, or Docker values from the 
     `engine/src/flow/step-lifecycle.ts imports values from @sluice/docker, which only steps/ and containers/ may; take its types with \`import type\` and leave the calls to them ${layers}`,
     `engine/src/loose.ts: is outside the layer folders; ${stray}`,
     `engine/src/misc/helper.ts: is in misc/, which is not a layer; ${stray}`,
-    `engine/src/steps/step-push.ts imports index.ts, the entry above every layer; import the module it re-exports instead ${layers}`,
+    `engine/src/steps/step-push.ts imports index.ts, an entry above every layer, which no layer may import ${layers}`,
   ]);
 });
 
