@@ -70,8 +70,7 @@ function placeOf(file, sources, tree) {
 function breach(place, target) {
   if (target === undefined || target.stray !== undefined || place.entry !== undefined)
     return undefined;
-  if (target.entry !== undefined)
-    return 'an entry above every layer, which no layer may import';
+  if (target.entry !== undefined) return 'an entry above every layer, which no layer may import';
   if (target.rank < place.rank)
     return 'a layer above it; move what both need into a layer below them';
   if (target.rank === place.rank && target.folder !== place.folder)

@@ -98,9 +98,10 @@ function layeredTree(name: string, dir: string): LayeredTree {
   return { ...tree, dir };
 }
 
-test("an engine folder that imports a layer above it, or Docker values from the flow, is refused", async () => {
+test('an engine folder that imports a layer above it, or Docker values from the flow, is refused', async () => {
   const dir = await tree('engine/src', {
-    'index.ts': "export { runStep } from './flow/step-lifecycle.js';\nexport { s } from './cleaner/sweeps.js';\n",
+    'index.ts':
+      "export { runStep } from './flow/step-lifecycle.js';\nexport { s } from './cleaner/sweeps.js';\n",
     'containers/container-run.ts':
       "import { runStep } from '../flow/step-lifecycle.js';\nexport const r = runStep;\n",
     'flow/step-lifecycle.ts':
@@ -111,7 +112,8 @@ test("an engine folder that imports a layer above it, or Docker values from the 
     'base/step-readiness.ts':
       "import type { DockerClient } from '@sluice/docker';\nexport const r = 1 as unknown as DockerClient;\n",
     'cleaner/sweeps.ts': "import { b } from '../steps/step-build.js';\nexport const s = b;\n",
-    'flow/step-lifecycle.test.ts': "import { s } from '../cleaner/sweeps.js';\nexport const t = s;\n",
+    'flow/step-lifecycle.test.ts':
+      "import { s } from '../cleaner/sweeps.js';\nexport const t = s;\n",
     'loose.ts': 'export const u = 1;\n',
     'misc/helper.ts': 'export const h = 1;\n',
   });
@@ -135,7 +137,8 @@ test("an engine folder that imports a layer above it, or Docker values from the 
 
 test("the runner's backends import nothing of each other; their entry and the rest of src may", async () => {
   const src = await tree('runner/src', {
-    'runtime-backend.ts': "import type { C } from './backends/kubernetes/cache-records.js';\nexport type R = C;\n",
+    'runtime-backend.ts':
+      "import type { C } from './backends/kubernetes/cache-records.js';\nexport type R = C;\n",
     'backends/create-backend.ts':
       "export const load = [() => import('./local/local-backend.js'), () => import('./kubernetes/kubernetes-backend.js')];\n",
     'backends/local/local-backend.ts':

@@ -210,7 +210,10 @@ async function runFileOutsideThisTest(file: string): Promise<FileResult> {
 }
 
 test('a compiled test file whose source was moved or deleted is stale; one with its source is not', async () => {
-  assert.equal(testSourceOf('apps/engine/dist/flow/a.int.test.js'), 'apps/engine/src/flow/a.int.test.ts');
+  assert.equal(
+    testSourceOf('apps/engine/dist/flow/a.int.test.js'),
+    'apps/engine/src/flow/a.int.test.ts',
+  );
   assert.equal(testSourceOf('test/dist/unit/b.test.js'), 'test/unit/b.test.ts');
   const root = await mkdtemp(join(tmpdir(), 'sluice-test-sources-'));
   try {

@@ -61,7 +61,9 @@ test('an engine whose control plane is not there yet asks for its build again un
 
 test("the control plane's step types are read only when the pipeline names one, a bad one logged once", () => {
   const { logger: log, lines: warnings } = memoryLogger('warn');
-  const notify = readFileSync(new URL('../../../../step-types/webhook-notify.yml', import.meta.url));
+  const notify = readFileSync(
+    new URL('../../../../step-types/webhook-notify.yml', import.meta.url),
+  );
   const documents = [
     { text: notify.toString(), source: 'webhook-notify.yml' },
     { text: 'kind: [not a step type', source: 'broken.yml' },

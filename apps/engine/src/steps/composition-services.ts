@@ -13,7 +13,12 @@ import { InputError } from '@sluice/errors';
 import type { CompositionStep, ServiceContainer, ServiceDependency } from '@sluice/pipeline';
 import type { StartedContainer } from '@sluice/docker';
 import type { StepRuntime } from '../base/step-runtime.js';
-import { emitLine, ensureImagePresent, helperName, runToExit } from '../containers/container-run.js';
+import {
+  emitLine,
+  ensureImagePresent,
+  helperName,
+  runToExit,
+} from '../containers/container-run.js';
 import { commandSpec, serviceSpec } from '../containers/service-containers.js';
 import type { ServiceSpecOptions } from '../containers/service-containers.js';
 

@@ -13,11 +13,20 @@ import type { ContainerSpec, OutputStream } from '@sluice/docker';
 import type { BuildScope } from '../base/build-scope.js';
 import type { DefinitionClone, LeafStep, StepOutcome, StepRuntime } from '../base/step-runtime.js';
 import { EXPORTS_FILE, maskMarker, parseExportsFile } from '../base/exports-file.js';
-import { cloneTarget, freestyleContainer, gitCloneContainer } from '../containers/step-containers.js';
+import {
+  cloneTarget,
+  freestyleContainer,
+  gitCloneContainer,
+} from '../containers/step-containers.js';
 import type { CloneTarget, StepContainerContext } from '../containers/step-containers.js';
 import { containerNameFor } from '../base/resource-names.js';
 import { KUBECONFIG_PATH } from '../base/kube-contexts.js';
-import { emitLine, ensureImagePresent, helperLabels, runToExit } from '../containers/container-run.js';
+import {
+  emitLine,
+  ensureImagePresent,
+  helperLabels,
+  runToExit,
+} from '../containers/container-run.js';
 import {
   credentialsOf,
   onIntegrationHost,

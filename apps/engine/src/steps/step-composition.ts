@@ -10,7 +10,12 @@
  */
 import type { CompositionStep, ServiceContainer } from '@sluice/pipeline';
 import type { StepOutcome, StepRuntime } from '../base/step-runtime.js';
-import { emitLine, ensureImagePresent, outcomeOfError, runToExit } from '../containers/container-run.js';
+import {
+  emitLine,
+  ensureImagePresent,
+  outcomeOfError,
+  runToExit,
+} from '../containers/container-run.js';
 import type { HelperExit } from '../containers/container-run.js';
 import { serviceSpec } from '../containers/service-containers.js';
 import { startComposition } from './composition-services.js';

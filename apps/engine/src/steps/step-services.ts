@@ -12,7 +12,12 @@ import { InputError, UnavailableError } from '@sluice/errors';
 import type { ReadinessProbe, ServicesSpec } from '@sluice/pipeline';
 import type { OutputStream } from '@sluice/docker';
 import type { StepRuntime } from '../base/step-runtime.js';
-import { emitLine, ensureImagePresent, helperName, runToExit } from '../containers/container-run.js';
+import {
+  emitLine,
+  ensureImagePresent,
+  helperName,
+  runToExit,
+} from '../containers/container-run.js';
 import { commandSpec } from '../containers/service-containers.js';
 import { startInDependencyOrder } from './composition-services.js';
 import type { StartedServices } from './composition-services.js';
