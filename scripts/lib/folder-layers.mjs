@@ -107,7 +107,12 @@ export function folderLayerProblems(graph, { tree, root }) {
     const dockerValues = tree.dockerValues;
     // An entry starts the process, and so makes its Docker client.
     const layered = place.entry === undefined;
-    if (dockerValues && layered && !dockerValues.includes(place.folder) && importsDockerValues(file))
+    if (
+      dockerValues &&
+      layered &&
+      !dockerValues.includes(place.folder) &&
+      importsDockerValues(file)
+    )
       problems.push(
         `${where} imports values from @sluice/docker, which only ${dockerValues.map((f) => `${f}/`).join(' and ')} may; take its types with \`import type\` and leave the calls to them (${tree.name})`,
       );
