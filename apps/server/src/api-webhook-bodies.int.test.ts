@@ -127,9 +127,11 @@ databases.test(
       );
       clearInterval(sampling);
       // Every body read whole, RSS grew by some 380 MiB here (by 630 MiB with forty sender
-      // processes); with two read at once, by some 110 (the senders' own buffers included).
+      // processes); with two read at once, by some 110 (the senders' own buffers included), and
+      // once by 205 on a machine loaded to 13, where the senders' buffers wait longer: the bound
+      // sits between the two behaviours.
       const growth = (peak - before) / MIB;
-      assert.ok(growth < 200, `RSS grew by ${Math.round(growth)} MiB`);
+      assert.ok(growth < 300, `RSS grew by ${Math.round(growth)} MiB`);
       // Refused before its body was read, a sender may see its connection closed mid-send (0).
       const refused = statuses.filter((s) => s === 503 || s === 0).length;
       const read = statuses.filter((s) => s === 401).length;
