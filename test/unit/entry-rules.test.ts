@@ -1,12 +1,11 @@
 // The rules of scripts/check-boundaries.mjs about where a process starts
 // (scripts/lib/entry-rules.mjs), on tiny trees in a temporary directory: process.env only in
 // config modules and main.ts files, and no app importing another but the CLI importing `main`.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { makeTempDir } from '@sluice/testkit';
+import { treeWriter } from './script-rules.test-support.js';
 
 interface EntryRules {
   processEnvProblems: (workspaces: string[], root: string) => string[];
@@ -19,17 +18,7 @@ const { processEnvProblems, appImportProblems } = (await import(
   pathToFileURL(join(lib, 'entry-rules.mjs')).href
 )) as EntryRules;
 
-const temp = await makeTempDir('sluice-entry-rules-');
-after(() => temp.cleanup());
-
-async function tree(name: string, files: Record<string, string>): Promise<string> {
-  const dir = join(temp.path, name);
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(dir, path)), { recursive: true });
-    await writeFile(join(dir, path), text);
-  }
-  return dir;
-}
+const tree = await treeWriter('sluice-entry-rules-');
 
 test('process.env read outside config modules and main.ts is refused; comments and tests are not code', async () => {
   const root = await tree('env', {

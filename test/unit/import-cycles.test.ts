@@ -1,11 +1,10 @@
 // The cycle finder and the layer folders check of scripts/check-boundaries.mjs (the engine's
 // layers, the runner's backends), on tiny trees in a temporary directory.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { makeTempDir } from '@sluice/testkit';
+import { treeWriter } from './script-rules.test-support.js';
 
 type Graph = Map<string, string[]>;
 interface ImportCycles {
@@ -33,17 +32,7 @@ const { LAYERED_TREES, folderLayerProblems } = (await import(
   pathToFileURL(join(lib, 'folder-layers.mjs')).href
 )) as FolderLayers;
 
-const temp = await makeTempDir('sluice-import-cycles-');
-after(() => temp.cleanup());
-
-async function tree(name: string, files: Record<string, string>): Promise<string> {
-  const dir = join(temp.path, name);
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(dir, path)), { recursive: true });
-    await writeFile(join(dir, path), text);
-  }
-  return dir;
-}
+const tree = await treeWriter('sluice-import-cycles-');
 
 function cyclesIn(dir: string): string[][] {
   return findCycles(importGraph(dir)).map((cycle) => cycle.map((f) => f.slice(dir.length + 1)));
@@ -119,7 +108,7 @@ test('an engine folder that imports a layer above it, or Docker values from the 
   });
   const problems = folderLayerProblems(importGraph(dir), {
     tree: layeredTree("the engine's layers", 'engine/src'),
-    root: temp.path,
+    root: tree.root,
   });
   const layers = "(the engine's layers)";
   const folders = 'process/, flow/, steps/, containers/, cleaner/, base/';
@@ -149,11 +138,11 @@ test("the runner's backends import nothing of each other; their entry and the re
     'backends/kubernetes/cache-records.ts': 'export type C = number;\n',
   });
   const backends = layeredTree("the runner's backends", 'runner/src/backends');
-  assert.deepEqual(folderLayerProblems(importGraph(src), { tree: backends, root: temp.path }), [
+  assert.deepEqual(folderLayerProblems(importGraph(src), { tree: backends, root: tree.root }), [
     "runner/src/backends/local/local-backend.ts imports kubernetes/pod-failures.ts, kubernetes/, a folder beside its own; move what both need into a layer below them (the runner's backends)",
   ]);
   const gone = { ...backends, dir: 'runner/src/gone' };
-  assert.deepEqual(folderLayerProblems(importGraph(src), { tree: gone, root: temp.path }), [
+  assert.deepEqual(folderLayerProblems(importGraph(src), { tree: gone, root: tree.root }), [
     "runner/src/gone: holds no source file; correct its entry in LAYERED_TREES in scripts/lib/folder-layers.mjs (the runner's backends)",
   ]);
 });

@@ -1,11 +1,10 @@
 // The server rules of scripts/check-boundaries.mjs, on tiny trees in a temporary directory: no
 // folder cycles in apps/server/src/services, and one writer per table of the build aggregate.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { makeTempDir } from '@sluice/testkit';
+import { treeWriter } from './script-rules.test-support.js';
 
 type Graph = Map<string, string[]>;
 interface ImportCycles {
@@ -30,20 +29,10 @@ const { importGraph } = await load<ImportCycles>('import-cycles.mjs');
 const { folderCycleProblems } = await load<FolderCycles>('folder-cycles.mjs');
 const { tablesWritten, tableWriterProblems } = await load<TableWriters>('table-writers.mjs');
 
-const temp = await makeTempDir('sluice-service-boundaries-');
-after(() => temp.cleanup());
-
-async function tree(name: string, files: Record<string, string>): Promise<string> {
-  const dir = join(temp.path, name);
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(dir, path)), { recursive: true });
-    await writeFile(join(dir, path), text);
-  }
-  return dir;
-}
+const tree = await treeWriter('sluice-service-boundaries-');
 
 function folderProblems(dir: string): string[] {
-  return folderCycleProblems(importGraph(dir), { dir: join(dir, 'services'), root: temp.path });
+  return folderCycleProblems(importGraph(dir), { dir: join(dir, 'services'), root: tree.root });
 }
 
 test('two service folders that import each other are refused, with a file import of each way', async () => {
@@ -111,7 +100,7 @@ test('a write of an aggregate table outside its writer is refused, whatever its 
     'services/builds/build-rows.ts': "db.selectFrom('builds').innerJoin('tasks', 'a', 'b');\n",
     'services/builds/build-store.test.ts': "await db.insertInto('tasks').values(row).execute();\n",
   });
-  assert.deepEqual(tableWriterProblems(dir, WRITERS, { root: temp.path }), [
+  assert.deepEqual(tableWriterProblems(dir, WRITERS, { root: tree.root }), [
     'writers/services/limits/reaper.ts: writes builds, whose writer is services/builds/build-store.ts; ' +
       'call the writer instead, or move the write into it',
     'writers/services/tasks/task-queue.ts: writes tasks, whose writer is services/builds/task-rows.ts; ' +
@@ -125,7 +114,7 @@ test('a writer named in the table that writes nothing is refused as stale', asyn
     'services/builds/task-rows.ts': "await trx.updateTable('tasks').set(row).execute();\n",
     'services/builds/build-control.ts': 'export const moved = true;\n',
   });
-  assert.deepEqual(tableWriterProblems(dir, WRITERS, { root: temp.path }), [
+  assert.deepEqual(tableWriterProblems(dir, WRITERS, { root: tree.root }), [
     'stale/services/builds/build-control.ts: is the writer of build_control in ' +
       'scripts/check-boundaries.mjs but does not write it; update the table there',
   ]);
