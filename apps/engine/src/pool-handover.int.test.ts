@@ -78,6 +78,9 @@ test("a pool pod's engine takes only its agent's keyed handover, then runs as th
     assert.equal(await post(build, 'b'.repeat(64)), 401, 'a wrong key');
     assert.equal(await post('{not json', KEY), 400);
     assert.equal(await post({ type: 'other', env: {} }, KEY), 400);
+    const nul = { type: 'build', env: { SLUICE_BUILD_ID: 'b-1\u0000x' } };
+    assert.equal(await post(nul, KEY), 400, 'a NUL, which the environment would cut');
+    assert.equal(await post({ type: 'build', env: { 'A=B': 'x' } }, KEY), 400, 'a name with =');
     assert.equal(await post(build, KEY), 204);
     assert.equal(await exited, 0, err);
     assert.deepEqual(JSON.parse(out), { build: 'b-1', token: 't-1' });

@@ -104,9 +104,14 @@ function handoverVariables(text: string): Record<string, string> | undefined {
   }
   const { type, env } = (message ?? {}) as { type?: unknown; env?: unknown };
   if (type !== 'build' || typeof env !== 'object' || env === null) return undefined;
-  return Object.fromEntries(
-    Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  const vars = Object.entries(env).filter(
+    (entry): entry is [string, string] => typeof entry[1] === 'string',
   );
+  // An environment cannot hold a NUL (Node cuts the value there: "b-1\0x" would become "b-1")
+  // nor a name with "=": such a handover is refused whole rather than taken changed.
+  if (vars.some(([name, value]) => /[\0=]/.test(name) || name === '' || value.includes('\0')))
+    return undefined;
+  return Object.fromEntries(vars);
 }
 
 /** Compares in constant time (hashes first: the lengths may differ). */
