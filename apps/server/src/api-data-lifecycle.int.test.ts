@@ -166,15 +166,17 @@ databases.test(
         params: { pipelineId: app.id },
         body: {},
       });
+      // One call at a time: a call made before its turn would reject with no one awaiting it.
       for (const call of [
-        t.admin.call('deletePipeline', { params: { pipelineId: app.id } }),
-        t.admin.call('deletePipeline', {
-          params: { pipelineId: app.id },
-          query: { dryRun: 'true' },
-        }),
-        t.admin.call('deleteProject', { params: { project: 'web' } }),
+        () => t.admin.call('deletePipeline', { params: { pipelineId: app.id } }),
+        () =>
+          t.admin.call('deletePipeline', {
+            params: { pipelineId: app.id },
+            query: { dryRun: 'true' },
+          }),
+        () => t.admin.call('deleteProject', { params: { project: 'web' } }),
       ]) {
-        const refused = await statusOf(call);
+        const refused = await statusOf(call());
         assert.equal(refused.code, 'SLUICE_PIPELINE_HAS_ACTIVE_BUILD');
         assert.match(
           refused.message,

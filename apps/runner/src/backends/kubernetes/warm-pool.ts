@@ -52,8 +52,8 @@ export const WARM_POOL_STATES = { waiting: 'waiting', taken: 'taken' } as const;
 /** The `sluice.io/component` of a pool pod. */
 export const WARM_POOL_COMPONENT = 'warm-pool';
 
-/** Writes of one pod's labels a take tries while only its status changes under it. */
-const CLAIM_ATTEMPTS = 3;
+/** Guarded writes of one pod (a take, a removal) tried while only its status changes under it. */
+const GUARDED_WRITE_ATTEMPTS = 3;
 /** Builds whose skipped objects are kept at most (a few KiB each). */
 const MAX_KEPT_BUILDS = 1_000;
 /** How often the pool is compared with its target when nothing wakes it. */
@@ -299,7 +299,7 @@ export class WarmPool {
       [BUILD_LABELS.buildId]: labelValue(buildId),
     };
     let current: WarmPoolPod | undefined = pod;
-    for (let attempt = 0; attempt < CLAIM_ATTEMPTS && current !== undefined; attempt++) {
+    for (let attempt = 0; attempt < GUARDED_WRITE_ATTEMPTS && current !== undefined; attempt++) {
       const { name, resourceVersion } = current.metadata;
       if (resourceVersion === undefined) return false;
       try {
@@ -370,7 +370,20 @@ export class WarmPool {
     await createObject(kube, namespace, 'secrets', secret, signal);
   }
 
-  #delete(pod: WarmPoolPod, signal?: AbortSignal): Promise<boolean> {
-    return deleteIfUnchanged(this.#options.kube, this.#namespace, pod, signal);
+  /**
+   * Deletes a waiting pod unless a build took it since it was listed. A 409 may be only the
+   * kubelet writing its status: the pod is read again and, still waiting, deleted at its new
+   * resourceVersion (as `#claim` does).
+   */
+  async #delete(pod: WarmPoolPod, signal?: AbortSignal): Promise<boolean> {
+    const { kube } = this.#options;
+    let current: WarmPoolPod | undefined = pod;
+    for (let attempt = 0; attempt < GUARDED_WRITE_ATTEMPTS && current !== undefined; attempt++) {
+      if (await deleteIfUnchanged(kube, this.#namespace, current, signal)) return true;
+      current = await readPod(kube, this.#namespace, pod.metadata.name, signal);
+      const waiting = current?.metadata.labels?.[WARM_POOL_LABEL] === WARM_POOL_STATES.waiting;
+      if (!waiting || current?.metadata.deletionTimestamp !== undefined) return false;
+    }
+    return false;
   }
 }
