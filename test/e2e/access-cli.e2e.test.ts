@@ -7,27 +7,29 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { makeTempDir } from '@sluice/testkit';
-import { kill, runSluice, seededDataDir, startServer } from './cli-harness.js';
-import type { RunningServer } from './cli-harness.js';
+import { kill, runSluice, serverDatabase, startServer } from './cli-harness.js';
+import type { RunningServer, ServerDatabase } from './cli-harness.js';
 
 const TOKEN = 'slu_u_access-cli-token-0123456789';
 const dir = await makeTempDir('sluice-e2e-access-');
+let database: ServerDatabase | undefined;
 let server: RunningServer;
 let env: NodeJS.ProcessEnv;
 
 before(async () => {
-  server = await startServer(
-    { dataDir: await seededDataDir(join(dir.path, 'data')) },
-    { SLUICE_BOOTSTRAP_TOKEN: TOKEN, SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()) },
-  );
+  database = await serverDatabase();
+  server = await startServer(database.target, {
+    SLUICE_BOOTSTRAP_TOKEN: TOKEN,
+    SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()),
+  });
   env = { SLUICE_SERVER: server.url, SLUICE_TOKEN: TOKEN };
 });
 
 after(async () => {
   await kill(server, 'SIGTERM');
+  await database?.close();
   await dir.cleanup();
 });
 

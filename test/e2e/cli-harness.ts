@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
-import { writePgliteDataDir } from '@sluice/db/testing';
+import { TestDatabases, writePgliteDataDir } from '@sluice/db/testing';
 
 export const REPO_ROOT = new URL('../../../', import.meta.url).pathname;
 export const SLUICE_BIN = `${REPO_ROOT}apps/cli/bin/sluice.js`;
@@ -123,6 +123,26 @@ const SERVER_START_MS = 180_000;
 export async function seededDataDir(dir: string): Promise<string> {
   await writePgliteDataDir(dir);
   return dir;
+}
+
+/** A server's database made for one test file; `close` drops it once the server has stopped. */
+export interface ServerDatabase {
+  target: { url?: string; dataDir?: string };
+  close(): Promise<void>;
+}
+
+/**
+ * A new database of the run's shared PostgreSQL, for a `sluice server` whose behaviour under
+ * test does not depend on the database kind: a server on PostgreSQL starts on a third of the
+ * CPU of one on PGlite (no WASM to compile, no embedded database to open), and its queries run
+ * natively. The server on PGlite stays covered: the int tier runs the API on both kinds where
+ * the kind matters, and here `sluice up` (build-cli, web-ui, build-page, approvals, up-local…)
+ * and server-restart run it on PGlite.
+ */
+export async function serverDatabase(): Promise<ServerDatabase> {
+  const databases = TestDatabases.create({ kinds: ['postgres'] });
+  const { url } = await databases.prepare('postgres');
+  return { target: { url }, close: () => databases.close() };
 }
 
 export interface RunningServer {

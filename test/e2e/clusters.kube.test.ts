@@ -37,7 +37,7 @@ const cluster = useKubernetes({
 });
 const NS = 'sluice-deploys';
 const OTHER = 'sluice-not-yours';
-const databases = TestDatabases.create();
+const databases = TestDatabases.create({ kinds: ['postgres'] });
 let temp: TempDir;
 let plane: GitControlPlane;
 let server: RunningServer | undefined;

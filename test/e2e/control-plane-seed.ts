@@ -86,7 +86,7 @@ export async function runBuildEngine(
   throw new Error(`no RunEngine task for build ${buildId}`);
 }
 
-/** A private git server, a control plane on PGlite with the local runtime as its default, an agent. */
+/** A private git server, a control plane on PostgreSQL with the local runtime as its default, an agent. */
 export interface GitControlPlane {
   git: GitHttpServer;
   /** `acme/repo.git` under the git server's root, as the build's containers reach it. */
@@ -111,7 +111,7 @@ export async function startGitControlPlane(options: {
   const { root, token } = options;
   const git = await startGitHttpServer({ root, username: 'ci-bot', password: options.gitToken });
   const repoUrl = `${git.urlVia(await dockerHostAddress())}/acme/repo.git`;
-  const server = await startServer(await options.databases.prepare('pglite'), {
+  const server = await startServer(await options.databases.prepare('postgres'), {
     SLUICE_BOOTSTRAP_TOKEN: token,
     SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()),
   });

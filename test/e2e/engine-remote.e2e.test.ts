@@ -1,5 +1,5 @@
 /**
- * `sluice engine` against a real `sluice server` (PGlite) and Docker: a build runs its steps,
+ * `sluice engine` against a real `sluice server` (on PostgreSQL) and Docker: a build runs its steps,
  * reports events, timing and the masked log in order; a cancelled build ends `terminated`
  * promptly and leaves no container; behind an HTTP proxy every call goes through it, and the
  * runtime's user variables, user volume mounts and proxy reach the steps; a build past its
@@ -79,7 +79,7 @@ const CHATTY_YAML = [
 /** A name only the test's proxy resolves: an engine that reaches it went through the proxy. */
 const PROXIED_HOST = 'sluice-control-plane.test';
 
-const databases = TestDatabases.create();
+const databases = TestDatabases.create({ kinds: ['postgres'] });
 /**
  * The engines' log spools: `sluice engine` puts them under its working directory unless told,
  * and the harness runs it in the repository, which every test file shares.
@@ -93,7 +93,7 @@ let pipelines: Record<string, string>;
 before(async () => {
   await ensureDockerEngine();
   await ensureTestImages();
-  const target = await databases.prepare('pglite');
+  const target = await databases.prepare('postgres');
   server = await startServer(target, {
     SLUICE_BOOTSTRAP_TOKEN: TOKEN,
     SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()),

@@ -35,7 +35,7 @@ const TOKEN = 'slu_u_git-integrations-token-0123456789';
 const GIT_TOKEN = 'ghp_e2ePrivateRepoToken_Xk29Lq';
 const PROJECT = `git${process.pid}${Date.now().toString(36)}`;
 
-const databases = TestDatabases.create();
+const databases = TestDatabases.create({ kinds: ['postgres'] });
 let dir: TempDir;
 let git: GitHttpServer;
 let repoUrl: string;

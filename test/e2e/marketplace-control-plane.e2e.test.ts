@@ -1,5 +1,5 @@
 /**
- * The marketplace step types that talk to the control plane, on a real `sluice server` (PGlite)
+ * The marketplace step types that talk to the control plane, on a real `sluice server` (on PostgreSQL)
  * with a real `sluice agent` serving the local runtime, so every build runs in `sluice engine`
  * on the Docker engine: `codefresh-run` runs another pipeline and passes or fails with its build,
  * and `bump-build-number` counts builds in a pipeline variable. Both reach the server from their
@@ -71,7 +71,7 @@ steps:
     commands: ['echo "build number $CF_BUILD_NUMBER"']
 `;
 
-const databases = TestDatabases.create();
+const databases = TestDatabases.create({ kinds: ['postgres'] });
 let server: RunningServer | undefined;
 let agent: ChildProcess | undefined;
 /** What the agent printed, shown when a build never starts. */
@@ -82,7 +82,7 @@ let pipelines: Record<string, string>;
 before(async () => {
   await ensureDockerEngine();
   await ensureTestImages();
-  const target = await databases.prepare('pglite');
+  const target = await databases.prepare('postgres');
   const port = await freeLoopbackPort();
   // Step containers reach the server through the bridge's gateway, not loopback; so do the
   // engines, through the public URL.

@@ -60,7 +60,7 @@ function pipeline(says: string): string {
 const BROKEN =
   'version: "1.0"\nsteps:\n  say:\n    image: sluice/busybox:1\n    commands: {a: 1}\n';
 
-const databases = TestDatabases.create();
+const databases = TestDatabases.create({ kinds: ['postgres'] });
 let dir: TempDir;
 let git: GitHttpServer;
 let repoUrl: string;

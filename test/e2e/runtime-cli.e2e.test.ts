@@ -6,20 +6,22 @@ import { parse } from 'yaml';
 import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
 import { makeTempDir } from '@sluice/testkit';
-import { kill, runSluice, seededDataDir, startServer, startSluice } from './cli-harness.js';
-import type { RunningServer } from './cli-harness.js';
+import { kill, runSluice, serverDatabase, startServer, startSluice } from './cli-harness.js';
+import type { RunningServer, ServerDatabase } from './cli-harness.js';
 import { createLocalRuntime, createPipelines } from './control-plane-seed.js';
 
 const TOKEN = 'slu_u_runtime-cli-token-0123456789';
 const dir = await makeTempDir('sluice-e2e-re-');
+let database: ServerDatabase | undefined;
 let server: RunningServer;
 let env: NodeJS.ProcessEnv;
 
 before(async () => {
-  server = await startServer(
-    { dataDir: await seededDataDir(join(dir.path, 'data')) },
-    { SLUICE_BOOTSTRAP_TOKEN: TOKEN, SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()) },
-  );
+  database = await serverDatabase();
+  server = await startServer(database.target, {
+    SLUICE_BOOTSTRAP_TOKEN: TOKEN,
+    SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()),
+  });
   env = { SLUICE_SERVER: server.url, SLUICE_TOKEN: TOKEN };
   await createLocalRuntime(createClient({ baseUrl: server.url, token: TOKEN }), {
     description: 'laptop',
@@ -28,6 +30,7 @@ before(async () => {
 
 after(async () => {
   await kill(server, 'SIGTERM');
+  await database?.close();
   await dir.cleanup();
 });
 

@@ -15,28 +15,31 @@ import {
   kill,
   REPO_ROOT,
   runSluice,
-  seededDataDir,
+  serverDatabase,
   startServer,
   startSluice,
 } from './cli-harness.js';
-import type { RunningServer } from './cli-harness.js';
+import type { RunningServer, ServerDatabase } from './cli-harness.js';
 
 const TOKEN = 'slu_u_settings-cli-token-0123456789';
 const PASSWORD = 'settings-e2e-password-7Hq';
 const dir = await makeTempDir('sluice-e2e-settings-');
+let database: ServerDatabase | undefined;
 let server: RunningServer;
 let env: NodeJS.ProcessEnv;
 
 before(async () => {
-  server = await startServer(
-    { dataDir: await seededDataDir(join(dir.path, 'data')) },
-    { SLUICE_BOOTSTRAP_TOKEN: TOKEN, SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()) },
-  );
+  database = await serverDatabase();
+  server = await startServer(database.target, {
+    SLUICE_BOOTSTRAP_TOKEN: TOKEN,
+    SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()),
+  });
   env = { SLUICE_SERVER: server.url, SLUICE_TOKEN: TOKEN };
 });
 
 after(async () => {
   await kill(server, 'SIGTERM');
+  await database?.close();
   await dir.cleanup();
 });
 

@@ -26,8 +26,8 @@ import type { SluiceClient } from '@sluice/protocol';
 import { freeRestartablePort, makeTempDir } from '@sluice/testkit';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './browser.js';
-import { kill, runSluice, SLUICE_BIN, seededDataDir, startServer } from './cli-harness.js';
-import type { RunningServer } from './cli-harness.js';
+import { kill, runSluice, serverDatabase, SLUICE_BIN, startServer } from './cli-harness.js';
+import type { RunningServer, ServerDatabase } from './cli-harness.js';
 import { createPipelines } from './control-plane-seed.js';
 
 const TOKEN = 'slu_u_single-sign-on-token-0123456789';
@@ -44,6 +44,7 @@ steps:
 const dir = await makeTempDir('sluice-e2e-sso-');
 let idp: Server;
 let idpUrl = '';
+let database: ServerDatabase | undefined;
 let server: RunningServer;
 let admin: SluiceClient;
 let browser: Browser;
@@ -91,8 +92,9 @@ before(async () => {
   idp = provider.listen(idpPort, '127.0.0.1');
   const secretFile = join(dir.path, 'client-secret');
   await writeFile(secretFile, `${CLIENT_SECRET}\n`, { mode: 0o600 });
+  database = await serverDatabase();
   server = await startServer(
-    { dataDir: await seededDataDir(join(dir.path, 'data')) },
+    database.target,
     {
       SLUICE_BOOTSTRAP_TOKEN: TOKEN,
       SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()),
@@ -112,6 +114,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   if (server !== undefined) await kill(server, 'SIGTERM');
+  await database?.close();
   idp?.close();
   idp?.closeAllConnections();
   await dir.cleanup();
@@ -257,11 +260,12 @@ test('sluice auth login --no-browser stores a viewer token that reads a build an
   const token = /token: (\S+)/.exec(await readConfig(config))?.[1] ?? '';
   const vic = createClient({ baseUrl: server.url, token });
   assert.equal((await vic.call('getBuild', { params: { buildId: build.id } })).id, build.id);
+  // One at a time: a call made before its turn would reject with no one awaiting it.
   const refused = [
-    vic.call('createBuild', { params: { pipelineId }, body: {} }),
-    vic.call('cancelBuild', { params: { buildId: build.id } }),
-    vic.call('approveBuild', { params: { buildId: build.id }, body: {} }),
-    vic.call('updatePipeline', { params: { pipelineId }, body: { yaml: PIPELINE } }),
+    () => vic.call('createBuild', { params: { pipelineId }, body: {} }),
+    () => vic.call('cancelBuild', { params: { buildId: build.id } }),
+    () => vic.call('approveBuild', { params: { buildId: build.id }, body: {} }),
+    () => vic.call('updatePipeline', { params: { pipelineId }, body: { yaml: PIPELINE } }),
   ];
   for (const call of refused)
     await assert.rejects(

@@ -11,15 +11,14 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { exportSecretKey, generateSecretKey } from '@sluice/pki';
 import { createClient } from '@sluice/protocol';
 import type { SluiceClient } from '@sluice/protocol';
 import { makeTempDir } from '@sluice/testkit';
 import type { TempDir } from '@sluice/testkit';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { kill, seededDataDir, startServer } from './cli-harness.js';
-import type { RunningServer } from './cli-harness.js';
+import { kill, serverDatabase, startServer } from './cli-harness.js';
+import type { RunningServer, ServerDatabase } from './cli-harness.js';
 import { createPipelines } from './control-plane-seed.js';
 import {
   axeViolations,
@@ -50,6 +49,7 @@ function fortyLines(): string {
 }
 
 let temp: TempDir;
+let database: ServerDatabase | undefined;
 let server: RunningServer;
 let browser: Browser;
 let admin: SluiceClient;
@@ -58,10 +58,11 @@ let ids: Record<string, string> = {};
 before(async () => {
   browser = await launchChromium();
   temp = await makeTempDir('sluice-web-editor-');
-  server = await startServer(
-    { dataDir: await seededDataDir(join(temp.path, 'data')) },
-    { SLUICE_BOOTSTRAP_TOKEN: TOKEN, SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()) },
-  );
+  database = await serverDatabase();
+  server = await startServer(database.target, {
+    SLUICE_BOOTSTRAP_TOKEN: TOKEN,
+    SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()),
+  });
   admin = createClient({ baseUrl: server.url, token: TOKEN });
   ids = await createPipelines(admin, PROJECT, { shared: YAML, drafted: YAML, other: YAML });
 });
@@ -69,6 +70,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   if (server) await kill(server, 'SIGTERM');
+  await database?.close();
   await temp?.cleanup();
 });
 
