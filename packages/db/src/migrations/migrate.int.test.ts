@@ -113,3 +113,20 @@ databases.test('a database migrated by a newer Sluice is refused', async ({ db }
     return true;
   });
 });
+
+databases.test(
+  'a current database opens while another server holds the migration lock',
+  async ({ db }) => {
+    // Kysely's Migrator holds this advisory lock (its PostgresAdapter's id) for the whole of its
+    // run; with nothing to migrate a starting server does not queue behind a replica that is
+    // migrating, or stuck doing so.
+    await db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(3853314791062309107)`.execute(trx);
+      const waited = new Promise<string>((resolve) => {
+        setTimeout(() => resolve('waited for the lock'), 10_000).unref();
+      });
+      assert.deepEqual(await Promise.race([migrateToLatest(db), waited]), { applied: [] });
+    });
+  },
+  { kinds: ['postgres'] },
+);
