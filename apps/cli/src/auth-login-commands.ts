@@ -7,7 +7,7 @@ import { InputError } from '@sluice/errors';
 import type { TokenScope } from '@sluice/protocol';
 import type { Command } from 'commander';
 import { examples } from './cli-help.js';
-import type { BuildCommandsContext, ServerFlags } from './build-commands-context.js';
+import type { ServerCommandsContext, ServerFlags } from './server-commands-context.js';
 
 function parseScope(value: string): TokenScope {
   if (value === 'read' || value === 'run' || value === 'admin') return value;
@@ -17,7 +17,7 @@ function parseScope(value: string): TokenScope {
   );
 }
 
-export function addAuthLoginCommands(auth: Command, ctx: BuildCommandsContext): void {
+export function addAuthLoginCommands(auth: Command, ctx: ServerCommandsContext): void {
   const { term, config, setExitCode, withServer, server } = ctx;
   const files = { file: config.contextFile, ownDirectory: config.contextDirOwned };
   examples(

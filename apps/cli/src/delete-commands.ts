@@ -5,10 +5,10 @@
  * @module
  */
 import { examples } from './cli-help.js';
-import type { BuildCommandsContext, ServerFlags } from './build-commands-context.js';
+import type { ServerCommandsContext, ServerFlags } from './server-commands-context.js';
 
 /** `delete pipeline|project|build`: what has run, with its builds and logs. */
-export function addDeleteCommands(ctx: BuildCommandsContext): void {
+export function addDeleteCommands(ctx: ServerCommandsContext): void {
   const { term, config, verbs, withServer, server, setExitCode } = ctx;
   const confirm = config.interactive
     ? async (message: string) =>

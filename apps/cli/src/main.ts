@@ -8,7 +8,7 @@
  * @module
  */
 import type { Command } from 'commander';
-import { addBuildCommands, parseFormat } from './build-commands.js';
+import { addServerCommands, parseFormat } from './server-commands.js';
 import { examples, HELP_GROUPS } from './cli-help.js';
 import { createRootCommand, runCommandLine } from './cli-root.js';
 import { loadConfig, serverContext } from './config.js';
@@ -31,14 +31,14 @@ export function buildProgram(
 ): { program: Command; agent: Command } {
   const program = createRootCommand(term);
   const agent = addLocalCommands({ program, term, config, setExitCode });
-  addServerCommands(program, term, config, setExitCode);
+  addServerCommandGroups(program, term, config, setExitCode);
   addSetupCommands(program, term);
   orderHelpGroups(program);
   return { program, agent };
 }
 
-/** The commands against a server: the kubectl-style verbs, builds and account settings. */
-function addServerCommands(
+/** The commands against a server: server-commands.ts, settings, git integrations, users. */
+function addServerCommandGroups(
   program: Command,
   term: Terminal,
   config: Config,
@@ -52,7 +52,7 @@ function addServerCommands(
   const verbs = addManagementVerbs(program);
   const server = (flags: { server?: string; token?: string; context?: string }) =>
     serverContext(config, flags);
-  addBuildCommands({ program, term, config, verbs, withServer, server, setExitCode });
+  addServerCommands({ program, term, config, verbs, withServer, server, setExitCode });
   addSettingsCommands({ term, verbs, withServer, parseFormat, server, setExitCode });
   addGitIntegrationCommands({ term, verbs, withServer, parseFormat, server, setExitCode });
   addUserCommands({ term, verbs, withServer, parseFormat, server, setExitCode });

@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { InputError } from '@sluice/errors';
 import { examples } from '../cli-help.js';
-import type { BuildCommandsContext } from '../build-commands-context.js';
+import type { ServerCommandsContext } from '../server-commands-context.js';
 import type { RunnerFlags } from './runner-settings.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -67,7 +67,7 @@ type InitFlags = RunnerFlags &
     timeout: number;
   };
 
-export function addRunnerInstallCommands(ctx: BuildCommandsContext, runner: Command): void {
+export function addRunnerInstallCommands(ctx: ServerCommandsContext, runner: Command): void {
   const { term, config, withServer, server, setExitCode } = ctx;
   examples(
     withRuntime(withInstall(withServer(runner.command('init'))))

@@ -1,5 +1,5 @@
 /**
- * What the server commands' builders share (build-commands.ts and the `runner` commands it
+ * What the server commands' builders share (server-commands.ts and the `runner` commands it
  * adds): the program, the terminal, the config, the verbs and the server flags. A module of its
  * own, so those builders need not import each other to name it.
  * @module
@@ -15,7 +15,7 @@ export interface ServerFlags {
   context?: string;
 }
 
-export interface BuildCommandsContext {
+export interface ServerCommandsContext {
   program: Command;
   term: Terminal;
   config: Readonly<CliConfig>;

@@ -1,5 +1,5 @@
 /**
- * The command-line shape of the commands that drive a server's builds and pipelines, kubectl
+ * The command-line shape of the commands that talk to a server, kubectl
  * style: `auth` contexts, `get projects|pipelines|builds|agents`, `describe build`, `logs`,
  * `create project|pipeline`, `apply -f`, `run-pipeline`, `cancel`, `restart`, `approve`,
  * `deny`. Each action's module is imported only when it runs, like every command of main.ts.
@@ -9,7 +9,7 @@ import { InputError } from '@sluice/errors';
 import type { Command } from 'commander';
 import { examples, HELP_GROUPS } from './cli-help.js';
 import type { OutputFormat } from './commands/server-resources.js';
-import type { BuildCommandsContext, ServerFlags } from './build-commands-context.js';
+import type { ServerCommandsContext, ServerFlags } from './server-commands-context.js';
 import type { CreatePipelineFlags } from './commands/apply.js';
 import { addRunnerInstallCommands } from './runner/runner-commands.js';
 import { addDeleteCommands } from './delete-commands.js';
@@ -37,7 +37,7 @@ function parseLimit(value: string): number {
   return n;
 }
 
-export function addBuildCommands(ctx: BuildCommandsContext): void {
+export function addServerCommands(ctx: ServerCommandsContext): void {
   addAuthCommands(ctx);
   addReadCommands(ctx);
   addWriteCommands(ctx);
@@ -45,7 +45,7 @@ export function addBuildCommands(ctx: BuildCommandsContext): void {
   addRunnerCommands(ctx);
 }
 
-function addAuthCommands(ctx: BuildCommandsContext): void {
+function addAuthCommands(ctx: ServerCommandsContext): void {
   const { program, term, config, setExitCode } = ctx;
   const auth = examples(
     program
@@ -122,7 +122,7 @@ function addAuthCommands(ctx: BuildCommandsContext): void {
   });
 }
 
-function addReadCommands(ctx: BuildCommandsContext): void {
+function addReadCommands(ctx: ServerCommandsContext): void {
   const { term, config, verbs, withServer, server, setExitCode } = ctx;
   const output = (cmd: Command) =>
     cmd.option('-o, --output <format>', 'table, wide, yaml or json', parseFormat, 'table');
@@ -198,7 +198,7 @@ function addReadCommands(ctx: BuildCommandsContext): void {
   });
 }
 
-function addWriteCommands(ctx: BuildCommandsContext): void {
+function addWriteCommands(ctx: ServerCommandsContext): void {
   const { program, term, verbs, withServer, server, setExitCode } = ctx;
   addDeleteCommands(ctx);
   examples(
@@ -280,7 +280,7 @@ function addWriteCommands(ctx: BuildCommandsContext): void {
   });
 }
 
-function addRunnerCommands(ctx: BuildCommandsContext): void {
+function addRunnerCommands(ctx: ServerCommandsContext): void {
   const { program, term, config, withServer, server, setExitCode } = ctx;
   const runner = examples(
     program
@@ -303,7 +303,7 @@ function addRunnerCommands(ctx: BuildCommandsContext): void {
   addRunnerInstallCommands(ctx, runner);
 }
 
-function addRunCommands(ctx: BuildCommandsContext): void {
+function addRunCommands(ctx: ServerCommandsContext): void {
   const { program, term, withServer, server, setExitCode } = ctx;
   const group = HELP_GROUPS.run;
   examples(
