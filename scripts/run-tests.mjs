@@ -4,8 +4,8 @@
 // reads, after each tier's wall time and its ten slowest files, the files that used the most CPU
 // (scripts/lib/file-cpu.mjs: the suite is CPU-bound; every file's, in milliseconds, is kept in
 // /var/cache/sluice/test-cpu.json) and any that left processes running.
-//   unit: **/dist/**/*.test.js without .int./.e2e./.kube., and the web UI's component tests
-//         (apps/web/src/**/*.test.tsx, vitest).
+//   unit: **/dist/**/*.test.js without .int./.e2e./.kube., a process per workspace, and the web
+//         UI's component tests (apps/web/src/**/*.test.tsx, vitest).
 //   int:  **/dist/**/*.int.test.js        e2e: test/dist/e2e/*.e2e.test.js
 //   kube: **/dist/**/*.kube.test.js, on a real cluster: one per mode (API-only, with a node),
 //         started here once and shared by the tier's files (each works in namespaces of its own).
@@ -21,8 +21,8 @@
 //   --beside=CMD  runs CMD as one more job of the unit tier (the test command's format and lint
 //   check); its output is printed when it ends, and its failure counts as one failed test.
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import {
@@ -33,7 +33,7 @@ import {
   removeCpuGroups,
   trackFileCpu,
 } from './lib/file-cpu.mjs';
-import { FileTimes, runPool, runTestFile } from './lib/test-pool.mjs';
+import { FileTimes, runPool, runTestFile, writeTestBatch } from './lib/test-pool.mjs';
 import { staleTestFiles, testSourceOf } from './lib/test-sources.mjs';
 import { runWebTests, webTestFiles } from './lib/web-tests.mjs';
 
@@ -150,6 +150,28 @@ function filesFor(tier) {
     .sort();
 }
 
+/**
+ * The unit test files by workspace (`apps/cli`, `packages/pipeline`, `test`…), each group run
+ * in one process (lib/test-pool.mjs writeTestBatch): the tier's files are small, and one
+ * process each cost more CPU to start than most of them take to run.
+ */
+function workspacesOf(files) {
+  const groups = new Map();
+  for (const file of files) {
+    const [top, second] = file.slice(root.length).split('/');
+    const key = top === 'apps' || top === 'packages' ? `${top}/${second}` : top;
+    groups.set(key, [...(groups.get(key) ?? []), file]);
+  }
+  return groups;
+}
+
+/** Where the run writes its unit batches: a directory of its own, removed when it ends. */
+let batches;
+function batchDir() {
+  batches ??= mkdtempSync(join(tmpdir(), 'sluice-unit-batches-'));
+  return batches;
+}
+
 /** A compiled test file whose source is gone (lib/test-sources.mjs) is named, not run. */
 function notStale(path) {
   const rel = path.slice(root.length);
@@ -213,13 +235,19 @@ const leftovers = [];
 const jobs = [];
 for (const tier of tiers) {
   tally[tier] = { passed: 0, failed: 0, skipped: 0, files: [], first: undefined, last: 0 };
-  for (const file of filesFor(tier)) {
-    const name = file.slice(root.length);
+  const found = filesFor(tier);
+  const units = tier === 'unit' ? [...workspacesOf(found)] : found.map((file) => [file, undefined]);
+  for (const [key, files] of units) {
+    const name = files === undefined ? key.slice(root.length) : `${key} (${files.length} files)`;
+    const file = files === undefined ? key : writeTestBatch(batchDir(), root, key, files);
+    const timesKey = files === undefined ? undefined : `${key} unit batch`;
     jobs.push({
       tier,
       name,
       file,
-      estimate: times.get(name),
+      timesKey,
+      fileCount: files?.length ?? 1,
+      estimate: times.get(timesKey ?? name),
       run: withCpu(file, () => runTestFile(file, TIMEOUT_MS[tier] * 60_000)),
     });
   }
@@ -337,7 +365,7 @@ function onDone(job, result, ms) {
   const now = performance.now();
   t.first = Math.min(t.first ?? now - ms, now - ms);
   t.last = Math.max(t.last, now);
-  t.files.push({ name: job.name, ms, cpu: result.cpu?.seconds });
+  t.files.push({ name: job.name, ms, cpu: result.cpu?.seconds, count: job.fileCount ?? 1 });
   if (result.cpu?.seconds !== undefined) t.cpu = (t.cpu ?? 0) + result.cpu.seconds;
   if (result.cpu?.left > 0) {
     leftovers.push(`${job.name}: ${result.cpu.left} of its processes outlived it`);
@@ -358,6 +386,7 @@ await runPool(
 );
 // A run cut short says nothing about the files it did not reach: only a finished one is kept.
 times.save();
+if (batches !== undefined) rmSync(batches, { recursive: true, force: true });
 cpuTimes.save();
 
 // Before they stop: what the shared servers and clusters (the runner's children) cost.
@@ -390,7 +419,7 @@ for (const tier of tiers) {
   const cpu =
     t.cpu === undefined ? '' : `; its files' processes used ${seconds(t.cpu * 1000)} of CPU`;
   say(
-    `${tier}: ${t.passed} passed, ${t.failed} failed in ${t.files.length} files, ${seconds(wall)} from its first file's start to its last file's end${cpu}`,
+    `${tier}: ${t.passed} passed, ${t.failed} failed in ${t.files.reduce((n, f) => n + f.count, 0)} files, ${seconds(wall)} from its first file's start to its last file's end${cpu}`,
   );
   const slowest = t.files.sort((a, b) => b.ms - a.ms).slice(0, 10);
   for (const f of slowest) say(`  ${seconds(f.ms).padStart(10)}  ${cpuOf(f)}${f.name}`);

@@ -1,11 +1,13 @@
 // The scheduler of scripts/run-tests.mjs: test files from every tier in one pool of jobs, run
 // side by side up to a global limit and a limit per tier, each tier once what it needs is ready
 // (the kube tier waits for the Kubernetes build and its shared clusters), longest first by the
-// times of the last run on this machine. Each node:test file runs in a process of its own (as
-// node:test does), and its spec report is printed whole when it ends, so files that ran side by
-// side never interleave their lines.
+// times of the last run on this machine. Each int, e2e and kube file runs in a process of its own
+// (as node:test does); the unit files of a workspace run in one (writeTestBatch), each as a
+// suite named by its path. A job's spec report is printed whole when it ends, so files that ran
+// side by side never interleave their lines.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 
@@ -13,24 +15,52 @@ import { spec } from 'node:test/reporters';
 const SUMMARY_LINE = /^\u2139 (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) /;
 
 /**
+ * Writes a file that runs the unit test files `files` (paths under `root`) in one process, each
+ * as a suite named by its path (its hooks scoped to it): a process costs ~0.3 s of CPU to
+ * start, and the unit tier has hundreds of small files. Returns its path, under `dir`.
+ */
+export function writeTestBatch(dir, root, name, files) {
+  const entries = files.map((file) => [file.slice(root.length), pathToFileURL(file).href]);
+  const path = join(dir, `${name.replaceAll('/', '-')}.batch.mjs`);
+  const text = [
+    `// The unit test files of ${name}, in one process (scripts/run-tests.mjs).`,
+    "import { describe } from 'node:test';",
+    `const files = ${JSON.stringify(entries, null, 1)};`,
+    'for (const [name, url] of files) describe(name, async () => { await import(url); });',
+    '',
+  ].join('\n');
+  writeFileSync(path, text);
+  return path;
+}
+
+/**
  * Runs one node:test file; resolves with its counts, the names of its failed tests and its
- * report. `timeout` is each test's limit in ms.
+ * report. `timeout` is each test's limit in ms. In a batch (writeTestBatch), a failed test is
+ * named with the file it is in.
  */
 export async function runTestFile(file, timeout) {
   const result = { passed: 0, failed: 0, skipped: 0, failures: [], report: '' };
   const stream = run({ files: [file], concurrency: 1, timeout });
+  /** The outermost suite running: in a batch, the test file. */
+  let outer = '';
+  stream.on('test:start', (e) => {
+    if (e.nesting === 0) outer = e.name;
+  });
+  const batched = file.endsWith('.batch.mjs');
   stream.on('test:pass', (e) => {
     if (e.details.type === 'suite' || e.name === file) return;
     if (e.skip || e.todo) result.skipped++;
     else result.passed++;
   });
   stream.on('test:fail', (e) => {
-    // A suite's failure is its tests' (counted there), unless a hook of it failed; a file's
-    // own failure (it crashed, or never loaded) counts once when none of its tests did.
-    if (e.details.type === 'suite' && e.details.error?.failureType !== 'hookFailed') return;
+    // A suite's failure is its tests' (counted there), unless a hook of it failed or it threw
+    // (in a batch: its file did not load); a file's own failure (it crashed, or never loaded)
+    // counts once when none of its tests did.
+    if (e.details.type === 'suite' && e.details.error?.failureType === 'subtestsFailed') return;
     if (e.name === file && result.failed > 0) return;
     result.failed++;
-    const name = e.name === file ? '(the file itself)' : e.name;
+    const own = e.name === file ? '(the file itself)' : e.name;
+    const name = batched && e.nesting > 0 ? `${outer}: ${own}` : own;
     const reason = failureReason(e.details.error);
     result.failures.push(reason === '' ? name : `${name}\n      ${reason}`);
   });

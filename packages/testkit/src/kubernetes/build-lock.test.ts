@@ -13,17 +13,17 @@ test('a second caller waits until the first releases the lock', async () => {
     const path = join(temp.path, '.lock');
     const first = await acquireLock(path);
     assert.equal(await readFile(path, 'utf8'), `${process.pid}\n`);
-    let waitedFor: number | undefined;
     let acquired = false;
-    const second = acquireLock(path, { pollMs: 20, onWait: (pid) => (waitedFor = pid) }).then(
-      (lock) => {
-        acquired = true;
-        return lock;
-      },
-    );
+    let waited: (pid: number) => void = () => undefined;
+    const waitedFor = new Promise<number>((resolve) => (waited = resolve));
+    const second = acquireLock(path, { pollMs: 20, onWait: (pid) => waited(pid) }).then((lock) => {
+      acquired = true;
+      return lock;
+    });
+    // It says whom it waits for, and waits: still not acquired a few polls later.
+    assert.equal(await waitedFor, process.pid);
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(acquired, false);
-    assert.equal(waitedFor, process.pid);
     await first.release();
     await (await second).release();
     assert.equal(acquired, true);
