@@ -6,7 +6,7 @@
 // /var/cache/sluice/test-cpu.json) and any that left processes running.
 //   unit: **/dist/**/*.test.js without .int./.e2e./.kube., a process per workspace, and the web
 //         UI's component tests (apps/web/src/**/*.test.tsx, vitest).
-//   int:  **/dist/**/*.int.test.js        e2e: test/dist/e2e/*.e2e.test.js
+//   int:  **/dist/**/*.int.test.js, six a process  e2e: test/dist/e2e/*.e2e.test.js
 //   kube: **/dist/**/*.kube.test.js, on a real cluster: one per mode (API-only, with a node),
 //         started here once and shared by the tier's files (each works in namespaces of its own).
 // A compiled test file whose source is gone (moved or deleted since the last build) is named and
@@ -64,6 +64,11 @@ const JOBS = Number(process.env.SLUICE_TEST_JOBS) || Math.max(2, availableParall
 // run's tail: on a fresh machine it starts once Kubernetes is built, ~12 minutes in, and its
 // files take ~18 minutes one after another.
 const BESIDE = ['kube'];
+/**
+ * Files run in one process at most (batchesOf): every unit file of a workspace; int files a few
+ * at a time, so that the tier's two lanes stay balanced. e2e and kube files run alone.
+ */
+const BATCH_FILES = { unit: Infinity, int: 6 };
 /** A test's own limit; a kube file's `before` may still wait for the cluster's build. */
 const TIMEOUT_MS = { unit: 15, int: 15, e2e: 15, kube: 40 };
 /** Where the last run's file times are kept: the machine's cache, shared by every clone. */
@@ -151,21 +156,30 @@ function filesFor(tier) {
 }
 
 /**
- * The unit test files by workspace (`apps/cli`, `packages/pipeline`, `test`…), each group run
- * in one process (lib/test-pool.mjs writeTestBatch): the tier's files are small, and one
- * process each cost more CPU to start than most of them take to run.
+ * A tier's files in batches run one process each (lib/test-pool.mjs writeTestBatch): by
+ * workspace (`apps/cli`, `packages/pipeline`, `test`…), at most `BATCH_FILES[tier]` files each.
+ * Starting a process and loading the server's or the engine's modules costs 0.3 to 2 s of CPU,
+ * more than most unit files take to run, and as much as many int files' tests.
  */
-function workspacesOf(files) {
+function batchesOf(tier, files) {
+  const size = BATCH_FILES[tier] ?? 1;
+  if (size === 1) return files.map((file) => ({ key: file.slice(root.length), files: [file] }));
   const groups = new Map();
   for (const file of files) {
     const [top, second] = file.slice(root.length).split('/');
     const key = top === 'apps' || top === 'packages' ? `${top}/${second}` : top;
     groups.set(key, [...(groups.get(key) ?? []), file]);
   }
-  return groups;
+  return [...groups].flatMap(([workspace, all]) => {
+    const count = Math.max(1, Math.ceil(all.length / size));
+    return Array.from({ length: count }, (_, i) => ({
+      key: count === 1 ? `${workspace} ${tier}` : `${workspace} ${tier} ${i + 1}/${count}`,
+      files: count === 1 ? all : all.slice(i * size, (i + 1) * size),
+    }));
+  });
 }
 
-/** Where the run writes its unit batches: a directory of its own, removed when it ends. */
+/** Where the run writes its batches: a directory of its own, removed when it ends. */
 let batches;
 function batchDir() {
   batches ??= mkdtempSync(join(tmpdir(), 'sluice-unit-batches-'));
@@ -236,18 +250,17 @@ const jobs = [];
 for (const tier of tiers) {
   tally[tier] = { passed: 0, failed: 0, skipped: 0, files: [], first: undefined, last: 0 };
   const found = filesFor(tier);
-  const units = tier === 'unit' ? [...workspacesOf(found)] : found.map((file) => [file, undefined]);
-  for (const [key, files] of units) {
-    const name = files === undefined ? key.slice(root.length) : `${key} (${files.length} files)`;
-    const file = files === undefined ? key : writeTestBatch(batchDir(), root, key, files);
-    const timesKey = files === undefined ? undefined : `${key} unit batch`;
+  for (const { key, files } of batchesOf(tier, found)) {
+    const alone = files.length === 1 && (BATCH_FILES[tier] ?? 1) === 1;
+    const name = alone ? key : `${key} (${files.length} files)`;
+    const file = alone ? files[0] : writeTestBatch(batchDir(), root, key, files);
     jobs.push({
       tier,
       name,
       file,
-      timesKey,
-      fileCount: files?.length ?? 1,
-      estimate: times.get(timesKey ?? name),
+      timesKey: alone ? undefined : key,
+      fileCount: files.length,
+      estimate: times.get(key),
       run: withCpu(file, () => runTestFile(file, TIMEOUT_MS[tier] * 60_000)),
     });
   }

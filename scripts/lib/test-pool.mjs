@@ -1,9 +1,9 @@
 // The scheduler of scripts/run-tests.mjs: test files from every tier in one pool of jobs, run
 // side by side up to a global limit and a limit per tier, each tier once what it needs is ready
 // (the kube tier waits for the Kubernetes build and its shared clusters), longest first by the
-// times of the last run on this machine. Each int, e2e and kube file runs in a process of its own
-// (as node:test does); the unit files of a workspace run in one (writeTestBatch), each as a
-// suite named by its path. A job's spec report is printed whole when it ends, so files that ran
+// times of the last run on this machine. Each e2e and kube file runs in a process of its own (as
+// node:test does); the unit files of a workspace, and int files a few at a time, run in one
+// (writeTestBatch), each as a suite named by its path. A job's spec report is printed whole when it ends, so files that ran
 // side by side never interleave their lines.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -15,15 +15,15 @@ import { spec } from 'node:test/reporters';
 const SUMMARY_LINE = /^\u2139 (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) /;
 
 /**
- * Writes a file that runs the unit test files `files` (paths under `root`) in one process, each
- * as a suite named by its path (its hooks scoped to it): a process costs ~0.3 s of CPU to
- * start, and the unit tier has hundreds of small files. Returns its path, under `dir`.
+ * Writes a file that runs the test files `files` (paths under `root`) in one process, each as a
+ * suite named by its path (its hooks scoped to it): a process costs ~0.3 s of CPU to start, and
+ * loading the server's modules ~2 s more. Returns its path, under `dir`.
  */
 export function writeTestBatch(dir, root, name, files) {
   const entries = files.map((file) => [file.slice(root.length), pathToFileURL(file).href]);
-  const path = join(dir, `${name.replaceAll('/', '-')}.batch.mjs`);
+  const path = join(dir, `${name.replace(/[^\w.-]+/g, '-')}.batch.mjs`);
   const text = [
-    `// The unit test files of ${name}, in one process (scripts/run-tests.mjs).`,
+    `// The test files of ${name}, in one process (scripts/run-tests.mjs).`,
     "import { describe } from 'node:test';",
     `const files = ${JSON.stringify(entries, null, 1)};`,
     'for (const [name, url] of files) describe(name, async () => { await import(url); });',
