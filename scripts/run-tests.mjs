@@ -163,7 +163,8 @@ function filesFor(tier) {
  */
 function batchesOf(tier, files) {
   const size = BATCH_FILES[tier] ?? 1;
-  if (size === 1) return files.map((file) => ({ key: file.slice(root.length), files: [file] }));
+  if (size === 1)
+    return files.map((file) => ({ key: file.slice(root.length), files: [file], batch: false }));
   const groups = new Map();
   for (const file of files) {
     const [top, second] = file.slice(root.length).split('/');
@@ -175,6 +176,7 @@ function batchesOf(tier, files) {
     return Array.from({ length: count }, (_, i) => ({
       key: count === 1 ? `${workspace} ${tier}` : `${workspace} ${tier} ${i + 1}/${count}`,
       files: count === 1 ? all : all.slice(i * size, (i + 1) * size),
+      batch: true,
     }));
   });
 }
@@ -182,7 +184,7 @@ function batchesOf(tier, files) {
 /** Where the run writes its batches: a directory of its own, removed when it ends. */
 let batches;
 function batchDir() {
-  batches ??= mkdtempSync(join(tmpdir(), 'sluice-unit-batches-'));
+  batches ??= mkdtempSync(join(tmpdir(), 'sluice-test-batches-'));
   return batches;
 }
 
@@ -249,16 +251,13 @@ const leftovers = [];
 const jobs = [];
 for (const tier of tiers) {
   tally[tier] = { passed: 0, failed: 0, skipped: 0, files: [], first: undefined, last: 0 };
-  const found = filesFor(tier);
-  for (const { key, files } of batchesOf(tier, found)) {
-    const alone = files.length === 1 && (BATCH_FILES[tier] ?? 1) === 1;
-    const name = alone ? key : `${key} (${files.length} files)`;
-    const file = alone ? files[0] : writeTestBatch(batchDir(), root, key, files);
+  for (const { key, files, batch } of batchesOf(tier, filesFor(tier))) {
+    const file = batch ? writeTestBatch(batchDir(), root, key, files) : files[0];
     jobs.push({
       tier,
-      name,
+      name: batch ? `${key} (${files.length} files)` : key,
       file,
-      timesKey: alone ? undefined : key,
+      timesKey: key,
       fileCount: files.length,
       estimate: times.get(key),
       run: withCpu(file, () => runTestFile(file, TIMEOUT_MS[tier] * 60_000)),

@@ -3,8 +3,8 @@
 // (the kube tier waits for the Kubernetes build and its shared clusters), longest first by the
 // times of the last run on this machine. Each e2e and kube file runs in a process of its own (as
 // node:test does); the unit files of a workspace, and int files a few at a time, run in one
-// (writeTestBatch), each as a suite named by its path. A job's spec report is printed whole when it ends, so files that ran
-// side by side never interleave their lines.
+// (writeTestBatch), each as a suite named by its path. A job's spec report is printed whole
+// when it ends, so files that ran side by side never interleave their lines.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,16 +17,30 @@ const SUMMARY_LINE = /^\u2139 (tests|suites|pass|fail|cancelled|skipped|todo|dur
 /**
  * Writes a file that runs the test files `files` (paths under `root`) in one process, each as a
  * suite named by its path (its hooks scoped to it): a process costs ~0.3 s of CPU to start, and
- * loading the server's modules ~2 s more. Returns its path, under `dir`.
+ * loading the server's modules ~2 s more. A process that ends before every file has finished
+ * (a file called process.exit, or crashed it) exits 1 naming the files cut short, so none is
+ * lost unseen. Returns its path, under `dir`.
  */
 export function writeTestBatch(dir, root, name, files) {
   const entries = files.map((file) => [file.slice(root.length), pathToFileURL(file).href]);
   const path = join(dir, `${name.replace(/[^\w.-]+/g, '-')}.batch.mjs`);
   const text = [
     `// The test files of ${name}, in one process (scripts/run-tests.mjs).`,
-    "import { describe } from 'node:test';",
+    "import { after, describe } from 'node:test';",
     `const files = ${JSON.stringify(entries, null, 1)};`,
-    'for (const [name, url] of files) describe(name, async () => { await import(url); });',
+    'const finished = new Set();',
+    'for (const [name, url] of files)',
+    '  describe(name, async () => {',
+    '    await import(url);',
+    '    after(() => finished.add(name));',
+    '  });',
+    // A file that ends the process (process.exit, a crash) would end the files after it unseen.
+    "process.on('exit', () => {",
+    '  const cut = files.map(([name]) => name).filter((name) => !finished.has(name));',
+    '  if (cut.length === 0) return;',
+    '  process.stderr.write(`the process ended before these files finished: ${cut.join(", ")}\\n`);',
+    '  process.exit(1);',
+    '});',
     '',
   ].join('\n');
   writeFileSync(path, text);

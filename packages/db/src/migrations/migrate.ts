@@ -55,9 +55,6 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   stepBlocksMigration,
 ];
 
-/** Kysely's record of the applied migrations (its default name). */
-const MIGRATION_TABLE = DEFAULT_MIGRATION_TABLE;
-
 export interface MigrateResult {
   /** Names applied by this call, in order; empty when the schema was already current. */
   applied: string[];
@@ -102,10 +99,10 @@ async function allApplied(
   migrations: readonly SqlMigration[],
 ): Promise<boolean> {
   const { rows } = await sql<{ present: boolean }>`
-    select to_regclass(${MIGRATION_TABLE}) is not null as present`.execute(db);
+    select to_regclass(${DEFAULT_MIGRATION_TABLE}) is not null as present`.execute(db);
   if (rows[0]?.present !== true) return false;
   const recorded = await sql<{ name: string }>`
-    select name from ${sql.table(MIGRATION_TABLE)}`.execute(db);
+    select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(db);
   const names = new Set(recorded.rows.map((row) => row.name));
   return names.size === migrations.length && migrations.every((m) => names.has(m.name));
 }
