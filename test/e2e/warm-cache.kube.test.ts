@@ -241,9 +241,12 @@ test("back to back, the second build of a pipeline runs on the first one's volum
 const POOL_PRIORITY = 'sluice-warm-pool-e2e';
 const POOL = 'sluice.io/warm-pool';
 
-/** The pool's pods of the runtime by state, with the build each holds and whether it is ready. */
+/**
+ * The pool's pods of the runtime by state, with the build each holds, whether it is ready, and
+ * the released volume it was made on (none: a volume no build had let go).
+ */
 async function poolPods(): Promise<
-  { name: string; state: string; build: string; ready: boolean }[]
+  { name: string; state: string; build: string; ready: boolean; volume: string }[]
 > {
   const pods = await resources.list({
     kind: 'Pod',
@@ -257,21 +260,27 @@ async function poolPods(): Promise<
       state: pod.metadata.labels?.[POOL] ?? '',
       build: pod.metadata.labels?.['sluice.io/build-id'] ?? '',
       ready: (status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+      volume: pod.metadata.annotations?.['sluice.io/warm-pool-volume'] ?? '',
     };
   });
 }
 
-/** Two pool pods ready, none held: what a pool of two refills to. */
-async function poolRefilled(): Promise<string[]> {
+/**
+ * Two pool pods ready, none held: what a pool of two refills to; with `released`, both on
+ * volumes builds let go. Their names, and the volumes they were made on.
+ */
+async function poolRefilled(released = false): Promise<{ names: string[]; volumes: string[] }> {
   const ready = await waitForProbe(
-    'two warm-pool pods ready',
+    released ? 'two warm-pool pods ready on released volumes' : 'two warm-pool pods ready',
     async () => {
-      const pods = (await poolPods()).filter((p) => p.state === 'waiting' && p.ready);
+      const pods = (await poolPods()).filter(
+        (p) => p.state === 'waiting' && p.ready && (!released || p.volume !== ''),
+      );
       return pods.length === 2 ? pods : undefined;
     },
     BUILD_TIMEOUT_MS,
   );
-  return ready.map((p) => p.name).sort();
+  return { names: ready.map((p) => p.name).sort(), volumes: ready.map((p) => p.volume).sort() };
 }
 
 /** Builds run together, with the pool pod each took (watched while they ran). */
@@ -315,47 +324,63 @@ test('with a warm pool, builds run on its pods (each on its own), the pool refil
     dir: temp.path,
     env: { SLUICE_WARM_POOL_MAX: '2', SLUICE_WARM_POOL_PRIORITY_CLASS: POOL_PRIORITY },
   });
-  // The first build shows the agent what the runtime's pods look like: it runs on its own.
-  const taught = await runThroughPool(first, 1);
-  assert.equal(taught.runs[0]?.status, 'success', taught.runs[0]?.log);
-  assert.equal(taught.held.size, 0, 'no pool pod before a build showed their shape');
-  const pool = await poolRefilled();
+  try {
+    // The first build shows the agent what the runtime's pods look like: it runs on its own,
+    // and the pool's first pod is made on the volume it let go.
+    const taught = await runThroughPool(first, 1);
+    assert.equal(taught.runs[0]?.status, 'success', taught.runs[0]?.log);
+    assert.equal(taught.held.size, 0, 'no pool pod before a build showed their shape');
+    const pool = await poolRefilled();
+    const onTaught = (await poolPods()).filter((p) => p.volume !== '');
+    assert.equal(onTaught.length, 1, JSON.stringify(onTaught));
 
-  // Two builds at once: each on a pool pod of its own, and both pods were the pool's.
-  const pair = await runThroughPool(first, 2);
-  for (const run of pair.runs) assert.equal(run.status, 'success', run.log);
-  const taken = pair.runs.map((run) => [...(pair.held.get(labelValue(run.build.id)) ?? [])]);
-  assert.deepEqual(
-    taken.map((names) => names.length),
-    [1, 1],
-    JSON.stringify(taken),
-  );
-  assert.deepEqual(taken.flat().sort(), pool, 'the two ready pods, one each');
+    // Two builds at once: each on a pool pod of its own, and both pods were the pool's; the
+    // one on the first build's volume is taken first, and finds its layers.
+    const pair = await runThroughPool(first, 2);
+    for (const run of pair.runs) assert.equal(run.status, 'success', run.log);
+    const taken = pair.runs.map((run) => [...(pair.held.get(labelValue(run.build.id)) ?? [])]);
+    assert.deepEqual(
+      taken.map((names) => names.length),
+      [1, 1],
+      JSON.stringify(taken),
+    );
+    assert.deepEqual(taken.flat().sort(), pool.names, 'the two ready pods, one each');
+    assert.ok(
+      pair.runs.some((run) => /Using cache/.test(run.log)),
+      "the build on the first build's volume found its layers",
+    );
 
-  // Refilled while they ran; one of the new pods is on the released volume of the pipeline.
-  const again = await poolRefilled();
-  assert.ok(
-    again.every((name) => !pool.includes(name)),
-    'new pods',
-  );
-  const next = await runThroughPool(first, 2);
-  for (const run of next.runs) assert.equal(run.status, 'success', run.log);
-  assert.ok(
-    next.runs.some((run) => /Using cache/.test(run.log)),
-    "a build through the pool found an earlier build's layers",
-  );
-  const warm = next.runs.find((run) => /Using cache/.test(run.log));
-  const record = (await settled(warm?.build.id ?? '')).cache;
-  assert.equal(record?.outcome, 'hit', JSON.stringify(record));
-  // The pool pods carry the PriorityClass: real workloads preempt them.
-  const [waiting] = (await poolPods()).filter((p) => p.state === 'waiting');
-  const pod = await resources.read({ kind: 'Pod', namespace: NS, name: waiting?.name ?? '' });
-  const spec = pod?.['spec'] as { priorityClassName?: string; priority?: number } | undefined;
-  assert.deepEqual([spec?.priorityClassName, spec?.priority], [POOL_PRIORITY, -1000000]);
-  // Each build's pool pod went with its build's objects.
-  for (const run of [...pair.runs, ...next.runs]) await settled(run.build.id);
-  // No agent refills the pool from here: the delete test below takes the pods left.
-  await agent.stop();
+    // Refilled while they ran, on new volumes (both warm ones were held); once the two builds
+    // let theirs go, the pool moved onto them.
+    const again = await poolRefilled(true);
+    assert.ok(
+      again.names.every((name) => !pool.names.includes(name)),
+      'new pods',
+    );
+    assert.equal(new Set(again.volumes).size, 2, 'two volumes');
+    const next = await runThroughPool(first, 2);
+    for (const run of next.runs) {
+      assert.equal(run.status, 'success', run.log);
+      assert.match(
+        run.log,
+        /Using cache/,
+        "a build through the pool found an earlier build's layers",
+      );
+      const record = (await settled(run.build.id)).cache;
+      assert.equal(record?.outcome, 'hit', JSON.stringify(record));
+      assert.ok(again.volumes.includes(record?.volume ?? ''), JSON.stringify(record));
+    }
+    // The pool pods carry the PriorityClass: real workloads preempt them.
+    const [waiting] = (await poolPods()).filter((p) => p.state === 'waiting');
+    const pod = await resources.read({ kind: 'Pod', namespace: NS, name: waiting?.name ?? '' });
+    const spec = pod?.['spec'] as { priorityClassName?: string; priority?: number } | undefined;
+    assert.deepEqual([spec?.priorityClassName, spec?.priority], [POOL_PRIORITY, -1000000]);
+    // Each build's pool pod went with its build's objects.
+    for (const run of [...pair.runs, ...next.runs]) await settled(run.build.id);
+  } finally {
+    // No agent refills the pool from here: the delete test below takes the pods left.
+    await agent.stop();
+  }
 });
 
 /** The volumes of the install's StorageClass, by name. */

@@ -129,3 +129,38 @@ test('back to back: a claim waits for the matching volume whose build is over, n
   ])
     assert.equal(chooseVolume(c, [{ ...ending, ...extra }]).kind, 'new', JSON.stringify(extra));
 });
+
+test('a preferred volume comes before a better-ranked one, is waited for while its build lets it go, and is never taken against the rules', () => {
+  const warm = volume('warm', { ...base, branch: 'dev', trigger: 't1' }, { lastUsedMs: 500 });
+  const ranked = volume('ranked', { ...base, branch: 'main' }, { lastUsedMs: 2000 });
+  const prefers = claim({ ...base, branch: 'main', trigger: 't1' }, { prefer: 'warm' });
+  const taken = chooseVolume(prefers, [ranked, warm]);
+  assert.deepEqual(taken.kind === 'reuse' && [taken.volume.name, taken.matchedSortKeys], [
+    'warm',
+    ['trigger'],
+  ]);
+  // Being let go by the build that had it: waited for, though another is free.
+  const ending = { ...warm, inUse: true, releasing: true, claim: 'pvc-b0' };
+  const held = chooseVolume(prefers, [ranked, ending]);
+  assert.deepEqual(held.kind === 'wait' && [held.volume.name, held.reason], [
+    'warm',
+    'volume warm, which the claim prefers, is being released by claim pvc-b0',
+  ]);
+  // Held by a live claim, another pipeline's, retiring, too small, a spare, on another node:
+  // the usual choice.
+  const refused: VolumeFacts[] = [
+    { ...warm, inUse: true, claim: 'pvc-b9' },
+    { ...warm, labels: { ...base, pipeline: 'p2' } },
+    { ...warm, retiring: true },
+    { ...warm, capacityBytes: GI },
+    { ...warm, spare: true },
+    { ...warm, node: 'n2' },
+  ];
+  for (const other of refused) {
+    const choice = chooseVolume({ ...prefers, node: 'n1' }, [ranked, other]);
+    assert.equal(choice.kind === 'reuse' && choice.volume.name, 'ranked', JSON.stringify(other));
+  }
+  // A name no volume has: the usual choice.
+  const gone = chooseVolume(claim(base, { prefer: 'nope' }), [ranked]);
+  assert.equal(gone.kind === 'reuse' && gone.volume.name, 'ranked');
+});

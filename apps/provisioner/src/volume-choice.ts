@@ -7,7 +7,9 @@
  * picked a node for the claim's pod — it lives on that node. Among those, volumes that also
  * match the keys of `reuseVolumeSortOrder` come first, in that order of keys (a volume matching
  * the first key beats one matching only the second), then the most recently used, then the
- * name, so the choice is the same every time. With none, a new volume is made.
+ * name, so the choice is the same every time. With none, a new volume is made. A claim may name
+ * the volume it prefers (the warm pool names the one a build just released): that volume, if it
+ * may serve the claim, is taken before any other, and waited for while its last claim lets go.
  *
  * A delegated volume (a cloud disk the cluster's own StorageClass made) is on no node but in a
  * zone: it may serve a claim only once the claim's node is known and satisfies the volume's
@@ -37,6 +39,8 @@ export interface ClaimFacts {
   nodeLabels?: Readonly<Record<string, string>>;
   /** That node's zone, for the words of a miss. */
   zone?: string;
+  /** The volume the claim would rather have (`sluice.io/prefer-volume`). */
+  prefer?: string;
 }
 
 export interface VolumeFacts {
@@ -79,6 +83,8 @@ export type VolumeChoice =
  * for that one (`wait`; the provisioner bounds how long).
  */
 export function chooseVolume(claim: ClaimFacts, volumes: readonly VolumeFacts[]): VolumeChoice {
+  const preferred = choosePreferred(claim, volumes);
+  if (preferred !== undefined) return preferred;
   const choice = chooseFree(claim, volumes);
   if (choice.kind !== 'new') return choice;
   const ending = volumes
@@ -98,6 +104,31 @@ export function chooseVolume(claim: ClaimFacts, volumes: readonly VolumeFacts[])
     volume: ending,
     reason: `volume ${ending.name} is being released by claim ${ending.claim ?? '(unknown)'}, whose build is over`,
   };
+}
+
+/**
+ * The volume the claim names, when it could serve the claim: taken when free, else waited for
+ * while the claim of the build that had it goes (the warm pool names it as the build ends).
+ * Undefined: the usual choice.
+ */
+function choosePreferred(
+  claim: ClaimFacts,
+  volumes: readonly VolumeFacts[],
+): VolumeChoice | undefined {
+  const v = volumes.find((volume) => volume.name === claim.prefer);
+  if (v === undefined || v.retiring || v.spare === true) return undefined;
+  if (!claim.selector.every((key) => sameLabel(claim, v, key))) return undefined;
+  if (v.capacityBytes < claim.requestBytes || !placedFor(claim, v)) return undefined;
+  // Held by another claim now: the usual choice. Let go by its build: waited for.
+  if (v.inUse && v.releasing !== true) return undefined;
+  if (v.inUse)
+    return {
+      kind: 'wait',
+      volume: v,
+      reason: `volume ${v.name}, which the claim prefers, is being released by claim ${v.claim ?? '(unknown)'}`,
+    };
+  const matchedSortKeys = claim.sortOrder.filter((key) => sameLabel(claim, v, key));
+  return { kind: 'reuse', volume: v, matchedSortKeys };
 }
 
 function chooseFree(claim: ClaimFacts, volumes: readonly VolumeFacts[]): VolumeChoice {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { KubeResource } from '@sluice/kube';
-import { CACHE_ANNOTATIONS } from '@sluice/runtime-spec';
-import { cachePatch, expired, VOLUME_ANNOTATIONS } from './volume-objects.js';
+import { CACHE_ANNOTATIONS, REUSE_ANNOTATIONS } from '@sluice/runtime-spec';
+import { cachePatch, claimFacts, expired, VOLUME_ANNOTATIONS } from './volume-objects.js';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-26T12:00:00Z');
@@ -66,4 +66,26 @@ test('the cache record of a new volume has no previous use, and a stale one from
   assert.equal(annotations[CACHE_ANNOTATIONS.outcome], 'miss');
   assert.equal(annotations[CACHE_ANNOTATIONS.previousUse], null);
   assert.equal(annotations[CACHE_ANNOTATIONS.mounts], null, 'a volume without bookkeeping says so');
+});
+
+test("a claim's facts: its reuse keys, the default selector, and the volume it prefers when it names one", () => {
+  const claim = (annotations: Record<string, string>): KubeResource => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'c', namespace: 'ns', uid: 'u', labels: { app: 'dind' }, annotations },
+    spec: { resources: { requests: { storage: '1Gi' } } },
+  });
+  const named = claimFacts(
+    claim({
+      [REUSE_ANNOTATIONS.selector]: 'app, pipeline',
+      [REUSE_ANNOTATIONS.preferVolume]: 'sluice-pv-1',
+    }),
+  );
+  assert.deepEqual(
+    [named.selector, named.prefer, named.requestBytes],
+    [['app', 'pipeline'], 'sluice-pv-1', 1024 ** 3],
+  );
+  const plain = claimFacts(claim({ [REUSE_ANNOTATIONS.preferVolume]: '' }));
+  assert.equal(plain.prefer, undefined, 'an empty name prefers nothing');
+  assert.ok(plain.selector.length > 0, 'the default selector');
 });

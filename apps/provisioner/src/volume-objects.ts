@@ -124,6 +124,7 @@ export function claimFacts(pvc: KubeResource): ClaimFacts {
   const annotations = pvc.metadata.annotations ?? {};
   const spec = pvc['spec'] as { resources?: { requests?: { storage?: string } } } | undefined;
   const node = annotations[SELECTED_NODE_ANNOTATION];
+  const prefer = annotations[REUSE_ANNOTATIONS.preferVolume];
   return {
     namespace: pvc.metadata.namespace ?? '',
     name: pvc.metadata.name,
@@ -133,6 +134,7 @@ export function claimFacts(pvc: KubeResource): ClaimFacts {
     sortOrder: keyList(annotations[REUSE_ANNOTATIONS.sortOrder]) ?? [],
     requestBytes: quantityValue(spec?.resources?.requests?.storage ?? '0') ?? 0,
     ...(node === undefined ? {} : { node }),
+    ...(prefer === undefined || prefer === '' ? {} : { prefer }),
   };
 }
 

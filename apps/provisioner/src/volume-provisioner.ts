@@ -27,7 +27,7 @@ import { DelegateBackend } from './delegate-backend.js';
 import type { NodeLabelCache } from './delegate-backend.js';
 import { deleteThroughDelegatePatch, isDelegated } from './delegate-volumes.js';
 import { chooseVolume } from './volume-choice.js';
-import type { ClaimFacts, VolumeChoice } from './volume-choice.js';
+import type { ClaimFacts, VolumeChoice, VolumeFacts } from './volume-choice.js';
 import { Wakeup } from './wakeup.js';
 import type { CacheDecision } from './volume-objects.js';
 import {
@@ -244,7 +244,7 @@ export class VolumeProvisioner {
       .map((pv) => volumeFacts(pv, uids.liveUids, uids.endingUids));
     const where = `${facts.namespace}/${facts.name}`;
     const now = this.#o.clock();
-    const choice = this.#waitOrGiveUp(claim, chooseVolume(facts, candidates), now);
+    const choice = this.#waitOrGiveUp(claim, facts, candidates, now);
     if (choice === undefined) return undefined;
     if (choice.kind === 'reuse') {
       const pv = volumes.find((v) => v.metadata.name === choice.volume.name)!;
@@ -295,15 +295,18 @@ export class VolumeProvisioner {
   }
 
   /**
-   * A claim whose warm volume is being released waits for it (the release wakes the next pass),
-   * for at most `releaseWaitMs` from the claim's creation; then it gets a new volume, and the
-   * miss says why. Undefined: wait.
+   * The claim's volume; undefined while it waits. A claim whose warm volume is being released
+   * waits for it (the release wakes the next pass), for at most `releaseWaitMs` from the claim's
+   * creation; then a claim that named a volume it prefers has the usual choice, and any other
+   * gets a new volume, and the miss says why.
    */
   #waitOrGiveUp(
     claim: KubeResource,
-    choice: VolumeChoice,
+    facts: ClaimFacts,
+    candidates: readonly VolumeFacts[],
     now: number,
   ): Exclude<VolumeChoice, { kind: 'wait' }> | undefined {
+    let choice = chooseVolume(facts, candidates);
     if (choice.kind !== 'wait') return choice;
     const stamp = claim.metadata['creationTimestamp'];
     const created = (typeof stamp === 'string' && Date.parse(stamp)) || now;
@@ -318,6 +321,11 @@ export class VolumeProvisioner {
         });
       }
       return undefined;
+    }
+    if (facts.prefer !== undefined) {
+      const { prefer: _, ...usual } = facts;
+      choice = chooseVolume(usual, candidates);
+      if (choice.kind !== 'wait') return choice;
     }
     return {
       kind: 'new',

@@ -1,3 +1,14 @@
+/** PVC annotations that hand the reuse rules to the volume provisioner. */
+export const REUSE_ANNOTATIONS = {
+  selector: 'sluice.io/reuse-volume-selector',
+  sortOrder: 'sluice.io/reuse-volume-sort-order',
+  /**
+   * A volume the claim would rather have than any other that matches: the warm pool names the
+   * volume a build just released, so its next pod is on that build's cache.
+   */
+  preferVolume: 'sluice.io/prefer-volume',
+} as const;
+
 /**
  * PVC annotations in which the volume provisioner records what the claim got: the agent reads
  * them into the build's cache record (the API, `describe build`). Absent: the claim's volume

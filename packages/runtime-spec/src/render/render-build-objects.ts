@@ -31,7 +31,7 @@ import { buildObjectName } from './build-names.js';
 import { daemonJson, renderDindPod } from './dind-pod.js';
 import { renderEnginePod } from './engine-pod.js';
 import type { KubeObject } from './pod-common.js';
-import { CACHE_ANNOTATIONS } from '@sluice/labels';
+import { CACHE_ANNOTATIONS, REUSE_ANNOTATIONS } from '@sluice/labels';
 
 export interface BuildObjects {
   pvc: KubeObject;
@@ -43,19 +43,13 @@ export interface BuildObjects {
   enginePod: KubeObject;
 }
 
-/** PVC annotations that hand the reuse rules to the volume provisioner. */
-export const REUSE_ANNOTATIONS = {
-  selector: 'sluice.io/reuse-volume-selector',
-  sortOrder: 'sluice.io/reuse-volume-sort-order',
-} as const;
-
 /**
  * The runtime's name as it is on the claim (the `sluice.io/runtime` label can only hold it
  * cleaned and hashed); the volume provisioner carries it to the volume for `sluice get volumes`.
  */
 export const RUNTIME_NAME_ANNOTATION = 'sluice.io/runtime-name';
 
-export { CACHE_ANNOTATIONS };
+export { CACHE_ANNOTATIONS, REUSE_ANNOTATIONS };
 
 export function buildNames(spec: RuntimeSpec, buildId: string): BuildNames {
   const pvcPrefix = spec.dockerDaemonScheduler?.pvcs?.dind?.name ?? 'dind';

@@ -379,7 +379,7 @@ test('the warm pool fills once a build showed its objects, gives each pod to one
   const byName = (a: unknown[], b: unknown[]) => String(a[0]).localeCompare(String(b[0]));
   try {
     // Nothing is known of the runtime's pods yet: the pool makes none, and a build misses.
-    assert.deepEqual(await pool.reconcile(), { created: 0, removed: 0 });
+    assert.deepEqual(await pool.reconcile(), { created: 0, removed: 0, moved: 0 });
     assert.equal(await pool.take('build-0'), undefined);
     // That build's objects, as the agent applies them, teach the pool its pods.
     const objects = renderBuildObjects(
@@ -388,7 +388,7 @@ test('the warm pool fills once a build showed its objects, gives each pod to one
     );
     for (const object of [objects.pvc, objects.configMap, objects.dindPod, objects.enginePod])
       pool.learn(object);
-    assert.deepEqual(await pool.reconcile(), { created: 3, removed: 0 });
+    assert.deepEqual(await pool.reconcile(), { created: 3, removed: 0, moved: 0 });
     const waiting = await pods('waiting');
     assert.equal(waiting.length, 3);
     // Each pod has a claim and a Secret of its own name, owned by it.
@@ -430,7 +430,7 @@ test('the warm pool fills once a build showed its objects, gives each pod to one
     assert.equal((await pool.heldBy(winner))?.metadata.name, taken[first]);
 
     // Refilled in the next pass; the pods carry the low priority.
-    assert.deepEqual(await pool.reconcile(), { created: 3, removed: 0 });
+    assert.deepEqual(await pool.reconcile(), { created: 3, removed: 0, moved: 0 });
     const refilled = await kube.request<{ items: { spec: { priority?: number } }[] }>(
       'list',
       { kind: 'Pod', namespace: NS },
@@ -446,7 +446,7 @@ test('the warm pool fills once a build showed its objects, gives each pod to one
 
     // Idle: back to the minimum; the builds' pods are theirs and stay.
     now += 300_000;
-    assert.deepEqual(await pool.reconcile(), { created: 0, removed: 2 });
+    assert.deepEqual(await pool.reconcile(), { created: 0, removed: 2, moved: 0 });
     const left = await eventually(
       () => pods('waiting'),
       (list) => list.length === 1,

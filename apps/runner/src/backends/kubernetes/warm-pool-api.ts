@@ -1,6 +1,6 @@
 /**
- * The warm pool's requests to the API server, each one call: pool pods listed by label, an
- * object patched (a merge patch; with a `resourceVersion` in it, conditional on it) or created,
+ * The warm pool's requests to the API server, each one call: pool pods listed by label, a pod
+ * or a claim read, an object patched (a merge patch; with a `resourceVersion` in it, conditional on it) or created,
  * and a pod deleted only while it is as it was listed (a delete precondition). A conditional
  * write that lost answers 409, which the callers take as "someone else's now".
  * @module
@@ -56,17 +56,38 @@ export async function listPods(
 }
 
 /** The pod as it is now; undefined when it is gone. */
-export async function readPod(
+export function readPod(
   kube: KubeClient,
   namespace: string,
   name: string,
   signal?: AbortSignal,
 ): Promise<WarmPoolPod | undefined> {
+  return readObject<WarmPoolPod>(kube, { namespace, resource: 'pods', name }, signal);
+}
+
+/** The volume a claim is bound to; undefined when it is gone or not bound yet. */
+export async function claimVolume(
+  kube: KubeClient,
+  namespace: string,
+  name: string,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  const ref = { namespace, resource: 'persistentvolumeclaims', name } as const;
+  const claim = await readObject<{ spec?: { volumeName?: string } }>(kube, ref, signal);
+  return claim?.spec?.volumeName || undefined;
+}
+
+async function readObject<T>(
+  kube: KubeClient,
+  ref: { namespace: string; resource: Resource; name: string },
+  signal?: AbortSignal,
+): Promise<T | undefined> {
+  const { namespace, resource, name } = ref;
   try {
-    return await kube.request<WarmPoolPod>(
+    return await kube.request<T>(
       'read',
-      { kind: 'Pod', namespace, name },
-      { method: 'GET', path: objectsPath(namespace, 'pods', name) },
+      { kind: KINDS[resource], namespace, name },
+      { method: 'GET', path: objectsPath(namespace, resource, name) },
       { signal },
     );
   } catch (err) {

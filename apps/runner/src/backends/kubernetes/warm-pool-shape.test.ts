@@ -19,6 +19,7 @@ import {
   POOL_DOCKER_HOST,
   shapeComplete,
   shapeHash,
+  WARM_POOL_SHAPE_ANNOTATION,
 } from './warm-pool-shape.js';
 import type { PoolShape } from './warm-pool-shape.js';
 
@@ -90,6 +91,29 @@ test("builds of one pipeline teach the same shape; another pipeline's (compared 
   const labels = (claim['metadata'] as { labels: Record<string, string> }).labels;
   assert.equal(labels['sluice.io/pipeline-id'], 'pipe-1', 'the compared label stays');
   assert.equal(labels['sluice.io/build-id'], undefined);
+});
+
+test('a member made on a released volume names it on its pod and, as the volume it prefers, on its claim; the shape hash stays', () => {
+  const shape = taught('build-1');
+  const onVolume = {
+    ...member,
+    annotations: { 'sluice.io/warm-pool-volume': 'sluice-pv-1' },
+    claimAnnotations: { 'sluice.io/prefer-volume': 'sluice-pv-1' },
+  };
+  const pod = memberPod(shape, onVolume);
+  const { claim } = memberObjects(shape, onVolume, 'uid');
+  const annotations = (o: Record<string, unknown>) =>
+    (o['metadata'] as { annotations: Record<string, string> }).annotations;
+  assert.equal(annotations(pod)['sluice.io/warm-pool-volume'], 'sluice-pv-1');
+  assert.equal(annotations(claim)['sluice.io/prefer-volume'], 'sluice-pv-1');
+  const plain = memberObjects(shape, member, 'uid').claim;
+  assert.equal(annotations(plain)['sluice.io/prefer-volume'], undefined);
+  // The reuse annotations the builds' claims carry are kept beside it.
+  assert.equal(
+    annotations(claim)['sluice.io/reuse-volume-selector'],
+    annotations(plain)['sluice.io/reuse-volume-selector'],
+  );
+  assert.equal(annotations(pod)[WARM_POOL_SHAPE_ANNOTATION], shapeHash(shape));
 });
 
 test("the engine's variables are handed over resolved, with the daemon on the pod's socket", () => {

@@ -15,7 +15,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { BUILD_LABELS, MANAGED_BY_SLUICE, labelValue } from '@sluice/labels';
+import { BUILD_LABELS, MANAGED_BY_SLUICE, REUSE_ANNOTATIONS, labelValue } from '@sluice/labels';
 
 /** Pod, claim and Secret annotation: the hash of the shape the pod was made from. */
 export const WARM_POOL_SHAPE_ANNOTATION = 'sluice.io/warm-pool-shape';
@@ -41,8 +41,6 @@ const BUILD_ONLY_LABELS = [
   'sluice.io/branch',
   'sluice.io/trigger',
 ];
-/** The claim annotation that names the labels the volume provisioner compares. */
-const REUSE_SELECTOR = 'sluice.io/reuse-volume-selector';
 /** The dind pod's volumes that are the build's own: the pool pod has its own in their place. */
 const BUILD_VOLUMES = new Set(['dind', 'dind-tls', 'dind-config']);
 
@@ -71,6 +69,9 @@ export interface PoolMember {
   priorityClassName?: string;
   /** Labels and annotations of the pool, set on the pod (its state) and kept on the claim. */
   labels: Record<string, string>;
+  /** More annotations of the pod, and of its claim. */
+  annotations?: Record<string, string>;
+  claimAnnotations?: Record<string, string>;
 }
 
 /** The shape with what `manifest` (one of a build's objects) tells; unchanged for others. */
@@ -85,7 +86,9 @@ export function learnShape(shape: PoolShape, manifest: Json): PoolShape {
       // The labels the reuse rules compare stay: a pool volume is then one the build could
       // have had, and only a build with the same values takes it (its hash says so).
       const annotations = metadata.annotations ?? {};
-      const compared = (annotations[REUSE_SELECTOR] ?? '').split(',').map((k) => k.trim());
+      const compared = (annotations[REUSE_ANNOTATIONS.selector] ?? '')
+        .split(',')
+        .map((k) => k.trim());
       const own = Object.fromEntries(
         Object.entries(labels).filter(
           ([key]) =>
@@ -177,7 +180,7 @@ export function memberPod(shape: PoolShape, member: PoolMember): Json {
       name: member.name,
       namespace: member.namespace,
       labels: { ...member.labels, ...runtimeLabels(member.runtime) },
-      annotations: { [WARM_POOL_SHAPE_ANNOTATION]: shapeHash(shape) },
+      annotations: { ...member.annotations, [WARM_POOL_SHAPE_ANNOTATION]: shapeHash(shape) },
     },
     spec: {
       // The daemon's placement and security; the engine's service account (token-less).
@@ -219,7 +222,7 @@ export function memberObjects(
     claim: {
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',
-      metadata: metadata(claim.labels, claim.annotations),
+      metadata: metadata(claim.labels, { ...claim.annotations, ...member.claimAnnotations }),
       spec: claim.spec,
     },
     secret: {

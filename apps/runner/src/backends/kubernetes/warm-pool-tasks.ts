@@ -9,7 +9,9 @@
  *   and dind pod are made after all (the agent kept them) before its engine pod, as without a
  *   pool; an agent that restarted in between has not kept them: the task then fails
  *   retriably.
- * - `DeletePvc`, `DeletePod`: the build's pool claim and pod go too (its Secret with the pod).
+ * - `DeletePvc`: the build's claims go, its pool pod's and its own; the pool notes the volumes
+ *   they had, and makes its next pods on them (the cache the build left).
+ * - `DeletePod`: the build's pool pod goes too (its Secret with it).
  * Every other task, and every task of a build that missed, is applied as without a pool. The
  * Secret and ConfigMap are made either way: the engine's variables come from that Secret.
  * @module
@@ -38,7 +40,10 @@ export async function applyThroughPool(
   const { signal } = options;
   if (action.action === 'delete') {
     // The claim goes first (a build waiting for its volume sees it going), then the pod.
-    if (action.ref.kind === 'PersistentVolumeClaim') await pool.releaseClaim(buildId, signal);
+    if (action.ref.kind === 'PersistentVolumeClaim') {
+      await pool.releaseClaim(buildId, action.ref, signal);
+      return true;
+    }
     if (action.ref.kind !== 'Pod') return false;
     pool.forget(buildId);
     const released = await pool.release(buildId, signal);

@@ -11,7 +11,14 @@
  * The pool is refilled in the background (`run`: after each take and on a timer) to the size
  * warm-pool-size.ts computes from the recent arrivals, and shrinks to its minimum when idle,
  * deleting only pods still as listed (a delete precondition on their resourceVersion), so a pod
- * a build took meanwhile stays. Its pods name the pool's PriorityClass, so real workloads preempt
+ * a build took meanwhile stays.
+ *
+ * Its pods are kept on warm volumes. A pod made while every warm volume is held by a running
+ * build gets a new, empty one; when a build ends, the pool notes the volume it let go, and its
+ * next pod names that volume on its claim (`sluice.io/prefer-volume`: the provisioner gives it,
+ * waiting while the build's claim goes). With no pod to make, the pool moves one: a pod on a
+ * volume no build released is replaced by one on the released volume. A build takes a pod made
+ * on a released volume first. Its pods name the pool's PriorityClass, so real workloads preempt
  * them. Nothing is kept here that a restart would lose but the shape, which the next build
  * teaches again: the pool is what the API server lists.
  * @module
@@ -20,10 +27,17 @@ import { randomBytes } from 'node:crypto';
 import { isSluiceError } from '@sluice/errors';
 import { classifyKubeError } from '@sluice/kube';
 import type { KubeClient } from '@sluice/kube';
-import { BUILD_LABELS, labelValue, MANAGED_BY_SLUICE, runtimeSelector } from '@sluice/labels';
+import {
+  BUILD_LABELS,
+  labelValue,
+  MANAGED_BY_SLUICE,
+  REUSE_ANNOTATIONS,
+  runtimeSelector,
+} from '@sluice/labels';
 import type { Logger } from '@sluice/log';
 import { sleep } from '@sluice/process';
 import {
+  claimVolume,
   createdAt,
   createObject,
   deleteIfUnchanged,
@@ -51,6 +65,8 @@ export const WARM_POOL_LABEL = 'sluice.io/warm-pool';
 export const WARM_POOL_STATES = { waiting: 'waiting', taken: 'taken' } as const;
 /** The `sluice.io/component` of a pool pod. */
 export const WARM_POOL_COMPONENT = 'warm-pool';
+/** Pod annotation: the released volume the pod was made to take (its claim prefers it). */
+export const WARM_POOL_VOLUME_ANNOTATION = 'sluice.io/warm-pool-volume';
 
 /** Guarded writes of one pod (a take, a removal) tried while only its status changes under it. */
 const GUARDED_WRITE_ATTEMPTS = 3;
@@ -58,6 +74,8 @@ const GUARDED_WRITE_ATTEMPTS = 3;
 const MAX_KEPT_BUILDS = 1_000;
 /** How often the pool is compared with its target when nothing wakes it. */
 const RECONCILE_INTERVAL_MS = 5_000;
+/** Released volumes remembered for the pool's next pods, the most recent first. */
+const MAX_RELEASED_VOLUMES = 16;
 
 export interface WarmPoolOptions {
   kube: KubeClient;
@@ -81,6 +99,8 @@ export class WarmPool {
   #misses = 0;
   #last = { waiting: 0, starting: 0, target: 0 };
   #wake: (() => void) | undefined;
+  /** Volumes builds let go, the most recent first: where the next pods go (`releaseClaim`). */
+  #released: string[] = [];
   /** What builds on pool pods did not make (their claim, their dind pod), by build, in order. */
   readonly #skipped = new Map<string, Record<string, unknown>[]>();
 
@@ -130,8 +150,9 @@ export class WarmPool {
       const ready = (await this.#list('waiting', signal)).filter(
         (pod) => isReady(pod) && pod.metadata.annotations?.[WARM_POOL_SHAPE_ANNOTATION] === hash,
       );
-      // The longest-ready first: its daemon has settled.
-      ready.sort((a, b) => createdAt(a) - createdAt(b));
+      // Pods on a volume a build released first (a warm cache), then the longest-ready: its
+      // daemon has settled.
+      ready.sort((a, b) => onReleased(b) - onReleased(a) || createdAt(a) - createdAt(b));
       for (const pod of hash === undefined ? [] : ready) {
         if (await this.#claim(pod, buildId, signal)) {
           this.#hits++;
@@ -212,18 +233,38 @@ export class WarmPool {
     return kept.length > 0;
   }
 
-  /** Deletes the claim of the pool pod a build holds, if any (the pod goes with its own task). */
-  async releaseClaim(buildId: string, signal?: AbortSignal): Promise<void> {
+  /**
+   * Deletes the build's claims: its pool pod's, if it holds one (the pod goes with its own task),
+   * and its own (`own`, made when it missed the pool or its pool pod failed it). The volumes they
+   * had are noted: the pool's next pods are made on them.
+   */
+  async releaseClaim(
+    buildId: string,
+    own: { namespace?: string; name: string },
+    signal?: AbortSignal,
+  ): Promise<void> {
     const held = await this.heldBy(buildId, signal);
-    if (held === undefined) return;
+    const claims = [
+      ...(held === undefined ? [] : [{ namespace: this.#namespace, name: held.metadata.name }]),
+      { namespace: own.namespace ?? this.#namespace, name: own.name },
+    ];
     const { kube } = this.#options;
-    const namespace = this.#namespace;
-    const ref = { kind: 'PersistentVolumeClaim', namespace, name: held.metadata.name };
-    await kube.delete(ref, { signal });
+    for (const { namespace, name } of claims) {
+      const volume = await claimVolume(kube, namespace, name, signal);
+      await kube.delete({ kind: 'PersistentVolumeClaim', namespace, name }, { signal });
+      if (volume === undefined) continue;
+      this.#released = [volume, ...this.#released.filter((v) => v !== volume)].slice(
+        0,
+        MAX_RELEASED_VOLUMES,
+      );
+    }
+    this.#wake?.();
   }
 
   /** Brings the pool to its target once: deletes ended and outdated pods, then the difference. */
-  async reconcile(signal?: AbortSignal): Promise<{ created: number; removed: number }> {
+  async reconcile(
+    signal?: AbortSignal,
+  ): Promise<{ created: number; removed: number; moved: number }> {
     const now = this.#clock();
     const { settings } = this.#options;
     this.#arrivals = recentArrivals(settings, this.#arrivals, now);
@@ -252,11 +293,36 @@ export class WarmPool {
     const remove = [...stale, ...live.filter((pod) => doomed.has(pod.metadata.name))];
     let removed = 0;
     for (const pod of remove) if (await this.#delete(pod, signal)) removed++;
-    for (let i = 0; i < plan.create; i++) await this.#createMember(signal);
+    for (let i = 0; i < plan.create; i++) await this.#createMember(signal, this.#released.shift());
+    const moved = complete
+      ? await this.#move(
+          live.filter((p) => !doomed.has(p.metadata.name)),
+          signal,
+        )
+      : 0;
     const ready = views.filter((v) => v.ready && !doomed.has(v.name)).length;
     const kept = views.length - plan.remove.length;
     this.#last = { waiting: ready, starting: kept - ready + plan.create, target };
-    return { created: plan.create, removed };
+    return { created: plan.create, removed, moved };
+  }
+
+  /**
+   * Moves pods on volumes no build released onto the released ones: a pod preferring the
+   * volume is made, then the other deleted (unless a build took it meanwhile). The ones not
+   * ready yet go first, then the newest. How many were moved.
+   */
+  async #move(pods: readonly WarmPoolPod[], signal?: AbortSignal): Promise<number> {
+    const cold = pods
+      .filter((pod) => onReleased(pod) === 0)
+      .sort((a, b) => Number(isReady(a)) - Number(isReady(b)) || createdAt(b) - createdAt(a));
+    let moved = 0;
+    for (const pod of cold) {
+      const volume = this.#released.shift();
+      if (volume === undefined) break;
+      await this.#createMember(signal, volume);
+      if (await this.#delete(pod, signal)) moved++;
+    }
+    return moved;
   }
 
   /** Reconciles every few seconds and at once after a take, until `signal` aborts. */
@@ -342,8 +408,11 @@ export class WarmPool {
     return patchObject(kube, { namespace, resource, name }, body, signal);
   }
 
-  /** A pod, then its claim and Secret owned by it (so they go with it). */
-  async #createMember(signal?: AbortSignal): Promise<void> {
+  /**
+   * A pod, then its claim and Secret owned by it (so they go with it); on `volume`, a released
+   * one, when it is given (its claim prefers it).
+   */
+  async #createMember(signal?: AbortSignal, volume?: string): Promise<void> {
     const { kube, runtime, settings } = this.#options;
     const namespace = this.#namespace;
     const suffix = this.#options.idGenerator?.() ?? randomBytes(5).toString('hex');
@@ -360,6 +429,12 @@ export class WarmPool {
         [BUILD_LABELS.component]: WARM_POOL_COMPONENT,
         [WARM_POOL_LABEL]: WARM_POOL_STATES.waiting,
       },
+      ...(volume === undefined
+        ? {}
+        : {
+            annotations: { [WARM_POOL_VOLUME_ANNOTATION]: volume },
+            claimAnnotations: { [REUSE_ANNOTATIONS.preferVolume]: volume },
+          }),
     };
     const pod = memberPod(this.#shape, member);
     const made = await createObject<WarmPoolPod>(kube, namespace, 'pods', pod, signal);
@@ -386,4 +461,9 @@ export class WarmPool {
     }
     return false;
   }
+}
+
+/** 1 for a pod made on a volume a build released, else 0. */
+function onReleased(pod: WarmPoolPod): number {
+  return pod.metadata.annotations?.[WARM_POOL_VOLUME_ANNOTATION] === undefined ? 0 : 1;
 }
