@@ -129,10 +129,10 @@ function healthOnce(url: string): Promise<{ status: number; body: string }> {
 
 /**
  * kube-proxy's jump from the nat table's OUTPUT chain into KUBE-SERVICES, which sends this
- * machine's own connections to a ClusterIP through the Service's rules: twice in full test runs
- * the Service's rules were there and this machine's connections still went out unrouted (the
- * egress answered 404), and what removes the jump is not known yet. Put back as kube-proxy puts
- * it when it is missing; what was found is named in a failure.
+ * machine's own connections to a ClusterIP through the Service's rules. Without it they go out
+ * unrouted (the egress answers 404); it was suspected when the probes failed so, before the
+ * kept-alive connection was found (`healthOnce`). Put back as kube-proxy puts it when it is
+ * missing; what was found is named in a failure.
  */
 async function servicePortals(): Promise<string> {
   const output = await runCommand('iptables', ['-w', '-t', 'nat', '-S', 'OUTPUT']);
