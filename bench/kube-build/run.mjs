@@ -53,11 +53,11 @@ const cluster = await startKubernetes({
   nodes: true,
   images: [CLUSTER_IMAGES.engine, CLUSTER_IMAGES.dind, CLUSTER_IMAGES.busybox],
 });
-let registry;
 let plane;
 try {
   progress(`cluster up in ${seconds(Date.now() - cluster.startedAt)} s`);
-  registry = await prepareBuildCluster(cluster.kubeConfig);
+  // Air-gapped: the engine image carries the build's base image (cluster-fixture.ts).
+  await prepareBuildCluster(cluster.kubeConfig);
   const gateway = cluster.podSubnet.replace(/\.0\/24$/, '.1');
   plane = await startControlPlane({
     database: { dataDir: join(temp, 'data') },
@@ -70,7 +70,6 @@ try {
     name: RUNTIME,
     namespace: NS,
     controlPlaneUrl,
-    registryMirror: `${gateway}:${registry.port}`,
   });
   const { hello: pipelineId } = await createPipelines(plane.admin, 'bench', { hello: YAML });
   const { token } = await createAgentToken(plane.admin, 'bench-agent', [RUNTIME]);
@@ -259,7 +258,6 @@ try {
   );
 } finally {
   await plane?.stop();
-  await registry?.stop();
   await cluster.stop();
   rmSync(temp, { recursive: true, force: true });
 }
