@@ -198,7 +198,7 @@ export const agentEnv = {
   }),
   SLUICE_UNSCHEDULABLE_GRACE_SECONDS: numberVar({
     description:
-      'Seconds a build pod may stay unschedulable before the build fails; raise it with a cluster autoscaler',
+      'Seconds a build pod no node would take (a node selector, a taint) may stay unschedulable before the build fails; a pod that only waits for room on a node (Insufficient cpu) waits at least 15 minutes',
     flag: 'unschedulable-grace-seconds',
     min: 0,
     max: 86_400,

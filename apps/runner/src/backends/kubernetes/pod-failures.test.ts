@@ -42,6 +42,31 @@ test('a pod no node takes is stuck, with the scheduler message', () => {
   );
 });
 
+test('a pod that waits only for room on a node says so; one no node would take does not', () => {
+  const stuck = (message: string) =>
+    podFailure(
+      pod({
+        phase: 'Pending',
+        conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }],
+      }),
+    );
+  for (const message of [
+    '0/1 nodes are available: 1 Insufficient cpu.',
+    "0/3 nodes are available: 1 Insufficient memory, 2 node(s) didn't match node selector.",
+    '0/1 nodes are available: 1 Too many pods.',
+    '0/2 nodes are available: 2 Insufficient ephemeral-storage.',
+  ])
+    assert.deepEqual(stuck(message), {
+      kind: 'pending',
+      reason: 'Unschedulable',
+      message,
+      forRoom: true,
+    });
+  const never =
+    "0/2 nodes are available: 2 node(s) had taint {dedicated: gpu}, that the pod didn't tolerate.";
+  assert.equal(stuck(never)?.forRoom, undefined);
+});
+
 test('an image that cannot be pulled and a container that cannot be made are stuck', () => {
   for (const reason of ['ErrImagePull', 'ImagePullBackOff', 'CreateContainerConfigError']) {
     const failure = podFailure(waiting(reason, 'rpc error: not found'));

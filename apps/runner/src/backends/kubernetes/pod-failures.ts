@@ -15,7 +15,15 @@ export interface PodFailure {
   /** `Unschedulable` stands apart: a cluster autoscaler may add a node for it. */
   reason: string;
   message: string;
+  /**
+   * Unschedulable only for want of room (`Insufficient cpu`, `Too many pods` on a node that
+   * would otherwise take it): builds that end, or a node the autoscaler adds, make room.
+   */
+  forRoom?: boolean;
 }
+
+/** The scheduler's words for a node that would take the pod once it has room. */
+const NO_ROOM = /\bInsufficient [\w./-]+|\bToo many pods\b/;
 
 /** Container waiting reasons that mean it will not start without a change. */
 const WAITING_FAILURES = new Set([
@@ -92,6 +100,7 @@ export function podFailure(pod: KubePod): PodFailure | undefined {
       kind: 'pending',
       reason: 'Unschedulable',
       message: scheduled.message ?? 'no node can run the pod',
+      ...(NO_ROOM.test(scheduled.message ?? '') ? { forRoom: true } : {}),
     };
   return undefined;
 }

@@ -4,8 +4,10 @@
  * (`pod-failures.ts`) — at once when it ended, after a grace time when it is stuck — is reported
  * to the control plane, which retries the build on new pods or ends it `error` with the pod's
  * reason. So a build whose pod cannot be scheduled, pulled or kept in memory ends in seconds,
- * not at a timeout. A pod that vanishes while the agent did not delete it is reported too. Each
- * pod is reported once; a report the control plane did not receive is sent again next pass.
+ * not at a timeout. A pod that waits only for room on a node (a burst bigger than the cluster,
+ * an autoscaler adding a node) waits up to 15 minutes: the builds before it end, or a node comes.
+ * A pod that vanishes while the agent did not delete it is reported too. Each pod is reported
+ * once; a report the control plane did not receive is sent again next pass.
  * @module
  */
 import { describeError } from '@sluice/errors';
@@ -33,6 +35,8 @@ export interface PodMonitorOptions {
 }
 
 export const POD_MONITOR_INTERVAL_MS = 2_000;
+/** How long a pod unschedulable only for want of room waits, at least (`forRoom`). */
+export const ROOM_WAIT_MS = 15 * 60_000;
 
 export class PodMonitor {
   readonly #options: PodMonitorOptions;
@@ -94,9 +98,11 @@ export class PodMonitor {
       const since = this.#stuckSince.get(key) ?? this.#clock();
       this.#stuckSince.set(key, since);
       const grace =
-        failure.reason === 'Unschedulable'
-          ? this.#options.unschedulableGraceMs
-          : this.#options.podFailureGraceMs;
+        failure.reason !== 'Unschedulable'
+          ? this.#options.podFailureGraceMs
+          : failure.forRoom === true
+            ? Math.max(ROOM_WAIT_MS, this.#options.unschedulableGraceMs)
+            : this.#options.unschedulableGraceMs;
       if (this.#clock() - since < grace) return;
     }
     await this.#send(buildId, uid, { pod: name, reason: failure.reason, message: failure.message });
