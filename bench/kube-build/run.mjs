@@ -221,6 +221,19 @@ try {
     },
     180_000,
   );
+  // The build that teaches the pool must go to the new agent: the old one (no pool) is gone
+  // first, or it takes the build and the new agent never sees a build's objects.
+  await waitForProbe(
+    'one agent pod left, the new one',
+    async () => {
+      const { items } = await core.listNamespacedPod({ namespace: NS });
+      const agents = items.filter((pod) => pod.metadata?.name?.startsWith('bench-agent-'));
+      return (
+        (agents.length === 1 && agents[0]?.metadata?.deletionTimestamp === undefined) || undefined
+      );
+    },
+    180_000,
+  );
   await addVolumes(1);
   await finished(await createBuild());
   await poolReady();
