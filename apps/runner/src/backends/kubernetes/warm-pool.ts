@@ -17,7 +17,8 @@
  * build gets a new, empty one; when a build ends, the pool notes the volume it let go, and its
  * next pod names that volume on its claim (`sluice.io/prefer-volume`: the provisioner gives it,
  * waiting while the build's claim goes). With no pod to make, the pool moves one: a pod on a
- * volume no build released is replaced by one on the released volume. A build takes a pod made
+ * volume no build released is replaced by one on the released volume (a ready one only once
+ * its replacement is ready). A build takes a pod made
  * on a released volume first. Its pods name the pool's PriorityClass, so real workloads preempt
  * them. Nothing is kept here that a restart would lose but the shape, which the next build
  * teaches again: the pool is what the API server lists.
@@ -67,6 +68,8 @@ export const WARM_POOL_STATES = { waiting: 'waiting', taken: 'taken' } as const;
 export const WARM_POOL_COMPONENT = 'warm-pool';
 /** Pod annotation: the released volume the pod was made to take (its claim prefers it). */
 export const WARM_POOL_VOLUME_ANNOTATION = 'sluice.io/warm-pool-volume';
+/** Pod annotation: the ready pod on a volume no build released that it replaces once ready. */
+export const WARM_POOL_REPLACES_ANNOTATION = 'sluice.io/warm-pool-replaces';
 
 /** Guarded writes of one pod (a take, a removal) tried while only its status changes under it. */
 const GUARDED_WRITE_ATTEMPTS = 3;
@@ -281,7 +284,17 @@ export class WarmPool {
         ['Failed', 'Succeeded'].includes(pod.status?.phase ?? '') ||
         (hash !== undefined && pod.metadata.annotations?.[WARM_POOL_SHAPE_ANNOTATION] !== hash),
     );
-    const live = pods.filter((pod) => !stale.includes(pod));
+    const fresh = pods.filter((pod) => !stale.includes(pod));
+    // A ready pod being replaced by one on a released volume still serves builds, but does not
+    // count: it goes once its replacement is ready.
+    const replacements = new Map(
+      fresh.flatMap((pod) => {
+        const replaced = pod.metadata.annotations?.[WARM_POOL_REPLACES_ANNOTATION];
+        return replaced === undefined ? [] : [[replaced, pod] as const];
+      }),
+    );
+    const leaving = fresh.filter((pod) => replacements.has(pod.metadata.name));
+    const live = fresh.filter((pod) => !replacements.has(pod.metadata.name));
     const views: PoolPodView[] = live.map((pod) => ({
       name: pod.metadata.name,
       ready: isReady(pod),
@@ -294,6 +307,11 @@ export class WarmPool {
     let removed = 0;
     for (const pod of remove) if (await this.#delete(pod, signal)) removed++;
     for (let i = 0; i < plan.create; i++) await this.#createMember(signal, this.#released.shift());
+    for (const pod of leaving) {
+      const replacement = replacements.get(pod.metadata.name);
+      if (replacement !== undefined && isReady(replacement) && (await this.#delete(pod, signal)))
+        removed++;
+    }
     const moved = complete
       ? await this.#move(
           live.filter((p) => !doomed.has(p.metadata.name)),
@@ -308,8 +326,10 @@ export class WarmPool {
 
   /**
    * Moves pods on volumes no build released onto the released ones: a pod preferring the
-   * volume is made, then the other deleted (unless a build took it meanwhile). The ones not
-   * ready yet go first, then the newest. How many were moved.
+   * volume is made; the one it replaces is deleted at once when not ready yet, and once the new
+   * one is ready when it is (so a move never leaves the pool with fewer ready pods), unless a
+   * build took it meanwhile. The ones not ready yet go first, then the newest. How many moves
+   * were started.
    */
   async #move(pods: readonly WarmPoolPod[], signal?: AbortSignal): Promise<number> {
     const cold = pods
@@ -319,8 +339,10 @@ export class WarmPool {
     for (const pod of cold) {
       const volume = this.#released.shift();
       if (volume === undefined) break;
-      await this.#createMember(signal, volume);
-      if (await this.#delete(pod, signal)) moved++;
+      const ready = isReady(pod);
+      await this.#createMember(signal, volume, ready ? pod.metadata.name : undefined);
+      if (!ready) await this.#delete(pod, signal);
+      moved++;
     }
     return moved;
   }
@@ -410,9 +432,9 @@ export class WarmPool {
 
   /**
    * A pod, then its claim and Secret owned by it (so they go with it); on `volume`, a released
-   * one, when it is given (its claim prefers it).
+   * one, when it is given (its claim prefers it), and in place of the pod `replaces`.
    */
-  async #createMember(signal?: AbortSignal, volume?: string): Promise<void> {
+  async #createMember(signal?: AbortSignal, volume?: string, replaces?: string): Promise<void> {
     const { kube, runtime, settings } = this.#options;
     const namespace = this.#namespace;
     const suffix = this.#options.idGenerator?.() ?? randomBytes(5).toString('hex');
@@ -432,7 +454,10 @@ export class WarmPool {
       ...(volume === undefined
         ? {}
         : {
-            annotations: { [WARM_POOL_VOLUME_ANNOTATION]: volume },
+            annotations: {
+              [WARM_POOL_VOLUME_ANNOTATION]: volume,
+              ...(replaces === undefined ? {} : { [WARM_POOL_REPLACES_ANNOTATION]: replaces }),
+            },
             claimAnnotations: { [REUSE_ANNOTATIONS.preferVolume]: volume },
           }),
     };
