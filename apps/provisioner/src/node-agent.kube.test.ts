@@ -41,6 +41,7 @@ const {
   pod,
   podPhase,
   boundVolume,
+  released: releasedVolume,
   remove,
 } = volumeTestKit(cluster, {
   namespace: 'volume-agent',
@@ -65,11 +66,7 @@ test('the node agent on a full small filesystem retires the least recently used 
       await remove('Pod', `fill-${i}`);
       await remove('PersistentVolumeClaim', `fill-${i}`);
       // Released (its last use stamped) before the next one, so the order is theirs.
-      await eventually(
-        () => r.read({ kind: 'PersistentVolume', name: released[i] ?? '' }),
-        (pv) => pv?.metadata.annotations?.[VOLUME_ANNOTATIONS.usedBy] === undefined,
-        { timeoutMs: 30_000 },
-      );
+      await releasedVolume(released[i] ?? '');
     }
     // A fourth in use: its pod wrote 7 MiB and runs on.
     await r.create(claim('busy', NOW, { app: 'dind', pipeline: 'small-busy' }));
@@ -127,7 +124,7 @@ test('a volume unused longer than its retention is deleted by the leader; the no
     clock: () => Date.now() + offsetMs,
   });
   const run = running(p, nodeAgent(NOW, parent));
-  let volume = '';
+  let volume: string;
   try {
     await r.create(claim('kept', NOW, { app: 'dind', pipeline: 'retention' }));
     await r.create(pod('kept', 'kept', 'echo cache > /data/file'));
@@ -135,11 +132,7 @@ test('a volume unused longer than its retention is deleted by the leader; the no
     volume = await boundVolume('kept');
     await remove('Pod', 'kept');
     await remove('PersistentVolumeClaim', 'kept');
-    const released = await eventually(
-      () => r.read({ kind: 'PersistentVolume', name: volume }),
-      (pv) => pv?.metadata.annotations?.[VOLUME_ANNOTATIONS.usedBy] === undefined,
-      { timeoutMs: 30_000 },
-    );
+    const released = await releasedVolume(volume);
     assert.ok(released?.metadata.annotations?.[VOLUME_ANNOTATIONS.lastUsed]);
     assert.ok(existsSync(join(parent, volume, 'file')));
   } finally {

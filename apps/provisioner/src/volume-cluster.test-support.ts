@@ -15,6 +15,7 @@ import { adminSource, createNamespace } from '@sluice/kube/testing';
 import { silentLogger } from '@sluice/log';
 import { labelValue, REUSE_ANNOTATIONS } from '@sluice/runtime-spec';
 import { CLUSTER_IMAGES, eventually } from '@sluice/testkit';
+import { VOLUME_ANNOTATIONS } from './volume-objects.js';
 import type { ClusterAccessor } from '@sluice/testkit';
 import { NodeAgent } from './node-agent.js';
 import { VolumeProvisioner } from './volume-provisioner.js';
@@ -224,6 +225,24 @@ export function volumeTestKit(cluster: ClusterAccessor, names: VolumeTestNames) 
     return String((pvc?.['spec'] as { volumeName: string }).volumeName);
   }
 
+  /**
+   * Waits until the volume is released: the provisioner has cleared its user, and the PV
+   * controller has seen its claim go (no longer `Bound`; until then the node agent leaves it,
+   * as a pod may still write there). Returns the volume.
+   */
+  async function released(name: string): Promise<KubeResource | undefined> {
+    const pv = await eventually(
+      async () => (await kube()).read({ kind: 'PersistentVolume', name }),
+      (v) =>
+        v?.metadata.annotations?.[VOLUME_ANNOTATIONS.usedBy] === undefined &&
+        phaseOf(v) !== 'Bound',
+      { timeoutMs: 30_000 },
+    );
+    assert.equal(pv?.metadata.annotations?.[VOLUME_ANNOTATIONS.usedBy], undefined, name);
+    assert.notEqual(phaseOf(pv), 'Bound', `${name} is still Bound`);
+    return pv;
+  }
+
   /** A `local` volume in its directory under `parent`, pinned to the test's node. */
   function assertLocalVolume(pv: KubeResource | undefined, parent: string): void {
     const spec = pv?.['spec'] as
@@ -276,6 +295,7 @@ export function volumeTestKit(cluster: ClusterAccessor, names: VolumeTestNames) 
     phaseOf,
     podPhase,
     boundVolume,
+    released,
     assertLocalVolume,
     remove,
   };

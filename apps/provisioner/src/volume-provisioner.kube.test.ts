@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CACHE_ANNOTATIONS, REUSE_ANNOTATIONS } from '@sluice/runtime-spec';
-import { CLUSTER_IMAGES, eventually, useKubernetes } from '@sluice/testkit';
+import { CLUSTER_IMAGES, useKubernetes } from '@sluice/testkit';
 import { VOLUME_ANNOTATIONS } from './volume-objects.js';
 import { volumeTestKit } from './volume-cluster.test-support.js';
 
@@ -33,6 +33,7 @@ const {
   phaseOf,
   podPhase,
   boundVolume,
+  released,
   assertLocalVolume,
   remove,
 } = volumeTestKit(cluster, {
@@ -226,11 +227,7 @@ test('the reuse scopes on the cluster: account, project, pipeline, pipeline+bran
     made.add(volume);
     assertLocalVolume(await r.read({ kind: 'PersistentVolume', name: volume }), parent);
     await remove('PersistentVolumeClaim', name);
-    await eventually(
-      () => r.read({ kind: 'PersistentVolume', name: volume }),
-      (pv) => pv?.metadata.annotations?.[VOLUME_ANNOTATIONS.usedBy] === undefined,
-      { timeoutMs: 30_000 },
-    );
+    await released(volume);
     return volume;
   };
   try {

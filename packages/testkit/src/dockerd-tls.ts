@@ -18,6 +18,7 @@ import { UnavailableError } from '@sluice/errors';
 import { freeLoopbackPort } from './postgres.js';
 import { runCommand, tailLines } from './run-command.js';
 import { overlaps, usedRoutes } from './kubernetes/node-network.js';
+import { unmountUnder } from './kubernetes/proc-scan.js';
 import { makeTempDir } from './temp-dir.js';
 import type { TempDir } from './temp-dir.js';
 
@@ -262,6 +263,9 @@ async function stopDaemon(
     await daemon.exited;
     clearTimeout(timer);
   }
+  // A container's network namespace the daemon did not release (it was killed, or a container
+  // outlived it) stays bind-mounted under exec/netns, and removing it would fail with EBUSY.
+  await unmountUnder(temp.path);
   await temp.cleanup();
   if (slot === undefined) return;
   // Only what this daemon reserved: the names are shared with every other test process.

@@ -19,7 +19,7 @@ import { cgroupPids, existingCgroupDirs, removeCgroup } from './node-cgroups.js'
 import { cleanupKubeProxy, kubeProxyChains } from './kube-proxy-rules.js';
 import { deleteBridge, forwardRuleExists, linkExists, removeForwardRule } from './node-network.js';
 import { changedSysctls, restoreSysctls } from './node-sysctls.js';
-import { mountsUnder, processesMentioning, unixSocketPaths } from './proc-scan.js';
+import { mountsUnder, processesMentioning, unixSocketPaths, unmountUnder } from './proc-scan.js';
 
 export const POD_LOG_DIR = '/var/log/pods';
 export const CONTAINER_LOG_DIR = '/var/log/containers';
@@ -43,7 +43,7 @@ export async function teardownCluster(
   if (record.kubeProxy !== undefined) await cleanupKubeProxy(record.kubeProxy);
   if (record.sysctls !== undefined) await restoreSysctls(record.sysctls);
   await killStragglers(record);
-  for (const point of await mountsUnder(record.dir)) await unmount(point);
+  await unmountUnder(record.dir);
   if (record.bridge !== undefined) await deleteBridge(record.bridge);
   if (record.forwardRule !== undefined) await removeForwardRule(record.forwardRule);
   if (record.cgroupRoot !== undefined) await removeCgroup(record.cgroupRoot);
@@ -154,12 +154,6 @@ function signalKill(pid: number): void {
   } catch {
     // Already gone.
   }
-}
-
-async function unmount(point: string): Promise<void> {
-  const result = await runCommand('umount', [point]);
-  // Busy (a process still holds it open): detach it now, the kernel frees it when released.
-  if (result.code !== 0) await runCommand('umount', ['-l', point]);
 }
 
 /** The kubelet writes pod logs under /var/log/pods/<ns>_<pod>_<uid> whatever its root dir. */

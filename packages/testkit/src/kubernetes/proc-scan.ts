@@ -5,6 +5,7 @@
  * @module
  */
 import { readdir, readFile, readlink } from 'node:fs/promises';
+import { runCommand } from '../run-command.js';
 
 /**
  * PIDs whose command line contains `needle`, other than ours and our ancestors': a test runner
@@ -68,6 +69,17 @@ export async function mountsUnder(dir: string): Promise<string[]> {
   return parseMountPoints(text)
     .filter((point) => point === dir || point.startsWith(`${dir}/`))
     .sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Unmounts every mount at or under `dir`, deepest first: a busy one (a process still holds it
+ * open) is detached, and the kernel frees it when released. Afterwards `dir` can be removed.
+ */
+export async function unmountUnder(dir: string): Promise<void> {
+  for (const point of await mountsUnder(dir)) {
+    const result = await runCommand('umount', [point]);
+    if (result.code !== 0) await runCommand('umount', ['-l', point]);
+  }
 }
 
 /** Field 5 of each /proc/self/mountinfo line, with its octal escapes (\040 for space) decoded. */
