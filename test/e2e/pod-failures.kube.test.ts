@@ -159,24 +159,34 @@ async function runBuild(
   };
 }
 
-/** SIGKILLs the engine's process, as the kernel's OOM killer or a crash would end it. */
+/**
+ * SIGKILLs the engine's process, as the kernel's OOM killer or a crash would end it. The kubelet
+ * writes the container's id into the pod's status a moment after it starts (seconds later on a
+ * loaded node): the step's log line can come first, so the id is waited for.
+ */
 async function killEngine(buildId: string): Promise<void> {
   const core = cluster().kubeConfig.makeApiClient(CoreV1Api);
-  const pod = await core.readNamespacedPod({
-    namespace: NS,
-    name: buildObjectName('engine', buildId),
-  });
-  const container = (pod.status?.containerStatuses?.[0]?.containerID ?? '').replace(
-    /^\w+:\/\//,
-    '',
-  );
+  const name = buildObjectName('engine', buildId);
   const socket = cluster().containerdSocket ?? '';
-  const tasks = await runCommand('ctr', ['--address', socket, '-n', 'k8s.io', 'tasks', 'ls']);
-  const pid = tasks.stdout
-    .split('\n')
-    .map((line) => line.trim().split(/\s+/))
-    .find(([id]) => id === container)?.[1];
-  assert.ok(pid, `the engine container ${container} runs: ${tasks.stdout}`);
+  let seen = '';
+  const pid = await waitForProbe(
+    `the engine container of ${name} in its status and running in containerd`,
+    async () => {
+      const pod = await core.readNamespacedPod({ namespace: NS, name });
+      const status = pod.status?.containerStatuses?.find((c) => c.name === 'engine');
+      const container = (status?.containerID ?? '').replace(/^\w+:\/\//, '');
+      if (container === '') return undefined;
+      const tasks = await runCommand('ctr', ['--address', socket, '-n', 'k8s.io', 'tasks', 'ls']);
+      seen = `${container} among: ${tasks.stdout}`;
+      return tasks.stdout
+        .split('\n')
+        .map((line) => line.trim().split(/\s+/))
+        .find(([id]) => id === container)?.[1];
+    },
+    30_000,
+  ).catch((err: unknown) => {
+    throw new Error(`${String(err)} (last seen: ${seen})`);
+  });
   process.kill(Number(pid), 'SIGKILL');
 }
 

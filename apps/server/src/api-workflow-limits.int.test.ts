@@ -21,6 +21,7 @@ import {
   ONE_KIND,
 } from './server-harness.test-support.js';
 import type { TestServer } from './server-harness.test-support.js';
+import { activeBuildClocks } from './services/builds/build-rows.js';
 
 const databases = useTestDatabases(ONE_KIND);
 const FAST = { limitsIntervalMs: 100 };
@@ -149,6 +150,29 @@ databases.test(
         'stopped: the engine did not start within 1 s of the build being handed to its runtime (MAXIMUM_ELECTED_STATE_AGE_ALLOWED)',
       );
       await assertStopTask(t.client(started.agentToken), build.id);
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+databases.test(
+  'a limits pass reads every running build, and an elected one only once it is old enough for a limit',
+  async (database) => {
+    const t = await startTestServer(database, { limitsIntervalMs: 60_000 });
+    try {
+      const { build: running, engine } = await handOut(t, {});
+      await startSteps(engine);
+      // Elected for the agent, which does not come for it: it waits, as a queue of them would.
+      const elected = await t.admin.call('createBuild', {
+        params: { pipelineId: running.pipelineId },
+        body: {},
+      });
+      const read = async (electedCreatedBefore?: Date) =>
+        (await activeBuildClocks(database.db, electedCreatedBefore)).map((row) => row.id).sort();
+      assert.deepEqual(await read(), [running.id]);
+      assert.deepEqual(await read(new Date(Date.now() - 60_000)), [running.id]);
+      assert.deepEqual(await read(new Date(Date.now() + 60_000)), [elected.id, running.id].sort());
     } finally {
       await t.close();
     }

@@ -29,6 +29,7 @@ import { sessionsMigration } from './017-sessions.js';
 import { singleSignOnMigration } from './018-single-sign-on.js';
 import { buildPageMigration } from './019-build-page.js';
 import { stepBlocksMigration } from './020-step-blocks.js';
+import { electedAgeIndexMigration } from './021-elected-age-index.js';
 import type { SqlMigration } from './sql-migration.js';
 
 /** Every migration, in apply order. */
@@ -53,6 +54,7 @@ export const MIGRATIONS: readonly SqlMigration[] = [
   singleSignOnMigration,
   buildPageMigration,
   stepBlocksMigration,
+  electedAgeIndexMigration,
 ];
 
 export interface MigrateResult {

@@ -488,8 +488,12 @@ export interface ActiveCounts {
   byPipeline: Map<string, number>;
 }
 
-/** Every active build with what the workflow limits decide on (`workflow-limits.ts`). */
-export async function activeBuildClocks(executor: Executor) {
+/**
+ * The active builds with what the workflow limits decide on (`workflow-limits.ts`): every running
+ * or approval-waiting one, and the elected ones created before `electedCreatedBefore` (none when
+ * it is undefined); an elected build younger than that cannot be over a limit yet.
+ */
+export async function activeBuildClocks(executor: Executor, electedCreatedBefore?: Date) {
   return executor
     .selectFrom('builds')
     .select([
@@ -512,7 +516,18 @@ export async function activeBuildClocks(executor: Executor) {
       sql<Date | string | null>`(select c.created_at from build_log_chunks c
         where c.build_id = builds.id order by c.seq desc limit 1)`.as('last_log_at'),
     ])
-    .where('status', 'in', ACTIVE_STATUSES)
+    .where((eb) =>
+      eb.or([
+        eb(
+          'status',
+          'in',
+          ACTIVE_STATUSES.filter((status) => status !== 'elected'),
+        ),
+        ...(electedCreatedBefore === undefined
+          ? []
+          : [eb.and([eb('status', '=', 'elected'), eb('created_at', '<', electedCreatedBefore)])]),
+      ]),
+    )
     .execute();
 }
 

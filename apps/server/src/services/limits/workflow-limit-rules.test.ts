@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEFAULT_WORKFLOW_LIMITS } from '@sluice/runtime-spec';
-import { decideLimits } from './workflow-limit-rules.js';
+import { decideLimits, electedAgeBeforeAnyLimit } from './workflow-limit-rules.js';
 import type { BuildClocks } from './workflow-limit-rules.js';
 
 const NOW = 1_000_000_000;
@@ -86,4 +86,24 @@ test('silence from before the control plane could listen (a restart, a database 
   const silent = { ...running, lastReportAt: NOW - 600_000, lastOutputAt: NOW - 600_000 };
   assert.equal(decideLimits({ ...silent, listeningSince: NOW - 10_000 }, limits, NOW), undefined);
   assert.equal(decideLimits(silent, limits, NOW)?.kind, 'finish');
+});
+
+test('an elected build is read once it is as old as the smallest age limit of any runtime, not before', () => {
+  const { MAXIMUM_ELECTED_STATE_AGE_ALLOWED: elected } = DEFAULT_WORKFLOW_LIMITS;
+  assert.equal(electedAgeBeforeAnyLimit([DEFAULT_WORKFLOW_LIMITS]), elected * 1000);
+  // A runtime's own, smaller, limit on either clock wins; 0 (off) and unset do not count.
+  const sets = [
+    DEFAULT_WORKFLOW_LIMITS,
+    { MAXIMUM_ELECTED_STATE_AGE_ALLOWED: 0 },
+    { MAXIMUM_ALLOWED_WORKFLOW_AGE_BEFORE_TERMINATION: 120 },
+    { TIME_INACTIVE_UNTIL_TERMINATION: 5 },
+  ];
+  assert.equal(electedAgeBeforeAnyLimit(sets), 120_000);
+  assert.equal(electedAgeBeforeAnyLimit([OFF, {}]), undefined);
+  // Younger than that, no set of limits acts on an elected build; as old, the smallest does.
+  const young = { ...running, status: 'elected' as const, createdAt: NOW - 119_000 };
+  young.electedAt = young.createdAt;
+  const limits = { ...DEFAULT_WORKFLOW_LIMITS, ...sets[2] };
+  assert.equal(decideLimits(young, limits, NOW), undefined);
+  assert.equal(decideLimits(young, limits, NOW + 2_000)?.kind, 'finish');
 });

@@ -74,6 +74,24 @@ export function limitReason(name: LimitName, value: number): string {
   }
 }
 
+/**
+ * The youngest an elected build can be and still be over a limit, in ms: the smallest limit on
+ * its age (`MAXIMUM_ELECTED_STATE_AGE_ALLOWED`, or `MAXIMUM_ALLOWED_WORKFLOW_AGE_BEFORE_TERMINATION`
+ * since it was created) among every set of limits a runtime can have. A build is elected after it
+ * is created, so both clocks run at least as long as its age: an elected build younger than this
+ * needs nothing, and a pass does not read it (a queue of thousands waiting for an agent would
+ * otherwise be read whole every pass). `undefined` when every such limit is off.
+ */
+export function electedAgeBeforeAnyLimit(limitSets: readonly WorkflowLimits[]): number | undefined {
+  const ages = limitSets
+    .flatMap((limits) => [
+      limits.MAXIMUM_ELECTED_STATE_AGE_ALLOWED,
+      limits.MAXIMUM_ALLOWED_WORKFLOW_AGE_BEFORE_TERMINATION,
+    ])
+    .filter((value): value is number => value !== undefined && value > 0);
+  return ages.length === 0 ? undefined : Math.min(...ages) * 1000;
+}
+
 /** What to do about `build` at `now` under `limits` (every key set); undefined: nothing. */
 export function decideLimits(
   build: BuildClocks,

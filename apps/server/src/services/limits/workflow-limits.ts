@@ -15,7 +15,11 @@ import { activeBuildClocks } from '../builds/build-rows.js';
 import type { BuildStore } from '../builds/build-store.js';
 import type { RuntimeService } from '../settings/runtime-service.js';
 import type { ServerContext } from '../server-context.js';
-import { decideLimits, UNHEALTHY_PREFIX } from './workflow-limit-rules.js';
+import {
+  decideLimits,
+  electedAgeBeforeAnyLimit,
+  UNHEALTHY_PREFIX,
+} from './workflow-limit-rules.js';
 import type { ActiveStatus, BuildClocks, LimitAction } from './workflow-limit-rules.js';
 
 export interface WorkflowLimitsDeps {
@@ -76,7 +80,12 @@ export class WorkflowLimitsEnforcer {
   }
 
   async #activeBuilds(listeningSince: number): Promise<ActiveBuild[]> {
-    const rows = await activeBuildClocks(this.#ctx.database.db);
+    const youngest = electedAgeBeforeAnyLimit([
+      DEFAULT_WORKFLOW_LIMITS,
+      ...(await this.#deps.runtimes.workflowLimitsInUse()),
+    ]);
+    const before = youngest === undefined ? undefined : new Date(this.#ctx.clock() - youngest);
+    const rows = await activeBuildClocks(this.#ctx.database.db, before);
     return rows.map((row) => {
       const timing = row.timing;
       const lastLog = ms(row.last_log_at);

@@ -11,9 +11,11 @@ import {
   mergePatch,
   resolveRuntimeSpec,
   systemRuntimeSpec,
+  systemRuntimeSpecs,
   validateRuntimeSpec,
 } from '@sluice/runtime-spec';
-import type { RuntimeSpec } from '@sluice/runtime-spec';
+import type { RuntimeSpec, WorkflowLimits } from '@sluice/runtime-spec';
+import { sql } from '@sluice/db';
 import type { Executor, RuntimeEnvironmentRow } from '@sluice/db';
 import type { RuntimeEnvironment } from '@sluice/protocol';
 import { isoTime } from '../server-context.js';
@@ -183,6 +185,21 @@ export class RuntimeService {
       .execute();
     const fallback = await this.#defaultName(accountId);
     return rows.map((r) => this.#toApi(r, r.spec, fallback));
+  }
+
+  /**
+   * Every distinct `workflowLimits` a runtime sets, of any account and version, and the built-in
+   * runtimes': the limits any build can run under are among these over the defaults.
+   */
+  async workflowLimitsInUse(): Promise<WorkflowLimits[]> {
+    const { rows } = await sql<{ limits: WorkflowLimits }>`select distinct
+        spec -> 'runtimeScheduler' -> 'workflowLimits' as limits
+      from runtime_environments
+      where spec -> 'runtimeScheduler' -> 'workflowLimits' is not null`.execute(
+      this.#ctx.database.db,
+    );
+    const builtIn = systemRuntimeSpecs().map((spec) => spec.runtimeScheduler?.workflowLimits);
+    return [...rows.map((row) => row.limits), ...builtIn.filter((l) => l !== undefined)];
   }
 
   async setDefault(accountId: string, name: string): Promise<RuntimeEnvironment> {
