@@ -12,6 +12,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeClient, KubeResources } from '@sluice/kube';
 import type { KubeResource } from '@sluice/kube';
@@ -283,6 +284,16 @@ async function poolRefilled(released = false): Promise<{ names: string[]; volume
   return { names: ready.map((p) => p.name).sort(), volumes: ready.map((p) => p.volume).sort() };
 }
 
+/** What the agent logged about its warm pool (shapes learned, misses), for failure messages. */
+async function agentPoolLines(): Promise<string> {
+  const log = await readFile(join(temp.path, 'agent.log'), 'utf8').catch(() => '');
+  return log
+    .split('\n')
+    .filter((line) => /warm pool|pool pod/.test(line))
+    .slice(-20)
+    .join('\n');
+}
+
 /** Builds run together, with the pool pod each took (watched while they ran). */
 async function runThroughPool(
   pipelineId: string,
@@ -342,7 +353,7 @@ test('with a warm pool, builds run on its pods (each on its own), the pool refil
     assert.deepEqual(
       taken.map((names) => names.length),
       [1, 1],
-      JSON.stringify(taken),
+      `${JSON.stringify(taken)}; the agent's pool lines:\n${await agentPoolLines()}`,
     );
     assert.deepEqual(taken.flat().sort(), pool.names, 'the two ready pods, one each');
     assert.ok(
@@ -508,7 +519,11 @@ test('runner delete --keep-volumes keeps the warm volumes and their directories 
     );
   assert.deepEqual(await names(), []);
   assert.deepEqual(readdirSync(parent), [], 'no directory left on the node');
-  await waitForProbe("the warm pool's pods gone with their volumes", async () =>
-    (await poolPods()).length === 0 ? true : undefined,
-  );
+  let left: Awaited<ReturnType<typeof poolPods>> = [];
+  await waitForProbe("the warm pool's pods gone with their volumes", async () => {
+    left = await poolPods();
+    return left.length === 0 ? true : undefined;
+  }).catch((err: unknown) => {
+    throw new Error(`${String(err)}; left: ${JSON.stringify(left)}`);
+  });
 });

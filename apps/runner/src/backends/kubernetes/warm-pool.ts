@@ -137,7 +137,17 @@ export class WarmPool {
       this.#namespace = namespace;
       this.#shape = {};
     }
+    const before = shapeComplete(this.#shape) ? shapeHash(this.#shape) : undefined;
     this.#shape = learnShape(this.#shape, manifest);
+    const after = shapeComplete(this.#shape) ? shapeHash(this.#shape) : undefined;
+    // A new shape makes every waiting pod outdated: worth a line, as each build then misses.
+    if (after !== before && after !== undefined)
+      this.#options.logger.info('warm pool shape learned', {
+        runtime: this.#options.runtime,
+        shape: after,
+        from: String(manifest['kind']),
+        ...(before === undefined ? {} : { previous: before }),
+      });
   }
 
   /**
@@ -150,7 +160,8 @@ export class WarmPool {
     this.#arrivals.push(this.#clock());
     try {
       const hash = shapeComplete(this.#shape) ? shapeHash(this.#shape) : undefined;
-      const ready = (await this.#list('waiting', signal)).filter(
+      const waiting = await this.#list('waiting', signal);
+      const ready = waiting.filter(
         (pod) => isReady(pod) && pod.metadata.annotations?.[WARM_POOL_SHAPE_ANNOTATION] === hash,
       );
       // Pods on a volume a build released first (a warm cache), then the longest-ready: its
@@ -164,6 +175,16 @@ export class WarmPool {
         }
       }
       this.#misses++;
+      this.#options.logger.info('warm pool miss: the build makes its own pods', {
+        runtime: this.#options.runtime,
+        buildId,
+        shape: hash ?? 'not learned yet',
+        // Each waiting pod as it was listed: not ready yet, of another shape, or taken first.
+        waiting: waiting.map(
+          (pod) =>
+            `${pod.metadata.name} ready=${String(isReady(pod))} shape=${pod.metadata.annotations?.[WARM_POOL_SHAPE_ANNOTATION] ?? ''}`,
+        ),
+      });
       return undefined;
     } finally {
       this.#wake?.();
