@@ -113,7 +113,8 @@ test('a failed container names its exit code and reason', () => {
   assert.deepEqual(failure, {
     kind: 'terminal',
     reason: 'Error',
-    message: 'container engine exited with code 137 (Error)',
+    message:
+      'container engine exited with code 137 (Error), SIGKILL: out of memory, or killed from outside',
   });
 });
 

@@ -41,12 +41,21 @@ function containers(pod: KubePod): KubeContainerStatus[] {
   return [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
 }
 
+/**
+ * Code 137 is SIGKILL. The kernel's out-of-memory killer is the usual sender, but the runtime
+ * reports `OOMKilled` only when its OOM event arrives before the exit (under load containerd
+ * can see the exit first, and the reason is `Error`): the message says what the code means.
+ */
+const SIGKILL_EXIT = 137;
+
 function exited(container: KubeContainerStatus): string | undefined {
   const done = container.state?.terminated;
   if (done === undefined) return undefined;
   const how = done.reason === undefined ? '' : ` (${done.reason})`;
   const said = done.message === undefined || done.message === '' ? '' : `: ${done.message.trim()}`;
-  return `container ${container.name} exited with code ${done.exitCode ?? '?'}${how}${said}`;
+  const killed =
+    done.exitCode === SIGKILL_EXIT ? ', SIGKILL: out of memory, or killed from outside' : '';
+  return `container ${container.name} exited with code ${done.exitCode ?? '?'}${how}${killed}${said}`;
 }
 
 export function podFailure(pod: KubePod): PodFailure | undefined {
