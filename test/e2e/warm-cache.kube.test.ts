@@ -247,7 +247,14 @@ const POOL = 'sluice.io/warm-pool';
  * the released volume it was made on (none: a volume no build had let go).
  */
 async function poolPods(): Promise<
-  { name: string; state: string; build: string; ready: boolean; volume: string }[]
+  {
+    name: string;
+    state: string;
+    build: string;
+    ready: boolean;
+    volume: string;
+    deleting: boolean;
+  }[]
 > {
   const pods = await resources.list({
     kind: 'Pod',
@@ -262,22 +269,24 @@ async function poolPods(): Promise<
       build: pod.metadata.labels?.['sluice.io/build-id'] ?? '',
       ready: (status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
       volume: pod.metadata.annotations?.['sluice.io/warm-pool-volume'] ?? '',
+      deleting: pod.metadata.deletionTimestamp !== undefined,
     };
   });
 }
 
 /**
- * Two pool pods ready, none held: what a pool of two refills to; with `released`, both on
- * volumes builds let go. Their names, and the volumes they were made on.
+ * Two pool pods ready, none held, and no other waiting: what a pool of two settles to (while it
+ * moves a pod onto a released volume it has three: the one leaving, still ready, and its
+ * replacement, still starting); with `released`, both on volumes builds let go. Their names,
+ * and the volumes they were made on.
  */
 async function poolRefilled(released = false): Promise<{ names: string[]; volumes: string[] }> {
   const ready = await waitForProbe(
     released ? 'two warm-pool pods ready on released volumes' : 'two warm-pool pods ready',
     async () => {
-      const pods = (await poolPods()).filter(
-        (p) => p.state === 'waiting' && p.ready && (!released || p.volume !== ''),
-      );
-      return pods.length === 2 ? pods : undefined;
+      const waiting = (await poolPods()).filter((p) => p.state === 'waiting');
+      const pods = waiting.filter((p) => p.ready && (!released || p.volume !== ''));
+      return pods.length === 2 && waiting.length === 2 ? pods : undefined;
     },
     BUILD_TIMEOUT_MS,
   );
