@@ -365,10 +365,19 @@ test('with a warm pool, builds run on its pods (each on its own), the pool refil
       `${JSON.stringify(taken)}; the agent's pool lines:\n${await agentPoolLines()}`,
     );
     assert.deepEqual(taken.flat().sort(), pool.names, 'the two ready pods, one each');
-    assert.ok(
-      pair.runs.some((run) => /Using cache/.test(run.log)),
-      "the build on the first build's volume found its layers",
-    );
+    if (!pair.runs.some((run) => /Using cache/.test(run.log))) {
+      // Which volume each build had, by its cache record, beside the volume the taught build
+      // left: a pool pod on it that did not get it, or a volume without the layers.
+      const records = await Promise.all(
+        pair.runs.map(async (run) => (await settled(run.build.id)).cache),
+      );
+      assert.fail(
+        `the build on the first build's volume found its layers: the pool pod on ${onTaught[0]?.volume ?? '?'} ` +
+          `(${onTaught[0]?.name ?? '?'}); the builds' cache records ${JSON.stringify(records)}; ` +
+          `the taught build's ${JSON.stringify((await settled(taught.runs[0]?.build.id ?? '')).cache)}; ` +
+          `the agent's pool lines:\n${await agentPoolLines()}`,
+      );
+    }
 
     // Refilled while they ran, on new volumes (both warm ones were held); once the two builds
     // let theirs go, the pool moved onto them.
