@@ -20,8 +20,9 @@
  * volume no build released is replaced by one on the released volume (a ready one only once
  * its replacement is ready). A build takes a pod made on a released volume first.
  *
- * Its pods name the pool's PriorityClass, so real workloads preempt them. Nothing is kept here that a restart would lose but the shape, which the next build
- * teaches again: the pool is what the API server lists.
+ * Its pods name the pool's PriorityClass, so real workloads preempt them. Nothing is kept here
+ * that a restart would lose but the shape, which the next build teaches again: the pool is what
+ * the API server lists.
  * @module
  */
 import { randomBytes } from 'node:crypto';
