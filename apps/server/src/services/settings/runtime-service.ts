@@ -195,7 +195,7 @@ export class RuntimeService {
     const { rows } = await sql<{ limits: WorkflowLimits }>`select distinct
         spec -> 'runtimeScheduler' -> 'workflowLimits' as limits
       from runtime_environments
-      where spec -> 'runtimeScheduler' -> 'workflowLimits' is not null`.execute(
+      where jsonb_typeof(spec -> 'runtimeScheduler' -> 'workflowLimits') = 'object'`.execute(
       this.#ctx.database.db,
     );
     const builtIn = systemRuntimeSpecs().map((spec) => spec.runtimeScheduler?.workflowLimits);
