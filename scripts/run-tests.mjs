@@ -17,7 +17,7 @@
 // run at once (default: the number of cores, at least 2), and two kube files run beside them.
 //   --background-setup=CMD  runs the shell command CMD (its lines prefixed) from the start;
 //   the kube tier waits for it: the test command builds the Kubernetes test cluster this way on
-//   a fresh machine (~14 minutes).
+//   a fresh machine (4 to 8 minutes).
 //   --beside=CMD  runs CMD as one more job of the unit tier (the test command's format and lint
 //   check); its output is printed when it ends, and its failure counts as one failed test.
 import { spawn } from 'node:child_process';

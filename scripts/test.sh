@@ -2,7 +2,7 @@
 # The README's test command: sets up what it needs, then runs every check and test tier
 # (format, lint, unit, integration, end-to-end, kube: a real single-node Kubernetes) side by side
 # (scripts/run-tests.mjs) and closes with "N passed, N failed". The Kubernetes test cluster's
-# set-up (about 14 minutes on a fresh machine, seconds once cached) starts in the background
+# set-up (about 10 minutes on a fresh machine, seconds once cached) starts in the background
 # once the TypeScript is built; only the kube tier waits for it. Format and lint run as one job
 # beside the unit tier, cached on the machine (scripts/check-code.mjs).
 set -euo pipefail

@@ -4,7 +4,7 @@
  * the cache) the Kubernetes binaries, installs etcd, containerd, runc and the CNI plugins,
  * builds the chart renderer (Helm's template engine from Debian's Go packages) and the cluster
  * images. The test command runs it before the tests so that a fresh
- * machine's 12-minute build shows its progress instead of sitting inside a test's `before`.
+ * machine's build (minutes) shows its progress instead of sitting inside a test's `before`.
  *
  *   node packages/testkit/dist/kubernetes/bin/prepare-kubernetes.js [--no-images]
  *
