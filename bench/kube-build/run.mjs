@@ -17,6 +17,10 @@
 // after one build that teaches the pool its pods and the pool ready, the same
 // BUILDS builds one after the other (`pool: {p50_s, p99_s}`, goal p50 at most 1 s, p99 at most
 // 2 s) and the burst (its first POOL builds on pool pods, the rest on pods of their own).
+// While the pool runs, its pods are watched (every 250 ms): `pool.pod_ready_s` is the median
+// time from a pool pod's creation (when first listed, so up to 250 ms late) to its claim bound, its node chosen, its containers running
+// and the pod ready, the time a refill takes (BENCH_POOL_EVENTS=1 also prints the pool pods'
+// last 40 events).
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,6 +51,71 @@ const seconds = (ms) => Math.round(ms / 10) / 100;
 const quantile = (xs, q) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(q * xs.length) - 1)];
 const progress = (text) => process.stderr.write(`kube-build: ${text}\n`);
+
+/**
+ * Watches the pool's pods until `stop`, noting when each was first seen with its claim bound, a
+ * node, every container running, and ready; `stop` gives the median of each from its creation.
+ */
+function watchPoolPods(core) {
+  const seen = new Map();
+  let running = true;
+  const note = (entry, key, reached) => {
+    if (reached && entry[key] === undefined) entry[key] = Date.now();
+  };
+  const poll = async () => {
+    const [{ items: pods }, { items: claims }] = await Promise.all([
+      core.listNamespacedPod({ namespace: NS, labelSelector: 'sluice.io/warm-pool' }),
+      core.listNamespacedPersistentVolumeClaim({ namespace: NS }),
+    ]);
+    const bound = new Set(
+      claims.filter((c) => c.status?.phase === 'Bound').map((c) => c.metadata?.name),
+    );
+    for (const pod of pods) {
+      const name = pod.metadata?.name ?? '';
+      if (!seen.has(name)) seen.set(name, { created: Date.now() });
+      const entry = seen.get(name);
+      const claimNames = (pod.spec?.volumes ?? [])
+        .map((v) => v.persistentVolumeClaim?.claimName)
+        .filter((c) => c !== undefined);
+      note(entry, 'claim_bound', claimNames.length > 0 && claimNames.every((c) => bound.has(c)));
+      note(entry, 'scheduled', pod.spec?.nodeName !== undefined);
+      const statuses = pod.status?.containerStatuses ?? [];
+      note(entry, 'running', statuses.length > 0 && statuses.every((c) => c.state?.running));
+      for (const c of statuses) note(entry, `${c.name}_running`, c.state?.running !== undefined);
+      note(
+        entry,
+        'ready',
+        (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+      );
+    }
+  };
+  const loop = (async () => {
+    while (running) {
+      await poll().catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      const made = [...seen.values()];
+      const median = (key) => {
+        const xs = made.filter((e) => e[key] !== undefined).map((e) => e[key] - e.created);
+        return xs.length === 0 ? null : seconds(quantile(xs, 0.5));
+      };
+      return {
+        pods: made.length,
+        claim_bound: median('claim_bound'),
+        scheduled: median('scheduled'),
+        running: median('running'),
+        dind_running: median('dind_running'),
+        engine_running: median('engine_running'),
+        ready: median('ready'),
+      };
+    },
+  };
+}
 
 const temp = mkdtempSync(join(tmpdir(), 'sluice-bench-kube-build-'));
 const cluster = await startKubernetes({
@@ -234,6 +303,7 @@ try {
     },
     180_000,
   );
+  const timeline = watchPoolPods(core);
   await addVolumes(1);
   await finished(await createBuild());
   await poolReady();
@@ -241,6 +311,16 @@ try {
   const pooled = await sequential('pool', BUILDS);
   await poolReady();
   const burstWith = await burst('pool', BURST);
+  const podReady = await timeline.stop();
+  if (process.env.BENCH_POOL_EVENTS) {
+    const { items } = await core.listNamespacedEvent({ namespace: NS });
+    for (const e of items
+      .filter((e) => e.involvedObject?.name?.startsWith('warm-pool-'))
+      .slice(-40))
+      progress(
+        `event ${e.firstTimestamp?.toISOString?.() ?? e.eventTime} ${e.involvedObject?.name} ${e.reason}: ${e.message}`,
+      );
+  }
 
   const starts = runs.map((r) => r.startMs);
   const phases = Object.fromEntries(
@@ -264,7 +344,7 @@ try {
       phases_median: phases,
       baseline_pod_start_s: seconds(baselineMs),
       ratio_p50: Math.round((p50 / baselineMs) * 100) / 100,
-      pool: { size: POOL, ...figures(pooled.map((r) => r.startMs)) },
+      pool: { size: POOL, ...figures(pooled.map((r) => r.startMs)), pod_ready_s: podReady },
       burst: { without_pool: burstFigures(burstWithout), with_pool: burstFigures(burstWith) },
       goal: { p50_s: 3, p99_s: 5, pool: { p50_s: 1, p99_s: 2 } },
     }),
