@@ -7,7 +7,7 @@ import {
   createServiceAccount,
   tokenSource,
 } from '@sluice/kube/testing';
-import { runtimeSelector } from '@sluice/labels';
+import { BUILD_LABELS, labelValue, MANAGED_BY_SLUICE, runtimeSelector } from '@sluice/labels';
 import { silentLogger } from '@sluice/log';
 import { eventually, useKubernetes } from '@sluice/testkit';
 import type { KubernetesTarget } from '../../runner-config.js';
@@ -319,6 +319,7 @@ test('a claim of an Immediate class is bound before its task ends (its pod is th
 
 const POOL_RUNTIME = 'warm/pool';
 const POOL_PRIORITY = 'sluice-warm-pool-kube-test';
+const ORPHAN_RUNTIME = 'warm/orphans';
 
 /** A pool pod made ready as the kubelet would (this cluster has no node to run it). */
 async function markReady(kube: KubeClient, name: string): Promise<void> {
@@ -391,7 +392,8 @@ test('the warm pool fills once a build showed its objects, gives each pod to one
     assert.deepEqual(await pool.reconcile(), { created: 3, removed: 0, moved: 0 });
     const waiting = await pods('waiting');
     assert.equal(waiting.length, 3);
-    // Each pod has a claim and a Secret of its own name, owned by it.
+    // Each pod has a claim of its own name, made before it and owned by it once it was made,
+    // and the claim a Secret of that name: all three go with the pod.
     const owned = await kube.listClaims({
       namespace: NS,
       labelSelector: runtimeSelector(POOL_RUNTIME),
@@ -400,6 +402,14 @@ test('the warm pool fills once a build showed its objects, gives each pod to one
       owned.map((c) => c.metadata.name).sort(),
       waiting.map((p) => p.metadata.name).sort(),
     );
+    for (const pod of waiting) {
+      const { name, uid } = pod.metadata;
+      assert.deepEqual(await ownersOf(kube, 'persistentvolumeclaims', name), [
+        `Pod/${name}/${uid}`,
+      ]);
+      const [claimOwner] = await ownersOf(kube, 'secrets', name);
+      assert.match(claimOwner ?? '', new RegExp(`^PersistentVolumeClaim/${name}/`));
+    }
     for (const pod of waiting) await markReady(kube, pod.metadata.name);
 
     // Five builds race for three pods: three win, each a different pod, two go elsewhere.
@@ -466,5 +476,88 @@ test('the warm pool fills once a build showed its objects, gives each pod to one
       { kind: 'PriorityClass', name: POOL_PRIORITY },
       { method: 'DELETE', path: `/apis/scheduling.k8s.io/v1/priorityclasses/${POOL_PRIORITY}` },
     );
+  }
+});
+
+/** An object's owners, as `Kind/name/uid`. */
+async function ownersOf(
+  kube: KubeClient,
+  resource: 'persistentvolumeclaims' | 'secrets',
+  name: string,
+): Promise<string[]> {
+  const object = await kube.request<{
+    metadata: { ownerReferences?: { kind: string; name: string; uid: string }[] };
+  }>(
+    'read',
+    { kind: resource === 'secrets' ? 'Secret' : 'PersistentVolumeClaim', namespace: NS, name },
+    { method: 'GET', path: `/api/v1/namespaces/${NS}/${resource}/${name}` },
+  );
+  return (object?.metadata.ownerReferences ?? []).map((o) => `${o.kind}/${o.name}/${o.uid}`);
+}
+
+test('a pool claim whose pod never owned it is left while young, then given to its pod, or removed when it has none', async () => {
+  const { kube } = await admin();
+  const resources = new KubeResources(
+    KubeClient.create({ source: adminSource(cluster()), env: {} }),
+  );
+  const labels = {
+    [BUILD_LABELS.managedBy]: MANAGED_BY_SLUICE,
+    [BUILD_LABELS.runtime]: labelValue(ORPHAN_RUNTIME),
+  };
+  const claim = (name: string) => ({
+    apiVersion: 'v1' as const,
+    kind: 'PersistentVolumeClaim' as const,
+    metadata: { name, namespace: NS, labels, annotations: { 'sluice.io/warm-pool-shape': 'x' } },
+    spec: {
+      storageClassName: 'orphan-test-class',
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: '1Gi' } },
+    },
+  });
+  // The agent stopped after the claims: one pod was made, the other never was.
+  await resources.create(claim('warm-pool-lost'));
+  await resources.create(claim('warm-pool-found'));
+  await resources.create({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'warm-pool-found', namespace: NS, labels },
+    spec: {
+      serviceAccountName: 'sluice-engine',
+      containers: [{ name: 'c', image: 'sluice/busybox:1' }],
+    },
+  });
+  const pod = await resources.read({ kind: 'Pod', namespace: NS, name: 'warm-pool-found' });
+  const poolAt = (offsetMs: number) =>
+    WarmPool.create({
+      kube,
+      runtime: ORPHAN_RUNTIME,
+      namespace: NS,
+      logger: silentLogger,
+      settings: { mode: 'fixed', minSize: 0, maxSize: 0, windowMs: 60_000, idleMs: 300_000 },
+      clock: () => Date.now() + offsetMs,
+    });
+  const present = async (name: string) => {
+    const read = await resources.read({ kind: 'PersistentVolumeClaim', namespace: NS, name });
+    return read !== undefined && read.metadata['deletionTimestamp'] === undefined;
+  };
+  try {
+    // Younger than a minute: they may be a member being made (by another agent).
+    assert.deepEqual(await poolAt(0).reconcile(), { created: 0, removed: 0, moved: 0 });
+    assert.ok(await present('warm-pool-lost'));
+    assert.deepEqual(await ownersOf(kube, 'persistentvolumeclaims', 'warm-pool-found'), []);
+    // A minute later: the one with a pod is its pod's, the other is removed.
+    assert.deepEqual(await poolAt(61_000).reconcile(), { created: 0, removed: 1, moved: 0 });
+    assert.equal(await present('warm-pool-lost'), false);
+    assert.deepEqual(await ownersOf(kube, 'persistentvolumeclaims', 'warm-pool-found'), [
+      `Pod/warm-pool-found/${String(pod?.metadata['uid'])}`,
+    ]);
+  } finally {
+    for (const kind of ['Pod', 'PersistentVolumeClaim'])
+      for (const object of await kube.list({
+        kind,
+        namespace: NS,
+        labelSelector: runtimeSelector(ORPHAN_RUNTIME),
+      }))
+        await kube.delete({ kind, namespace: NS, name: object.name });
   }
 });

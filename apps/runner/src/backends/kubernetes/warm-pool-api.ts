@@ -1,8 +1,9 @@
 /**
- * The warm pool's requests to the API server, each one call: pool pods listed by label, a pod
- * or a claim read, an object patched (a merge patch; with a `resourceVersion` in it, conditional on it) or created,
- * and a pod deleted only while it is as it was listed (a delete precondition). A conditional
- * write that lost answers 409, which the callers take as "someone else's now".
+ * The warm pool's requests to the API server, each one call: pool pods or claims listed by
+ * label, a pod or a claim read, an object created or patched (a merge patch; with a
+ * `resourceVersion` in it, conditional on it), and a pod deleted only while it is as it was
+ * listed (a delete precondition). A conditional write that lost answers 409, which the callers
+ * take as "someone else's now".
  * @module
  */
 import { isSluiceError } from '@sluice/errors';
@@ -39,17 +40,48 @@ function objectsPath(namespace: string, resource: Resource, name?: string): stri
   return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
 }
 
-export async function listPods(
+export function listPods(
   kube: KubeClient,
   namespace: string,
   selector: string,
   signal?: AbortSignal,
 ): Promise<WarmPoolPod[]> {
+  return listObjects<WarmPoolPod>(kube, { namespace, resource: 'pods' }, selector, signal);
+}
+
+/** What the pool reads of its claims: enough to find one its pod never owned. */
+export interface WarmPoolClaim {
+  metadata: {
+    name: string;
+    creationTimestamp?: string;
+    deletionTimestamp?: string;
+    annotations?: Record<string, string>;
+    ownerReferences?: { kind?: string; name?: string }[];
+  };
+}
+
+export function listClaims(
+  kube: KubeClient,
+  namespace: string,
+  selector: string,
+  signal?: AbortSignal,
+): Promise<WarmPoolClaim[]> {
+  const ref = { namespace, resource: 'persistentvolumeclaims' } as const;
+  return listObjects<WarmPoolClaim>(kube, ref, selector, signal);
+}
+
+async function listObjects<T>(
+  kube: KubeClient,
+  ref: { namespace: string; resource: Resource },
+  selector: string,
+  signal?: AbortSignal,
+): Promise<T[]> {
+  const { namespace, resource } = ref;
   const query = `?labelSelector=${encodeURIComponent(selector)}`;
-  const list = await kube.request<{ items?: WarmPoolPod[] }>(
+  const list = await kube.request<{ items?: T[] }>(
     'list',
-    { kind: 'Pod', namespace },
-    { method: 'GET', path: `${objectsPath(namespace, 'pods')}${query}` },
+    { kind: KINDS[resource], namespace },
+    { method: 'GET', path: `${objectsPath(namespace, resource)}${query}` },
     { signal },
   );
   return list?.items ?? [];
@@ -170,7 +202,7 @@ export function isReady(pod: WarmPoolPod): boolean {
 }
 
 /** Milliseconds since the epoch; 0 when unknown. */
-export function createdAt(pod: WarmPoolPod): number {
-  const at = Date.parse(pod.metadata.creationTimestamp ?? '');
+export function createdAt(object: { metadata: { creationTimestamp?: string } }): number {
+  const at = Date.parse(object.metadata.creationTimestamp ?? '');
   return Number.isNaN(at) ? 0 : at;
 }

@@ -14,7 +14,8 @@ import { buildInput, renderBuildObjects, runtimeSpec } from './kubernetes-backen
 import {
   handoverEnv,
   learnShape,
-  memberObjects,
+  memberClaim,
+  memberSecret,
   memberPod,
   POOL_DOCKER_HOST,
   shapeComplete,
@@ -50,7 +51,8 @@ test("a build's objects teach the pool its pods: valid, the daemon on a shared s
   const shape = taught('build-1');
   assert.ok(shapeComplete(shape));
   const pod = memberPod(shape, member);
-  const { claim, secret } = memberObjects(shape, member, 'uid-1');
+  const claim = memberClaim(shape, member);
+  const secret = memberSecret(shape, member, 'claim-uid-1');
   new Pod(pod).validate();
   new PersistentVolumeClaim(claim).validate();
   new Secret(secret).validate();
@@ -80,14 +82,19 @@ test("a build's objects teach the pool its pods: valid, the daemon on a shared s
   ) as Record<string, unknown>;
   assert.deepEqual(daemon['hosts'], [POOL_DOCKER_HOST]);
   assert.ok(!Object.keys(daemon).some((key) => key.startsWith('tls')), 'no TLS');
-  const owners = (claim['metadata'] as { ownerReferences: unknown[] }).ownerReferences;
-  assert.deepEqual(owners, [{ apiVersion: 'v1', kind: 'Pod', name: member.name, uid: 'uid-1' }]);
+  // The claim is made first, owned by nothing until its pod is made; the Secret goes with it.
+  const owners = (o: Record<string, unknown>) =>
+    (o['metadata'] as { ownerReferences?: unknown[] }).ownerReferences;
+  assert.equal(owners(claim), undefined);
+  assert.deepEqual(owners(secret), [
+    { apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: member.name, uid: 'claim-uid-1' },
+  ]);
 });
 
 test("builds of one pipeline teach the same shape; another pipeline's (compared by reuseVolumeSelector) another", () => {
   assert.equal(shapeHash(taught('build-1')), shapeHash(taught('build-2')));
   assert.notEqual(shapeHash(taught('build-1')), shapeHash(taught('build-3', 'pipe-2')));
-  const claim = memberObjects(taught('build-1'), member, 'uid').claim;
+  const claim = memberClaim(taught('build-1'), member);
   const labels = (claim['metadata'] as { labels: Record<string, string> }).labels;
   assert.equal(labels['sluice.io/pipeline-id'], 'pipe-1', 'the compared label stays');
   assert.equal(labels['sluice.io/build-id'], undefined);
@@ -101,12 +108,12 @@ test('a member made on a released volume names it on its pod and, as the volume 
     claimAnnotations: { 'sluice.io/prefer-volume': 'sluice-pv-1' },
   };
   const pod = memberPod(shape, onVolume);
-  const { claim } = memberObjects(shape, onVolume, 'uid');
+  const claim = memberClaim(shape, onVolume);
   const annotations = (o: Record<string, unknown>) =>
     (o['metadata'] as { annotations: Record<string, string> }).annotations;
   assert.equal(annotations(pod)['sluice.io/warm-pool-volume'], 'sluice-pv-1');
   assert.equal(annotations(claim)['sluice.io/prefer-volume'], 'sluice-pv-1');
-  const plain = memberObjects(shape, member, 'uid').claim;
+  const plain = memberClaim(shape, member);
   assert.equal(annotations(plain)['sluice.io/prefer-volume'], undefined);
   // The reuse annotations the builds' claims carry are kept beside it.
   assert.equal(

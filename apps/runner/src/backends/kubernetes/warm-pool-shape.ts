@@ -16,6 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { BUILD_LABELS, MANAGED_BY_SLUICE, REUSE_ANNOTATIONS, labelValue } from '@sluice/labels';
+import type { KubeManifest } from '@sluice/kube';
 
 /** Pod, claim and Secret annotation: the hash of the shape the pod was made from. */
 export const WARM_POOL_SHAPE_ANNOTATION = 'sluice.io/warm-pool-shape';
@@ -170,7 +171,7 @@ export function shapeHash(shape: PoolShape): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
-/** The pod of a pool member; its claim and Secret (`memberObjects`) are made after it. */
+/** The pod of a pool member, made once its claim and Secret are (`memberClaim`, `memberSecret`). */
 export function memberPod(shape: PoolShape, member: PoolMember): Json {
   const { dind, engine } = required(shape);
   const pod = {
@@ -203,38 +204,64 @@ export function memberPod(shape: PoolShape, member: PoolMember): Json {
   return pod;
 }
 
-/** The claim and Secret of a member, owned by its pod (`uid`): deleted with it. */
-export function memberObjects(
+/** What an owner reference names: the object's kind, name and uid. */
+export interface MemberOwner {
+  kind: 'Pod' | 'PersistentVolumeClaim';
+  name: string;
+  uid: string;
+}
+
+/** The metadata that makes `owner` own an object: deleted with it by the garbage collector. */
+export function ownedBy(owner: MemberOwner): { ownerReferences: Json[] } {
+  return { ownerReferences: [{ apiVersion: 'v1', ...owner }] };
+}
+
+/**
+ * A member's claim, made first and owned by nothing until its pod is made (`ownedBy` then names
+ * the pod in a patch): the pod finds it bound and is scheduled on its first try.
+ */
+export function memberClaim(shape: PoolShape, member: PoolMember): KubeManifest {
+  const { claim } = required(shape);
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: memberMetadata(shape, member, claim.labels, {
+      ...claim.annotations,
+      ...member.claimAnnotations,
+    }),
+    spec: claim.spec,
+  };
+}
+
+/** A member's Secret (its daemon's configuration, its hand-over key), owned by its claim. */
+export function memberSecret(shape: PoolShape, member: PoolMember, claimUid: string): Json {
+  const { daemon } = required(shape);
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      ...memberMetadata(shape, member, {}, {}),
+      ...ownedBy({ kind: 'PersistentVolumeClaim', name: member.name, uid: claimUid }),
+    },
+    type: 'Opaque',
+    stringData: {
+      [POOL_SECRET_KEYS.daemonJson]: `${JSON.stringify(daemon, null, 2)}\n`,
+      [POOL_SECRET_KEYS.handoverKey]: member.key,
+    },
+  };
+}
+
+function memberMetadata(
   shape: PoolShape,
   member: PoolMember,
-  uid: string,
-): { claim: Json; secret: Json } {
-  const { claim, daemon } = required(shape);
-  const owner = { apiVersion: 'v1', kind: 'Pod', name: member.name, uid };
-  const metadata = (labels: Record<string, string>, annotations: Record<string, string>) => ({
+  labels: Record<string, string>,
+  annotations: Record<string, string>,
+): KubeManifest['metadata'] {
+  return {
     name: member.name,
     namespace: member.namespace,
     labels: { ...labels, ...runtimeLabels(member.runtime) },
     annotations: { ...annotations, [WARM_POOL_SHAPE_ANNOTATION]: shapeHash(shape) },
-    ownerReferences: [owner],
-  });
-  return {
-    claim: {
-      apiVersion: 'v1',
-      kind: 'PersistentVolumeClaim',
-      metadata: metadata(claim.labels, { ...claim.annotations, ...member.claimAnnotations }),
-      spec: claim.spec,
-    },
-    secret: {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: metadata({}, {}),
-      type: 'Opaque',
-      stringData: {
-        [POOL_SECRET_KEYS.daemonJson]: `${JSON.stringify(daemon, null, 2)}\n`,
-        [POOL_SECRET_KEYS.handoverKey]: member.key,
-      },
-    },
   };
 }
 

@@ -41,7 +41,6 @@ import { sleep } from '@sluice/process';
 import {
   claimVolume,
   createdAt,
-  createObject,
   deleteIfUnchanged,
   isReady,
   listPods,
@@ -50,10 +49,9 @@ import {
 } from './warm-pool-api.js';
 import type { WarmPoolPod } from './warm-pool-api.js';
 import { handedOver, handOverBuild } from './warm-pool-handover.js';
+import { makeMember, ORPHAN_CLAIM_AGE_MS, removeOrphanClaims } from './warm-pool-member.js';
 import {
   learnShape,
-  memberObjects,
-  memberPod,
   shapeComplete,
   shapeHash,
   WARM_POOL_SHAPE_ANNOTATION,
@@ -107,6 +105,11 @@ export class WarmPool {
   #released: string[] = [];
   /** What builds on pool pods did not make (their claim, their dind pod), by build, in order. */
   readonly #skipped = new Map<string, Record<string, unknown>[]>();
+  /** Members being made now, by name: their claims are no orphans yet. */
+  readonly #making = new Set<string>();
+  /** StorageClass binding modes read, for the wait on a new member's claim. */
+  readonly #bindingModes = new Map<string, Promise<string | undefined>>();
+  #orphansCheckedAt = 0;
 
   private constructor(options: WarmPoolOptions) {
     this.#options = options;
@@ -286,7 +289,10 @@ export class WarmPool {
     this.#wake?.();
   }
 
-  /** Brings the pool to its target once: deletes ended and outdated pods, then the difference. */
+  /**
+   * Brings the pool to its target once: deletes ended and outdated pods, then the difference;
+   * once a minute, claims left without their pod too (counted as removed).
+   */
   async reconcile(
     signal?: AbortSignal,
   ): Promise<{ created: number; removed: number; moved: number }> {
@@ -328,7 +334,10 @@ export class WarmPool {
     const remove = [...stale, ...live.filter((pod) => doomed.has(pod.metadata.name))];
     let removed = 0;
     for (const pod of remove) if (await this.#delete(pod, signal)) removed++;
-    for (let i = 0; i < plan.create; i++) await this.#createMember(signal, this.#released.shift());
+    // Made side by side: each may wait for its claim's binding.
+    await Promise.all(
+      Array.from({ length: plan.create }, () => this.#createMember(signal, this.#released.shift())),
+    );
     for (const pod of leaving) {
       const replacement = replacements.get(pod.metadata.name);
       if (replacement !== undefined && isReady(replacement) && (await this.#delete(pod, signal)))
@@ -340,6 +349,12 @@ export class WarmPool {
           signal,
         )
       : 0;
+    if (now - this.#orphansCheckedAt >= ORPHAN_CLAIM_AGE_MS) {
+      this.#orphansCheckedAt = now;
+      const { kube, runtime, logger } = this.#options;
+      const scope = { kube, namespace: this.#namespace, runtime, logger };
+      removed += await removeOrphanClaims(scope, { now, making: this.#making }, signal);
+    }
     const ready = views.filter((v) => v.ready && !doomed.has(v.name)).length;
     const kept = views.length - plan.remove.length;
     this.#last = { waiting: ready, starting: kept - ready + plan.create, target };
@@ -453,11 +468,11 @@ export class WarmPool {
   }
 
   /**
-   * A pod, then its claim and Secret owned by it (so they go with it); on `volume`, a released
-   * one, when it is given (its claim prefers it), and in place of the pod `replaces`.
+   * A member: its claim, Secret and pod, in that order (warm-pool-member.ts); on `volume`, a
+   * released one, when it is given (its claim prefers it), and in place of the pod `replaces`.
    */
   async #createMember(signal?: AbortSignal, volume?: string, replaces?: string): Promise<void> {
-    const { kube, runtime, settings } = this.#options;
+    const { kube, runtime, settings, logger } = this.#options;
     const namespace = this.#namespace;
     const suffix = this.#options.idGenerator?.() ?? randomBytes(5).toString('hex');
     const member = {
@@ -483,13 +498,14 @@ export class WarmPool {
             claimAnnotations: { [REUSE_ANNOTATIONS.preferVolume]: volume },
           }),
     };
-    const pod = memberPod(this.#shape, member);
-    const made = await createObject<WarmPoolPod>(kube, namespace, 'pods', pod, signal);
-    const uid = made?.metadata.uid;
-    if (uid === undefined) return;
-    const { claim, secret } = memberObjects(this.#shape, member, uid);
-    await createObject(kube, namespace, 'persistentvolumeclaims', claim, signal);
-    await createObject(kube, namespace, 'secrets', secret, signal);
+    const scope = { kube, namespace, runtime, logger };
+    await makeMember(
+      scope,
+      { shape: this.#shape, member },
+      this.#making,
+      this.#bindingModes,
+      signal,
+    );
   }
 
   /**
