@@ -29,6 +29,9 @@ databases.test(
     });
     assert.equal(apart, false, 'a first statement with parameters follows its own begin');
   },
+  // PGlite's clock ticks in milliseconds, so a begin and a statement that came apart within the
+  // same one look together there; the wrapper that holds the begin is the same for both kinds.
+  { kinds: ['postgres'] },
 );
 
 databases.test(
