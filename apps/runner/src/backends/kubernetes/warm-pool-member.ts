@@ -26,6 +26,9 @@ import {
 } from './warm-pool-shape.js';
 import type { PoolMember, PoolShape } from './warm-pool-shape.js';
 
+/** The start of every member's name (its pod's, claim's and Secret's). */
+export const MEMBER_NAME_PREFIX = 'warm-pool-';
+
 /** How old a claim no pod owns must be to be an orphan; also how often the pool looks. */
 export const ORPHAN_CLAIM_AGE_MS = 60_000;
 
@@ -100,7 +103,7 @@ export async function removeOrphanClaims(
   const claims = await listClaims(kube, namespace, runtimeSelector(runtime), signal);
   const orphans = claims.filter(
     ({ metadata }) =>
-      metadata.name.startsWith('warm-pool-') &&
+      metadata.name.startsWith(MEMBER_NAME_PREFIX) &&
       metadata.annotations?.[WARM_POOL_SHAPE_ANNOTATION] !== undefined &&
       (metadata.ownerReferences ?? []).length === 0 &&
       metadata.deletionTimestamp === undefined &&

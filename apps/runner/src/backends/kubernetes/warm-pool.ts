@@ -49,7 +49,12 @@ import {
 } from './warm-pool-api.js';
 import type { WarmPoolPod } from './warm-pool-api.js';
 import { handedOver, handOverBuild } from './warm-pool-handover.js';
-import { makeMember, ORPHAN_CLAIM_AGE_MS, removeOrphanClaims } from './warm-pool-member.js';
+import {
+  makeMember,
+  MEMBER_NAME_PREFIX,
+  ORPHAN_CLAIM_AGE_MS,
+  removeOrphanClaims,
+} from './warm-pool-member.js';
 import {
   learnShape,
   shapeComplete,
@@ -476,7 +481,7 @@ export class WarmPool {
     const namespace = this.#namespace;
     const suffix = this.#options.idGenerator?.() ?? randomBytes(5).toString('hex');
     const member = {
-      name: `warm-pool-${suffix}`,
+      name: `${MEMBER_NAME_PREFIX}${suffix}`,
       namespace,
       runtime,
       key: randomBytes(32).toString('hex'),
