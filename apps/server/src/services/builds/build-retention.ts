@@ -28,7 +28,7 @@ const MAX_REST_MS = 1_000;
  * Builds per batch: smaller than a deletion by hand (`DELETE_BATCH`), as nobody waits for the
  * pass, so a request arriving during a batch waits behind less.
  */
-const RETENTION_BATCH = Math.max(1, Math.floor(DELETE_BATCH / 2.5));
+const RETENTION_BATCH = Math.max(1, Math.floor(DELETE_BATCH / 5));
 /** The rest after a batch, as a multiple of its time: the pass takes a third of the database's. */
 const REST_FACTOR = 2;
 
