@@ -5,8 +5,8 @@
  * it throws into an exit code. Reads the server URL and the build's engine token from the
  * environment (never printed; every refused variable is named before anything starts:
  * config.ts), runs the build on a Docker engine and reports it through the engine API. Exit 0
- * only when the build succeeded; SIGINT/SIGTERM stop it cleanly (it ends `terminated` and is
- * reported as such).
+ * only when the build succeeded; SIGINT/SIGTERM stop it cleanly: it ends `error`, reported as
+ * stopped from outside (a cancel comes from the control plane, not as a signal).
  *
  * A standby engine of the local runtime (started by its agent with `SLUICE_ENGINE_SLOT` and an
  * IPC channel) first loads and warms up, says `ready`, and waits for its build's environment
@@ -72,7 +72,7 @@ export async function engineMain(options: EngineMainOptions): Promise<number> {
   const controller = new AbortController();
   const onSignal = (name: NodeJS.Signals) => {
     output.err(`${name} received: stopping the build`);
-    controller.abort();
+    controller.abort(name);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

@@ -5,7 +5,7 @@
  * itself, whose engines are `sluice engine` processes on this machine's Docker engine. Prints
  * the URL, the admin token (on a terminal; otherwise only its file) and what to do next;
  * `--demo` then runs a build and follows its log. SIGINT/SIGTERM stop the agent (running
- * builds end `terminated`), then the server. Whatever fails while stopping (a data directory
+ * builds end `error`, stopped from outside), then the server. Whatever fails while stopping (a data directory
  * removed under it), the other parts are still stopped, the failure is said, and the process
  * ends with 70.
  * @module

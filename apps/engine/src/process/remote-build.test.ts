@@ -7,7 +7,12 @@ import { AuthenticationError, UnavailableError } from '@sluice/errors';
 import type { DockerClient } from '@sluice/docker';
 import { memoryLogger } from '@sluice/log';
 import { parsePipeline } from '@sluice/pipeline';
-import { controlPlaneStepTypes, runRemoteBuild, withIncompleteLog } from './remote-build.js';
+import {
+  controlPlaneStepTypes,
+  outsideStop,
+  runRemoteBuild,
+  withIncompleteLog,
+} from './remote-build.js';
 
 const notStored = new UnavailableError(
   'SLUICE_LOG_NOT_ACKNOWLEDGED',
@@ -30,6 +35,23 @@ test('a build that failed keeps its status and its reason, with the log added', 
   );
   assert.equal(reported.result, 'terminated');
   assert.match(reported.reason ?? '', /^The build was cancelled; the build log is incomplete: /);
+});
+
+test('a build stopped by a signal ends error, saying nobody cancelled it; one that had ended keeps its end', () => {
+  const stopped = {
+    buildId: 'b',
+    result: 'terminated' as const,
+    reason: 'The build was cancelled',
+  };
+  const ended = outsideStop(stopped, 'SIGTERM');
+  assert.equal(ended.result, 'error');
+  assert.match(
+    ended.reason ?? '',
+    /^The engine was stopped by SIGTERM from outside Sluice, not by a cancel: its pod was deleted, evicted or preempted/,
+  );
+  assert.match(outsideStop(stopped, undefined).reason ?? '', /stopped by a stop signal from/);
+  const failed = { buildId: 'b', result: 'failure' as const, reason: 'step test failed' };
+  assert.deepEqual(outsideStop(failed, 'SIGTERM'), failed);
 });
 
 test('an engine whose control plane is not there yet asks for its build again until it answers', async () => {

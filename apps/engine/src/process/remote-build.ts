@@ -44,7 +44,11 @@ export interface RunRemoteBuildOptions {
   docker: DockerClient;
   gitImage?: string;
   logger?: Logger;
-  /** Aborting stops the build (it ends `terminated`), as a `cancel` from the server does. */
+  /**
+   * A stop from outside the control plane (the engine's SIGTERM: its pod deleted, evicted or
+   * preempted, its agent stopping): the build stops as for a `cancel`, but nobody cancelled it,
+   * so it ends `error` saying so (`outsideStop`). The abort's reason, a string, names the signal.
+   */
   signal?: AbortSignal;
   heartbeatMs?: number;
   flushMs?: number;
@@ -117,16 +121,22 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
     log.warn('the pipeline does not parse', { reason: definition.reason });
     return finish(ending, { buildId: build.buildId, result: 'error', reason: definition.reason });
   }
+  // What stopped the build first: the control plane's cancel, or `signal` (from outside).
   const cancel = new AbortController();
-  const onAbort = () => cancel.abort();
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted) cancel.abort();
+  let stoppedFromOutside = false;
+  const onCancel = () => cancel.abort();
+  const onOutsideStop = () => {
+    if (!cancel.signal.aborted) stoppedFromOutside = true;
+    cancel.abort();
+  };
+  options.signal?.addEventListener('abort', onOutsideStop, { once: true });
+  if (options.signal?.aborted) onOutsideStop();
   const stopLiveness = new AbortController();
   const approvals = new ApprovalInbox();
   const liveness = startLiveness({
     client,
     signal: stopLiveness.signal,
-    onCancel: onAbort,
+    onCancel,
     onAnswer: (step, answer) => approvals.deliver(step, answer),
     logger: log,
     heartbeatMs: options.heartbeatMs,
@@ -152,10 +162,11 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
       result: 'error',
       reason: describeError(err),
     }));
+    const ended = stoppedFromOutside ? outsideStop(summary, options.signal?.reason) : summary;
     // The heartbeat goes on while the log drains: a slow control plane is not a silent engine.
-    return await finish(ending, summary);
+    return await finish(ending, ended);
   } finally {
-    options.signal?.removeEventListener('abort', onAbort);
+    options.signal?.removeEventListener('abort', onOutsideStop);
     stopLiveness.abort();
     await liveness;
   }
@@ -227,6 +238,20 @@ function problemsOf(err: SluiceError, file: string): string {
   const shown = errors.slice(0, 10).map((i) => `${file}:${i.line}:${i.column}: ${i.message}`);
   const more = errors.length > shown.length ? `; and ${errors.length - shown.length} more` : '';
   return `is not a valid pipeline (${errors.length} problem(s)): ${shown.join('; ')}${more}`;
+}
+
+/**
+ * A build stopped from outside ends `error`, not `terminated` with "The build was cancelled":
+ * nobody cancelled it, and a build its cluster took away is an infrastructure failure to look
+ * into (a preempted pod: docs/warm-pool.md). A build that ended before the stop keeps its end.
+ */
+export function outsideStop(summary: RemoteBuildResult, signalName: unknown): RemoteBuildResult {
+  if (summary.result !== 'terminated') return summary;
+  const what = typeof signalName === 'string' ? signalName : 'a stop signal';
+  const reason =
+    `The engine was stopped by ${what} from outside Sluice, not by a cancel: its pod was ` +
+    'deleted, evicted or preempted, its node drained, or its runner agent stopped it';
+  return { ...summary, result: 'error', reason };
 }
 
 /**

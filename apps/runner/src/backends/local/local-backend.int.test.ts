@@ -1,7 +1,7 @@
 /**
  * The local backend against a real `sluice server` (PGlite) and the real Docker engine: tasks
  * taken with the agent token start real `sluice engine` processes that run their builds;
- * starting is idempotent (also for a restarted agent), stopping ends a build `terminated` and
+ * starting is idempotent (also for a restarted agent), stopping ends a build `error` and
  * leaves no process or container, the reaper's listing finds live engines and forgets dead ones.
  * @module
  */
@@ -16,6 +16,7 @@ import { TaskFailure } from '../../runtime-backend.js';
 import { processAlive } from '@sluice/process';
 import { createLocalBackend } from './local-backend.js';
 import {
+  assertStoppedFromOutside,
   engineLog as engineLogOf,
   reportSuccess,
   runEngineTask as runEngineTaskOf,
@@ -77,7 +78,7 @@ test('RunEngine starts an engine that runs the build to success, then its pid fi
   assert.ok(!engineLog(buildId).includes(String(task.spec.engineToken)), 'the token was printed');
 });
 
-test('RunEngine applied twice, or by a restarted agent, starts one engine; StopEngine ends the build terminated', async () => {
+test('RunEngine applied twice, or by a restarted agent, starts one engine; StopEngine ends the build as stopped from outside', async () => {
   const { plane, target, backend } = runtime;
   const task = await runEngineTask('slow');
   const buildId = task.buildId ?? '';
@@ -99,7 +100,7 @@ test('RunEngine applied twice, or by a restarted agent, starts one engine; StopE
   assert.ok(!processAlive(pid), 'the engine is still running');
   assert.ok(!existsSync(join(target.stateDir, `${buildId}.json`)), 'the pid file is left');
   const build = await waitForBuild(plane, buildId);
-  assert.equal(build.status, 'terminated', `${JSON.stringify(build)}\n${engineLog(buildId)}`);
+  assertStoppedFromOutside(build, engineLog(buildId));
   assert.equal(containersOf(buildId), '', 'containers of the build were left');
   // Stopping what is not running is success.
   await backend.apply({ ...task, type: 'StopEngine', spec: { buildId } }, signal);
@@ -126,7 +127,7 @@ test('listBuildObjects finds a live engine, deleteBuildObjects stops it, dead pi
   assert.ok(!processAlive(pid), 'the engine is still running');
   assert.deepEqual(await backend.listBuildObjects(), []);
   const build = await waitForBuild(plane, buildId);
-  assert.equal(build.status, 'terminated', `${JSON.stringify(build)}\n${engineLog(buildId)}`);
+  assertStoppedFromOutside(build, engineLog(buildId));
   assert.equal(containersOf(buildId), '', 'containers of the build were left');
 });
 

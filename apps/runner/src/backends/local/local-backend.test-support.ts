@@ -6,6 +6,7 @@
  * @module
  */
 import { after, before } from 'node:test';
+import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -141,6 +142,16 @@ export async function waitForBuild(plane: TestControlPlane, buildId: string): Pr
     (b) => FINISHED_STATUSES.includes(b.status),
     { what: `build ${buildId} to finish` },
   );
+}
+
+/**
+ * An engine its agent stopped without a cancel (SIGTERM) ends its build `error`, saying it was
+ * stopped from outside, not "cancelled": nobody cancelled it.
+ */
+export function assertStoppedFromOutside(build: Build, engineLog: string): void {
+  const seen = `${JSON.stringify(build)}\n${engineLog}`;
+  assert.equal(build.status, 'error', seen);
+  assert.match(build.reason ?? '', /stopped by SIGTERM from outside Sluice, not by a cancel/, seen);
 }
 
 /** Two steps, the second reading what the first exported. */
