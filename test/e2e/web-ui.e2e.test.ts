@@ -5,7 +5,8 @@
  * a typo shows its problem on its line, fixed it runs, its log streams while it runs and the
  * final state shows without a reload; a running build is cancelled and a pending one approved
  * from the keyboard; a build of a pipeline with `stages:` shows each stage's heading with its
- * steps under it; a runtime environment is edited, its diff shown, and set as the default; a
+ * steps under it; a pipeline and a project are deleted once the page has said what goes (Keep
+ * deletes nothing); a runtime environment is edited, its diff shown, and set as the default; a
  * Kubernetes cluster is added from a kubeconfig (a refused one shows why), its token never on
  * the page, and deleted; an admin adds a user, changes her role, makes and revokes a token and
  * filters the audit log, and that user, a viewer, is offered none of the admin pages and refused
@@ -252,6 +253,48 @@ test("the build page's timeline shows each stage's heading with its steps under 
     /lint\s+success/,
   );
   await screenshots(page, 'build-stages');
+});
+
+test('a pipeline, then a project, is deleted once the page has said what goes', async () => {
+  // `staged` ran once (above): its page says what its delete takes, and Keep takes nothing.
+  const [ran] = (await admin.call('listBuilds', { query: { pipelineId: ids.staged ?? '' } })).items;
+  assert.ok(ran, 'the staged pipeline has a build');
+  await page.goto(`${url}/pipelines/${ids.staged}`);
+  const subject = `pipeline ${PROJECT}/staged`;
+  await page.getByRole('button', { name: `Delete ${subject}` }).click();
+  const question = page.getByRole('group', { name: `Confirm deleting ${subject}` });
+  assert.match(
+    await question.innerText(),
+    new RegExp(
+      `Delete ${subject} with 1 build and [\\d.]+ (B|KiB) of logs \\(\\d+ chunks?\\)\\? It cannot be undone`,
+    ),
+  );
+  await screenshots(page, 'pipeline-delete');
+  await question.getByRole('button', { name: 'Keep' }).click();
+  await question.waitFor({ state: 'detached' });
+  assert.equal((await admin.call('getBuild', { params: { buildId: ran.id } })).id, ran.id);
+
+  await page.getByRole('button', { name: `Delete ${subject}` }).click();
+  await question.getByRole('button', { name: 'Yes, delete' }).click();
+  await page.getByRole('heading', { name: 'Pipelines', exact: true }).waitFor();
+  await assert.rejects(admin.call('getBuild', { params: { buildId: ran.id } }), /does not exist/);
+  await assert.rejects(
+    admin.call('getPipeline', { params: { pipelineId: ids.staged ?? '' } }),
+    /does not exist/,
+  );
+
+  // A project of its own, whose one pipeline never ran: its section goes from the list.
+  const gone = `${PROJECT}-gone`;
+  await createPipelines(admin, gone, { unused: STAGED });
+  const section = page.getByRole('region', { name: `Project ${gone}` });
+  await section.getByRole('button', { name: `Delete project ${gone}` }).click();
+  assert.match(
+    await section.getByRole('group', { name: `Confirm deleting project ${gone}` }).innerText(),
+    new RegExp(`Delete project ${gone} with no builds\\? It cannot be undone`),
+  );
+  await section.getByRole('button', { name: 'Yes, delete' }).click();
+  await section.waitFor({ state: 'detached' });
+  assert.ok(!(await admin.call('listProjects')).items.some((p) => p.name === gone));
 });
 
 test('a pending build is approved with the keyboard alone', async () => {

@@ -13,6 +13,7 @@ export type { Routes, RouteName } from './routes.js';
 export { createClient } from './client.js';
 export type { SluiceClient, ClientOptions, CallInput, CallOutput } from './client.js';
 export { buildOpenApiDocument } from './openapi.js';
+export { describeDeleted, formatBytes } from './describe.js';
 export * from './schemas/common.js';
 export * from './schemas/limits.js';
 export * from './schemas/identity.js';

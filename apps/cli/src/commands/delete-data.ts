@@ -8,9 +8,9 @@
  * @module
  */
 import { InputError } from '@sluice/errors';
+import { describeDeleted } from '@sluice/protocol';
 import type { DeletedData } from '@sluice/protocol';
 import type { Terminal } from '../ui/terminal.js';
-import { formatBytes } from './remote-build-report.js';
 import { resolvePipeline } from './pipeline-ref.js';
 import { serverClient } from './server-resources.js';
 import type { ServerOptions } from './server-resources.js';
@@ -71,15 +71,8 @@ export async function deleteBuild(
 
 /** ` with 3 builds and 1.2 MiB of logs (40 chunks)`: what went, or would go. */
 export function withWhat(data: DeletedData): string {
-  const parts: string[] = [];
-  if (data.pipelines > 1) parts.push(`${data.pipelines} pipelines`);
-  if (data.builds > 0) parts.push(`${data.builds} build${data.builds === 1 ? '' : 's'}`);
-  if (data.logChunks > 0)
-    parts.push(
-      `${formatBytes(data.logBytes)} of logs (${data.logChunks} chunk${data.logChunks === 1 ? '' : 's'})`,
-    );
-  if (data.pipelines === 1 && data.builds === 0) parts.push('no builds');
-  return parts.length === 0 ? '' : ` with ${parts.join(' and ')}`;
+  const what = describeDeleted(data);
+  return what === '' ? '' : ` with ${what}`;
 }
 
 async function confirmed(

@@ -4,6 +4,7 @@
  * process started → engine running → first step → finished) with a bar per phase.
  * @module
  */
+import { formatBytes } from '@sluice/protocol';
 import type { Build, BuildCache, BuildTiming, LogLine } from '@sluice/protocol';
 import { fitTable, formatAge, formatDuration } from '../ui/terminal.js';
 import type { Style, Terminal } from '../ui/terminal.js';
@@ -146,17 +147,4 @@ function paintStatus(term: Terminal, status: string, text: string): string {
 export function duration(from: string | null, to: string | null): string {
   if (from === null || to === null) return '-';
   return formatDuration(Date.parse(to) - Date.parse(from));
-}
-
-/** `1536` → `1.5 KiB`; binary units, one decimal below 10. */
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  const digits = unit === 0 || value >= 10 ? 0 : 1;
-  return `${value.toFixed(digits)} ${units[unit]}`;
 }

@@ -111,15 +111,3 @@ export function removable(
 export function percent(share: number): string {
   return `${Math.round(share * 1000) / 10} %`;
 }
-
-/** `12.3 MiB` */
-export function bytes(count: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = count;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${Math.round(value * 10) / 10} ${units[unit]}`;
-}

@@ -6,7 +6,7 @@
  * @module
  */
 import type { DaemonHousekeeping, DaemonImage, DaemonVolume } from '@sluice/docker';
-import { bytes } from './clean-policy.js';
+import { formatBytes } from '@sluice/protocol';
 import type { Inventory } from './clean-policy.js';
 
 export interface SweepContext {
@@ -47,7 +47,7 @@ export async function removeImages(
   const freed = removed.reduce((sum, image) => sum + image.size, 0);
   const names = removed.map((image) => image.repoTags[0] ?? image.id.slice(7, 19));
   context.say(
-    `Cleaner: removed ${removed.length} image(s) ${why}, about ${bytes(freed)}${names.length > 0 ? `: ${list(names)}` : ''}${kept > 0 ? ` (${kept} kept: still needed by another image or a container)` : ''}`,
+    `Cleaner: removed ${removed.length} image(s) ${why}, about ${formatBytes(freed)}${names.length > 0 ? `: ${list(names)}` : ''}${kept > 0 ? ` (${kept} kept: still needed by another image or a container)` : ''}`,
   );
   return removed.length;
 }

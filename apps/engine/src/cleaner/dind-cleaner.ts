@@ -18,10 +18,11 @@
 import { describeError } from '@sluice/errors';
 import type { DaemonHousekeeping, DockerClient } from '@sluice/docker';
 import type { Logger } from '@sluice/log';
+import { formatBytes } from '@sluice/protocol';
 import type { CleanerSettings } from './cleaner-settings.js';
 import { markCleaned, parseState, reconcile, recordBuild, recordUse } from './cleaner-state.js';
 import type { CleanerState } from './cleaner-state.js';
-import { bytes, deepCleanReason, overThreshold, percent, removable } from './clean-policy.js';
+import { deepCleanReason, overThreshold, percent, removable } from './clean-policy.js';
 import type { DiskUsage, Inventory, Protected } from './clean-policy.js';
 import { CLEANER_HELPER_LABEL, DindVolume } from './dind-volume.js';
 import { removeImages, removeStoppedContainers, removeVolumes } from './cleaner-sweeps.js';
@@ -171,7 +172,7 @@ export class DindCleaner {
     }
     this.#state = markCleaned(this.#state, this.#clock(), { pruned: above !== undefined });
     const freed = Math.max(0, before.usedBytes - usage.usedBytes);
-    this.#options.say(`Cleaner: done, ${bytes(freed)} freed (${this.#describe(usage)})`);
+    this.#options.say(`Cleaner: done, ${formatBytes(freed)} freed (${this.#describe(usage)})`);
     return { pruned: above !== undefined, usage };
   }
 
@@ -199,7 +200,7 @@ export class DindCleaner {
       why = overThreshold(now, this.#options.settings);
     }
     const freed = Math.max(0, usage.usedBytes - now.usedBytes);
-    this.#options.say(`Cleaner: ${bytes(freed)} freed (${this.#describe(now)})`);
+    this.#options.say(`Cleaner: ${formatBytes(freed)} freed (${this.#describe(now)})`);
     return true;
   }
 
@@ -276,7 +277,7 @@ export class DindCleaner {
   }
 
   #describe(usage: DiskUsage): string {
-    return `disk ${percent(usage.disk)} of ${bytes(usage.totalBytes)}, inodes ${percent(usage.inodes)}`;
+    return `disk ${percent(usage.disk)} of ${formatBytes(usage.totalBytes)}, inodes ${percent(usage.inodes)}`;
   }
 
   /** One pass at a time: the timer's and the finish never overlap. */

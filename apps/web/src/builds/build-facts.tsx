@@ -6,6 +6,7 @@
  * why it ended.
  * @module
  */
+import { formatBytes } from '@sluice/protocol';
 import type { Build, Pipeline } from '@sluice/protocol';
 import { useApi } from '../api/api-context.js';
 import { usePoll } from '../api/use-poll.js';
@@ -158,16 +159,4 @@ export function cacheText(cache: Build['cache']): string {
   } else if (cache.capacity) parts.push(cache.capacity);
   if (cache.mountCount !== null) parts.push(`used by ${cache.mountCount} builds`);
   return parts.join(' · ');
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
 }

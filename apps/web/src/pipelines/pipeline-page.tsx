@@ -1,13 +1,14 @@
 /**
  * One pipeline: run it (branch and variables), its definition (stored YAML checked as you type,
  * or its repository: definition-section.tsx), its triggers and its variables (secrets shown as
- * set, never their value).
+ * set, never their value); deleted with its builds and logs once the page has said what goes.
  * @module
  */
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useApi } from '../api/api-context.js';
 import { usePoll } from '../api/use-poll.js';
+import { DeleteData } from '../app/delete-data.js';
 import { ErrorNote, PageError } from '../app/error-note.js';
 import { Link, navigate } from '../app/router.js';
 import { useAction } from '../app/use-action.js';
@@ -30,6 +31,13 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
         </h1>
         <div className="actions">
           <Link href={`/builds?pipelineId=${pipeline.id}`}>Builds</Link>
+          <DeleteData
+            subject={`pipeline ${pipeline.project}/${pipeline.name}`}
+            call={(dryRun) =>
+              api.call('deletePipeline', { params: { pipelineId }, query: { dryRun } })
+            }
+            onDeleted={() => navigate('/pipelines')}
+          />
         </div>
       </header>
       <RunForm pipelineId={pipeline.id} />

@@ -1,11 +1,13 @@
 /**
- * Pipelines by project, each linking to its page and its builds, and the form for a new one:
- * project (an existing one or a new name), name and YAML, checked as you type.
+ * Pipelines by project, each linking to its page and its builds (a project is deleted here with
+ * its pipelines, builds and logs, once the page has said what goes), and the form for a new
+ * one: project (an existing one or a new name), name and YAML, checked as you type.
  * @module
  */
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useApi } from '../api/api-context.js';
+import { DeleteData } from '../app/delete-data.js';
 import { ErrorNote } from '../app/error-note.js';
 import { Link, navigate } from '../app/router.js';
 import { Table } from '../app/table.js';
@@ -36,7 +38,16 @@ export function PipelinesPage() {
       {pipelines.data?.length === 0 ? <p className="muted">No projects yet.</p> : null}
       {(pipelines.data ?? []).map(({ project, pipelines: list }) => (
         <section key={project.id} aria-label={`Project ${project.name}`}>
-          <h2>{project.name}</h2>
+          <header className="section-head">
+            <h2>{project.name}</h2>
+            <DeleteData
+              subject={`project ${project.name}`}
+              call={(dryRun) =>
+                api.call('deleteProject', { params: { project: project.name }, query: { dryRun } })
+              }
+              onDeleted={pipelines.reload}
+            />
+          </header>
           <Table headers={['Pipeline', 'Runtime environment', 'Variables', 'Builds']}>
             {list.map((p) => (
               <tr key={p.id}>
