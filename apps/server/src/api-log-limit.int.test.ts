@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { useTestDatabases } from '@sluice/db/testing';
+import { isSluiceError } from '@sluice/errors';
 import { LIMITS } from '@sluice/protocol';
 import {
   LOCAL_RUNTIME,
@@ -96,6 +97,22 @@ databases.test(
         "The build log reached its limit of 64 MiB during step build: later lines are not stored, the steps go on (runtimeScheduler.buildLogLimit, else the server's SLUICE_BUILD_LOG_LIMIT_BYTES)",
       );
       assert.equal(Object.keys(got.annotations).length, LIMITS.annotationsPerEntity + 1);
+      // No later step takes the note away: names under `sluice.` are the control plane's.
+      const unset = {
+        type: 'annotations' as const,
+        step: 'hide',
+        changes: [{ entity: 'build' as const, set: {}, unset: ['sluice.log-limit'] }],
+        at,
+      };
+      await assert.rejects(
+        engine.call('engineEvents', { body: { events: [unset] } }),
+        (err: unknown) =>
+          isSluiceError(err) &&
+          err.code === 'SLUICE_BUILD_ANNOTATIONS_INVALID' &&
+          /sluice\.log-limit: names starting with "sluice\."/.test(err.message),
+      );
+      const after = await t.admin.call('getBuild', { params: { buildId: build.id } });
+      assert.equal(after.annotations['sluice.log-limit'], got.annotations['sluice.log-limit']);
     } finally {
       await t.close();
     }

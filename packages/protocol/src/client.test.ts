@@ -22,6 +22,17 @@ const server = createServer((req, res) => {
           error: { code: 'SLUICE_PIPELINE_TOO_LARGE', message: 'The pipeline YAML is too big' },
         }),
       );
+    } else if (req.url?.startsWith('/api/v1/projects/slow')) {
+      res.writeHead(408, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: {
+            code: 'SLUICE_REQUEST_BODY_TIMEOUT',
+            message: 'The body did not arrive in time',
+          },
+        }),
+      );
+    } else if (req.url?.startsWith('/api/v1/projects/busy')) {
+      res.writeHead(429, { 'retry-after': '5' }).end('Too Many Requests');
     } else if (req.url?.startsWith('/api/v1/projects/missing')) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(
         JSON.stringify({
@@ -68,6 +79,21 @@ test('413 (a body over a limit) is an input error: the caller sent too much', as
   await assert.rejects(
     client.call('createPipeline', { params: { project: 'web' }, body: { name: 'p', yaml: 'x' } }),
     (err: unknown) => isSluiceError(err) && err.category === 'input' && /too big/.test(err.message),
+  );
+});
+
+test('408 (body too slow) and 429 (too many at once) are unavailable: another try may pass', async () => {
+  const client = createClient({ baseUrl, token: 't' });
+  for (const project of ['slow', 'busy']) {
+    await assert.rejects(client.call('getProject', { params: { project } }), (err: unknown) => {
+      assert.ok(isSluiceError(err));
+      assert.equal(err.category, 'unavailable', project);
+      return true;
+    });
+  }
+  await assert.rejects(
+    client.call('getProject', { params: { project: 'busy' } }),
+    (err: unknown) => isSluiceError(err) && err.code === 'SLUICE_HTTP_429',
   );
 });
 

@@ -125,6 +125,8 @@ async function toError(response: Response, what: string): Promise<SluiceError> {
       return new NotFoundError(code, message, options);
     case 409:
       return new ConflictError(code, message, options);
+    case 408: // The body did not arrive in time: a slow or broken network, worth another try.
+    case 429: // Too many at once (sign-ins, webhook bodies): worth another try later.
     case 502:
     case 503:
     case 504:

@@ -60,12 +60,20 @@ export interface BuildAnnotations {
   imageAnnotations: Record<string, Annotations>;
 }
 
+/**
+ * Names under this prefix are Sluice's own (`sluice.log-limit`, set by the control plane when a
+ * build's log reached its limit): a pipeline's operations may neither set nor unset them, so no
+ * later step hides what the control plane noted.
+ */
+export const RESERVED_ANNOTATION_PREFIX = 'sluice.';
+
 export type AnnotationResult =
   { ok: true; value: BuildAnnotations } | { ok: false; problem: string };
 
 /**
- * `current` with `changes` applied, or why they cannot be: an image change without its image,
- * or more names on one entity, or more images, than the limits allow. Pure; `current` is kept.
+ * `current` with `changes` applied, or why they cannot be: an image change without its image, a
+ * name Sluice keeps for itself, or more names on one entity, or more images, than the limits
+ * allow. Pure; `current` is kept.
  */
 export function applyAnnotationChanges(
   current: BuildAnnotations,
@@ -76,6 +84,14 @@ export function applyAnnotationChanges(
   for (const change of changes) {
     if (change.entity === 'image' && change.image === undefined)
       return { ok: false, problem: 'An image annotation names no image' };
+    const reserved = [...Object.keys(change.set), ...change.unset].find((key) =>
+      key.startsWith(RESERVED_ANNOTATION_PREFIX),
+    );
+    if (reserved !== undefined)
+      return {
+        ok: false,
+        problem: `${reserved}: names starting with "${RESERVED_ANNOTATION_PREFIX}" are kept for Sluice's own annotations; choose another name`,
+      };
     const target =
       change.image === undefined || change.entity === 'build'
         ? annotations

@@ -14,7 +14,7 @@ import type {
   EngineDefinitionAccepted,
   EngineEvent,
 } from '@sluice/protocol';
-import { logLimitMessage } from '@sluice/protocol';
+import { logLimitMessage, RESERVED_ANNOTATION_PREFIX } from '@sluice/protocol';
 import type { BuildService } from '../builds/build-service.js';
 import type { CertificateService } from '../identity/certificate-service.js';
 import { decryptBuildSecrets } from '../builds/build-service.js';
@@ -70,7 +70,7 @@ export interface EngineServiceDeps {
 }
 
 /** The annotation a build gets when its log reached its limit (the engine's `log-limited`). */
-export const LOG_LIMIT_ANNOTATION = 'sluice.log-limit';
+export const LOG_LIMIT_ANNOTATION = `${RESERVED_ANNOTATION_PREFIX}log-limit`;
 
 export class EngineService {
   readonly #ctx: ServerContext;
