@@ -11,17 +11,12 @@
  * The pool is refilled in the background (`run`: after each take and on a timer) to the size
  * warm-pool-size.ts computes from the recent arrivals, and shrinks to its minimum when idle,
  * deleting only pods still as listed (a delete precondition on their resourceVersion), so a pod
- * a build took meanwhile stays. While builds miss (a burst larger than the pool), it makes no
- * pod until none has missed for a while: pods made then would only take the node's CPU from the
- * builds starting on pods of their own.
+ * a build took meanwhile stays.
  *
  * Its pods are kept on warm volumes. A pod made while every warm volume is held by a running
  * build gets a new, empty one; when a build ends, the pool notes the volume it let go, and its
  * next pod names that volume on its claim (`sluice.io/prefer-volume`: the provisioner gives it,
- * waiting while the build's claim goes). So a take's refill waits a while for the volume of the
- * build that took the pod (while another pod is ready): a pod made at once would get a new
- * volume and be moved when that build ends, two pods started for one build on a node that is
- * starting the build's steps. With no pod to make, the pool moves one: a pod on a
+ * waiting while the build's claim goes). With no pod to make, the pool moves one: a pod on a
  * volume no build released is replaced by one on the released volume (a ready one only once
  * its replacement is ready). A build takes a pod made on a released volume first.
  *
@@ -67,14 +62,7 @@ import {
   WARM_POOL_SHAPE_ANNOTATION,
 } from './warm-pool-shape.js';
 import type { PoolShape } from './warm-pool-shape.js';
-import {
-  AWAIT_RELEASE_MS,
-  planWarmPool,
-  podsToMake,
-  QUIET_AFTER_MISS_MS,
-  recentArrivals,
-  warmPoolTarget,
-} from './warm-pool-size.js';
+import { planWarmPool, recentArrivals, warmPoolTarget } from './warm-pool-size.js';
 import type { PoolPodView, WarmPoolSettings, WarmPoolStats } from './warm-pool-size.js';
 
 /** The label of a pool pod's state, and its values. */
@@ -116,14 +104,10 @@ export class WarmPool {
   #arrivals: number[] = [];
   #hits = 0;
   #misses = 0;
-  /** When a build of the learned shape last found no ready pod. */
-  #missedAt = Number.NEGATIVE_INFINITY;
   #last = { waiting: 0, starting: 0, target: 0 };
   #wake: (() => void) | undefined;
   /** Volumes builds let go, the most recent first: where the next pods go (`releaseClaim`). */
   #released: string[] = [];
-  /** When each build still holding a pod took it (within AWAIT_RELEASE_MS): volumes to come. */
-  #awaited: number[] = [];
   /** What builds on pool pods did not make (their claim, their dind pod), by build, in order. */
   readonly #skipped = new Map<string, Record<string, unknown>[]>();
   /** Members being made now, by name: their claims are no orphans yet. */
@@ -195,13 +179,11 @@ export class WarmPool {
       for (const pod of hash === undefined ? [] : ready) {
         if (await this.#claim(pod, buildId, signal)) {
           this.#hits++;
-          this.#awaited.push(this.#clock());
           await this.#labelClaim(pod.metadata.name, buildId, signal);
           return pod.metadata.name;
         }
       }
       this.#misses++;
-      if (hash !== undefined) this.#missedAt = this.#clock();
       this.#options.logger.info('warm pool miss: the build makes its own pods', {
         runtime: this.#options.runtime,
         buildId,
@@ -300,7 +282,6 @@ export class WarmPool {
       { namespace: own.namespace ?? this.#namespace, name: own.name },
     ];
     const { kube } = this.#options;
-    if (held !== undefined) this.#awaited.shift();
     for (const { namespace, name } of claims) {
       const volume = await claimVolume(kube, namespace, name, signal);
       await kube.delete({ kind: 'PersistentVolumeClaim', namespace, name }, { signal });
@@ -352,19 +333,8 @@ export class WarmPool {
       ready: isReady(pod),
       createdAt: createdAt(pod),
     }));
-    // Until a build has shown what the pods look like, none is made (nor shed); a refill holds
-    // back while builds miss or will soon let volumes go (the excess still goes).
-    const planned = complete ? planWarmPool(views, target) : { create: 0, remove: [] };
-    this.#awaited = this.#awaited.filter((at) => now - at < AWAIT_RELEASE_MS);
-    const ready = views.filter((v) => v.ready && !planned.remove.includes(v.name)).length;
-    const missedLately = now - this.#missedAt < QUIET_AFTER_MISS_MS;
-    const create = podsToMake(planned.create, {
-      missedLately,
-      awaited: this.#awaited.length,
-      released: this.#released.length,
-      ready,
-    });
-    const plan = { ...planned, create };
+    // Until a build has shown what the pods look like, none is made (nor shed).
+    const plan = complete ? planWarmPool(views, target) : { create: 0, remove: [] };
     const doomed = new Set(plan.remove);
     const remove = [...stale, ...live.filter((pod) => doomed.has(pod.metadata.name))];
     let removed = 0;
@@ -378,19 +348,19 @@ export class WarmPool {
       if (replacement !== undefined && isReady(replacement) && (await this.#delete(pod, signal)))
         removed++;
     }
-    const moved =
-      complete && !missedLately
-        ? await this.#move(
-            live.filter((p) => !doomed.has(p.metadata.name)),
-            signal,
-          )
-        : 0;
+    const moved = complete
+      ? await this.#move(
+          live.filter((p) => !doomed.has(p.metadata.name)),
+          signal,
+        )
+      : 0;
     if (now - this.#orphansCheckedAt >= ORPHAN_CLAIM_AGE_MS) {
       this.#orphansCheckedAt = now;
       const { kube, runtime, logger } = this.#options;
       const scope = { kube, namespace: this.#namespace, runtime, logger };
       removed += await removeOrphanClaims(scope, { now, making: this.#making }, signal);
     }
+    const ready = views.filter((v) => v.ready && !doomed.has(v.name)).length;
     const kept = views.length - plan.remove.length;
     this.#last = { waiting: ready, starting: kept - ready + plan.create, target };
     return { created: plan.create, removed, moved };
