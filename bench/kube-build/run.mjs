@@ -21,14 +21,20 @@
 // is the median time from a pool pod's creation (when first listed, so up to 250 ms late) to
 // its claim bound, its node chosen, its containers running and the pod ready, the time a
 // refill takes (BENCH_POOL_EVENTS=1 also prints the pool pods' last 40 events).
+// BENCH_GAP_MS (0) waits that long before each of the one-after-the-other builds: builds that
+// arrive apart, so that the pool's refills are done before the next build (back to back, on 2
+// cores, each build starts beside the refill for the one before). BENCH_LOG_TIMELINE=1 prints
+// each build's first log lines timed from its engine's start.
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { KubeClient, KubeResources } from '@sluice/kube';
 import { renderRuntimeInstall } from '@sluice/runtime-spec';
 import { CLUSTER_IMAGES, startKubernetes, waitForPod } from '@sluice/testkit';
 import {
+  ADMIN_TOKEN,
   addHostPathVolume,
   createAgentToken,
   createKubeRuntime,
@@ -42,6 +48,7 @@ import { between, START_PHASES } from '../build-timing.mjs';
 const BUILDS = Number(process.env.BENCH_BUILDS ?? 20);
 const BURST = Number(process.env.BENCH_BURST ?? 20);
 const POOL = Number(process.env.BENCH_POOL ?? 5);
+const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 0);
 const NS = 'sluice-bench';
 const RUNTIME = 'bench/kube';
 const YAML =
@@ -218,16 +225,38 @@ try {
       progress(why);
       return undefined;
     }
+    if (process.env.BENCH_LOG_TIMELINE) await logTimeline(done);
     return {
       startMs: between(done.createdAt, done.timing.firstStepStartedAt),
       timing: done.timing,
     };
+  };
+  /**
+   * BENCH_LOG_TIMELINE=1: each build's first log lines, timed from its engine's start, beside
+   * its first step's start (where the engine's part of a start goes).
+   */
+  const logTimeline = async (build) => {
+    const res = await fetch(`${plane.url}/api/v1/builds/${build.id}/log/stream`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    const engineAt = Date.parse(build.timing.engineStartedAt);
+    const lines = [];
+    for (const [, data] of (await res.text()).matchAll(/^data: (.*)$/gm)) {
+      const chunk = JSON.parse(data);
+      for (const l of chunk.lines ?? [])
+        lines.push(`+${Date.parse(l.at) - engineAt} ms ${l.stream} ${l.step ?? '-'}: ${l.line}`);
+    }
+    const first = Date.parse(build.timing.firstStepStartedAt) - engineAt;
+    progress(
+      `${build.id}: first step +${first} ms after its engine's start\n  ${lines.slice(0, 10).join('\n  ')}`,
+    );
   };
   /** One build to warm up, then `count` one after the other. */
   const sequential = async (label, count) => {
     const runs = [];
     for (let i = 0; i <= count; i++) {
       await addVolumes(1);
+      await sleep(GAP_MS);
       const run = await finished(await createBuild());
       if (i === 0) {
         progress(`${label}: warm-up build done`);
@@ -351,6 +380,7 @@ try {
     JSON.stringify({
       bench: 'kube-build',
       builds: runs.length,
+      gap_ms: GAP_MS,
       p50_s: seconds(p50),
       p99_s: seconds(quantile(starts, 0.99)),
       phases_median: phasesOf(runs),

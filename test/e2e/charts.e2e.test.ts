@@ -281,14 +281,19 @@ test('bad values are refused before anything renders, naming the field', async (
   }
 });
 
-test('runtime.warmPool: the agent keeps a pool, its pods at a PriorityClass of the install below every workload', async () => {
+test("runtime.warmPool: the agent keeps a pool, its pods at a PriorityClass of the install below every workload, the builds' own pods at one that never preempts", async () => {
   const objects = await render({
     values: { ...REQUIRED, runtime: { name: 'prod/builds', warmPool: { maxSize: 3 } } },
   });
-  const priority = one(objects, 'PriorityClass');
-  new PriorityClass(priority as never).validate();
-  assert.equal(priority.metadata.name, 'sluice-warm-pool-sluice-rt');
-  assert.deepEqual([priority['value'], priority['globalDefault']], [-1000000, false]);
+  const classes = objects.filter((o) => o.kind === 'PriorityClass');
+  for (const priority of classes) new PriorityClass(priority as never).validate();
+  assert.deepEqual(
+    classes.map((c) => [c.metadata.name, c['value'], c['preemptionPolicy'], c['globalDefault']]),
+    [
+      ['sluice-warm-pool-sluice-rt', -1000000, undefined, false],
+      ['sluice-build-sluice-rt', 0, 'Never', false],
+    ],
+  );
   const vars = env(agentContainer(objects));
   assert.deepEqual(
     [
@@ -296,8 +301,9 @@ test('runtime.warmPool: the agent keeps a pool, its pods at a PriorityClass of t
       vars['SLUICE_WARM_POOL_MAX'],
       vars['SLUICE_WARM_POOL_MODE'],
       vars['SLUICE_WARM_POOL_PRIORITY_CLASS'],
+      vars['SLUICE_WARM_POOL_BUILD_PRIORITY_CLASS'],
     ],
-    ['0', '3', 'fixed', 'sluice-warm-pool-sluice-rt'],
+    ['0', '3', 'fixed', 'sluice-warm-pool-sluice-rt', 'sluice-build-sluice-rt'],
   );
   const none = await render({ values: REQUIRED });
   assert.ok(!none.some((o) => o.kind === 'PriorityClass'), 'no pool, no PriorityClass');

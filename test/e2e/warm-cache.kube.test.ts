@@ -277,16 +277,20 @@ async function poolPods(): Promise<
 /**
  * Two pool pods ready, none held, and no other waiting: what a pool of two settles to (while it
  * moves a pod onto a released volume it has three: the one leaving, still ready, and its
- * replacement, still starting); with `released`, both on volumes builds let go. Their names,
- * and the volumes they were made on.
+ * replacement, still starting), `onReleased` of them on volumes builds let go. The pool moves
+ * onto a volume only once the build's claim is deleted, which may come after the build has
+ * ended. Their names, and the volumes they were made on.
  */
-async function poolRefilled(released = false): Promise<{ names: string[]; volumes: string[] }> {
+async function poolRefilled(onReleased: 1 | 2): Promise<{ names: string[]; volumes: string[] }> {
   const ready = await waitForProbe(
-    released ? 'two warm-pool pods ready on released volumes' : 'two warm-pool pods ready',
+    `two warm-pool pods ready, ${String(onReleased)} on released volumes`,
     async () => {
       const waiting = (await poolPods()).filter((p) => p.state === 'waiting');
-      const pods = waiting.filter((p) => p.ready && (!released || p.volume !== ''));
-      return pods.length === 2 && waiting.length === 2 ? pods : undefined;
+      const pods = waiting.filter((p) => p.ready);
+      const warm = pods.filter((p) => p.volume !== '');
+      return pods.length === 2 && waiting.length === 2 && warm.length === onReleased
+        ? pods
+        : undefined;
     },
     BUILD_TIMEOUT_MS,
   );
@@ -350,7 +354,7 @@ test('with a warm pool, builds run on its pods (each on its own), the pool refil
     const taught = await runThroughPool(first, 1);
     assert.equal(taught.runs[0]?.status, 'success', taught.runs[0]?.log);
     assert.equal(taught.held.size, 0, 'no pool pod before a build showed their shape');
-    const pool = await poolRefilled();
+    const pool = await poolRefilled(1);
     const onTaught = (await poolPods()).filter((p) => p.volume !== '');
     assert.equal(onTaught.length, 1, JSON.stringify(onTaught));
 
@@ -381,7 +385,7 @@ test('with a warm pool, builds run on its pods (each on its own), the pool refil
 
     // Refilled while they ran, on new volumes (both warm ones were held); once the two builds
     // let theirs go, the pool moved onto them.
-    const again = await poolRefilled(true);
+    const again = await poolRefilled(2);
     assert.ok(
       again.names.every((name) => !pool.names.includes(name)),
       'new pods',

@@ -33,6 +33,7 @@ import { awaitPoolHandover } from './pool-handover.js';
 import { runRemoteBuild } from './process/remote-build.js';
 import { stepSettingsFrom } from './base/step-settings.js';
 import { waitForDocker } from './containers/wait-for-docker.js';
+import { warmUpDaemon } from './containers/daemon-warm-up.js';
 
 /**
  * `images/` beside the bundled CLI: in the engine image, the images it loads onto a build's
@@ -160,7 +161,14 @@ async function waitForDaemon(
 export async function awaitStandbyHandover(): Promise<boolean> {
   // A Kubernetes warm-pool pod's engine: its build comes over the network, not a channel.
   const pool = poolEngineSettings();
-  if (pool !== undefined) return awaitPoolHandover(pool, warmUpEngine).then(() => true);
+  if (pool !== undefined) {
+    const daemon = (docker: DockerClient) =>
+      warmUpDaemon(docker, {
+        carriedImagesDir: CARRIED_IMAGES_DIR,
+        log: createLogger({ level: 'info' }),
+      });
+    return awaitPoolHandover(pool, { engine: warmUpEngine, daemon }).then(() => true);
+  }
   if (!startedAsStandby()) return true;
   if (process.channel === undefined || process.send === undefined) return false;
   const send = process.send.bind(process);

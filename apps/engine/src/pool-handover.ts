@@ -1,8 +1,10 @@
 /**
  * The engine's side of a Kubernetes warm-pool pod (apps/runner/src/backends/kubernetes/warm-pool.ts): the
  * engine starts with its daemon beside it in the pod, before any build exists, loads and warms
- * up, waits until the daemon answers on the pod's socket, and only then listens on its handover
- * port (the pod's readiness probe: a Ready pool pod can run a build at once). Its agent takes the
+ * up, waits until the daemon answers on the pod's socket, warms the daemon up too (its carried
+ * images loaded, a first network and container run and removed: containers/daemon-warm-up.ts),
+ * and only then listens on its handover port (the pod's readiness probe: a Ready pool pod can
+ * run a build at once). Its agent takes the
  * pod for a build and POSTs the build's variables with the pod's key (a file from the pod's
  * Secret) as a bearer token; the engine takes them into its environment, closes the port and
  * runs the build as an engine pod would. Anything but one well-formed, keyed POST is refused,
@@ -23,18 +25,24 @@ export { poolEngineSettings } from './config.js';
 const MAX_BODY_BYTES = 1 << 20;
 const DOCKER_POLL_MS = 200;
 const WARM_UP_MS = 5_000;
+const DAEMON_WARM_UP_MS = 10_000;
 
 /** Resolves once a build's variables are in this process's environment. */
 export async function awaitPoolHandover(
   settings: PoolEngineSettings,
-  warmUp?: () => Promise<void>,
+  warmUp: { engine?: () => Promise<void>; daemon?: (docker: DockerClient) => Promise<void> } = {},
 ): Promise<void> {
   const key = readFileSync(settings.keyFile, 'utf8').trim();
   await Promise.race([
-    warmUp?.(),
+    warmUp.engine?.(),
     new Promise((resolve) => setTimeout(resolve, WARM_UP_MS).unref()),
   ]);
-  await daemonAnswers();
+  const docker = await daemonAnswers();
+  // Bounded as the engine's is: a daemon that stalls here does not keep the pod unready.
+  await Promise.race([
+    warmUp.daemon?.(docker),
+    new Promise((resolve) => setTimeout(resolve, DAEMON_WARM_UP_MS).unref()),
+  ]);
   const env = await new Promise<Record<string, string>>((resolve) => {
     let taken = false;
     const server = createServer((req, res) => {
@@ -54,12 +62,12 @@ export async function awaitPoolHandover(
 }
 
 /** Waits until the daemon beside the engine answers: until then, the pod is not Ready. */
-async function daemonAnswers(): Promise<void> {
+async function daemonAnswers(): Promise<DockerClient> {
   const docker = DockerClient.create(dockerEndpointFrom(engineDockerSettings()));
   for (;;) {
     try {
       await docker.ping();
-      return;
+      return docker;
     } catch {
       await new Promise((resolve) => setTimeout(resolve, DOCKER_POLL_MS));
     }

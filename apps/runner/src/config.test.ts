@@ -58,7 +58,12 @@ test('SLUICE_DIND_HOST_ALIAS applies to the in-cluster runtime too (clusters wit
 test('a warm pool applies to the Kubernetes runtimes; a maximum below the minimum is the minimum; a bad mode is named', () => {
   const config = parseRunnerConfig(
     { inClusterRuntime: 'prod/ci', warmPoolMin: '2', warmPoolMax: '1' },
-    { ...base, SLUICE_WARM_POOL_MODE: 'adaptive', SLUICE_WARM_POOL_PRIORITY_CLASS: 'low' },
+    {
+      ...base,
+      SLUICE_WARM_POOL_MODE: 'adaptive',
+      SLUICE_WARM_POOL_PRIORITY_CLASS: 'low',
+      SLUICE_WARM_POOL_BUILD_PRIORITY_CLASS: 'no-preempt',
+    },
   );
   assert.deepEqual(config.runtimes[0]?.kind === 'kubernetes' && config.runtimes[0].warmPool, {
     mode: 'adaptive',
@@ -67,6 +72,7 @@ test('a warm pool applies to the Kubernetes runtimes; a maximum below the minimu
     windowMs: 60_000,
     idleMs: 300_000,
     priorityClassName: 'low',
+    buildPriorityClassName: 'no-preempt',
   });
   const none = parseRunnerConfig({ inClusterRuntime: 'prod/ci' }, base);
   assert.equal(none.runtimes[0]?.kind === 'kubernetes' && none.runtimes[0].warmPool, undefined);

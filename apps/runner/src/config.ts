@@ -45,6 +45,7 @@ export interface RunnerConfigInput {
   warmPoolMax?: string;
   warmPoolMode?: string;
   warmPoolPriorityClass?: string;
+  warmPoolBuildPriorityClass?: string;
   /** Runtime served by engine processes on this machine's Docker engine. */
   localRuntime?: string;
   dockerHost?: string;
@@ -81,6 +82,7 @@ export const RUNNER_ENV = {
   warmPoolMax: 'SLUICE_WARM_POOL_MAX',
   warmPoolMode: 'SLUICE_WARM_POOL_MODE',
   warmPoolPriorityClass: 'SLUICE_WARM_POOL_PRIORITY_CLASS',
+  warmPoolBuildPriorityClass: 'SLUICE_WARM_POOL_BUILD_PRIORITY_CLASS',
   localRuntime: 'SLUICE_LOCAL_RUNTIME',
   dockerHost: 'DOCKER_HOST',
   stateDir: 'SLUICE_AGENT_STATE_DIR',
@@ -201,12 +203,14 @@ function warmPoolSettings(v: Values, problems: string[]): WarmPoolSettings | und
   const maxSize = Math.max(minSize, v.SLUICE_WARM_POOL_MAX);
   if (maxSize === 0) return undefined;
   const priorityClassName = v.SLUICE_WARM_POOL_PRIORITY_CLASS;
+  const buildPriorityClassName = v.SLUICE_WARM_POOL_BUILD_PRIORITY_CLASS;
   const settings: WarmPoolSettings = {
     ...WARM_POOL_DEFAULTS,
     mode: v.SLUICE_WARM_POOL_MODE as WarmPoolSettings['mode'],
     minSize,
     maxSize,
     ...(priorityClassName === undefined ? {} : { priorityClassName }),
+    ...(buildPriorityClassName === undefined ? {} : { buildPriorityClassName }),
   };
   if (!(WARM_POOL_MODES as readonly string[]).includes(settings.mode))
     problems.push(

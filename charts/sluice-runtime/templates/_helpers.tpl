@@ -52,3 +52,8 @@ true
 {{- define "sluice-runtime.warmPoolPriorityClass" -}}
 {{- printf "sluice-warm-pool-%s-%s" .Release.Namespace .Release.Name -}}
 {{- end -}}
+
+{{/* The PriorityClass of the pods builds make of their own beside the pool: never preempting. */}}
+{{- define "sluice-runtime.warmPoolBuildPriorityClass" -}}
+{{- printf "sluice-build-%s-%s" .Release.Namespace .Release.Name -}}
+{{- end -}}

@@ -155,6 +155,12 @@ export const agentEnv = {
     flag: 'warm-pool-priority-class',
     defaultText: 'none',
   }),
+  SLUICE_WARM_POOL_BUILD_PRIORITY_CLASS: textVar({
+    description:
+      "The PriorityClass of the pods a build makes of its own beside the pool, one that never preempts, so that a burst's builds wait for room instead of preempting pool pods other builds run on (the chart and `runner init --warm-pool` make `sluice-build`)",
+    flag: 'warm-pool-build-priority-class',
+    defaultText: 'none',
+  }),
   SLUICE_LOCAL_RUNTIME: textVar({
     description:
       "Serve this runtime with `sluice engine` processes on this machine's Docker engine",

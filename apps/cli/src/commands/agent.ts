@@ -49,6 +49,10 @@ const FLAG_HELP: Record<AgentFlag, [placeholder: string, help: string]> = {
   ],
   warmPoolMode: ['mode', 'fixed, or adaptive: from the builds of the last minute (default fixed)'],
   warmPoolPriorityClass: ['name', 'the PriorityClass of the pool pods (default: none)'],
+  warmPoolBuildPriorityClass: [
+    'name',
+    'a never-preempting PriorityClass for the pods a build makes beside the pool (default: none)',
+  ],
   localRuntime: [
     'name',
     "serve this runtime with engine processes on this machine's Docker engine",

@@ -338,13 +338,18 @@ test("--warm-pool N: the agent keeps N pods at the install's PriorityClass, the 
   const pooled = resolveRunnerSettings({ warmPool: '3' }, {}, context);
   assert.deepEqual(pooled.values.runtime.warmPool, { minSize: 3, maxSize: 3 });
   const objects = installObjects(pooled, 't');
-  const priority = objects.find((o) => o.kind === 'PriorityClass');
+  const [priority, build] = objects.filter((o) => o.kind === 'PriorityClass');
   assert.equal(priority?.['value'], -1000000);
+  assert.deepEqual([build?.['value'], build?.['preemptionPolicy']], [0, 'Never']);
   const agent = JSON.stringify(objects.find((o) => o.kind === 'Deployment'));
   assert.match(agent, /"SLUICE_WARM_POOL_MAX","value":"3"/);
   assert.match(
     agent,
     new RegExp(`"SLUICE_WARM_POOL_PRIORITY_CLASS","value":"${priority?.metadata.name}"`),
+  );
+  assert.match(
+    agent,
+    new RegExp(`"SLUICE_WARM_POOL_BUILD_PRIORITY_CLASS","value":"${build?.metadata.name}"`),
   );
   assert.match(equivalentCommand(pooled, 'prod', {}), / --warm-pool 3 /);
   const none = resolveRunnerSettings({}, {}, context);

@@ -1,5 +1,6 @@
 // The images the engine carries (carried-images.ts), loaded onto the live Docker engine: what a
-// build's dind on a new volume in an air-gapped cluster gets before its first step.
+// build's dind on a new volume in an air-gapped cluster gets before its first step, and what a
+// warm-pool pod's engine does to its new daemon before its pod is Ready (daemon-warm-up.ts).
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
@@ -8,6 +9,7 @@ import { DockerClient } from '@sluice/docker';
 import { memoryLogger } from '@sluice/log';
 import { ensureDockerEngine, ensureTestImages, makeTempDir, runCommand } from '@sluice/testkit';
 import { carriedImages, loadCarriedImages } from './carried-images.js';
+import { WARM_UP_BUILD, warmUpDaemon } from './daemon-warm-up.js';
 import { ensureImagePresent } from './container-run.js';
 import { createStepRuntime } from '../steps/step-runtime.test-support.js';
 
@@ -16,9 +18,10 @@ const temp = await makeTempDir('sluice-carried-images-');
 const IMAGE = `sluice-test/carried:${process.pid}`;
 let docker: DockerClient;
 
-async function dockerCli(...args: string[]): Promise<void> {
+async function dockerCli(...args: string[]): Promise<string> {
   const result = await runCommand('docker', args);
   assert.equal(result.code, 0, `docker ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout;
 }
 
 before(async () => {
@@ -91,4 +94,41 @@ test('no index, or a damaged archive, loads nothing and fails no build', async (
   } finally {
     await damaged.cleanup();
   }
+});
+
+test("a pool pod's daemon warm-up loads the carried images, runs one container on a network of its own, and leaves nothing", async () => {
+  const index = { images: { [IMAGE]: 'carried.tar' } };
+  await writeFile(join(temp.path, 'index.json'), JSON.stringify(index));
+  await runCommand('docker', ['rmi', '-f', IMAGE]);
+  const since = Math.floor(Date.now() / 1000) - 1;
+  const { logger, lines } = memoryLogger('info');
+  await warmUpDaemon(docker, { carriedImagesDir: temp.path, log: logger });
+  assert.equal(await docker.imageExists(IMAGE), true, 'the carried image is loaded');
+  const label = `label=io.sluice.build-id=${WARM_UP_BUILD}`;
+  const events = await dockerCli(
+    'events',
+    ...['--since', String(since), '--until', String(Math.ceil(Date.now() / 1000) + 1)],
+    ...['--filter', label, '--filter', 'type=container', '--format', '{{.Action}}'],
+  );
+  assert.ok(
+    events.split('\n').includes('start'),
+    `a container ran: ${events}\n${lines.join('\n')}`,
+  );
+  assert.equal((await dockerCli('ps', '-aq', '--filter', label)).trim(), '', 'no container left');
+  assert.equal(
+    (await dockerCli('network', 'ls', '-q', '--filter', label)).trim(),
+    '',
+    'no network',
+  );
+  assert.ok(!lines.some((line) => line.includes('did not run a container')), lines.join('\n'));
+});
+
+test('a daemon that refuses the warm-up fails nothing: the build does the same itself', async () => {
+  const { logger, lines } = memoryLogger('info');
+  const gone = DockerClient.create({ host: `unix://${join(temp.path, 'no-daemon.sock')}` });
+  await warmUpDaemon(gone, { carriedImagesDir: temp.path, log: logger });
+  assert.ok(
+    lines.some((line) => line.includes('could not load the images the engine carries')),
+    lines.join('\n'),
+  );
 });

@@ -92,6 +92,15 @@ export function warmPoolPriorityClass(release: string, namespace: string): strin
   return `sluice-warm-pool-${namespace}-${release}`;
 }
 
+/**
+ * The install's PriorityClass of the pods builds make of their own beside a warm pool: the
+ * default priority, but never preempting, so a burst's builds wait for room instead of
+ * preempting pool pods that other builds already run on.
+ */
+export function warmPoolBuildPriorityClass(release: string, namespace: string): string {
+  return `sluice-build-${namespace}-${release}`;
+}
+
 function warmPoolSize(values: RuntimeInstallValues): number {
   const pool = values.runtime.warmPool;
   return Math.max(pool?.minSize ?? 0, pool?.maxSize ?? 0);
@@ -196,6 +205,18 @@ export function renderRuntimeInstall(options: RuntimeInstallOptions): InstallObj
       globalDefault: false,
       description: "Sluice's warm-pool pods: any other workload preempts them",
     });
+  if (warmPoolSize(values) > 0)
+    objects.push({
+      apiVersion: 'scheduling.k8s.io/v1',
+      kind: 'PriorityClass',
+      metadata: { name: warmPoolBuildPriorityClass(release, namespace), labels },
+      value: 0,
+      // Served by v1.20 (beta, on by default) through today (GA in v1.24).
+      preemptionPolicy: 'Never',
+      globalDefault: false,
+      description:
+        "Sluice's own build pods beside a warm pool: they wait for room, never preempting the pool's pods",
+    });
   const image = { ...RUNTIME_INSTALL_DEFAULTS.image, ...agent.image };
   objects.push(
     ...renderProvisionerInstall({
@@ -250,6 +271,10 @@ function deployment(
       {
         name: 'SLUICE_WARM_POOL_PRIORITY_CLASS',
         value: warmPoolPriorityClass(options.release, namespace),
+      },
+      {
+        name: 'SLUICE_WARM_POOL_BUILD_PRIORITY_CLASS',
+        value: warmPoolBuildPriorityClass(options.release, namespace),
       },
     );
   const proxy = values.proxy ?? {};

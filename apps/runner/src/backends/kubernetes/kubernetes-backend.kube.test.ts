@@ -15,10 +15,14 @@ import { TaskFailure } from '../../runtime-backend.js';
 import type { RuntimeBackend } from '../../runtime-backend.js';
 import { createKubernetesBackend } from './kubernetes-backend.js';
 import { WarmPool } from './warm-pool.js';
+import { QUIET_AFTER_MISS_MS } from './warm-pool-size.js';
 import {
   buildInput,
+  createPriorityClass,
   createTasks,
+  deletePriorityClass,
   deleteTasks,
+  patchPodStatus,
   renderBuildObjects,
   runtimeSpec,
 } from './kubernetes-backend.test-support.js';
@@ -321,44 +325,19 @@ const POOL_RUNTIME = 'warm/pool';
 const POOL_PRIORITY = 'sluice-warm-pool-kube-test';
 const ORPHAN_RUNTIME = 'warm/orphans';
 
-/** A pool pod made ready as the kubelet would (this cluster has no node to run it). */
+/**
+ * A pool pod made ready as the kubelet would (this cluster has no node to run it); the
+ * scheduler's own conditions stay, so it has nothing to write again.
+ */
 async function markReady(kube: KubeClient, name: string): Promise<void> {
   const status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
-  await kube.request(
-    'patch',
-    { kind: 'Pod', namespace: NS, name },
-    {
-      method: 'PATCH',
-      path: `/api/v1/namespaces/${NS}/pods/${name}/status`,
-      body: JSON.stringify({ status }),
-      // Merged by condition type: the scheduler's own stay, so it has nothing to write again.
-      contentType: 'application/strategic-merge-patch+json',
-    },
-  );
-}
-
-async function createPriorityClass(kube: KubeClient): Promise<void> {
-  // scheduling.k8s.io/v1: served from 1.14 on. Real workloads preempt the pool's pods.
-  await kube.request(
-    'create',
-    { kind: 'PriorityClass', name: POOL_PRIORITY },
-    {
-      method: 'POST',
-      path: '/apis/scheduling.k8s.io/v1/priorityclasses',
-      body: JSON.stringify({
-        apiVersion: 'scheduling.k8s.io/v1',
-        kind: 'PriorityClass',
-        metadata: { name: POOL_PRIORITY },
-        value: -1000,
-        globalDefault: false,
-      }),
-    },
-  );
+  await patchPodStatus(kube, { namespace: NS, name }, status);
 }
 
 test('the warm pool fills once a build showed its objects, gives each pod to one build only, refills with low priority and shrinks when idle', async () => {
   const { kube } = await admin();
-  await createPriorityClass(kube);
+  // Real workloads preempt the pool's pods.
+  await createPriorityClass(kube, { name: POOL_PRIORITY, value: -1000 });
   let now = 1_000_000;
   const pool = WarmPool.create({
     kube,
@@ -439,7 +418,10 @@ test('the warm pool fills once a build showed its objects, gives each pod to one
     const winner = builds[first] ?? '';
     assert.equal((await pool.heldBy(winner))?.metadata.name, taken[first]);
 
-    // Refilled in the next pass; the pods carry the low priority.
+    // Two builds missed: the pool makes nothing while builds miss (their own pods go first),
+    // and refills once none has for a while; the pods carry the low priority.
+    assert.deepEqual(await pool.reconcile(), { created: 0, removed: 0, moved: 0 });
+    now += QUIET_AFTER_MISS_MS;
     assert.deepEqual(await pool.reconcile(), { created: 3, removed: 0, moved: 0 });
     const refilled = await kube.request<{ items: { spec: { priority?: number } }[] }>(
       'list',
@@ -471,11 +453,7 @@ test('the warm pool fills once a build showed its objects, gives each pod to one
     for (const kind of ['Pod', 'PersistentVolumeClaim', 'Secret'])
       for (const object of await kube.list({ kind, namespace: NS, labelSelector: selector }))
         await kube.delete({ kind, namespace: NS, name: object.name });
-    await kube.request(
-      'delete',
-      { kind: 'PriorityClass', name: POOL_PRIORITY },
-      { method: 'DELETE', path: `/apis/scheduling.k8s.io/v1/priorityclasses/${POOL_PRIORITY}` },
-    );
+    await deletePriorityClass(kube, POOL_PRIORITY);
   }
 });
 

@@ -12,6 +12,7 @@ import {
   systemRuntimeSpec,
 } from '@sluice/runtime-spec';
 import type { BuildObjects, BuildRenderInput, RuntimeSpec } from '@sluice/runtime-spec';
+import type { KubeClient } from '@sluice/kube';
 import type { Task } from '@sluice/protocol';
 import { testTask } from '../../task.test-support.js';
 
@@ -79,6 +80,61 @@ export function deleteTasks(buildId: string, objects: BuildObjects, namespace: s
   ];
   return steps.map(([type, name], position) =>
     task(buildId, 10 + position, type, { name, namespace }),
+  );
+}
+
+/** A PriorityClass (scheduling.k8s.io/v1: served from 1.14 on), made for a test. */
+export async function createPriorityClass(
+  kube: KubeClient,
+  klass: { name: string; value: number; preemptionPolicy?: 'Never' | 'PreemptLowerPriority' },
+): Promise<void> {
+  const { name, value, preemptionPolicy } = klass;
+  const body = {
+    apiVersion: 'scheduling.k8s.io/v1',
+    kind: 'PriorityClass',
+    metadata: { name },
+    value,
+    ...(preemptionPolicy === undefined ? {} : { preemptionPolicy }),
+    globalDefault: false,
+  };
+  await kube.request(
+    'create',
+    { kind: 'PriorityClass', name },
+    {
+      method: 'POST',
+      path: '/apis/scheduling.k8s.io/v1/priorityclasses',
+      body: JSON.stringify(body),
+    },
+  );
+}
+
+export async function deletePriorityClass(kube: KubeClient, name: string): Promise<void> {
+  await kube.request(
+    'delete',
+    { kind: 'PriorityClass', name },
+    { method: 'DELETE', path: `/apis/scheduling.k8s.io/v1/priorityclasses/${name}` },
+  );
+}
+
+/**
+ * Writes a pod's status as the kubelet or the scheduler would (this cluster has no node):
+ * merged by condition type, so the others' conditions stay.
+ */
+export async function patchPodStatus(
+  kube: KubeClient,
+  ref: { namespace: string; name: string },
+  status: unknown,
+): Promise<void> {
+  const { namespace, name } = ref;
+  await kube.request(
+    'patch',
+    { kind: 'Pod', namespace, name },
+    {
+      method: 'PATCH',
+      path: `/api/v1/namespaces/${namespace}/pods/${name}/status`,
+      body: JSON.stringify({ status }),
+      contentType: 'application/strategic-merge-patch+json',
+    },
   );
 }
 

@@ -197,6 +197,8 @@ async function applyTask(
     });
     return;
   }
+  if (options.pool !== undefined && action.action === 'create')
+    action = { ...action, manifest: options.pool.ownPod(action.manifest) };
   if (options.hostAlias === true && action.action === 'create') {
     const manifest = await withDindHostAlias(kube, action.manifest, {
       timeoutMs: DIND_ADDRESS_TIMEOUT_MS,

@@ -7,7 +7,8 @@
  * @module
  */
 import { isSluiceError } from '@sluice/errors';
-import type { KubeClient } from '@sluice/kube';
+import type { KubeClient, KubePod } from '@sluice/kube';
+import { podFailure } from './pod-failures.js';
 
 /** What the pool reads of its pods. */
 export interface WarmPoolPod {
@@ -47,6 +48,25 @@ export function listPods(
   signal?: AbortSignal,
 ): Promise<WarmPoolPod[]> {
   return listObjects<WarmPoolPod>(kube, { namespace, resource: 'pods' }, selector, signal);
+}
+
+/**
+ * The pods matching `selector` that the scheduler cannot place for want of room (Insufficient
+ * cpu, Too many pods): builds waiting for the room pool pods hold.
+ */
+export async function podsWaitingForRoom(
+  kube: KubeClient,
+  namespace: string,
+  selector: string,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  const pods = await listObjects<KubePod>(kube, { namespace, resource: 'pods' }, selector, signal);
+  return pods
+    .filter((pod) => {
+      const failure = podFailure(pod);
+      return failure?.reason === 'Unschedulable' && failure.forRoom === true;
+    })
+    .map((pod) => pod.metadata.name);
 }
 
 /** What the pool reads of its claims: enough to find one its pod never owned. */

@@ -40,9 +40,15 @@ export async function handOverBuild(
   const name = pod.metadata.name;
   const address = pod.status?.podIP;
   if (address === undefined) throw new Error(`Pool pod ${name} has no address`);
-  const secrets = new Map<string, Record<string, string>>();
-  for (const secret of new Set([name, ...secretRefs(enginePod)]))
-    secrets.set(secret, await secretData(kube, namespace, secret, signal));
+  // Read side by side: they stand between the take and the build's start.
+  const names = [...new Set([name, ...secretRefs(enginePod)])];
+  const secrets = new Map(
+    await Promise.all(
+      names.map(
+        async (secret) => [secret, await secretData(kube, namespace, secret, signal)] as const,
+      ),
+    ),
+  );
   const key = secrets.get(name)?.[POOL_SECRET_KEYS.handoverKey];
   if (key === undefined) throw new Error(`Pool pod ${name} has no handover key`);
   const { env, unresolved } = handoverEnv(enginePod, name, (s, k) => secrets.get(s)?.[k]);

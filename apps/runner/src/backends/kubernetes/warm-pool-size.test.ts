@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { planWarmPool, recentArrivals, warmPoolTarget } from './warm-pool-size.js';
+import { planWarmPool, podsToMake, recentArrivals, warmPoolTarget } from './warm-pool-size.js';
 import type { WarmPoolSettings } from './warm-pool-size.js';
 
 const NOW = 1_000_000;
@@ -54,4 +54,24 @@ test('a pool below its size is refilled; one above sheds starting pods, then its
     create: 0,
     remove: ['starting', 'young-ready', 'old-ready'],
   });
+});
+
+test('a refill holds back while builds miss, and for the volumes of builds still running while a pod is ready', () => {
+  const state = { missedLately: false, awaited: 0, released: 0, ready: 3 };
+  assert.equal(podsToMake(2, state), 2, 'nothing to wait for');
+  assert.equal(podsToMake(2, { ...state, missedLately: true }), 0, 'a burst: its builds first');
+  assert.equal(
+    podsToMake(2, { ...state, buildsWaitForRoom: true }),
+    0,
+    'builds wait for room: none taken from them',
+  );
+  // Two builds hold pods: their volumes come back when they end, and pods are made on them then.
+  assert.equal(podsToMake(2, { ...state, awaited: 2 }), 0);
+  assert.equal(podsToMake(3, { ...state, awaited: 2 }), 1, 'only what they will not give');
+  // A volume already let go takes a pod at once.
+  assert.equal(podsToMake(2, { ...state, awaited: 2, released: 1 }), 1);
+  assert.equal(podsToMake(2, { ...state, awaited: 1, released: 2 }), 2);
+  // With no pod ready, the next build would miss: the pool is made now.
+  assert.equal(podsToMake(2, { ...state, awaited: 2, ready: 0 }), 2);
+  assert.equal(podsToMake(2, { ...state, missedLately: true, ready: 0 }), 0);
 });

@@ -8,7 +8,8 @@
  *
  * A pool that is not yet at its size is refilled; one above it sheds the pods still starting
  * first (they hold no warm daemon yet), then the youngest waiting ones, so the pods kept are the
- * ones that have been ready longest.
+ * ones that have been ready longest. A refill holds back where a pod starting would take the
+ * node's CPU from builds starting beside it (`podsToMake`).
  * @module
  */
 
@@ -27,6 +28,12 @@ export interface WarmPoolSettings {
   idleMs: number;
   /** The PriorityClass of the pool's pods, so that real workloads preempt them. */
   priorityClassName?: string;
+  /**
+   * A PriorityClass that never preempts, given to the pods a build makes of its own (a miss):
+   * otherwise a burst's builds preempt the pool's pods, taken ones too, and the builds on them
+   * end in error.
+   */
+  buildPriorityClassName?: string;
 }
 
 /** A minute of arrivals, and five minutes without one before the pool shrinks. */
@@ -98,4 +105,38 @@ export function planWarmPool(pods: readonly PoolPodView[], target: number): Pool
     (a, b) => Number(a.ready) - Number(b.ready) || b.createdAt - a.createdAt,
   );
   return { create: 0, remove: order.slice(0, excess).map((pod) => pod.name) };
+}
+
+/** How long after a miss the pool makes no pods (nor moves any): the burst's builds go first. */
+export const QUIET_AFTER_MISS_MS = 10_000;
+/**
+ * How long a take's refill waits for the taking build to let its volume go, while another pod
+ * is ready: builds shorter than this leave one pod to make (on their volume), not two.
+ */
+export const AWAIT_RELEASE_MS = 30_000;
+
+/** What may hold a refill back. */
+export interface RefillState {
+  /** A build of the pool's shape found no ready pod within QUIET_AFTER_MISS_MS. */
+  missedLately: boolean;
+  /** Builds that took a pod within AWAIT_RELEASE_MS and still hold it: volumes to come. */
+  awaited: number;
+  /** Volumes builds let go that no pod was made on yet. */
+  released: number;
+  /** Ready pods the pool keeps. */
+  ready: number;
+  /** Builds' own pods wait for room on the nodes: the pool yields its room to them. */
+  buildsWaitForRoom?: boolean;
+}
+
+/**
+ * How many of the `planned` pods to make now: none while builds miss (a burst larger than the
+ * pool starts pods of its own) or wait for room the pool's pods would take; while a pod is ready, not those that running builds' volumes
+ * will soon take (made then on a warm volume, instead of now on a new one and moved later).
+ */
+export function podsToMake(planned: number, state: RefillState): number {
+  if (state.missedLately || state.buildsWaitForRoom === true) return 0;
+  if (state.ready === 0) return planned;
+  const awaited = Math.min(state.awaited, Math.max(0, planned - state.released));
+  return planned - awaited;
 }

@@ -11,16 +11,25 @@
  * The pool is refilled in the background (`run`: after each take and on a timer) to the size
  * warm-pool-size.ts computes from the recent arrivals, and shrinks to its minimum when idle,
  * deleting only pods still as listed (a delete precondition on their resourceVersion), so a pod
- * a build took meanwhile stays.
+ * a build took meanwhile stays. While builds miss (a burst larger than the pool), it makes no
+ * pod until none has missed for a while: pods made then would only take the node's CPU from the
+ * builds starting on pods of their own.
  *
  * Its pods are kept on warm volumes. A pod made while every warm volume is held by a running
  * build gets a new, empty one; when a build ends, the pool notes the volume it let go, and its
  * next pod names that volume on its claim (`sluice.io/prefer-volume`: the provisioner gives it,
- * waiting while the build's claim goes). With no pod to make, the pool moves one: a pod on a
+ * waiting while the build's claim goes). So a take's refill waits a while for the volume of the
+ * build that took the pod (while another pod is ready): a pod made at once would get a new
+ * volume and be moved when that build ends, two pods started for one build on a node that is
+ * starting the build's steps. With no pod to make, the pool moves one: a pod on a
  * volume no build released is replaced by one on the released volume (a ready one only once
  * its replacement is ready). A build takes a pod made on a released volume first.
  *
- * Its pods name the pool's PriorityClass, so real workloads preempt them. Nothing is kept here
+ * Its pods name the pool's PriorityClass, so real workloads preempt them. The scheduler would
+ * preempt them for a burst's builds too, taken pods with the builds on them among the first;
+ * so the pods builds make of their own carry a PriorityClass that never preempts
+ * (`buildPriorityClassName`), and while any of them waits for room, the pool yields: it makes
+ * no pod and deletes its waiting ones, as preemption would. Nothing is kept here
  * that a restart would lose but the shape, which the next build teaches again: the pool is what
  * the API server lists.
  * @module
@@ -45,6 +54,7 @@ import {
   isReady,
   listPods,
   patchObject,
+  podsWaitingForRoom,
   readPod,
 } from './warm-pool-api.js';
 import type { WarmPoolPod } from './warm-pool-api.js';
@@ -62,7 +72,14 @@ import {
   WARM_POOL_SHAPE_ANNOTATION,
 } from './warm-pool-shape.js';
 import type { PoolShape } from './warm-pool-shape.js';
-import { planWarmPool, recentArrivals, warmPoolTarget } from './warm-pool-size.js';
+import {
+  AWAIT_RELEASE_MS,
+  planWarmPool,
+  podsToMake,
+  QUIET_AFTER_MISS_MS,
+  recentArrivals,
+  warmPoolTarget,
+} from './warm-pool-size.js';
 import type { PoolPodView, WarmPoolSettings, WarmPoolStats } from './warm-pool-size.js';
 
 /** The label of a pool pod's state, and its values. */
@@ -104,10 +121,14 @@ export class WarmPool {
   #arrivals: number[] = [];
   #hits = 0;
   #misses = 0;
+  /** When a build of the learned shape last found no ready pod. */
+  #missedAt = Number.NEGATIVE_INFINITY;
   #last = { waiting: 0, starting: 0, target: 0 };
   #wake: (() => void) | undefined;
   /** Volumes builds let go, the most recent first: where the next pods go (`releaseClaim`). */
   #released: string[] = [];
+  /** When each build still holding a pod took it (within AWAIT_RELEASE_MS): volumes to come. */
+  #awaited: number[] = [];
   /** What builds on pool pods did not make (their claim, their dind pod), by build, in order. */
   readonly #skipped = new Map<string, Record<string, unknown>[]>();
   /** Members being made now, by name: their claims are no orphans yet. */
@@ -179,11 +200,13 @@ export class WarmPool {
       for (const pod of hash === undefined ? [] : ready) {
         if (await this.#claim(pod, buildId, signal)) {
           this.#hits++;
+          this.#awaited.push(this.#clock());
           await this.#labelClaim(pod.metadata.name, buildId, signal);
           return pod.metadata.name;
         }
       }
       this.#misses++;
+      if (hash !== undefined) this.#missedAt = this.#clock();
       this.#options.logger.info('warm pool miss: the build makes its own pods', {
         runtime: this.#options.runtime,
         buildId,
@@ -233,6 +256,23 @@ export class WarmPool {
     return held.metadata.name;
   }
 
+  /**
+   * A pod a build makes of its own (its engine or dind pod, when it missed the pool or its pool
+   * pod failed it), with the never-preempting PriorityClass when one is set and the pod names
+   * none: it waits for room instead of preempting pool pods that builds run on.
+   */
+  ownPod<T extends Record<string, unknown>>(manifest: T): T {
+    const name = this.#options.settings.buildPriorityClassName;
+    if (name === undefined || manifest['kind'] !== 'Pod') return manifest;
+    const labels = (manifest['metadata'] as { labels?: Record<string, string> } | undefined)
+      ?.labels;
+    const component = labels?.[BUILD_LABELS.component];
+    const spec = (manifest['spec'] ?? {}) as Record<string, unknown>;
+    if (component !== 'engine' && component !== 'dind') return manifest;
+    if (spec['priorityClassName'] !== undefined || spec['priority'] !== undefined) return manifest;
+    return { ...manifest, spec: { ...spec, priorityClassName: name } };
+  }
+
   /** Keeps an object a build on a pool pod did not make, in case its pod fails it. */
   skipped(buildId: string, manifest: Record<string, unknown>): void {
     const kept = this.#skipped.get(buildId) ?? [];
@@ -262,7 +302,7 @@ export class WarmPool {
     const kept = (this.#skipped.get(buildId) ?? []).filter(
       (manifest) => kind === undefined || manifest['kind'] === kind,
     );
-    for (const manifest of kept) await this.#options.kube.create(manifest, { signal });
+    for (const manifest of kept) await this.#options.kube.create(this.ownPod(manifest), { signal });
     return kept.length > 0;
   }
 
@@ -282,6 +322,7 @@ export class WarmPool {
       { namespace: own.namespace ?? this.#namespace, name: own.name },
     ];
     const { kube } = this.#options;
+    if (held !== undefined) this.#awaited.shift();
     for (const { namespace, name } of claims) {
       const volume = await claimVolume(kube, namespace, name, signal);
       await kube.delete({ kind: 'PersistentVolumeClaim', namespace, name }, { signal });
@@ -333,36 +374,62 @@ export class WarmPool {
       ready: isReady(pod),
       createdAt: createdAt(pod),
     }));
-    // Until a build has shown what the pods look like, none is made (nor shed).
-    const plan = complete ? planWarmPool(views, target) : { create: 0, remove: [] };
+    // Until a build has shown what the pods look like, none is made (nor shed); a refill holds
+    // back while builds miss or will soon let volumes go (the excess still goes).
+    const planned = complete ? planWarmPool(views, target) : { create: 0, remove: [] };
+    this.#awaited = this.#awaited.filter((at) => now - at < AWAIT_RELEASE_MS);
+    const ready = views.filter((v) => v.ready && !planned.remove.includes(v.name)).length;
+    const missedLately = now - this.#missedAt < QUIET_AFTER_MISS_MS;
+    const waitForRoom = complete ? await this.#buildsWaitingForRoom(signal) : [];
+    const create = podsToMake(planned.create, {
+      missedLately,
+      awaited: this.#awaited.length,
+      released: this.#released.length,
+      ready,
+      buildsWaitForRoom: waitForRoom.length > 0,
+    });
+    // Builds wait for room the pool's pods hold: they go, as preemption would have taken them.
+    const yielded = waitForRoom.length > 0 ? fresh.map((pod) => pod.metadata.name) : [];
+    const plan = { create, remove: [...new Set([...planned.remove, ...yielded])] };
+    if (yielded.length > 0)
+      this.#options.logger.info('warm pool yields its pods: builds wait for room', {
+        runtime: this.#options.runtime,
+        waiting: waitForRoom.slice(0, 5),
+        pods: yielded,
+      });
     const doomed = new Set(plan.remove);
-    const remove = [...stale, ...live.filter((pod) => doomed.has(pod.metadata.name))];
+    const remove = [...stale, ...fresh.filter((pod) => doomed.has(pod.metadata.name))];
     let removed = 0;
     for (const pod of remove) if (await this.#delete(pod, signal)) removed++;
     // Made side by side: each may wait for its claim's binding.
     await Promise.all(
       Array.from({ length: plan.create }, () => this.#createMember(signal, this.#released.shift())),
     );
-    for (const pod of leaving) {
+    for (const pod of yielded.length > 0 ? [] : leaving) {
       const replacement = replacements.get(pod.metadata.name);
       if (replacement !== undefined && isReady(replacement) && (await this.#delete(pod, signal)))
         removed++;
     }
-    const moved = complete
-      ? await this.#move(
-          live.filter((p) => !doomed.has(p.metadata.name)),
-          signal,
-        )
-      : 0;
+    const moved =
+      complete && !missedLately && yielded.length === 0
+        ? await this.#move(
+            live.filter((p) => !doomed.has(p.metadata.name)),
+            signal,
+          )
+        : 0;
     if (now - this.#orphansCheckedAt >= ORPHAN_CLAIM_AGE_MS) {
       this.#orphansCheckedAt = now;
       const { kube, runtime, logger } = this.#options;
       const scope = { kube, namespace: this.#namespace, runtime, logger };
       removed += await removeOrphanClaims(scope, { now, making: this.#making }, signal);
     }
-    const ready = views.filter((v) => v.ready && !doomed.has(v.name)).length;
-    const kept = views.length - plan.remove.length;
-    this.#last = { waiting: ready, starting: kept - ready + plan.create, target };
+    const kept = views.filter((v) => !doomed.has(v.name));
+    const keptReady = kept.filter((v) => v.ready).length;
+    this.#last = {
+      waiting: keptReady,
+      starting: kept.length - keptReady + plan.create,
+      target,
+    };
     return { created: plan.create, removed, moved };
   }
 
@@ -408,6 +475,12 @@ export class WarmPool {
 
   stats(): WarmPoolStats {
     return { ...this.#last, hits: this.#hits, misses: this.#misses };
+  }
+
+  /** The runtime's build pods (engine, dind) the scheduler cannot place for want of room. */
+  #buildsWaitingForRoom(signal?: AbortSignal): Promise<string[]> {
+    const selector = `${runtimeSelector(this.#options.runtime)},${BUILD_LABELS.component} in (engine,dind)`;
+    return podsWaitingForRoom(this.#options.kube, this.#namespace, selector, signal);
   }
 
   #list(state: keyof typeof WARM_POOL_STATES, signal?: AbortSignal): Promise<WarmPoolPod[]> {
