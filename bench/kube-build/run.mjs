@@ -24,7 +24,8 @@
 // BENCH_GAP_MS (0) waits that long before each of the one-after-the-other builds: builds that
 // arrive apart, so that the pool's refills are done before the next build (back to back, on 2
 // cores, each build starts beside the refill for the one before). BENCH_LOG_TIMELINE=1 prints
-// each build's first log lines timed from its engine's start.
+// each build's first log lines timed from its engine's start. BENCH_BUILD_TIMEOUT_S (180): how
+// long one build may take to finish; a burst's last builds wait for room on a slow node.
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,6 +50,8 @@ const BUILDS = Number(process.env.BENCH_BUILDS ?? 20);
 const BURST = Number(process.env.BENCH_BURST ?? 20);
 const POOL = Number(process.env.BENCH_POOL ?? 5);
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 0);
+/** How long one build may take to finish (a burst's last waits for the others' room). */
+const BUILD_TIMEOUT_MS = Number(process.env.BENCH_BUILD_TIMEOUT_S ?? 180) * 1000;
 const NS = 'sluice-bench';
 const RUNTIME = 'bench/kube';
 const YAML =
@@ -215,7 +218,7 @@ try {
         const b = await plane.admin.call('getBuild', { params: { buildId: build.id } });
         return b.finishedAt === null ? undefined : b;
       },
-      180_000,
+      BUILD_TIMEOUT_MS,
       200,
     );
     if (done.status !== 'success') {
