@@ -60,3 +60,4 @@ export type {
   EvaluateResult,
   ParseExpressionResult,
 } from './expression/index.js';
+export { RESERVED_ANNOTATION_PREFIX } from './schema/post-step-schema.js';

@@ -305,6 +305,29 @@ test("another build's or a pipeline's annotations, in a post-step operation or a
   );
 });
 
+test('names Sluice keeps for itself (sluice.*) may not be set or unset, in annotations, metadata or hooks; Sluice.x is another name', () => {
+  const { issues } = parseLines([
+    ...HEAD,
+    '  test:',
+    '    image: alpine',
+    '    on_success:',
+    '      annotations:',
+    "        set: [{annotations: [{sluice.log-limit: ''}, {Sluice.mine: 1}]}]",
+    '        unset: [{annotations: [sluice.log-limit]}]',
+    "      metadata: {set: [{'${{IMAGE}}': [{sluice.x: 1}]}]}",
+    '    hooks:',
+    '      on_finish: {annotations: {unset: [{annotations: [sluice.y]}]}}',
+  ]);
+  const kept =
+    'names starting with "sluice." are kept for Sluice\'s own annotations; choose another name';
+  assert.deepEqual(issues, [
+    `7:31 error INVALID_VALUE sluice.log-limit: ${kept}`,
+    `8:32 error INVALID_VALUE sluice.log-limit: ${kept}`,
+    `9:41 error INVALID_VALUE sluice.x: ${kept}`,
+    `11:56 error INVALID_VALUE sluice.y: ${kept}`,
+  ]);
+});
+
 test("hooks' annotations and metadata are read into the model as a step's on_success ones are", () => {
   const { pipeline } = accepted([
     'version: "1.0"',

@@ -3,7 +3,9 @@
  * `annotations: {set|unset: [{entity_type, entity_id, annotations: [{name: value} | name]}]}` and
  * `metadata: {set|unset: [{'<image>': [{name: value} | name]}]}`. Sluice keeps the build's own
  * annotations and its images' (on the build); another build's or a pipeline's are named as not
- * kept and the build runs without them.
+ * kept and the build runs without them. Names starting with `sluice.` are Sluice's own (the
+ * control plane's `sluice.log-limit`): a pipeline that sets or unsets one is refused here, as
+ * the control plane would refuse the change when the step ends.
  * @module
  */
 import { ISSUE_CODES } from '../pipeline-issue.js';
@@ -35,12 +37,48 @@ const scalar: Schema = {
 
 const isName = (v: unknown) => typeof v === 'string' || typeof v === 'number';
 
+/**
+ * Annotation names Sluice keeps for itself; the same prefix as `@sluice/protocol`'s
+ * RESERVED_ANNOTATION_PREFIX, which applies it to a step's changes (a test holds them equal).
+ */
+export const RESERVED_ANNOTATION_PREFIX = 'sluice.';
+
+function checkName(
+  name: string,
+  path: Parameters<Schema['check']>[1],
+  ctx: Parameters<Schema['check']>[2],
+) {
+  if (name.startsWith(RESERVED_ANNOTATION_PREFIX))
+    ctx.report(
+      path,
+      `${name}: names starting with "${RESERVED_ANNOTATION_PREFIX}" are kept for Sluice's own annotations; choose another name`,
+      { code: ISSUE_CODES.invalidValue, at: 'key' },
+    );
+}
+
+const annotationName: Schema = {
+  describe: str.describe,
+  check(value, path, ctx) {
+    str.check(value, path, ctx);
+    checkName(String(value), path, ctx);
+  },
+};
+
+const namedValues = record(scalar, 'a map of names to values');
+const annotationValues: Schema = {
+  describe: namedValues.describe,
+  check(value, path, ctx) {
+    namedValues.check(value, path, ctx);
+    for (const name of Object.keys(value as object)) checkName(name, [...path, name], ctx);
+  },
+};
+
 /** `[{name: value} | name]`; in `unset`, the values are not read. */
 const annotationItems = list(
   union(
     [
-      { when: isName, schema: str },
-      { when: isPlainMap, schema: record(scalar, 'a map of names to values') },
+      { when: isName, schema: annotationName },
+      { when: isPlainMap, schema: annotationValues },
     ],
     'a name or a {name: value} map',
   ),
