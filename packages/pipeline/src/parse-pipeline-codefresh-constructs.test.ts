@@ -321,11 +321,25 @@ test('names Sluice keeps for itself (sluice.*) may not be set or unset, in annot
   const kept =
     'names starting with "sluice." are kept for Sluice\'s own annotations; choose another name';
   assert.deepEqual(issues, [
-    `7:31 error INVALID_VALUE sluice.log-limit: ${kept}`,
-    `8:32 error INVALID_VALUE sluice.log-limit: ${kept}`,
-    `9:41 error INVALID_VALUE sluice.x: ${kept}`,
-    `11:56 error INVALID_VALUE sluice.y: ${kept}`,
+    `7:31 error INVALID_VALUE "sluice.log-limit": ${kept}`,
+    `8:32 error INVALID_VALUE "sluice.log-limit": ${kept}`,
+    `9:41 error INVALID_VALUE "sluice.x": ${kept}`,
+    `11:56 error INVALID_VALUE "sluice.y": ${kept}`,
   ]);
+});
+
+test('a reserved name is quoted short in its message: a NUL byte escaped, a megabyte clipped', () => {
+  const name = `sluice.\u0000${'a'.repeat(1_000_000)}`;
+  const { issues } = parseLines([
+    ...HEAD,
+    '  test:',
+    '    image: alpine',
+    `    on_success: {annotations: {set: [{annotations: [${JSON.stringify(name)}]}]}}`,
+  ]);
+  assert.deepEqual(
+    issues.map((issue) => issue.split(': names')[0]),
+    ['5:53 error INVALID_VALUE "sluice.\\u0000aaaaaaaaaaaaaaaaaaaaaaaaaaaaa..."'],
+  );
 });
 
 test("hooks' annotations and metadata are read into the model as a step's on_success ones are", () => {

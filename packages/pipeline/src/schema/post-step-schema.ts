@@ -18,6 +18,7 @@ import {
   reportNotRun,
   required,
   str,
+  truncate,
   typeName,
   union,
 } from './validators.js';
@@ -51,7 +52,7 @@ function checkName(
   if (name.startsWith(RESERVED_ANNOTATION_PREFIX))
     ctx.report(
       path,
-      `${name}: names starting with "${RESERVED_ANNOTATION_PREFIX}" are kept for Sluice's own annotations; choose another name`,
+      `${JSON.stringify(truncate(name))}: names starting with "${RESERVED_ANNOTATION_PREFIX}" are kept for Sluice's own annotations; choose another name`,
       { code: ISSUE_CODES.invalidValue, at: 'key' },
     );
 }

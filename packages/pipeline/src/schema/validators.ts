@@ -68,7 +68,8 @@ export function typeName(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-function truncate(text: string): string {
+/** At most 40 characters: a value quoted in a message stays one short line. */
+export function truncate(text: string): string {
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
