@@ -11,7 +11,7 @@
 //         started here once and shared by the tier's files (each works in namespaces of its own).
 // A compiled test file whose source is gone (moved or deleted since the last build) is named and
 // not run (scripts/lib/test-sources.mjs).
-// The int and e2e files share one throwaway PostgreSQL server (a database per test, as
+// The int, e2e and kube files share one throwaway PostgreSQL server (a database per test, as
 // SLUICE_TEST_DATABASE_URL does) unless SLUICE_TEST_DATABASE_URL names one.
 // Filter with SLUICE_TEST_FILTER=<substring of the path>[,<another>...]. SLUICE_TEST_JOBS sets how many files
 // run at once (default: the number of cores, at least 2), and two kube files run beside them.
@@ -199,13 +199,13 @@ function notStale(path) {
 // The testkit is compiled like the rest; the runner uses its PostgreSQL and clusters.
 const testkit = () => import(join(root, 'packages/testkit/dist/index.js'));
 
-/** One PostgreSQL server for the run's int and e2e files, unless one is named already. */
+/** One PostgreSQL server for the run's int, e2e and kube files, unless one is named already. */
 async function sharedPostgres() {
   if (process.env.SLUICE_TEST_DATABASE_URL) return undefined;
   const { startPostgres } = await testkit();
   const server = await startPostgres({ local: true, maxConnections: 400 });
   process.env.SLUICE_TEST_DATABASE_URL = server.url;
-  say(`PostgreSQL for the int and e2e tiers: ${server.url}`);
+  say(`PostgreSQL for the int, e2e and kube tiers: ${server.url}`);
   return server;
 }
 
@@ -221,6 +221,7 @@ async function sharedClusters(kubePlan, alone, setup) {
     // A failed set-up is reported by the tests that need it, with its step and log.
     say(`[background set-up] finished: ${status === 0 ? 'ok' : `failed (${status})`}`);
   }
+  await postgres.catch(() => undefined);
   await runPool(alone, { limit: 1, tierLimits: { kube: 1 }, ready: {}, onDone });
   if (status !== 0) return undefined;
   const { startSharedClusters } = await testkit();
@@ -301,7 +302,8 @@ const setup =
     ? undefined
     : (say(`[background set-up] started: ${setupCommand}`),
       startCommand(setupCommand, { prefix: '[background set-up] ', live: true }));
-const needsDatabase = jobs.some((j) => j.tier === 'int' || j.tier === 'e2e');
+// The kube tier's control planes use it too (test/e2e/cluster-fixture.ts startControlPlane).
+const needsDatabase = jobs.some((j) => j.tier !== 'unit');
 const postgres = needsDatabase ? sharedPostgres() : Promise.resolve(undefined);
 const kubeFiles = jobs.filter((j) => j.tier === 'kube').map((j) => join(root, j.name));
 const kubePlan = kubeFiles.length > 0 ? await (await testkit()).planKubeTier(kubeFiles) : undefined;
@@ -315,6 +317,7 @@ const ready = {
   int: postgres.catch(() => undefined),
   e2e: postgres.catch(() => undefined),
   kube: clusters?.catch((error) => say(`[kube clusters] could not start: ${error.message}`)),
+  // (the PostgreSQL server is awaited in sharedClusters, before the first kube file runs)
 };
 const tierLimits = Object.fromEntries(tiers.map((t) => [t, TIER_LIMITS[t] ?? JOBS]));
 

@@ -269,8 +269,10 @@ const Manifest = z
 const PipelineList = z.object({ kind: z.literal('List'), items: z.array(Manifest) }).strict();
 const BuildList = z.object({ kind: z.literal('List'), items: z.array(Build.strict()) }).strict();
 
+// Each backend's run starts about twenty CLI processes and a dozen builds: 2 minutes alone on
+// a 2-core CI machine, and more than 7 beside the rest of the suite there (cancelled at 420 s).
 for (const backend of ['pglite', 'postgres'] as const) {
-  test(`the build CLI end to end on ${backend}`, { timeout: 420_000 }, async (t) => {
+  test(`the build CLI end to end on ${backend}`, { timeout: 720_000 }, async (t) => {
     const target = backend === 'pglite' ? await upOnPglite() : await serverOnPostgres();
     const project = `cli-${backend}`;
 

@@ -18,7 +18,7 @@ import type { SluiceClient } from '@sluice/protocol';
 import { buildObjectName } from '@sluice/runtime-spec';
 import { eventually, freeLoopbackPort } from '@sluice/testkit';
 import type { KubernetesCluster } from '@sluice/testkit';
-import { SLUICE_AGENT_BIN, SLUICE_BIN } from './cli-harness.js';
+import { serverDatabase, SLUICE_AGENT_BIN, SLUICE_BIN } from './cli-harness.js';
 
 export const ADMIN_TOKEN = 'slu_u_runner-cluster-admin-0123456789';
 /**
@@ -64,19 +64,27 @@ export async function waitForProbe<T>(
   return value;
 }
 
-/** `sluice server` on all addresses (pods reach it through the node's bridge). */
+/**
+ * `sluice server` on all addresses (pods reach it through the node's bridge). Its database is
+ * `database`, or else a new one of the run's shared PostgreSQL (`serverDatabase`), dropped by
+ * `stop`: what these files test does not depend on the database kind, and a server on PGlite
+ * took over the probe's minute to open its database in a loaded run. The server on PGlite stays
+ * covered by the e2e tier (`sluice up`) and by the chart's server in control-plane-in-cluster.
+ */
 export async function startControlPlane(options: {
-  database: { url?: string; dataDir?: string };
+  database?: { url?: string; dataDir?: string };
   logPath: string;
   env?: NodeJS.ProcessEnv;
 }): Promise<ControlPlane> {
+  const own = options.database === undefined ? await serverDatabase() : undefined;
+  const database = options.database ?? own?.target ?? {};
   const port = await freeLoopbackPort();
   const args = [SLUICE_BIN, 'server', '--port', String(port), '--host', '0.0.0.0'];
-  if (options.database.dataDir) args.push('--data-dir', options.database.dataDir);
+  if (database.dataDir) args.push('--data-dir', database.dataDir);
   const child = spawn(process.execPath, args, {
     env: {
       ...process.env,
-      DATABASE_URL: options.database.url ?? '',
+      DATABASE_URL: database.url ?? '',
       SLUICE_BOOTSTRAP_TOKEN: ADMIN_TOKEN,
       SLUICE_SECRET_KEY: exportSecretKey(generateSecretKey()),
       SLUICE_PUBLIC_URL: `http://127.0.0.1:${port}`,
@@ -89,12 +97,21 @@ export async function startControlPlane(options: {
   child.stderr?.pipe(log);
   const url = `http://127.0.0.1:${port}`;
   const admin = createClient({ baseUrl: url, token: ADMIN_TOKEN });
-  await waitForProbe(
-    'the control plane',
-    async () => (await fetch(`${url}/api/health`)).ok,
-    60_000,
-  );
-  return { child, url, port, admin, stop: () => stopChild(child) };
+  const stop = async () => {
+    await stopChild(child);
+    await own?.close();
+  };
+  try {
+    await waitForProbe(
+      'the control plane',
+      async () => (await fetch(`${url}/api/health`)).ok,
+      60_000,
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { child, url, port, admin, stop };
 }
 
 export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM') {
@@ -319,8 +336,9 @@ export interface BuildPlane {
 }
 
 /**
- * What a test of builds on the cluster starts from: the StorageClass, a control plane (embedded database) pods reach through the node's bridge, the namespace, and
- * a Kubernetes runtime environment on the test images that is the account default.
+ * What a test of builds on the cluster starts from: the StorageClass, a control plane pods reach
+ * through the node's bridge, the namespace, and a Kubernetes runtime environment on the test
+ * images that is the account default.
  */
 export async function startBuildPlane(
   cluster: KubernetesCluster,
@@ -329,7 +347,6 @@ export async function startBuildPlane(
   await prepareBuildCluster(cluster.kubeConfig);
   const gateway = (cluster.podSubnet ?? '').replace(/\.0\/24$/, '.1');
   const plane = await startControlPlane({
-    database: { dataDir: join(options.dir, 'data') },
     logPath: join(options.dir, 'server.log'),
   });
   await createNamespace(cluster, options.namespace);

@@ -24,7 +24,7 @@ import {
   useKubernetes,
 } from '@sluice/testkit';
 import type { GitHttpServer, TempDir } from '@sluice/testkit';
-import { REPO_ROOT, runSluice, seededDataDir } from './cli-harness.js';
+import { REPO_ROOT, runSluice } from './cli-harness.js';
 import {
   addHostPathVolume,
   ADMIN_TOKEN,
@@ -71,7 +71,6 @@ before(async () => {
   await prepareBuildCluster(cluster().kubeConfig);
   gateway = (cluster().podSubnet ?? '').replace(/\.0\/24$/, '.1');
   plane = await startControlPlane({
-    database: { dataDir: await seededDataDir(join(temp.path, 'data')) },
     logPath: join(temp.path, 'server.log'),
   });
   admin = plane.admin;

@@ -19,7 +19,7 @@ import { createNamespace } from '@sluice/kube/testing';
 import type { SluiceClient } from '@sluice/protocol';
 import { makeTempDir } from '@sluice/testkit';
 import type { KubernetesCluster, TempDir } from '@sluice/testkit';
-import { seededDataDir, SLUICE_BIN } from './cli-harness.js';
+import { SLUICE_BIN } from './cli-harness.js';
 import {
   ADMIN_TOKEN,
   prepareBuildCluster,
@@ -55,7 +55,6 @@ export async function setUpInit(
   await prepareBuildCluster(cluster.kubeConfig);
   const gateway = (cluster.podSubnet ?? '').replace(/\.0\/24$/, '.1');
   const plane = await startControlPlane({
-    database: { dataDir: await seededDataDir(join(temp.path, 'data')) },
     logPath: join(temp.path, 'server.log'),
   });
   const kube = new KubeResources(

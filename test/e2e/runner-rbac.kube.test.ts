@@ -30,7 +30,6 @@ import {
 } from './cluster-fixture.js';
 import type { AgentProcess, ControlPlane } from './cluster-fixture.js';
 import { createPipelines } from './control-plane-seed.js';
-import { seededDataDir } from './cli-harness.js';
 
 const cluster = useKubernetes({ nodes: false });
 const NS = 'sluice-rbac';
@@ -52,7 +51,6 @@ before(async () => {
   await cluster.ready();
   temp = await makeTempDir('sluice-rbac-');
   plane = await startControlPlane({
-    database: { dataDir: await seededDataDir(join(temp.path, 'data')) },
     logPath: join(temp.path, 'server.log'),
   });
   admin = plane.admin;
