@@ -11,7 +11,6 @@ SLUICE_TEST_STARTED_AT=$(date +%s)
 export SLUICE_TEST_STARTED_AT
 # shellcheck source=lib/setup.sh
 . scripts/lib/setup.sh
-sluice_huge_pages
 sluice_node_deps
 sluice_build
 sluice_start_kubernetes_setup

@@ -42,24 +42,6 @@ sluice_node_deps() {
   fi
 }
 
-# Transparent huge pages for every anonymous mapping while the test command runs, as root, when
-# the kernel offers them only on request (`madvise`, Debian's default); the setting the machine
-# had is put back when the command exits. On the 2-core VMs that run CI, a 4 KiB page fault costs
-# about 14 microseconds: allocating and touching 1 GiB took 3.5 s with `madvise` and 0.2 s with
-# `always`, and three test files (server API, engine builds, a server restart on PGlite) used
-# 13 % less CPU (75 to 65 s, two runs each). Go's heaps (dockerd, the Kubernetes test cluster),
-# PostgreSQL and PGlite's WebAssembly memory gain the most.
-sluice_huge_pages() {
-  local knob=/sys/kernel/mm/transparent_hugepage/enabled before
-  [ "$(id -u)" = 0 ] && [ -w "$knob" ] || return 0
-  before=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$knob")
-  [ "$before" = always ] && return 0
-  echo always > "$knob" 2> /dev/null || return 0
-  echo "transparent huge pages: always for this run (was: $before)"
-  # shellcheck disable=SC2064 # the value is the one read now
-  trap "echo '$before' > '$knob' 2> /dev/null || true" EXIT
-}
-
 # A clean clone starts from the machine's last TypeScript outputs (scripts/lib/tsc-cache.mjs):
 # tsc -b then checks and emits only what changed.
 sluice_build() {
