@@ -214,14 +214,15 @@ async function sharedPostgres() {
  * background set-up (the build) has ended and the files that start a node of their own (`alone`)
  * have run, one at a time: no second node can run beside the shared one on this machine.
  */
-async function sharedClusters(kubePlan, alone, setup) {
+async function sharedClusters(kubePlan, alone, setup, database) {
   let status = 0;
   if (setup !== undefined) {
     ({ status } = await setup);
     // A failed set-up is reported by the tests that need it, with its step and log.
     say(`[background set-up] finished: ${status === 0 ? 'ok' : `failed (${status})`}`);
   }
-  await postgres.catch(() => undefined);
+  // The kube files' control planes use the shared PostgreSQL (cluster-fixture.ts).
+  await database;
   await runPool(alone, { limit: 1, tierLimits: { kube: 1 }, ready: {}, onDone });
   if (status !== 0) return undefined;
   const { startSharedClusters } = await testkit();
@@ -312,12 +313,19 @@ const alone = jobs.filter((j) => kubePlan?.alone.includes(join(root, j.name)));
 for (const job of jobs) {
   if (kubePlan?.modesOf[job.file]?.join() === 'api-only') job.first = true;
 }
-const clusters = kubePlan ? sharedClusters(kubePlan, alone, setup) : undefined;
+const clusters = kubePlan
+  ? sharedClusters(
+      kubePlan,
+      alone,
+      setup,
+      postgres.catch(() => undefined),
+    )
+  : undefined;
 const ready = {
   int: postgres.catch(() => undefined),
   e2e: postgres.catch(() => undefined),
+  // sharedClusters waits for the PostgreSQL server too.
   kube: clusters?.catch((error) => say(`[kube clusters] could not start: ${error.message}`)),
-  // (the PostgreSQL server is awaited in sharedClusters, before the first kube file runs)
 };
 const tierLimits = Object.fromEntries(tiers.map((t) => [t, TIER_LIMITS[t] ?? JOBS]));
 

@@ -101,12 +101,19 @@ export async function startControlPlane(options: {
     await stopChild(child);
     await own?.close();
   };
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
   try {
+    // A server that exits (a bad setting, a database it cannot reach) ends the wait at once.
     await waitForProbe(
-      'the control plane',
-      async () => (await fetch(`${url}/api/health`)).ok,
+      `the control plane (its log: ${options.logPath})`,
+      async () => exited() || (await fetch(`${url}/api/health`)).ok,
       60_000,
     );
+    if (exited()) {
+      throw new Error(
+        `the control plane exited (${child.exitCode ?? child.signalCode}) before it answered; its log: ${options.logPath}`,
+      );
+    }
   } catch (error) {
     await stop();
     throw error;
