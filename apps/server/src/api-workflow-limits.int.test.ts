@@ -72,17 +72,18 @@ async function startSteps(engine: SluiceClient): Promise<void> {
   await engine.call('engineEvents', { body: { events } });
 }
 
-/**
- * What an engine does with a cancel: waits for it on the control channel, then reports the
- * build `terminated` as the engine's own cancel does. Resolves with how long the wait took.
- */
-async function obeyCancel(engine: SluiceClient): Promise<number> {
+/** Waits on the engine's control channel for a cancel; resolves with the time it came. */
+async function waitForCancel(engine: SluiceClient): Promise<number> {
   const started = Date.now();
   for (;;) {
     const { messages } = await engine.call('engineControl', { query: { after: 0, wait: 5 } });
-    if (messages.some((m) => m.kind === 'cancel')) break;
+    if (messages.some((m) => m.kind === 'cancel')) return Date.now();
     assert.ok(Date.now() - started < 20_000, 'no cancel came');
   }
+}
+
+/** What an engine's own cancel reports: the build `terminated`. */
+async function reportTerminated(engine: SluiceClient): Promise<void> {
   const finished = {
     type: 'build-finished' as const,
     status: 'terminated' as const,
@@ -90,7 +91,12 @@ async function obeyCancel(engine: SluiceClient): Promise<number> {
     at: at(),
   };
   await engine.call('engineEvents', { body: { events: [finished] } });
-  return Date.now() - started;
+}
+
+/** What an engine does with a cancel: waits for it, then reports the build `terminated`. */
+async function obeyCancel(engine: SluiceClient): Promise<void> {
+  await waitForCancel(engine);
+  await reportTerminated(engine);
 }
 
 async function waitFor(
@@ -118,13 +124,18 @@ async function assertStopTask(agent: SluiceClient, buildId: string): Promise<voi
   );
 }
 
-/** Log lines, one chunk every `everyMs`, for `forMs`. */
-async function logFor(engine: SluiceClient, forMs: number, everyMs = 300): Promise<number> {
+/** Log lines, one chunk every `everyMs`, for `forMs` or until `signal` aborts. */
+async function logFor(
+  engine: SluiceClient,
+  forMs: number,
+  everyMs = 300,
+  signal?: AbortSignal,
+): Promise<number> {
   let seq = 0;
-  for (const end = Date.now() + forMs; Date.now() < end; seq += 1) {
+  for (const end = Date.now() + forMs; Date.now() < end && signal?.aborted !== true; seq += 1) {
     const lines = [{ step: 'build', stream: 'stdout' as const, line: `line ${seq}`, at: at() }];
     await engine.call('engineLog', { body: { seq, lines } });
-    await sleep(everyMs);
+    await sleep(everyMs, undefined, { signal }).catch(() => undefined);
   }
   return seq;
 }
@@ -213,8 +224,16 @@ databases.test(
         MAXIMUM_ALLOWED_WORKFLOW_AGE_BEFORE_TERMINATION: 2,
       });
       await startSteps(engine);
-      const [waited] = await Promise.all([obeyCancel(engine), logFor(engine, 1500)]);
-      assert.ok(waited >= 1000, `stopped after ${waited} ms, before its age of 2 s`);
+      // The engine prints until the cancel comes, and only then reports the build ended (its
+      // token is revoked once it has): output does not keep an old build alive.
+      const stopLogging = new AbortController();
+      const logging = logFor(engine, 60_000, 300, stopLogging.signal);
+      const cancelledAt = await waitForCancel(engine);
+      stopLogging.abort();
+      assert.ok((await logging) >= 1, 'the build printed nothing before it was stopped');
+      await reportTerminated(engine);
+      const age = cancelledAt - Date.parse(build.createdAt);
+      assert.ok(age >= 2000, `stopped at an age of ${age} ms, before its maximum of 2 s`);
       const ended = await waitFor(t, build.id, finished);
       assert.equal(ended.status, 'terminated');
       assert.equal(
@@ -233,11 +252,12 @@ databases.test(
   async (database) => {
     const t = await startTestServer(database, FAST);
     try {
-      const { build, agent, engine } = await handOut(t, { TIME_INACTIVE_UNTIL_TERMINATION: 1 });
+      const { build, agent, engine } = await handOut(t, { TIME_INACTIVE_UNTIL_TERMINATION: 2 });
       await startSteps(engine);
-      // Three times the limit with output every 300 ms: never inactive for a second.
+      // Twice the limit with output every 300 ms: never inactive for two seconds (a limit of
+      // one second could pass on a loaded machine between two lines).
       const cancelled = obeyCancel(engine);
-      await logFor(engine, 3000);
+      await logFor(engine, 4000);
       assert.equal(
         (await t.admin.call('getBuild', { params: { buildId: build.id } })).status,
         'running',
@@ -247,7 +267,7 @@ databases.test(
       assert.equal(ended.status, 'terminated');
       assert.equal(
         ended.reason,
-        'stopped: no log output for 1 s (TIME_INACTIVE_UNTIL_TERMINATION)',
+        'stopped: no log output for 2 s (TIME_INACTIVE_UNTIL_TERMINATION)',
       );
       await assertStopTask(agent, build.id);
     } finally {

@@ -155,6 +155,8 @@ test('a service account token without delete pods: exactly that is missing, and 
   assert.deepEqual(await kube.missingPermissions(NS, AGENT_PERMISSIONS), [
     { verb: 'delete', resource: 'pods' },
   ]);
+  // One rules review, then an access review for the one permission its rules do not grant.
+  assert.equal(kube.requestStats().requests, 2);
   assert.equal(await kube.create(configMap('by-token')), 'created');
   const err = await rejection(kube.delete({ kind: 'Pod', namespace: NS, name: 'any' }));
   const { outcome, reason } = classifyKubeError(err, 'delete');

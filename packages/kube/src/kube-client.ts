@@ -31,7 +31,7 @@ import { createKubeCredentials } from './kube-credentials.js';
 import type { KubeCredentials } from './kube-credentials.js';
 import { checkKind, checkManifest, objectPath } from './kube-objects.js';
 import type { KubeKind, ListedObject } from './kube-objects.js';
-import { formatPermissions } from './kube-permissions.js';
+import { findMissing } from './kube-permissions.js';
 import type { KubePermission } from './kube-permissions.js';
 import type { ProxyEnv } from '@sluice/protocol/node';
 import { createKubeTransport } from './kube-transport.js';
@@ -148,7 +148,6 @@ export type KubeRawRequest = Omit<KubeHttpRequest, 'headers' | 'signal'> & {
 };
 type Request = KubeRawRequest;
 
-const ACCESS_REVIEWS = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
 const MERGE_PATCH = 'application/merge-patch+json';
 
 export class KubeClient {
@@ -317,33 +316,19 @@ export class KubeClient {
     return { gitVersion: info.gitVersion ?? '', major: info.major ?? '', minor: info.minor ?? '' };
   }
 
-  /** Those of `needs` the client's identity may not do in `namespace` (SelfSubjectAccessReview). */
+  /** Those of `needs` the client's identity may not do in `namespace` (`findMissing`). */
   async missingPermissions(
     namespace: string,
     needs: readonly KubePermission[],
     options: KubeRequestOptions = {},
   ): Promise<KubePermission[]> {
-    const allowed = await Promise.all(
-      needs.map(async (need) => {
-        const target = { kind: `access review (${formatPermissions([need])})`, namespace };
-        const review = await this.#json<{ status?: { allowed?: boolean } }>(
-          'create',
-          target,
-          options.signal,
-          {
-            method: 'POST',
-            path: ACCESS_REVIEWS,
-            body: JSON.stringify({
-              apiVersion: 'authorization.k8s.io/v1',
-              kind: 'SelfSubjectAccessReview',
-              spec: { resourceAttributes: { namespace, ...need, group: need.group ?? '' } },
-            }),
-          },
-        );
-        return review.status?.allowed === true;
+    return findMissing(namespace, needs, (review) =>
+      this.#json('create', { kind: review.kind, namespace }, options.signal, {
+        method: 'POST',
+        path: review.path,
+        body: JSON.stringify(review.body),
       }),
     );
-    return needs.filter((_, index) => allowed[index] !== true);
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
  * The RBAC permissions the runner agent needs in a runtime's namespace, and how they are named
- * to people (`delete pods, create persistentvolumeclaims`), as `kubectl auth can-i` would.
+ * to people (`delete pods, create persistentvolumeclaims`), as `kubectl auth can-i` would, and
+ * which of them an identity lacks in a namespace.
  * @module
  */
 import { KUBE_RESOURCES } from './kube-objects.js';
@@ -41,4 +42,78 @@ export function formatPermissions(permissions: readonly KubePermission[]): strin
       group === undefined || group === '' ? `${verb} ${resource}` : `${verb} ${resource}.${group}`,
     )
     .join(', ');
+}
+
+/** A rule of a SelfSubjectRulesReview's `status.resourceRules`. */
+interface KubeResourceRule {
+  verbs?: readonly string[];
+  apiGroups?: readonly string[];
+  resources?: readonly string[];
+  resourceNames?: readonly string[];
+}
+
+const covers = (values: readonly string[] | undefined, value: string) =>
+  values?.some((v) => v === '*' || v === value) === true;
+
+/**
+ * Whether one of `rules` grants `need` on every object of its resource. A rule limited to named
+ * objects (`resourceNames`) grants nothing here: the agent creates, lists and deletes objects
+ * whose names it makes.
+ */
+export function grantedByRules(rules: readonly KubeResourceRule[], need: KubePermission): boolean {
+  return rules.some(
+    (rule) =>
+      (rule.resourceNames ?? []).length === 0 &&
+      covers(rule.verbs, need.verb) &&
+      covers(rule.apiGroups, need.group ?? '') &&
+      covers(rule.resources, need.resource),
+  );
+}
+
+/** A review to create, by the client that asks (`KubeClient.missingPermissions`). */
+export interface KubeReview {
+  kind: string;
+  path: string;
+  body: object;
+}
+
+const AUTHORIZATION = '/apis/authorization.k8s.io/v1';
+
+/**
+ * Those of `needs` the asker may not do in `namespace`. One SelfSubjectRulesReview lists what it
+ * may do; only what those rules do not grant is asked again one by one (SelfSubjectAccessReview),
+ * since the rules can be incomplete (an authorizer besides RBAC, a rule limited to named
+ * objects). The agent's health check runs this on every heartbeat for every runtime: one request
+ * when everything is granted, instead of one per permission.
+ */
+export async function findMissing(
+  namespace: string,
+  needs: readonly KubePermission[],
+  create: (review: KubeReview) => Promise<unknown>,
+): Promise<KubePermission[]> {
+  const rules = (await create({
+    kind: 'rules review',
+    path: `${AUTHORIZATION}/selfsubjectrulesreviews`,
+    body: {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectRulesReview',
+      spec: { namespace },
+    },
+  })) as { status?: { resourceRules?: KubeResourceRule[] } } | undefined;
+  const unsure = needs.filter((need) => !grantedByRules(rules?.status?.resourceRules ?? [], need));
+  const allowed = await Promise.all(
+    unsure.map(async (need) => {
+      const answer = (await create({
+        kind: `access review (${formatPermissions([need])})`,
+        path: `${AUTHORIZATION}/selfsubjectaccessreviews`,
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectAccessReview',
+          spec: { resourceAttributes: { namespace, ...need, group: need.group ?? '' } },
+        },
+      })) as { status?: { allowed?: boolean } } | undefined;
+      return answer?.status?.allowed === true;
+    }),
+  );
+  return unsure.filter((_, index) => allowed[index] !== true);
 }

@@ -1,7 +1,8 @@
 /**
  * The health of a Kubernetes runtime as the heartbeat reports it: does the API server answer
  * (`api-server`), and may the agent's identity do what builds need in the namespace
- * (`permissions`, by SelfSubjectAccessReview; the message lists what is missing).
+ * (`permissions`, `KubeClient.missingPermissions`: one rules review when all is granted; the
+ * message lists what is missing).
  * @module
  */
 import { AGENT_PERMISSIONS, classifyKubeError, formatPermissions } from '@sluice/kube';
