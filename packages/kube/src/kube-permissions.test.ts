@@ -72,3 +72,20 @@ test('what the rules do not grant is asked one by one, and only that', async () 
       'get persistentvolumeclaims, patch persistentvolumeclaims, create services, get services',
   );
 });
+
+test('cluster-wide needs (no namespace) are each asked: a rules review needs a namespace', async () => {
+  const asked: string[] = [];
+  const needs = [
+    { verb: 'create', resource: 'namespaces' },
+    { verb: 'create', resource: 'clusterroles', group: 'rbac.authorization.k8s.io' },
+  ];
+  const missing = await findMissing('', needs, (review) => {
+    asked.push(review.kind);
+    return Promise.resolve({ status: { allowed: review.kind.includes('namespaces') } });
+  });
+  assert.deepEqual(asked, [
+    'access review (create namespaces)',
+    'access review (create clusterroles.rbac.authorization.k8s.io)',
+  ]);
+  assert.deepEqual(missing, [needs[1]]);
+});

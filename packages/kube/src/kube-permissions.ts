@@ -80,26 +80,31 @@ export interface KubeReview {
 const AUTHORIZATION = '/apis/authorization.k8s.io/v1';
 
 /**
- * Those of `needs` the asker may not do in `namespace`. One SelfSubjectRulesReview lists what it
- * may do; only what those rules do not grant is asked again one by one (SelfSubjectAccessReview),
- * since the rules can be incomplete (an authorizer besides RBAC, a rule limited to named
- * objects). The agent's health check runs this on every heartbeat for every runtime: one request
- * when everything is granted, instead of one per permission.
+ * Those of `needs` the asker may not do in `namespace` ('' for cluster-wide needs, each asked
+ * on its own). One SelfSubjectRulesReview lists what it may do in the namespace; only what those
+ * rules do not grant is asked again one by one (SelfSubjectAccessReview), since the rules can
+ * be incomplete (an authorizer besides RBAC, a rule limited to named objects). The agent's
+ * health check runs this on every heartbeat for every runtime: one request when everything is
+ * granted, instead of one per permission.
  */
 export async function findMissing(
   namespace: string,
   needs: readonly KubePermission[],
   create: (review: KubeReview) => Promise<unknown>,
 ): Promise<KubePermission[]> {
-  const rules = (await create({
-    kind: 'rules review',
-    path: `${AUTHORIZATION}/selfsubjectrulesreviews`,
-    body: {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectRulesReview',
-      spec: { namespace },
-    },
-  })) as { status?: { resourceRules?: KubeResourceRule[] } } | undefined;
+  // A rules review is of one namespace: cluster-wide needs (namespace '') are asked one by one.
+  const rules =
+    namespace === ''
+      ? undefined
+      : ((await create({
+          kind: 'rules review',
+          path: `${AUTHORIZATION}/selfsubjectrulesreviews`,
+          body: {
+            apiVersion: 'authorization.k8s.io/v1',
+            kind: 'SelfSubjectRulesReview',
+            spec: { namespace },
+          },
+        })) as { status?: { resourceRules?: KubeResourceRule[] } } | undefined);
   const unsure = needs.filter((need) => !grantedByRules(rules?.status?.resourceRules ?? [], need));
   const allowed = await Promise.all(
     unsure.map(async (need) => {
