@@ -34,6 +34,7 @@ import { runRemoteBuild } from './process/remote-build.js';
 import { stepSettingsFrom } from './base/step-settings.js';
 import { waitForDocker } from './containers/wait-for-docker.js';
 import { warmUpDaemon } from './containers/daemon-warm-up.js';
+import type { SpareSandbox } from './containers/daemon-warm-up.js';
 
 /**
  * `images/` beside the bundled CLI: in the engine image, the images it loads onto a build's
@@ -57,6 +58,12 @@ export interface EngineMainOptions {
   /** `--docker-host`: wins over DOCKER_HOST. */
   dockerHost?: string;
 }
+
+/**
+ * What a warm-pool pod's daemon warm-up left for the build this engine will run (set before the
+ * handover, read once by `engineMain`): one build per engine process.
+ */
+let spareSandbox: SpareSandbox | undefined;
 
 /** Runs the build of the engine token in the environment; the exit code. */
 export async function engineMain(options: EngineMainOptions): Promise<number> {
@@ -109,6 +116,7 @@ export async function engineMain(options: EngineMainOptions): Promise<number> {
       cleaner: engine.cleaner,
       clusterCredentials: engine.clusterCredentials,
       carriedImagesDir: CARRIED_IMAGES_DIR,
+      spareSandbox,
     });
     await connection.close();
     const reason = result.reason === undefined ? '' : `: ${result.reason}`;
@@ -162,11 +170,12 @@ export async function awaitStandbyHandover(): Promise<boolean> {
   // A Kubernetes warm-pool pod's engine: its build comes over the network, not a channel.
   const pool = poolEngineSettings();
   if (pool !== undefined) {
-    const daemon = (docker: DockerClient) =>
-      warmUpDaemon(docker, {
+    const daemon = async (docker: DockerClient) => {
+      spareSandbox = await warmUpDaemon(docker, {
         carriedImagesDir: CARRIED_IMAGES_DIR,
         log: createLogger({ level: 'info' }),
       });
+    };
     return awaitPoolHandover(pool, { engine: warmUpEngine, daemon }).then(() => true);
   }
   if (!startedAsStandby()) return true;

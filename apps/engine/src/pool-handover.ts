@@ -2,7 +2,7 @@
  * The engine's side of a Kubernetes warm-pool pod (apps/runner/src/backends/kubernetes/warm-pool.ts): the
  * engine starts with its daemon beside it in the pod, before any build exists, loads and warms
  * up, waits until the daemon answers on the pod's socket, warms the daemon up too (its carried
- * images loaded, a first network and container run and removed: containers/daemon-warm-up.ts),
+ * images loaded, and the build's network and sandbox made ahead: containers/daemon-warm-up.ts),
  * and only then listens on its handover port (the pod's readiness probe: a Ready pool pod can
  * run a build at once). Its agent takes the
  * pod for a build and POSTs the build's variables with the pod's key (a file from the pod's
@@ -30,7 +30,10 @@ const DAEMON_WARM_UP_MS = 10_000;
 /** Resolves once a build's variables are in this process's environment. */
 export async function awaitPoolHandover(
   settings: PoolEngineSettings,
-  warmUp: { engine?: () => Promise<void>; daemon?: (docker: DockerClient) => Promise<void> } = {},
+  warmUp: {
+    engine?: () => Promise<void>;
+    daemon?: (docker: DockerClient) => Promise<unknown>;
+  } = {},
 ): Promise<void> {
   const key = readFileSync(settings.keyFile, 'utf8').trim();
   await Promise.race([

@@ -9,7 +9,13 @@ import { DockerClient } from '@sluice/docker';
 import { memoryLogger } from '@sluice/log';
 import { ensureDockerEngine, ensureTestImages, makeTempDir, runCommand } from '@sluice/testkit';
 import { carriedImages, loadCarriedImages } from './carried-images.js';
-import { WARM_UP_BUILD, warmUpDaemon } from './daemon-warm-up.js';
+import {
+  removeSpare,
+  SPARE_NAME,
+  spareRuns,
+  WARM_UP_BUILD,
+  warmUpDaemon,
+} from './daemon-warm-up.js';
 import { ensureImagePresent } from './container-run.js';
 import { createStepRuntime } from '../steps/step-runtime.test-support.js';
 
@@ -96,30 +102,54 @@ test('no index, or a damaged archive, loads nothing and fails no build', async (
   }
 });
 
-test("a pool pod's daemon warm-up loads the carried images, runs one container on a network of its own, and leaves nothing", async () => {
+test("a pool pod's daemon warm-up loads the carried images and leaves one running sandbox on its network, which the next warm-up replaces", async () => {
   const index = { images: { [IMAGE]: 'carried.tar' } };
   await writeFile(join(temp.path, 'index.json'), JSON.stringify(index));
   await runCommand('docker', ['rmi', '-f', IMAGE]);
-  const since = Math.floor(Date.now() / 1000) - 1;
   const { logger, lines } = memoryLogger('info');
-  await warmUpDaemon(docker, { carriedImagesDir: temp.path, log: logger });
-  assert.equal(await docker.imageExists(IMAGE), true, 'the carried image is loaded');
+  // By name: other files' builds (a spare of their own) run on this daemon meanwhile.
   const label = `label=io.sluice.build-id=${WARM_UP_BUILD}`;
-  const events = await dockerCli(
-    'events',
-    ...['--since', String(since), '--until', String(Math.ceil(Date.now() / 1000) + 1)],
-    ...['--filter', label, '--filter', 'type=container', '--format', '{{.Action}}'],
-  );
-  assert.ok(
-    events.split('\n').includes('start'),
-    `a container ran: ${events}\n${lines.join('\n')}`,
-  );
-  assert.equal((await dockerCli('ps', '-aq', '--filter', label)).trim(), '', 'no container left');
+  const named = `name=${SPARE_NAME}`;
+  const running = async () =>
+    (await dockerCli('ps', '-q', '--no-trunc', '--filter', label, '--filter', named))
+      .trim()
+      .split('\n');
+  const networks = async () =>
+    (
+      await dockerCli(
+        'network',
+        'ls',
+        '--format',
+        '{{.Name}}',
+        '--filter',
+        label,
+        '--filter',
+        named,
+      )
+    ).trim();
+  const first = await warmUpDaemon(docker, { carriedImagesDir: temp.path, log: logger });
+  try {
+    assert.equal(await docker.imageExists(IMAGE), true, 'the carried image is loaded');
+    assert.ok(first !== undefined, `a spare sandbox: ${lines.join('\n')}`);
+    assert.equal(first.networkName, SPARE_NAME);
+    assert.deepEqual(await running(), [first.sandboxId]);
+    assert.equal(await spareRuns(docker, first), true);
+    assert.equal(await networks(), SPARE_NAME);
+    // A later pod on the same volume: the spare the first left (no build took it) is replaced.
+    const second = await warmUpDaemon(docker, { carriedImagesDir: temp.path, log: logger });
+    assert.ok(second !== undefined && second.sandboxId !== first.sandboxId);
+    assert.deepEqual(await running(), [second.sandboxId]);
+    assert.equal(await spareRuns(docker, first), false);
+    assert.equal(await networks(), SPARE_NAME, 'one network');
+  } finally {
+    await removeSpare(docker, { networkName: SPARE_NAME, sandboxId: SPARE_NAME });
+  }
   assert.equal(
-    (await dockerCli('network', 'ls', '-q', '--filter', label)).trim(),
+    (await dockerCli('ps', '-aq', '--filter', label, '--filter', named)).trim(),
     '',
-    'no network',
+    'no container left',
   );
+  assert.equal(await networks(), '', 'no network left');
   assert.ok(!lines.some((line) => line.includes('did not run a container')), lines.join('\n'));
 });
 

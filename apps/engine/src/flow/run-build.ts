@@ -21,6 +21,8 @@ import type { RepositoryDefinition } from './repository-definition.js';
 import { SecretMasker } from '../base/secret-masker.js';
 import { LABELS, containerNameFor, networkNameFor, volumeNameFor } from '../base/resource-names.js';
 import { DEFAULT_SANDBOX_IMAGE, startSandbox } from '../containers/build-sandbox.js';
+import { removeSpare, spareRuns } from '../containers/daemon-warm-up.js';
+import type { SpareSandbox } from '../containers/daemon-warm-up.js';
 import { carriedImages, loadCarriedImages } from '../containers/carried-images.js';
 import { mergeKubeconfigs } from '../base/kube-contexts.js';
 import type { KubeCluster } from '../base/kube-contexts.js';
@@ -61,6 +63,11 @@ export interface RunBuildOptions {
   sandboxImage?: string;
   /** Images to load onto the daemon when it lacks them (carried-images.ts), before anything runs. */
   carriedImagesDir?: string;
+  /**
+   * A network with its sandbox running, made before the build (a warm-pool pod's daemon
+   * warm-up): the build uses them instead of making its own, and removes them at its end.
+   */
+  spareSandbox?: SpareSandbox;
   onEvent: BuildEventSink;
   signal?: AbortSignal;
   logger?: Logger;
@@ -122,7 +129,8 @@ export async function runBuild(
     secrets: options.secrets ?? {},
     steps: [...pipeline.steps, ...hookSteps(pipeline.hooks)],
   });
-  const emit: BuildEventSink = options.onEvent;
+  // The cleaner starts once the first step runs (startBuildCleaner).
+  const { emit, ran: firstStepRan } = watchFirstStep(options.onEvent);
   emit({
     type: 'build-started',
     buildId: options.buildId,
@@ -173,7 +181,7 @@ export async function runBuild(
   let deniedClusters: readonly DeniedCluster[] = options.deniedClusters ?? [];
   try {
     if (fromRepository !== undefined) {
-      await prepareResources(runtime, options.volumeKey, options.carriedImagesDir);
+      await prepareResources(runtime, options);
       const read = await readRepositoryDefinition(fromRepository, runtime);
       if (!read.ok) throw new DefinitionRefused(read.reason);
       if (read.grants !== undefined)
@@ -196,9 +204,8 @@ export async function runBuild(
       skipAll(pipeline, flow, why);
       ({ result, reason } = { result: 'failure', reason: refused });
     } else {
-      if (fromRepository === undefined)
-        await prepareResources(runtime, options.volumeKey, options.carriedImagesDir);
-      cleaner = startBuildCleaner(runtime, options.cleaner);
+      if (fromRepository === undefined) await prepareResources(runtime, options);
+      cleaner = startBuildCleaner(runtime, options.cleaner, firstStepRan);
       ({ result, reason } = await runPipeline(flow));
     }
   } catch (err) {
@@ -215,7 +222,7 @@ export async function runBuild(
       });
     }
   } finally {
-    await cleanUp(runtime, log);
+    await cleanUp(runtime, log, options.spareSandbox);
     await cleaner?.finish();
   }
   const durationMs = clock() - startedAt;
@@ -302,30 +309,62 @@ function skipAll(pipeline: Pipeline, flow: BuildFlow, reason: string): void {
 }
 
 /**
+ * The build's event sink, watched: `ran` settles once a step of the build has printed or ended
+ * (its container has run), or a while after the first step started (one that prints nothing
+ * for long).
+ */
+function watchFirstStep(sink: BuildEventSink): { emit: BuildEventSink; ran: Promise<void> } {
+  let ran: () => void = () => undefined;
+  const watched = new Promise<void>((resolve) => (ran = resolve));
+  let timer: NodeJS.Timeout | undefined;
+  const emit: BuildEventSink = (event) => {
+    sink(event);
+    if (event.type === 'step-started' && timer === undefined)
+      timer = setTimeout(ran, FIRST_STEP_QUIET_MS).unref();
+    if ((event.type === 'step-log' && event.step !== '') || event.type === 'step-finished') {
+      clearTimeout(timer);
+      ran();
+    }
+  };
+  return { emit, ran: watched };
+}
+
+/** How long a first step that prints nothing holds the cleaner's start back. */
+const FIRST_STEP_QUIET_MS = 5_000;
+
+/**
  * The build's volume, and its network with the sandbox on it, made side by side: they do not
  * depend on each other, and they stand between the engine's start and the first step. Both are
- * waited for before a failure is thrown, so that nothing is created after the clean-up.
+ * waited for before a failure is thrown, so that nothing is created after the clean-up. A spare
+ * sandbox that still runs stands in for the network and the sandbox.
  */
 async function prepareResources(
   runtime: StepRuntime,
-  volumeKey: string,
-  carriedImagesDir: string | undefined,
+  options: Pick<RunBuildOptions, 'volumeKey' | 'carriedImagesDir' | 'spareSandbox'>,
 ): Promise<void> {
+  const { carriedImagesDir, spareSandbox } = options;
+  const spare =
+    spareSandbox !== undefined && (await spareRuns(runtime.docker, spareSandbox).catch(() => false))
+      ? spareSandbox
+      : undefined;
+  if (spare !== undefined) runtime.networkName = spare.networkName;
   const [volume, sandbox] = await Promise.allSettled([
-    ensureBuildVolume(runtime, volumeKey),
-    Promise.all([
-      runtime.docker.createNetwork(runtime.networkName, runtime.labels),
-      // The sandbox's image among them: on a new air-gapped volume it is not there yet.
-      loadCarriedImages(runtime.docker, carriedImagesDir, runtime.log),
-    ]).then(() =>
-      startSandbox(runtime.docker, {
-        containerName: containerNameFor(runtime.buildId, 'sandbox', 0),
-        networkName: runtime.networkName,
-        image: runtime.sandboxImage,
-        labels: runtime.labels,
-        log: runtime.log,
-      }),
-    ),
+    ensureBuildVolume(runtime, options.volumeKey),
+    spare !== undefined
+      ? loadCarriedImages(runtime.docker, carriedImagesDir, runtime.log).then(() => spare.sandboxId)
+      : Promise.all([
+          runtime.docker.createNetwork(runtime.networkName, runtime.labels),
+          // The sandbox's image among them: on a new air-gapped volume it is not there yet.
+          loadCarriedImages(runtime.docker, carriedImagesDir, runtime.log),
+        ]).then(() =>
+          startSandbox(runtime.docker, {
+            containerName: containerNameFor(runtime.buildId, 'sandbox', 0),
+            networkName: runtime.networkName,
+            image: runtime.sandboxImage,
+            labels: runtime.labels,
+            log: runtime.log,
+          }),
+        ),
   ]);
   if (volume.status === 'rejected') throw volume.reason;
   if (sandbox.status === 'rejected') throw sandbox.reason;
@@ -358,12 +397,16 @@ async function ensureBuildVolume(runtime: StepRuntime, volumeKey: string) {
   return volume;
 }
 
-/** Removes every container and the network of the build, whatever happened. */
-async function cleanUp(runtime: StepRuntime, log: Logger): Promise<void> {
+/**
+ * Removes every container and the network of the build, whatever happened, and the spare
+ * sandbox it was given, used or not (its container carries the warm-up's labels, not the build's).
+ */
+async function cleanUp(runtime: StepRuntime, log: Logger, spare?: SpareSandbox): Promise<void> {
   try {
     for (const container of await runtime.docker.listContainers(runtime.labels)) {
       await runtime.docker.removeContainer(container.id);
     }
+    if (spare !== undefined) await removeSpare(runtime.docker, spare);
     await runtime.docker.removeNetwork(runtime.networkName);
   } catch (err) {
     log.warn('could not remove build resources', {

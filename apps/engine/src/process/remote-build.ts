@@ -36,6 +36,7 @@ import { ApprovalInbox, startLiveness } from './engine-liveness.js';
 import type { BuildEvent, BuildResult } from '../base/build-events.js';
 import type { StepSettings } from '../base/step-settings.js';
 import type { CleanerSettings } from '../cleaner/cleaner-settings.js';
+import type { SpareSandbox } from '../containers/daemon-warm-up.js';
 
 export interface RunRemoteBuildOptions {
   serverUrl: string;
@@ -76,6 +77,8 @@ export interface RunRemoteBuildOptions {
   cleaner?: CleanerSettings;
   /** Images the engine carries for a daemon that cannot pull them (carried-images.ts). */
   carriedImagesDir?: string;
+  /** The network and sandbox a warm-pool pod's warm-up left for its build. */
+  spareSandbox?: SpareSandbox;
 }
 
 export const DEFAULT_LOG_DRAIN_TIMEOUT_MS = 15 * 60_000;
@@ -153,6 +156,7 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
       userVolumeMounts: options.stepSettings?.mounts,
       cleaner: options.cleaner,
       carriedImagesDir: options.carriedImagesDir,
+      spareSandbox: options.spareSandbox,
       approve: approvals.gate,
       onEvent: (event) => forward(outbox, limit, event),
       signal: cancel.signal,
