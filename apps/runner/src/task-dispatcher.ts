@@ -3,16 +3,24 @@
  * one worker at a time (reference §1.4: a build is never worked by two workers), at most
  * `concurrency` builds at once, at most `queueSize` tasks held so the poll loop knows when to
  * stop asking. A task the server hands out again while it is still held (its lease ran out) is
- * not taken twice.
+ * not taken twice. A build's next task starts once the one before is done, without waiting for
+ * that one's report to reach the control plane (`TaskRun`): the reports go in order behind the
+ * work, and a task stays held until its report is delivered.
  * @module
  */
 import type { Task } from '@sluice/protocol';
 
+/**
+ * Carries out one task; must not throw. It resolves once the task's work is done, with
+ * `reported` when its outcome is still on its way to the control plane.
+ */
+export type TaskRun = (task: Task) => Promise<{ reported?: Promise<void> } | void>;
+
 export interface TaskDispatcherOptions {
   concurrency: number;
   queueSize: number;
-  /** Carries out one task and reports it; must not throw. Or set later with `setRunner`. */
-  run?: (task: Task) => Promise<void>;
+  /** Carries out one task and reports it (`TaskRun`). Or set later with `setRunner`. */
+  run?: TaskRun;
   /** Called when the number of builds being worked changes. */
   onActiveChange?(active: number): void;
 }
@@ -21,11 +29,15 @@ interface BuildQueue {
   key: string;
   tasks: Task[];
   running: boolean;
+  /** Reports of its done tasks still on their way. */
+  reporting: number;
+  /** Wakes its worker waiting for a task or a report. */
+  wake?: () => void;
 }
 
 export class TaskDispatcher {
   readonly #options: TaskDispatcherOptions;
-  #run: (task: Task) => Promise<void>;
+  #run: TaskRun;
   /** Builds with tasks held, in the order their first task arrived. */
   readonly #builds = new Map<string, BuildQueue>();
   readonly #heldIds = new Set<string>();
@@ -38,7 +50,7 @@ export class TaskDispatcher {
     this.#run = options.run ?? (() => Promise.reject(new Error('No task runner set')));
   }
 
-  setRunner(run: (task: Task) => Promise<void>): void {
+  setRunner(run: TaskRun): void {
     this.#run = run;
   }
 
@@ -75,10 +87,11 @@ export class TaskDispatcher {
       const key = task.buildId ?? `task:${task.id}`;
       let queue = this.#builds.get(key);
       if (queue === undefined) {
-        queue = { key, tasks: [], running: false };
+        queue = { key, tasks: [], running: false, reporting: 0 };
         this.#builds.set(key, queue);
       }
       queue.tasks.push(task);
+      queue.wake?.();
       taken += 1;
     }
     this.#pump();
@@ -121,12 +134,34 @@ export class TaskDispatcher {
   }
 
   async #work(queue: BuildQueue): Promise<void> {
-    for (let task = queue.tasks.shift(); task !== undefined; task = queue.tasks.shift()) {
-      try {
-        await this.#run(task);
-      } finally {
+    for (;;) {
+      const task = queue.tasks.shift();
+      if (task === undefined) {
+        // The build is done when its last report is: a task submitted meanwhile is worked first.
+        if (queue.reporting === 0) break;
+        await new Promise<void>((resolve) => (queue.wake = resolve));
+        queue.wake = undefined;
+        continue;
+      }
+      const release = () => {
         this.#heldIds.delete(task.id);
         this.#notify(this.#room);
+      };
+      let reported: Promise<void> | undefined;
+      try {
+        reported = (await this.#run(task))?.reported;
+      } finally {
+        if (reported === undefined) release();
+        else {
+          queue.reporting += 1;
+          void reported
+            .catch(() => undefined)
+            .then(() => {
+              queue.reporting -= 1;
+              release();
+              queue.wake?.();
+            });
+        }
       }
     }
     queue.running = false;
