@@ -132,36 +132,3 @@ test('drain resolves true once every task is done, false when the time runs out'
   assert.equal(await drained, true);
   assert.equal(await d.drain(0), true);
 });
-
-test("a build's next task starts once the one before is done, while its report is on its way; each stays held until reported", async () => {
-  const started: string[] = [];
-  const reports = new Map<string, () => void>();
-  const d = TaskDispatcher.create({
-    concurrency: 1,
-    queueSize: 10,
-    run: (t) => {
-      started.push(t.id);
-      const reported = new Promise<void>((resolve) => reports.set(t.id, resolve));
-      return Promise.resolve({ reported });
-    },
-  });
-  d.submit([task('a1', 'a', 0), task('a2', 'a', 1)]);
-  await new Promise((r) => setImmediate(r));
-  assert.deepEqual(started, ['a1', 'a2'], 'a2 did not wait for the report of a1');
-  assert.equal(d.held, 2);
-  assert.deepEqual([...d.busyBuilds()], ['a']);
-  // A task of the build submitted while the reports are on their way is still worked.
-  d.submit([task('a3', 'a', 2)]);
-  await new Promise((r) => setImmediate(r));
-  assert.deepEqual(started, ['a1', 'a2', 'a3']);
-  const drained = d.drain(60_000);
-  reports.get('a1')?.();
-  await new Promise((r) => setImmediate(r));
-  assert.equal(d.held, 2);
-  reports.get('a2')?.();
-  reports.get('a3')?.();
-  assert.equal(await drained, true);
-  assert.equal(d.held, 0);
-  assert.equal(d.active, 0);
-  assert.equal(d.busyBuilds().size, 0);
-});

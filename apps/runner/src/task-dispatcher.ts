@@ -3,24 +3,16 @@
  * one worker at a time (reference §1.4: a build is never worked by two workers), at most
  * `concurrency` builds at once, at most `queueSize` tasks held so the poll loop knows when to
  * stop asking. A task the server hands out again while it is still held (its lease ran out) is
- * not taken twice. A build's next task starts once the one before is done, without waiting for
- * that one's report to reach the control plane (`TaskRun`): the reports go in order behind the
- * work, and a task stays held until its report is delivered.
+ * not taken twice.
  * @module
  */
 import type { Task } from '@sluice/protocol';
 
-/**
- * Carries out one task; must not throw. It resolves once the task's work is done, with
- * `reported` when its outcome is still on its way to the control plane.
- */
-export type TaskRun = (task: Task) => Promise<{ reported?: Promise<void> } | void>;
-
 export interface TaskDispatcherOptions {
   concurrency: number;
   queueSize: number;
-  /** Carries out one task and reports it (`TaskRun`). Or set later with `setRunner`. */
-  run?: TaskRun;
+  /** Carries out one task and reports it; must not throw. Or set later with `setRunner`. */
+  run?: (task: Task) => Promise<void>;
   /** Called when the number of builds being worked changes. */
   onActiveChange?(active: number): void;
 }
@@ -29,15 +21,11 @@ interface BuildQueue {
   key: string;
   tasks: Task[];
   running: boolean;
-  /** Reports of its done tasks still on their way. */
-  reporting: number;
-  /** Wakes its worker waiting for a task or a report. */
-  wake?: () => void;
 }
 
 export class TaskDispatcher {
   readonly #options: TaskDispatcherOptions;
-  #run: TaskRun;
+  #run: (task: Task) => Promise<void>;
   /** Builds with tasks held, in the order their first task arrived. */
   readonly #builds = new Map<string, BuildQueue>();
   readonly #heldIds = new Set<string>();
@@ -50,7 +38,7 @@ export class TaskDispatcher {
     this.#run = options.run ?? (() => Promise.reject(new Error('No task runner set')));
   }
 
-  setRunner(run: TaskRun): void {
+  setRunner(run: (task: Task) => Promise<void>): void {
     this.#run = run;
   }
 
@@ -87,11 +75,10 @@ export class TaskDispatcher {
       const key = task.buildId ?? `task:${task.id}`;
       let queue = this.#builds.get(key);
       if (queue === undefined) {
-        queue = { key, tasks: [], running: false, reporting: 0 };
+        queue = { key, tasks: [], running: false };
         this.#builds.set(key, queue);
       }
       queue.tasks.push(task);
-      queue.wake?.();
       taken += 1;
     }
     this.#pump();
@@ -134,34 +121,12 @@ export class TaskDispatcher {
   }
 
   async #work(queue: BuildQueue): Promise<void> {
-    for (;;) {
-      const task = queue.tasks.shift();
-      if (task === undefined) {
-        // The build is done when its last report is: a task submitted meanwhile is worked first.
-        if (queue.reporting === 0) break;
-        await new Promise<void>((resolve) => (queue.wake = resolve));
-        queue.wake = undefined;
-        continue;
-      }
-      const release = () => {
+    for (let task = queue.tasks.shift(); task !== undefined; task = queue.tasks.shift()) {
+      try {
+        await this.#run(task);
+      } finally {
         this.#heldIds.delete(task.id);
         this.#notify(this.#room);
-      };
-      let reported: Promise<void> | undefined;
-      try {
-        reported = (await this.#run(task))?.reported;
-      } finally {
-        if (reported === undefined) release();
-        else {
-          queue.reporting += 1;
-          void reported
-            .catch(() => undefined)
-            .then(() => {
-              queue.reporting -= 1;
-              release();
-              queue.wake?.();
-            });
-        }
       }
     }
     queue.running = false;

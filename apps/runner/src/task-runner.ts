@@ -1,9 +1,7 @@
 /**
  * Carries out one task on its runtime's backend and reports the outcome with the next status
  * revision (reference §1.4): `Success`, or `Error` with the retriable flag of the failure; the
- * retry itself is the control plane's decision. The run resolves when the work is done; the
- * report follows (`reported`), after the reports of the build's tasks before it, so the
- * build's next task starts without waiting for a round trip to the control plane. Reporting is retried while the control plane
+ * retry itself is the control plane's decision. Reporting is retried while the control plane
  * is unreachable; if it never answers, the task's lease runs out and the task comes back,
  * which is safe because every task is idempotent.
  * @module
@@ -15,7 +13,6 @@ import { backoffDelay, sleep } from '@sluice/process';
 import type { AgentMetrics, TaskOutcome } from './agent-metrics.js';
 import { TaskFailure } from './runtime-backend.js';
 import type { RuntimeBackend } from './runtime-backend.js';
-import type { TaskRun } from './task-dispatcher.js';
 
 export interface TaskRunnerOptions {
   client: SluiceClient;
@@ -34,9 +31,7 @@ interface Outcome {
   reason?: string;
 }
 
-export function createTaskRunner(options: TaskRunnerOptions): TaskRun {
-  // Per build: the last report under way; a build's reports reach the control plane in order.
-  const lastReport = new Map<string, Promise<void>>();
+export function createTaskRunner(options: TaskRunnerOptions): (task: Task) => Promise<void> {
   return async (task) => {
     const started = performance.now();
     const log = options.logger.child({ taskId: task.id, type: task.type, buildId: task.buildId });
@@ -44,17 +39,8 @@ export function createTaskRunner(options: TaskRunnerOptions): TaskRun {
     const label: TaskOutcome =
       outcome.status === 'Success' ? 'success' : outcome.isRetriable ? 'retriable-error' : 'error';
     if (outcome.status === 'Error') log.warn('task failed', { reason: outcome.reason, label });
-    const key = task.buildId ?? `task:${task.id}`;
-    const reported = (lastReport.get(key) ?? Promise.resolve())
-      .then(() => report(task, outcome, options, log))
-      .then(() => options.metrics.taskDone(task.type, label, (performance.now() - started) / 1000));
-    lastReport.set(key, reported);
-    void reported
-      .catch(() => undefined)
-      .then(() => {
-        if (lastReport.get(key) === reported) lastReport.delete(key);
-      });
-    return { reported };
+    await report(task, outcome, options, log);
+    options.metrics.taskDone(task.type, label, (performance.now() - started) / 1000);
   };
 }
 
