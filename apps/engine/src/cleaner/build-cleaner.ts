@@ -1,6 +1,6 @@
 /**
- * The cleaner as one build sees it: started beside the steps once the first step runs (its
- * helper image, the sandbox's busybox, is then on the daemon), finished after the last step
+ * The cleaner as one build sees it: started beside the steps once the build's resources exist
+ * (its helper image, the sandbox's busybox, is then on the daemon), finished after the last step
  * and the build's own clean-up. The engine's helper images (the sandbox's and git-clone's) are
  * kept through every clean, so no build has to pull them again; the build's workspace volume is
  * left alone while the build runs. Nothing here fails the build: a cleaner that cannot work says
@@ -35,16 +35,10 @@ export interface BuildCleaner {
   finish(): Promise<void>;
 }
 
-/**
- * Starts the cleaner without waiting for it, once `after` settles (the build's first step
- * running: the cleaner's start runs a helper container, which would compete with the first
- * step's for the daemon) or when `finish` is called, whichever comes first. Undefined
- * `settings`: the daemon is not cleaned.
- */
+/** Starts the cleaner without waiting for it; undefined `settings`: the daemon is not cleaned. */
 export function startBuildCleaner(
   runtime: BuildCleanerContext,
   settings: CleanerSettings | undefined,
-  after: Promise<unknown> = Promise.resolve(),
 ): BuildCleaner | undefined {
   if (settings === undefined) return undefined;
   const say = (line: string) =>
@@ -55,29 +49,19 @@ export function startBuildCleaner(
     say(`Cleaner: failed ${when}, nothing more is cleaned in this build: ${error}`);
     return undefined;
   };
-  let go: () => void = () => undefined;
-  const finishing = new Promise<void>((resolve) => (go = resolve));
-  const started = Promise.race([after.catch(() => undefined), finishing])
-    .then(() =>
-      DindCleaner.start({
-        docker: runtime.docker,
-        settings,
-        buildId: runtime.buildId,
-        helperImage: runtime.sandboxImage,
-        protect: {
-          images: [runtime.sandboxImage, runtime.gitImage],
-          volumes: [runtime.volumeName],
-        },
-        buildLabels: runtime.labels,
-        say,
-        log: runtime.log,
-        clock: runtime.clock,
-      }),
-    )
-    .catch(failed('to start'));
+  const started = DindCleaner.start({
+    docker: runtime.docker,
+    settings,
+    buildId: runtime.buildId,
+    helperImage: runtime.sandboxImage,
+    protect: { images: [runtime.sandboxImage, runtime.gitImage], volumes: [runtime.volumeName] },
+    buildLabels: runtime.labels,
+    say,
+    log: runtime.log,
+    clock: runtime.clock,
+  }).catch(failed('to start'));
   return {
     async finish() {
-      go();
       const cleaner = await started;
       await cleaner?.finish().catch(failed('at the end of the build'));
     },

@@ -129,8 +129,7 @@ export async function runBuild(
     secrets: options.secrets ?? {},
     steps: [...pipeline.steps, ...hookSteps(pipeline.hooks)],
   });
-  // The cleaner starts once the first step runs (startBuildCleaner).
-  const { emit, ran: firstStepRan } = watchFirstStep(options.onEvent);
+  const emit: BuildEventSink = options.onEvent;
   emit({
     type: 'build-started',
     buildId: options.buildId,
@@ -205,7 +204,7 @@ export async function runBuild(
       ({ result, reason } = { result: 'failure', reason: refused });
     } else {
       if (fromRepository === undefined) await prepareResources(runtime, options);
-      cleaner = startBuildCleaner(runtime, options.cleaner, firstStepRan);
+      cleaner = startBuildCleaner(runtime, options.cleaner);
       ({ result, reason } = await runPipeline(flow));
     }
   } catch (err) {
@@ -307,30 +306,6 @@ async function startPipelineServices(flow: BuildFlow): Promise<RunningServices |
 function skipAll(pipeline: Pipeline, flow: BuildFlow, reason: string): void {
   for (const step of pipeline.steps) skipStep(step, reason, flow, { signal: undefined });
 }
-
-/**
- * The build's event sink, watched: `ran` settles once a step of the build has printed or ended
- * (its container has run), or a while after the first step started (one that prints nothing
- * for long).
- */
-function watchFirstStep(sink: BuildEventSink): { emit: BuildEventSink; ran: Promise<void> } {
-  let ran: () => void = () => undefined;
-  const watched = new Promise<void>((resolve) => (ran = resolve));
-  let timer: NodeJS.Timeout | undefined;
-  const emit: BuildEventSink = (event) => {
-    sink(event);
-    if (event.type === 'step-started' && timer === undefined)
-      timer = setTimeout(ran, FIRST_STEP_QUIET_MS).unref();
-    if ((event.type === 'step-log' && event.step !== '') || event.type === 'step-finished') {
-      clearTimeout(timer);
-      ran();
-    }
-  };
-  return { emit, ran: watched };
-}
-
-/** How long a first step that prints nothing holds the cleaner's start back. */
-const FIRST_STEP_QUIET_MS = 5_000;
 
 /**
  * The build's volume, and its network with the sandbox on it, made side by side: they do not
