@@ -50,6 +50,8 @@ export const ALLOWED = {
     '@sluice/log',
     '@sluice/protocol',
     '@sluice/config',
+    // A warm-pool pod's handover port is TLS with a certificate made for that pod.
+    '@sluice/pki',
   ],
   '@sluice/provisioner': [
     '@sluice/errors',

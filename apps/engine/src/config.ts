@@ -137,11 +137,15 @@ function cleanerSettings(v: EngineEnv): CleanerSettings | undefined {
 const POOL_ENV = {
   port: 'SLUICE_ENGINE_POOL_PORT',
   keyFile: 'SLUICE_ENGINE_POOL_KEY_FILE',
+  tlsCertFile: 'SLUICE_ENGINE_POOL_TLS_CERT_FILE',
+  tlsKeyFile: 'SLUICE_ENGINE_POOL_TLS_KEY_FILE',
 } as const;
 
 export interface PoolEngineSettings {
   port: number;
   keyFile: string;
+  /** The handover port's certificate and key (PEM files); plain HTTP without them. */
+  tls?: { certFile: string; keyFile: string };
 }
 
 /** The handover port and key file when this engine runs in a warm-pool pod; else undefined. */
@@ -150,5 +154,8 @@ export function poolEngineSettings(env: Env = process.env): PoolEngineSettings |
   const keyFile = env[POOL_ENV.keyFile];
   if (!Number.isInteger(port) || port <= 0 || keyFile === undefined || keyFile === '')
     return undefined;
-  return { port, keyFile };
+  const certFile = env[POOL_ENV.tlsCertFile];
+  const tlsKeyFile = env[POOL_ENV.tlsKeyFile];
+  const tls = certFile && tlsKeyFile ? { certFile, keyFile: tlsKeyFile } : undefined;
+  return { port, keyFile, ...(tls === undefined ? {} : { tls }) };
 }

@@ -6,14 +6,17 @@
  * and only then listens on its handover port (the pod's readiness probe: a Ready pool pod can
  * run a build at once). Its agent takes the
  * pod for a build and POSTs the build's variables with the pod's key (a file from the pod's
- * Secret) as a bearer token; the engine takes them into its environment, closes the port and
+ * Secret) as a bearer token, over TLS with the pod's own certificate (from the same Secret; an
+ * agent that made the pod without one gets plain HTTP); the engine takes them into its
+ * environment, closes the port and
  * runs the build as an engine pod would. Anything but one well-formed, keyed POST is refused,
  * and only the first build is taken.
  * @module
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DockerClient } from '@sluice/docker';
 import { dockerEndpointFrom } from '@sluice/docker/endpoint';
@@ -36,6 +39,10 @@ export async function awaitPoolHandover(
   } = {},
 ): Promise<void> {
   const key = readFileSync(settings.keyFile, 'utf8').trim();
+  const tls =
+    settings.tls === undefined
+      ? undefined
+      : { cert: readFileSync(settings.tls.certFile), key: readFileSync(settings.tls.keyFile) };
   await Promise.race([
     warmUp.engine?.(),
     new Promise((resolve) => setTimeout(resolve, WARM_UP_MS).unref()),
@@ -48,7 +55,7 @@ export async function awaitPoolHandover(
   ]);
   const env = await new Promise<Record<string, string>>((resolve) => {
     let taken = false;
-    const server = createServer((req, res) => {
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
       readHandover(req, res, key, () => taken)
         .then((vars) => {
           if (vars === undefined || taken) return;
@@ -58,7 +65,8 @@ export async function awaitPoolHandover(
         })
         // A request that broke off mid-body hands over nothing; the engine keeps waiting.
         .catch(() => res.destroy());
-    });
+    };
+    const server = tls === undefined ? createHttpServer(handler) : createHttpsServer(tls, handler);
     server.listen(settings.port);
   });
   adoptEngineEnvironment(env);

@@ -52,7 +52,8 @@ standby engine (\`SLUICE_STANDBY_ENGINES\`) is started with \`SLUICE_ENGINE_SLOT
 build's variables, and gets them from its agent over an IPC channel when its build comes. The
 engine of a Kubernetes warm-pool pod (\`SLUICE_WARM_POOL_MAX\`, docs/warm-pool.md) is started
 with \`SLUICE_ENGINE_POOL_PORT\` and \`SLUICE_ENGINE_POOL_KEY_FILE\` instead, and gets them
-from its agent on that port, with the key that file holds.`,
+from its agent on that port, with the key that file holds, over TLS with the certificate and
+key of \`SLUICE_ENGINE_POOL_TLS_CERT_FILE\` and \`SLUICE_ENGINE_POOL_TLS_KEY_FILE\` (PEM).`,
   },
   {
     title: '## `sluice provisioner` (`apps/provisioner/src/config.ts`)',

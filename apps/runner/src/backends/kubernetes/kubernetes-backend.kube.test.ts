@@ -403,11 +403,16 @@ test('the warm pool fills once a build showed its objects, gives each pod to one
       pod.metadata.labels?.['sluice.io/build-id'],
     ]);
     assert.deepEqual(holders.sort(byName), expected.sort(byName));
-    // Their claims carry the builds' ids too: the cache record is the build's.
-    const claims = await kube.listClaims({
-      namespace: NS,
-      labelSelector: `${runtimeSelector(POOL_RUNTIME)},sluice.io/build-id`,
-    });
+    // Their claims carry the builds' ids too (written beside the handover): the cache record is
+    // the build's.
+    const claims = await eventually(
+      () =>
+        kube.listClaims({
+          namespace: NS,
+          labelSelector: `${runtimeSelector(POOL_RUNTIME)},sluice.io/build-id`,
+        }),
+      (list) => list.length === expected.length,
+    );
     assert.deepEqual(
       claims.map((c) => [c.metadata.name, c.metadata.labels?.['sluice.io/build-id']]).sort(byName),
       expected.sort(byName),

@@ -47,6 +47,12 @@ export interface KubernetesBackendOptions {
 /** How long the agent remembers a pod it deleted, so the monitor does not report it gone. */
 const DELETED_MEMORY_MS = 10 * 60_000;
 
+/**
+ * How long the agent trusts that the namespace's dind Service it made (or found) is still there:
+ * each build's task to make it is then done without a request.
+ */
+const SERVICE_MEMORY_MS = 5 * 60_000;
+
 /** The kinds a build owns, in the order they are deleted (the reverse of creation). */
 const DELETE_ORDER = ['Pod', 'ConfigMap', 'Secret', 'PersistentVolumeClaim'] as const;
 
@@ -80,7 +86,11 @@ function kubernetesBackend(
   const check = () => (checked = kubeHealth(kube, target.name, namespace));
   const deleted = new Map<string, number>();
   const inFlight = new Map<string, Set<AbortController>>();
-  const own = { deleted, bindingModes: new Map<string, Promise<string | undefined>>() };
+  const own = {
+    deleted,
+    bindingModes: new Map<string, Promise<string | undefined>>(),
+    services: new Map<string, number>(),
+  };
   const pool =
     target.warmPool === undefined
       ? undefined
@@ -181,6 +191,8 @@ async function applyTask(
     own: {
       deleted: Map<string, number>;
       bindingModes: Map<string, Promise<string | undefined>>;
+      /** When each Service (`namespace/name`) was last made or found. */
+      services: Map<string, number>;
     };
     pool?: WarmPool;
   },
@@ -189,7 +201,10 @@ async function applyTask(
   let action: KubeTaskAction = kubeTaskAction(task);
   if (action.action === 'delete' && action.ref.kind === 'Pod')
     remember(options.own.deleted, action.ref.name);
-  if (options.pool !== undefined && (await throughPool(options.pool, task, action, options))) {
+  if (
+    options.pool !== undefined &&
+    (await throughPool(options.pool, task, action, { ...options, logger }))
+  ) {
     logger.debug('task applied through the warm pool', {
       taskId: task.id,
       type: task.type,
@@ -199,6 +214,9 @@ async function applyTask(
   }
   if (options.pool !== undefined && action.action === 'create')
     action = { ...action, manifest: options.pool.ownPod(action.manifest) };
+  const service = action.action === 'create' ? serviceKey(action.manifest) : undefined;
+  const ensuredAt = service === undefined ? undefined : options.own.services.get(service);
+  if (ensuredAt !== undefined && Date.now() - ensuredAt < SERVICE_MEMORY_MS) return;
   if (options.hostAlias === true && action.action === 'create') {
     const manifest = await withDindHostAlias(kube, action.manifest, {
       timeoutMs: DIND_ADDRESS_TIMEOUT_MS,
@@ -220,6 +238,7 @@ async function applyTask(
         log: logger,
         modes: options.own.bindingModes,
       });
+    if (service !== undefined) options.own.services.set(service, Date.now());
     const object = actionTarget(action);
     logger.debug('task applied', {
       taskId: task.id,
@@ -237,16 +256,24 @@ async function applyTask(
   }
 }
 
+/** `namespace/name` of a Service manifest; undefined for any other kind. */
+function serviceKey(manifest: Record<string, unknown>): string | undefined {
+  if (manifest['kind'] !== 'Service') return undefined;
+  const { name, namespace } = (manifest['metadata'] ?? {}) as { name?: string; namespace?: string };
+  return `${namespace ?? ''}/${name ?? ''}`;
+}
+
 /** Whether the warm pool did the task; its Kubernetes errors are retriable task failures. */
 async function throughPool(
   pool: WarmPool,
   task: Task,
   action: KubeTaskAction,
-  options: { signal: AbortSignal; own: { deleted: Map<string, number> } },
+  options: { signal: AbortSignal; logger: Logger; own: { deleted: Map<string, number> } },
 ): Promise<boolean> {
   try {
     return await applyThroughPool(pool, task, action, {
       signal: options.signal,
+      logger: options.logger,
       deleted: (pod) => remember(options.own.deleted, pod),
     });
   } catch (err) {

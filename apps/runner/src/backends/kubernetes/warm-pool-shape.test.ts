@@ -43,6 +43,7 @@ const member = {
   namespace: NS,
   runtime: RUNTIME,
   key: 'k'.repeat(64),
+  tls: { caPem: 'the-pool-ca', certPem: 'the-pool-cert', keyPem: 'the-pool-key' },
   priorityClassName: 'sluice-warm-pool',
   labels: { 'sluice.io/warm-pool': 'waiting' },
 };
@@ -74,8 +75,18 @@ test("a build's objects teach the pool its pods: valid, the daemon on a shared s
   assert.deepEqual(spec.containers[1]?.env, [
     { name: 'SLUICE_ENGINE_POOL_PORT', value: '1301' },
     { name: 'SLUICE_ENGINE_POOL_KEY_FILE', value: '/etc/sluice/warm-pool/handover-key' },
+    { name: 'SLUICE_ENGINE_POOL_TLS_CERT_FILE', value: '/etc/sluice/warm-pool/handover.crt' },
+    { name: 'SLUICE_ENGINE_POOL_TLS_KEY_FILE', value: '/etc/sluice/warm-pool/handover.key' },
     { name: 'DOCKER_HOST', value: POOL_DOCKER_HOST },
   ]);
+  // The handover port's TLS is the pod's own, beside its key.
+  const { ['daemon.json']: _daemon, ...own } = secret['stringData'] as Record<string, string>;
+  assert.deepEqual(own, {
+    'handover-key': member.key,
+    'handover.crt': 'the-pool-cert',
+    'handover.key': 'the-pool-key',
+    'handover-ca.crt': 'the-pool-ca',
+  });
   assert.equal(spec.volumes[0]?.persistentVolumeClaim?.claimName, member.name);
   const daemon = JSON.parse(
     (secret['stringData'] as Record<string, string>)['daemon.json'] ?? '{}',

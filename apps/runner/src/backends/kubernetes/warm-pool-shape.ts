@@ -24,13 +24,30 @@ export const WARM_POOL_SHAPE_ANNOTATION = 'sluice.io/warm-pool-shape';
 export const HANDOVER_PORT = 1301;
 /** Where both containers of a pool pod see the daemon's socket. */
 export const POOL_DOCKER_HOST = 'unix:///var/run/docker.sock';
-/** Keys of a pool pod's Secret. */
-export const POOL_SECRET_KEYS = { daemonJson: 'daemon.json', handoverKey: 'handover-key' } as const;
+/**
+ * Keys of a pool pod's Secret: its daemon's configuration, its handover key, and the TLS of its
+ * handover port (the server certificate and key, and the CA that signed it, which the agent
+ * trusts for that pod alone).
+ */
+export const POOL_SECRET_KEYS = {
+  daemonJson: 'daemon.json',
+  handoverKey: 'handover-key',
+  tlsCert: 'handover.crt',
+  tlsKey: 'handover.key',
+  tlsCa: 'handover-ca.crt',
+} as const;
 /** What the engine of a pool pod is told, so that it waits for its build on the port. */
 export const POOL_ENGINE_ENV = {
   port: 'SLUICE_ENGINE_POOL_PORT',
   keyFile: 'SLUICE_ENGINE_POOL_KEY_FILE',
+  tlsCertFile: 'SLUICE_ENGINE_POOL_TLS_CERT_FILE',
+  tlsKeyFile: 'SLUICE_ENGINE_POOL_TLS_KEY_FILE',
 } as const;
+/**
+ * What a pool pod is made of beyond its shape: raised when pods made before would not work with
+ * this agent (2: the handover is TLS), so that they are outdated and replaced, not taken.
+ */
+const POD_FORMAT = 2;
 
 const POOL_SECRET_DIR = '/etc/sluice/warm-pool';
 const VOLUMES = { data: 'dind', secret: 'warm-pool', run: 'docker-run' } as const;
@@ -67,6 +84,8 @@ export interface PoolMember {
   runtime: string;
   /** The handover key (random, per pod): only the agent that made the pod can hand it a build. */
   key: string;
+  /** Its handover port's certificate and key, and the CA the agent trusts for it. */
+  tls: { caPem: string; certPem: string; keyPem: string };
   priorityClassName?: string;
   /** Labels and annotations of the pool, set on the pod (its state) and kept on the claim. */
   labels: Record<string, string>;
@@ -167,7 +186,7 @@ export function shapeComplete(shape: PoolShape): boolean {
 
 /** A short hash of the shape: pods of another hash are from an older spec. */
 export function shapeHash(shape: PoolShape): string {
-  const text = JSON.stringify([shape.claim, shape.daemon, shape.dind, shape.engine]);
+  const text = JSON.stringify([POD_FORMAT, shape.claim, shape.daemon, shape.dind, shape.engine]);
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
@@ -247,6 +266,9 @@ export function memberSecret(shape: PoolShape, member: PoolMember, claimUid: str
     stringData: {
       [POOL_SECRET_KEYS.daemonJson]: `${JSON.stringify(daemon, null, 2)}\n`,
       [POOL_SECRET_KEYS.handoverKey]: member.key,
+      [POOL_SECRET_KEYS.tlsCert]: member.tls.certPem,
+      [POOL_SECRET_KEYS.tlsKey]: member.tls.keyPem,
+      [POOL_SECRET_KEYS.tlsCa]: member.tls.caPem,
     },
   };
 }
@@ -335,6 +357,14 @@ function engineContainer(container: Container): Json {
       {
         name: POOL_ENGINE_ENV.keyFile,
         value: `${POOL_SECRET_DIR}/${POOL_SECRET_KEYS.handoverKey}`,
+      },
+      {
+        name: POOL_ENGINE_ENV.tlsCertFile,
+        value: `${POOL_SECRET_DIR}/${POOL_SECRET_KEYS.tlsCert}`,
+      },
+      {
+        name: POOL_ENGINE_ENV.tlsKeyFile,
+        value: `${POOL_SECRET_DIR}/${POOL_SECRET_KEYS.tlsKey}`,
       },
       { name: 'DOCKER_HOST', value: POOL_DOCKER_HOST },
     ],

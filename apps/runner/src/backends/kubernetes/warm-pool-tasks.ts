@@ -17,6 +17,7 @@
  * @module
  */
 import { BUILD_LABELS } from '@sluice/labels';
+import type { Logger } from '@sluice/log';
 import type { Task } from '@sluice/protocol';
 import { TaskFailure } from '../../runtime-backend.js';
 import type { KubeTaskAction } from './kube-task.js';
@@ -24,6 +25,7 @@ import { WarmPool } from './warm-pool.js';
 
 export interface PoolTaskOptions {
   signal: AbortSignal;
+  logger: Logger;
   /** Notes a pod the agent deleted, so the pod monitor does not report it. */
   deleted: (pod: string) => void;
 }
@@ -44,6 +46,7 @@ export async function applyThroughPool(
       await pool.releaseClaim(buildId, action.ref, signal);
       return true;
     }
+    if (action.ref.kind === 'Secret') pool.forgetSecret(action.ref);
     if (action.ref.kind !== 'Pod') return false;
     pool.forget(buildId);
     const released = await pool.release(buildId, signal);
@@ -56,16 +59,17 @@ export async function applyThroughPool(
   switch (manifest.kind) {
     case 'PersistentVolumeClaim': {
       // A task applied again finds the pod the build already took.
-      const took =
-        (await pool.heldBy(buildId, signal)) !== undefined ||
-        (await pool.take(buildId, signal)) !== undefined;
+      const took = (await pool.take(buildId, signal)) !== undefined;
       if (took) pool.skipped(buildId, manifest);
       return took;
     }
     case 'Pod':
       return applyPod(pool, buildId, manifest, options);
-    case 'ConfigMap':
     case 'Secret':
+      // Its values are what the handover gives the engine: kept, so it need not read them back.
+      pool.noteSecret(manifest);
+      return false;
+    case 'ConfigMap':
     case 'Service':
       // Made either way: the engine's variables come from the build's Secret.
       return false;
@@ -94,10 +98,15 @@ async function applyPod(
   }
   if (WarmPool.handedOver(held)) return true;
   try {
-    await pool.handOver(held, manifest, options.signal);
+    await pool.handOver(buildId, held, manifest, options.signal);
     return true;
   } catch (err) {
     const name = held.metadata.name;
+    options.logger.warn('a warm pool pod did not take its build: the build makes its own pods', {
+      buildId,
+      pod: name,
+      reason: err instanceof Error ? err.message : String(err),
+    });
     options.deleted(name);
     await pool.release(buildId, options.signal).catch(() => undefined);
     // The build runs on pods of its own: its claim and dind pod, not made so far, are made now

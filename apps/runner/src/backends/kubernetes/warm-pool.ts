@@ -58,7 +58,8 @@ import {
   readPod,
 } from './warm-pool-api.js';
 import type { WarmPoolPod } from './warm-pool-api.js';
-import { handedOver, handOverBuild } from './warm-pool-handover.js';
+import { handedOver, handOverBuild, handoverCertificate } from './warm-pool-handover.js';
+import { HandoverMemory, holds } from './warm-pool-memory.js';
 import {
   makeMember,
   MEMBER_NAME_PREFIX,
@@ -67,6 +68,7 @@ import {
 } from './warm-pool-member.js';
 import {
   learnShape,
+  POOL_SECRET_KEYS,
   shapeComplete,
   shapeHash,
   WARM_POOL_SHAPE_ANNOTATION,
@@ -85,6 +87,7 @@ import type { PoolPodView, WarmPoolSettings, WarmPoolStats } from './warm-pool-s
 /** The label of a pool pod's state, and its values. */
 export const WARM_POOL_LABEL = 'sluice.io/warm-pool';
 export const WARM_POOL_STATES = { waiting: 'waiting', taken: 'taken' } as const;
+const TAKEN = { label: WARM_POOL_LABEL, taken: WARM_POOL_STATES.taken };
 /** The `sluice.io/component` of a pool pod. */
 export const WARM_POOL_COMPONENT = 'warm-pool';
 /** Pod annotation: the released volume the pod was made to take (its claim prefers it). */
@@ -136,6 +139,8 @@ export class WarmPool {
   /** StorageClass binding modes read, for the wait on a new member's claim. */
   readonly #bindingModes = new Map<string, Promise<string | undefined>>();
   #orphansCheckedAt = 0;
+  /** The pods this agent took until their handover, and the Secrets it made (their values). */
+  readonly #memory = new HandoverMemory();
 
   private constructor(options: WarmPoolOptions) {
     this.#options = options;
@@ -182,50 +187,62 @@ export class WarmPool {
 
   /**
    * Claims a ready pool pod of the current shape for the build and returns its name, or
-   * undefined when none could be had (a miss: the build makes its own pods). Never gives one
-   * pod to two builds: each attempt is conditional on the resourceVersion listed, and a pod
-   * someone else changed first is skipped. Wakes the refill either way.
+   * undefined when none could be had (a miss: the build makes its own pods). The pod the build
+   * already holds, when the task comes again. Never gives one pod to two builds: each attempt
+   * is conditional on the resourceVersion listed, and a pod someone else changed first is
+   * skipped. A miss wakes the refill at once; a hit once its handover is done (`handOver`; or the
+   * next pass, `run`), so that the refill's requests do not stand between the take and the
+   * build's start.
    */
   async take(buildId: string, signal?: AbortSignal): Promise<string | undefined> {
+    const pods = await this.#listBy(this.#poolSelector(), signal);
+    const held = pods.find((pod) => holds(pod, buildId, TAKEN));
+    if (held !== undefined) return held.metadata.name;
     this.#arrivals.push(this.#clock());
-    try {
-      const hash = shapeComplete(this.#shape) ? shapeHash(this.#shape) : undefined;
-      const waiting = await this.#list('waiting', signal);
-      const ready = waiting.filter(
-        (pod) => isReady(pod) && pod.metadata.annotations?.[WARM_POOL_SHAPE_ANNOTATION] === hash,
-      );
-      // Pods on a volume a build released first (a warm cache), then the longest-ready: its
-      // daemon has settled.
-      ready.sort((a, b) => onReleased(b) - onReleased(a) || createdAt(a) - createdAt(b));
-      for (const pod of hash === undefined ? [] : ready) {
-        if (await this.#claim(pod, buildId, signal)) {
-          this.#hits++;
-          this.#awaited.push(this.#clock());
-          await this.#labelClaim(pod.metadata.name, buildId, signal);
-          return pod.metadata.name;
-        }
-      }
-      this.#misses++;
-      if (hash !== undefined) this.#missedAt = this.#clock();
-      this.#options.logger.info('warm pool miss: the build makes its own pods', {
-        runtime: this.#options.runtime,
-        buildId,
-        shape: hash ?? 'not learned yet',
-        // Each waiting pod as it was listed: not ready yet, of another shape, or taken first.
-        waiting: waiting.map(
-          (pod) =>
-            `${pod.metadata.name} ready=${String(isReady(pod))} shape=${pod.metadata.annotations?.[WARM_POOL_SHAPE_ANNOTATION] ?? ''}`,
-        ),
-      });
-      return undefined;
-    } finally {
-      this.#wake?.();
+    const hash = shapeComplete(this.#shape) ? shapeHash(this.#shape) : undefined;
+    const waiting = pods.filter(
+      (pod) => pod.metadata.labels?.[WARM_POOL_LABEL] === WARM_POOL_STATES.waiting,
+    );
+    const ready = waiting.filter(
+      (pod) => isReady(pod) && pod.metadata.annotations?.[WARM_POOL_SHAPE_ANNOTATION] === hash,
+    );
+    // Pods on a volume a build released first (a warm cache), then the longest-ready: its
+    // daemon has settled.
+    ready.sort((a, b) => onReleased(b) - onReleased(a) || createdAt(a) - createdAt(b));
+    for (const pod of hash === undefined ? [] : ready) {
+      const claimed = await this.#claim(pod, buildId, signal);
+      if (claimed === undefined) continue;
+      this.#hits++;
+      this.#awaited.push(this.#clock());
+      // Off the build's path: the handover waits for it (its failure is only logged).
+      const labelled = this.#labelClaim(pod.metadata.name, buildId, signal);
+      this.#memory.taken.set(buildId, { pod: claimed, labelled });
+      return pod.metadata.name;
     }
+    this.#misses++;
+    if (hash !== undefined) this.#missedAt = this.#clock();
+    this.#options.logger.info('warm pool miss: the build makes its own pods', {
+      runtime: this.#options.runtime,
+      buildId,
+      shape: hash ?? 'not learned yet',
+      // Each waiting pod as it was listed: not ready yet, of another shape, or taken first.
+      waiting: waiting.map(
+        (pod) =>
+          `${pod.metadata.name} ready=${String(isReady(pod))} shape=${pod.metadata.annotations?.[WARM_POOL_SHAPE_ANNOTATION] ?? ''}`,
+      ),
+    });
+    this.#wake?.();
+    return undefined;
   }
 
-  /** The pool pod the build took, if any (found by its labels: a restarted agent finds it too). */
+  /**
+   * The pool pod the build took, if any: as this agent took it, until its handover; else found
+   * by its labels (a restarted agent finds it too, and a pod deleted since is not found).
+   */
   async heldBy(buildId: string, signal?: AbortSignal): Promise<WarmPoolPod | undefined> {
-    const selector = `${runtimeSelector(this.#options.runtime)},${WARM_POOL_LABEL}=${WARM_POOL_STATES.taken},${BUILD_LABELS.buildId}=${labelValue(buildId)}`;
+    const taken = this.#memory.taken.get(buildId);
+    if (taken !== undefined) return taken.pod;
+    const selector = `${this.#poolSelector()}=${WARM_POOL_STATES.taken},${BUILD_LABELS.buildId}=${labelValue(buildId)}`;
     const [pod] = await this.#listBy(selector, signal);
     return pod;
   }
@@ -235,10 +252,36 @@ export class WarmPool {
    * engine waiting in `pod` (warm-pool-handover.ts).
    * @throws Error when the pod has no address or key, or its engine does not take the build.
    */
-  handOver(pod: WarmPoolPod, enginePod: Record<string, unknown>, signal?: AbortSignal) {
+  async handOver(
+    buildId: string,
+    pod: WarmPoolPod,
+    enginePod: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const { kube, logger } = this.#options;
     const namespace = this.#namespace;
-    return handOverBuild(kube, { namespace, logger, pod, enginePod }, signal);
+    const known = (name: string) => this.#memory.secret(namespace, name);
+    try {
+      await handOverBuild(kube, { namespace, logger, pod, enginePod, known }, signal);
+    } finally {
+      // From here on the API server says what the build holds (the pod may fail, be deleted).
+      await this.#memory.taken.get(buildId)?.labelled;
+      this.#memory.taken.delete(buildId);
+      this.#wake?.();
+    }
+  }
+
+  /**
+   * Notes what a build's Secret holds as the agent makes it, so that its handover need not read
+   * it back (the pool's own Secrets are noted as they are made).
+   */
+  noteSecret(manifest: Record<string, unknown>): void {
+    this.#memory.noteSecret(manifest, this.#namespace);
+  }
+
+  /** The build's Secret is deleted: what it held is not kept any longer. */
+  forgetSecret(ref: { namespace?: string; name: string }): void {
+    this.#memory.forgetSecret(ref.namespace ?? this.#namespace, ref.name);
   }
 
   /** Whether the pod's engine already took its build. */
@@ -249,10 +292,12 @@ export class WarmPool {
   /** Deletes the pool pod a build holds, if any; its name, for the pod monitor's memory. */
   async release(buildId: string, signal?: AbortSignal): Promise<string | undefined> {
     const held = await this.heldBy(buildId, signal);
+    this.#memory.taken.delete(buildId);
     if (held === undefined) return undefined;
     const { kube } = this.#options;
     const namespace = this.#namespace;
     await kube.delete({ kind: 'Pod', namespace, name: held.metadata.name }, { signal });
+    this.#memory.forgetSecret(namespace, held.metadata.name);
     return held.metadata.name;
   }
 
@@ -292,6 +337,7 @@ export class WarmPool {
   /** The build's engine took it: what it did not make is not needed. */
   forget(buildId: string): void {
     this.#skipped.delete(buildId);
+    this.#memory.taken.delete(buildId);
   }
 
   /**
@@ -483,6 +529,11 @@ export class WarmPool {
     return podsWaitingForRoom(this.#options.kube, this.#namespace, selector, signal);
   }
 
+  /** Every pool pod of the runtime, waiting or taken. */
+  #poolSelector(): string {
+    return `${runtimeSelector(this.#options.runtime)},${WARM_POOL_LABEL}`;
+  }
+
   #list(state: keyof typeof WARM_POOL_STATES, signal?: AbortSignal): Promise<WarmPoolPod[]> {
     return this.#listBy(this.selector(state), signal);
   }
@@ -496,7 +547,11 @@ export class WarmPool {
    * it was listed: taken by another build (lost), or only its status written (the kubelet): then
    * it is read again and, still waiting and ready, tried once more at its new resourceVersion.
    */
-  async #claim(pod: WarmPoolPod, buildId: string, signal?: AbortSignal): Promise<boolean> {
+  async #claim(
+    pod: WarmPoolPod,
+    buildId: string,
+    signal?: AbortSignal,
+  ): Promise<WarmPoolPod | undefined> {
     const labels = {
       [WARM_POOL_LABEL]: WARM_POOL_STATES.taken,
       [BUILD_LABELS.buildId]: labelValue(buildId),
@@ -504,22 +559,23 @@ export class WarmPool {
     let current: WarmPoolPod | undefined = pod;
     for (let attempt = 0; attempt < GUARDED_WRITE_ATTEMPTS && current !== undefined; attempt++) {
       const { name, resourceVersion } = current.metadata;
-      if (resourceVersion === undefined) return false;
+      if (resourceVersion === undefined) return undefined;
       try {
         await this.#patch('pods', name, { metadata: { resourceVersion, labels } }, signal);
-        return true;
+        const metadata = { ...current.metadata, labels: { ...current.metadata.labels, ...labels } };
+        return { ...current, metadata };
       } catch (err) {
         // Deleted under us (404): the next pod. Changed (409): as it is now, if still free.
         if (!isSluiceError(err) || err.code !== 'SLUICE_KUBE_CONFLICT') {
-          if (isSluiceError(err) && err.code === 'SLUICE_KUBE_NOT_FOUND') return false;
+          if (isSluiceError(err) && err.code === 'SLUICE_KUBE_NOT_FOUND') return undefined;
           throw err;
         }
         current = await readPod(this.#options.kube, this.#namespace, name, signal);
         const free = current?.metadata.labels?.[WARM_POOL_LABEL] === WARM_POOL_STATES.waiting;
-        if (current === undefined || !free || !isReady(current)) return false;
+        if (current === undefined || !free || !isReady(current)) return undefined;
       }
     }
-    return false;
+    return undefined;
   }
 
   /** The claim carries the build's id too: its cache record is the build's (cache-records.ts). */
@@ -553,11 +609,13 @@ export class WarmPool {
     const { kube, runtime, settings, logger } = this.#options;
     const namespace = this.#namespace;
     const suffix = this.#options.idGenerator?.() ?? randomBytes(5).toString('hex');
+    const name = `${MEMBER_NAME_PREFIX}${suffix}`;
     const member = {
-      name: `${MEMBER_NAME_PREFIX}${suffix}`,
+      name,
       namespace,
       runtime,
       key: randomBytes(32).toString('hex'),
+      tls: await handoverCertificate(name),
       ...(settings.priorityClassName === undefined
         ? {}
         : { priorityClassName: settings.priorityClassName }),
@@ -577,6 +635,11 @@ export class WarmPool {
           }),
     };
     const scope = { kube, namespace, runtime, logger };
+    // Its handover needs the key: kept, so it need not read the Secret back.
+    this.#memory.noteValues(namespace, member.name, {
+      [POOL_SECRET_KEYS.handoverKey]: member.key,
+      [POOL_SECRET_KEYS.tlsCa]: member.tls.caPem,
+    });
     await makeMember(
       scope,
       { shape: this.#shape, member },
