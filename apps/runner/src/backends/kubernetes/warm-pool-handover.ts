@@ -14,6 +14,7 @@ import { request } from 'node:https';
 import { createCertificateAuthority, issueServerCertificate } from '@sluice/pki';
 import type { KubeClient } from '@sluice/kube';
 import type { Logger } from '@sluice/log';
+import { secretValues } from './warm-pool-memory.js';
 import { handoverEnv, HANDOVER_PORT, POOL_SECRET_KEYS } from './warm-pool-shape.js';
 
 /** Set on a taken pod once its engine has its build. */
@@ -111,12 +112,7 @@ async function secretData(
     },
     { signal },
   );
-  return Object.fromEntries(
-    Object.entries(secret?.data ?? {}).map(([key, value]) => [
-      key,
-      Buffer.from(value, 'base64').toString('utf8'),
-    ]),
-  );
+  return secretValues({ data: secret?.data }) ?? {};
 }
 
 /** A pod that does not answer in this time is given up on: the build is retried elsewhere. */

@@ -242,7 +242,7 @@ export class WarmPool {
   async heldBy(buildId: string, signal?: AbortSignal): Promise<WarmPoolPod | undefined> {
     const taken = this.#memory.taken.get(buildId);
     if (taken !== undefined) return taken.pod;
-    const selector = `${this.#poolSelector()}=${WARM_POOL_STATES.taken},${BUILD_LABELS.buildId}=${labelValue(buildId)}`;
+    const selector = `${this.selector('taken')},${BUILD_LABELS.buildId}=${labelValue(buildId)}`;
     const [pod] = await this.#listBy(selector, signal);
     return pod;
   }
