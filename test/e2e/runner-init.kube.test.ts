@@ -5,7 +5,8 @@
  * `upgrade` moves the agent and the runtime's images to another tag, and a rerun of init keeps
  * it (the install's record), and so does the wizard, whose defaults are the record's; the agent
  * pod stopped mid-build drains it; `attach` gives the agent
- * a runtime of another kube context; and `delete --yes` removes exactly what init and attach
+ * a runtime of another kube context, with a warm pool of its own there; and `delete --yes`
+ * removes exactly what init and attach
  * created, and nothing else (not the objects of another install of the same release name in
  * another namespace, cluster-scoped ones included). Plans and refusals: runner-init-plan.kube.
  * @module
@@ -37,7 +38,9 @@ import {
   runWizard,
   setUpInit,
   tearDownInit,
+  runTestPipeline,
   twoContextKubeconfig,
+  warmPoolPods,
 } from './runner-init.test-support.js';
 import type { InitContext } from './runner-init.test-support.js';
 
@@ -317,31 +320,14 @@ test('attach lets the agent serve a runtime of another kube context; a build run
   const { path, home } = twoContextKubeconfig(ctx);
   const run = await runSluice(
     [
-      'runner',
-      'attach',
-      '--kubeconfig',
-      path,
-      '--kube-context',
-      'other',
-      '--agent-kube-context',
-      home,
-      '--namespace',
-      NS,
-      '--agent-name',
-      AGENT,
-      '--build-namespace',
-      ATTACHED_NS,
-      '--runtime',
-      'cluster/attached',
+      ...['runner', 'attach', '--kubeconfig', path, '--kube-context', 'other'],
+      ...['--agent-kube-context', home, '--namespace', NS, '--agent-name', AGENT],
+      ...['--build-namespace', ATTACHED_NS, '--runtime', 'cluster/attached'],
       // The agent's pods reach this API server through the kubernetes Service.
-      '--api-server-url',
-      'https://10.96.0.1:443',
-      '--control-plane-url',
-      ctx.controlPlaneUrl,
-      '--storage-class',
-      TEST_STORAGE_CLASS,
-      '--runtime-spec',
-      ctx.specFile,
+      ...['--api-server-url', 'https://10.96.0.1:443', '--control-plane-url', ctx.controlPlaneUrl],
+      ...['--storage-class', TEST_STORAGE_CLASS, '--runtime-spec', ctx.specFile],
+      // Its own pool, in its cluster, beside the agent's (none).
+      ...['--warm-pool', '1'],
     ],
     { env: ENV() },
   );
@@ -353,17 +339,33 @@ test('attach lets the agent serve a runtime of another kube context; a build run
     ['cluster/attached', true],
     [RUNTIME, true],
   ]);
-  await addHostPathVolume(cluster().kubeConfig, 'sluice-init-2', join(ctx.temp.path, 'pv-2'));
-  const build = await runSluice(
-    ['run-pipeline', `runners/${AGENT}-test`, '--runtime', 'cluster/attached'],
-    { env: ENV() },
+  // The first build's volume, then one for the pool's pod, then one for its refill.
+  for (const n of [2, 3, 4])
+    await addHostPathVolume(
+      cluster().kubeConfig,
+      `sluice-init-${n}`,
+      join(ctx.temp.path, `pv-${n}`),
+    );
+  // The first build shows the agent the runtime's pods; the pool makes its own from them.
+  await runTestPipeline(ctx, 'cluster/attached', ATTACHED_NS);
+  const waiting = await waitForProbe(
+    `a ready warm-pool pod in ${ATTACHED_NS}`,
+    async () => (await warmPoolPods(ctx, ATTACHED_NS)).find((pod) => pod.ready),
+    240_000,
   );
-  assert.equal(build.code, 0, `${build.stdout}\n${build.stderr}`);
-  assert.match(build.stdout, /Sluice runner on cluster\/init works/);
-  const id = /Build (bld_\w+)/.exec(build.stderr)?.[1] ?? '';
-  await waitForProbe(
-    `build ${id}'s objects deleted from ${ATTACHED_NS}`,
-    async () => objectCount(await buildObjects(cluster().kubeConfig, ATTACHED_NS, id)) === 0,
+  const { priorityClass } = waiting;
+  assert.match(priorityClass, new RegExp(`^sluice-warm-pool-${ATTACHED_NS}-`));
+  const made = await ctx.kube.read({ kind: 'PriorityClass', name: priorityClass });
+  assert.equal(made?.['value'], -1_000_000, 'the attach made the PriorityClass in its cluster');
+  await runTestPipeline(ctx, 'cluster/attached', ATTACHED_NS);
+  await waitForProbe('the attached runtime reports its pool hit', async () => {
+    const { items } = await ctx.admin.call('listAgents');
+    const health = items.find((a) => a.name === AGENT)?.health?.runtimes ?? [];
+    return health.find((r) => r.name === 'cluster/attached')?.warmPool?.hits === 1;
+  });
+  // The take's refill, for delete to remove.
+  await waitForProbe('the pool refilled', async () =>
+    (await warmPoolPods(ctx, ATTACHED_NS)).some((pod) => pod.name !== waiting.name),
   );
 });
 
@@ -378,6 +380,8 @@ test('delete --yes lists and removes exactly what init and attach created, and n
     ...(await objectsIn(ctx, 'default')),
   ];
   const before = await elsewhere();
+  const pool = await warmPoolPods(ctx, ATTACHED_NS);
+  assert.ok(pool.length > 0, "the attached runtime's pool has pods for delete to remove");
   // The kubeconfig attach used: delete reaches the attached runtime's cluster through its context.
   const { path } = twoContextKubeconfig(ctx);
   const run = await runSluice(
@@ -387,6 +391,9 @@ test('delete --yes lists and removes exactly what init and attach created, and n
   assert.equal(run.code, 0, run.stderr);
   for (const line of [
     'from context other (runtime cluster/attached, attached):',
+    ...pool.map((pod) => `Pod ${ATTACHED_NS}/${pod.name}`),
+    `PriorityClass sluice-warm-pool-${ATTACHED_NS}-`,
+    `PriorityClass sluice-build-${ATTACHED_NS}-`,
     `ServiceAccount ${ATTACHED_NS}/`,
     `Role ${ATTACHED_NS}/`,
     `Namespace ${ATTACHED_NS}`,
@@ -428,4 +435,9 @@ test('delete --yes lists and removes exactly what init and attach created, and n
   const { items: runtimes } = await ctx.admin.call('listRuntimeEnvironments');
   assert.ok(!runtimes.some((re) => re.name === RUNTIME || re.name === 'cluster/attached'));
   assert.equal(await ctx.kube.read({ kind: 'Namespace', name: ATTACHED_NS }), undefined);
+  const classes = await ctx.kube.list({ kind: 'PriorityClass' });
+  assert.deepEqual(
+    classes.map((c) => c.metadata.name).filter((name) => name.includes(ATTACHED_NS)),
+    [],
+  );
 });

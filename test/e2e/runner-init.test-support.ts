@@ -19,9 +19,11 @@ import { createNamespace } from '@sluice/kube/testing';
 import type { SluiceClient } from '@sluice/protocol';
 import { makeTempDir } from '@sluice/testkit';
 import type { KubernetesCluster, TempDir } from '@sluice/testkit';
-import { SLUICE_BIN } from './cli-harness.js';
+import { runSluice, SLUICE_BIN } from './cli-harness.js';
 import {
   ADMIN_TOKEN,
+  buildObjects,
+  objectCount,
   prepareBuildCluster,
   startControlPlane,
   TEST_STORAGE_CLASS,
@@ -252,4 +254,42 @@ export async function applyNeighbourInstall(
     name: o.metadata.name,
     namespace: o.metadata.namespace,
   }));
+}
+
+/** The warm pool's pods in `namespace`: their names, whether Ready, and their PriorityClass. */
+export async function warmPoolPods(
+  ctx: InitContext,
+  namespace: string,
+): Promise<{ name: string; ready: boolean; priorityClass: string }[]> {
+  const pods = await ctx.kube.list({
+    kind: 'Pod',
+    namespace,
+    labelSelector: 'sluice.io/warm-pool',
+  });
+  return pods.map((pod) => {
+    const status = pod['status'] as { conditions?: { type: string; status: string }[] } | undefined;
+    return {
+      name: pod.metadata.name,
+      ready: (status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+      priorityClass: (pod['spec'] as { priorityClassName?: string }).priorityClassName ?? '',
+    };
+  });
+}
+
+/** Runs the install's test pipeline on `runtime`: it succeeds, and its objects in `namespace` go. */
+export async function runTestPipeline(
+  ctx: InitContext,
+  runtime: string,
+  namespace: string,
+): Promise<void> {
+  const build = await runSluice(['run-pipeline', `runners/${AGENT}-test`, '--runtime', runtime], {
+    env: initEnv(ctx),
+  });
+  assert.equal(build.code, 0, `${build.stdout}\n${build.stderr}`);
+  assert.match(build.stdout, new RegExp(`Sluice runner on ${RUNTIME} works`));
+  const id = /Build (bld_\w+)/.exec(build.stderr)?.[1] ?? '';
+  await waitForProbe(
+    `build ${id}'s objects deleted from ${namespace}`,
+    async () => objectCount(await buildObjects(ctx.cluster.kubeConfig, namespace, id)) === 0,
+  );
 }

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { isSluiceError } from '@sluice/errors';
 import { parseRunnerConfig } from './config.js';
 import { RUNNER_DEFAULTS } from './runner-config.js';
+import { WARM_POOL_DEFAULTS } from './backends/kubernetes/warm-pool-size.js';
 
 const base = { SLUICE_SERVER_URL: 'http://cp:8080/', SLUICE_AGENT_TOKEN: 'sk_agent' };
 
@@ -170,5 +171,53 @@ test('a flag given leaves its variable unread; a bad switch and a bad number are
       '--drain-seconds (SLUICE_AGENT_DRAIN_SECONDS) must be a number from 0 to 3600 (seconds), got "-1"',
       '--dind-host-alias (SLUICE_DIND_HOST_ALIAS) must be one of 1, 0, true, false, yes, no, on, off, got "maybe"',
     ],
+  );
+});
+
+test("a runtime file's warmPool is that runtime's pool; the agent's pool variables are not", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'runner-config-'));
+  const head = 'type: runtime\nhost: https://east:6443\ntoken: t1\n';
+  writeFileSync(
+    join(dir, 'east.runtime.yaml'),
+    `${head}name: east/ci\nwarmPool:\n  minSize: 1\n  maxSize: 3\n  mode: adaptive\n  priorityClassName: low\n`,
+  );
+  writeFileSync(join(dir, 'west.runtime.yaml'), `${head}name: west/ci\n`);
+  const config = parseRunnerConfig(
+    { configDir: dir, inClusterRuntime: 'home/ci' },
+    { ...base, SLUICE_WARM_POOL_MAX: '2', SLUICE_WARM_POOL_PRIORITY_CLASS: 'home-low' },
+  );
+  const pools = Object.fromEntries(
+    config.runtimes.map((r) => [r.name, r.kind === 'kubernetes' ? r.warmPool : undefined]),
+  );
+  assert.deepEqual(pools, {
+    'home/ci': { ...WARM_POOL_DEFAULTS, minSize: 0, maxSize: 2, priorityClassName: 'home-low' },
+    'east/ci': {
+      ...WARM_POOL_DEFAULTS,
+      mode: 'adaptive',
+      minSize: 1,
+      maxSize: 3,
+      priorityClassName: 'low',
+    },
+    'west/ci': undefined,
+  });
+  writeFileSync(
+    join(dir, 'west.runtime.yaml'),
+    `${head}name: west/ci\nwarmPool:\n  minSize: -1\n  maxSize: lots\n  mode: eager\n  size: 3\n  buildPriorityClassName: ""\n`,
+  );
+  const file = join(dir, 'west.runtime.yaml');
+  assert.deepEqual(
+    problems(() => parseRunnerConfig({ configDir: dir }, base)),
+    [
+      `${file}: field "warmPool.size" is not a field: give minSize, maxSize, mode, priorityClassName, buildPriorityClassName`,
+      `${file}: field "warmPool.mode" is "eager": give "fixed" or "adaptive"`,
+      `${file}: field "warmPool.minSize" must be an integer from 0 to 100, got -1`,
+      `${file}: field "warmPool.maxSize" must be an integer from 0 to 100, got "lots"`,
+      `${file}: field "warmPool.buildPriorityClassName" must be a PriorityClass name, got ""`,
+    ],
+  );
+  writeFileSync(join(dir, 'west.runtime.yaml'), `${head}name: west/ci\nwarmPool: 3\n`);
+  assert.deepEqual(
+    problems(() => parseRunnerConfig({ configDir: dir }, base)),
+    [`${file}: field "warmPool" must be a map (minSize, maxSize, mode), got 3`],
   );
 });

@@ -4,7 +4,9 @@
  * win over variables, numbers are checked for range, and each runtime is named with how to
  * reach it. `*.runtime.yaml` files of a config
  * directory (reference §1.6: `type: runtime`, `name`, `host`, `token`, `crt`, plus our optional
- * `namespace`) give one agent several clusters; a bad file is a problem naming the file.
+ * `namespace` and `warmPool`) give one agent several clusters; a bad file is a problem naming
+ * the file and its field. The agent's pool variables size the pools of its own cluster's
+ * runtimes; another cluster's pool (its PriorityClasses are that cluster's) is its file's.
  * @module
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -14,7 +16,7 @@ import { agentEnv, configError, parseEnv, variableLabel } from '@sluice/config';
 import type { AgentEnv, Env } from '@sluice/config';
 import type { KubernetesTarget, RunnerConfig, RuntimeTarget } from './runner-config.js';
 import { WARM_POOL_DEFAULTS, WARM_POOL_MODES } from './backends/kubernetes/warm-pool-size.js';
-import type { WarmPoolSettings } from './backends/kubernetes/warm-pool-size.js';
+import type { WarmPoolMode, WarmPoolSettings } from './backends/kubernetes/warm-pool-size.js';
 
 /** Flag values as the CLI received them; each has an environment variable (see docs). */
 export interface RunnerConfigInput {
@@ -151,10 +153,10 @@ function runtimeTargets(v: Values, input: RunnerConfigInput, problems: string[])
   const namespace = v.SLUICE_NAMESPACE;
   const dindHostAlias = v.SLUICE_DIND_HOST_ALIAS || undefined;
   const warmPool = warmPoolSettings(v, problems);
-  const alias = {
-    ...(dindHostAlias ? { dindHostAlias } : {}),
-    ...(warmPool === undefined ? {} : { warmPool }),
-  };
+  // The agent's pool variables size the pools of its own cluster's runtimes; a runtime file's
+  // cluster (`runner attach`) has a pool only if its file asks for one (`fileWarmPool`).
+  const alias = dindHostAlias ? { dindHostAlias } : {};
+  const pooled = { ...alias, ...(warmPool === undefined ? {} : { warmPool }) };
   const inCluster = v.SLUICE_IN_CLUSTER_RUNTIME;
   if (inCluster !== undefined)
     targets.push({
@@ -162,7 +164,7 @@ function runtimeTargets(v: Values, input: RunnerConfigInput, problems: string[])
       name: inCluster,
       source: { type: 'in-cluster' },
       namespace,
-      ...alias,
+      ...pooled,
     });
   const kubeRuntime = v.SLUICE_KUBE_RUNTIME;
   if (kubeRuntime !== undefined) {
@@ -171,7 +173,7 @@ function runtimeTargets(v: Values, input: RunnerConfigInput, problems: string[])
       problems.push(`${describeKey('kubeRuntime')} needs ${describeKey('kubeconfig')}`);
     else {
       const source = { type: 'kubeconfig' as const, path, context: v.SLUICE_KUBE_CONTEXT };
-      targets.push({ kind: 'kubernetes', name: kubeRuntime, source, namespace, ...alias });
+      targets.push({ kind: 'kubernetes', name: kubeRuntime, source, namespace, ...pooled });
     }
   }
   const dir = v.SLUICE_AGENT_CONFIG_DIR;
@@ -197,26 +199,94 @@ function runtimeTargets(v: Values, input: RunnerConfigInput, problems: string[])
   return targets;
 }
 
-/** The warm pool of the Kubernetes runtimes, if one is asked for (backends/kubernetes/warm-pool.ts). */
+/** The warm pool of the agent's own Kubernetes runtimes, if one is asked for (backends/kubernetes/warm-pool.ts). */
 function warmPoolSettings(v: Values, problems: string[]): WarmPoolSettings | undefined {
-  const minSize = v.SLUICE_WARM_POOL_MIN;
-  const maxSize = Math.max(minSize, v.SLUICE_WARM_POOL_MAX);
+  const mode = v.SLUICE_WARM_POOL_MODE;
+  if (!(WARM_POOL_MODES as readonly string[]).includes(mode))
+    problems.push(`${describeKey('warmPoolMode')} is "${mode}": give ${modeChoices()}`);
+  return poolSettings({
+    mode: mode as WarmPoolMode,
+    minSize: v.SLUICE_WARM_POOL_MIN,
+    maxSize: v.SLUICE_WARM_POOL_MAX,
+    priorityClassName: v.SLUICE_WARM_POOL_PRIORITY_CLASS,
+    buildPriorityClassName: v.SLUICE_WARM_POOL_BUILD_PRIORITY_CLASS,
+  });
+}
+
+/** The settings of a pool of at most `maxSize` (at least `minSize`) pods; none when that is 0. */
+function poolSettings(given: {
+  mode: WarmPoolMode;
+  minSize: number;
+  maxSize: number;
+  priorityClassName?: string | undefined;
+  buildPriorityClassName?: string | undefined;
+}): WarmPoolSettings | undefined {
+  const { priorityClassName, buildPriorityClassName, minSize } = given;
+  const maxSize = Math.max(minSize, given.maxSize);
   if (maxSize === 0) return undefined;
-  const priorityClassName = v.SLUICE_WARM_POOL_PRIORITY_CLASS;
-  const buildPriorityClassName = v.SLUICE_WARM_POOL_BUILD_PRIORITY_CLASS;
-  const settings: WarmPoolSettings = {
+  return {
     ...WARM_POOL_DEFAULTS,
-    mode: v.SLUICE_WARM_POOL_MODE as WarmPoolSettings['mode'],
+    mode: given.mode,
     minSize,
     maxSize,
     ...(priorityClassName === undefined ? {} : { priorityClassName }),
     ...(buildPriorityClassName === undefined ? {} : { buildPriorityClassName }),
   };
-  if (!(WARM_POOL_MODES as readonly string[]).includes(settings.mode))
+}
+
+const modeChoices = () => WARM_POOL_MODES.map((m) => `"${m}"`).join(' or ');
+/** The fields of a runtime file's `warmPool`, as `runner attach --warm-pool` writes them. */
+const FILE_POOL_FIELDS = [
+  'minSize',
+  'maxSize',
+  'mode',
+  'priorityClassName',
+  'buildPriorityClassName',
+] as const;
+
+/**
+ * A runtime file's `warmPool` (`minSize`, `maxSize`, `mode`, and the PriorityClasses of its
+ * cluster): that runtime's pool, each bad field a problem naming the file and the field.
+ */
+function fileWarmPool(
+  file: string,
+  value: unknown,
+  problems: string[],
+): WarmPoolSettings | undefined {
+  if (value === undefined) return undefined;
+  const where = (field: string) => `${file}: field "warmPool${field === '' ? '' : `.${field}`}"`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     problems.push(
-      `${describeKey('warmPoolMode')} is "${settings.mode}": give ${WARM_POOL_MODES.map((m) => `"${m}"`).join(' or ')}`,
+      `${where('')} must be a map (minSize, maxSize, mode), got ${JSON.stringify(value)}`,
     );
-  return settings;
+    return undefined;
+  }
+  const pool = value as Record<string, unknown>;
+  for (const key of Object.keys(pool))
+    if (!(FILE_POOL_FIELDS as readonly string[]).includes(key))
+      problems.push(`${where(key)} is not a field: give ${FILE_POOL_FIELDS.join(', ')}`);
+  const size = (field: 'minSize' | 'maxSize'): number => {
+    const n = pool[field] ?? 0;
+    if (Number.isInteger(n) && (n as number) >= 0 && (n as number) <= 100) return n as number;
+    problems.push(`${where(field)} must be an integer from 0 to 100, got ${JSON.stringify(n)}`);
+    return 0;
+  };
+  const text = (field: 'priorityClassName' | 'buildPriorityClassName'): string | undefined => {
+    const name = pool[field];
+    if (name === undefined || (typeof name === 'string' && name !== '')) return name;
+    problems.push(`${where(field)} must be a PriorityClass name, got ${JSON.stringify(name)}`);
+    return undefined;
+  };
+  const mode = pool['mode'] ?? WARM_POOL_DEFAULTS.mode;
+  if (!(WARM_POOL_MODES as readonly unknown[]).includes(mode))
+    problems.push(`${where('mode')} is ${JSON.stringify(mode)}: give ${modeChoices()}`);
+  return poolSettings({
+    mode: mode as WarmPoolMode,
+    minSize: size('minSize'),
+    maxSize: size('maxSize'),
+    priorityClassName: text('priorityClassName'),
+    buildPriorityClassName: text('buildPriorityClassName'),
+  });
 }
 
 /** Every `*.runtime.yaml` of `dir` (reference §1.6), each problem naming its file and field. */
@@ -261,11 +331,13 @@ function runtimeFile(file: string, problems: string[]): KubernetesTarget | undef
   const token = field('token', true);
   const caPem = field('crt', false);
   const namespace = field('namespace', false);
+  const warmPool = fileWarmPool(file, record['warmPool'], problems);
   if (name === undefined || host === undefined || token === undefined) return undefined;
   return {
     kind: 'kubernetes',
     name,
     source: { type: 'token', host, token, caPem, file },
     namespace,
+    ...(warmPool === undefined ? {} : { warmPool }),
   };
 }

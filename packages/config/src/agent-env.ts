@@ -102,7 +102,7 @@ export const agentEnv = {
   }),
   SLUICE_AGENT_CONFIG_DIR: textVar({
     description:
-      'Serve the runtime of each `*.runtime.yaml` file in this directory (`name`, `host`, `token`, `crt`)',
+      "Serve the runtime of each `*.runtime.yaml` file in this directory (`name`, `host`, `token`, `crt`; optional `namespace`, and `warmPool`: that runtime's pool, `minSize`, `maxSize`, `mode`, `priorityClassName`, `buildPriorityClassName`)",
     flag: 'config-dir',
   }),
   SLUICE_KUBE_RUNTIME: textVar({
@@ -129,7 +129,7 @@ export const agentEnv = {
   }),
   SLUICE_WARM_POOL_MIN: numberVar({
     description:
-      'Kubernetes runtimes: pods kept running ahead of builds once none has come for 5 minutes (docs/warm-pool.md)',
+      "Kubernetes runtimes of the agent's own cluster (a `*.runtime.yaml` runtime has its file's `warmPool`): pods kept running ahead of builds once none has come for 5 minutes (docs/warm-pool.md)",
     flag: 'warm-pool-min',
     min: 0,
     max: 100,

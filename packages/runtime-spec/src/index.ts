@@ -73,6 +73,7 @@ export { renderLocalEngineEnv } from './render/local-engine-env.js';
 export type { KubeObject, KubeMetadata } from './render/pod-common.js';
 export {
   AGENT_ROLE_RULES,
+  attachedWarmPool,
   INSTALL_NAMESPACE_LABEL,
   installSelector,
   renderRuntimeInstall,

@@ -4,7 +4,9 @@
  * ServiceAccount with the runtime chart's Role and RoleBinding, the engine's ServiceAccount, and
  * a token Secret for the ServiceAccount. In the agent's cluster: the runtime's `*.runtime.yaml`
  * (API server URL, token, CA, namespace) added to the `<release>-agent-runtimes` Secret, which
- * the agent Deployment mounts (the chart's `agent.runtimesSecret`), and a rollout. With the
+ * the agent Deployment mounts (the chart's `agent.runtimesSecret`), and a rollout. With
+ * `--warm-pool N` the runtime's own pool: its PriorityClasses in its cluster, its sizes in its
+ * file (the agent's own pool variables are its own cluster's). With the
  * control plane: the runtime environment registered and added to the agent's runtimes. Each step
  * looks before it acts, so a rerun finishes an interrupted attach.
  * @module
@@ -14,7 +16,12 @@ import { InputError } from '@sluice/errors';
 import { listKubeContexts } from '@sluice/kube';
 import type { KubeResource } from '@sluice/kube';
 import type { SluiceClient } from '@sluice/protocol';
-import { INSTALL_NAMESPACE_LABEL, renderRuntimeInstall, RUNTIMES_DIR } from '@sluice/runtime-spec';
+import {
+  attachedWarmPool,
+  INSTALL_NAMESPACE_LABEL,
+  renderRuntimeInstall,
+  RUNTIMES_DIR,
+} from '@sluice/runtime-spec';
 import { yaml } from '../lazy-yaml.js';
 import type { Terminal } from '../ui/terminal.js';
 import { serverClient } from '../commands/server-resources.js';
@@ -257,17 +264,20 @@ function runtimeFile(
   token: ServiceAccountToken,
 ): { key: string; text: string } {
   const name = settings.values.runtime.name;
+  const { release, namespace, values } = settings;
+  const warmPool = attachedWarmPool({ release, namespace, values });
   return {
     key: `${nameFrom(name)}.runtime.yaml`,
     text: yaml().stringify({
       type: 'runtime',
       name,
       host: target.host,
-      namespace: settings.namespace,
+      namespace,
       token: token.token,
       crt: token.ca,
+      ...(warmPool === undefined ? {} : { warmPool }),
       kubeContext: target.kubeContext,
-      release: settings.release,
+      release,
     }),
   };
 }

@@ -176,6 +176,10 @@ export function addRunnerInstallCommands(ctx: ServerCommandsContext, runner: Com
         "the other cluster's API server as the agent's pods reach it",
       )
       .option(
+        '--warm-pool <n>',
+        "keep N of the runtime's build pods running ahead of builds (the agent must reach its pod IPs); 0 for none",
+      )
+      .option(
         '--timeout <seconds>',
         'how long to wait for the runtime to report healthy',
         seconds,

@@ -91,11 +91,14 @@ async function installedObjects(
  * The warm pool's pods of the install's runtime: the agent made them, so they carry its
  * runtime's labels, not the install's (their claims and Secrets are theirs, and go with them).
  */
-async function warmPoolPods(install: Install): Promise<ResourceRef[]> {
-  if (install.runtime === undefined) return [];
-  const labelSelector = `app.kubernetes.io/managed-by=sluice,sluice.io/runtime=${labelValue(install.runtime)},sluice.io/warm-pool`;
-  const namespace = install.buildNamespace;
-  const pods = await install.cluster.resources.list({ kind: 'Pod', namespace, labelSelector });
+async function warmPoolPods(
+  cluster: RunnerCluster,
+  runtime: string | undefined,
+  namespace: string,
+): Promise<ResourceRef[]> {
+  if (runtime === undefined) return [];
+  const labelSelector = `app.kubernetes.io/managed-by=sluice,sluice.io/runtime=${labelValue(runtime)},sluice.io/warm-pool`;
+  const pods = await cluster.resources.list({ kind: 'Pod', namespace, labelSelector });
   return pods.map((pod) => ({ kind: 'Pod', namespace, name: pod.metadata.name }));
 }
 
@@ -151,7 +154,9 @@ async function attachedRuntimes(install: Install, kubeconfig: string): Promise<A
         const objects = await installedObjects(attached.cluster, attached.release, [
           attached.namespace,
         ]);
-        attached.objects = [...objects.first, ...objects.then];
+        // Its pool's pods first (`runner attach --warm-pool`): the agent is gone by then.
+        const pool = await warmPoolPods(attached.cluster, attached.runtime, attached.namespace);
+        attached.objects = [...pool, ...objects.first, ...objects.then];
       } catch (err) {
         // Not in this kubeconfig, or not reachable: named as left, with why and the command.
         delete attached.cluster;
@@ -204,7 +209,9 @@ export async function runnerDelete(
     install.buildNamespace,
   ]);
   // After the agent (which would make more) and before the volumes they hold.
-  objects.first.push(...(await warmPoolPods(install)));
+  objects.first.push(
+    ...(await warmPoolPods(install.cluster, install.runtime, install.buildNamespace)),
+  );
   const attached = await attachedRuntimes(
     install,
     options.kubeconfig ?? defaultKubeconfig(processEnvironment()),

@@ -101,6 +101,31 @@ export function warmPoolBuildPriorityClass(release: string, namespace: string): 
   return `sluice-build-${namespace}-${release}`;
 }
 
+/**
+ * The `warmPool` of an attached runtime's `*.runtime.yaml` (`runner attach --warm-pool`): its
+ * sizes and the PriorityClasses the install made in that runtime's cluster; none without a pool.
+ */
+export function attachedWarmPool(options: RuntimeInstallOptions):
+  | {
+      minSize: number;
+      maxSize: number;
+      mode: 'fixed' | 'adaptive';
+      priorityClassName: string;
+      buildPriorityClassName: string;
+    }
+  | undefined {
+  const { release, namespace, values } = options;
+  if (warmPoolSize(values) === 0) return undefined;
+  const pool = values.runtime.warmPool;
+  return {
+    minSize: pool?.minSize ?? 0,
+    maxSize: pool?.maxSize ?? 0,
+    mode: pool?.mode ?? 'fixed',
+    priorityClassName: warmPoolPriorityClass(release, namespace),
+    buildPriorityClassName: warmPoolBuildPriorityClass(release, namespace),
+  };
+}
+
 function warmPoolSize(values: RuntimeInstallValues): number {
   const pool = values.runtime.warmPool;
   return Math.max(pool?.minSize ?? 0, pool?.maxSize ?? 0);
