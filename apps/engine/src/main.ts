@@ -33,7 +33,7 @@ import { awaitPoolHandover } from './pool-handover.js';
 import { runRemoteBuild } from './process/remote-build.js';
 import { stepSettingsFrom } from './base/step-settings.js';
 import { waitForDocker } from './containers/wait-for-docker.js';
-import { warmUpDaemon } from './containers/daemon-warm-up.js';
+import { removeSpare, warmUpDaemon } from './containers/daemon-warm-up.js';
 import type { SpareSandbox } from './containers/daemon-warm-up.js';
 
 /**
@@ -64,6 +64,8 @@ export interface EngineMainOptions {
  * handover, read once by `engineMain`): one build per engine process.
  */
 let spareSandbox: SpareSandbox | undefined;
+/** Whether `engineMain` has read `spareSandbox`: a warm-up that ends later removes its spare. */
+let spareRead = false;
 
 /** Runs the build of the engine token in the environment; the exit code. */
 export async function engineMain(options: EngineMainOptions): Promise<number> {
@@ -116,7 +118,7 @@ export async function engineMain(options: EngineMainOptions): Promise<number> {
       cleaner: engine.cleaner,
       clusterCredentials: engine.clusterCredentials,
       carriedImagesDir: CARRIED_IMAGES_DIR,
-      spareSandbox,
+      spareSandbox: readSpare(),
     });
     await connection.close();
     const reason = result.reason === undefined ? '' : `: ${result.reason}`;
@@ -127,6 +129,12 @@ export async function engineMain(options: EngineMainOptions): Promise<number> {
     process.off('SIGTERM', onSignal);
     process.off('beforeExit', onStalled);
   }
+}
+
+/** The spare sandbox a warm-up left for this build, once: a later one is not the build's. */
+function readSpare(): SpareSandbox | undefined {
+  spareRead = true;
+  return spareSandbox;
 }
 
 /**
@@ -171,10 +179,13 @@ export async function awaitStandbyHandover(): Promise<boolean> {
   const pool = poolEngineSettings();
   if (pool !== undefined) {
     const daemon = async (docker: DockerClient) => {
-      spareSandbox = await warmUpDaemon(docker, {
+      const spare = await warmUpDaemon(docker, {
         carriedImagesDir: CARRIED_IMAGES_DIR,
         log: createLogger({ level: 'info' }),
       });
+      // Past the handover's bound, the build started without it: nothing would remove it.
+      if (spare !== undefined && spareRead) await removeSpare(docker, spare).catch(() => undefined);
+      else spareSandbox = spare;
     };
     return awaitPoolHandover(pool, { engine: warmUpEngine, daemon }).then(() => true);
   }
