@@ -11,12 +11,19 @@
  * the pod was made after all, else deleted, its Secret with it (the claim owns it).
  * @module
  */
+import { randomBytes } from 'node:crypto';
 import type { KubeClient } from '@sluice/kube';
-import { runtimeSelector } from '@sluice/labels';
+import {
+  BUILD_LABELS,
+  MANAGED_BY_SLUICE,
+  REUSE_ANNOTATIONS,
+  runtimeSelector,
+} from '@sluice/labels';
 import type { Logger } from '@sluice/log';
 import { waitForClaimBinding } from './claim-binding.js';
 import { createdAt, createObject, listClaims, patchObject, readPod } from './warm-pool-api.js';
 import type { WarmPoolPod } from './warm-pool-api.js';
+import { handoverCertificate } from './warm-pool-handover.js';
 import {
   memberClaim,
   memberPod,
@@ -28,6 +35,15 @@ import type { PoolMember, PoolShape } from './warm-pool-shape.js';
 
 /** The start of every member's name (its pod's, claim's and Secret's). */
 export const MEMBER_NAME_PREFIX = 'warm-pool-';
+/** The label of a pool pod's state, and its values. */
+export const WARM_POOL_LABEL = 'sluice.io/warm-pool';
+export const WARM_POOL_STATES = { waiting: 'waiting', taken: 'taken' } as const;
+/** The `sluice.io/component` of a pool pod. */
+export const WARM_POOL_COMPONENT = 'warm-pool';
+/** Pod annotation: the released volume the pod was made to take (its claim prefers it). */
+export const WARM_POOL_VOLUME_ANNOTATION = 'sluice.io/warm-pool-volume';
+/** Pod annotation: the ready pod on a volume no build released that it replaces once ready. */
+export const WARM_POOL_REPLACES_ANNOTATION = 'sluice.io/warm-pool-replaces';
 
 /** How old a claim no pod owns must be to be an orphan; also how often the pool looks. */
 export const ORPHAN_CLAIM_AGE_MS = 60_000;
@@ -37,6 +53,42 @@ export interface MemberScope {
   namespace: string;
   runtime: string;
   logger: Logger;
+}
+
+/**
+ * A new member of the runtime's pool, waiting, with a handover key and certificate of its own:
+ * on `volume`, a released one, when it is given (its claim prefers it), and in place of the
+ * pod `replaces`. `suffix` ends its name (random by default).
+ */
+export async function newMember(
+  pool: { namespace: string; runtime: string; priorityClassName?: string | undefined },
+  on: { volume?: string | undefined; replaces?: string | undefined; suffix?: string | undefined },
+): Promise<PoolMember> {
+  const { namespace, runtime, priorityClassName } = pool;
+  const { volume, replaces } = on;
+  const name = `${MEMBER_NAME_PREFIX}${on.suffix ?? randomBytes(5).toString('hex')}`;
+  return {
+    name,
+    namespace,
+    runtime,
+    key: randomBytes(32).toString('hex'),
+    tls: await handoverCertificate(name),
+    ...(priorityClassName === undefined ? {} : { priorityClassName }),
+    labels: {
+      [BUILD_LABELS.managedBy]: MANAGED_BY_SLUICE,
+      [BUILD_LABELS.component]: WARM_POOL_COMPONENT,
+      [WARM_POOL_LABEL]: WARM_POOL_STATES.waiting,
+    },
+    ...(volume === undefined
+      ? {}
+      : {
+          annotations: {
+            [WARM_POOL_VOLUME_ANNOTATION]: volume,
+            ...(replaces === undefined ? {} : { [WARM_POOL_REPLACES_ANNOTATION]: replaces }),
+          },
+          claimAnnotations: { [REUSE_ANNOTATIONS.preferVolume]: volume },
+        }),
+  };
 }
 
 /** Makes a member's claim, Secret and pod; `making` holds its name meanwhile. */
@@ -124,4 +176,38 @@ export async function removeOrphanClaims(
     deleted++;
   }
   return deleted;
+}
+
+/** The pool's waiting pods by what becomes of them. */
+export interface WaitingPods {
+  /** Ended (evicted, preempted, a daemon that crashed) or of an older shape: they go. */
+  stale: WarmPoolPod[];
+  fresh: WarmPoolPod[];
+  /**
+   * Ready pods being replaced by one on a released volume (`replacements`, by the name of the
+   * pod each replaces): they still serve builds but do not count, and go once it is ready.
+   */
+  leaving: WarmPoolPod[];
+  replacements: Map<string, WarmPoolPod>;
+  /** The pods that count. */
+  live: WarmPoolPod[];
+}
+
+/** Sorts the pool's waiting pods, `hash` being the shape's now (undefined: not learned). */
+export function sortWaiting(pods: readonly WarmPoolPod[], hash: string | undefined): WaitingPods {
+  const stale = pods.filter(
+    (pod) =>
+      ['Failed', 'Succeeded'].includes(pod.status?.phase ?? '') ||
+      (hash !== undefined && pod.metadata.annotations?.[WARM_POOL_SHAPE_ANNOTATION] !== hash),
+  );
+  const fresh = pods.filter((pod) => !stale.includes(pod));
+  const replacements = new Map(
+    fresh.flatMap((pod) => {
+      const replaced = pod.metadata.annotations?.[WARM_POOL_REPLACES_ANNOTATION];
+      return replaced === undefined ? [] : [[replaced, pod] as const];
+    }),
+  );
+  const leaving = fresh.filter((pod) => replacements.has(pod.metadata.name));
+  const live = fresh.filter((pod) => !replacements.has(pod.metadata.name));
+  return { stale, fresh, leaving, replacements, live };
 }

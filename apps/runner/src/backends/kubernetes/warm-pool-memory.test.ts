@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HandoverMemory, holds, secretValues } from './warm-pool-memory.js';
+import { HandoverMemory, holds, secretValues, SkippedObjects } from './warm-pool-memory.js';
 
 const secret = (name: string, own: Record<string, unknown>) => ({
   apiVersion: 'v1',
@@ -57,4 +57,35 @@ test('a pod is held by a build when taken and labelled with its id', () => {
   assert.equal(holds(pod(taken), 'bld_2', state), false);
   assert.equal(holds(pod({ ...taken, 'sluice.io/warm-pool': 'waiting' }), 'bld_1', state), false);
   assert.equal(holds({ metadata: { name: 'p' } }, 'bld_1', state), false);
+});
+
+test('taken pods are kept until their handover, the newest 256: a build that never came back is let go', () => {
+  const memory = new HandoverMemory();
+  const taken = (name: string) => ({ pod: { metadata: { name } }, labelled: Promise.resolve() });
+  memory.noteTaken('bld_gone', taken('warm-pool-a'));
+  memory.noteTaken('bld_1', taken('warm-pool-b'));
+  assert.equal(memory.taken('bld_1')?.pod.metadata.name, 'warm-pool-b');
+  memory.forgetTaken('bld_1');
+  assert.equal(memory.taken('bld_1'), undefined, 'handed over: the API server says');
+  for (let i = 0; i < 256; i++) memory.noteTaken(`bld_${String(i + 2)}`, taken(`p${String(i)}`));
+  assert.equal(memory.taken('bld_gone'), undefined, 'the oldest went first');
+  assert.equal(memory.taken('bld_2')?.pod.metadata.name, 'p0');
+  assert.equal(memory.taken('bld_257')?.pod.metadata.name, 'p255');
+});
+
+test("a build's skipped objects are kept once each, in order, by kind, the newest 1,000 builds", () => {
+  const skipped = new SkippedObjects();
+  const claim = { kind: 'PersistentVolumeClaim', metadata: { name: 'build-1' } };
+  const dind = { kind: 'Pod', metadata: { name: 'build-1-dind' } };
+  skipped.keep('bld_1', claim);
+  skipped.keep('bld_1', dind);
+  skipped.keep('bld_1', { ...claim, spec: {} });
+  assert.deepEqual(skipped.of('bld_1'), [claim, dind], 'a task that came again keeps one');
+  assert.deepEqual(skipped.of('bld_1', 'Pod'), [dind]);
+  assert.deepEqual(skipped.of('bld_2'), []);
+  for (let i = 0; i < 1_000; i++) skipped.keep(`bld_x${String(i)}`, dind);
+  assert.deepEqual(skipped.of('bld_1'), [], 'the oldest build went first');
+  assert.deepEqual(skipped.of('bld_x0'), [dind]);
+  skipped.forget('bld_x0');
+  assert.deepEqual(skipped.of('bld_x0'), []);
 });

@@ -11,6 +11,13 @@ import type { WarmPoolPod } from './warm-pool-api.js';
 
 /** Secrets whose values are kept, the oldest let go first. */
 const MAX_SECRETS = 512;
+/**
+ * Taken pods kept until their handover, the oldest let go first: a build whose next task never
+ * came to this agent (another took it, or the build was cancelled) leaves one behind.
+ */
+const MAX_TAKEN = 256;
+/** Builds whose skipped objects are kept at most (a few KiB each), the oldest let go first. */
+const MAX_KEPT_BUILDS = 1_000;
 
 /** A pod a build took: as this agent took it, and its claim's label being written. */
 export interface TakenPod {
@@ -20,8 +27,22 @@ export interface TakenPod {
 
 export class HandoverMemory {
   /** Pods this agent took, by build, until their handover. */
-  readonly taken = new Map<string, TakenPod>();
+  readonly #taken = new Map<string, TakenPod>();
   readonly #secrets = new Map<string, Record<string, string>>();
+
+  noteTaken(buildId: string, taken: TakenPod): void {
+    setNewest(this.#taken, buildId, taken, MAX_TAKEN);
+  }
+
+  /** The pod the build took, as this agent took it, until its handover. */
+  taken(buildId: string): TakenPod | undefined {
+    return this.#taken.get(buildId);
+  }
+
+  /** The build's pod was handed its build, or let go: the API server says what it holds. */
+  forgetTaken(buildId: string): void {
+    this.#taken.delete(buildId);
+  }
 
   /** Notes what a Secret manifest holds (`stringData` over `data`); other kinds are ignored. */
   noteSecret(manifest: Record<string, unknown>, namespace: string): void {
@@ -35,13 +56,7 @@ export class HandoverMemory {
   }
 
   noteValues(namespace: string, name: string, values: Record<string, string>): void {
-    const key = `${namespace}/${name}`;
-    this.#secrets.delete(key);
-    this.#secrets.set(key, values);
-    for (const oldest of this.#secrets.keys()) {
-      if (this.#secrets.size <= MAX_SECRETS) break;
-      this.#secrets.delete(oldest);
-    }
+    setNewest(this.#secrets, `${namespace}/${name}`, values, MAX_SECRETS);
   }
 
   /** Lets a Secret's values go (the Secret is deleted: its build ended, or its pool pod went). */
@@ -52,6 +67,45 @@ export class HandoverMemory {
   /** The values noted for a Secret, if any. */
   secret(namespace: string, name: string): Record<string, string> | undefined {
     return this.#secrets.get(`${namespace}/${name}`);
+  }
+}
+
+/**
+ * The objects builds on pool pods did not make (their claim, their dind pod), by build, in
+ * order: made after all when a build's pool pod fails it before its handover.
+ */
+export class SkippedObjects {
+  readonly #kept = new Map<string, Record<string, unknown>[]>();
+
+  /** Keeps one of a build's objects, once (by kind and name). */
+  keep(buildId: string, manifest: Record<string, unknown>): void {
+    const kept = this.#kept.get(buildId) ?? [];
+    const name = (manifest['metadata'] as { name?: string } | undefined)?.name;
+    const same = (m: Record<string, unknown>) =>
+      m['kind'] === manifest['kind'] && (m['metadata'] as { name?: string }).name === name;
+    if (kept.some(same)) return;
+    // Builds whose end the agent never saw (another agent took it): the oldest are let go.
+    setNewest(this.#kept, buildId, [...kept, manifest], MAX_KEPT_BUILDS);
+  }
+
+  /** The build's kept objects, of `kind` only when it is given. */
+  of(buildId: string, kind?: string): Record<string, unknown>[] {
+    const kept = this.#kept.get(buildId) ?? [];
+    return kept.filter((manifest) => kind === undefined || manifest['kind'] === kind);
+  }
+
+  forget(buildId: string): void {
+    this.#kept.delete(buildId);
+  }
+}
+
+/** Sets `key` as the newest entry of `map`, letting the oldest go beyond `max`. */
+function setNewest<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  for (const oldest of map.keys()) {
+    if (map.size <= max) break;
+    map.delete(oldest);
   }
 }
 

@@ -191,6 +191,21 @@ export function shapeHash(shape: PoolShape): string {
 }
 
 /** The pod of a pool member, made once its claim and Secret are (`memberClaim`, `memberSecret`). */
+/**
+ * A pod a build makes of its own (its engine or dind pod, when it missed the pool or its pool
+ * pod failed it), with the never-preempting PriorityClass `name` when one is set and the pod
+ * names none: it waits for room instead of preempting pool pods that builds run on.
+ */
+export function withPriorityClass<T extends Json>(manifest: T, name: string | undefined): T {
+  if (name === undefined || manifest['kind'] !== 'Pod') return manifest;
+  const labels = (manifest['metadata'] as { labels?: Record<string, string> } | undefined)?.labels;
+  const component = labels?.[BUILD_LABELS.component];
+  const spec = (manifest['spec'] ?? {}) as Json;
+  if (component !== 'engine' && component !== 'dind') return manifest;
+  if (spec['priorityClassName'] !== undefined || spec['priority'] !== undefined) return manifest;
+  return { ...manifest, spec: { ...spec, priorityClassName: name } };
+}
+
 export function memberPod(shape: PoolShape, member: PoolMember): Json {
   const { dind, engine } = required(shape);
   const pod = {

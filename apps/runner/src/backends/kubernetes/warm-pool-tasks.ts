@@ -21,7 +21,8 @@ import type { Logger } from '@sluice/log';
 import type { Task } from '@sluice/protocol';
 import { TaskFailure } from '../../runtime-backend.js';
 import type { KubeTaskAction } from './kube-task.js';
-import { WarmPool } from './warm-pool.js';
+import type { WarmPool } from './warm-pool.js';
+import { handedOver } from './warm-pool-handover.js';
 
 export interface PoolTaskOptions {
   signal: AbortSignal;
@@ -96,7 +97,7 @@ async function applyPod(
     pool.skipped(buildId, manifest);
     return true;
   }
-  if (WarmPool.handedOver(held)) return true;
+  if (handedOver(held)) return true;
   try {
     await pool.handOver(buildId, held, manifest, options.signal);
     return true;

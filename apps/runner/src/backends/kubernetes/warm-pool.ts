@@ -2,7 +2,7 @@
  * A runtime's warm pool: pods made ahead of their builds (warm-pool-shape.ts: the daemon and a
  * loaded engine, on a claim of the runtime's StorageClass), waiting in the runtime's namespace
  * with the runtime's labels and `sluice.io/warm-pool=waiting`. A build takes one in a single
- * guarded write: a merge patch of the pod's labels (`waiting` → `taken`, plus the build's id)
+ * guarded write (warm-pool-writes.ts): a merge patch of the pod's labels (`waiting` → `taken`, plus the build's id)
  * that carries the resourceVersion the agent listed, so that when two builds (two workers, two
  * agents) pick the same pod, the API server accepts the first write and answers the second 409
  * Conflict, and the loser moves on to the next pod. A taken pod carries the build's id, so the
@@ -34,37 +34,24 @@
  * the API server lists.
  * @module
  */
-import { randomBytes } from 'node:crypto';
-import { isSluiceError } from '@sluice/errors';
 import { classifyKubeError } from '@sluice/kube';
 import type { KubeClient } from '@sluice/kube';
-import {
-  BUILD_LABELS,
-  labelValue,
-  MANAGED_BY_SLUICE,
-  REUSE_ANNOTATIONS,
-  runtimeSelector,
-} from '@sluice/labels';
+import { BUILD_LABELS, labelValue, runtimeSelector } from '@sluice/labels';
 import type { Logger } from '@sluice/log';
 import { sleep } from '@sluice/process';
-import {
-  claimVolume,
-  createdAt,
-  deleteIfUnchanged,
-  isReady,
-  listPods,
-  patchObject,
-  podsWaitingForRoom,
-  readPod,
-} from './warm-pool-api.js';
+import { claimVolume, createdAt, isReady, listPods, podsWaitingForRoom } from './warm-pool-api.js';
 import type { WarmPoolPod } from './warm-pool-api.js';
-import { handedOver, handOverBuild, handoverCertificate } from './warm-pool-handover.js';
-import { HandoverMemory, holds } from './warm-pool-memory.js';
+import { handOverBuild } from './warm-pool-handover.js';
+import { HandoverMemory, holds, SkippedObjects } from './warm-pool-memory.js';
 import {
   makeMember,
-  MEMBER_NAME_PREFIX,
+  newMember,
   ORPHAN_CLAIM_AGE_MS,
   removeOrphanClaims,
+  sortWaiting,
+  WARM_POOL_LABEL,
+  WARM_POOL_STATES,
+  WARM_POOL_VOLUME_ANNOTATION,
 } from './warm-pool-member.js';
 import {
   learnShape,
@@ -72,6 +59,7 @@ import {
   shapeComplete,
   shapeHash,
   WARM_POOL_SHAPE_ANNOTATION,
+  withPriorityClass,
 } from './warm-pool-shape.js';
 import type { PoolShape } from './warm-pool-shape.js';
 import {
@@ -83,22 +71,17 @@ import {
   warmPoolTarget,
 } from './warm-pool-size.js';
 import type { PoolPodView, WarmPoolSettings, WarmPoolStats } from './warm-pool-size.js';
+import { deleteIfWaiting, labelClaim, takeIfWaiting } from './warm-pool-writes.js';
 
-/** The label of a pool pod's state, and its values. */
-export const WARM_POOL_LABEL = 'sluice.io/warm-pool';
-export const WARM_POOL_STATES = { waiting: 'waiting', taken: 'taken' } as const;
+export {
+  WARM_POOL_COMPONENT,
+  WARM_POOL_LABEL,
+  WARM_POOL_REPLACES_ANNOTATION,
+  WARM_POOL_STATES,
+  WARM_POOL_VOLUME_ANNOTATION,
+} from './warm-pool-member.js';
+
 const TAKEN = { label: WARM_POOL_LABEL, taken: WARM_POOL_STATES.taken };
-/** The `sluice.io/component` of a pool pod. */
-export const WARM_POOL_COMPONENT = 'warm-pool';
-/** Pod annotation: the released volume the pod was made to take (its claim prefers it). */
-export const WARM_POOL_VOLUME_ANNOTATION = 'sluice.io/warm-pool-volume';
-/** Pod annotation: the ready pod on a volume no build released that it replaces once ready. */
-export const WARM_POOL_REPLACES_ANNOTATION = 'sluice.io/warm-pool-replaces';
-
-/** Guarded writes of one pod (a take, a removal) tried while only its status changes under it. */
-const GUARDED_WRITE_ATTEMPTS = 3;
-/** Builds whose skipped objects are kept at most (a few KiB each). */
-const MAX_KEPT_BUILDS = 1_000;
 /** How often the pool is compared with its target when nothing wakes it. */
 const RECONCILE_INTERVAL_MS = 5_000;
 /** Released volumes remembered for the pool's next pods, the most recent first. */
@@ -133,7 +116,7 @@ export class WarmPool {
   /** When each build still holding a pod took it (within AWAIT_RELEASE_MS): volumes to come. */
   #awaited: number[] = [];
   /** What builds on pool pods did not make (their claim, their dind pod), by build, in order. */
-  readonly #skipped = new Map<string, Record<string, unknown>[]>();
+  readonly #skipped = new SkippedObjects();
   /** Members being made now, by name: their claims are no orphans yet. */
   readonly #making = new Set<string>();
   /** StorageClass binding modes read, for the wait on a new member's claim. */
@@ -210,13 +193,19 @@ export class WarmPool {
     // daemon has settled.
     ready.sort((a, b) => onReleased(b) - onReleased(a) || createdAt(a) - createdAt(b));
     for (const pod of hash === undefined ? [] : ready) {
-      const claimed = await this.#claim(pod, buildId, signal);
+      const claimed = await takeIfWaiting(this.#place(), pod, buildId, signal);
       if (claimed === undefined) continue;
       this.#hits++;
       this.#awaited.push(this.#clock());
       // Off the build's path: the handover waits for it (its failure is only logged).
-      const labelled = this.#labelClaim(pod.metadata.name, buildId, signal);
-      this.#memory.taken.set(buildId, { pod: claimed, labelled });
+      const labelled = labelClaim(this.#place(), pod.metadata.name, buildId, signal).catch(
+        (err: unknown) =>
+          this.#options.logger.warn('a pool claim was not labelled with its build', {
+            claim: pod.metadata.name,
+            reason: classifyKubeError(err, 'patch').reason,
+          }),
+      );
+      this.#memory.noteTaken(buildId, { pod: claimed, labelled });
       return pod.metadata.name;
     }
     this.#misses++;
@@ -240,7 +229,7 @@ export class WarmPool {
    * by its labels (a restarted agent finds it too, and a pod deleted since is not found).
    */
   async heldBy(buildId: string, signal?: AbortSignal): Promise<WarmPoolPod | undefined> {
-    const taken = this.#memory.taken.get(buildId);
+    const taken = this.#memory.taken(buildId);
     if (taken !== undefined) return taken.pod;
     const selector = `${this.selector('taken')},${BUILD_LABELS.buildId}=${labelValue(buildId)}`;
     const [pod] = await this.#listBy(selector, signal);
@@ -265,8 +254,8 @@ export class WarmPool {
       await handOverBuild(kube, { namespace, logger, pod, enginePod, known }, signal);
     } finally {
       // From here on the API server says what the build holds (the pod may fail, be deleted).
-      await this.#memory.taken.get(buildId)?.labelled;
-      this.#memory.taken.delete(buildId);
+      await this.#memory.taken(buildId)?.labelled;
+      this.#memory.forgetTaken(buildId);
       this.#wake?.();
     }
   }
@@ -284,15 +273,10 @@ export class WarmPool {
     this.#memory.forgetSecret(ref.namespace ?? this.#namespace, ref.name);
   }
 
-  /** Whether the pod's engine already took its build. */
-  static handedOver(pod: WarmPoolPod): boolean {
-    return handedOver(pod);
-  }
-
   /** Deletes the pool pod a build holds, if any; its name, for the pod monitor's memory. */
   async release(buildId: string, signal?: AbortSignal): Promise<string | undefined> {
     const held = await this.heldBy(buildId, signal);
-    this.#memory.taken.delete(buildId);
+    this.#memory.forgetTaken(buildId);
     if (held === undefined) return undefined;
     const { kube } = this.#options;
     const namespace = this.#namespace;
@@ -307,37 +291,18 @@ export class WarmPool {
    * none: it waits for room instead of preempting pool pods that builds run on.
    */
   ownPod<T extends Record<string, unknown>>(manifest: T): T {
-    const name = this.#options.settings.buildPriorityClassName;
-    if (name === undefined || manifest['kind'] !== 'Pod') return manifest;
-    const labels = (manifest['metadata'] as { labels?: Record<string, string> } | undefined)
-      ?.labels;
-    const component = labels?.[BUILD_LABELS.component];
-    const spec = (manifest['spec'] ?? {}) as Record<string, unknown>;
-    if (component !== 'engine' && component !== 'dind') return manifest;
-    if (spec['priorityClassName'] !== undefined || spec['priority'] !== undefined) return manifest;
-    return { ...manifest, spec: { ...spec, priorityClassName: name } };
+    return withPriorityClass(manifest, this.#options.settings.buildPriorityClassName);
   }
 
   /** Keeps an object a build on a pool pod did not make, in case its pod fails it. */
   skipped(buildId: string, manifest: Record<string, unknown>): void {
-    const kept = this.#skipped.get(buildId) ?? [];
-    const name = (manifest['metadata'] as { name?: string } | undefined)?.name;
-    const same = (m: Record<string, unknown>) =>
-      m['kind'] === manifest['kind'] && (m['metadata'] as { name?: string }).name === name;
-    if (kept.some(same)) return;
-    this.#skipped.delete(buildId);
-    this.#skipped.set(buildId, [...kept, manifest]);
-    // Builds whose end the agent never saw (another agent took it): the oldest are let go.
-    for (const old of this.#skipped.keys()) {
-      if (this.#skipped.size <= MAX_KEPT_BUILDS) break;
-      this.#skipped.delete(old);
-    }
+    this.#skipped.keep(buildId, manifest);
   }
 
   /** The build's engine took it: what it did not make is not needed. */
   forget(buildId: string): void {
-    this.#skipped.delete(buildId);
-    this.#memory.taken.delete(buildId);
+    this.#skipped.forget(buildId);
+    this.#memory.forgetTaken(buildId);
   }
 
   /**
@@ -345,9 +310,7 @@ export class WarmPool {
    * pool pod failed it, the build runs on pods of its own. False when nothing was kept.
    */
   async makeSkipped(buildId: string, signal?: AbortSignal, kind?: string): Promise<boolean> {
-    const kept = (this.#skipped.get(buildId) ?? []).filter(
-      (manifest) => kind === undefined || manifest['kind'] === kind,
-    );
+    const kept = this.#skipped.of(buildId, kind);
     for (const manifest of kept) await this.#options.kube.create(this.ownPod(manifest), { signal });
     return kept.length > 0;
   }
@@ -397,24 +360,8 @@ export class WarmPool {
     const pods = (await this.#list('waiting', signal)).filter(
       (pod) => pod.metadata.deletionTimestamp === undefined,
     );
-    // Ended pods (evicted, preempted, a daemon that crashed) hold nothing, and pods of an older
-    // shape will not be taken: they go.
-    const stale = pods.filter(
-      (pod) =>
-        ['Failed', 'Succeeded'].includes(pod.status?.phase ?? '') ||
-        (hash !== undefined && pod.metadata.annotations?.[WARM_POOL_SHAPE_ANNOTATION] !== hash),
-    );
-    const fresh = pods.filter((pod) => !stale.includes(pod));
-    // A ready pod being replaced by one on a released volume still serves builds, but does not
-    // count: it goes once its replacement is ready.
-    const replacements = new Map(
-      fresh.flatMap((pod) => {
-        const replaced = pod.metadata.annotations?.[WARM_POOL_REPLACES_ANNOTATION];
-        return replaced === undefined ? [] : [[replaced, pod] as const];
-      }),
-    );
-    const leaving = fresh.filter((pod) => replacements.has(pod.metadata.name));
-    const live = fresh.filter((pod) => !replacements.has(pod.metadata.name));
+    // Ended and outdated pods go; one being replaced serves builds but does not count.
+    const { stale, fresh, replacements, leaving, live } = sortWaiting(pods, hash);
     const views: PoolPodView[] = live.map((pod) => ({
       name: pod.metadata.name,
       ready: isReady(pod),
@@ -543,103 +490,24 @@ export class WarmPool {
   }
 
   /**
-   * The guarded write: true when this build now holds the pod. A 409 means the pod changed since
-   * it was listed: taken by another build (lost), or only its status written (the kubelet): then
-   * it is read again and, still waiting and ready, tried once more at its new resourceVersion.
-   */
-  async #claim(
-    pod: WarmPoolPod,
-    buildId: string,
-    signal?: AbortSignal,
-  ): Promise<WarmPoolPod | undefined> {
-    const labels = {
-      [WARM_POOL_LABEL]: WARM_POOL_STATES.taken,
-      [BUILD_LABELS.buildId]: labelValue(buildId),
-    };
-    let current: WarmPoolPod | undefined = pod;
-    for (let attempt = 0; attempt < GUARDED_WRITE_ATTEMPTS && current !== undefined; attempt++) {
-      const { name, resourceVersion } = current.metadata;
-      if (resourceVersion === undefined) return undefined;
-      try {
-        await this.#patch('pods', name, { metadata: { resourceVersion, labels } }, signal);
-        const metadata = { ...current.metadata, labels: { ...current.metadata.labels, ...labels } };
-        return { ...current, metadata };
-      } catch (err) {
-        // Deleted under us (404): the next pod. Changed (409): as it is now, if still free.
-        if (!isSluiceError(err) || err.code !== 'SLUICE_KUBE_CONFLICT') {
-          if (isSluiceError(err) && err.code === 'SLUICE_KUBE_NOT_FOUND') return undefined;
-          throw err;
-        }
-        current = await readPod(this.#options.kube, this.#namespace, name, signal);
-        const free = current?.metadata.labels?.[WARM_POOL_LABEL] === WARM_POOL_STATES.waiting;
-        if (current === undefined || !free || !isReady(current)) return undefined;
-      }
-    }
-    return undefined;
-  }
-
-  /** The claim carries the build's id too: its cache record is the build's (cache-records.ts). */
-  async #labelClaim(name: string, buildId: string, signal?: AbortSignal): Promise<void> {
-    const labels = { [BUILD_LABELS.buildId]: labelValue(buildId) };
-    await this.#patch('persistentvolumeclaims', name, { metadata: { labels } }, signal).catch(
-      (err: unknown) =>
-        this.#options.logger.warn('a pool claim was not labelled with its build', {
-          claim: name,
-          reason: classifyKubeError(err, 'patch').reason,
-        }),
-    );
-  }
-
-  #patch(
-    resource: 'pods' | 'persistentvolumeclaims',
-    name: string,
-    body: unknown,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    const { kube } = this.#options;
-    const namespace = this.#namespace;
-    return patchObject(kube, { namespace, resource, name }, body, signal);
-  }
-
-  /**
    * A member: its claim, Secret and pod, in that order (warm-pool-member.ts); on `volume`, a
    * released one, when it is given (its claim prefers it), and in place of the pod `replaces`.
    */
   async #createMember(signal?: AbortSignal, volume?: string, replaces?: string): Promise<void> {
     const { kube, runtime, settings, logger } = this.#options;
     const namespace = this.#namespace;
-    const suffix = this.#options.idGenerator?.() ?? randomBytes(5).toString('hex');
-    const name = `${MEMBER_NAME_PREFIX}${suffix}`;
-    const member = {
-      name,
-      namespace,
-      runtime,
-      key: randomBytes(32).toString('hex'),
-      tls: await handoverCertificate(name),
-      ...(settings.priorityClassName === undefined
-        ? {}
-        : { priorityClassName: settings.priorityClassName }),
-      labels: {
-        [BUILD_LABELS.managedBy]: MANAGED_BY_SLUICE,
-        [BUILD_LABELS.component]: WARM_POOL_COMPONENT,
-        [WARM_POOL_LABEL]: WARM_POOL_STATES.waiting,
-      },
-      ...(volume === undefined
-        ? {}
-        : {
-            annotations: {
-              [WARM_POOL_VOLUME_ANNOTATION]: volume,
-              ...(replaces === undefined ? {} : { [WARM_POOL_REPLACES_ANNOTATION]: replaces }),
-            },
-            claimAnnotations: { [REUSE_ANNOTATIONS.preferVolume]: volume },
-          }),
-    };
-    const scope = { kube, namespace, runtime, logger };
+    const { priorityClassName } = settings;
+    const suffix = this.#options.idGenerator?.();
+    const member = await newMember(
+      { namespace, runtime, priorityClassName },
+      { volume, replaces, suffix },
+    );
     // Its handover needs the key: kept, so it need not read the Secret back.
     this.#memory.noteValues(namespace, member.name, {
       [POOL_SECRET_KEYS.handoverKey]: member.key,
       [POOL_SECRET_KEYS.tlsCa]: member.tls.caPem,
     });
+    const scope = { kube, namespace, runtime, logger };
     await makeMember(
       scope,
       { shape: this.#shape, member },
@@ -649,21 +517,13 @@ export class WarmPool {
     );
   }
 
-  /**
-   * Deletes a waiting pod unless a build took it since it was listed. A 409 may be only the
-   * kubelet writing its status: the pod is read again and, still waiting, deleted at its new
-   * resourceVersion (as `#claim` does).
-   */
-  async #delete(pod: WarmPoolPod, signal?: AbortSignal): Promise<boolean> {
-    const { kube } = this.#options;
-    let current: WarmPoolPod | undefined = pod;
-    for (let attempt = 0; attempt < GUARDED_WRITE_ATTEMPTS && current !== undefined; attempt++) {
-      if (await deleteIfUnchanged(kube, this.#namespace, current, signal)) return true;
-      current = await readPod(kube, this.#namespace, pod.metadata.name, signal);
-      const waiting = current?.metadata.labels?.[WARM_POOL_LABEL] === WARM_POOL_STATES.waiting;
-      if (!waiting || current?.metadata.deletionTimestamp !== undefined) return false;
-    }
-    return false;
+  /** Deletes a waiting pod unless a build took it since it was listed (warm-pool-writes.ts). */
+  #delete(pod: WarmPoolPod, signal?: AbortSignal): Promise<boolean> {
+    return deleteIfWaiting(this.#place(), pod, signal);
+  }
+
+  #place(): { kube: KubeClient; namespace: string } {
+    return { kube: this.#options.kube, namespace: this.#namespace };
   }
 }
 
