@@ -257,16 +257,27 @@ try {
   /** One build to warm up, then `count` one after the other. */
   const sequential = async (label, count) => {
     const runs = [];
+    let lastCreated;
     for (let i = 0; i <= count; i++) {
       await addVolumes(1);
       await sleep(GAP_MS);
-      const run = await finished(await createBuild());
+      const build = await createBuild();
+      const run = await finished(build);
+      const apart = lastCreated === undefined ? NaN : between(lastCreated, build.createdAt);
+      lastCreated = build.createdAt;
       if (i === 0) {
         progress(`${label}: warm-up build done`);
         continue;
       }
       runs.push(run);
-      progress(`${label}: build ${i}/${count}: first step after ${seconds(run.startMs)} s`);
+      // Where each build's start went, and how long after the one before it came.
+      const phases = START_PHASES.map(([name, from, to]) => {
+        return `${name.replace(/_s$/, '')} ${seconds(between(run.timing[from], run.timing[to]))}`;
+      });
+      progress(
+        `${label}: build ${i}/${count}: first step after ${seconds(run.startMs)} s ` +
+          `(${phases.join(', ')}; created ${seconds(apart)} s after the one before)`,
+      );
     }
     return runs;
   };

@@ -1,6 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { planWarmPool, podsToMake, recentArrivals, warmPoolTarget } from './warm-pool-size.js';
+import {
+  planWarmPool,
+  podsToMake,
+  recentArrivals,
+  refillWaits,
+  warmPoolTarget,
+} from './warm-pool-size.js';
 import type { WarmPoolSettings } from './warm-pool-size.js';
 
 const NOW = 1_000_000;
@@ -74,4 +80,19 @@ test('a refill holds back while builds miss, and for the volumes of builds still
   // With no pod ready, the next build would miss: the pool is made now.
   assert.equal(podsToMake(2, { ...state, awaited: 2, ready: 0 }), 2);
   assert.equal(podsToMake(2, { ...state, missedLately: true, ready: 0 }), 0);
+});
+
+test('while builds take pods one after another, the refill waits as long as half the pool is ready', () => {
+  const state = { missedLately: false, awaited: 0, released: 2, ready: 3, target: 5 };
+  assert.equal(podsToMake(2, state), 2, 'no take lately: made at once');
+  const taking = { ...state, takenLately: true };
+  assert.equal(podsToMake(2, taking), 0, '3 of 5 ready: the builds start without it');
+  assert.equal(podsToMake(3, { ...taking, ready: 2 }), 0, '2 of 5 is half, rounded down');
+  assert.equal(podsToMake(4, { ...taking, ready: 1 }), 4, 'below half: made at once');
+  assert.equal(podsToMake(4, { ...taking, ready: 0 }), 4);
+  // A pool of one or two: the last ready pod is kept for the next build, and then made again.
+  assert.equal(refillWaits({ takenLately: true, target: 2, ready: 1 }), true);
+  assert.equal(refillWaits({ takenLately: true, target: 1, ready: 0 }), false);
+  assert.equal(refillWaits({ takenLately: true, target: 1, ready: 1 }), true);
+  assert.equal(refillWaits({ takenLately: false, target: 5, ready: 5 }), false);
 });

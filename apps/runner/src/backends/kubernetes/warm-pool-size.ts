@@ -110,6 +110,12 @@ export function planWarmPool(pods: readonly PoolPodView[], target: number): Pool
 /** How long after a miss the pool makes no pods (nor moves any): the burst's builds go first. */
 export const QUIET_AFTER_MISS_MS = 10_000;
 /**
+ * How long after a take the pool makes no pods (nor moves any) while at least half of it is
+ * ready: builds arriving one after another start on the ready pods without a refill's pods
+ * starting beside them (on 2 cores, 1.7 s instead of 0.6 s to the first step).
+ */
+export const QUIET_AFTER_TAKE_MS = 10_000;
+/**
  * How long a take's refill waits for the taking build to let its volume go, while another pod
  * is ready: builds shorter than this leave one pod to make (on their volume), not two.
  */
@@ -127,16 +133,34 @@ export interface RefillState {
   ready: number;
   /** Builds' own pods wait for room on the nodes: the pool yields its room to them. */
   buildsWaitForRoom?: boolean;
+  /** A build took a pod within QUIET_AFTER_TAKE_MS. */
+  takenLately?: boolean;
+  /** The size the pool is being brought to. */
+  target?: number;
 }
 
 /**
  * How many of the `planned` pods to make now: none while builds miss (a burst larger than the
- * pool starts pods of its own) or wait for room the pool's pods would take; while a pod is ready, not those that running builds' volumes
- * will soon take (made then on a warm volume, instead of now on a new one and moved later).
+ * pool starts pods of its own) or wait for room the pool's pods would take, nor while builds
+ * are taking pods and half the pool is still ready (`refillWaits`); while a pod is ready, not
+ * those that running builds' volumes will soon take (made then on a warm volume, instead of
+ * now on a new one and moved later).
  */
 export function podsToMake(planned: number, state: RefillState): number {
   if (state.missedLately || state.buildsWaitForRoom === true) return 0;
+  if (refillWaits(state)) return 0;
   if (state.ready === 0) return planned;
   const awaited = Math.min(state.awaited, Math.max(0, planned - state.released));
   return planned - awaited;
+}
+
+/**
+ * Whether the refill (and moves) wait because builds are taking pods while at least half the
+ * target (rounded down, at least one) is ready: the pods it would start take the node's CPU
+ * from the builds starting; it comes once takes stop for QUIET_AFTER_TAKE_MS, or at once when
+ * the pool runs below half.
+ */
+export function refillWaits(state: Pick<RefillState, 'takenLately' | 'target' | 'ready'>): boolean {
+  if (state.takenLately !== true) return false;
+  return state.ready >= Math.max(1, Math.floor((state.target ?? 0) / 2));
 }

@@ -13,7 +13,9 @@
  * deleting only pods still as listed (a delete precondition on their resourceVersion), so a pod
  * a build took meanwhile stays. While builds miss (a burst larger than the pool), it makes no
  * pod until none has missed for a while: pods made then would only take the node's CPU from the
- * builds starting on pods of their own.
+ * builds starting on pods of their own. While builds take pods one after another and half the
+ * pool is still ready, it makes none either (`refillWaits`): the next builds start on ready pods
+ * with no refill starting beside them.
  *
  * Its pods are kept on warm volumes. A pod made while every warm volume is held by a running
  * build gets a new, empty one; when a build ends, the pool notes the volume it let go, and its
@@ -67,7 +69,9 @@ import {
   planWarmPool,
   podsToMake,
   QUIET_AFTER_MISS_MS,
+  QUIET_AFTER_TAKE_MS,
   recentArrivals,
+  refillWaits,
   warmPoolTarget,
 } from './warm-pool-size.js';
 import type { PoolPodView, WarmPoolSettings, WarmPoolStats } from './warm-pool-size.js';
@@ -107,8 +111,9 @@ export class WarmPool {
   #arrivals: number[] = [];
   #hits = 0;
   #misses = 0;
-  /** When a build of the learned shape last found no ready pod. */
+  /** When a build of the learned shape last found no ready pod, and when one last took one. */
   #missedAt = Number.NEGATIVE_INFINITY;
+  #takenAt = Number.NEGATIVE_INFINITY;
   #last = { waiting: 0, starting: 0, target: 0 };
   #wake: (() => void) | undefined;
   /** Volumes builds let go, the most recent first: where the next pods go (`releaseClaim`). */
@@ -196,7 +201,8 @@ export class WarmPool {
       const claimed = await takeIfWaiting(this.#place(), pod, buildId, signal);
       if (claimed === undefined) continue;
       this.#hits++;
-      this.#awaited.push(this.#clock());
+      this.#takenAt = this.#clock();
+      this.#awaited.push(this.#takenAt);
       // Off the build's path: the handover waits for it (its failure is only logged).
       const labelled = labelClaim(this.#place(), pod.metadata.name, buildId, signal).catch(
         (err: unknown) =>
@@ -373,6 +379,7 @@ export class WarmPool {
     this.#awaited = this.#awaited.filter((at) => now - at < AWAIT_RELEASE_MS);
     const ready = views.filter((v) => v.ready && !planned.remove.includes(v.name)).length;
     const missedLately = now - this.#missedAt < QUIET_AFTER_MISS_MS;
+    const takenLately = now - this.#takenAt < QUIET_AFTER_TAKE_MS;
     const waitForRoom = complete ? await this.#buildsWaitingForRoom(signal) : [];
     const create = podsToMake(planned.create, {
       missedLately,
@@ -380,6 +387,8 @@ export class WarmPool {
       released: this.#released.length,
       ready,
       buildsWaitForRoom: waitForRoom.length > 0,
+      takenLately,
+      target,
     });
     // Builds wait for room the pool's pods hold: they go, as preemption would have taken them.
     const yielded = waitForRoom.length > 0 ? fresh.map((pod) => pod.metadata.name) : [];
@@ -404,7 +413,10 @@ export class WarmPool {
         removed++;
     }
     const moved =
-      complete && !missedLately && yielded.length === 0
+      complete &&
+      !missedLately &&
+      !refillWaits({ takenLately, target, ready }) &&
+      yielded.length === 0
         ? await this.#move(
             live.filter((p) => !doomed.has(p.metadata.name)),
             signal,
