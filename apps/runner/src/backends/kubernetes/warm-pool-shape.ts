@@ -190,7 +190,6 @@ export function shapeHash(shape: PoolShape): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
-/** The pod of a pool member, made once its claim and Secret are (`memberClaim`, `memberSecret`). */
 /**
  * A pod a build makes of its own (its engine or dind pod, when it missed the pool or its pool
  * pod failed it), with the never-preempting PriorityClass `name` when one is set and the pod
@@ -206,6 +205,7 @@ export function withPriorityClass<T extends Json>(manifest: T, name: string | un
   return { ...manifest, spec: { ...spec, priorityClassName: name } };
 }
 
+/** The pod of a pool member, made once its claim and Secret are (`memberClaim`, `memberSecret`). */
 export function memberPod(shape: PoolShape, member: PoolMember): Json {
   const { dind, engine } = required(shape);
   const pod = {

@@ -2,11 +2,11 @@
  * A runtime's warm pool: pods made ahead of their builds (warm-pool-shape.ts: the daemon and a
  * loaded engine, on a claim of the runtime's StorageClass), waiting in the runtime's namespace
  * with the runtime's labels and `sluice.io/warm-pool=waiting`. A build takes one in a single
- * guarded write (warm-pool-writes.ts): a merge patch of the pod's labels (`waiting` → `taken`, plus the build's id)
- * that carries the resourceVersion the agent listed, so that when two builds (two workers, two
- * agents) pick the same pod, the API server accepts the first write and answers the second 409
- * Conflict, and the loser moves on to the next pod. A taken pod carries the build's id, so the
- * build's objects (and the reaper) include it from then on.
+ * guarded write (warm-pool-writes.ts): a merge patch of the pod's labels (`waiting` → `taken`,
+ * plus the build's id) that carries the resourceVersion the agent listed, so that when two
+ * builds (two workers, two agents) pick the same pod, the API server accepts the first write and
+ * answers the second 409 Conflict, and the loser moves on to the next pod. A taken pod carries
+ * the build's id, so the build's objects (and the reaper) include it from then on.
  *
  * The pool is refilled in the background (`run`: after each take and on a timer) to the size
  * warm-pool-size.ts computes from the recent arrivals, and shrinks to its minimum when idle,
@@ -77,14 +77,6 @@ import {
 import type { PoolPodView, WarmPoolSettings, WarmPoolStats } from './warm-pool-size.js';
 import { deleteIfWaiting, labelClaim, takeIfWaiting } from './warm-pool-writes.js';
 
-export {
-  WARM_POOL_COMPONENT,
-  WARM_POOL_LABEL,
-  WARM_POOL_REPLACES_ANNOTATION,
-  WARM_POOL_STATES,
-  WARM_POOL_VOLUME_ANNOTATION,
-} from './warm-pool-member.js';
-
 const TAKEN = { label: WARM_POOL_LABEL, taken: WARM_POOL_STATES.taken };
 /** How often the pool is compared with its target when nothing wakes it. */
 const RECONCILE_INTERVAL_MS = 5_000;
@@ -111,8 +103,9 @@ export class WarmPool {
   #arrivals: number[] = [];
   #hits = 0;
   #misses = 0;
-  /** When a build of the learned shape last found no ready pod, and when one last took one. */
+  /** When a build of the learned shape last found no ready pod. */
   #missedAt = Number.NEGATIVE_INFINITY;
+  /** When a build last took a pod: the refill waits a while after (`refillWaits`). */
   #takenAt = Number.NEGATIVE_INFINITY;
   #last = { waiting: 0, starting: 0, target: 0 };
   #wake: (() => void) | undefined;
