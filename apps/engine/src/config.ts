@@ -29,6 +29,8 @@ export interface EngineConfig {
   cleaner: CleanerSettings | undefined;
   /** SLUICE_CLUSTER_CREDENTIALS: the agent's tokens for clusters behind the firewall (JSON). */
   clusterCredentials: string | undefined;
+  /** SLUICE_ENGINE_DOCKER_OWNER: the `io.sluice.owner` label of the build's Docker objects. */
+  dockerOwner: string | undefined;
   /** DOCKER_HOST, DOCKER_TLS_VERIFY, DOCKER_CERT_PATH: the build's Docker daemon. */
   docker: DockerSettings;
   /** SLUICE_GIT_IMAGE: the image git-clone steps run in. */
@@ -68,6 +70,7 @@ export function loadEngineConfig(env: Env = process.env): Readonly<EngineConfig>
     logDrainSeconds: v.SLUICE_LOG_DRAIN_SECONDS,
     cleaner: cleanerSettings(v),
     clusterCredentials: v.SLUICE_CLUSTER_CREDENTIALS,
+    dockerOwner: v.SLUICE_ENGINE_DOCKER_OWNER,
     docker: engineDockerSettings(env),
     gitImage: shared.SLUICE_GIT_IMAGE,
     proxy,

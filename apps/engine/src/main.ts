@@ -117,6 +117,7 @@ export async function engineMain(options: EngineMainOptions): Promise<number> {
       logDrainTimeoutMs: engine.logDrainSeconds * 1000,
       cleaner: engine.cleaner,
       clusterCredentials: engine.clusterCredentials,
+      dockerOwner: engine.dockerOwner,
       carriedImagesDir: CARRIED_IMAGES_DIR,
       spareSandbox: readSpare(),
     });

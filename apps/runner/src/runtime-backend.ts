@@ -17,11 +17,14 @@ import type { WarmPoolStats } from './backends/kubernetes/warm-pool-size.js';
 /** One object (or process) the agent made for a build, as the reaper sees it. */
 export interface BuildObjectRef {
   buildId: string;
-  /** `Pod`, `Secret`, `PersistentVolumeClaim`, `ConfigMap`, or `EngineProcess` for the local backend. */
+  /**
+   * `Pod`, `Secret`, `PersistentVolumeClaim`, `ConfigMap`; for the local backend `EngineProcess`,
+   * and the `Container`s and `Network`s of builds whose engine no longer runs.
+   */
   kind: string;
   name: string;
   namespace?: string;
-  /** Pods: `status.phase`; engine processes: `Running` or `Stopping`. */
+  /** Pods: `status.phase`; engine processes: `Running` or `Stopping`; containers: Docker's state. */
   phase?: string;
 }
 

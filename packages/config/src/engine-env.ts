@@ -46,6 +46,10 @@ export const engineEnv = {
     unit: 'seconds',
     default: ENGINE_DEFAULTS.logDrainSeconds,
   }),
+  SLUICE_ENGINE_DOCKER_OWNER: textVar({
+    description:
+      "A label value (`io.sluice.owner`) the engine puts on every container and network of its build: the local runtime sets it to a hash of its agent's state directory, so that its reaper finds what a killed engine left on the machine's Docker, and only its own",
+  }),
   SLUICE_CLUSTER_CREDENTIALS: textVar({
     description:
       "The tokens the runner agent minted for the build's clusters behind the runtime's firewall (JSON, from the build's cluster Secret): every step gets them in KUBECONFIG, masked",

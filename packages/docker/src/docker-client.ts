@@ -292,7 +292,7 @@ export class DockerClient {
 
   async listContainers(
     labels: Record<string, string>,
-  ): Promise<{ id: string; name: string; state: string }[]> {
+  ): Promise<{ id: string; name: string; state: string; labels: Record<string, string> }[]> {
     const filters = { label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) };
     const list = await this.#call('list containers', () =>
       this.#docker.listContainers({ all: true, filters }),
@@ -301,13 +301,21 @@ export class DockerClient {
       id: c.Id,
       name: (c.Names[0] ?? '').replace(/^\//, ''),
       state: c.State,
+      labels: c.Labels ?? {},
     }));
   }
 
   async listNetworks(labels: Record<string, string>): Promise<string[]> {
+    return (await this.listLabelledNetworks(labels)).map((n) => n.name);
+  }
+
+  /** The networks carrying `labels`, with all their labels. */
+  async listLabelledNetworks(
+    labels: Record<string, string>,
+  ): Promise<{ name: string; labels: Record<string, string> }[]> {
     const filters = { label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) };
     const list = await this.#call('list networks', () => this.#docker.listNetworks({ filters }));
-    return list.map((n) => n.Name);
+    return list.map((n) => ({ name: n.Name, labels: n.Labels ?? {} }));
   }
 
   /** Contents of one file inside a (possibly stopped) container, volumes included; undefined when absent. */

@@ -68,6 +68,11 @@ export interface RunBuildOptions {
    * warm-up): the build uses them instead of making its own, and removes them at its end.
    */
   spareSandbox?: SpareSandbox;
+  /**
+   * The `io.sluice.owner` label of the build's containers and networks (the local runtime's, so
+   * that its agent's reaper finds what a killed engine left); none by default.
+   */
+  dockerOwner?: string;
   onEvent: BuildEventSink;
   signal?: AbortSignal;
   logger?: Logger;
@@ -138,7 +143,8 @@ export async function runBuild(
     at: startedAt,
   });
 
-  const labels = { [LABELS.build]: options.buildId };
+  const labels: Record<string, string> = { [LABELS.build]: options.buildId };
+  if (options.dockerOwner !== undefined) labels[LABELS.owner] = options.dockerOwner;
   const runtime: StepRuntime = {
     docker: options.docker,
     buildId: options.buildId,

@@ -79,6 +79,8 @@ export interface RunRemoteBuildOptions {
   carriedImagesDir?: string;
   /** The network and sandbox a warm-pool pod's warm-up left for its build. */
   spareSandbox?: SpareSandbox;
+  /** The `io.sluice.owner` label of the build's Docker objects (SLUICE_ENGINE_DOCKER_OWNER). */
+  dockerOwner?: string;
 }
 
 export const DEFAULT_LOG_DRAIN_TIMEOUT_MS = 15 * 60_000;
@@ -157,6 +159,7 @@ export async function runRemoteBuild(options: RunRemoteBuildOptions): Promise<Re
       cleaner: options.cleaner,
       carriedImagesDir: options.carriedImagesDir,
       spareSandbox: options.spareSandbox,
+      dockerOwner: options.dockerOwner,
       approve: approvals.gate,
       onEvent: (event) => forward(outbox, limit, event),
       signal: cancel.signal,

@@ -2,7 +2,8 @@
  * The local backend against a real `sluice server` (PGlite) and the real Docker engine: tasks
  * taken with the agent token start real `sluice engine` processes that run their builds;
  * starting is idempotent (also for a restarted agent), stopping ends a build `error` and
- * leaves no process or container, the reaper's listing finds live engines and forgets dead ones.
+ * leaves no process or container, the reaper's listing finds live engines and forgets dead ones,
+ * and finds what a killed engine left in Docker (this runtime's only) for the reaper to remove.
  * @module
  */
 import { test } from 'node:test';
@@ -14,7 +15,7 @@ import { silentLogger } from '@sluice/log';
 import { waitFor } from '@sluice/testkit';
 import { TaskFailure } from '../../runtime-backend.js';
 import { processAlive } from '@sluice/process';
-import { createLocalBackend } from './local-backend.js';
+import { createLocalBackend, dockerOwner } from './local-backend.js';
 import {
   assertStoppedFromOutside,
   engineLog as engineLogOf,
@@ -129,6 +130,71 @@ test('listBuildObjects finds a live engine, deleteBuildObjects stops it, dead pi
   const build = await waitForBuild(plane, buildId);
   assertStoppedFromOutside(build, engineLog(buildId));
   assert.equal(containersOf(buildId), '', 'containers of the build were left');
+});
+
+test("what an engine killed with its agent left is listed for the reaper, this runtime's only, and removed", async () => {
+  const { plane, target, backend } = runtime;
+  // An agent that starts the engine, then dies (its handles let go) without stopping it.
+  const dying = createLocalBackend(target, { logger: silentLogger, env: process.env });
+  const task = await runEngineTask('slow');
+  const buildId = task.buildId ?? '';
+  await dying.apply(task, new AbortController().signal);
+  await reportSuccess(plane, task);
+  await waitForStepRunning(buildId);
+  await dying.close();
+  // The engine killed with its process group (a crash, a restart): nothing of it cleans up.
+  const pid = pidOf(buildId);
+  process.kill(-pid, 'SIGKILL');
+  await waitFor(
+    () => processAlive(pid),
+    (alive) => !alive,
+    { what: 'the killed engine to be gone' },
+  );
+  assert.notEqual(containersOf(buildId), '', 'the killed engine left no container to find');
+  // Another local runtime's build on the same Docker engine.
+  const other = execFileSync(
+    'docker',
+    [
+      'create',
+      '--label',
+      'io.sluice.build-id=bld_elsewhere',
+      '--label',
+      `io.sluice.owner=${dockerOwner(join(target.stateDir, 'elsewhere'))}`,
+      'sluice/busybox:1',
+      'true',
+    ],
+    { encoding: 'utf8' },
+  ).trim();
+  try {
+    const refs = await backend.listBuildObjects();
+    const kinds = refs.filter((r) => r.buildId === buildId).map((r) => r.kind);
+    assert.deepEqual([...new Set(kinds)].sort(), ['Container', 'Network'], JSON.stringify(refs));
+    assert.ok(
+      refs.some((r) => r.kind === 'Container' && r.name === `sluice-${buildId}-wait-1`),
+      JSON.stringify(refs),
+    );
+    assert.ok(!refs.some((r) => r.buildId === 'bld_elsewhere'), "another runtime's is listed");
+
+    await backend.deleteBuildObjects(refs.filter((r) => r.buildId === buildId));
+    assert.equal(containersOf(buildId), '', 'containers of the build were left');
+    const networks = execFileSync(
+      'docker',
+      ['network', 'ls', '-q', '--filter', `label=io.sluice.build-id=${buildId}`],
+      { encoding: 'utf8' },
+    ).trim();
+    assert.equal(networks, '', 'the network of the build was left');
+    assert.deepEqual(
+      (await backend.listBuildObjects()).filter((r) => r.buildId === buildId),
+      [],
+    );
+    assert.notEqual(
+      execFileSync('docker', ['ps', '-aq', '--filter', `id=${other}`], { encoding: 'utf8' }).trim(),
+      '',
+      "another runtime's container was removed",
+    );
+  } finally {
+    spawnSync('docker', ['rm', '-f', other]);
+  }
 });
 
 test('health checks Docker and the engine command, and says what to do when either is wrong', async () => {

@@ -5,10 +5,15 @@
  * it (SIGTERM, SIGKILL after the grace period) and removes whatever Docker objects of the
  * build it left. Engines get the agent's environment without the agent's credentials, plus
  * their build's server URL and engine token; their output goes to a file, never to the
- * agent's log.
+ * agent's log. Every container and network an engine makes carries the runtime's owner label
+ * (a hash of the agent's state directory): what a build's engine left when it was killed with
+ * no chance to clean up (its process group killed mid-step, the machine restarted) is listed
+ * for the reaper, which removes it once the control plane says the build is over; another
+ * runtime's objects on the same Docker engine never are.
  * @module
  */
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { join, resolve } from 'node:path';
 import { DockerClient } from '@sluice/docker';
 import { describeError } from '@sluice/errors';
 import { DOCKER_LABELS } from '@sluice/labels';
@@ -82,6 +87,10 @@ class LocalBackend implements RuntimeBackend {
   #report: ReportInfrastructureError | undefined;
   #docker: DockerClient | undefined;
   #closed = false;
+  /** The `io.sluice.owner` label of this runtime's builds' Docker objects. */
+  readonly #owner: string;
+  /** Why the last listing of leftovers failed, said once until it changes or works again. */
+  #leftoversFailure: string | undefined;
 
   private constructor(target: LocalTarget, options: LocalBackendOptions) {
     this.runtime = target.name;
@@ -89,6 +98,7 @@ class LocalBackend implements RuntimeBackend {
     this.#options = options;
     this.#env = options.env ?? {};
     this.#log = options.logger.child({ component: 'local-backend' });
+    this.#owner = dockerOwner(target.stateDir);
     this.#engines = EngineProcesses.create({
       stateDir: target.stateDir,
       command: target.engineCommand,
@@ -155,20 +165,61 @@ class LocalBackend implements RuntimeBackend {
     this.#report = undefined;
   }
 
-  listBuildObjects(): Promise<BuildObjectRef[]> {
-    return Promise.resolve(
-      this.#engines.list().map(({ buildId, pid }) => ({
-        buildId,
-        kind: 'EngineProcess',
-        name: String(pid),
-        phase: this.#stopping.has(buildId) ? 'Stopping' : 'Running',
-      })),
-    );
+  /**
+   * Each running engine, and the containers and networks of builds whose engine no longer runs
+   * (`#leftovers`): what the reaper removes once their builds are over.
+   */
+  async listBuildObjects(): Promise<BuildObjectRef[]> {
+    const engines: BuildObjectRef[] = this.#engines.list().map(({ buildId, pid }) => ({
+      buildId,
+      kind: 'EngineProcess',
+      name: String(pid),
+      phase: this.#stopping.has(buildId) ? 'Stopping' : 'Running',
+    }));
+    const running = new Set(engines.map((ref) => ref.buildId));
+    const leftovers = await this.#leftovers();
+    return [...engines, ...leftovers.filter((ref) => !running.has(ref.buildId))];
   }
 
   async deleteBuildObjects(refs: BuildObjectRef[]): Promise<void> {
-    const builds = new Set(refs.filter((r) => r.kind === 'EngineProcess').map((r) => r.buildId));
-    for (const buildId of builds) await this.#stopEngine(buildId);
+    const engines = new Set(refs.filter((r) => r.kind === 'EngineProcess').map((r) => r.buildId));
+    for (const buildId of engines) await this.#stopEngine(buildId);
+    // Stopping an engine removed its build's Docker objects too.
+    const left = new Set(refs.map((r) => r.buildId).filter((id) => !engines.has(id)));
+    for (const buildId of left) await this.#removeDockerLeftovers(buildId);
+  }
+
+  /**
+   * The containers and networks carrying this runtime's owner label, by build. A Docker engine
+   * that does not answer lists none: the engines are still listed, and the failure is logged
+   * once until it changes.
+   */
+  async #leftovers(): Promise<BuildObjectRef[]> {
+    const owned = { [DOCKER_LABELS.owner]: this.#owner };
+    const buildOf = (labels: Record<string, string>) => labels[DOCKER_LABELS.build] ?? '';
+    try {
+      const docker = this.#dockerClient();
+      const containers = await docker.listContainers(owned);
+      const networks = await docker.listLabelledNetworks(owned);
+      if (this.#leftoversFailure !== undefined) this.#log.info('Docker answers the reaper again');
+      this.#leftoversFailure = undefined;
+      const refs: BuildObjectRef[] = [
+        ...containers.map((c) => ({
+          buildId: buildOf(c.labels),
+          kind: 'Container',
+          name: c.name,
+          phase: c.state,
+        })),
+        ...networks.map((n) => ({ buildId: buildOf(n.labels), kind: 'Network', name: n.name })),
+      ];
+      return refs.filter((ref) => BUILD_ID.test(ref.buildId));
+    } catch (err) {
+      const reason = describeError(err);
+      if (this.#leftoversFailure !== reason)
+        this.#log.warn("cannot list the builds' Docker objects for the reaper", { reason });
+      this.#leftoversFailure = reason;
+      return [];
+    }
   }
 
   async close(): Promise<void> {
@@ -237,6 +288,7 @@ class LocalBackend implements RuntimeBackend {
     return engineEnv(this.#env, {
       ...extra,
       DOCKER_HOST: this.#target.dockerHost,
+      SLUICE_ENGINE_DOCKER_OWNER: this.#owner,
       // Beside the pid files, not in whatever directory the agent was started from.
       SLUICE_LOG_SPOOL_DIR:
         this.#env.SLUICE_LOG_SPOOL_DIR || join(this.#target.stateDir, SPOOL_DIR),
@@ -326,6 +378,11 @@ class LocalBackend implements RuntimeBackend {
       });
     }
   }
+}
+
+/** The owner label of a local runtime's Docker objects: its state directory's, hashed. */
+export function dockerOwner(stateDir: string): string {
+  return createHash('sha256').update(resolve(stateDir)).digest('hex').slice(0, 16);
 }
 
 function specText(task: Task, key: string): string {
