@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { FINISHED_STATUSES } from '@sluice/protocol';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT } from './cli-harness.js';
@@ -64,10 +65,18 @@ export function headerStatus(page: Page): Promise<string> {
   return page.locator('.page-head .badge').first().innerText();
 }
 
-/** Waits until the build page's status badge reads `status` (the page polls; no reload). */
+/**
+ * Waits until the build page's status badge reads `status`, a pattern (the page polls; no
+ * reload).
+ * @throws AssertionError at once when the build ends in another status, naming it.
+ */
 export async function waitForStatus(page: Page, status: string, timeout = 120_000) {
-  const badge = page.locator('.page-head > .badge', { hasText: new RegExp(`^${status}$`) });
+  const wanted = new RegExp(`^(${status})$`);
+  const either = new RegExp(`^(${[status, ...FINISHED_STATUSES].join('|')})$`);
+  const badge = page.locator('.page-head > .badge', { hasText: either });
   await badge.waitFor({ timeout });
+  const shown = (await badge.first().innerText()).trim();
+  assert.match(shown, wanted, `the build ended ${shown}, not ${status}`);
 }
 
 /** Everything the page keeps in localStorage and sessionStorage, as key-value pairs. */
