@@ -182,6 +182,8 @@ export function volumeTestKit(cluster: ClusterAccessor, names: VolumeTestNames) 
       metadata: { name, namespace: NS },
       spec: {
         restartPolicy: 'Never',
+        // Its shell ignores SIGTERM: a running one would take the default 30 s to go.
+        terminationGracePeriodSeconds: 0,
         containers: [
           {
             name: 'main',
